@@ -1,0 +1,27 @@
+/* Byte sizes as users write them on command lines and in configs.
+ *
+ * nccl-tests reads "-b 8 -e 8G" with binary multiples (K = 1024); ifsim
+ * accepts the same, plus T, and an optional "B"/"iB" after the multiplier
+ * ("8GiB", "512KB" are both binary).  The number is always decimal: "010"
+ * is ten, never octal (GOptionContext's INT64 would read eight). */
+#ifndef SIM_UNITS_H
+#define SIM_UNITS_H
+
+#include <glib.h>
+#include <stdint.h>
+
+/* Longest text sim_size_format writes, with its NUL. */
+#define SIM_SIZE_FORMAT_LEN 32
+
+/* Parses text into *out.  Fails with SIM_ERROR_PARSE when text is not
+ * "<digits>[K|M|G|T][B|iB]" (case-insensitive multiplier, optional spaces
+ * around), and SIM_ERROR_RANGE when the result exceeds 2^64 - 1.  The message
+ * quotes the text and the accepted form; the caller prefixes the place. */
+gboolean sim_size_parse(const char *text, guint64 *out, GError **error);
+
+/* Writes bytes as an exact binary-multiple string when it is one ("8 GiB",
+ * "1536 KiB"), else as plain bytes ("1000 B").  buf must hold
+ * SIM_SIZE_FORMAT_LEN bytes; returns buf. */
+char *sim_size_format(guint64 bytes, char *buf);
+
+#endif /* SIM_UNITS_H */

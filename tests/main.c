@@ -1,0 +1,21 @@
+/* Runs the Check suites listed in tests/suites.h.  ctest runs this binary
+ * once per suite with CK_RUN_SUITE set; run it bare to run them all. */
+#include <stdlib.h>
+
+#include "tests/suites.h"
+
+int main(void)
+{
+  Suite *(*const suites[])(void) = {suite_time,  suite_units,  suite_pool,
+                                    suite_queue, suite_engine, suite_rng,
+                                    suite_cli};
+  SRunner *sr = srunner_create(NULL);
+  int failed;
+
+  for (size_t i = 0; i < sizeof suites / sizeof suites[0]; i++)
+    srunner_add_suite(sr, suites[i]());
+  srunner_run_all(sr, CK_ENV);
+  failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

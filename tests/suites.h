@@ -1,0 +1,16 @@
+/* The Check suites of ifsim, one per source folder file; tests/main.c runs
+ * them (all, or the one named by CK_RUN_SUITE, which ctest sets). */
+#ifndef TESTS_SUITES_H
+#define TESTS_SUITES_H
+
+#include <check.h>
+
+Suite *suite_time(void);
+Suite *suite_units(void);
+Suite *suite_pool(void);
+Suite *suite_queue(void);
+Suite *suite_engine(void);
+Suite *suite_rng(void);
+Suite *suite_cli(void);
+
+#endif /* TESTS_SUITES_H */

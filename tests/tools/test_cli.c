@@ -1,0 +1,105 @@
+/* Tests of the CLI's option parsing (tools/cli.c, tools/cmd_run.c): size
+ * and count options, and exit statuses of cli_main.  Messages are checked
+ * end to end by tests/cli/cli_test.sh. */
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tests/suites.h"
+#include "tools/cli.h"
+
+/* Parses args with one option of each number kind. */
+static gboolean parse_numbers(const char *args, guint64 *size, guint64 *count,
+                              gboolean *seen, GError **error)
+{
+  CliNumberTarget targets[] = {{"size", 's', CLI_NUMBER_SIZE, size, seen},
+                               {"count", 'n', CLI_NUMBER_COUNT, count, NULL},
+                               {NULL, 0, 0, NULL, NULL}};
+  GOptionEntry entries[] = {
+      {"size", 's', 0, G_OPTION_ARG_CALLBACK, cli_parse_number_option, "", ""},
+      {"count", 'n', 0, G_OPTION_ARG_CALLBACK, cli_parse_number_option, "", ""},
+      G_OPTION_ENTRY_NULL};
+  g_autoptr(GOptionContext) ctx = g_option_context_new(NULL);
+  GOptionGroup *group = g_option_group_new("t", "t", "t", targets, NULL);
+  g_auto(GStrv) argv = NULL;
+  g_autofree char *line = g_strdup_printf("test %s", args);
+
+  g_option_group_add_entries(group, entries);
+  g_option_context_set_main_group(ctx, group);
+  g_option_context_set_help_enabled(ctx, FALSE);
+  argv = g_strsplit(line, " ", -1);
+  return g_option_context_parse_strv(ctx, &argv, error);
+}
+
+START_TEST(test_number_options)
+{
+  guint64 size = 0, count = 0;
+  gboolean seen = FALSE;
+  g_autoptr(GError) error = NULL;
+
+  ck_assert(parse_numbers("-s 128M -n 010", &size, &count, &seen, &error));
+  ck_assert_uint_eq(size, UINT64_C(128) << 20);
+  ck_assert_uint_eq(count, 10); /* decimal, where GOption's INT gives 8 */
+  ck_assert(seen);
+  ck_assert(parse_numbers("--size=8G --count 3", &size, &count, &seen, &error));
+  ck_assert_uint_eq(size, UINT64_C(8) << 30);
+  ck_assert_uint_eq(count, 3);
+  ck_assert(!parse_numbers("-s 12X", &size, &count, &seen, &error));
+  ck_assert(strstr(error->message, "-s: '12X' is not a size") != NULL);
+  g_clear_error(&error);
+  ck_assert(!parse_numbers("--count 0x10", &size, &count, &seen, &error));
+  ck_assert(strstr(error->message, "--count: '0x10' is not a count") != NULL);
+  g_clear_error(&error);
+  ck_assert(!parse_numbers("-n -3", &size, &count, &seen, &error));
+  g_clear_error(&error);
+  ck_assert(
+      !parse_numbers("-s 99999999999999999999", &size, &count, &seen, &error));
+  ck_assert(strstr(error->message, "too large") != NULL);
+}
+END_TEST
+
+static int run_cli(const char *args)
+{
+  g_auto(GStrv) argv = g_strsplit(args, " ", -1);
+  int status, saved, null_fd;
+
+  /* Keep the expected error messages out of the test log. */
+  fflush(stderr);
+  saved = dup(STDERR_FILENO);
+  null_fd = open("/dev/null", O_WRONLY);
+  ck_assert(saved >= 0 && null_fd >= 0);
+  dup2(null_fd, STDERR_FILENO);
+  close(null_fd);
+  status = cli_main((int)g_strv_length(argv), argv);
+  fflush(stderr);
+  dup2(saved, STDERR_FILENO);
+  close(saved);
+  return status;
+}
+
+START_TEST(test_exit_statuses)
+{
+  ck_assert_int_eq(run_cli("ifsim"), CLI_EXIT_USAGE);
+  ck_assert_int_eq(run_cli("ifsim bogus"), CLI_EXIT_USAGE);
+  ck_assert_int_eq(run_cli("ifsim run -b 12X"), CLI_EXIT_USAGE);
+  ck_assert_int_eq(run_cli("ifsim run -b 16 -e 8"), CLI_EXIT_USAGE);
+  ck_assert_int_eq(run_cli("ifsim run -f 1"), CLI_EXIT_USAGE);
+  ck_assert_int_eq(run_cli("ifsim run -i 8 -f 4"), CLI_EXIT_USAGE);
+  ck_assert_int_eq(run_cli("ifsim run -c bcast"), CLI_EXIT_USAGE);
+  ck_assert_int_eq(run_cli("ifsim run --fidelity exact"), CLI_EXIT_USAGE);
+  ck_assert_int_eq(run_cli("ifsim run extra"), CLI_EXIT_USAGE);
+  ck_assert_int_eq(run_cli("ifsim sweep --vary a=1"), CLI_EXIT_USAGE);
+}
+END_TEST
+
+Suite *suite_cli(void)
+{
+  Suite *s = suite_create("cli");
+  TCase *tc = tcase_create("options");
+
+  tcase_add_test(tc, test_number_options);
+  tcase_add_test(tc, test_exit_statuses);
+  suite_add_tcase(s, tc);
+  return s;
+}

@@ -1,0 +1,208 @@
+/* ifsim CLI: subcommand dispatch, --help, error reporting and the option
+ * parsing helpers shared by subcommands; see tools/cli.h. */
+#include "tools/cli.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "sim/config.h"
+#include "sim/units.h"
+
+G_DEFINE_QUARK(ifsim - cli - error, cli_error)
+
+typedef struct {
+  const char *name;
+  const char *summary;
+  int (*fn)(int argc, char **argv);
+  const char *parameter_string; /* for subcommands not built yet */
+  const char *not_built;        /* NULL when built; else what it awaits */
+} CliCommand;
+
+static int cli_cmd_not_built(const CliCommand *cmd, int argc, char **argv);
+
+static const CliCommand cli_commands[] = {
+    {"run", "predict a collective over a size sweep (nccl-tests table)",
+     cli_cmd_run, NULL, NULL},
+    {"topo", "describe a topology: counts, bisection bandwidth, diameter", NULL,
+     "TOPO.ini", "the topology loader (issue 4)"},
+    {"sweep", "what-if grid over topology, model and workload keys", NULL,
+     "PLAN.ini | --vary KEY=V1,V2,...", "sweeps (issue 8)"},
+    {"replay", "replay a training step: communication, compute, exposure", NULL,
+     "WORKLOAD.csv -t TOPO.ini", "training-step replay (issue 8)"},
+    {"plot", "plot a result CSV with gnuplot", NULL, "RESULTS.csv -o OUT.png",
+     "plots (issue 8)"},
+    {"calibrate", "fit link and protocol models to measurements", NULL,
+     "MEASUREMENTS... -o CALIBRATED.ini", "calibration (issue 9)"},
+    {"validate", "compare predictions with measurements, per size", NULL,
+     "MEASUREMENTS... -t TOPO.ini", "the validation report (issue 9)"},
+    {"version", "print the version and the optional features built in",
+     cli_cmd_version, NULL, NULL},
+};
+
+static void cli_usage(FILE *out)
+{
+  fprintf(out,
+          "Usage: ifsim COMMAND [OPTION...]\n\n"
+          "Predicts how long NCCL-style collectives take on GPU interconnect "
+          "fabrics.\n\nCommands:\n");
+  for (size_t i = 0; i < G_N_ELEMENTS(cli_commands); i++) {
+    const CliCommand *c = &cli_commands[i];
+    fprintf(out, "  %-10s %s%s\n", c->name, c->summary,
+            c->not_built ? " [not built yet]" : "");
+  }
+  fprintf(out, "\nRun 'ifsim COMMAND --help' for the options of a "
+               "command.\n");
+}
+
+int cli_main(int argc, char **argv)
+{
+  const char *name;
+
+  if (argc < 2) {
+    cli_usage(stderr);
+    return CLI_EXIT_USAGE;
+  }
+  name = argv[1];
+  if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0 ||
+      strcmp(name, "help") == 0) {
+    cli_usage(stdout);
+    return CLI_EXIT_OK;
+  }
+  if (strcmp(name, "--version") == 0)
+    name = "version";
+  for (size_t i = 0; i < G_N_ELEMENTS(cli_commands); i++) {
+    const CliCommand *c = &cli_commands[i];
+    g_autofree char *argv0 = NULL;
+    char **sub_argv;
+    int status;
+
+    if (strcmp(name, c->name) != 0)
+      continue;
+    /* The subcommand's program name is "ifsim NAME", for the usage line
+     * of its --help. */
+    sub_argv = g_new0(char *, (size_t)argc);
+    argv0 = g_strdup_printf("ifsim %s", c->name);
+    g_set_prgname(argv0);
+    sub_argv[0] = argv0;
+    for (int k = 2; k < argc; k++)
+      sub_argv[k - 1] = argv[k];
+    status = c->fn ? c->fn(argc - 1, sub_argv)
+                   : cli_cmd_not_built(c, argc - 1, sub_argv);
+    g_free(sub_argv);
+    return status;
+  }
+  fprintf(stderr, "ifsim: unknown command '%s' (expected one of:", name);
+  for (size_t i = 0; i < G_N_ELEMENTS(cli_commands); i++)
+    fprintf(stderr, " %s", cli_commands[i].name);
+  fprintf(stderr, "); see 'ifsim --help'\n");
+  return CLI_EXIT_USAGE;
+}
+
+int cli_report(const char *command, const GError *error)
+{
+  fprintf(stderr, "ifsim: %s: %s\n", command, error->message);
+  if (error->domain == G_OPTION_ERROR)
+    fprintf(stderr, "ifsim: %s: see 'ifsim %s --help'\n", command, command);
+  return CLI_EXIT_USAGE;
+}
+
+GOptionContext *cli_context_new(const char *parameter_string,
+                                const char *summary, const char *description)
+{
+  GOptionContext *ctx = g_option_context_new(parameter_string);
+
+  g_option_context_set_summary(ctx, summary);
+  if (description)
+    g_option_context_set_description(ctx, description);
+  return ctx;
+}
+
+/* Prints ctx's help to stdout.  GLib would print it itself, converted to
+ * the locale's charset, where its "…" becomes "?" in the C locale (a fresh
+ * machine, CI); print the UTF-8 text with "..." instead. */
+static void cli_print_help(GOptionContext *ctx)
+{
+  g_autofree char *help = g_option_context_get_help(ctx, TRUE, NULL);
+  g_auto(GStrv) parts = g_strsplit(help, "\u2026", -1);
+  g_autofree char *ascii = g_strjoinv("...", parts);
+
+  fputs(ascii, stdout);
+}
+
+gboolean cli_parse(GOptionContext *ctx, const char *command, int *argc,
+                   char ***argv, int *status)
+{
+  g_autoptr(GError) error = NULL;
+
+  for (int i = 1; i < *argc; i++) {
+    const char *a = (*argv)[i];
+    if (strcmp(a, "--") == 0)
+      break;
+    if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0 ||
+        strcmp(a, "-?") == 0 || strcmp(a, "--help-all") == 0) {
+      cli_print_help(ctx);
+      *status = CLI_EXIT_OK;
+      return FALSE;
+    }
+  }
+  if (g_option_context_parse(ctx, argc, argv, &error))
+    return TRUE;
+  *status = cli_report(command, error);
+  return FALSE;
+}
+
+gboolean cli_parse_number_option(const gchar *option_name, const gchar *value,
+                                 gpointer data, GError **error)
+{
+  const CliNumberTarget *t = data;
+  g_autoptr(GError) local = NULL;
+
+  for (; t->long_name; t++) {
+    gboolean is_long = g_str_has_prefix(option_name, "--") &&
+                       strcmp(option_name + 2, t->long_name) == 0;
+    gboolean is_short = t->short_name && option_name[0] == '-' &&
+                        option_name[1] == t->short_name &&
+                        option_name[2] == '\0';
+    if (is_long || is_short)
+      break;
+  }
+  g_assert(t->long_name != NULL); /* every number option has a target */
+  if (t->kind == CLI_NUMBER_SIZE) {
+    if (!sim_size_parse(value, t->value, &local)) {
+      g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "%s: %s",
+                  option_name, local->message);
+      return FALSE;
+    }
+  } else if (!g_ascii_string_to_unsigned(value, 10, 0, G_MAXUINT64, t->value,
+                                         NULL)) {
+    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                "%s: '%s' is not a count (expected a decimal integer >= 0)",
+                option_name, value);
+    return FALSE;
+  }
+  if (t->seen)
+    *t->seen = TRUE;
+  return TRUE;
+}
+
+static int cli_cmd_not_built(const CliCommand *cmd, int argc, char **argv)
+{
+  g_autofree char *description = g_strdup_printf(
+      "Not built yet: this command arrives with %s.", cmd->not_built);
+  g_autoptr(GOptionContext) ctx =
+      cli_context_new(cmd->parameter_string, cmd->summary, description);
+  g_auto(GStrv) rest = NULL;
+  GOptionEntry entries[] = {
+      {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_STRING_ARRAY, &rest, NULL, NULL},
+      G_OPTION_ENTRY_NULL};
+  int status = CLI_EXIT_USAGE;
+  g_autoptr(GError) error = NULL;
+
+  g_option_context_add_main_entries(ctx, entries, NULL);
+  g_option_context_set_ignore_unknown_options(ctx, TRUE);
+  if (!cli_parse(ctx, cmd->name, &argc, &argv, &status))
+    return status;
+  g_set_error(&error, CLI_ERROR, CLI_ERROR_NOT_BUILT,
+              "not built yet: this command arrives with %s", cmd->not_built);
+  return cli_report(cmd->name, error);
+}

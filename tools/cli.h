@@ -1,0 +1,64 @@
+/* The ifsim command-line interface: subcommand table and shared helpers.
+ *
+ * Conventions: every subcommand parses its own options with one
+ * GOptionContext (so each has --help); bad input is reported on stderr as
+ * "ifsim: <command>: <place>: <message>" and exits CLI_EXIT_USAGE (2). */
+#ifndef TOOLS_CLI_H
+#define TOOLS_CLI_H
+
+#include <glib.h>
+
+#define CLI_EXIT_OK 0
+#define CLI_EXIT_USAGE 2 /* bad input: flags, files, values */
+
+#define CLI_ERROR (cli_error_quark())
+GQuark cli_error_quark(void);
+
+typedef enum {
+  CLI_ERROR_BAD_VALUE,
+  CLI_ERROR_NOT_BUILT,
+} CliErrorCode;
+
+/* Entry point of the `ifsim` binary: dispatches on argv[1]. */
+int cli_main(int argc, char **argv);
+
+/* Prints "ifsim: <command>: <message>" to stderr (plus a pointer to --help
+ * for option errors) and returns CLI_EXIT_USAGE, the status for bad input. */
+int cli_report(const char *command, const GError *error);
+
+/* Builds a GOptionContext for a subcommand: parameter_string follows the
+ * options in the usage line, summary and description frame --help. */
+GOptionContext *cli_context_new(const char *parameter_string,
+                                const char *summary, const char *description);
+
+/* Parses argv with ctx.  Returns FALSE with *status set when the command
+ * should end now: CLI_EXIT_OK after printing --help, or the status of a
+ * parse error reported as cli_report does. */
+gboolean cli_parse(GOptionContext *ctx, const char *command, int *argc,
+                   char ***argv, int *status);
+
+/* Numbers on the command line are decimal, never octal or hex (GOption's
+ * INT/INT64 read "010" as 8).  Options parsed by cli_parse_number_option
+ * name their target in a table passed as the option group's user data,
+ * ended by an entry whose long_name is NULL. */
+typedef enum {
+  CLI_NUMBER_SIZE,  /* bytes with K/M/G/T suffixes (sim_size_parse) */
+  CLI_NUMBER_COUNT, /* a plain decimal count */
+} CliNumberKind;
+
+typedef struct {
+  const char *long_name; /* without dashes, e.g. "minbytes" */
+  char short_name;       /* e.g. 'b', or 0 */
+  CliNumberKind kind;
+  guint64 *value;
+  gboolean *seen; /* set to TRUE when the option is given; may be NULL */
+} CliNumberTarget;
+
+/* GOptionArgFunc for the options of a CliNumberTarget table. */
+gboolean cli_parse_number_option(const gchar *option_name, const gchar *value,
+                                 gpointer data, GError **error);
+
+int cli_cmd_run(int argc, char **argv);
+int cli_cmd_version(int argc, char **argv);
+
+#endif /* TOOLS_CLI_H */

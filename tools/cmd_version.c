@@ -1,0 +1,28 @@
+/* `ifsim version`: the version, build and optional features. */
+#include <stdio.h>
+
+#include "sim/config.h"
+#include "tools/cli.h"
+
+int cli_cmd_version(int argc, char **argv)
+{
+  g_autoptr(GOptionContext) ctx = cli_context_new(
+      NULL, "Print the version and the optional features built in.", NULL);
+  int status = CLI_EXIT_USAGE;
+
+  if (!cli_parse(ctx, "version", &argc, &argv, &status))
+    return status;
+  printf("ifsim %s (%s, %s)\n", IFSIM_VERSION, IFSIM_BUILD_TYPE,
+         IFSIM_C_COMPILER);
+  printf("GLib %u.%u.%u\n", glib_major_version, glib_minor_version,
+         glib_micro_version);
+  printf("CUDA probes: %s\n", IFSIM_HAVE_CUDA
+                                  ? "built (toolkit " IFSIM_CUDA_VERSION ")"
+                                  : "not built (CUDA toolkit not found)");
+  printf("NCCL probes: %s\n",
+         IFSIM_HAVE_NCCL ? "built" : "not built (NCCL not found)");
+  printf("RDMA probes: %s\n", IFSIM_HAVE_VERBS
+                                  ? "built (libibverbs " IFSIM_VERBS_VERSION ")"
+                                  : "not built (libibverbs not found)");
+  return CLI_EXIT_OK;
+}
