@@ -18,11 +18,10 @@ int cli_cmd_version(int argc, char **argv)
          glib_micro_version);
   printf("CUDA probes: %s\n", IFSIM_HAVE_CUDA
                                   ? "built (toolkit " IFSIM_CUDA_VERSION ")"
-                                  : "not built (CUDA toolkit not found)");
-  printf("NCCL probes: %s\n",
-         IFSIM_HAVE_NCCL ? "built" : "not built (NCCL not found)");
+                                  : "not built");
+  printf("NCCL probes: %s\n", IFSIM_HAVE_NCCL ? "built" : "not built");
   printf("RDMA probes: %s\n", IFSIM_HAVE_VERBS
                                   ? "built (libibverbs " IFSIM_VERBS_VERSION ")"
-                                  : "not built (libibverbs not found)");
+                                  : "not built");
   return CLI_EXIT_OK;
 }
