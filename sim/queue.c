@@ -338,6 +338,20 @@ gboolean sim_queue_peek_time(const SimQueue *q, SimTime *out)
   return TRUE;
 }
 
+/* Frees the chain's blocks from `from` to `to`, both included. */
+static void queue_free_blocks(SimQueue *q, SimQueueBlock *from,
+                              const SimQueueBlock *to)
+{
+  for (;;) {
+    gboolean end = from == to;
+    guint32 next = from->next;
+    queue_free_block(q, from);
+    if (end)
+      return;
+    from = queue_block(q, next);
+  }
+}
+
 /* Filters one bucket in place: a write cursor follows the read cursor
  * through the same slots (first, then the chain), so order is kept and no
  * block is needed. */
@@ -376,28 +390,11 @@ static guint64 bucket_compact(SimQueue *q, guint level, guint digit,
   });
   /* Free the chain's blocks past the last one written (all if none). */
   if (chained > 0) {
-    SimQueueBlock *blk = kept_chained > 0 ? block_of(w - 1) : block_of(b->read);
-    SimQueueBlock *last = block_of(b->write - 1);
-    guint32 idx = blk->next;
-    if (kept_chained > 0 && blk != last) {
-      while (TRUE) {
-        SimQueueBlock *victim = queue_block(q, idx);
-        gboolean end = victim == last;
-        idx = victim->next;
-        queue_free_block(q, victim);
-        if (end)
-          break;
-      }
-    } else if (kept_chained == 0) {
-      while (TRUE) {
-        gboolean end = blk == last;
-        idx = blk->next;
-        queue_free_block(q, blk);
-        if (end)
-          break;
-        blk = queue_block(q, idx);
-      }
-    }
+    SimQueueBlock *tail = block_of(b->write - 1);
+    if (kept_chained == 0)
+      queue_free_blocks(q, block_of(b->read), tail);
+    else if (block_of(w - 1) != tail)
+      queue_free_blocks(q, queue_block(q, block_of(w - 1)->next), tail);
   }
   b->count = kept;
   if (kept_chained > 0)
