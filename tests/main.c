@@ -1,21 +1,29 @@
 /* Runs the Check suites listed in tests/suites.h.  ctest runs this binary
- * once per suite with CK_RUN_SUITE set; run it bare to run them all. */
+ * once per suite with CK_RUN_SUITE set; run it bare to run them all.  A run
+ * that executes no test fails: a misspelt suite name must not pass. */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "tests/suites.h"
 
 int main(void)
 {
-  Suite *(*const suites[])(void) = {suite_time,  suite_units,  suite_pool,
-                                    suite_queue, suite_engine, suite_rng,
-                                    suite_cli};
+  Suite *(*const suites[])(void) = {suite_time,  suite_units,    suite_pool,
+                                    suite_queue, suite_engine,   suite_rng,
+                                    suite_links, suite_registry, suite_cli};
   SRunner *sr = srunner_create(NULL);
-  int failed;
+  int failed, run;
 
   for (size_t i = 0; i < sizeof suites / sizeof suites[0]; i++)
     srunner_add_suite(sr, suites[i]());
   srunner_run_all(sr, CK_ENV);
   failed = srunner_ntests_failed(sr);
+  run = srunner_ntests_run(sr);
   srunner_free(sr);
+  if (run == 0) {
+    fprintf(stderr, "ifsim_tests: no test ran (CK_RUN_SUITE=%s?)\n",
+            getenv("CK_RUN_SUITE") ? getenv("CK_RUN_SUITE") : "");
+    return EXIT_FAILURE;
+  }
   return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

@@ -23,6 +23,8 @@ static int cli_cmd_not_built(const CliCommand *cmd, int argc, char **argv);
 static const CliCommand cli_commands[] = {
     {"run", "predict a collective over a size sweep (nccl-tests table)",
      cli_cmd_run, NULL, NULL},
+    {"models", "list link, switch and NIC models with derived bandwidths",
+     cli_cmd_models, NULL, NULL},
     {"topo", "describe a topology: counts, bisection bandwidth, diameter", NULL,
      "TOPO.ini", "the topology loader (issue 4)"},
     {"sweep", "what-if grid over topology, model and workload keys", NULL,

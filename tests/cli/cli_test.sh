@@ -29,7 +29,7 @@ expect() {
 expect 0 "Usage: ifsim COMMAND" --help
 expect 0 "calibrate" help
 expect 2 "Usage: ifsim COMMAND"
-expect 2 "ifsim: unknown command 'bogus' (expected one of: run topo sweep" bogus
+expect 2 "ifsim: unknown command 'bogus' (expected one of: run models topo sweep" bogus
 expect 0 "ifsim 0." version
 expect 0 "ifsim 0." --version
 expect 0 "--minbytes" run --help
@@ -49,6 +49,18 @@ expect 2 "ifsim: run: not built yet" run -c all_reduce --algo Ring --proto LL128
 expect 0 "Not built yet: this command arrives with sweeps (issue 8)" sweep --help
 expect 2 "ifsim: sweep: not built yet" sweep --vary scaleout.link=a,b
 expect 2 "ifsim: topo: not built yet" topo x.ini
+
+expect 0 "nvlink4          nvlink  2 x 50 GBd PAM4" models
+expect 0 "quantum2-ndr" models
+expect 0 "cx7-ndr" models
+expect 0 "# derived: data rate 504.1231 Gb/s" models pcie5-x16
+expect 2 "ifsim: models: no model named 'nvlink9'" models nvlink9
+bad=$(mktemp)
+printf '[link nvlink4]\nlatency_ns = -5\n' >"$bad"
+expect 2 "ifsim: models: $bad: [link nvlink4] latency_ns: -5 is outside [0, 1000000]" models -m "$bad"
+printf '[link nvlink4]\nlatency_ns = 150\n' >"$bad"
+expect 0 "latency_ns                 = 150" models -m "$bad" nvlink4
+rm -f "$bad"
 
 if [ "$fails" -ne 0 ]; then
   echo "$fails CLI test(s) failed"

@@ -1,0 +1,301 @@
+/* Typed parameters read from GKeyFile groups; see models/params.h. */
+#include "models/params.h"
+
+#include <math.h>
+#include <string.h>
+
+G_DEFINE_QUARK(ifsim - model - error, mdl_error)
+
+static const char *skip_blanks(const char *p, const char *end)
+{
+  while (p < end && (*p == ' ' || *p == '\t'))
+    p++;
+  return p;
+}
+
+gboolean mdl_ini_check_duplicates(const char *data, gsize len, const char *file,
+                                  GError **error)
+{
+  g_autoptr(GHashTable) groups =
+      g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr(GHashTable) keys =
+      g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  g_autofree char *group = NULL;
+  const char *p = data, *end = data + len;
+
+  for (guint line = 1; p < end; line++) {
+    const char *eol = memchr(p, '\n', (size_t)(end - p));
+    const char *stop = eol ? eol : end;
+    const char *s = skip_blanks(p, stop);
+
+    if (s < stop && *s == '[') {
+      const char *close = memchr(s, ']', (size_t)(stop - s));
+      if (close) {
+        g_free(group);
+        group = g_strndup(s + 1, (size_t)(close - s - 1));
+        if (g_hash_table_contains(groups, group)) {
+          g_set_error(error, MDL_ERROR, MDL_ERROR_DUPLICATE,
+                      "%s:%u: [%s] is given twice (first at line %u)", file,
+                      line, group,
+                      GPOINTER_TO_UINT(g_hash_table_lookup(groups, group)));
+          return FALSE;
+        }
+        g_hash_table_insert(groups, g_strdup(group), GUINT_TO_POINTER(line));
+        g_hash_table_remove_all(keys);
+      }
+    } else if (s < stop && *s != '#' && group) {
+      const char *eq = memchr(s, '=', (size_t)(stop - s));
+      if (eq) {
+        const char *k_end = eq;
+        g_autofree char *key = NULL;
+        while (k_end > s && (k_end[-1] == ' ' || k_end[-1] == '\t'))
+          k_end--;
+        key = g_strndup(s, (size_t)(k_end - s));
+        if (g_hash_table_contains(keys, key)) {
+          g_set_error(error, MDL_ERROR, MDL_ERROR_DUPLICATE,
+                      "%s:%u: [%s] %s is given twice (first at line %u)", file,
+                      line, group, key,
+                      GPOINTER_TO_UINT(g_hash_table_lookup(keys, key)));
+          return FALSE;
+        }
+        g_hash_table_insert(keys, g_steal_pointer(&key),
+                            GUINT_TO_POINTER(line));
+      }
+    }
+    p = eol ? eol + 1 : end;
+  }
+  return TRUE;
+}
+
+GKeyFile *mdl_ini_load(const char *data, gsize len, const char *file,
+                       GError **error)
+{
+  g_autoptr(GKeyFile) kf = g_key_file_new();
+  g_autoptr(GError) local = NULL;
+
+  if (!g_utf8_validate(data, (gssize)len, NULL) || memchr(data, '\0', len)) {
+    g_set_error(error, MDL_ERROR, MDL_ERROR_SYNTAX,
+                "%s: not a text file (invalid UTF-8 or a NUL byte)", file);
+    return NULL;
+  }
+  if (!mdl_ini_check_duplicates(data, len, file, error))
+    return NULL;
+  if (!g_key_file_load_from_data(kf, data, len, G_KEY_FILE_NONE, &local)) {
+    g_set_error(error, MDL_ERROR, MDL_ERROR_SYNTAX, "%s: %s", file,
+                local->message);
+    return NULL;
+  }
+  return g_steal_pointer(&kf);
+}
+
+static void *field(void *model, const MdlParamSpec *spec)
+{
+  return (char *)model + spec->offset;
+}
+
+static const void *cfield(const void *model, const MdlParamSpec *spec)
+{
+  return (const char *)model + spec->offset;
+}
+
+static gboolean param_range_error(const MdlParamSpec *spec, const char *text,
+                                  const char *where, GError **error)
+{
+  g_set_error(error, MDL_ERROR, MDL_ERROR_VALUE,
+              "%s %s: %s is outside [%.15g, %.15g] (%s)", where, spec->key,
+              text, spec->min, spec->max, spec->help);
+  return FALSE;
+}
+
+gboolean mdl_param_set(const MdlParamSpec *spec, void *model, const char *text,
+                       const char *where, GError **error)
+{
+  switch (spec->type) {
+  case MDL_PARAM_DOUBLE: {
+    char *end = NULL;
+    double v = g_ascii_strtod(text, &end);
+    if (*text == '\0' || end == text || *end != '\0' || !isfinite(v)) {
+      g_set_error(error, MDL_ERROR, MDL_ERROR_VALUE,
+                  "%s %s: '%s' is not a number (%s)", where, spec->key, text,
+                  spec->help);
+      return FALSE;
+    }
+    if (v < spec->min || v > spec->max)
+      return param_range_error(spec, text, where, error);
+    *(double *)field(model, spec) = v;
+    return TRUE;
+  }
+  case MDL_PARAM_UINT: {
+    guint64 v = 0;
+    if (!g_ascii_string_to_unsigned(text, 10, 0, G_MAXUINT32, &v, NULL)) {
+      g_set_error(error, MDL_ERROR, MDL_ERROR_VALUE,
+                  "%s %s: '%s' is not a whole number (%s)", where, spec->key,
+                  text, spec->help);
+      return FALSE;
+    }
+    if ((double)v < spec->min || (double)v > spec->max)
+      return param_range_error(spec, text, where, error);
+    *(guint32 *)field(model, spec) = (guint32)v;
+    return TRUE;
+  }
+  case MDL_PARAM_BOOL:
+    if (strcmp(text, "true") == 0 || strcmp(text, "1") == 0) {
+      *(gboolean *)field(model, spec) = TRUE;
+      return TRUE;
+    }
+    if (strcmp(text, "false") == 0 || strcmp(text, "0") == 0) {
+      *(gboolean *)field(model, spec) = FALSE;
+      return TRUE;
+    }
+    g_set_error(error, MDL_ERROR, MDL_ERROR_VALUE,
+                "%s %s: '%s' is not true or false", where, spec->key, text);
+    return FALSE;
+  case MDL_PARAM_ENUM: {
+    g_autofree char *choices = NULL;
+    for (guint i = 0; spec->choices[i]; i++) {
+      if (g_ascii_strcasecmp(text, spec->choices[i]) == 0) {
+        *(guint32 *)field(model, spec) = i;
+        return TRUE;
+      }
+    }
+    choices = g_strjoinv(", ", (char **)spec->choices);
+    g_set_error(error, MDL_ERROR, MDL_ERROR_VALUE,
+                "%s %s: '%s' is not one of %s", where, spec->key, text,
+                choices);
+    return FALSE;
+  }
+  case MDL_PARAM_STRING: {
+    char **slot = field(model, spec);
+    if (*text == '\0') {
+      g_set_error(error, MDL_ERROR, MDL_ERROR_VALUE, "%s %s: is empty (%s)",
+                  where, spec->key, spec->help);
+      return FALSE;
+    }
+    g_free(*slot);
+    *slot = g_strdup(text);
+    return TRUE;
+  }
+  }
+  g_assert_not_reached();
+  return FALSE;
+}
+
+char *mdl_param_format(const MdlParamSpec *spec, const void *model)
+{
+  switch (spec->type) {
+  case MDL_PARAM_DOUBLE: {
+    char buf[G_ASCII_DTOSTR_BUF_SIZE];
+    return g_strdup(g_ascii_formatd(buf, sizeof buf, "%.10g",
+                                    *(const double *)cfield(model, spec)));
+  }
+  case MDL_PARAM_UINT:
+    return g_strdup_printf("%u", *(const guint32 *)cfield(model, spec));
+  case MDL_PARAM_BOOL:
+    return g_strdup(*(const gboolean *)cfield(model, spec) ? "true" : "false");
+  case MDL_PARAM_ENUM:
+    return g_strdup(spec->choices[*(const guint32 *)cfield(model, spec)]);
+  case MDL_PARAM_STRING: {
+    const char *s = *(char *const *)cfield(model, spec);
+    return g_strdup(s ? s : "");
+  }
+  }
+  g_assert_not_reached();
+  return NULL;
+}
+
+const MdlParamSpec *mdl_param_find(const MdlParamSpec *const *tables,
+                                   const char *key)
+{
+  for (; *tables; tables++) {
+    for (const MdlParamSpec *s = *tables; s->key; s++) {
+      if (strcmp(s->key, key) == 0)
+        return s;
+    }
+  }
+  return NULL;
+}
+
+char *mdl_param_list_keys(const MdlParamSpec *const *tables)
+{
+  GString *out = g_string_new(NULL);
+
+  for (; *tables; tables++) {
+    for (const MdlParamSpec *s = *tables; s->key; s++)
+      g_string_append_printf(out, "%s%s", out->len ? ", " : "", s->key);
+  }
+  return g_string_free(out, FALSE);
+}
+
+/* Levenshtein distance, capped: returns cap + 1 once it is exceeded. */
+static guint edit_distance(const char *a, const char *b, guint cap)
+{
+  size_t la = strlen(a), lb = strlen(b);
+  g_autofree guint *row = NULL;
+
+  if ((la > lb ? la - lb : lb - la) > cap)
+    return cap + 1;
+  row = g_new(guint, lb + 1);
+  for (size_t j = 0; j <= lb; j++)
+    row[j] = (guint)j;
+  for (size_t i = 1; i <= la; i++) {
+    guint diag = row[0];
+    row[0] = (guint)i;
+    for (size_t j = 1; j <= lb; j++) {
+      guint up = row[j];
+      guint best = MIN(row[j] + 1, row[j - 1] + 1);
+      row[j] = MIN(best, diag + (a[i - 1] != b[j - 1]));
+      diag = up;
+    }
+  }
+  return row[lb];
+}
+
+const char *mdl_param_suggest(const MdlParamSpec *const *tables,
+                              const char *key)
+{
+  const char *best = NULL;
+  guint best_d = 3;
+
+  for (; *tables; tables++) {
+    for (const MdlParamSpec *s = *tables; s->key; s++) {
+      guint d = edit_distance(key, s->key, 2);
+      if (d < best_d) {
+        best_d = d;
+        best = s->key;
+      }
+    }
+  }
+  return best;
+}
+
+void *mdl_model_dup(const void *model, gsize size,
+                    const MdlParamSpec *const *tables)
+{
+  void *c = g_memdup2(model, size);
+  char **name = c;
+
+  *name = g_strdup(*name);
+  for (; *tables; tables++) {
+    for (const MdlParamSpec *s = *tables; s->key; s++) {
+      if (s->type == MDL_PARAM_STRING) {
+        char **slot = field(c, s);
+        *slot = g_strdup(*slot);
+      }
+    }
+  }
+  return c;
+}
+
+void mdl_model_free(void *model, const MdlParamSpec *const *tables)
+{
+  if (!model)
+    return;
+  for (; *tables; tables++) {
+    for (const MdlParamSpec *s = *tables; s->key; s++) {
+      if (s->type == MDL_PARAM_STRING)
+        g_free(*(char **)field(model, s));
+    }
+  }
+  g_free(*(char **)model);
+  g_free(model);
+}

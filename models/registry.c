@@ -1,0 +1,583 @@
+/* MdlRegistry: named link, switch and NIC models from built-in and user INI
+ * files; see models/registry.h. */
+#include "models/registry.h"
+
+#include <string.h>
+
+#include "ifsim_resources.h"
+
+struct MdlRegistry {
+  GHashTable *links;    /* name -> MdlLink *, owned; key is model->name */
+  GHashTable *switches; /* name -> MdlSwitch * */
+  GHashTable *nics;     /* name -> MdlNic * */
+};
+
+typedef enum { GROUP_LINK, GROUP_SWITCH, GROUP_NIC } GroupKind;
+
+static const char *const group_prefixes[] = {"link ", "switch ", "nic "};
+
+static const MdlParamSpec *const switch_tables[] = {mdl_switch_params, NULL};
+static const MdlParamSpec *const nic_tables[] = {mdl_nic_params, NULL};
+
+/* Keys a group may hold besides its model's parameters. */
+static const char *const structural_keys[] = {"based_on", "family", NULL};
+
+static MdlRegistry *registry_new_tables(void)
+{
+  MdlRegistry *r = g_new0(MdlRegistry, 1);
+
+  r->links = g_hash_table_new_full(g_str_hash, g_str_equal, NULL,
+                                   (GDestroyNotify)mdl_link_free);
+  r->switches = g_hash_table_new_full(g_str_hash, g_str_equal, NULL,
+                                      (GDestroyNotify)mdl_switch_free);
+  r->nics = g_hash_table_new_full(g_str_hash, g_str_equal, NULL,
+                                  (GDestroyNotify)mdl_nic_free);
+  return r;
+}
+
+MdlRegistry *mdl_registry_new(void)
+{
+  return registry_new_tables();
+}
+
+void mdl_registry_free(MdlRegistry *r)
+{
+  if (!r)
+    return;
+  g_hash_table_unref(r->links);
+  g_hash_table_unref(r->switches);
+  g_hash_table_unref(r->nics);
+  g_free(r);
+}
+
+static MdlRegistry *registry_copy(const MdlRegistry *r)
+{
+  MdlRegistry *c = registry_new_tables();
+  GHashTableIter it;
+  gpointer v;
+
+  g_hash_table_iter_init(&it, r->links);
+  while (g_hash_table_iter_next(&it, NULL, &v)) {
+    MdlLink *l = mdl_link_copy(v);
+    g_hash_table_insert(c->links, l->name, l);
+  }
+  g_hash_table_iter_init(&it, r->switches);
+  while (g_hash_table_iter_next(&it, NULL, &v)) {
+    MdlSwitch *s = mdl_switch_copy(v);
+    g_hash_table_insert(c->switches, s->name, s);
+  }
+  g_hash_table_iter_init(&it, r->nics);
+  while (g_hash_table_iter_next(&it, NULL, &v)) {
+    MdlNic *n = mdl_nic_copy(v);
+    g_hash_table_insert(c->nics, n->name, n);
+  }
+  return c;
+}
+
+/* Moves the tables of `from` into r, freeing r's old ones and `from`. */
+static void registry_take(MdlRegistry *r, MdlRegistry *from)
+{
+  g_hash_table_unref(r->links);
+  g_hash_table_unref(r->switches);
+  g_hash_table_unref(r->nics);
+  *r = *from;
+  g_free(from);
+}
+
+static gboolean parse_group(const char *group, GroupKind *kind,
+                            const char **name)
+{
+  for (guint k = 0; k < G_N_ELEMENTS(group_prefixes); k++) {
+    if (g_str_has_prefix(group, group_prefixes[k])) {
+      *kind = (GroupKind)k;
+      *name = group + strlen(group_prefixes[k]);
+      return TRUE;
+    }
+  }
+  return FALSE;
+}
+
+gboolean mdl_registry_is_model_group(const char *group)
+{
+  GroupKind kind;
+  const char *name;
+  return parse_group(group, &kind, &name);
+}
+
+/* Model names: lower-case letters, digits, '.', '-', '_', starting with a
+ * letter or digit; they appear in configs and tables unquoted. */
+static gboolean name_valid(const char *name)
+{
+  if (!g_ascii_islower(*name) && !g_ascii_isdigit(*name))
+    return FALSE;
+  for (const char *p = name; *p; p++) {
+    if (!g_ascii_islower(*p) && !g_ascii_isdigit(*p) && *p != '.' &&
+        *p != '-' && *p != '_')
+      return FALSE;
+  }
+  return TRUE;
+}
+
+static gboolean is_structural(const char *key)
+{
+  return g_strv_contains(structural_keys, key);
+}
+
+static void apply_defaults(const MdlParamSpec *const *tables, void *model)
+{
+  for (; *tables; tables++) {
+    for (const MdlParamSpec *s = *tables; s->key; s++) {
+      gboolean ok;
+      if (!s->fallback || (s->type == MDL_PARAM_STRING && !*s->fallback))
+        continue;
+      ok = mdl_param_set(s, model, s->fallback, "default", NULL);
+      g_assert(ok); /* defaults are in range by construction (tested) */
+    }
+  }
+}
+
+static gboolean check_required(GKeyFile *kf, const char *group,
+                               const MdlParamSpec *const *tables,
+                               const char *where, GError **error)
+{
+  for (; *tables; tables++) {
+    for (const MdlParamSpec *s = *tables; s->key; s++) {
+      if (s->fallback || is_structural(s->key) ||
+          g_key_file_has_key(kf, group, s->key, NULL))
+        continue;
+      g_set_error(error, MDL_ERROR, MDL_ERROR_MISSING,
+                  "%s %s: missing (%s; no default)", where, s->key, s->help);
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
+static gboolean apply_keys(GKeyFile *kf, const char *group,
+                           const MdlParamSpec *const *tables, void *model,
+                           const char *where, GError **error)
+{
+  g_auto(GStrv) keys = g_key_file_get_keys(kf, group, NULL, NULL);
+
+  for (guint i = 0; keys && keys[i]; i++) {
+    const MdlParamSpec *spec;
+    g_autofree char *value = NULL;
+    g_autoptr(GError) local = NULL;
+
+    if (is_structural(keys[i]))
+      continue;
+    spec = mdl_param_find(tables, keys[i]);
+    if (!spec) {
+      const char *near = mdl_param_suggest(tables, keys[i]);
+      g_autofree char *known = mdl_param_list_keys(tables);
+      if (near)
+        g_set_error(error, MDL_ERROR, MDL_ERROR_UNKNOWN,
+                    "%s %s: unknown key (did you mean %s?)", where, keys[i],
+                    near);
+      else
+        g_set_error(error, MDL_ERROR, MDL_ERROR_UNKNOWN,
+                    "%s %s: unknown key (expected one of: %s)", where, keys[i],
+                    known);
+      return FALSE;
+    }
+    value = g_key_file_get_string(kf, group, keys[i], &local);
+    if (!value) {
+      g_set_error(error, MDL_ERROR, MDL_ERROR_VALUE, "%s %s: %s", where,
+                  keys[i], local->message);
+      return FALSE;
+    }
+    if (!mdl_param_set(spec, model, value, where, error))
+      return FALSE;
+  }
+  return TRUE;
+}
+
+/* Looks up based_on and refuses what cannot be: based_on or family on an
+ * existing model, both at once, an unknown base. */
+static gboolean resolve_base(GKeyFile *kf, const char *group, gboolean exists,
+                             GHashTable *table, const char *what,
+                             const char *where, gpointer *base, GError **error)
+{
+  g_autofree char *based_on =
+      g_key_file_get_string(kf, group, "based_on", NULL);
+  gboolean has_family = g_key_file_has_key(kf, group, "family", NULL);
+
+  *base = NULL;
+  if (exists && (based_on || has_family)) {
+    g_set_error(error, MDL_ERROR, MDL_ERROR_CONFLICT,
+                "%s %s: the %s exists already; give only the keys to change",
+                where, based_on ? "based_on" : "family", what);
+    return FALSE;
+  }
+  if (!based_on)
+    return TRUE;
+  if (has_family) {
+    g_set_error(error, MDL_ERROR, MDL_ERROR_CONFLICT,
+                "%s family: comes from based_on = %s; give one of them", where,
+                based_on);
+    return FALSE;
+  }
+  *base = g_hash_table_lookup(table, based_on);
+  if (!*base) {
+    g_set_error(error, MDL_ERROR, MDL_ERROR_UNKNOWN,
+                "%s based_on: unknown %s '%s' (see 'ifsim models'; a base "
+                "must be defined before)",
+                where, what, based_on);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static gboolean apply_link(MdlRegistry *r, GKeyFile *kf, const char *group,
+                           const char *name, const char *where, GError **error)
+{
+  MdlLink *existing = g_hash_table_lookup(r->links, name);
+  g_autoptr(MdlLink) l = NULL;
+  const MdlParamSpec *tables[3];
+  gpointer base;
+
+  if (!resolve_base(kf, group, existing != NULL, r->links, "link", where, &base,
+                    error))
+    return FALSE;
+  if (existing || base) {
+    l = mdl_link_copy(existing ? existing : base);
+    g_free(l->name);
+    l->name = g_strdup(name);
+  } else {
+    g_autofree char *family = g_key_file_get_string(kf, group, "family", NULL);
+    if (!family) {
+      g_set_error(error, MDL_ERROR, MDL_ERROR_MISSING,
+                  "%s family: a new link needs family (nvlink, pcie, ib, "
+                  "roce, socket) or based_on",
+                  where);
+      return FALSE;
+    }
+    l = g_new0(MdlLink, 1);
+    l->name = g_strdup(name);
+    if (!mdl_param_set(
+            mdl_param_find(
+                (const MdlParamSpec *[]){mdl_link_common_params, NULL},
+                "family"),
+            l, family, where, error))
+      return FALSE;
+    mdl_link_param_tables(l, tables);
+    apply_defaults(tables, l);
+    if (!check_required(kf, group, tables, where, error))
+      return FALSE;
+  }
+  mdl_link_param_tables(l, tables);
+  if (!apply_keys(kf, group, tables, l, where, error) ||
+      !mdl_link_finish(l, where, error))
+    return FALSE;
+  g_hash_table_replace(r->links, l->name, l);
+  l = NULL;
+  return TRUE;
+}
+
+/* The part of switch and NIC groups that differs: how to copy, free and
+ * name a model. */
+typedef struct {
+  const char *what;
+  GHashTable *table;
+  const MdlParamSpec *const *tables;
+  gsize size;
+  gpointer (*copy)(gconstpointer model);
+  GDestroyNotify free;
+  /* Rules across parameters; NULL when there are none. */
+  gboolean (*check)(gconstpointer model, const char *where, GError **error);
+} DeviceKind;
+
+static gboolean switch_check(gconstpointer m, const char *where, GError **error)
+{
+  return mdl_switch_check(m, where, error);
+}
+
+static gpointer switch_copy(gconstpointer m)
+{
+  return mdl_switch_copy(m);
+}
+
+static gpointer nic_copy(gconstpointer m)
+{
+  return mdl_nic_copy(m);
+}
+
+/* Every model struct starts with its name (mdl_model_dup). */
+static gboolean apply_device(const DeviceKind *k, GKeyFile *kf,
+                             const char *group, const char *name,
+                             const char *where, GError **error)
+{
+  gpointer existing = g_hash_table_lookup(k->table, name);
+  gpointer model, base;
+  char **model_name;
+
+  if (g_key_file_has_key(kf, group, "family", NULL)) {
+    g_set_error(error, MDL_ERROR, MDL_ERROR_UNKNOWN,
+                "%s family: only links have a family", where);
+    return FALSE;
+  }
+  if (!resolve_base(kf, group, existing != NULL, k->table, k->what, where,
+                    &base, error))
+    return FALSE;
+  if (existing || base) {
+    model = k->copy(existing ? existing : base);
+  } else {
+    model = g_malloc0(k->size);
+    apply_defaults(k->tables, model);
+    if (!check_required(kf, group, k->tables, where, error)) {
+      k->free(model);
+      return FALSE;
+    }
+  }
+  model_name = model;
+  g_free(*model_name);
+  *model_name = g_strdup(name);
+  if (!apply_keys(kf, group, k->tables, model, where, error) ||
+      (k->check && !k->check(model, where, error))) {
+    k->free(model);
+    return FALSE;
+  }
+  g_hash_table_replace(k->table, *model_name, model);
+  return TRUE;
+}
+
+/* A link named by a device must exist and be of an accepted family. */
+static gboolean check_link_ref(const MdlRegistry *r, const char *ref,
+                               const char *key, guint32 family_mask,
+                               const char *expected, const char *where,
+                               GError **error)
+{
+  const MdlLink *l = g_hash_table_lookup(r->links, ref);
+
+  if (!l) {
+    g_set_error(error, MDL_ERROR, MDL_ERROR_UNKNOWN,
+                "%s %s: unknown link '%s' (see 'ifsim models')", where, key,
+                ref);
+    return FALSE;
+  }
+  if (!(family_mask & (1u << l->family))) {
+    g_set_error(error, MDL_ERROR, MDL_ERROR_CONFLICT,
+                "%s %s: link '%s' is of family %s (expected %s)", where, key,
+                ref, mdl_link_family(l)->name, expected);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static gboolean check_refs(const MdlRegistry *r, GroupKind kind,
+                           const char *name, const char *where, GError **error)
+{
+  const guint32 network = 1u << MDL_FAMILY_IB | 1u << MDL_FAMILY_ROCE;
+
+  if (kind == GROUP_SWITCH) {
+    const MdlSwitch *s = g_hash_table_lookup(r->switches, name);
+    return check_link_ref(r, s->port_link, "port_link", ~0u, "any", where,
+                          error);
+  }
+  if (kind == GROUP_NIC) {
+    const MdlNic *n = g_hash_table_lookup(r->nics, name);
+    return check_link_ref(r, n->port_link, "port_link", network, "ib or roce",
+                          where, error) &&
+           check_link_ref(r, n->host_link, "host_link", 1u << MDL_FAMILY_PCIE,
+                          "pcie", where, error);
+  }
+  return TRUE;
+}
+
+/* Applies the model groups of kf to r (not a copy); `only_models` says
+ * whether other groups are an error. */
+static gboolean registry_apply(MdlRegistry *r, GKeyFile *kf, const char *source,
+                               gboolean only_models, GError **error)
+{
+  g_auto(GStrv) groups = g_key_file_get_groups(kf, NULL);
+  const DeviceKind switches = {"switch",      r->switches,
+                               switch_tables, sizeof(MdlSwitch),
+                               switch_copy,   (GDestroyNotify)mdl_switch_free,
+                               switch_check};
+  const DeviceKind nics = {"nic",      r->nics,
+                           nic_tables, sizeof(MdlNic),
+                           nic_copy,   (GDestroyNotify)mdl_nic_free,
+                           NULL};
+
+  for (guint i = 0; groups[i]; i++) {
+    GroupKind kind;
+    const char *name;
+    g_autofree char *where = NULL;
+    gboolean ok;
+
+    if (!parse_group(groups[i], &kind, &name)) {
+      if (!only_models)
+        continue;
+      g_set_error(error, MDL_ERROR, MDL_ERROR_UNKNOWN,
+                  "%s: [%s]: unknown group (expected [link NAME], [switch "
+                  "NAME] or [nic NAME])",
+                  source, groups[i]);
+      return FALSE;
+    }
+    where = g_strdup_printf("%s: [%s]", source, groups[i]);
+    if (!name_valid(name)) {
+      g_set_error(error, MDL_ERROR, MDL_ERROR_VALUE,
+                  "%s: '%s' is not a model name (lower-case letters, digits, "
+                  "'.', '-', '_')",
+                  where, name);
+      return FALSE;
+    }
+    if (kind == GROUP_LINK)
+      ok = apply_link(r, kf, groups[i], name, where, error);
+    else
+      ok = apply_device(kind == GROUP_SWITCH ? &switches : &nics, kf, groups[i],
+                        name, where, error);
+    if (!ok)
+      return FALSE;
+  }
+  /* References are checked once the whole file is in: a device may name a
+   * link defined after it. */
+  for (guint i = 0; groups[i]; i++) {
+    GroupKind kind;
+    const char *name;
+    g_autofree char *where = NULL;
+
+    if (!parse_group(groups[i], &kind, &name))
+      continue;
+    where = g_strdup_printf("%s: [%s]", source, groups[i]);
+    if (!check_refs(r, kind, name, where, error))
+      return FALSE;
+  }
+  return TRUE;
+}
+
+static gboolean registry_apply_atomic(MdlRegistry *r, GKeyFile *kf,
+                                      const char *source, gboolean only_models,
+                                      GError **error)
+{
+  MdlRegistry *scratch = registry_copy(r);
+
+  if (!registry_apply(scratch, kf, source, only_models, error)) {
+    mdl_registry_free(scratch);
+    return FALSE;
+  }
+  registry_take(r, scratch);
+  return TRUE;
+}
+
+gboolean mdl_registry_load_data(MdlRegistry *r, const char *data, gsize len,
+                                const char *source, GError **error)
+{
+  g_autoptr(GKeyFile) kf = mdl_ini_load(data, len, source, error);
+
+  return kf && registry_apply_atomic(r, kf, source, TRUE, error);
+}
+
+gboolean mdl_registry_load_file(MdlRegistry *r, const char *path,
+                                GError **error)
+{
+  g_autofree char *data = NULL;
+  gsize len = 0;
+  g_autoptr(GError) local = NULL;
+
+  if (!g_file_get_contents(path, &data, &len, &local)) {
+    g_set_error(error, MDL_ERROR, MDL_ERROR_SYNTAX, "%s: cannot read: %s", path,
+                local->message);
+    return FALSE;
+  }
+  return mdl_registry_load_data(r, data, len, path, error);
+}
+
+gboolean mdl_registry_apply_keyfile(MdlRegistry *r, GKeyFile *kf,
+                                    const char *source, GError **error)
+{
+  return registry_apply_atomic(r, kf, source, FALSE, error);
+}
+
+static gint cmp_str_ptr(gconstpointer a, gconstpointer b)
+{
+  return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Loads every built-in file under one resource folder, in name order. */
+static gboolean load_builtin_dir(MdlRegistry *r, GResource *res,
+                                 const char *dir, GError **error)
+{
+  g_autofree char *path = g_strdup_printf("/ifsim/models/%s/", dir);
+  g_auto(GStrv) files = g_resource_enumerate_children(
+      res, path, G_RESOURCE_LOOKUP_FLAGS_NONE, NULL);
+  guint n = files ? g_strv_length(files) : 0;
+
+  if (n > 1)
+    qsort(files, n, sizeof *files, cmp_str_ptr);
+  for (guint i = 0; i < n; i++) {
+    g_autofree char *file = g_strconcat(path, files[i], NULL);
+    g_autofree char *source =
+        g_strdup_printf("models/%s/%s (built in)", dir, files[i]);
+    g_autoptr(GBytes) bytes =
+        g_resource_lookup_data(res, file, G_RESOURCE_LOOKUP_FLAGS_NONE, NULL);
+    gsize len = 0;
+    const char *data = g_bytes_get_data(bytes, &len);
+    if (!mdl_registry_load_data(r, data, len, source, error))
+      return FALSE;
+  }
+  return TRUE;
+}
+
+MdlRegistry *mdl_registry_new_builtin(GError **error)
+{
+  g_autoptr(MdlRegistry) r = mdl_registry_new();
+  static gsize registered = 0;
+  GResource *res;
+
+  /* The generated code hands out the resource only once initialised. */
+  if (g_once_init_enter(&registered)) {
+    ifsim_register_resource();
+    g_once_init_leave(&registered, 1);
+  }
+  res = ifsim_get_resource();
+
+  if (!load_builtin_dir(r, res, "links", error) ||
+      !load_builtin_dir(r, res, "switches", error) ||
+      !load_builtin_dir(r, res, "nics", error))
+    return NULL;
+  return g_steal_pointer(&r);
+}
+
+const MdlLink *mdl_registry_link(const MdlRegistry *r, const char *name)
+{
+  return g_hash_table_lookup(r->links, name);
+}
+
+const MdlSwitch *mdl_registry_switch(const MdlRegistry *r, const char *name)
+{
+  return g_hash_table_lookup(r->switches, name);
+}
+
+const MdlNic *mdl_registry_nic(const MdlRegistry *r, const char *name)
+{
+  return g_hash_table_lookup(r->nics, name);
+}
+
+static GPtrArray *sorted_keys(GHashTable *t)
+{
+  GPtrArray *names = g_ptr_array_new();
+  GHashTableIter it;
+  gpointer k;
+
+  g_hash_table_iter_init(&it, t);
+  while (g_hash_table_iter_next(&it, &k, NULL))
+    g_ptr_array_add(names, k);
+  g_ptr_array_sort(names, cmp_str_ptr);
+  return names;
+}
+
+GPtrArray *mdl_registry_link_names(const MdlRegistry *r)
+{
+  return sorted_keys(r->links);
+}
+
+GPtrArray *mdl_registry_switch_names(const MdlRegistry *r)
+{
+  return sorted_keys(r->switches);
+}
+
+GPtrArray *mdl_registry_nic_names(const MdlRegistry *r)
+{
+  return sorted_keys(r->nics);
+}

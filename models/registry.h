@@ -1,0 +1,61 @@
+/* MdlRegistry: the link, switch and NIC models known by name.
+ *
+ * Built-in models are the INI files under models/links/, models/switches/
+ * and models/nics/, compiled into the binary (GResource), so every command
+ * works from any directory.  Users add or change models with the same
+ * groups in a model file (`ifsim run -m calibrated.ini`) or a topology
+ * file:
+ *
+ *   [link nvlink4]            # change a built-in: only the keys given
+ *   latency_ns = 120
+ *
+ *   [link nvlink4-slow]       # a new model from an existing one
+ *   based_on = nvlink4
+ *   signal_GBd = 40
+ *
+ *   [link my-link]            # a new model from scratch: every key
+ *   family = ib               # without a default must be given
+ *   ...
+ *
+ * Loading is all or nothing: on any error the registry is unchanged and the
+ * error names the file, the group, the key and the accepted values. */
+#ifndef MODELS_REGISTRY_H
+#define MODELS_REGISTRY_H
+
+#include <glib.h>
+
+#include "models/device.h"
+#include "models/link.h"
+
+typedef struct MdlRegistry MdlRegistry;
+
+MdlRegistry *mdl_registry_new(void);
+MdlRegistry *mdl_registry_new_builtin(GError **error);
+void mdl_registry_free(MdlRegistry *r);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(MdlRegistry, mdl_registry_free)
+
+/* Applies every [link NAME], [switch NAME] and [nic NAME] group of INI text;
+ * any other group is an error.  `source` names the text in messages. */
+gboolean mdl_registry_load_data(MdlRegistry *r, const char *data, gsize len,
+                                const char *source, GError **error);
+gboolean mdl_registry_load_file(MdlRegistry *r, const char *path,
+                                GError **error);
+
+/* TRUE for a group name this registry reads ("link x", "switch x",
+ * "nic x"); topology files pass those groups on. */
+gboolean mdl_registry_is_model_group(const char *group);
+
+/* Applies the model groups of kf, ignoring the others. */
+gboolean mdl_registry_apply_keyfile(MdlRegistry *r, GKeyFile *kf,
+                                    const char *source, GError **error);
+
+const MdlLink *mdl_registry_link(const MdlRegistry *r, const char *name);
+const MdlSwitch *mdl_registry_switch(const MdlRegistry *r, const char *name);
+const MdlNic *mdl_registry_nic(const MdlRegistry *r, const char *name);
+
+/* Names in sorted order, borrowed from the registry (free the array). */
+GPtrArray *mdl_registry_link_names(const MdlRegistry *r);
+GPtrArray *mdl_registry_switch_names(const MdlRegistry *r);
+GPtrArray *mdl_registry_nic_names(const MdlRegistry *r);
+
+#endif /* MODELS_REGISTRY_H */
