@@ -296,6 +296,60 @@ START_TEST(test_socket_spec)
 }
 END_TEST
 
+/* Switch capacity = ports x port data rate x 2 directions, against the
+ * published aggregates: NVSwitch gen3 3.2 TB/s, Blackwell NVLink Switch
+ * 7.2 TB/s, Quantum HDR 16 Tb/s, Quantum-2 51.2 Tb/s, all bidirectional;
+ * Spectrum-4's 51.2 Tb/s counts each port once, as Ethernet vendors do
+ * (sources in docs/models.md). */
+START_TEST(test_switch_capacity)
+{
+  static const struct {
+    const char *name;
+    double bidir_Gbps;
+  } cases[] = {
+      {"nvswitch3", 3200 * 8},       {"nvswitch4", 7200 * 8},
+      {"quantum-hdr", 16000},        {"quantum2-ndr", 51200},
+      {"spectrum4-400g", 2 * 51200}, {"spectrum4-800g", 2 * 51200},
+  };
+
+  for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+    const MdlSwitch *sw = mdl_registry_switch(builtin, cases[i].name);
+    ck_assert_ptr_nonnull(sw);
+    ck_assert_double_eq_tol(2.0 * sw->ports *
+                                get_link(sw->port_link)->data_rate_Gbps,
+                            cases[i].bidir_Gbps, 1e-6);
+  }
+  /* NVLS reduces where NVSwitch gen3/gen4 are; SHARP on Quantum. */
+  ck_assert_uint_eq(mdl_registry_switch(builtin, "nvswitch3")->reduction,
+                    MDL_REDUCE_NVLS);
+  ck_assert_uint_eq(mdl_registry_switch(builtin, "nvswitch2")->reduction,
+                    MDL_REDUCE_NONE);
+  ck_assert_uint_eq(mdl_registry_switch(builtin, "quantum2-ndr")->reduction,
+                    MDL_REDUCE_SHARP);
+}
+END_TEST
+
+/* NICs: the network port is the bottleneck of every built-in NIC (a NIC is
+ * never sized below its port by its PCIe slot), and without GPUDirect data
+ * crosses PCIe twice. */
+START_TEST(test_nics)
+{
+  g_autoptr(GPtrArray) names = mdl_registry_nic_names(builtin);
+
+  ck_assert_uint_eq(names->len, 6);
+  for (guint i = 0; i < names->len; i++) {
+    const MdlNic *n = mdl_registry_nic(builtin, names->pdata[i]);
+    double net = n->ports * large_GBps(get_link(n->port_link), 0, MDL_OP_WRITE);
+    double host = large_GBps(get_link(n->host_link), 0, MDL_OP_WRITE);
+    ck_assert_msg(host > net, "%s: host %.1f <= network %.1f", n->name, host,
+                  net);
+    ck_assert_uint_eq(mdl_nic_pcie_crossings(n), 1);
+  }
+  ck_assert_double_eq(mdl_registry_nic(builtin, "cx6-hdr")->message_rate_Mpps,
+                      215);
+}
+END_TEST
+
 /* --- invariants of every built-in link ---------------------------------- */
 
 START_TEST(test_never_beats_line_rate)
@@ -436,6 +490,8 @@ Suite *suite_links(void)
   tcase_add_test(tc, test_roce_spec);
   tcase_add_test(tc, test_roce_measured);
   tcase_add_test(tc, test_socket_spec);
+  tcase_add_test(tc, test_switch_capacity);
+  tcase_add_test(tc, test_nics);
   suite_add_tcase(s, tc);
   tc = tcase_create("invariants");
   tcase_add_checked_fixture(tc, setup, teardown);
