@@ -299,3 +299,79 @@ void mdl_model_free(void *model, const MdlParamSpec *const *tables)
   g_free(*(char **)model);
   g_free(model);
 }
+
+static gboolean in_skip(const char *const *skip, const char *key)
+{
+  return skip && g_strv_contains(skip, key);
+}
+
+void mdl_params_apply_defaults(const MdlParamSpec *const *tables, void *model)
+{
+  for (; *tables; tables++) {
+    for (const MdlParamSpec *s = *tables; s->key; s++) {
+      gboolean ok;
+      if (!s->fallback || (s->type == MDL_PARAM_STRING && !*s->fallback))
+        continue;
+      ok = mdl_param_set(s, model, s->fallback, "default", NULL);
+      g_assert(ok);
+    }
+  }
+}
+
+gboolean mdl_params_check_required(GKeyFile *kf, const char *group,
+                                   const MdlParamSpec *const *tables,
+                                   const char *const *skip, const char *where,
+                                   GError **error)
+{
+  for (; *tables; tables++) {
+    for (const MdlParamSpec *s = *tables; s->key; s++) {
+      if (s->fallback || in_skip(skip, s->key) ||
+          g_key_file_has_key(kf, group, s->key, NULL))
+        continue;
+      g_set_error(error, MDL_ERROR, MDL_ERROR_MISSING,
+                  "%s %s: missing (%s; no default)", where, s->key, s->help);
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
+gboolean mdl_params_apply_group(GKeyFile *kf, const char *group,
+                                const MdlParamSpec *const *tables,
+                                const char *const *skip, void *model,
+                                const char *where, GError **error)
+{
+  g_auto(GStrv) keys = g_key_file_get_keys(kf, group, NULL, NULL);
+
+  for (guint i = 0; keys && keys[i]; i++) {
+    const MdlParamSpec *spec;
+    g_autofree char *value = NULL;
+    g_autoptr(GError) local = NULL;
+
+    if (in_skip(skip, keys[i]))
+      continue;
+    spec = mdl_param_find(tables, keys[i]);
+    if (!spec) {
+      const char *near = mdl_param_suggest(tables, keys[i]);
+      g_autofree char *known = mdl_param_list_keys(tables);
+      if (near)
+        g_set_error(error, MDL_ERROR, MDL_ERROR_UNKNOWN,
+                    "%s %s: unknown key (did you mean %s?)", where, keys[i],
+                    near);
+      else
+        g_set_error(error, MDL_ERROR, MDL_ERROR_UNKNOWN,
+                    "%s %s: unknown key (expected one of: %s)", where,
+                    keys[i], known);
+      return FALSE;
+    }
+    value = g_key_file_get_string(kf, group, keys[i], &local);
+    if (!value) {
+      g_set_error(error, MDL_ERROR, MDL_ERROR_VALUE, "%s %s: %s", where,
+                  keys[i], local->message);
+      return FALSE;
+    }
+    if (!mdl_param_set(spec, model, value, where, error))
+      return FALSE;
+  }
+  return TRUE;
+}

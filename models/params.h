@@ -84,6 +84,25 @@ char *mdl_param_list_keys(const MdlParamSpec *const *tables);
 const char *mdl_param_suggest(const MdlParamSpec *const *tables,
                               const char *key);
 
+/* Sets every parameter that has a default (an empty STRING default leaves
+ * the field NULL).  Defaults are valid by construction (tested). */
+void mdl_params_apply_defaults(const MdlParamSpec *const *tables,
+                               void *model);
+
+/* Refuses a group lacking a key that has no default; `skip` lists keys the
+ * caller handles itself (NULL-terminated, may be NULL). */
+gboolean mdl_params_check_required(GKeyFile *kf, const char *group,
+                                   const MdlParamSpec *const *tables,
+                                   const char *const *skip, const char *where,
+                                   GError **error);
+
+/* Sets every key of a group on model; a key that is neither in the tables
+ * nor in `skip` is an error suggesting the nearest known key. */
+gboolean mdl_params_apply_group(GKeyFile *kf, const char *group,
+                                const MdlParamSpec *const *tables,
+                                const char *const *skip, void *model,
+                                const char *where, GError **error);
+
 /* Models are structs that start with `char *name`, then the fields their
  * parameter tables describe (STRING fields owned).  These copy and free
  * one: the name and every STRING field are duplicated or freed. */

@@ -118,80 +118,6 @@ static gboolean name_valid(const char *name)
   return TRUE;
 }
 
-static gboolean is_structural(const char *key)
-{
-  return g_strv_contains(structural_keys, key);
-}
-
-static void apply_defaults(const MdlParamSpec *const *tables, void *model)
-{
-  for (; *tables; tables++) {
-    for (const MdlParamSpec *s = *tables; s->key; s++) {
-      gboolean ok;
-      if (!s->fallback || (s->type == MDL_PARAM_STRING && !*s->fallback))
-        continue;
-      ok = mdl_param_set(s, model, s->fallback, "default", NULL);
-      g_assert(ok); /* defaults are in range by construction (tested) */
-    }
-  }
-}
-
-static gboolean check_required(GKeyFile *kf, const char *group,
-                               const MdlParamSpec *const *tables,
-                               const char *where, GError **error)
-{
-  for (; *tables; tables++) {
-    for (const MdlParamSpec *s = *tables; s->key; s++) {
-      if (s->fallback || is_structural(s->key) ||
-          g_key_file_has_key(kf, group, s->key, NULL))
-        continue;
-      g_set_error(error, MDL_ERROR, MDL_ERROR_MISSING,
-                  "%s %s: missing (%s; no default)", where, s->key, s->help);
-      return FALSE;
-    }
-  }
-  return TRUE;
-}
-
-static gboolean apply_keys(GKeyFile *kf, const char *group,
-                           const MdlParamSpec *const *tables, void *model,
-                           const char *where, GError **error)
-{
-  g_auto(GStrv) keys = g_key_file_get_keys(kf, group, NULL, NULL);
-
-  for (guint i = 0; keys && keys[i]; i++) {
-    const MdlParamSpec *spec;
-    g_autofree char *value = NULL;
-    g_autoptr(GError) local = NULL;
-
-    if (is_structural(keys[i]))
-      continue;
-    spec = mdl_param_find(tables, keys[i]);
-    if (!spec) {
-      const char *near = mdl_param_suggest(tables, keys[i]);
-      g_autofree char *known = mdl_param_list_keys(tables);
-      if (near)
-        g_set_error(error, MDL_ERROR, MDL_ERROR_UNKNOWN,
-                    "%s %s: unknown key (did you mean %s?)", where, keys[i],
-                    near);
-      else
-        g_set_error(error, MDL_ERROR, MDL_ERROR_UNKNOWN,
-                    "%s %s: unknown key (expected one of: %s)", where, keys[i],
-                    known);
-      return FALSE;
-    }
-    value = g_key_file_get_string(kf, group, keys[i], &local);
-    if (!value) {
-      g_set_error(error, MDL_ERROR, MDL_ERROR_VALUE, "%s %s: %s", where,
-                  keys[i], local->message);
-      return FALSE;
-    }
-    if (!mdl_param_set(spec, model, value, where, error))
-      return FALSE;
-  }
-  return TRUE;
-}
-
 /* Looks up based_on and refuses what cannot be: based_on or family on an
  * existing model, both at once, an unknown base. */
 static gboolean resolve_base(GKeyFile *kf, const char *group, gboolean exists,
@@ -261,12 +187,14 @@ static gboolean apply_link(MdlRegistry *r, GKeyFile *kf, const char *group,
             l, family, where, error))
       return FALSE;
     mdl_link_param_tables(l, tables);
-    apply_defaults(tables, l);
-    if (!check_required(kf, group, tables, where, error))
+    mdl_params_apply_defaults(tables, l);
+    if (!mdl_params_check_required(kf, group, tables, structural_keys, where,
+                                    error))
       return FALSE;
   }
   mdl_link_param_tables(l, tables);
-  if (!apply_keys(kf, group, tables, l, where, error) ||
+  if (!mdl_params_apply_group(kf, group, tables, structural_keys, l, where,
+                               error) ||
       !mdl_link_finish(l, where, error))
     return FALSE;
   g_hash_table_replace(r->links, l->name, l);
@@ -323,8 +251,9 @@ static gboolean apply_device(const DeviceKind *k, GKeyFile *kf,
     model = k->copy(existing ? existing : base);
   } else {
     model = g_malloc0(k->size);
-    apply_defaults(k->tables, model);
-    if (!check_required(kf, group, k->tables, where, error)) {
+    mdl_params_apply_defaults(k->tables, model);
+    if (!mdl_params_check_required(kf, group, k->tables, structural_keys,
+                                    where, error)) {
       k->free(model);
       return FALSE;
     }
@@ -332,7 +261,8 @@ static gboolean apply_device(const DeviceKind *k, GKeyFile *kf,
   model_name = model;
   g_free(*model_name);
   *model_name = g_strdup(name);
-  if (!apply_keys(kf, group, k->tables, model, where, error) ||
+  if (!mdl_params_apply_group(kf, group, k->tables, structural_keys, model,
+                               where, error) ||
       (k->check && !k->check(model, where, error))) {
     k->free(model);
     return FALSE;

@@ -60,6 +60,7 @@ gboolean cli_parse_number_option(const gchar *option_name, const gchar *value,
 
 int cli_cmd_run(int argc, char **argv);
 int cli_cmd_models(int argc, char **argv);
+int cli_cmd_topo(int argc, char **argv);
 int cli_cmd_version(int argc, char **argv);
 
 #endif /* TOOLS_CLI_H */

@@ -37,7 +37,7 @@ START_TEST(test_builtin_complete)
 
   for (size_t i = 0; i < G_N_ELEMENTS(expected); i++)
     ck_assert_msg(mdl_registry_link(r, expected[i]), "no %s", expected[i]);
-  ck_assert_uint_eq(links->len, 37);
+  ck_assert_uint_eq(links->len, 38);
   ck_assert_ptr_nonnull(mdl_registry_switch(r, "nvswitch3"));
   ck_assert_ptr_nonnull(mdl_registry_switch(r, "quantum2-ndr"));
   ck_assert_ptr_nonnull(mdl_registry_switch(r, "pex89000"));

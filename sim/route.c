@@ -1,0 +1,62 @@
+/* Path helpers and flow hashing; see sim/route.h. */
+#include "sim/route.h"
+
+#include <string.h>
+
+gboolean sim_path_append(SimPath *a, const SimPath *b)
+{
+  if (a->n + b->n > SIM_PATH_MAX_HOPS)
+    return FALSE;
+  memcpy(a->hop + a->n, b->hop, b->n * sizeof b->hop[0]);
+  a->n += b->n;
+  return TRUE;
+}
+
+gboolean sim_path_valid(const SimFabric *f, const SimPath *p, SimNodeId src,
+                        SimNodeId dst)
+{
+  SimNodeId at = src;
+
+  for (guint32 i = 0; i < p->n; i++) {
+    const SimChannel *c = sim_fabric_channel(f, p->hop[i]);
+    if (c->src != at)
+      return FALSE;
+    at = c->dst;
+  }
+  return at == dst;
+}
+
+SimTime sim_path_latency_ps(const SimFabric *f, const SimPath *p)
+{
+  SimTime t = 0;
+
+  for (guint32 i = 0; i < p->n; i++)
+    t += sim_fabric_channel(f, p->hop[i])->latency_ps;
+  return t;
+}
+
+double sim_path_bottleneck_Bps(const SimFabric *f, const SimPath *p)
+{
+  double bw = G_MAXDOUBLE;
+
+  for (guint32 i = 0; i < p->n; i++)
+    bw = MIN(bw, sim_fabric_channel(f, p->hop[i])->rate_Bps);
+  return bw;
+}
+
+/* SplitMix64's finaliser: every input bit affects every output bit. */
+static guint64 mix64(guint64 z)
+{
+  z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+  z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+  return z ^ (z >> 31);
+}
+
+guint64 sim_flow_hash(guint64 seed, guint32 src, guint32 dst, guint64 flow,
+                      guint32 salt)
+{
+  guint64 h = mix64(seed + UINT64_C(0x9e3779b97f4a7c15));
+  h = mix64(h ^ (((guint64)src << 32) | dst));
+  h = mix64(h ^ flow);
+  return mix64(h ^ salt);
+}

@@ -1,0 +1,186 @@
+/* `ifsim topo`: what a system file builds — counts, per-GPU bandwidths,
+ * bisection (computed), diameters, oversubscription; its links; Graphviz.
+ *
+ *   ifsim topo [TOPO.ini]           the embedded DGX H100 without a file
+ *   ifsim topo --example NAME       a built-in example (--list shows them)
+ *   ifsim topo TOPO.ini --links     one line per link
+ *   ifsim topo TOPO.ini --dot out.dot */
+#include <stdio.h>
+#include <string.h>
+
+#include "tools/cli.h"
+#include "topologies/system.h"
+
+#define COMMAND "topo"
+
+static const char *const kind_names[] = {"gpu",         "cpu", "nic",
+                                         "nvswitch",    "pcie-switch",
+                                         "net-switch"};
+static const char *const family_names[] = {"NVLink", "PCIe", "InfiniBand",
+                                           "Ethernet (RoCE)", "socket"};
+
+static void print_summary(const TopoSystem *sys)
+{
+  TopoSummary s;
+  const SimFabric *f = topo_system_fabric(sys);
+  static const char *const net_names[] = {"none", "fat-tree", "dragonfly"};
+
+  topo_system_summary(sys, &s);
+  printf("System: %s\n", topo_system_name(sys));
+  printf("Servers: %u x %u GPUs = %u GPUs; %u CPU sockets; %u NICs\n",
+         s.servers, topo_system_gpus_per_server(sys), s.gpus, s.cpus, s.nics);
+  printf("Scale-up switches: %u NVSwitch, %u PCIe\n", s.nvswitches,
+         s.pcie_switches);
+  printf("Network: %s", net_names[topo_system_net(sys)]);
+  if (topo_system_net(sys) == TOPO_NET_FATTREE)
+    printf(", %u plane(s): %u leaves, %u spines, %u cores", s.net_planes,
+           s.net_switches[1], s.net_switches[2], s.net_switches[3]);
+  else if (topo_system_net(sys) == TOPO_NET_DRAGONFLY)
+    printf(": %u routers", s.net_switches[1]);
+  printf("\nPhysical links:");
+  for (guint i = 0; i < G_N_ELEMENTS(family_names); i++) {
+    if (s.links_by_family[i])
+      printf(" %s %" G_GUINT64_FORMAT ";", family_names[i],
+             s.links_by_family[i]);
+  }
+  printf("\nPer GPU: scale-up %.1f GB/s, scale-out %.1f GB/s (data rates, "
+         "one direction)\n",
+         s.gpu_scaleup_GBps, s.gpu_scaleout_GBps);
+  printf("Bisection: scale-up %.1f GB/s (server 0, GPUs in halves)",
+         s.scaleup_bisection_GBps);
+  if (s.servers > 1)
+    printf("; scale-out %.1f GB/s (servers in halves)",
+           s.scaleout_bisection_GBps);
+  printf("\nDiameter: %u hops GPU to GPU", s.diameter_hops);
+  if (s.network_diameter_hops)
+    printf(", %u NIC to NIC", s.network_diameter_hops);
+  printf("\n");
+  if (topo_system_net(sys) == TOPO_NET_FATTREE) {
+    static const char *const tiers[] = {"", "leaf", "spine", "core"};
+    printf("Oversubscription (down:up data rate, worst switch):");
+    for (guint t = 1; t <= 3; t++) {
+      if (s.oversubscription[t] > 0)
+        printf(" %s %.2f:1;", tiers[t], s.oversubscription[t]);
+    }
+    printf("\n");
+  }
+  printf("Fabric: %u nodes, %u channels, %.1f MiB\n", sim_fabric_n_nodes(f),
+         sim_fabric_n_channels(f),
+         sim_fabric_memory_bytes(f) / (1024.0 * 1024.0));
+}
+
+static void print_links(const TopoSystem *sys)
+{
+  const SimFabric *f = topo_system_fabric(sys);
+
+  printf("%-8s %-22s %-22s %-14s %5s %10s %9s\n", "channel", "from", "to",
+         "link", "width", "GB/s", "latency");
+  for (SimChannelId c = 0; c < sim_fabric_n_channels(f); c += 2) {
+    const SimChannel *ch = sim_fabric_channel(f, c);
+    printf("%-8u %-22s %-22s %-14s %5u %10.3f %7.1fns\n", c,
+           sim_fabric_node_name(f, ch->src), sim_fabric_node_name(f, ch->dst),
+           topo_channel_link(sys, c)->name, ch->width, ch->rate_Bps / 1e9,
+           sim_time_to_ns(ch->latency_ps));
+  }
+}
+
+static gboolean write_dot(const TopoSystem *sys, const char *path,
+                          GError **error)
+{
+  const SimFabric *f = topo_system_fabric(sys);
+  g_autoptr(GString) out = g_string_new("graph ifsim {\n  node [shape=box];\n");
+  g_autofree char *tmp = g_strdup_printf("%s.tmp", path);
+
+  for (SimNodeId n = 0; n < sim_fabric_n_nodes(f); n++) {
+    const SimNode *node = sim_fabric_node(f, n);
+    g_string_append_printf(out, "  \"%s\" [label=\"%s\\n%s\"];\n",
+                           sim_fabric_node_name(f, n),
+                           sim_fabric_node_name(f, n), kind_names[node->kind]);
+  }
+  for (SimChannelId c = 0; c < sim_fabric_n_channels(f); c += 2) {
+    const SimChannel *ch = sim_fabric_channel(f, c);
+    g_string_append_printf(out, "  \"%s\" -- \"%s\" [label=\"%s x%u\"];\n",
+                           sim_fabric_node_name(f, ch->src),
+                           sim_fabric_node_name(f, ch->dst),
+                           topo_channel_link(sys, c)->name, ch->width);
+  }
+  g_string_append(out, "}\n");
+  /* Written aside and renamed: a failed run leaves no half file. */
+  if (!g_file_set_contents(tmp, out->str, (gssize)out->len, error))
+    return FALSE;
+  if (rename(tmp, path) != 0) {
+    g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_FAILED,
+                "%s: cannot rename from %s", path, tmp);
+    remove(tmp);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+int cli_cmd_topo(int argc, char **argv)
+{
+  g_auto(GStrv) model_files = NULL;
+  g_auto(GStrv) files = NULL;
+  g_autofree char *example = NULL;
+  g_autofree char *dot = NULL;
+  gboolean links = FALSE, list = FALSE;
+  GOptionEntry entries[] = {
+    {"models", 'm', 0, G_OPTION_ARG_FILENAME_ARRAY, &model_files,
+     "Apply a model file first (repeatable)", "FILE"},
+    {"example", 0, 0, G_OPTION_ARG_STRING, &example,
+     "Use a built-in example instead of a file", "NAME"},
+    {"list", 0, 0, G_OPTION_ARG_NONE, &list,
+     "List the built-in examples and server templates", NULL},
+    {"links", 0, 0, G_OPTION_ARG_NONE, &links, "List every link", NULL},
+    {"dot", 0, 0, G_OPTION_ARG_FILENAME, &dot, "Write a Graphviz graph",
+     "FILE"},
+    {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files, NULL,
+     NULL},
+    G_OPTION_ENTRY_NULL};
+  g_autoptr(GOptionContext) ctx = cli_context_new(
+      "[TOPO.ini]", "Describe a system: counts, bandwidths, bisection, "
+                    "diameter.",
+      "Without a file, describes the embedded default (one DGX H100).\n"
+      "Config keys: docs/config.md.");
+  g_autoptr(TopoSystem) sys = NULL;
+  g_autoptr(GError) error = NULL;
+  int status = CLI_EXIT_USAGE;
+
+  g_option_context_add_main_entries(ctx, entries, NULL);
+  if (!cli_parse(ctx, COMMAND, &argc, &argv, &status))
+    return status;
+  if (list) {
+    g_auto(GStrv) ex = topo_builtin_examples();
+    g_auto(GStrv) sv = topo_builtin_servers();
+    printf("Examples (--example NAME):\n");
+    for (guint i = 0; ex[i]; i++)
+      printf("  %s\n", ex[i]);
+    printf("Server templates ([system] server = NAME):\n");
+    for (guint i = 0; sv[i]; i++)
+      printf("  %s\n", sv[i]);
+    return CLI_EXIT_OK;
+  }
+  if (files && files[0] && files[1]) {
+    g_set_error(&error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                "one topology file at a time ('%s' is extra)", files[1]);
+    return cli_report(COMMAND, error);
+  }
+  if (example && files) {
+    g_set_error(&error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                "give a file or --example, not both");
+    return cli_report(COMMAND, error);
+  }
+  if (example)
+    sys = topo_system_load_builtin(example, &error);
+  else
+    sys = topo_system_load(files ? files[0] : NULL,
+                           (const char *const *)model_files, &error);
+  if (!sys)
+    return cli_report(COMMAND, error);
+  print_summary(sys);
+  if (links)
+    print_links(sys);
+  if (dot && !write_dot(sys, dot, &error))
+    return cli_report(COMMAND, error);
+  return CLI_EXIT_OK;
+}

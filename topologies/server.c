@@ -1,0 +1,710 @@
+/* Server templates: reading [server NAME] groups and building servers into
+ * the fabric, plus the routes inside a server.
+ *
+ * A server is described by structure, not by an explicit graph: GPUs,
+ * sockets, NVLink (through NVSwitches with a per-switch split of each GPU's
+ * links, or direct GPU pairs), how GPUs attach to the host (PCIe or
+ * NVLink-C2C), PCIe switches in one or two levels, NICs.  Devices spread
+ * evenly: GPUs and NICs over the PCIe switches (or root ports), switches
+ * over the sockets.  That covers DGX/HGX A100, H100, H200, B200, GB200 NVL72
+ * and PCIe servers with and without switches, whose GPU pairs then show
+ * nvidia-smi's PIX (same switch), PXB (two switches under a top one), NODE
+ * (same socket) and SYS (across sockets).
+ *
+ * Inside a server, traffic between two GPUs with NVLink spreads over every
+ * NVSwitch (and direct link) in proportion to the links, as the hardware
+ * sprays it; other routes are the fastest single path for bulk data. */
+#include <stdio.h>
+#include <string.h>
+
+#include "topologies/system_internal.h"
+
+#define SOFF(f) offsetof(TopoServerSpec, f)
+
+static const char *const attach_names[] = {"pcie", "c2c", NULL};
+
+const MdlParamSpec topo_server_params[] = {
+  {"description", MDL_PARAM_STRING, SOFF(description), 0, 0, NULL, "",
+   "one line for listings"},
+  {"gpus", MDL_PARAM_UINT, SOFF(gpus), 1, 1024, NULL, NULL,
+   "GPUs in the server (one NVLink domain)"},
+  {"sockets", MDL_PARAM_UINT, SOFF(sockets), 1, 64, NULL, "2",
+   "CPU sockets"},
+  {"sockets_per_host", MDL_PARAM_UINT, SOFF(sockets_per_host), 0, 64, NULL,
+   "0", "sockets joined by socket links in one host (0: all)"},
+  {"socket_link", MDL_PARAM_STRING, SOFF(socket_link), 0, 0, NULL, "upi2",
+   "link between sockets (family socket)"},
+  {"socket_links", MDL_PARAM_UINT, SOFF(socket_links), 1, 16, NULL, "1",
+   "socket links between each pair of sockets"},
+  {"root_complex", MDL_PARAM_STRING, SOFF(root_complex), 0, 0, NULL,
+   "root-complex-gen5", "switch model of a socket's root complex"},
+  {"nvlink", MDL_PARAM_STRING, SOFF(nvlink), 0, 0, NULL, "none",
+   "NVLink link model, or none"},
+  {"nvlinks_per_gpu", MDL_PARAM_UINT, SOFF(nvlinks_per_gpu), 0, 64, NULL,
+   "0", "NVLinks of each GPU"},
+  {"nvswitch", MDL_PARAM_STRING, SOFF(nvswitch), 0, 0, NULL, "none",
+   "NVSwitch model, or none (direct links, see nvlink_pairs)"},
+  {"nvswitches", MDL_PARAM_UINT, SOFF(nvswitches), 0, 64, NULL, "0",
+   "NVSwitch chips"},
+  {"nvlink_split", MDL_PARAM_STRING, SOFF(nvlink_split), 0, 0, NULL, "",
+   "links from each GPU to each NVSwitch, e.g. 5,5,4,4 (default: even)"},
+  {"nvlink_pairs", MDL_PARAM_STRING, SOFF(nvlink_pairs), 0, 0, NULL, "",
+   "direct GPU links without NVSwitch, e.g. 0-1:2,0-2:1"},
+  {"gpu_attach", MDL_PARAM_ENUM, SOFF(gpu_attach), 0, 0, attach_names,
+   "pcie", "how GPUs reach their socket: pcie or c2c (NVLink-C2C)"},
+  {"gpu_pcie", MDL_PARAM_STRING, SOFF(gpu_pcie), 0, 0, NULL, "pcie5-x16",
+   "GPU PCIe link (also PCIe switch uplinks)"},
+  {"c2c_link", MDL_PARAM_STRING, SOFF(c2c_link), 0, 0, NULL, "nvlink-c2c",
+   "GPU-CPU link with gpu_attach = c2c"},
+  {"c2c_links", MDL_PARAM_UINT, SOFF(c2c_links), 1, 64, NULL, "10",
+   "C2C links per GPU"},
+  {"pcie_switch", MDL_PARAM_STRING, SOFF(pcie_switch), 0, 0, NULL, "none",
+   "PCIe switch model, or none (devices on root ports)"},
+  {"pcie_switches", MDL_PARAM_UINT, SOFF(pcie_switches), 0, 256, NULL, "0",
+   "PCIe switches holding GPUs and NICs"},
+  {"pcie_levels", MDL_PARAM_UINT, SOFF(pcie_levels), 1, 2, NULL, "1",
+   "1: switches on root ports; 2: under one top switch per socket"},
+  {"nic", MDL_PARAM_STRING, SOFF(nic), 0, 0, NULL, "none",
+   "NIC model, or none"},
+  {"nics", MDL_PARAM_UINT, SOFF(nics), 0, 1024, NULL, "0",
+   "scale-out NICs; NIC i is rail i"},
+  {"nic_affinity", MDL_PARAM_STRING, SOFF(nic_affinity), 0, 0, NULL, "",
+   "NIC of each GPU, e.g. 0,1,2,3 (default: closest)"},
+  MDL_PARAM_END,
+};
+
+static const MdlParamSpec *const server_tables[] = {topo_server_params,
+                                                    NULL};
+
+void topo_server_spec_free(TopoServerSpec *s)
+{
+  if (!s)
+    return;
+  g_free(s->split);
+  g_free(s->affinity);
+  if (s->pairs)
+    g_array_free(s->pairs, TRUE);
+  mdl_model_free(s, server_tables);
+}
+
+static gboolean is_none(const char *v)
+{
+  return !v || strcmp(v, "none") == 0;
+}
+
+/* Parses "a,b,c" into n unsigned numbers below limit. */
+static gboolean parse_uint_list(const char *text, guint32 n, guint32 limit,
+                                guint32 *out, const char *where,
+                                const char *key, GError **error)
+{
+  g_auto(GStrv) parts = g_strsplit(text, ",", -1);
+  guint32 count = g_strv_length(parts);
+
+  if (count != n) {
+    g_set_error(error, TOPO_ERROR, MDL_ERROR_VALUE,
+                "%s %s: '%s' has %u entries (expected %u)", where, key, text,
+                count, n);
+    return FALSE;
+  }
+  for (guint32 i = 0; i < n; i++) {
+    guint64 v;
+    g_strstrip(parts[i]);
+    if (!g_ascii_string_to_unsigned(parts[i], 10, 0, limit - 1, &v, NULL)) {
+      g_set_error(error, TOPO_ERROR, MDL_ERROR_VALUE,
+                  "%s %s: '%s' is not a whole number below %u", where, key,
+                  parts[i], limit);
+      return FALSE;
+    }
+    out[i] = (guint32)v;
+  }
+  return TRUE;
+}
+
+/* Parses "a-b:n, ..." direct NVLink pairs. */
+static gboolean parse_pairs(TopoServerSpec *s, const char *where,
+                            GError **error)
+{
+  g_auto(GStrv) parts = g_strsplit(s->nvlink_pairs, ",", -1);
+
+  s->pairs = g_array_new(FALSE, FALSE, sizeof(guint32) * 3);
+  for (guint i = 0; parts[i]; i++) {
+    guint32 t[3];
+    char *p = g_strstrip(parts[i]);
+    unsigned a, b, n;
+    int used = 0;
+    if (sscanf(p, "%u-%u:%u%n", &a, &b, &n, &used) != 3 ||
+        p[used] != '\0' || a >= s->gpus || b >= s->gpus || a == b || n == 0) {
+      g_set_error(error, TOPO_ERROR, MDL_ERROR_VALUE,
+                  "%s nvlink_pairs: '%s' is not GPU-GPU:LINKS with two "
+                  "different GPUs below %u and LINKS >= 1, e.g. 0-1:2",
+                  where, p, s->gpus);
+      return FALSE;
+    }
+    t[0] = a;
+    t[1] = b;
+    t[2] = n;
+    g_array_append_vals(s->pairs, t, 1);
+  }
+  return TRUE;
+}
+
+/* A model name a key refers to must exist and be of the right kind. */
+static gboolean check_link(const MdlRegistry *m, const char *name,
+                           const char *key, int family, const char *where,
+                           GError **error)
+{
+  const MdlLink *l = mdl_registry_link(m, name);
+
+  if (!l || (family >= 0 && l->family != (guint32)family)) {
+    g_set_error(error, TOPO_ERROR, l ? MDL_ERROR_CONFLICT : MDL_ERROR_UNKNOWN,
+                "%s %s: '%s' is %s (see 'ifsim models')", where, key, name,
+                l ? "a link of another family" : "not a known link");
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static gboolean check_switch(const MdlRegistry *m, const char *name,
+                             const char *key, MdlSwitchKind kind,
+                             const char *where, GError **error)
+{
+  const MdlSwitch *sw = mdl_registry_switch(m, name);
+
+  if (!sw || sw->kind != kind) {
+    g_set_error(error, TOPO_ERROR, sw ? MDL_ERROR_CONFLICT : MDL_ERROR_UNKNOWN,
+                "%s %s: '%s' is %s (see 'ifsim models')", where, key, name,
+                sw ? "a switch of another kind" : "not a known switch");
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static gboolean shape_error(const char *where, const char *key, GError **error,
+                            const char *fmt, ...) G_GNUC_PRINTF(4, 5);
+
+static gboolean shape_error(const char *where, const char *key, GError **error,
+                            const char *fmt, ...)
+{
+  va_list ap;
+  g_autofree char *msg = NULL;
+
+  va_start(ap, fmt);
+  msg = g_strdup_vprintf(fmt, ap);
+  va_end(ap);
+  g_set_error(error, TOPO_ERROR, MDL_ERROR_CONFLICT, "%s %s: %s", where, key,
+              msg);
+  return FALSE;
+}
+
+static gboolean check_nvlink(TopoServerSpec *s, const MdlRegistry *m,
+                             const char *where, GError **error)
+{
+  if (is_none(s->nvlink)) {
+    if (!is_none(s->nvswitch) || s->nvlinks_per_gpu || s->nvlink_pairs)
+      return shape_error(where, "nvlink", error,
+                         "is none, so nvswitch, nvlinks_per_gpu and "
+                         "nvlink_pairs must not be set");
+    return TRUE;
+  }
+  if (!check_link(m, s->nvlink, "nvlink", MDL_FAMILY_NVLINK, where, error))
+    return FALSE;
+  if (s->nvlinks_per_gpu == 0)
+    return shape_error(where, "nvlinks_per_gpu", error,
+                       "must be at least 1 with nvlink = %s", s->nvlink);
+  if (is_none(s->nvswitch)) {
+    guint32 *used = NULL;
+    gboolean ok = TRUE;
+    if (!s->nvlink_pairs || s->nvswitches)
+      return shape_error(where, "nvlink_pairs", error,
+                         "without an NVSwitch, give the direct links (and "
+                         "nvswitches = 0)");
+    if (!parse_pairs(s, where, error))
+      return FALSE;
+    used = g_new0(guint32, s->gpus);
+    for (guint i = 0; i < s->pairs->len; i++) {
+      const guint32 *t = (const guint32 *)s->pairs->data + 3 * i;
+      used[t[0]] += t[2];
+      used[t[1]] += t[2];
+    }
+    for (guint32 g = 0; ok && g < s->gpus; g++) {
+      if (used[g] > s->nvlinks_per_gpu)
+        ok = shape_error(where, "nvlink_pairs", error,
+                         "GPU %u has %u links, more than nvlinks_per_gpu = %u",
+                         g, used[g], s->nvlinks_per_gpu);
+    }
+    g_free(used);
+    return ok;
+  }
+  if (!check_switch(m, s->nvswitch, "nvswitch", MDL_SWITCH_NVSWITCH, where,
+                    error))
+    return FALSE;
+  if (s->nvswitches == 0)
+    return shape_error(where, "nvswitches", error,
+                       "must be at least 1 with nvswitch = %s", s->nvswitch);
+  if (s->nvlink_pairs)
+    return shape_error(where, "nvlink_pairs", error,
+                       "direct links and NVSwitches do not mix: give one");
+  s->split = g_new0(guint32, s->nvswitches);
+  if (s->nvlink_split) {
+    guint32 sum = 0;
+    if (!parse_uint_list(s->nvlink_split, s->nvswitches, 65, s->split, where,
+                         "nvlink_split", error))
+      return FALSE;
+    for (guint32 k = 0; k < s->nvswitches; k++)
+      sum += s->split[k];
+    if (sum != s->nvlinks_per_gpu)
+      return shape_error(where, "nvlink_split", error,
+                         "'%s' adds up to %u links, not nvlinks_per_gpu = %u",
+                         s->nvlink_split, sum, s->nvlinks_per_gpu);
+  } else {
+    if (s->nvlinks_per_gpu % s->nvswitches != 0)
+      return shape_error(where, "nvlink_split", error,
+                         "%u links do not split evenly over %u NVSwitches: "
+                         "give the split, e.g. nvlink_split = 5,5,4,4",
+                         s->nvlinks_per_gpu, s->nvswitches);
+    for (guint32 k = 0; k < s->nvswitches; k++)
+      s->split[k] = s->nvlinks_per_gpu / s->nvswitches;
+  }
+  for (guint32 k = 0; k < s->nvswitches; k++) {
+    guint32 ports = mdl_registry_switch(m, s->nvswitch)->ports;
+    if (s->split[k] * s->gpus > ports)
+      return shape_error(where, "nvlink_split", error,
+                         "NVSwitch %u would need %u ports (%u GPUs x %u "
+                         "links); %s has %u",
+                         k, s->split[k] * s->gpus, s->gpus, s->split[k],
+                         s->nvswitch, ports);
+  }
+  return TRUE;
+}
+
+static gboolean check_pcie(TopoServerSpec *s, const MdlRegistry *m,
+                           const char *where, GError **error)
+{
+  if (!check_link(m, s->gpu_pcie, "gpu_pcie", MDL_FAMILY_PCIE, where, error))
+    return FALSE;
+  if (s->gpu_attach == TOPO_ATTACH_C2C) {
+    if (!check_link(m, s->c2c_link, "c2c_link", -1, where, error))
+      return FALSE;
+    if (s->gpus % s->sockets != 0)
+      return shape_error(where, "gpus", error,
+                         "%u GPUs do not spread evenly over %u sockets for "
+                         "NVLink-C2C",
+                         s->gpus, s->sockets);
+  }
+  if (is_none(s->pcie_switch)) {
+    if (s->pcie_switches)
+      return shape_error(where, "pcie_switches", error,
+                         "is %u but pcie_switch is none", s->pcie_switches);
+    if (s->gpu_attach == TOPO_ATTACH_PCIE && s->gpus % s->sockets != 0)
+      return shape_error(where, "gpus", error,
+                         "%u GPUs do not spread evenly over %u sockets",
+                         s->gpus, s->sockets);
+    if (s->nics % s->sockets != 0)
+      return shape_error(where, "nics", error,
+                         "%u NICs do not spread evenly over %u sockets",
+                         s->nics, s->sockets);
+    return TRUE;
+  }
+  if (!check_switch(m, s->pcie_switch, "pcie_switch", MDL_SWITCH_PCIE, where,
+                    error))
+    return FALSE;
+  if (s->pcie_switches == 0 || s->pcie_switches % s->sockets != 0)
+    return shape_error(where, "pcie_switches", error,
+                       "%u switches do not spread evenly over %u sockets",
+                       s->pcie_switches, s->sockets);
+  if (s->gpu_attach == TOPO_ATTACH_PCIE && s->gpus % s->pcie_switches != 0)
+    return shape_error(where, "pcie_switches", error,
+                       "%u GPUs do not spread evenly over %u switches",
+                       s->gpus, s->pcie_switches);
+  if (s->nics % s->pcie_switches != 0)
+    return shape_error(where, "pcie_switches", error,
+                       "%u NICs do not spread evenly over %u switches",
+                       s->nics, s->pcie_switches);
+  if ((s->gpu_attach == TOPO_ATTACH_PCIE ? s->gpus : 0) / s->pcie_switches +
+          s->nics / s->pcie_switches + 1 >
+      mdl_registry_switch(m, s->pcie_switch)->ports)
+    return shape_error(where, "pcie_switches", error,
+                       "too few ports on %s for its devices and uplink",
+                       s->pcie_switch);
+  return TRUE;
+}
+
+/* GPU g's default NIC: a NIC under the same PCIe switch (or socket), the
+ * r-th GPU there taking the r-th NIC there, round robin. */
+static guint32 default_affinity(const TopoServerSpec *s, guint32 g)
+{
+  guint32 groups = s->pcie_switches ? s->pcie_switches : s->sockets;
+  guint32 gpus_per = s->gpus / groups ? s->gpus / groups : 1;
+  guint32 nics_per = s->nics / groups;
+  guint32 group = MIN(g / gpus_per, groups - 1), rank = g % gpus_per;
+
+  if (nics_per == 0)
+    return (guint32)((guint64)g * s->nics / s->gpus);
+  return group * nics_per + rank % nics_per;
+}
+
+TopoServerSpec *topo_server_spec_read(GKeyFile *kf, const char *group,
+                                      const char *name,
+                                      const MdlRegistry *models,
+                                      const char *where, GError **error)
+{
+  TopoServerSpec *s = g_new0(TopoServerSpec, 1);
+
+  s->name = g_strdup(name);
+  mdl_params_apply_defaults(server_tables, s);
+  if (!mdl_params_check_required(kf, group, server_tables, NULL, where,
+                                 error) ||
+      !mdl_params_apply_group(kf, group, server_tables, NULL, s, where,
+                              error))
+    goto fail;
+  if (s->sockets_per_host == 0)
+    s->sockets_per_host = s->sockets;
+  if (s->sockets % s->sockets_per_host != 0) {
+    shape_error(where, "sockets_per_host", error,
+                "%u sockets do not form hosts of %u", s->sockets,
+                s->sockets_per_host);
+    goto fail;
+  }
+  if ((s->sockets_per_host > 1 &&
+       !check_link(models, s->socket_link, "socket_link", MDL_FAMILY_SOCKET,
+                   where, error)) ||
+      !check_switch(models, s->root_complex, "root_complex",
+                    MDL_SWITCH_ROOT_COMPLEX, where, error) ||
+      !check_nvlink(s, models, where, error) ||
+      !check_pcie(s, models, where, error))
+    goto fail;
+  if (is_none(s->nic) != (s->nics == 0)) {
+    shape_error(where, "nics", error,
+                "give both nic (a model) and nics (>= 1), or neither");
+    goto fail;
+  }
+  if (s->nics && !mdl_registry_nic(models, s->nic)) {
+    g_set_error(error, TOPO_ERROR, MDL_ERROR_UNKNOWN,
+                "%s nic: '%s' is not a known NIC (see 'ifsim models')", where,
+                s->nic);
+    goto fail;
+  }
+  if (s->nics) {
+    s->affinity = g_new0(guint32, s->gpus);
+    if (s->nic_affinity) {
+      if (!parse_uint_list(s->nic_affinity, s->gpus, s->nics, s->affinity,
+                           where, "nic_affinity", error))
+        goto fail;
+    } else {
+      for (guint32 g = 0; g < s->gpus; g++)
+        s->affinity[g] = default_affinity(s, g);
+    }
+  } else if (s->nic_affinity) {
+    shape_error(where, "nic_affinity", error, "is set but there is no NIC");
+    goto fail;
+  }
+  return s;
+
+fail:
+  topo_server_spec_free(s);
+  return NULL;
+}
+
+/* --- building -------------------------------------------------------- */
+
+static SimNodeId add_node(TopoSystem *sys, TopoNodeKind kind, guint32 flags,
+                          guint32 server, guint32 index, guint32 model,
+                          const char *what)
+{
+  char name[64];
+
+  g_snprintf(name, sizeof name, "s%u.%s%u", server, what, index);
+  return sim_fabric_add_node(sys->fabric, kind, flags, server, index, model,
+                             name);
+}
+
+gboolean topo_build_servers(TopoSystem *sys, GError **error)
+{
+  const TopoServerSpec *sp = sys->server;
+  const MdlRegistry *m = sys->models;
+  const MdlSwitch *rc = mdl_registry_switch(m, sp->root_complex);
+  const MdlSwitch *nvsw =
+      sp->nvswitches ? mdl_registry_switch(m, sp->nvswitch) : NULL;
+  const MdlSwitch *pcisw =
+      sp->pcie_switches ? mdl_registry_switch(m, sp->pcie_switch) : NULL;
+  const MdlNic *nic = sp->nics ? mdl_registry_nic(m, sp->nic) : NULL;
+  const MdlLink *nvlink = is_none(sp->nvlink) ? NULL
+                                              : mdl_registry_link(m, sp->nvlink);
+  const MdlLink *gpu_pcie = mdl_registry_link(m, sp->gpu_pcie);
+  const MdlLink *c2c = sp->gpu_attach == TOPO_ATTACH_C2C
+                           ? mdl_registry_link(m, sp->c2c_link)
+                           : NULL;
+  const MdlLink *sock = mdl_registry_link(m, sp->socket_link);
+  const MdlLink *nic_host = nic ? mdl_registry_link(m, nic->host_link) : NULL;
+  guint32 gpus_per_sw = sp->pcie_switches ? sp->gpus / sp->pcie_switches : 0;
+  guint32 nics_per_sw = sp->pcie_switches ? sp->nics / sp->pcie_switches : 0;
+  guint32 sw_per_socket = sp->pcie_switches / sp->sockets;
+
+  (void)error;
+  sys->off_gpu = 0;
+  sys->off_cpu = sp->gpus;
+  sys->off_nic = sys->off_cpu + sp->sockets;
+  sys->off_nvsw = sys->off_nic + sp->nics;
+  sys->off_pcisw = sys->off_nvsw + sp->nvswitches;
+  sys->n_pcisw = sp->pcie_switches +
+                 (sp->pcie_switches && sp->pcie_levels == 2 ? sp->sockets : 0);
+  sys->local_nodes = sys->off_pcisw + sys->n_pcisw;
+
+  for (guint32 s = 0; s < sys->n_servers; s++) {
+    SimNodeId base = sim_fabric_n_nodes(sys->fabric);
+    guint32 first_ch = sim_fabric_n_channels(sys->fabric);
+#define GPU(i) (base + sys->off_gpu + (i))
+#define CPU(i) (base + sys->off_cpu + (i))
+#define NIC(i) (base + sys->off_nic + (i))
+#define NVSW(i) (base + sys->off_nvsw + (i))
+#define PCISW(i) (base + sys->off_pcisw + (i))
+
+    for (guint32 g = 0; g < sp->gpus; g++)
+      add_node(sys, TOPO_NODE_GPU, SIM_NODE_ENDPOINT, s, g, 0, "gpu");
+    for (guint32 c = 0; c < sp->sockets; c++)
+      add_node(sys, TOPO_NODE_CPU, SIM_NODE_ENDPOINT | SIM_NODE_FORWARDS, s,
+               c, topo_switch_id(sys, rc), "cpu");
+    for (guint32 n = 0; n < sp->nics; n++)
+      add_node(sys, TOPO_NODE_NIC, SIM_NODE_FORWARDS, s, n,
+               topo_nic_id(sys, nic), "nic");
+    for (guint32 k = 0; k < sp->nvswitches; k++)
+      add_node(sys, TOPO_NODE_NVSWITCH, SIM_NODE_FORWARDS, s, k,
+               topo_switch_id(sys, nvsw), "nvsw");
+    for (guint32 j = 0; j < sys->n_pcisw; j++)
+      add_node(sys, TOPO_NODE_PCIE_SWITCH, SIM_NODE_FORWARDS, s, j,
+               topo_switch_id(sys, pcisw), "pcisw");
+
+    /* NVLink: to every NVSwitch per the split, or direct pairs. */
+    for (guint32 g = 0; nvlink && g < sp->gpus; g++) {
+      for (guint32 k = 0; k < sp->nvswitches; k++) {
+        if (sp->split[k])
+          topo_add_link(sys, GPU(g), NVSW(k), nvlink, sp->split[k]);
+      }
+    }
+    for (guint i = 0; sp->pairs && i < sp->pairs->len; i++) {
+      const guint32 *t = (const guint32 *)sp->pairs->data + 3 * i;
+      topo_add_link(sys, GPU(t[0]), GPU(t[1]), nvlink, t[2]);
+    }
+    /* GPUs to their socket: NVLink-C2C, a PCIe switch or a root port. */
+    for (guint32 g = 0; g < sp->gpus; g++) {
+      if (c2c)
+        topo_add_link(sys, GPU(g), CPU(g / (sp->gpus / sp->sockets)), c2c,
+                      sp->c2c_links);
+      else if (sp->pcie_switches)
+        topo_add_link(sys, GPU(g), PCISW(g / gpus_per_sw), gpu_pcie, 1);
+      else
+        topo_add_link(sys, GPU(g), CPU(g / (sp->gpus / sp->sockets)),
+                      gpu_pcie, 1);
+    }
+    for (guint32 n = 0; n < sp->nics; n++) {
+      if (sp->pcie_switches)
+        topo_add_link(sys, NIC(n), PCISW(n / nics_per_sw), nic_host, 1);
+      else
+        topo_add_link(sys, NIC(n), CPU(n / (sp->nics / sp->sockets)),
+                      nic_host, 1);
+    }
+    /* PCIe switch uplinks: to the socket, or through a top switch. */
+    for (guint32 j = 0; j < sp->pcie_switches; j++) {
+      guint32 socket = j / sw_per_socket;
+      if (sp->pcie_levels == 2)
+        topo_add_link(sys, PCISW(j), PCISW(sp->pcie_switches + socket),
+                      gpu_pcie, 1);
+      else
+        topo_add_link(sys, PCISW(j), CPU(socket), gpu_pcie, 1);
+    }
+    for (guint32 c = 0; sp->pcie_switches && sp->pcie_levels == 2 &&
+                        c < sp->sockets;
+         c++)
+      topo_add_link(sys, PCISW(sp->pcie_switches + c), CPU(c), gpu_pcie, 1);
+    /* Sockets of one host, all to all. */
+    for (guint32 a = 0; a < sp->sockets; a++) {
+      for (guint32 b = a + 1; b < sp->sockets; b++) {
+        if (a / sp->sockets_per_host == b / sp->sockets_per_host)
+          topo_add_link(sys, CPU(a), CPU(b), sock, sp->socket_links);
+      }
+    }
+    if (s == 0)
+      sys->local_channels = sim_fabric_n_channels(sys->fabric) - first_ch;
+    g_assert(sim_fabric_n_channels(sys->fabric) - first_ch ==
+             sys->local_channels);
+#undef GPU
+#undef CPU
+#undef NIC
+#undef NVSW
+#undef PCISW
+  }
+  return TRUE;
+}
+
+/* --- routes inside a server ----------------------------------------- */
+
+/* Fastest single path from a to b inside server 0 (Dijkstra; only
+ * forwarding nodes in between); cost of a channel: latency plus 1 MiB at
+ * its rate.  FALSE when there is none. */
+static gboolean intra_fastest(const TopoSystem *sys, SimNodeId a,
+                              SimNodeId b, SimPath *out)
+{
+  guint32 n = sys->local_nodes;
+  g_autofree double *dist = g_new(double, n);
+  g_autofree SimChannelId *via = g_new(SimChannelId, n);
+  g_autofree gboolean *done = g_new0(gboolean, n);
+  SimNodeId stack[SIM_PATH_MAX_HOPS];
+  guint32 depth = 0;
+
+  for (guint32 i = 0; i < n; i++) {
+    dist[i] = G_MAXDOUBLE;
+    via[i] = SIM_NONE;
+  }
+  dist[a] = 0;
+  for (;;) {
+    guint32 u = SIM_NONE, deg;
+    const SimChannelId *outs;
+    for (guint32 i = 0; i < n; i++) {
+      if (!done[i] && dist[i] < G_MAXDOUBLE &&
+          (u == SIM_NONE || dist[i] < dist[u]))
+        u = i;
+    }
+    if (u == SIM_NONE || u == b)
+      break;
+    done[u] = TRUE;
+    if (u != a && !(sim_fabric_node(sys->fabric, u)->flags & SIM_NODE_FORWARDS))
+      continue;
+    outs = sim_fabric_out(sys->fabric, u, &deg);
+    for (guint32 i = 0; i < deg; i++) {
+      const SimChannel *c = sim_fabric_channel(sys->fabric, outs[i]);
+      double d;
+      if (c->dst >= n)
+        continue; /* leaves the server */
+      d = dist[u] + (double)c->latency_ps * 1e-12 + 1048576.0 / c->rate_Bps;
+      if (d < dist[c->dst]) {
+        dist[c->dst] = d;
+        via[c->dst] = outs[i];
+      }
+    }
+  }
+  if (dist[b] == G_MAXDOUBLE)
+    return FALSE;
+  for (SimNodeId at = b; at != a;) {
+    if (depth == SIM_PATH_MAX_HOPS)
+      return FALSE;
+    stack[depth++] = via[at];
+    at = sim_fabric_channel(sys->fabric, via[at])->src;
+  }
+  sim_path_clear(out);
+  while (depth > 0)
+    sim_path_push(out, stack[--depth]);
+  return TRUE;
+}
+
+/* GPU-to-GPU over NVLink: one path per NVSwitch (and the direct bundle),
+ * weighted by links.  FALSE when the pair shares no NVLink. */
+static gboolean intra_nvlink(const TopoSystem *sys, SimNodeId a, SimNodeId b,
+                             SimPathSet *out)
+{
+  const TopoServerSpec *sp = sys->server;
+  double total = 0;
+
+  out->n = 0;
+  for (guint32 k = 0; sp->split && k < sp->nvswitches; k++) {
+    SimNodeId sw = sys->off_nvsw + k;
+    SimPath *p;
+    if (!sp->split[k])
+      continue;
+    p = &out->path[out->n];
+    sim_path_clear(p);
+    sim_path_push(p, sim_fabric_find_channel(sys->fabric, a, sw));
+    sim_path_push(p, sim_fabric_find_channel(sys->fabric, sw, b));
+    out->weight[out->n++] = sp->split[k];
+    total += sp->split[k];
+  }
+  {
+    SimChannelId direct = sim_fabric_find_channel(sys->fabric, a, b);
+    if (direct != SIM_NONE) {
+      SimPath *p = &out->path[out->n];
+      sim_path_clear(p);
+      sim_path_push(p, direct);
+      out->weight[out->n] = sim_fabric_channel(sys->fabric, direct)->width;
+      total += out->weight[out->n++];
+    }
+  }
+  for (guint32 i = 0; i < out->n; i++)
+    out->weight[i] /= total;
+  return out->n > 0;
+}
+
+/* Arena layout per pair: n_paths, then per path: weight (a double in two
+ * words), n_hops, hops. */
+static void intra_store(TopoSystem *sys, guint32 key, const SimPathSet *ps)
+{
+  guint32 n = ps->n;
+
+  sys->intra_first[key] = sys->intra_sets->len;
+  g_array_append_val(sys->intra_sets, n);
+  for (guint32 i = 0; i < ps->n; i++) {
+    guint32 bits[2];
+    memcpy(bits, &ps->weight[i], sizeof bits);
+    g_array_append_vals(sys->intra_sets, bits, 2);
+    g_array_append_val(sys->intra_sets, ps->path[i].n);
+    g_array_append_vals(sys->intra_sets, ps->path[i].hop, ps->path[i].n);
+  }
+}
+
+void topo_build_intra_routes(TopoSystem *sys)
+{
+  guint32 n = sys->local_nodes;
+
+  sys->intra_first = g_new(guint32, (gsize)n * n);
+  sys->intra_sets = g_array_new(FALSE, FALSE, sizeof(guint32));
+  for (guint32 i = 0; i < n * n; i++)
+    sys->intra_first[i] = SIM_NONE;
+  for (SimNodeId a = 0; a < sys->off_nvsw; a++) {
+    for (SimNodeId b = 0; b < sys->off_nvsw; b++) {
+      SimPathSet ps;
+      const SimNode *na = sim_fabric_node(sys->fabric, a);
+      const SimNode *nb = sim_fabric_node(sys->fabric, b);
+      if (a == b)
+        continue;
+      if (!(na->kind == TOPO_NODE_GPU && nb->kind == TOPO_NODE_GPU &&
+            intra_nvlink(sys, a, b, &ps))) {
+        ps.n = 1;
+        ps.weight[0] = 1.0;
+        if (!intra_fastest(sys, a, b, &ps.path[0]))
+          continue;
+      }
+      intra_store(sys, a * n + b, &ps);
+    }
+  }
+}
+
+guint32 topo_node_server(const TopoSystem *sys, SimNodeId n)
+{
+  guint32 s = n / sys->local_nodes;
+  return s < sys->n_servers ? s : G_MAXUINT32;
+}
+
+gboolean topo_route_intra(const TopoSystem *sys, SimNodeId src,
+                          SimNodeId dst, SimPathSet *out)
+{
+  guint32 s = topo_node_server(sys, src);
+  guint32 a = src - s * sys->local_nodes, b;
+  guint32 at;
+  const guint32 *w;
+  SimChannelId ch_base = s * sys->local_channels;
+
+  if (s == G_MAXUINT32 || topo_node_server(sys, dst) != s)
+    return FALSE;
+  b = dst - s * sys->local_nodes;
+  at = sys->intra_first[a * sys->local_nodes + b];
+  if (at == SIM_NONE)
+    return FALSE;
+  w = (const guint32 *)sys->intra_sets->data + at;
+  out->n = *w++;
+  for (guint32 i = 0; i < out->n; i++) {
+    memcpy(&out->weight[i], w, sizeof(double));
+    w += 2;
+    out->path[i].n = *w++;
+    for (guint32 h = 0; h < out->path[i].n; h++)
+      out->path[i].hop[h] = *w++ + ch_base;
+  }
+  return TRUE;
+}

@@ -1,0 +1,742 @@
+/* TopoSystem: loading system files and building the fabric; see
+ * topologies/system.h.  The builders live in server.c, fattree.c and
+ * dragonfly.c; the measures of `ifsim topo` in analysis.c. */
+#include <string.h>
+
+#include "ifsim_resources.h"
+#include "topologies/system_internal.h"
+
+/* --- parameter tables ------------------------------------------------ */
+
+typedef struct {
+  char *name; /* params convention; unused */
+  char *description;
+  char *server;
+  guint32 servers;
+} SystemGroup;
+
+#define YOFF(f) offsetof(SystemGroup, f)
+static const MdlParamSpec system_params[] = {
+  {"description", MDL_PARAM_STRING, YOFF(description), 0, 0, NULL, "",
+   "one line for listings"},
+  {"server", MDL_PARAM_STRING, YOFF(server), 0, 0, NULL, NULL,
+   "server template: a [server NAME] of this file or built in"},
+  {"servers", MDL_PARAM_UINT, YOFF(servers), 1, 1u << 20, NULL, "1",
+   "servers (NVLink domains) in the system"},
+  MDL_PARAM_END,
+};
+static const MdlParamSpec *const system_tables[] = {system_params, NULL};
+
+static const char *const net_names[] = {"none", "fat-tree", "dragonfly",
+                                        NULL};
+static const char *const routing_names[] = {
+  "dmodk", "ecmp", "adaptive", "minimal", "valiant", "ugal-l", "ugal-g",
+  NULL};
+static const char *const arrangement_names[] = {"absolute", "relative",
+                                                "circulant", NULL};
+
+#define COFF(f) offsetof(TopoScaleout, f)
+const MdlParamSpec topo_scaleout_params[] = {
+  {"topology", MDL_PARAM_ENUM, COFF(topology), 0, 0, net_names, "none",
+   "none, fat-tree or dragonfly"},
+  {"link", MDL_PARAM_STRING, COFF(link), 0, 0, NULL, "",
+   "switch-to-switch link model (default: the NIC's port link)"},
+  {"switch", MDL_PARAM_STRING, COFF(sw), 0, 0, NULL, "",
+   "switch (router) model"},
+  {"routing", MDL_PARAM_ENUM, COFF(routing), 0, 0, routing_names, "ecmp",
+   "fat-tree: dmodk, ecmp, adaptive; dragonfly: minimal, valiant, ugal-l, "
+   "ugal-g (its default: minimal)"},
+  {"seed", MDL_PARAM_UINT, COFF(seed), 0, G_MAXUINT32, NULL, "1",
+   "seed of ECMP hashing and Valiant's random groups"},
+  {"tiers", MDL_PARAM_UINT, COFF(tiers), 1, 3, NULL, "2",
+   "fat-tree: switch tiers"},
+  {"radix", MDL_PARAM_UINT, COFF(radix), 0, 4096, NULL, "0",
+   "fat-tree: switch ports used (0: the switch model's)"},
+  {"oversubscription", MDL_PARAM_DOUBLE, COFF(oversubscription), 1, 64,
+   NULL, "1", "fat-tree: leaf down:up port ratio, e.g. 2 for 2:1"},
+  {"spine_oversubscription", MDL_PARAM_DOUBLE,
+   COFF(spine_oversubscription), 1, 64, NULL, "1",
+   "fat-tree, 3 tiers: spine down:up port ratio"},
+  {"rail_optimized", MDL_PARAM_BOOL, COFF(rail_optimized), 0, 0, NULL,
+   "false", "fat-tree: NIC i of every server to rail i's leaves"},
+  {"planes", MDL_PARAM_UINT, COFF(planes), 1, 16, NULL, "1",
+   "fat-tree: independent network planes"},
+  {"leaves", MDL_PARAM_UINT, COFF(leaves), 0, 1u << 20, NULL, "0",
+   "fat-tree: leaves per plane (0: as many as needed)"},
+  {"spines", MDL_PARAM_UINT, COFF(spines), 0, 1u << 20, NULL, "0",
+   "fat-tree: spines (2 tiers) or spines per pod (3 tiers); 0: one per "
+   "leaf uplink"},
+  {"cores", MDL_PARAM_UINT, COFF(cores), 0, 1u << 20, NULL, "0",
+   "fat-tree, 3 tiers: cores per spine index (0: one per spine uplink)"},
+  {"routers_per_group", MDL_PARAM_UINT, COFF(df_a), 0, 4096, NULL, "0",
+   "dragonfly: a"},
+  {"terminals_per_router", MDL_PARAM_UINT, COFF(df_p), 0, 4096, NULL, "0",
+   "dragonfly: p"},
+  {"global_links_per_router", MDL_PARAM_UINT, COFF(df_h), 0, 4096, NULL, "0",
+   "dragonfly: h"},
+  {"groups", MDL_PARAM_UINT, COFF(df_g), 0, 1u << 16, NULL, "0",
+   "dragonfly: g"},
+  {"arrangement", MDL_PARAM_ENUM, COFF(arrangement), 0, 0,
+   arrangement_names, "absolute",
+   "dragonfly global links: absolute, relative or circulant"},
+  {"global_link", MDL_PARAM_STRING, COFF(global_link), 0, 0, NULL, "",
+   "dragonfly: global link model (default: link)"},
+  MDL_PARAM_END,
+};
+static const MdlParamSpec *const scaleout_tables[] = {topo_scaleout_params,
+                                                      NULL};
+
+/* Keys of one topology that the others refuse. */
+static const char *const fattree_keys[] = {
+  "tiers", "radix", "oversubscription", "spine_oversubscription",
+  "rail_optimized", "planes", "leaves", "spines", "cores", NULL};
+static const char *const dragonfly_keys[] = {
+  "routers_per_group", "terminals_per_router", "global_links_per_router",
+  "groups", "arrangement", "global_link", NULL};
+
+/* --- model ids -------------------------------------------------------- */
+
+static guint32 ptr_id(GPtrArray *a, gconstpointer p)
+{
+  guint idx;
+
+  if (g_ptr_array_find(a, p, &idx))
+    return idx;
+  g_ptr_array_add(a, (gpointer)p);
+  return a->len - 1;
+}
+
+guint32 topo_tech_id(TopoSystem *sys, const MdlLink *l)
+{
+  return ptr_id(sys->techs, l);
+}
+
+guint32 topo_switch_id(TopoSystem *sys, const MdlSwitch *s)
+{
+  return s ? ptr_id(sys->switches, s) : SIM_NONE;
+}
+
+guint32 topo_nic_id(TopoSystem *sys, const MdlNic *n)
+{
+  return n ? ptr_id(sys->nics, n) : SIM_NONE;
+}
+
+SimChannelId topo_add_link(TopoSystem *sys, SimNodeId a, SimNodeId b,
+                           const MdlLink *l, guint32 width)
+{
+  return sim_fabric_add_link(sys->fabric, a, b, topo_tech_id(sys, l), width,
+                             width * mdl_link_data_rate_Bps(l),
+                             mdl_link_latency_ps(l));
+}
+
+/* --- built-in files ----------------------------------------------------- */
+
+static GResource *resources(void)
+{
+  static gsize registered = 0;
+
+  if (g_once_init_enter(&registered)) {
+    ifsim_register_resource();
+    g_once_init_leave(&registered, 1);
+  }
+  return ifsim_get_resource();
+}
+
+static GBytes *builtin_file(const char *dir, const char *name)
+{
+  g_autofree char *path =
+      g_strdup_printf("/ifsim/topologies/%s/%s.ini", dir, name);
+  return g_resource_lookup_data(resources(), path,
+                                G_RESOURCE_LOOKUP_FLAGS_NONE, NULL);
+}
+
+static GStrv builtin_names(const char *dir)
+{
+  g_autofree char *path = g_strdup_printf("/ifsim/topologies/%s/", dir);
+  GStrv files = g_resource_enumerate_children(
+      resources(), path, G_RESOURCE_LOOKUP_FLAGS_NONE, NULL);
+  guint n = files ? g_strv_length(files) : 0;
+
+  if (!files)
+    return g_new0(char *, 1);
+  for (guint i = 0; i < n; i++) {
+    char *dot = strrchr(files[i], '.');
+    if (dot)
+      *dot = '\0';
+  }
+  return files;
+}
+
+/* qsort over char * with strcmp needs pointers to pointers. */
+static int cmp_strp(const void *a, const void *b)
+{
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+GStrv topo_builtin_examples(void)
+{
+  GStrv v = builtin_names("examples");
+  qsort(v, g_strv_length(v), sizeof *v, cmp_strp);
+  return v;
+}
+
+GStrv topo_builtin_servers(void)
+{
+  GStrv v = builtin_names("servers");
+  qsort(v, g_strv_length(v), sizeof *v, cmp_strp);
+  return v;
+}
+
+/* --- loading ------------------------------------------------------------- */
+
+void topo_system_free(TopoSystem *sys)
+{
+  if (!sys)
+    return;
+  g_free(sys->name);
+  mdl_registry_free(sys->models);
+  topo_server_spec_free(sys->server);
+  sim_fabric_free(sys->fabric);
+  if (sys->techs)
+    g_ptr_array_free(sys->techs, TRUE);
+  if (sys->switches)
+    g_ptr_array_free(sys->switches, TRUE);
+  if (sys->nics)
+    g_ptr_array_free(sys->nics, TRUE);
+  g_free(sys->intra_first);
+  if (sys->intra_sets)
+    g_array_free(sys->intra_sets, TRUE);
+  if (sys->endpoints)
+    g_array_free(sys->endpoints, TRUE);
+  g_free(sys->nic_first_ep);
+  g_free(sys->nic_n_ep);
+  topo_fattree_free(sys->ft);
+  topo_dragonfly_free(sys->df);
+  g_free(sys->scaleout.link);
+  g_free(sys->scaleout.sw);
+  g_free(sys->scaleout.global_link);
+  g_free(sys);
+}
+
+static gboolean check_groups(GKeyFile *kf, const char *source, GError **error)
+{
+  g_auto(GStrv) groups = g_key_file_get_groups(kf, NULL);
+
+  for (guint i = 0; groups[i]; i++) {
+    if (strcmp(groups[i], "system") == 0 || strcmp(groups[i], "scaleout") == 0 ||
+        g_str_has_prefix(groups[i], "server ") ||
+        mdl_registry_is_model_group(groups[i]))
+      continue;
+    g_set_error(error, TOPO_ERROR, MDL_ERROR_UNKNOWN,
+                "%s: [%s]: unknown group (expected [system], [scaleout], "
+                "[server NAME], [link NAME], [switch NAME] or [nic NAME])",
+                source, groups[i]);
+    return FALSE;
+  }
+  if (!g_key_file_has_group(kf, "system")) {
+    g_set_error(error, TOPO_ERROR, MDL_ERROR_MISSING,
+                "%s: [system]: missing (it names the server template and "
+                "the server count)",
+                source);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* The [server NAME] template: from this file, else built in. */
+static TopoServerSpec *load_server(TopoSystem *sys, GKeyFile *kf,
+                                   const char *source, const char *name,
+                                   GError **error)
+{
+  g_autofree char *group = g_strdup_printf("server %s", name);
+  g_autofree char *where = NULL;
+  g_autoptr(GBytes) bytes = NULL;
+  g_autoptr(GKeyFile) builtin = NULL;
+  g_autofree char *bsource = NULL;
+  gsize len;
+  const char *data;
+
+  if (g_key_file_has_group(kf, group)) {
+    where = g_strdup_printf("%s: [%s]", source, group);
+    return topo_server_spec_read(kf, group, name, sys->models, where, error);
+  }
+  bytes = builtin_file("servers", name);
+  if (!bytes) {
+    g_auto(GStrv) known = topo_builtin_servers();
+    g_autofree char *list = g_strjoinv(", ", known);
+    g_set_error(error, TOPO_ERROR, MDL_ERROR_UNKNOWN,
+                "%s: [system] server: '%s' is neither a [server %s] of this "
+                "file nor built in (%s)",
+                source, name, name, list);
+    return NULL;
+  }
+  bsource = g_strdup_printf("topologies/servers/%s.ini (built in)", name);
+  data = g_bytes_get_data(bytes, &len);
+  builtin = mdl_ini_load(data, len, bsource, error);
+  if (!builtin)
+    return NULL;
+  where = g_strdup_printf("%s: [%s]", bsource, group);
+  return topo_server_spec_read(builtin, group, name, sys->models, where,
+                               error);
+}
+
+static gboolean read_scaleout(TopoSystem *sys, GKeyFile *kf,
+                              const char *source, GError **error)
+{
+  TopoScaleout *c = &sys->scaleout;
+  g_autofree char *where = g_strdup_printf("%s: [scaleout]", source);
+  const char *const *refused = NULL;
+  const char *topo;
+
+  mdl_params_apply_defaults(scaleout_tables, c);
+  if (g_key_file_has_group(kf, "scaleout") &&
+      !mdl_params_apply_group(kf, "scaleout", scaleout_tables, NULL, c, where,
+                              error))
+    return FALSE;
+  if (c->topology == TOPO_NET_DRAGONFLY &&
+      !g_key_file_has_key(kf, "scaleout", "routing", NULL))
+    c->routing = TOPO_ROUTE_MINIMAL;
+  topo = net_names[c->topology];
+  if (c->topology == TOPO_NET_FATTREE)
+    refused = dragonfly_keys;
+  else if (c->topology == TOPO_NET_DRAGONFLY)
+    refused = fattree_keys;
+  for (guint i = 0; refused && refused[i]; i++) {
+    if (g_key_file_has_key(kf, "scaleout", refused[i], NULL)) {
+      g_set_error(error, TOPO_ERROR, MDL_ERROR_CONFLICT,
+                  "%s %s: does not apply to topology = %s", where,
+                  refused[i], topo);
+      return FALSE;
+    }
+  }
+  if (c->topology == TOPO_NET_NONE) {
+    g_auto(GStrv) keys =
+        g_key_file_has_group(kf, "scaleout")
+            ? g_key_file_get_keys(kf, "scaleout", NULL, NULL)
+            : NULL;
+    for (guint i = 0; keys && keys[i]; i++) {
+      if (strcmp(keys[i], "topology") != 0) {
+        g_set_error(error, TOPO_ERROR, MDL_ERROR_CONFLICT,
+                    "%s %s: does not apply to topology = none", where,
+                    keys[i]);
+        return FALSE;
+      }
+    }
+    if (sys->n_servers > 1) {
+      g_set_error(error, TOPO_ERROR, MDL_ERROR_MISSING,
+                  "%s topology: %u servers need a scale-out network "
+                  "(fat-tree or dragonfly)",
+                  where, sys->n_servers);
+      return FALSE;
+    }
+    return TRUE;
+  }
+  if ((c->topology == TOPO_NET_FATTREE) != (c->routing <= TOPO_ROUTE_ADAPTIVE)) {
+    g_set_error(error, TOPO_ERROR, MDL_ERROR_CONFLICT,
+                "%s routing: %s does not apply to topology = %s (%s)", where,
+                routing_names[c->routing], topo,
+                c->topology == TOPO_NET_FATTREE
+                    ? "dmodk, ecmp or adaptive"
+                    : "minimal, valiant, ugal-l or ugal-g");
+    return FALSE;
+  }
+  if (sys->server->nics == 0) {
+    g_set_error(error, TOPO_ERROR, MDL_ERROR_CONFLICT,
+                "%s topology: server '%s' has no NIC to connect", where,
+                sys->server->name);
+    return FALSE;
+  }
+  if (!c->sw || !mdl_registry_switch(sys->models, c->sw)) {
+    g_set_error(error, TOPO_ERROR,
+                c->sw ? MDL_ERROR_UNKNOWN : MDL_ERROR_MISSING,
+                "%s switch: %s (a switch model, see 'ifsim models')", where,
+                c->sw ? "unknown" : "missing");
+    return FALSE;
+  }
+  if (!c->link)
+    c->link = g_strdup(mdl_registry_nic(sys->models, sys->server->nic)->port_link);
+  if (!mdl_registry_link(sys->models, c->link)) {
+    g_set_error(error, TOPO_ERROR, MDL_ERROR_UNKNOWN,
+                "%s link: '%s' is not a known link (see 'ifsim models')",
+                where, c->link);
+    return FALSE;
+  }
+  if (!c->global_link)
+    c->global_link = g_strdup(c->link);
+  if (!mdl_registry_link(sys->models, c->global_link)) {
+    g_set_error(error, TOPO_ERROR, MDL_ERROR_UNKNOWN,
+                "%s global_link: '%s' is not a known link", where,
+                c->global_link);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* Every NIC port is an endpoint of the network, on plane
+ * (nic * ports + port) mod planes. */
+static void make_endpoints(TopoSystem *sys)
+{
+  const TopoServerSpec *sp = sys->server;
+  const MdlNic *nic = mdl_registry_nic(sys->models, sp->nic);
+  guint32 planes =
+      sys->scaleout.topology == TOPO_NET_FATTREE ? sys->scaleout.planes : 1;
+  guint32 total = sys->n_servers * sp->nics;
+
+  sys->endpoints = g_array_new(FALSE, FALSE, sizeof(TopoEndpoint));
+  sys->nic_first_ep = g_new(guint32, total);
+  sys->nic_n_ep = g_new(guint32, total);
+  for (guint32 s = 0; s < sys->n_servers; s++) {
+    for (guint32 n = 0; n < sp->nics; n++) {
+      guint32 k = s * sp->nics + n;
+      sys->nic_first_ep[k] = sys->endpoints->len;
+      sys->nic_n_ep[k] = nic->ports;
+      for (guint32 p = 0; p < nic->ports; p++) {
+        TopoEndpoint e = {.nic = topo_nic(sys, s, n),
+                          .server = s,
+                          .nic_index = n,
+                          .port = p,
+                          .plane = (n * nic->ports + p) % planes,
+                          .up = SIM_NONE};
+        g_array_append_val(sys->endpoints, e);
+      }
+    }
+  }
+}
+
+static TopoSystem *system_build(GKeyFile *kf, const char *source,
+                                const char *const *models, GError **error)
+{
+  g_autoptr(TopoSystem) sys = g_new0(TopoSystem, 1);
+  g_autofree char *where = g_strdup_printf("%s: [system]", source);
+  SystemGroup sg = {0};
+  gboolean ok;
+
+  if (!check_groups(kf, source, error))
+    return NULL;
+  sys->models = mdl_registry_new_builtin(error);
+  if (!sys->models)
+    return NULL;
+  for (guint i = 0; models && models[i]; i++) {
+    if (!mdl_registry_load_file(sys->models, models[i], error))
+      return NULL;
+  }
+  if (!mdl_registry_apply_keyfile(sys->models, kf, source, error))
+    return NULL;
+  mdl_params_apply_defaults(system_tables, &sg);
+  ok = mdl_params_check_required(kf, "system", system_tables, NULL, where,
+                                 error) &&
+       mdl_params_apply_group(kf, "system", system_tables, NULL, &sg, where,
+                              error);
+  if (ok) {
+    sys->name = g_strdup(sg.description ? sg.description : source);
+    sys->n_servers = sg.servers;
+    sys->server = load_server(sys, kf, source, sg.server, error);
+    ok = sys->server != NULL;
+  }
+  g_free(sg.description);
+  g_free(sg.server);
+  if (!ok || !read_scaleout(sys, kf, source, error))
+    return NULL;
+
+  sys->fabric = sim_fabric_new();
+  sys->techs = g_ptr_array_new();
+  sys->switches = g_ptr_array_new();
+  sys->nics = g_ptr_array_new();
+  if (!topo_build_servers(sys, error))
+    return NULL;
+  if (sys->scaleout.topology != TOPO_NET_NONE) {
+    g_autofree char *swhere = g_strdup_printf("%s: [scaleout]", source);
+    make_endpoints(sys);
+    if (sys->scaleout.topology == TOPO_NET_FATTREE)
+      ok = topo_build_fattree(sys, swhere, error);
+    else
+      ok = topo_build_dragonfly(sys, swhere, error);
+    if (!ok)
+      return NULL;
+  }
+  sim_fabric_finalize(sys->fabric);
+  topo_build_intra_routes(sys);
+  return g_steal_pointer(&sys);
+}
+
+TopoSystem *topo_system_load_data(const char *data, gsize len,
+                                  const char *source,
+                                  const char *const *models, GError **error)
+{
+  g_autoptr(GKeyFile) kf = mdl_ini_load(data, len, source, error);
+
+  return kf ? system_build(kf, source, models, error) : NULL;
+}
+
+TopoSystem *topo_system_load_builtin(const char *name, GError **error)
+{
+  g_autoptr(GBytes) bytes = NULL;
+  g_autofree char *source = NULL;
+  gsize len;
+  const char *data;
+
+  if (g_str_has_prefix(name, "server:")) {
+    g_autofree char *text = g_strdup_printf("[system]\nserver = %s\n",
+                                            name + strlen("server:"));
+    return topo_system_load_data(text, strlen(text), name, NULL, error);
+  }
+  bytes = builtin_file("examples", name);
+  if (!bytes) {
+    g_auto(GStrv) known = topo_builtin_examples();
+    g_autofree char *list = g_strjoinv(", ", known);
+    g_set_error(error, TOPO_ERROR, MDL_ERROR_UNKNOWN,
+                "no built-in example '%s' (known: %s)", name, list);
+    return NULL;
+  }
+  source = g_strdup_printf("topologies/examples/%s.ini (built in)", name);
+  data = g_bytes_get_data(bytes, &len);
+  return topo_system_load_data(data, len, source, NULL, error);
+}
+
+TopoSystem *topo_system_load(const char *path, const char *const *models,
+                             GError **error)
+{
+  g_autofree char *data = NULL;
+  gsize len = 0;
+  g_autoptr(GError) local = NULL;
+
+  if (!path) {
+    if (!models || !models[0])
+      return topo_system_load_builtin("dgx-h100", error);
+    {
+      g_autoptr(GBytes) bytes = builtin_file("examples", "dgx-h100");
+      const char *d = g_bytes_get_data(bytes, &len);
+      return topo_system_load_data(d, len, "dgx-h100 (built in)", models,
+                                   error);
+    }
+  }
+  if (!g_file_get_contents(path, &data, &len, &local)) {
+    g_set_error(error, TOPO_ERROR, MDL_ERROR_SYNTAX, "%s: cannot read: %s",
+                path, local->message);
+    return NULL;
+  }
+  return topo_system_load_data(data, len, path, models, error);
+}
+
+/* --- accessors ----------------------------------------------------------- */
+
+const SimFabric *topo_system_fabric(const TopoSystem *sys)
+{
+  return sys->fabric;
+}
+
+const MdlRegistry *topo_system_models(const TopoSystem *sys)
+{
+  return sys->models;
+}
+
+const char *topo_system_name(const TopoSystem *sys)
+{
+  return sys->name;
+}
+
+guint32 topo_system_servers(const TopoSystem *sys)
+{
+  return sys->n_servers;
+}
+
+guint32 topo_system_gpus_per_server(const TopoSystem *sys)
+{
+  return sys->server->gpus;
+}
+
+guint32 topo_nics_per_server(const TopoSystem *sys)
+{
+  return sys->server->nics;
+}
+
+TopoNetKind topo_system_net(const TopoSystem *sys)
+{
+  return sys->scaleout.topology;
+}
+
+const MdlLink *topo_channel_link(const TopoSystem *sys, SimChannelId c)
+{
+  return sys->techs->pdata[sim_fabric_channel(sys->fabric, c)->tech];
+}
+
+const MdlSwitch *topo_node_switch(const TopoSystem *sys, SimNodeId n)
+{
+  const SimNode *node = sim_fabric_node(sys->fabric, n);
+
+  if (node->kind == TOPO_NODE_GPU || node->kind == TOPO_NODE_NIC ||
+      node->model == SIM_NONE)
+    return NULL;
+  return sys->switches->pdata[node->model];
+}
+
+const MdlNic *topo_node_nic(const TopoSystem *sys, SimNodeId n)
+{
+  const SimNode *node = sim_fabric_node(sys->fabric, n);
+
+  return node->kind == TOPO_NODE_NIC ? sys->nics->pdata[node->model] : NULL;
+}
+
+SimNodeId topo_gpu(const TopoSystem *sys, guint32 server, guint32 gpu)
+{
+  g_assert(server < sys->n_servers && gpu < sys->server->gpus);
+  return server * sys->local_nodes + sys->off_gpu + gpu;
+}
+
+SimNodeId topo_nic(const TopoSystem *sys, guint32 server, guint32 nic)
+{
+  g_assert(server < sys->n_servers && nic < sys->server->nics);
+  return server * sys->local_nodes + sys->off_nic + nic;
+}
+
+guint32 topo_gpu_nic(const TopoSystem *sys, guint32 gpu)
+{
+  g_assert(sys->server->affinity && gpu < sys->server->gpus);
+  return sys->server->affinity[gpu];
+}
+
+/* --- routing --------------------------------------------------------------- */
+
+/* The NIC a node leaves (or enters) its server by. */
+static gboolean home_nic(const TopoSystem *sys, SimNodeId n, guint32 server,
+                         SimNodeId *nic, GError **error)
+{
+  const SimNode *node = sim_fabric_node(sys->fabric, n);
+  const TopoServerSpec *sp = sys->server;
+
+  if (sp->nics == 0) {
+    g_set_error(error, TOPO_ERROR, MDL_ERROR_CONFLICT,
+                "%s: server '%s' has no NIC to leave by",
+                sim_fabric_node_name(sys->fabric, n), sp->name);
+    return FALSE;
+  }
+  switch ((TopoNodeKind)node->kind) {
+  case TOPO_NODE_NIC: *nic = n; return TRUE;
+  case TOPO_NODE_GPU:
+    *nic = topo_nic(sys, server, sp->affinity[node->index]);
+    return TRUE;
+  case TOPO_NODE_CPU:
+    /* the first NIC of the socket's share */
+    *nic = topo_nic(sys, server,
+                    MIN(node->index * (sp->nics / sp->sockets), sp->nics - 1));
+    return TRUE;
+  default:
+    g_set_error(error, TOPO_ERROR, MDL_ERROR_CONFLICT,
+                "%s: a switch is not a traffic endpoint",
+                sim_fabric_node_name(sys->fabric, n));
+    return FALSE;
+  }
+}
+
+gboolean topo_route_network(const TopoSystem *sys, SimNodeId src_nic,
+                            SimNodeId dst_nic, guint64 flow,
+                            const SimLoadHook *load, SimPath *out,
+                            GError **error)
+{
+  guint32 ks = topo_node_server(sys, src_nic) * sys->server->nics +
+               sim_fabric_node(sys->fabric, src_nic)->index;
+  guint32 kd = topo_node_server(sys, dst_nic) * sys->server->nics +
+               sim_fabric_node(sys->fabric, dst_nic)->index;
+  const TopoEndpoint *eps = (const TopoEndpoint *)sys->endpoints->data;
+  const TopoEndpoint *src, *dst = NULL;
+  gboolean ok;
+
+  src = &eps[sys->nic_first_ep[ks] +
+             (sys->nic_n_ep[ks] > 1
+                  ? sim_flow_hash(sys->scaleout.seed, src_nic, dst_nic, flow,
+                                  7) %
+                        sys->nic_n_ep[ks]
+                  : 0)];
+  for (guint32 i = 0; i < sys->nic_n_ep[kd]; i++) {
+    const TopoEndpoint *e = &eps[sys->nic_first_ep[kd] + i];
+    if (e->plane == src->plane) {
+      dst = e;
+      break;
+    }
+  }
+  if (!dst) {
+    g_set_error(error, TOPO_ERROR, MDL_ERROR_CONFLICT,
+                "%s and %s share no network plane",
+                sim_fabric_node_name(sys->fabric, src_nic),
+                sim_fabric_node_name(sys->fabric, dst_nic));
+    return FALSE;
+  }
+  sim_path_clear(out);
+  if (sys->ft)
+    ok = topo_fattree_route(sys, src, dst, flow, load, out);
+  else
+    ok = topo_dragonfly_route(sys, src, dst, flow, load, out);
+  if (!ok)
+    g_set_error(error, TOPO_ERROR, MDL_ERROR_CONFLICT,
+                "no network path from %s to %s",
+                sim_fabric_node_name(sys->fabric, src_nic),
+                sim_fabric_node_name(sys->fabric, dst_nic));
+  return ok;
+}
+
+/* The best-weighted path of an intra-server route. */
+static gboolean intra_single(const TopoSystem *sys, SimNodeId a, SimNodeId b,
+                             SimPath *out)
+{
+  SimPathSet ps;
+  guint32 best = 0;
+
+  if (a == b) {
+    sim_path_clear(out);
+    return TRUE;
+  }
+  if (!topo_route_intra(sys, a, b, &ps))
+    return FALSE;
+  for (guint32 i = 1; i < ps.n; i++) {
+    if (ps.weight[i] > ps.weight[best])
+      best = i;
+  }
+  *out = ps.path[best];
+  return TRUE;
+}
+
+gboolean topo_route(const TopoSystem *sys, SimNodeId src, SimNodeId dst,
+                    guint64 flow, const SimLoadHook *load, SimPathSet *out,
+                    GError **error)
+{
+  guint32 ss = topo_node_server(sys, src), sd = topo_node_server(sys, dst);
+  SimNodeId nic_s, nic_d;
+  SimPath seg;
+  SimPath *p = &out->path[0];
+
+  if (src == dst || ss == G_MAXUINT32 || sd == G_MAXUINT32) {
+    g_set_error(error, TOPO_ERROR, MDL_ERROR_CONFLICT,
+                "cannot route from %s to %s: %s",
+                sim_fabric_node_name(sys->fabric, src),
+                sim_fabric_node_name(sys->fabric, dst),
+                src == dst ? "the same node"
+                           : "switches are not traffic endpoints");
+    return FALSE;
+  }
+  if (ss == sd) {
+    if (topo_route_intra(sys, src, dst, out))
+      return TRUE;
+    g_set_error(error, TOPO_ERROR, MDL_ERROR_CONFLICT,
+                "no path from %s to %s inside the server",
+                sim_fabric_node_name(sys->fabric, src),
+                sim_fabric_node_name(sys->fabric, dst));
+    return FALSE;
+  }
+  if (!home_nic(sys, src, ss, &nic_s, error) ||
+      !home_nic(sys, dst, sd, &nic_d, error))
+    return FALSE;
+  out->n = 1;
+  out->weight[0] = 1.0;
+  if (!intra_single(sys, src, nic_s, p) ||
+      !topo_route_network(sys, nic_s, nic_d, flow, load, &seg, error) ||
+      !sim_path_append(p, &seg) || !intra_single(sys, nic_d, dst, &seg) ||
+      !sim_path_append(p, &seg)) {
+    if (error && !*error)
+      g_set_error(error, TOPO_ERROR, MDL_ERROR_CONFLICT,
+                  "no path from %s to %s",
+                  sim_fabric_node_name(sys->fabric, src),
+                  sim_fabric_node_name(sys->fabric, dst));
+    return FALSE;
+  }
+  return TRUE;
+}

@@ -1,0 +1,150 @@
+/* TopoSystem: a described system (servers, their scale-up fabric, the
+ * scale-out network) built into a SimFabric with its routing.
+ *
+ * A system file (GKeyFile INI; every key in docs/config.md) names a server
+ * template and a scale-out topology and may change any model:
+ *
+ *   [system]
+ *   server = dgx-h100        # [server NAME] here or built in
+ *   servers = 64
+ *
+ *   [scaleout]
+ *   topology = fat-tree      # none, fat-tree or dragonfly
+ *   switch = quantum2-ndr
+ *   tiers = 2
+ *   rail_optimized = true
+ *
+ *   [link ib-ndr-4x]         # any [link], [switch], [nic] group
+ *   cable_m = 20
+ *
+ * Server templates (topologies/servers/) and examples (topologies/examples/)
+ * are compiled into the binary; a file may also define its own [server].
+ * Every error names the file, the group, the key and what is accepted. */
+#ifndef TOPOLOGIES_SYSTEM_H
+#define TOPOLOGIES_SYSTEM_H
+
+#include <glib.h>
+
+#include "models/registry.h"
+#include "sim/fabric.h"
+#include "sim/route.h"
+
+typedef enum {
+  TOPO_NODE_GPU,
+  TOPO_NODE_CPU, /* a socket; forwards PCIe as its root complex */
+  TOPO_NODE_NIC,
+  TOPO_NODE_NVSWITCH,
+  TOPO_NODE_PCIE_SWITCH,
+  TOPO_NODE_NET_SWITCH, /* fat-tree leaf/spine/core, dragonfly router */
+  TOPO_N_NODE_KINDS
+} TopoNodeKind;
+
+typedef enum {
+  TOPO_NET_NONE,
+  TOPO_NET_FATTREE,
+  TOPO_NET_DRAGONFLY,
+} TopoNetKind;
+
+typedef enum {
+  TOPO_ROUTE_DMODK,    /* fat-tree: up port = destination mod k */
+  TOPO_ROUTE_ECMP,     /* fat-tree: hash of the flow, seeded */
+  TOPO_ROUTE_ADAPTIVE, /* fat-tree: least-loaded up port */
+  TOPO_ROUTE_MINIMAL,  /* dragonfly */
+  TOPO_ROUTE_VALIANT,  /* dragonfly: via a random intermediate group */
+  TOPO_ROUTE_UGAL_L,   /* dragonfly: minimal or Valiant by local load */
+  TOPO_ROUTE_UGAL_G,   /* dragonfly: ... by the load of whole paths */
+} TopoRouting;
+
+typedef struct TopoSystem TopoSystem;
+
+/* Loads a system file; `path` NULL loads the embedded default (an 8-GPU
+ * DGX H100).  `models` (may be NULL) are model files applied before the
+ * system file's own model groups. */
+TopoSystem *topo_system_load(const char *path, const char *const *models,
+                             GError **error);
+
+/* Loads from text; `source` names it in messages. */
+TopoSystem *topo_system_load_data(const char *data, gsize len,
+                                  const char *source,
+                                  const char *const *models, GError **error);
+
+/* Loads an embedded example ("dgx-h100-superpod") or server template
+ * ("server:dgx-h100", one server alone). */
+TopoSystem *topo_system_load_builtin(const char *name, GError **error);
+
+/* Names of the embedded examples and server templates. */
+GStrv topo_builtin_examples(void);
+GStrv topo_builtin_servers(void);
+
+void topo_system_free(TopoSystem *sys);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(TopoSystem, topo_system_free)
+
+const SimFabric *topo_system_fabric(const TopoSystem *sys);
+const MdlRegistry *topo_system_models(const TopoSystem *sys);
+const char *topo_system_name(const TopoSystem *sys);
+guint32 topo_system_servers(const TopoSystem *sys);
+guint32 topo_system_gpus_per_server(const TopoSystem *sys);
+TopoNetKind topo_system_net(const TopoSystem *sys);
+
+/* The link model behind a channel, the switch/NIC model behind a node
+ * (NULL for other kinds). */
+const MdlLink *topo_channel_link(const TopoSystem *sys, SimChannelId c);
+const MdlSwitch *topo_node_switch(const TopoSystem *sys, SimNodeId n);
+const MdlNic *topo_node_nic(const TopoSystem *sys, SimNodeId n);
+
+/* Node of GPU g of server s, of NIC i of server s. */
+SimNodeId topo_gpu(const TopoSystem *sys, guint32 server, guint32 gpu);
+SimNodeId topo_nic(const TopoSystem *sys, guint32 server, guint32 nic);
+guint32 topo_nics_per_server(const TopoSystem *sys);
+
+/* The NIC a GPU uses by default (explicit nic_affinity, else the closest). */
+guint32 topo_gpu_nic(const TopoSystem *sys, guint32 gpu);
+
+/* Routes a transfer from src to dst (GPUs, CPUs or NICs) into a path set:
+ * several weighted paths where the hardware spreads (NVLink over every
+ * NVSwitch), one path otherwise.  Across servers it leaves through the
+ * source's affinity NIC and enters through the destination's.  `flow`
+ * seeds ECMP/Valiant choices; `load` (may be NULL) informs adaptive ones.
+ * Returns FALSE with an error when no path exists. */
+gboolean topo_route(const TopoSystem *sys, SimNodeId src, SimNodeId dst,
+                    guint64 flow, const SimLoadHook *load, SimPathSet *out,
+                    GError **error);
+
+/* The scale-out network path between two NICs (port chosen by the flow
+ * where a NIC has several). */
+gboolean topo_route_network(const TopoSystem *sys, SimNodeId src_nic,
+                            SimNodeId dst_nic, guint64 flow,
+                            const SimLoadHook *load, SimPath *out,
+                            GError **error);
+
+/* What `ifsim topo` prints. */
+typedef struct {
+  guint32 servers, gpus, nics, cpus;
+  guint32 nvswitches, pcie_switches;
+  guint32 net_switches[4]; /* by tier (fat-tree 1-3) or [1] = routers */
+  guint32 net_planes;
+  guint64 links_by_family[8]; /* physical links, by MdlFamily */
+  double gpu_scaleup_GBps;   /* one GPU's NVLink (or PCIe) data rate out */
+  double gpu_scaleout_GBps;  /* its share of NIC data rate */
+  double scaleup_bisection_GBps;  /* server 0, GPUs split in half */
+  double scaleout_bisection_GBps; /* servers split in half; 0 if one */
+  guint32 diameter_hops;     /* GPU to GPU, shortest, over the fabric */
+  guint32 network_diameter_hops; /* NIC to NIC over the network */
+  double oversubscription[4]; /* down:up per network tier (1..3) */
+} TopoSummary;
+
+void topo_system_summary(const TopoSystem *sys, TopoSummary *out);
+
+typedef enum {
+  TOPO_FLOW_ALL,     /* every channel */
+  TOPO_FLOW_NETWORK, /* channels touching a network switch */
+  TOPO_FLOW_SERVER0, /* channels inside server 0 */
+} TopoFlowScope;
+
+/* Maximum flow in bytes/s between two node sets (their minimum cut), over
+ * the channels in scope; nodes in both sets are ignored. */
+double topo_max_flow_Bps(const TopoSystem *sys, const SimNodeId *a,
+                         guint32 na, const SimNodeId *b, guint32 nb,
+                         TopoFlowScope scope);
+
+#endif /* TOPOLOGIES_SYSTEM_H */

@@ -1,0 +1,151 @@
+/* TopoSystem internals shared by the topologies/ files; not for users. */
+#ifndef TOPOLOGIES_SYSTEM_INTERNAL_H
+#define TOPOLOGIES_SYSTEM_INTERNAL_H
+
+#include "models/params.h"
+#include "topologies/system.h"
+
+#define TOPO_ERROR MDL_ERROR /* same domain and codes as model files */
+
+typedef enum { TOPO_ATTACH_PCIE, TOPO_ATTACH_C2C } TopoGpuAttach;
+
+/* A [server NAME] template, as read (strings) and parsed (lists). */
+typedef struct {
+  char *name;
+  char *description;
+  guint32 gpus;
+  guint32 sockets;
+  guint32 sockets_per_host; /* sockets linked all-to-all in one host */
+  char *socket_link;
+  guint32 socket_links;
+  char *root_complex;
+  char *nvlink; /* "none": no NVLink */
+  guint32 nvlinks_per_gpu;
+  char *nvswitch; /* "none": direct links only */
+  guint32 nvswitches;
+  char *nvlink_split;
+  char *nvlink_pairs;
+  guint32 gpu_attach; /* TopoGpuAttach */
+  char *gpu_pcie;
+  char *c2c_link;
+  guint32 c2c_links;
+  char *pcie_switch; /* "none": devices on root ports */
+  guint32 pcie_switches;
+  guint32 pcie_levels;
+  char *nic; /* "none": no NIC */
+  guint32 nics;
+  char *nic_affinity;
+  /* parsed */
+  guint32 *split;    /* [nvswitches]: links from each GPU to each */
+  GArray *pairs;     /* of guint32 triples: gpu a, gpu b, links */
+  guint32 *affinity; /* [gpus]: the NIC of each GPU */
+} TopoServerSpec;
+
+extern const MdlParamSpec topo_server_params[];
+void topo_server_spec_free(TopoServerSpec *s);
+
+/* Reads a [server NAME] group: keys, lists, shape checks against models. */
+TopoServerSpec *topo_server_spec_read(GKeyFile *kf, const char *group,
+                                      const char *name,
+                                      const MdlRegistry *models,
+                                      const char *where, GError **error);
+
+/* The [scaleout] group. */
+typedef struct {
+  char *name; /* unused: params convention */
+  guint32 topology; /* TopoNetKind */
+  char *link;       /* switch-to-switch links; default: NIC port link */
+  char *sw;         /* switch model */
+  guint32 routing;  /* TopoRouting */
+  guint32 seed;
+  /* fat-tree */
+  guint32 tiers;
+  guint32 radix; /* 0: the switch model's ports */
+  double oversubscription;
+  double spine_oversubscription;
+  gboolean rail_optimized;
+  guint32 planes;
+  guint32 leaves, spines, cores; /* 0: derived */
+  /* dragonfly */
+  guint32 df_a, df_p, df_h, df_g;
+  guint32 arrangement; /* 0 absolute, 1 relative, 2 circulant */
+  char *global_link;   /* default: link */
+} TopoScaleout;
+
+extern const MdlParamSpec topo_scaleout_params[];
+
+/* A network attachment point: one port of one NIC. */
+typedef struct {
+  SimNodeId nic;
+  guint32 server, nic_index, port, plane;
+  SimChannelId up; /* NIC -> first network switch */
+  guint32 leaf;    /* fat-tree: plane-local leaf; dragonfly: router */
+  guint32 pos;     /* fat-tree: D-mod-k position; dragonfly: terminal */
+} TopoEndpoint;
+
+typedef struct TopoFatTree TopoFatTree;
+typedef struct TopoDragonfly TopoDragonfly;
+
+struct TopoSystem {
+  char *name;
+  MdlRegistry *models;
+  TopoServerSpec *server;
+  guint32 n_servers;
+  SimFabric *fabric;
+  /* model tables: channel tech / node model ids index these */
+  GPtrArray *techs;    /* const MdlLink * */
+  GPtrArray *switches; /* const MdlSwitch * */
+  GPtrArray *nics;     /* const MdlNic * */
+  /* per-server layout: every server is built alike, nodes and channels
+   * contiguous, so local ids plus a base give any server's */
+  guint32 local_nodes, local_channels;
+  guint32 off_gpu, off_cpu, off_nic, off_nvsw, off_pcisw, n_pcisw;
+  /* intra-server routes of server 0, [local src * local_nodes + dst] */
+  guint32 *intra_first; /* into intra_sets; SIM_NONE: not routable */
+  GArray *intra_sets;   /* SimPathSet */
+  /* scale-out */
+  TopoScaleout scaleout;
+  GArray *endpoints;       /* TopoEndpoint */
+  guint32 *nic_first_ep;   /* [servers * nics]: first endpoint of a NIC */
+  guint32 *nic_n_ep;
+  TopoFatTree *ft;
+  TopoDragonfly *df;
+  guint32 net_switch_count[4];
+};
+
+/* Model ids for channel tech and node model fields. */
+guint32 topo_tech_id(TopoSystem *sys, const MdlLink *l);
+guint32 topo_switch_id(TopoSystem *sys, const MdlSwitch *s);
+guint32 topo_nic_id(TopoSystem *sys, const MdlNic *n);
+
+/* Adds a link of `width` physical links of model l between a and b. */
+SimChannelId topo_add_link(TopoSystem *sys, SimNodeId a, SimNodeId b,
+                           const MdlLink *l, guint32 width);
+
+/* Builds every server (before the network) and computes the intra-server
+ * routes once the fabric is finalized. */
+gboolean topo_build_servers(TopoSystem *sys, GError **error);
+void topo_build_intra_routes(TopoSystem *sys);
+gboolean topo_route_intra(const TopoSystem *sys, SimNodeId src,
+                          SimNodeId dst, SimPathSet *out);
+
+/* Scale-out builders and their routing. */
+gboolean topo_build_fattree(TopoSystem *sys, const char *where,
+                            GError **error);
+gboolean topo_fattree_route(const TopoSystem *sys, const TopoEndpoint *src,
+                            const TopoEndpoint *dst, guint64 flow,
+                            const SimLoadHook *load, SimPath *out);
+void topo_fattree_free(TopoFatTree *ft);
+
+gboolean topo_build_dragonfly(TopoSystem *sys, const char *where,
+                              GError **error);
+gboolean topo_dragonfly_route(const TopoSystem *sys,
+                              const TopoEndpoint *src,
+                              const TopoEndpoint *dst, guint64 flow,
+                              const SimLoadHook *load, SimPath *out);
+void topo_dragonfly_free(TopoDragonfly *df);
+
+/* Server index of a node (G_MAXUINT32 for network switches). */
+guint32 topo_node_server(const TopoSystem *sys, SimNodeId n);
+
+#endif /* TOPOLOGIES_SYSTEM_INTERNAL_H */
