@@ -26,9 +26,9 @@
 
 struct TopoDragonfly {
   guint32 a, p, h, g;
-  SimNodeId *router;     /* [group * a + r] */
-  SimChannelId *local;   /* [(group * a + r) * a + r2]: r -> r2 */
-  guint32 *glob_first;   /* [x * g + y]: first of x's links toward y */
+  SimNodeId *router;   /* [group * a + r] */
+  SimChannelId *local; /* [(group * a + r) * a + r2]: r -> r2 */
+  guint32 *glob_first; /* [x * g + y]: first of x's links toward y */
   guint32 *glob_n;
   SimChannelId *glob_ch; /* channels from group x's router toward y */
 };
@@ -94,10 +94,11 @@ gboolean topo_build_dragonfly(TopoSystem *sys, const char *where,
   guint32 *cursor;
 
   if (!a || !p || !h || !g)
-    return df_error(where, !a ? "routers_per_group"
-                    : !p  ? "terminals_per_router"
-                    : !h  ? "global_links_per_router"
-                          : "groups",
+    return df_error(where,
+                    !a   ? "routers_per_group"
+                    : !p ? "terminals_per_router"
+                    : !h ? "global_links_per_router"
+                         : "groups",
                     error, "missing: a dragonfly needs a, p, h and g");
   if (g < 2)
     return df_error(where, "groups", error, "a dragonfly needs 2 groups");
@@ -108,15 +109,15 @@ gboolean topo_build_dragonfly(TopoSystem *sys, const char *where,
     return df_error(where, "groups", error, m);
   }
   if (a - 1 + p + h > sw->ports) {
-    g_autofree char *m = g_strdup_printf(
-        "a router needs a - 1 + p + h = %u ports; %s has %u", a - 1 + p + h,
-        c->sw, sw->ports);
+    g_autofree char *m =
+        g_strdup_printf("a router needs a - 1 + p + h = %u ports; %s has %u",
+                        a - 1 + p + h, c->sw, sw->ports);
     return df_error(where, "switch", error, m);
   }
   if (sys->endpoints->len > (guint64)a * g * p) {
-    g_autofree char *m = g_strdup_printf(
-        "%u NIC ports exceed the a g p = %u terminals", sys->endpoints->len,
-        a * g * p);
+    g_autofree char *m =
+        g_strdup_printf("%u NIC ports exceed the a g p = %u terminals",
+                        sys->endpoints->len, a * g * p);
     return df_error(where, "groups", error, m);
   }
   df = sys->df = g_new0(TopoDragonfly, 1);
@@ -129,10 +130,9 @@ gboolean topo_build_dragonfly(TopoSystem *sys, const char *where,
   for (guint32 r = 0; r < R; r++) {
     char name[64];
     g_snprintf(name, sizeof name, "g%u.router%u", r / a, r % a);
-    df->router[r] =
-        sim_fabric_add_node(sys->fabric, TOPO_NODE_NET_SWITCH,
-                            SIM_NODE_FORWARDS, 1, r, topo_switch_id(sys, sw),
-                            name);
+    df->router[r] = sim_fabric_add_node(sys->fabric, TOPO_NODE_NET_SWITCH,
+                                        SIM_NODE_FORWARDS, 1, r,
+                                        topo_switch_id(sys, sw), name);
   }
   sys->net_switch_count[1] = R;
   for (guint32 i = 0; i < sys->endpoints->len; i++) {
@@ -279,15 +279,14 @@ static gboolean df_valiant(const TopoSystem *sys, guint32 r1, guint32 r2,
   } while (mid == g1 || mid == g2);
   {
     /* Enter the intermediate group wherever its link from g1 lands. */
-    SimChannelId ch =
-        df->glob_ch[df->glob_first[g1 * df->g + mid] +
-                    h % df->glob_n[g1 * df->g + mid]];
-    guint32 x = sim_fabric_node(sys->fabric,
-                                sim_fabric_channel(sys->fabric, ch)->src)
-                    ->index;
-    guint32 y = sim_fabric_node(sys->fabric,
-                                sim_fabric_channel(sys->fabric, ch)->dst)
-                    ->index;
+    SimChannelId ch = df->glob_ch[df->glob_first[g1 * df->g + mid] +
+                                  h % df->glob_n[g1 * df->g + mid]];
+    guint32 x =
+        sim_fabric_node(sys->fabric, sim_fabric_channel(sys->fabric, ch)->src)
+            ->index;
+    guint32 y =
+        sim_fabric_node(sys->fabric, sim_fabric_channel(sys->fabric, ch)->dst)
+            ->index;
     if (x != r1 && !sim_path_push(out, df->local[r1 * df->a + x % df->a]))
       return FALSE;
     return sim_path_push(out, ch) && df_minimal(sys, y, r2, h >> 7, out);
@@ -304,13 +303,11 @@ static double path_load(const SimPath *p, guint32 from, guint32 upto,
   return sum;
 }
 
-gboolean topo_dragonfly_route(const TopoSystem *sys,
-                              const TopoEndpoint *src,
+gboolean topo_dragonfly_route(const TopoSystem *sys, const TopoEndpoint *src,
                               const TopoEndpoint *dst, guint64 flow,
                               const SimLoadHook *load, SimPath *out)
 {
-  guint64 h =
-      sim_flow_hash(sys->scaleout.seed, src->pos, dst->pos, flow, 11);
+  guint64 h = sim_flow_hash(sys->scaleout.seed, src->pos, dst->pos, flow, 11);
   TopoRouting r = sys->scaleout.routing;
   SimPath min, val;
 
@@ -338,4 +335,9 @@ gboolean topo_dragonfly_route(const TopoSystem *sys,
   }
   return sim_path_append(out, &val) &&
          sim_path_push(out, sim_channel_reverse(dst->up));
+}
+
+guint32 topo_dragonfly_links(const TopoSystem *sys, guint32 x, guint32 y)
+{
+  return sys->df->glob_n[x * sys->df->g + y];
 }

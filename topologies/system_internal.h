@@ -52,7 +52,7 @@ TopoServerSpec *topo_server_spec_read(GKeyFile *kf, const char *group,
 
 /* The [scaleout] group. */
 typedef struct {
-  char *name; /* unused: params convention */
+  char *name;       /* unused: params convention */
   guint32 topology; /* TopoNetKind */
   char *link;       /* switch-to-switch links; default: NIC port link */
   char *sw;         /* switch model */
@@ -105,8 +105,8 @@ struct TopoSystem {
   GArray *intra_sets;   /* SimPathSet */
   /* scale-out */
   TopoScaleout scaleout;
-  GArray *endpoints;       /* TopoEndpoint */
-  guint32 *nic_first_ep;   /* [servers * nics]: first endpoint of a NIC */
+  GArray *endpoints;     /* TopoEndpoint */
+  guint32 *nic_first_ep; /* [servers * nics]: first endpoint of a NIC */
   guint32 *nic_n_ep;
   TopoFatTree *ft;
   TopoDragonfly *df;
@@ -126,12 +126,11 @@ SimChannelId topo_add_link(TopoSystem *sys, SimNodeId a, SimNodeId b,
  * routes once the fabric is finalized. */
 gboolean topo_build_servers(TopoSystem *sys, GError **error);
 void topo_build_intra_routes(TopoSystem *sys);
-gboolean topo_route_intra(const TopoSystem *sys, SimNodeId src,
-                          SimNodeId dst, SimPathSet *out);
+gboolean topo_route_intra(const TopoSystem *sys, SimNodeId src, SimNodeId dst,
+                          SimPathSet *out);
 
 /* Scale-out builders and their routing. */
-gboolean topo_build_fattree(TopoSystem *sys, const char *where,
-                            GError **error);
+gboolean topo_build_fattree(TopoSystem *sys, const char *where, GError **error);
 gboolean topo_fattree_route(const TopoSystem *sys, const TopoEndpoint *src,
                             const TopoEndpoint *dst, guint64 flow,
                             const SimLoadHook *load, SimPath *out);
@@ -139,11 +138,12 @@ void topo_fattree_free(TopoFatTree *ft);
 
 gboolean topo_build_dragonfly(TopoSystem *sys, const char *where,
                               GError **error);
-gboolean topo_dragonfly_route(const TopoSystem *sys,
-                              const TopoEndpoint *src,
+gboolean topo_dragonfly_route(const TopoSystem *sys, const TopoEndpoint *src,
                               const TopoEndpoint *dst, guint64 flow,
                               const SimLoadHook *load, SimPath *out);
 void topo_dragonfly_free(TopoDragonfly *df);
+/* Global links from group x to group y (for tests and reports). */
+guint32 topo_dragonfly_links(const TopoSystem *sys, guint32 x, guint32 y);
 
 /* Server index of a node (G_MAXUINT32 for network switches). */
 guint32 topo_node_server(const TopoSystem *sys, SimNodeId n);

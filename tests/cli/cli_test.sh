@@ -48,7 +48,20 @@ expect 2 "Unknown option --frobnicate" run --frobnicate
 expect 2 "ifsim: run: not built yet" run -c all_reduce --algo Ring --proto LL128 -b 1K -e 1G
 expect 0 "Not built yet: this command arrives with sweeps (issue 8)" sweep --help
 expect 2 "ifsim: sweep: not built yet" sweep --vary scaleout.link=a,b
-expect 2 "ifsim: topo: not built yet" topo x.ini
+expect 2 "ifsim: topo: x.ini: cannot read" topo x.ini
+expect 0 "Servers: 1 x 8 GPUs = 8 GPUs" topo
+expect 0 "Bisection: scale-up 1926.0 GB/s" topo
+expect 0 "8 leaves, 32 spines" topo --example dgx-h100-superpod
+expect 0 "dragonfly-balanced" topo --list
+expect 0 "s0.gpu0                s0.nvsw0" topo --links
+expect 2 "no built-in example 'nope'" topo --example nope
+expect 2 "give a file or --example, not both" topo --example dgx-h100 a.ini
+dot=$(mktemp -d)
+expect 0 "Diameter: 2 hops" topo --dot "$dot/g.dot"
+if ! head -1 "$dot/g.dot" | grep -q "^graph ifsim"; then
+  echo "FAIL: topo --dot wrote no graph"; fails=$((fails + 1))
+fi
+rm -rf "$dot"
 
 expect 0 "nvlink4          nvlink  2 x 50 GBd PAM4" models
 expect 0 "quantum2-ndr" models

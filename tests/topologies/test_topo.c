@@ -1,0 +1,506 @@
+/* Tests of topologies/: known shapes (counts and bisection bandwidth),
+ * routing (valid paths, hop counts, NVLink spraying, ECMP spread, D-mod-k,
+ * adaptive, dragonfly policies), the built-in examples and templates, and
+ * the bad-input corpus tests/data/bad/topo. */
+#include <string.h>
+
+#include "tests/suites.h"
+#include "topologies/system.h"
+#include "topologies/system_internal.h"
+
+static TopoSystem *load_text(const char *text)
+{
+  g_autoptr(GError) error = NULL;
+  TopoSystem *sys =
+      topo_system_load_data(text, strlen(text), "test.ini", NULL, &error);
+  ck_assert_msg(sys != NULL, "%s", error ? error->message : "");
+  return sys;
+}
+
+/* One GPU and one NIC per server: hosts of a plain network. */
+#define HOST_SERVER                                                            \
+  "[server host]\ngpus = 1\nsockets = 1\ngpu_pcie = pcie5-x16\n"               \
+  "nic = cx7-ndr\nnics = 1\n"
+
+static guint32 count_kind(const TopoSystem *sys, TopoNodeKind kind,
+                          guint32 group)
+{
+  const SimFabric *f = topo_system_fabric(sys);
+  guint32 n = 0;
+
+  for (SimNodeId i = 0; i < sim_fabric_n_nodes(f); i++) {
+    const SimNode *node = sim_fabric_node(f, i);
+    n += node->kind == kind && (group == G_MAXUINT32 || node->group == group);
+  }
+  return n;
+}
+
+/* k = 4 three-tier fat-tree: 16 hosts, 8 leaves, 8 spines, 4 cores;
+ * non-blocking, so half the hosts can send at full rate across. */
+START_TEST(test_kary_fattree_k4)
+{
+  g_autoptr(TopoSystem) sys =
+      load_text("[system]\nserver = host\nservers = 16\n" HOST_SERVER
+                "[switch sw4]\nbased_on = quantum2-ndr\nports = 4\n"
+                "[scaleout]\ntopology = fat-tree\nswitch = sw4\ntiers = 3\n");
+  TopoSummary s;
+
+  topo_system_summary(sys, &s);
+  ck_assert_uint_eq(count_kind(sys, TOPO_NODE_NET_SWITCH, 1), 8);
+  ck_assert_uint_eq(count_kind(sys, TOPO_NODE_NET_SWITCH, 2), 8);
+  ck_assert_uint_eq(count_kind(sys, TOPO_NODE_NET_SWITCH, 3), 4);
+  ck_assert_uint_eq(count_kind(sys, TOPO_NODE_NET_SWITCH, G_MAXUINT32), 20);
+  ck_assert_double_eq_tol(s.scaleout_bisection_GBps, 8 * 50.0, 1e-6);
+  ck_assert_uint_eq(s.network_diameter_hops, 6);
+  ck_assert_double_eq_tol(s.oversubscription[1], 1.0, 1e-9);
+}
+END_TEST
+
+/* 64-port two-tier non-blocking: 2048 hosts (64 leaves x 32, 32 spines);
+ * one more host does not fit. */
+START_TEST(test_two_tier_64port)
+{
+  g_autoptr(TopoSystem) sys = load_text(
+      "[system]\nserver = host\nservers = 2048\n" HOST_SERVER
+      "[scaleout]\ntopology = fat-tree\nswitch = quantum2-ndr\ntiers = 2\n");
+  g_autoptr(GError) error = NULL;
+  const char *too_big =
+      "[system]\nserver = host\nservers = 2049\n" HOST_SERVER
+      "[scaleout]\ntopology = fat-tree\nswitch = quantum2-ndr\ntiers = 2\n";
+  TopoSummary s;
+
+  topo_system_summary(sys, &s);
+  ck_assert_uint_eq(s.net_switches[1], 64);
+  ck_assert_uint_eq(s.net_switches[2], 32);
+  ck_assert_double_eq_tol(s.scaleout_bisection_GBps, 1024 * 50.0, 1e-6);
+  ck_assert_ptr_null(
+      topo_system_load_data(too_big, strlen(too_big), "t.ini", NULL, &error));
+  ck_assert(strstr(error->message, "use 3 tiers") != NULL);
+}
+END_TEST
+
+/* 2:1 at the leaves halves the bisection of a full 2-tier tree. */
+START_TEST(test_oversubscription)
+{
+  g_autoptr(TopoSystem) full =
+      load_text("[system]\nserver = host\nservers = 96\n" HOST_SERVER
+                "[switch sw48]\nbased_on = quantum2-ndr\nports = 48\n"
+                "[scaleout]\ntopology = fat-tree\nswitch = sw48\ntiers = 2\n");
+  g_autoptr(TopoSystem) half =
+      load_text("[system]\nserver = host\nservers = 96\n" HOST_SERVER
+                "[switch sw48]\nbased_on = quantum2-ndr\nports = 48\n"
+                "[scaleout]\ntopology = fat-tree\nswitch = sw48\ntiers = 2\n"
+                "oversubscription = 2\n");
+  TopoSummary a, b;
+
+  topo_system_summary(full, &a);
+  topo_system_summary(half, &b);
+  ck_assert_double_eq_tol(a.scaleout_bisection_GBps, 48 * 50.0, 1e-6);
+  /* 32 down, 16 up: 3 leaves; 48 hosts a side cross 1.5 leaves of uplinks
+   * minus what stays inside the shared leaf */
+  ck_assert_double_eq_tol(b.oversubscription[1], 2.0, 1e-9);
+  ck_assert_double_lt(b.scaleout_bisection_GBps, a.scaleout_bisection_GBps);
+}
+END_TEST
+
+/* Balanced dragonfly p = h = 4, a = 8, g = 33: 1056 terminals, 264
+ * routers, one global link per pair of groups, in all arrangements. */
+START_TEST(test_dragonfly_balanced)
+{
+  static const char *const arrangements[] = {"absolute", "relative",
+                                             "circulant"};
+  for (int i = 0; i < 3; i++) {
+    g_autofree char *text = g_strdup_printf(
+        "[system]\nserver = host\nservers = 1056\n" HOST_SERVER
+        "[scaleout]\ntopology = dragonfly\nswitch = quantum2-ndr\n"
+        "routers_per_group = 8\nterminals_per_router = 4\n"
+        "global_links_per_router = 4\ngroups = 33\narrangement = %s\n",
+        arrangements[i]);
+    g_autoptr(TopoSystem) sys = load_text(text);
+    TopoSummary s;
+
+    topo_system_summary(sys, &s);
+    ck_assert_uint_eq(s.nics, 1056);
+    ck_assert_uint_eq(s.net_switches[1], 264);
+    /* links: 1056 terminal + 33 x 28 local + 33 x 32 / 2 global */
+    ck_assert_uint_eq(s.links_by_family[MDL_FAMILY_IB],
+                      1056 + 33 * 28 + 33 * 32 / 2);
+    ck_assert_uint_eq(s.network_diameter_hops, 5);
+    for (guint32 x = 0; x < 33; x++) {
+      for (guint32 y = 0; y < 33; y++) {
+        if (x != y)
+          ck_assert_uint_eq(topo_dragonfly_links(sys, x, y), 1);
+      }
+    }
+  }
+}
+END_TEST
+
+/* --- routing --------------------------------------------------------------- */
+
+static void route_ok(const TopoSystem *sys, SimNodeId a, SimNodeId b,
+                     guint64 flow, SimPathSet *ps)
+{
+  g_autoptr(GError) error = NULL;
+  double total = 0;
+
+  ck_assert_msg(topo_route(sys, a, b, flow, NULL, ps, &error), "%s",
+                error ? error->message : "");
+  ck_assert_uint_ge(ps->n, 1);
+  for (guint32 i = 0; i < ps->n; i++) {
+    ck_assert(sim_path_valid(topo_system_fabric(sys), &ps->path[i], a, b));
+    total += ps->weight[i];
+  }
+  ck_assert_double_eq_tol(total, 1.0, 1e-12);
+}
+
+/* Inside a DGX H100, GPU traffic sprays over the four NVSwitches 5:5:4:4;
+ * across servers of a rail-optimized tree, same-rail GPUs meet at their
+ * rail leaf (6 hops), other rails go through a spine (8). */
+START_TEST(test_route_superpod)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(TopoSystem) sys =
+      topo_system_load_builtin("dgx-h100-superpod", &error);
+  SimPathSet ps;
+
+  ck_assert_ptr_nonnull(sys);
+  route_ok(sys, topo_gpu(sys, 3, 1), topo_gpu(sys, 3, 6), 0, &ps);
+  ck_assert_uint_eq(ps.n, 4);
+  ck_assert_double_eq_tol(ps.weight[0], 5.0 / 18, 1e-12);
+  ck_assert_double_eq_tol(ps.weight[3], 4.0 / 18, 1e-12);
+  for (guint32 i = 0; i < 4; i++)
+    ck_assert_uint_eq(ps.path[i].n, 2);
+  route_ok(sys, topo_gpu(sys, 0, 2), topo_gpu(sys, 17, 2), 0, &ps);
+  ck_assert_uint_eq(ps.n, 1);
+  ck_assert_uint_eq(ps.path[0].n, 6);
+  route_ok(sys, topo_gpu(sys, 0, 2), topo_gpu(sys, 17, 5), 0, &ps);
+  ck_assert_uint_eq(ps.path[0].n, 8);
+  /* every GPU pair routes */
+  for (guint32 a = 0; a < 32 * 8; a += 7) {
+    for (guint32 b = 0; b < 32 * 8; b += 11) {
+      if (a != b)
+        route_ok(sys, topo_gpu(sys, a / 8, a % 8), topo_gpu(sys, b / 8, b % 8),
+                 a * 1000 + b, &ps);
+    }
+  }
+}
+END_TEST
+
+/* nvidia-smi's pair classes as hop counts: PIX 2, PXB 4, SYS 7 (two levels
+ * of switches); NODE 2 and SYS 3 without switches. */
+START_TEST(test_route_pcie_classes)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(TopoSystem) sw =
+      topo_system_load_builtin("server:pcie-8gpu-switched", &error);
+  g_autoptr(TopoSystem) direct =
+      topo_system_load_builtin("server:pcie-8gpu-direct", &error);
+  SimPathSet ps;
+
+  ck_assert_ptr_nonnull(sw);
+  ck_assert_ptr_nonnull(direct);
+  route_ok(sw, topo_gpu(sw, 0, 0), topo_gpu(sw, 0, 1), 0, &ps);
+  ck_assert_uint_eq(ps.path[0].n, 2); /* PIX */
+  route_ok(sw, topo_gpu(sw, 0, 0), topo_gpu(sw, 0, 2), 0, &ps);
+  ck_assert_uint_eq(ps.path[0].n, 4); /* PXB */
+  route_ok(sw, topo_gpu(sw, 0, 0), topo_gpu(sw, 0, 7), 0, &ps);
+  ck_assert_uint_eq(ps.path[0].n, 7); /* SYS */
+  route_ok(direct, topo_gpu(direct, 0, 0), topo_gpu(direct, 0, 3), 0, &ps);
+  ck_assert_uint_eq(ps.path[0].n, 2); /* NODE */
+  route_ok(direct, topo_gpu(direct, 0, 0), topo_gpu(direct, 0, 4), 0, &ps);
+  ck_assert_uint_eq(ps.path[0].n, 3); /* SYS */
+  /* each GPU's NIC is on its own switch (affinity) */
+  ck_assert_uint_eq(topo_gpu_nic(sw, 0), 0);
+  ck_assert_uint_eq(topo_gpu_nic(sw, 3), 1);
+  ck_assert_uint_eq(topo_gpu_nic(direct, 5), 1);
+}
+END_TEST
+
+START_TEST(test_route_nvl72)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(TopoSystem) sys =
+      topo_system_load_builtin("gb200-nvl72-rack", &error);
+  SimPathSet ps;
+
+  ck_assert_ptr_nonnull(sys);
+  route_ok(sys, topo_gpu(sys, 0, 0), topo_gpu(sys, 0, 71), 0, &ps);
+  ck_assert_uint_eq(ps.n, 18);
+  ck_assert_double_eq_tol(ps.weight[17], 1.0 / 18, 1e-12);
+}
+END_TEST
+
+/* A 2-tier tree with 32 spines: flows between two leaves. */
+#define TWO_TIER(routing)                                                      \
+  "[system]\nserver = host\nservers = 128\n" HOST_SERVER                       \
+  "[scaleout]\ntopology = fat-tree\nswitch = quantum2-ndr\ntiers = 2\n"        \
+  "routing = " routing "\n"
+
+/* The spine a network path crosses (its third channel's source). */
+static SimNodeId spine_of(const TopoSystem *sys, guint32 a, guint32 b,
+                          guint64 flow, const SimLoadHook *load)
+{
+  SimPath p;
+  g_autoptr(GError) error = NULL;
+
+  ck_assert(topo_route_network(sys, topo_nic(sys, a, 0), topo_nic(sys, b, 0),
+                               flow, load, &p, &error));
+  ck_assert_uint_eq(p.n, 4);
+  return sim_fabric_channel(topo_system_fabric(sys), p.hop[1])->dst;
+}
+
+START_TEST(test_ecmp_spreads_evenly)
+{
+  g_autoptr(TopoSystem) sys = load_text(TWO_TIER("ecmp"));
+  guint32 counts[256] = {0};
+  SimNodeId first = SIM_NONE;
+  const guint32 flows = 32000;
+
+  for (guint32 f = 0; f < flows; f++) {
+    SimNodeId sp = spine_of(sys, f % 32, 32 + f % 64, f, NULL);
+    if (first == SIM_NONE)
+      first = sp;
+    ck_assert_uint_lt(sp - first + 32, 256);
+    counts[sp - first + 32]++;
+  }
+  {
+    guint32 used = 0, lo = G_MAXUINT32, hi = 0;
+    for (guint i = 0; i < 256; i++) {
+      if (!counts[i])
+        continue;
+      used++;
+      lo = MIN(lo, counts[i]);
+      hi = MAX(hi, counts[i]);
+    }
+    /* 1000 expected per spine, sd about 31: 15% either way is 5 sd */
+    ck_assert_uint_eq(used, 32);
+    ck_assert_uint_gt(lo, 850);
+    ck_assert_uint_lt(hi, 1150);
+  }
+}
+END_TEST
+
+START_TEST(test_dmodk_and_seeds)
+{
+  g_autoptr(TopoSystem) dmodk = load_text(TWO_TIER("dmodk"));
+  g_autoptr(TopoSystem) ecmp1 = load_text(TWO_TIER("ecmp") "seed = 1\n");
+  g_autoptr(TopoSystem) ecmp1b = load_text(TWO_TIER("ecmp") "seed = 1\n");
+  g_autoptr(TopoSystem) ecmp2 = load_text(TWO_TIER("ecmp") "seed = 2\n");
+  guint32 differ = 0;
+
+  /* D-mod-k: destinations 32..63 on one leaf take 32 different spines,
+   * whatever the source or the flow */
+  for (guint32 d = 32; d < 64; d++) {
+    for (guint32 e = d + 1; e < 64; e++)
+      ck_assert_uint_ne(spine_of(dmodk, 0, d, 0, NULL),
+                        spine_of(dmodk, 0, e, 0, NULL));
+    ck_assert_uint_eq(spine_of(dmodk, 0, d, 0, NULL),
+                      spine_of(dmodk, 5, d, 99, NULL));
+  }
+  for (guint32 f = 0; f < 200; f++) {
+    ck_assert_uint_eq(spine_of(ecmp1, 0, 40, f, NULL),
+                      spine_of(ecmp1b, 0, 40, f, NULL));
+    differ +=
+        spine_of(ecmp1, 0, 40, f, NULL) != spine_of(ecmp2, 0, 40, f, NULL);
+  }
+  ck_assert_uint_gt(differ, 150); /* 31/32 of 200 expected */
+}
+END_TEST
+
+/* A load hook saying every spine but one is busy. */
+static double busy_but_one(SimChannelId c, void *ctx)
+{
+  const TopoSystem *sys = ctx;
+  const SimFabric *f = topo_system_fabric(sys);
+  const SimNode *d = sim_fabric_node(f, sim_fabric_channel(f, c)->dst);
+  return d->index == 7 ? 0.0 : 1.0;
+}
+
+START_TEST(test_adaptive_avoids_load)
+{
+  g_autoptr(TopoSystem) sys = load_text(TWO_TIER("adaptive"));
+  SimLoadHook hook = {busy_but_one, NULL};
+
+  hook.ctx = sys;
+  for (guint32 f = 0; f < 100; f++) {
+    SimNodeId sp = spine_of(sys, f % 32, 32 + f % 64, f, &hook);
+    ck_assert_uint_eq(sim_fabric_node(topo_system_fabric(sys), sp)->index, 7);
+  }
+}
+END_TEST
+
+START_TEST(test_dragonfly_routing)
+{
+  static const char *const policies[] = {"minimal", "valiant", "ugal-l",
+                                         "ugal-g"};
+  for (int i = 0; i < 4; i++) {
+    g_autofree char *text = g_strdup_printf(
+        "[system]\nserver = host\nservers = 144\n" HOST_SERVER
+        "[scaleout]\ntopology = dragonfly\nswitch = quantum2-ndr\n"
+        "routers_per_group = 4\nterminals_per_router = 4\n"
+        "global_links_per_router = 2\ngroups = 9\nrouting = %s\n",
+        policies[i]);
+    g_autoptr(TopoSystem) sys = load_text(text);
+    guint32 longest = 0;
+    for (guint32 a = 0; a < 144; a += 5) {
+      for (guint32 b = 0; b < 144; b += 3) {
+        SimPath p;
+        g_autoptr(GError) error = NULL;
+        if (a == b)
+          continue;
+        ck_assert(topo_route_network(sys, topo_nic(sys, a, 0),
+                                     topo_nic(sys, b, 0), a * b, NULL, &p,
+                                     &error));
+        ck_assert(sim_path_valid(topo_system_fabric(sys), &p,
+                                 topo_nic(sys, a, 0), topo_nic(sys, b, 0)));
+        longest = MAX(longest, p.n);
+      }
+    }
+    /* minimal: up, local, global, local, down; Valiant adds a global and a
+     * local hop; UGAL without load information stays minimal */
+    if (i == 1)
+      ck_assert_uint_eq(longest, 7);
+    else
+      ck_assert_uint_eq(longest, 5);
+  }
+}
+END_TEST
+
+START_TEST(test_planes)
+{
+  g_autoptr(TopoSystem) sys = load_text(
+      "[system]\nserver = dgx-h100\nservers = 4\n"
+      "[scaleout]\ntopology = fat-tree\nswitch = quantum2-ndr\ntiers = 2\n"
+      "planes = 2\n");
+  g_autoptr(GError) error = NULL;
+  TopoSummary s;
+  SimPath p;
+
+  topo_system_summary(sys, &s);
+  ck_assert_uint_eq(s.net_planes, 2);
+  ck_assert_uint_eq(s.net_switches[1], 2); /* one leaf per plane */
+  ck_assert(topo_route_network(sys, topo_nic(sys, 0, 0), topo_nic(sys, 3, 2), 0,
+                               NULL, &p, &error));
+  ck_assert(!topo_route_network(sys, topo_nic(sys, 0, 0), topo_nic(sys, 3, 1),
+                                0, NULL, &p, &error));
+  ck_assert(strstr(error->message, "share no network plane") != NULL);
+}
+END_TEST
+
+/* --- files ------------------------------------------------------------------ */
+
+START_TEST(test_builtins_load)
+{
+  g_auto(GStrv) examples = topo_builtin_examples();
+  g_auto(GStrv) servers = topo_builtin_servers();
+
+  ck_assert_uint_ge(g_strv_length(examples), 8);
+  ck_assert_uint_ge(g_strv_length(servers), 7);
+  for (guint i = 0; examples[i]; i++) {
+    g_autoptr(GError) error = NULL;
+    g_autoptr(TopoSystem) sys = NULL;
+    if (strcmp(examples[i], "dgx-h100-32k") == 0)
+      continue; /* bench/topology builds it */
+    sys = topo_system_load_builtin(examples[i], &error);
+    ck_assert_msg(sys != NULL, "%s: %s", examples[i],
+                  error ? error->message : "");
+  }
+  for (guint i = 0; servers[i]; i++) {
+    g_autofree char *name = g_strdup_printf("server:%s", servers[i]);
+    g_autoptr(GError) error = NULL;
+    g_autoptr(TopoSystem) sys = topo_system_load_builtin(name, &error);
+    ck_assert_msg(sys != NULL, "%s: %s", name, error ? error->message : "");
+  }
+}
+END_TEST
+
+START_TEST(test_repo_files_match_builtins)
+{
+  /* The example files in the repository load from disk too. */
+  g_autofree char *dir =
+      g_build_filename(IFSIM_SOURCE_DIR, "topologies", "examples", NULL);
+  g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
+  const char *name;
+
+  ck_assert_ptr_nonnull(d);
+  while ((name = g_dir_read_name(d))) {
+    g_autofree char *path = g_build_filename(dir, name, NULL);
+    g_autoptr(GError) error = NULL;
+    g_autoptr(TopoSystem) sys = NULL;
+    if (!g_str_has_suffix(name, ".ini") || strstr(name, "32k"))
+      continue;
+    sys = topo_system_load(path, NULL, &error);
+    ck_assert_msg(sys != NULL, "%s: %s", name, error ? error->message : "");
+  }
+}
+END_TEST
+
+START_TEST(test_bad_corpus)
+{
+  g_autofree char *dir =
+      g_build_filename(IFSIM_TEST_DATA_DIR, "bad", "topo", NULL);
+  g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
+  const char *name;
+  guint n = 0;
+
+  ck_assert_ptr_nonnull(d);
+  while ((name = g_dir_read_name(d))) {
+    g_autofree char *path = g_build_filename(dir, name, NULL);
+    g_autofree char *text = NULL;
+    g_autofree char *expect = NULL;
+    g_autoptr(GError) error = NULL;
+    g_autoptr(TopoSystem) sys = NULL;
+    const char *eol;
+
+    if (!g_str_has_suffix(name, ".ini"))
+      continue;
+    ck_assert(g_file_get_contents(path, &text, NULL, NULL));
+    ck_assert_msg(g_str_has_prefix(text, "# expect: "), "%s: no expect line",
+                  name);
+    eol = strchr(text, '\n');
+    expect = g_strndup(text + 10, (gsize)(eol - text - 10));
+    sys = topo_system_load(path, NULL, &error);
+    ck_assert_msg(sys == NULL, "%s loaded", name);
+    ck_assert_msg(strstr(error->message, expect) != NULL,
+                  "%s: message '%s' lacks '%s'", name, error->message, expect);
+    ck_assert_msg(strstr(error->message, name) != NULL ||
+                      strstr(error->message, "built in") != NULL,
+                  "%s: message '%s' does not name the file", name,
+                  error->message);
+    n++;
+  }
+  ck_assert_uint_ge(n, 20);
+}
+END_TEST
+
+Suite *suite_topo(void)
+{
+  Suite *s = suite_create("topo");
+  TCase *tc = tcase_create("shapes");
+
+  tcase_add_test(tc, test_kary_fattree_k4);
+  tcase_add_test(tc, test_two_tier_64port);
+  tcase_add_test(tc, test_oversubscription);
+  tcase_add_test(tc, test_dragonfly_balanced);
+  tcase_set_timeout(tc, 120);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("routing");
+  tcase_add_test(tc, test_route_superpod);
+  tcase_add_test(tc, test_route_pcie_classes);
+  tcase_add_test(tc, test_route_nvl72);
+  tcase_add_test(tc, test_ecmp_spreads_evenly);
+  tcase_add_test(tc, test_dmodk_and_seeds);
+  tcase_add_test(tc, test_adaptive_avoids_load);
+  tcase_add_test(tc, test_dragonfly_routing);
+  tcase_add_test(tc, test_planes);
+  tcase_set_timeout(tc, 120);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("files");
+  tcase_add_test(tc, test_builtins_load);
+  tcase_add_test(tc, test_repo_files_match_builtins);
+  tcase_add_test(tc, test_bad_corpus);
+  tcase_set_timeout(tc, 120);
+  suite_add_tcase(s, tc);
+  return s;
+}
