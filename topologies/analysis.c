@@ -103,9 +103,8 @@ static gboolean is_network(const TopoSystem *sys, const SimChannel *c)
   return (a->kind == TOPO_NODE_NET_SWITCH || b->kind == TOPO_NODE_NET_SWITCH);
 }
 
-double topo_max_flow_Bps(const TopoSystem *sys, const SimNodeId *a,
-                         guint32 na, const SimNodeId *b, guint32 nb,
-                         TopoFlowScope scope)
+double topo_max_flow_Bps(const TopoSystem *sys, const SimNodeId *a, guint32 na,
+                         const SimNodeId *b, guint32 nb, TopoFlowScope scope)
 {
   guint32 nn = sim_fabric_n_nodes(sys->fabric);
   guint32 nc = sim_fabric_n_channels(sys->fabric);
@@ -215,9 +214,8 @@ static void intra_hops(const TopoSystem *sys, guint32 *gpu_gpu,
           *gpu_gpu = MAX(*gpu_gpu, ps.path[i].n);
       }
     }
-    if (sp->nics &&
-        topo_route_intra(sys, topo_gpu(sys, 0, a),
-                         topo_nic(sys, 0, sp->affinity[a]), &ps))
+    if (sp->nics && topo_route_intra(sys, topo_gpu(sys, 0, a),
+                                     topo_nic(sys, 0, sp->affinity[a]), &ps))
       *gpu_nic = MAX(*gpu_nic, ps.path[0].n);
   }
 }
@@ -287,9 +285,7 @@ void topo_system_summary(const TopoSystem *sys, TopoSummary *out)
     case TOPO_NODE_NIC: out->nics++; break;
     case TOPO_NODE_NVSWITCH: out->nvswitches++; break;
     case TOPO_NODE_PCIE_SWITCH: out->pcie_switches++; break;
-    case TOPO_NODE_NET_SWITCH:
-      out->net_switches[MIN(node->group, 3)]++;
-      break;
+    case TOPO_NODE_NET_SWITCH: out->net_switches[MIN(node->group, 3)]++; break;
     default: break;
     }
   }
@@ -337,10 +333,9 @@ void topo_system_summary(const TopoSystem *sys, TopoSummary *out)
   }
   intra_hops(sys, &gg, &gn);
   out->network_diameter_hops = sys->endpoints ? network_diameter(sys) : 0;
-  out->diameter_hops =
-      sys->n_servers > 1 && sys->endpoints
-          ? MAX(gg, 2 * gn + out->network_diameter_hops)
-          : gg;
+  out->diameter_hops = sys->n_servers > 1 && sys->endpoints
+                           ? MAX(gg, 2 * gn + out->network_diameter_hops)
+                           : gg;
   for (guint32 t = 1; t <= 3; t++)
     out->oversubscription[t] = sys->ft ? tier_oversubscription(sys, t) : 0;
 }

@@ -241,8 +241,8 @@ static gboolean build_plane(TopoSystem *sys, guint32 plane, FtPlane *pl,
     pl->leaf_up = g_new(SimChannelId, pl->n_leaves * pl->S);
     for (guint32 l = 0; l < pl->n_leaves; l++) {
       for (guint32 j = 0; j < pl->S; j++) {
-        SimNodeId sp = c->tiers == 2 ? pl->spine[j]
-                                     : pl->spine[(l / pl->P) * pl->S + j];
+        SimNodeId sp =
+            c->tiers == 2 ? pl->spine[j] : pl->spine[(l / pl->P) * pl->S + j];
         pl->leaf_up[l * pl->S + j] =
             topo_add_link(sys, pl->leaf[l], sp, link, pl->w1);
       }
@@ -262,8 +262,7 @@ static gboolean build_plane(TopoSystem *sys, guint32 plane, FtPlane *pl,
   return TRUE;
 }
 
-gboolean topo_build_fattree(TopoSystem *sys, const char *where,
-                            GError **error)
+gboolean topo_build_fattree(TopoSystem *sys, const char *where, GError **error)
 {
   const TopoScaleout *c = &sys->scaleout;
   const MdlSwitch *sw = mdl_registry_switch(sys->models, c->sw);
@@ -337,8 +336,8 @@ gboolean topo_fattree_route(const TopoSystem *sys, const TopoEndpoint *src,
       const SimChannelId *up = &pl->agg_up[(ps * pl->S + j) * pl->C];
       cc = choose(sys, up, pl->C, dst->pos / pl->S, src, dst, flow, 2, load);
       sim_path_push(out, up[cc]);
-      sim_path_push(out, sim_channel_reverse(
-                             pl->agg_up[(pd * pl->S + j) * pl->C + cc]));
+      sim_path_push(
+          out, sim_channel_reverse(pl->agg_up[(pd * pl->S + j) * pl->C + cc]));
     }
     sim_path_push(out, sim_channel_reverse(pl->leaf_up[ld * pl->S + j]));
   }

@@ -24,57 +24,71 @@
 static const char *const attach_names[] = {"pcie", "c2c", NULL};
 
 const MdlParamSpec topo_server_params[] = {
-  {"description", MDL_PARAM_STRING, SOFF(description), 0, 0, NULL, "",
-   "one line for listings"},
-  {"gpus", MDL_PARAM_UINT, SOFF(gpus), 1, 1024, NULL, NULL,
-   "GPUs in the server (one NVLink domain)"},
-  {"sockets", MDL_PARAM_UINT, SOFF(sockets), 1, 64, NULL, "2",
-   "CPU sockets"},
-  {"sockets_per_host", MDL_PARAM_UINT, SOFF(sockets_per_host), 0, 64, NULL,
-   "0", "sockets joined by socket links in one host (0: all)"},
-  {"socket_link", MDL_PARAM_STRING, SOFF(socket_link), 0, 0, NULL, "upi2",
-   "link between sockets (family socket)"},
-  {"socket_links", MDL_PARAM_UINT, SOFF(socket_links), 1, 16, NULL, "1",
-   "socket links between each pair of sockets"},
-  {"root_complex", MDL_PARAM_STRING, SOFF(root_complex), 0, 0, NULL,
-   "root-complex-gen5", "switch model of a socket's root complex"},
-  {"nvlink", MDL_PARAM_STRING, SOFF(nvlink), 0, 0, NULL, "none",
-   "NVLink link model, or none"},
-  {"nvlinks_per_gpu", MDL_PARAM_UINT, SOFF(nvlinks_per_gpu), 0, 64, NULL,
-   "0", "NVLinks of each GPU"},
-  {"nvswitch", MDL_PARAM_STRING, SOFF(nvswitch), 0, 0, NULL, "none",
-   "NVSwitch model, or none (direct links, see nvlink_pairs)"},
-  {"nvswitches", MDL_PARAM_UINT, SOFF(nvswitches), 0, 64, NULL, "0",
-   "NVSwitch chips"},
-  {"nvlink_split", MDL_PARAM_STRING, SOFF(nvlink_split), 0, 0, NULL, "",
-   "links from each GPU to each NVSwitch, e.g. 5,5,4,4 (default: even)"},
-  {"nvlink_pairs", MDL_PARAM_STRING, SOFF(nvlink_pairs), 0, 0, NULL, "",
-   "direct GPU links without NVSwitch, e.g. 0-1:2,0-2:1"},
-  {"gpu_attach", MDL_PARAM_ENUM, SOFF(gpu_attach), 0, 0, attach_names,
-   "pcie", "how GPUs reach their socket: pcie or c2c (NVLink-C2C)"},
-  {"gpu_pcie", MDL_PARAM_STRING, SOFF(gpu_pcie), 0, 0, NULL, "pcie5-x16",
-   "GPU PCIe link (also PCIe switch uplinks)"},
-  {"c2c_link", MDL_PARAM_STRING, SOFF(c2c_link), 0, 0, NULL, "nvlink-c2c",
-   "GPU-CPU link with gpu_attach = c2c"},
-  {"c2c_links", MDL_PARAM_UINT, SOFF(c2c_links), 1, 64, NULL, "10",
-   "C2C links per GPU"},
-  {"pcie_switch", MDL_PARAM_STRING, SOFF(pcie_switch), 0, 0, NULL, "none",
-   "PCIe switch model, or none (devices on root ports)"},
-  {"pcie_switches", MDL_PARAM_UINT, SOFF(pcie_switches), 0, 256, NULL, "0",
-   "PCIe switches holding GPUs and NICs"},
-  {"pcie_levels", MDL_PARAM_UINT, SOFF(pcie_levels), 1, 2, NULL, "1",
-   "1: switches on root ports; 2: under one top switch per socket"},
-  {"nic", MDL_PARAM_STRING, SOFF(nic), 0, 0, NULL, "none",
-   "NIC model, or none"},
-  {"nics", MDL_PARAM_UINT, SOFF(nics), 0, 1024, NULL, "0",
-   "scale-out NICs; NIC i is rail i"},
-  {"nic_affinity", MDL_PARAM_STRING, SOFF(nic_affinity), 0, 0, NULL, "",
-   "NIC of each GPU, e.g. 0,1,2,3 (default: closest)"},
-  MDL_PARAM_END,
+    {"description", MDL_PARAM_STRING, SOFF(description), 0, 0, NULL, "",
+     "one line for listings"},
+    {"gpus", MDL_PARAM_UINT, SOFF(gpus), 1, 1024, NULL, NULL,
+     "GPUs in the server (one NVLink domain)"},
+    {"sockets", MDL_PARAM_UINT, SOFF(sockets), 1, 64, NULL, "2", "CPU sockets"},
+    {"sockets_per_host", MDL_PARAM_UINT, SOFF(sockets_per_host), 0, 64, NULL,
+     "0", "sockets joined by socket links in one host (0: all)"},
+    {"socket_link", MDL_PARAM_STRING, SOFF(socket_link), 0, 0, NULL, "upi2",
+     "link between sockets (family socket)"},
+    {"socket_links", MDL_PARAM_UINT, SOFF(socket_links), 1, 16, NULL, "1",
+     "socket links between each pair of sockets"},
+    {"root_complex", MDL_PARAM_STRING, SOFF(root_complex), 0, 0, NULL,
+     "root-complex-gen5", "switch model of a socket's root complex"},
+    {"nvlink", MDL_PARAM_STRING, SOFF(nvlink), 0, 0, NULL, "none",
+     "NVLink link model, or none"},
+    {"nvlinks_per_gpu", MDL_PARAM_UINT, SOFF(nvlinks_per_gpu), 0, 64, NULL, "0",
+     "NVLinks of each GPU"},
+    {"nvswitch", MDL_PARAM_STRING, SOFF(nvswitch), 0, 0, NULL, "none",
+     "NVSwitch model, or none (direct links, see nvlink_pairs)"},
+    {"nvswitches", MDL_PARAM_UINT, SOFF(nvswitches), 0, 64, NULL, "0",
+     "NVSwitch chips"},
+    {"nvlink_split", MDL_PARAM_STRING, SOFF(nvlink_split), 0, 0, NULL, "",
+     "links from each GPU to each NVSwitch, e.g. 5,5,4,4 (default: even)"},
+    {"nvlink_pairs", MDL_PARAM_STRING, SOFF(nvlink_pairs), 0, 0, NULL, "",
+     "direct GPU links without NVSwitch, e.g. 0-1:2,0-2:1"},
+    {"gpu_attach", MDL_PARAM_ENUM, SOFF(gpu_attach), 0, 0, attach_names, "pcie",
+     "how GPUs reach their socket: pcie or c2c (NVLink-C2C)"},
+    {"gpu_pcie", MDL_PARAM_STRING, SOFF(gpu_pcie), 0, 0, NULL, "pcie5-x16",
+     "GPU PCIe link (also PCIe switch uplinks)"},
+    {"c2c_link", MDL_PARAM_STRING, SOFF(c2c_link), 0, 0, NULL, "nvlink-c2c",
+     "GPU-CPU link with gpu_attach = c2c"},
+    {"c2c_links", MDL_PARAM_UINT, SOFF(c2c_links), 1, 64, NULL, "10",
+     "C2C links per GPU"},
+    {"pcie_switch", MDL_PARAM_STRING, SOFF(pcie_switch), 0, 0, NULL, "none",
+     "PCIe switch model, or none (devices on root ports)"},
+    {"pcie_switches", MDL_PARAM_UINT, SOFF(pcie_switches), 0, 256, NULL, "0",
+     "PCIe switches holding GPUs and NICs"},
+    {"pcie_levels", MDL_PARAM_UINT, SOFF(pcie_levels), 1, 2, NULL, "1",
+     "1: switches on root ports; 2: under one top switch per socket"},
+    {"nic", MDL_PARAM_STRING, SOFF(nic), 0, 0, NULL, "none",
+     "NIC model, or none"},
+    {"nics", MDL_PARAM_UINT, SOFF(nics), 0, 1024, NULL, "0",
+     "scale-out NICs; NIC i is rail i"},
+    {"nic_affinity", MDL_PARAM_STRING, SOFF(nic_affinity), 0, 0, NULL, "",
+     "NIC of each GPU, e.g. 0,1,2,3 (default: closest)"},
+    {"pcie_top_switches", MDL_PARAM_UINT, SOFF(pcie_top_switches), 0, 256, NULL,
+     "0", "explicit layout: top PCIe switches above the others"},
+    {"gpu_pcie_switch", MDL_PARAM_STRING, SOFF(gpu_pcie_switch), 0, 0, NULL, "",
+     "explicit layout: each GPU's PCIe switch, -1 for a root port"},
+    {"gpu_socket", MDL_PARAM_STRING, SOFF(gpu_socket), 0, 0, NULL, "",
+     "explicit layout: each root-port (or C2C) GPU's socket"},
+    {"nic_pcie_switch", MDL_PARAM_STRING, SOFF(nic_pcie_switch), 0, 0, NULL, "",
+     "explicit layout: each NIC's PCIe switch, -1 for a root port"},
+    {"nic_socket", MDL_PARAM_STRING, SOFF(nic_socket), 0, 0, NULL, "",
+     "explicit layout: each root-port NIC's socket"},
+    {"pcie_switch_top", MDL_PARAM_STRING, SOFF(pcie_switch_top), 0, 0, NULL, "",
+     "explicit layout: each switch's top switch, -1 for a root port"},
+    {"pcie_switch_socket", MDL_PARAM_STRING, SOFF(pcie_switch_socket), 0, 0,
+     NULL, "", "explicit layout: each root-port switch's socket"},
+    {"pcie_top_socket", MDL_PARAM_STRING, SOFF(pcie_top_socket), 0, 0, NULL, "",
+     "explicit layout: each top switch's socket"},
+    MDL_PARAM_END,
 };
 
-static const MdlParamSpec *const server_tables[] = {topo_server_params,
-                                                    NULL};
+static const MdlParamSpec *const server_tables[] = {topo_server_params, NULL};
 
 void topo_server_spec_free(TopoServerSpec *s)
 {
@@ -82,6 +96,13 @@ void topo_server_spec_free(TopoServerSpec *s)
     return;
   g_free(s->split);
   g_free(s->affinity);
+  g_free(s->gpu_sw);
+  g_free(s->gpu_sock);
+  g_free(s->nic_sw);
+  g_free(s->nic_sock);
+  g_free(s->sw_top);
+  g_free(s->sw_sock);
+  g_free(s->top_sock);
   if (s->pairs)
     g_array_free(s->pairs, TRUE);
   mdl_model_free(s, server_tables);
@@ -132,8 +153,8 @@ static gboolean parse_pairs(TopoServerSpec *s, const char *where,
     char *p = g_strstrip(parts[i]);
     unsigned a, b, n;
     int used = 0;
-    if (sscanf(p, "%u-%u:%u%n", &a, &b, &n, &used) != 3 ||
-        p[used] != '\0' || a >= s->gpus || b >= s->gpus || a == b || n == 0) {
+    if (sscanf(p, "%u-%u:%u%n", &a, &b, &n, &used) != 3 || p[used] != '\0' ||
+        a >= s->gpus || b >= s->gpus || a == b || n == 0) {
       g_set_error(error, TOPO_ERROR, MDL_ERROR_VALUE,
                   "%s nvlink_pairs: '%s' is not GPU-GPU:LINKS with two "
                   "different GPUs below %u and LINKS >= 1, e.g. 0-1:2",
@@ -277,70 +298,216 @@ static gboolean check_nvlink(TopoServerSpec *s, const MdlRegistry *m,
   return TRUE;
 }
 
-static gboolean check_pcie(TopoServerSpec *s, const MdlRegistry *m,
-                           const char *where, GError **error)
+/* Parses "a,b,c" of n integers in [-1, limit) (-1 only when allow_root). */
+static gboolean parse_int_list(const char *text, guint32 n, guint32 limit,
+                               gboolean allow_root, gint32 *out,
+                               const char *where, const char *key,
+                               GError **error)
 {
-  if (!check_link(m, s->gpu_pcie, "gpu_pcie", MDL_FAMILY_PCIE, where, error))
+  g_auto(GStrv) parts = g_strsplit(text, ",", -1);
+  guint32 count = g_strv_length(parts);
+
+  if (count != n) {
+    g_set_error(error, TOPO_ERROR, MDL_ERROR_VALUE,
+                "%s %s: '%s' has %u entries (expected %u)", where, key, text,
+                count, n);
     return FALSE;
-  if (s->gpu_attach == TOPO_ATTACH_C2C) {
-    if (!check_link(m, s->c2c_link, "c2c_link", -1, where, error))
+  }
+  for (guint32 i = 0; i < n; i++) {
+    gint64 v;
+    g_strstrip(parts[i]);
+    if (!g_ascii_string_to_signed(parts[i], 10, allow_root ? -1 : 0,
+                                  (gint64)limit - 1, &v, NULL)) {
+      g_set_error(error, TOPO_ERROR, MDL_ERROR_VALUE,
+                  "%s %s: '%s' is not %s below %u", where, key, parts[i],
+                  allow_root ? "-1 or a whole number" : "a whole number",
+                  limit);
       return FALSE;
-    if (s->gpus % s->sockets != 0)
-      return shape_error(where, "gpus", error,
-                         "%u GPUs do not spread evenly over %u sockets for "
-                         "NVLink-C2C",
-                         s->gpus, s->sockets);
+    }
+    out[i] = (gint32)v;
   }
-  if (is_none(s->pcie_switch)) {
-    if (s->pcie_switches)
-      return shape_error(where, "pcie_switches", error,
-                         "is %u but pcie_switch is none", s->pcie_switches);
-    if (s->gpu_attach == TOPO_ATTACH_PCIE && s->gpus % s->sockets != 0)
-      return shape_error(where, "gpus", error,
-                         "%u GPUs do not spread evenly over %u sockets",
-                         s->gpus, s->sockets);
-    if (s->nics % s->sockets != 0)
-      return shape_error(where, "nics", error,
-                         "%u NICs do not spread evenly over %u sockets",
-                         s->nics, s->sockets);
-    return TRUE;
-  }
-  if (!check_switch(m, s->pcie_switch, "pcie_switch", MDL_SWITCH_PCIE, where,
-                    error))
-    return FALSE;
-  if (s->pcie_switches == 0 || s->pcie_switches % s->sockets != 0)
-    return shape_error(where, "pcie_switches", error,
-                       "%u switches do not spread evenly over %u sockets",
-                       s->pcie_switches, s->sockets);
-  if (s->gpu_attach == TOPO_ATTACH_PCIE && s->gpus % s->pcie_switches != 0)
-    return shape_error(where, "pcie_switches", error,
-                       "%u GPUs do not spread evenly over %u switches",
-                       s->gpus, s->pcie_switches);
-  if (s->nics % s->pcie_switches != 0)
-    return shape_error(where, "pcie_switches", error,
-                       "%u NICs do not spread evenly over %u switches",
-                       s->nics, s->pcie_switches);
-  if ((s->gpu_attach == TOPO_ATTACH_PCIE ? s->gpus : 0) / s->pcie_switches +
-          s->nics / s->pcie_switches + 1 >
-      mdl_registry_switch(m, s->pcie_switch)->ports)
-    return shape_error(where, "pcie_switches", error,
-                       "too few ports on %s for its devices and uplink",
-                       s->pcie_switch);
   return TRUE;
 }
 
-/* GPU g's default NIC: a NIC under the same PCIe switch (or socket), the
- * r-th GPU there taking the r-th NIC there, round robin. */
-static guint32 default_affinity(const TopoServerSpec *s, guint32 g)
+/* Reads an explicit placement list into out (n entries), if given. */
+static gboolean placement_list(const char *text, guint32 n, guint32 limit,
+                               gboolean allow_root, gint32 *out,
+                               const char *where, const char *key,
+                               GError **error)
 {
-  guint32 groups = s->pcie_switches ? s->pcie_switches : s->sockets;
-  guint32 gpus_per = s->gpus / groups ? s->gpus / groups : 1;
-  guint32 nics_per = s->nics / groups;
-  guint32 group = MIN(g / gpus_per, groups - 1), rank = g % gpus_per;
+  return !text ||
+         parse_int_list(text, n, limit, allow_root, out, where, key, error);
+}
 
-  if (nics_per == 0)
-    return (guint32)((guint64)g * s->nics / s->gpus);
-  return group * nics_per + rank % nics_per;
+/* Socket of a leaf switch: its top switch's, or its own. */
+static guint32 switch_socket(const TopoServerSpec *s, guint32 sw)
+{
+  return s->sw_top[sw] >= 0 ? s->top_sock[s->sw_top[sw]] : s->sw_sock[sw];
+}
+
+/* Computes where every GPU, NIC and PCIe switch sits: spread evenly unless
+ * explicit lists say otherwise (importers write those). */
+static gboolean place_devices(TopoServerSpec *s, const MdlRegistry *m,
+                              const char *where, GError **error)
+{
+  guint32 nsw = s->pcie_switches, ntop = s->pcie_top_switches;
+  gboolean explicit_sw = s->gpu_pcie_switch || s->nic_pcie_switch ||
+                         s->pcie_switch_top || s->pcie_switch_socket;
+  gboolean c2c = s->gpu_attach == TOPO_ATTACH_C2C;
+  g_autofree gint32 *tmp =
+      g_new(gint32, MAX(MAX(s->gpus, s->nics), MAX(nsw, ntop)) + 1);
+
+  if (!check_link(m, s->gpu_pcie, "gpu_pcie", MDL_FAMILY_PCIE, where, error))
+    return FALSE;
+  if (c2c && !check_link(m, s->c2c_link, "c2c_link", -1, where, error))
+    return FALSE;
+  if (is_none(s->pcie_switch) != (nsw == 0))
+    return shape_error(where, "pcie_switches", error,
+                       "give both pcie_switch (a model) and pcie_switches "
+                       "(>= 1), or neither");
+  if (nsw && !check_switch(m, s->pcie_switch, "pcie_switch", MDL_SWITCH_PCIE,
+                           where, error))
+    return FALSE;
+  if (s->pcie_levels == 2 && !ntop && nsw)
+    ntop = s->pcie_top_switches = s->sockets;
+  if (ntop && !nsw)
+    return shape_error(where, "pcie_top_switches", error,
+                       "top switches need pcie_switches below them");
+  s->gpu_sw = g_new(gint32, s->gpus);
+  s->gpu_sock = g_new0(guint32, s->gpus);
+  s->nic_sw = g_new(gint32, MAX(s->nics, 1));
+  s->nic_sock = g_new0(guint32, MAX(s->nics, 1));
+  s->sw_top = g_new(gint32, MAX(nsw, 1));
+  s->sw_sock = g_new0(guint32, MAX(nsw, 1));
+  s->top_sock = g_new0(guint32, MAX(ntop, 1));
+
+  /* Defaults: even spreading; the checks apply only to what is spread. */
+  if (ntop) {
+    if (!s->pcie_top_socket && ntop % s->sockets != 0)
+      return shape_error(where, "pcie_top_switches", error,
+                         "%u top switches do not spread evenly over %u "
+                         "sockets",
+                         ntop, s->sockets);
+    for (guint32 t = 0; t < ntop; t++)
+      s->top_sock[t] = t / (ntop / s->sockets ? ntop / s->sockets : 1);
+  }
+  if (nsw) {
+    guint32 over = ntop ? ntop : s->sockets;
+    if (!explicit_sw && nsw % over != 0)
+      return shape_error(where, "pcie_switches", error,
+                         "%u switches do not spread evenly over %u %s", nsw,
+                         over, ntop ? "top switches" : "sockets");
+    for (guint32 j = 0; j < nsw; j++) {
+      guint32 slot = j / (nsw / over ? nsw / over : 1);
+      s->sw_top[j] = ntop ? (gint32)MIN(slot, ntop - 1) : -1;
+      s->sw_sock[j] = ntop ? 0 : MIN(slot, s->sockets - 1);
+    }
+  }
+  if (!c2c && nsw && !s->gpu_pcie_switch && s->gpus % nsw != 0)
+    return shape_error(where, "pcie_switches", error,
+                       "%u GPUs do not spread evenly over %u switches", s->gpus,
+                       nsw);
+  if ((c2c || !nsw) && !s->gpu_socket && s->gpus % s->sockets != 0)
+    return shape_error(where, "gpus", error,
+                       "%u GPUs do not spread evenly over %u sockets", s->gpus,
+                       s->sockets);
+  for (guint32 g = 0; g < s->gpus; g++) {
+    s->gpu_sw[g] = !c2c && nsw ? (gint32)(g / (s->gpus / nsw)) : -1;
+    s->gpu_sock[g] = g / (s->gpus / s->sockets ? s->gpus / s->sockets : 1);
+  }
+  if (s->nics && nsw && !s->nic_pcie_switch && s->nics % nsw != 0)
+    return shape_error(where, "pcie_switches", error,
+                       "%u NICs do not spread evenly over %u switches", s->nics,
+                       nsw);
+  if (s->nics && !nsw && !s->nic_socket && s->nics % s->sockets != 0)
+    return shape_error(where, "nics", error,
+                       "%u NICs do not spread evenly over %u sockets", s->nics,
+                       s->sockets);
+  for (guint32 n = 0; n < s->nics; n++) {
+    s->nic_sw[n] = nsw ? (gint32)(n / (s->nics / nsw ? s->nics / nsw : 1)) : -1;
+    s->nic_sock[n] = n / (s->nics / s->sockets ? s->nics / s->sockets : 1);
+  }
+
+  /* Explicit lists override. */
+  if (!placement_list(s->pcie_top_socket, ntop, s->sockets, FALSE,
+                      (gint32 *)s->top_sock, where, "pcie_top_socket", error) ||
+      !placement_list(s->pcie_switch_top, nsw, ntop, TRUE, s->sw_top, where,
+                      "pcie_switch_top", error) ||
+      !placement_list(s->pcie_switch_socket, nsw, s->sockets, FALSE,
+                      (gint32 *)s->sw_sock, where, "pcie_switch_socket",
+                      error) ||
+      !placement_list(s->gpu_pcie_switch, s->gpus, nsw, TRUE, s->gpu_sw, where,
+                      "gpu_pcie_switch", error) ||
+      !placement_list(s->gpu_socket, s->gpus, s->sockets, FALSE,
+                      (gint32 *)s->gpu_sock, where, "gpu_socket", error) ||
+      !placement_list(s->nic_pcie_switch, s->nics, nsw, TRUE, s->nic_sw, where,
+                      "nic_pcie_switch", error) ||
+      !placement_list(s->nic_socket, s->nics, s->sockets, FALSE,
+                      (gint32 *)s->nic_sock, where, "nic_socket", error))
+    return FALSE;
+  if (c2c && s->gpu_pcie_switch)
+    return shape_error(where, "gpu_pcie_switch", error,
+                       "NVLink-C2C GPUs sit on no PCIe switch");
+  /* What sits on a switch takes its socket. */
+  for (guint32 g = 0; g < s->gpus; g++) {
+    if (s->gpu_sw[g] >= 0)
+      s->gpu_sock[g] = switch_socket(s, (guint32)s->gpu_sw[g]);
+  }
+  for (guint32 n = 0; n < s->nics; n++) {
+    if (s->nic_sw[n] >= 0)
+      s->nic_sock[n] = switch_socket(s, (guint32)s->nic_sw[n]);
+  }
+  /* Ports: devices plus the uplink must fit each switch. */
+  memset(tmp, 0,
+         sizeof(gint32) * (MAX(MAX(s->gpus, s->nics), MAX(nsw, ntop)) + 1));
+  for (guint32 g = 0; nsw && g < s->gpus; g++) {
+    if (s->gpu_sw[g] >= 0)
+      tmp[s->gpu_sw[g]]++;
+  }
+  for (guint32 n = 0; nsw && n < s->nics; n++) {
+    if (s->nic_sw[n] >= 0)
+      tmp[s->nic_sw[n]]++;
+  }
+  for (guint32 j = 0; j < nsw; j++) {
+    if ((guint32)tmp[j] + 1 > mdl_registry_switch(m, s->pcie_switch)->ports)
+      return shape_error(where, "pcie_switches", error,
+                         "switch %u holds %d devices and an uplink, more "
+                         "than the %u ports of %s",
+                         j, tmp[j],
+                         mdl_registry_switch(m, s->pcie_switch)->ports,
+                         s->pcie_switch);
+  }
+  return TRUE;
+}
+
+/* How close a NIC is to a GPU: 0 same switch, 1 same top switch, 2 same
+ * socket, 3 elsewhere. */
+static guint32 nic_distance(const TopoServerSpec *s, guint32 g, guint32 n)
+{
+  if (s->gpu_sw[g] >= 0 && s->gpu_sw[g] == s->nic_sw[n])
+    return 0;
+  if (s->gpu_sw[g] >= 0 && s->nic_sw[n] >= 0 && s->sw_top[s->gpu_sw[g]] >= 0 &&
+      s->sw_top[s->gpu_sw[g]] == s->sw_top[s->nic_sw[n]])
+    return 1;
+  return s->gpu_sock[g] == s->nic_sock[n] ? 2 : 3;
+}
+
+/* Default affinity: each GPU takes the closest NIC serving the fewest GPUs
+ * so far (lowest index on ties), so one NIC per GPU where counts match. */
+static void default_affinity(TopoServerSpec *s)
+{
+  g_autofree guint32 *load = g_new0(guint32, s->nics);
+
+  for (guint32 g = 0; g < s->gpus; g++) {
+    guint32 best = 0;
+    for (guint32 n = 1; n < s->nics; n++) {
+      guint32 dn = nic_distance(s, g, n), db = nic_distance(s, g, best);
+      if (dn < db || (dn == db && load[n] < load[best]))
+        best = n;
+    }
+    s->affinity[g] = best;
+    load[best]++;
+  }
 }
 
 TopoServerSpec *topo_server_spec_read(GKeyFile *kf, const char *group,
@@ -354,8 +521,7 @@ TopoServerSpec *topo_server_spec_read(GKeyFile *kf, const char *group,
   mdl_params_apply_defaults(server_tables, s);
   if (!mdl_params_check_required(kf, group, server_tables, NULL, where,
                                  error) ||
-      !mdl_params_apply_group(kf, group, server_tables, NULL, s, where,
-                              error))
+      !mdl_params_apply_group(kf, group, server_tables, NULL, s, where, error))
     goto fail;
   if (s->sockets_per_host == 0)
     s->sockets_per_host = s->sockets;
@@ -371,7 +537,7 @@ TopoServerSpec *topo_server_spec_read(GKeyFile *kf, const char *group,
       !check_switch(models, s->root_complex, "root_complex",
                     MDL_SWITCH_ROOT_COMPLEX, where, error) ||
       !check_nvlink(s, models, where, error) ||
-      !check_pcie(s, models, where, error))
+      !place_devices(s, models, where, error))
     goto fail;
   if (is_none(s->nic) != (s->nics == 0)) {
     shape_error(where, "nics", error,
@@ -391,8 +557,7 @@ TopoServerSpec *topo_server_spec_read(GKeyFile *kf, const char *group,
                            where, "nic_affinity", error))
         goto fail;
     } else {
-      for (guint32 g = 0; g < s->gpus; g++)
-        s->affinity[g] = default_affinity(s, g);
+      default_affinity(s);
     }
   } else if (s->nic_affinity) {
     shape_error(where, "nic_affinity", error, "is set but there is no NIC");
@@ -428,26 +593,21 @@ gboolean topo_build_servers(TopoSystem *sys, GError **error)
   const MdlSwitch *pcisw =
       sp->pcie_switches ? mdl_registry_switch(m, sp->pcie_switch) : NULL;
   const MdlNic *nic = sp->nics ? mdl_registry_nic(m, sp->nic) : NULL;
-  const MdlLink *nvlink = is_none(sp->nvlink) ? NULL
-                                              : mdl_registry_link(m, sp->nvlink);
+  const MdlLink *nvlink =
+      is_none(sp->nvlink) ? NULL : mdl_registry_link(m, sp->nvlink);
   const MdlLink *gpu_pcie = mdl_registry_link(m, sp->gpu_pcie);
   const MdlLink *c2c = sp->gpu_attach == TOPO_ATTACH_C2C
                            ? mdl_registry_link(m, sp->c2c_link)
                            : NULL;
   const MdlLink *sock = mdl_registry_link(m, sp->socket_link);
   const MdlLink *nic_host = nic ? mdl_registry_link(m, nic->host_link) : NULL;
-  guint32 gpus_per_sw = sp->pcie_switches ? sp->gpus / sp->pcie_switches : 0;
-  guint32 nics_per_sw = sp->pcie_switches ? sp->nics / sp->pcie_switches : 0;
-  guint32 sw_per_socket = sp->pcie_switches / sp->sockets;
-
   (void)error;
   sys->off_gpu = 0;
   sys->off_cpu = sp->gpus;
   sys->off_nic = sys->off_cpu + sp->sockets;
   sys->off_nvsw = sys->off_nic + sp->nics;
   sys->off_pcisw = sys->off_nvsw + sp->nvswitches;
-  sys->n_pcisw = sp->pcie_switches +
-                 (sp->pcie_switches && sp->pcie_levels == 2 ? sp->sockets : 0);
+  sys->n_pcisw = sp->pcie_switches + sp->pcie_top_switches;
   sys->local_nodes = sys->off_pcisw + sys->n_pcisw;
 
   for (guint32 s = 0; s < sys->n_servers; s++) {
@@ -462,8 +622,8 @@ gboolean topo_build_servers(TopoSystem *sys, GError **error)
     for (guint32 g = 0; g < sp->gpus; g++)
       add_node(sys, TOPO_NODE_GPU, SIM_NODE_ENDPOINT, s, g, 0, "gpu");
     for (guint32 c = 0; c < sp->sockets; c++)
-      add_node(sys, TOPO_NODE_CPU, SIM_NODE_ENDPOINT | SIM_NODE_FORWARDS, s,
-               c, topo_switch_id(sys, rc), "cpu");
+      add_node(sys, TOPO_NODE_CPU, SIM_NODE_ENDPOINT | SIM_NODE_FORWARDS, s, c,
+               topo_switch_id(sys, rc), "cpu");
     for (guint32 n = 0; n < sp->nics; n++)
       add_node(sys, TOPO_NODE_NIC, SIM_NODE_FORWARDS, s, n,
                topo_nic_id(sys, nic), "nic");
@@ -488,34 +648,29 @@ gboolean topo_build_servers(TopoSystem *sys, GError **error)
     /* GPUs to their socket: NVLink-C2C, a PCIe switch or a root port. */
     for (guint32 g = 0; g < sp->gpus; g++) {
       if (c2c)
-        topo_add_link(sys, GPU(g), CPU(g / (sp->gpus / sp->sockets)), c2c,
-                      sp->c2c_links);
-      else if (sp->pcie_switches)
-        topo_add_link(sys, GPU(g), PCISW(g / gpus_per_sw), gpu_pcie, 1);
+        topo_add_link(sys, GPU(g), CPU(sp->gpu_sock[g]), c2c, sp->c2c_links);
+      else if (sp->gpu_sw[g] >= 0)
+        topo_add_link(sys, GPU(g), PCISW(sp->gpu_sw[g]), gpu_pcie, 1);
       else
-        topo_add_link(sys, GPU(g), CPU(g / (sp->gpus / sp->sockets)),
-                      gpu_pcie, 1);
+        topo_add_link(sys, GPU(g), CPU(sp->gpu_sock[g]), gpu_pcie, 1);
     }
     for (guint32 n = 0; n < sp->nics; n++) {
-      if (sp->pcie_switches)
-        topo_add_link(sys, NIC(n), PCISW(n / nics_per_sw), nic_host, 1);
+      if (sp->nic_sw[n] >= 0)
+        topo_add_link(sys, NIC(n), PCISW(sp->nic_sw[n]), nic_host, 1);
       else
-        topo_add_link(sys, NIC(n), CPU(n / (sp->nics / sp->sockets)),
-                      nic_host, 1);
+        topo_add_link(sys, NIC(n), CPU(sp->nic_sock[n]), nic_host, 1);
     }
-    /* PCIe switch uplinks: to the socket, or through a top switch. */
+    /* PCIe switch uplinks: to a top switch or the socket. */
     for (guint32 j = 0; j < sp->pcie_switches; j++) {
-      guint32 socket = j / sw_per_socket;
-      if (sp->pcie_levels == 2)
-        topo_add_link(sys, PCISW(j), PCISW(sp->pcie_switches + socket),
+      if (sp->sw_top[j] >= 0)
+        topo_add_link(sys, PCISW(j), PCISW(sp->pcie_switches + sp->sw_top[j]),
                       gpu_pcie, 1);
       else
-        topo_add_link(sys, PCISW(j), CPU(socket), gpu_pcie, 1);
+        topo_add_link(sys, PCISW(j), CPU(sp->sw_sock[j]), gpu_pcie, 1);
     }
-    for (guint32 c = 0; sp->pcie_switches && sp->pcie_levels == 2 &&
-                        c < sp->sockets;
-         c++)
-      topo_add_link(sys, PCISW(sp->pcie_switches + c), CPU(c), gpu_pcie, 1);
+    for (guint32 t = 0; t < sp->pcie_top_switches; t++)
+      topo_add_link(sys, PCISW(sp->pcie_switches + t), CPU(sp->top_sock[t]),
+                    gpu_pcie, 1);
     /* Sockets of one host, all to all. */
     for (guint32 a = 0; a < sp->sockets; a++) {
       for (guint32 b = a + 1; b < sp->sockets; b++) {
@@ -541,8 +696,8 @@ gboolean topo_build_servers(TopoSystem *sys, GError **error)
 /* Fastest single path from a to b inside server 0 (Dijkstra; only
  * forwarding nodes in between); cost of a channel: latency plus 1 MiB at
  * its rate.  FALSE when there is none. */
-static gboolean intra_fastest(const TopoSystem *sys, SimNodeId a,
-                              SimNodeId b, SimPath *out)
+static gboolean intra_fastest(const TopoSystem *sys, SimNodeId a, SimNodeId b,
+                              SimPath *out)
 {
   guint32 n = sys->local_nodes;
   g_autofree double *dist = g_new(double, n);
@@ -682,8 +837,8 @@ guint32 topo_node_server(const TopoSystem *sys, SimNodeId n)
   return s < sys->n_servers ? s : G_MAXUINT32;
 }
 
-gboolean topo_route_intra(const TopoSystem *sys, SimNodeId src,
-                          SimNodeId dst, SimPathSet *out)
+gboolean topo_route_intra(const TopoSystem *sys, SimNodeId src, SimNodeId dst,
+                          SimPathSet *out)
 {
   guint32 s = topo_node_server(sys, src);
   guint32 a = src - s * sys->local_nodes, b;

@@ -17,82 +17,84 @@ typedef struct {
 
 #define YOFF(f) offsetof(SystemGroup, f)
 static const MdlParamSpec system_params[] = {
-  {"description", MDL_PARAM_STRING, YOFF(description), 0, 0, NULL, "",
-   "one line for listings"},
-  {"server", MDL_PARAM_STRING, YOFF(server), 0, 0, NULL, NULL,
-   "server template: a [server NAME] of this file or built in"},
-  {"servers", MDL_PARAM_UINT, YOFF(servers), 1, 1u << 20, NULL, "1",
-   "servers (NVLink domains) in the system"},
-  MDL_PARAM_END,
+    {"description", MDL_PARAM_STRING, YOFF(description), 0, 0, NULL, "",
+     "one line for listings"},
+    {"server", MDL_PARAM_STRING, YOFF(server), 0, 0, NULL, NULL,
+     "server template: a [server NAME] of this file or built in"},
+    {"servers", MDL_PARAM_UINT, YOFF(servers), 1, 1u << 20, NULL, "1",
+     "servers (NVLink domains) in the system"},
+    MDL_PARAM_END,
 };
 static const MdlParamSpec *const system_tables[] = {system_params, NULL};
 
-static const char *const net_names[] = {"none", "fat-tree", "dragonfly",
-                                        NULL};
-static const char *const routing_names[] = {
-  "dmodk", "ecmp", "adaptive", "minimal", "valiant", "ugal-l", "ugal-g",
-  NULL};
+static const char *const net_names[] = {"none", "fat-tree", "dragonfly", NULL};
+static const char *const routing_names[] = {"dmodk",   "ecmp",    "adaptive",
+                                            "minimal", "valiant", "ugal-l",
+                                            "ugal-g",  NULL};
 static const char *const arrangement_names[] = {"absolute", "relative",
                                                 "circulant", NULL};
 
 #define COFF(f) offsetof(TopoScaleout, f)
 const MdlParamSpec topo_scaleout_params[] = {
-  {"topology", MDL_PARAM_ENUM, COFF(topology), 0, 0, net_names, "none",
-   "none, fat-tree or dragonfly"},
-  {"link", MDL_PARAM_STRING, COFF(link), 0, 0, NULL, "",
-   "switch-to-switch link model (default: the NIC's port link)"},
-  {"switch", MDL_PARAM_STRING, COFF(sw), 0, 0, NULL, "",
-   "switch (router) model"},
-  {"routing", MDL_PARAM_ENUM, COFF(routing), 0, 0, routing_names, "ecmp",
-   "fat-tree: dmodk, ecmp, adaptive; dragonfly: minimal, valiant, ugal-l, "
-   "ugal-g (its default: minimal)"},
-  {"seed", MDL_PARAM_UINT, COFF(seed), 0, G_MAXUINT32, NULL, "1",
-   "seed of ECMP hashing and Valiant's random groups"},
-  {"tiers", MDL_PARAM_UINT, COFF(tiers), 1, 3, NULL, "2",
-   "fat-tree: switch tiers"},
-  {"radix", MDL_PARAM_UINT, COFF(radix), 0, 4096, NULL, "0",
-   "fat-tree: switch ports used (0: the switch model's)"},
-  {"oversubscription", MDL_PARAM_DOUBLE, COFF(oversubscription), 1, 64,
-   NULL, "1", "fat-tree: leaf down:up port ratio, e.g. 2 for 2:1"},
-  {"spine_oversubscription", MDL_PARAM_DOUBLE,
-   COFF(spine_oversubscription), 1, 64, NULL, "1",
-   "fat-tree, 3 tiers: spine down:up port ratio"},
-  {"rail_optimized", MDL_PARAM_BOOL, COFF(rail_optimized), 0, 0, NULL,
-   "false", "fat-tree: NIC i of every server to rail i's leaves"},
-  {"planes", MDL_PARAM_UINT, COFF(planes), 1, 16, NULL, "1",
-   "fat-tree: independent network planes"},
-  {"leaves", MDL_PARAM_UINT, COFF(leaves), 0, 1u << 20, NULL, "0",
-   "fat-tree: leaves per plane (0: as many as needed)"},
-  {"spines", MDL_PARAM_UINT, COFF(spines), 0, 1u << 20, NULL, "0",
-   "fat-tree: spines (2 tiers) or spines per pod (3 tiers); 0: one per "
-   "leaf uplink"},
-  {"cores", MDL_PARAM_UINT, COFF(cores), 0, 1u << 20, NULL, "0",
-   "fat-tree, 3 tiers: cores per spine index (0: one per spine uplink)"},
-  {"routers_per_group", MDL_PARAM_UINT, COFF(df_a), 0, 4096, NULL, "0",
-   "dragonfly: a"},
-  {"terminals_per_router", MDL_PARAM_UINT, COFF(df_p), 0, 4096, NULL, "0",
-   "dragonfly: p"},
-  {"global_links_per_router", MDL_PARAM_UINT, COFF(df_h), 0, 4096, NULL, "0",
-   "dragonfly: h"},
-  {"groups", MDL_PARAM_UINT, COFF(df_g), 0, 1u << 16, NULL, "0",
-   "dragonfly: g"},
-  {"arrangement", MDL_PARAM_ENUM, COFF(arrangement), 0, 0,
-   arrangement_names, "absolute",
-   "dragonfly global links: absolute, relative or circulant"},
-  {"global_link", MDL_PARAM_STRING, COFF(global_link), 0, 0, NULL, "",
-   "dragonfly: global link model (default: link)"},
-  MDL_PARAM_END,
+    {"topology", MDL_PARAM_ENUM, COFF(topology), 0, 0, net_names, "none",
+     "none, fat-tree or dragonfly"},
+    {"link", MDL_PARAM_STRING, COFF(link), 0, 0, NULL, "",
+     "switch-to-switch link model (default: the NIC's port link)"},
+    {"switch", MDL_PARAM_STRING, COFF(sw), 0, 0, NULL, "",
+     "switch (router) model"},
+    {"routing", MDL_PARAM_ENUM, COFF(routing), 0, 0, routing_names, "ecmp",
+     "fat-tree: dmodk, ecmp, adaptive; dragonfly: minimal, valiant, ugal-l, "
+     "ugal-g (its default: minimal)"},
+    {"seed", MDL_PARAM_UINT, COFF(seed), 0, G_MAXUINT32, NULL, "1",
+     "seed of ECMP hashing and Valiant's random groups"},
+    {"tiers", MDL_PARAM_UINT, COFF(tiers), 1, 3, NULL, "2",
+     "fat-tree: switch tiers"},
+    {"radix", MDL_PARAM_UINT, COFF(radix), 0, 4096, NULL, "0",
+     "fat-tree: switch ports used (0: the switch model's)"},
+    {"oversubscription", MDL_PARAM_DOUBLE, COFF(oversubscription), 1, 64, NULL,
+     "1", "fat-tree: leaf down:up port ratio, e.g. 2 for 2:1"},
+    {"spine_oversubscription", MDL_PARAM_DOUBLE, COFF(spine_oversubscription),
+     1, 64, NULL, "1", "fat-tree, 3 tiers: spine down:up port ratio"},
+    {"rail_optimized", MDL_PARAM_BOOL, COFF(rail_optimized), 0, 0, NULL,
+     "false", "fat-tree: NIC i of every server to rail i's leaves"},
+    {"planes", MDL_PARAM_UINT, COFF(planes), 1, 16, NULL, "1",
+     "fat-tree: independent network planes"},
+    {"leaves", MDL_PARAM_UINT, COFF(leaves), 0, 1u << 20, NULL, "0",
+     "fat-tree: leaves per plane (0: as many as needed)"},
+    {"spines", MDL_PARAM_UINT, COFF(spines), 0, 1u << 20, NULL, "0",
+     "fat-tree: spines (2 tiers) or spines per pod (3 tiers); 0: one per "
+     "leaf uplink"},
+    {"cores", MDL_PARAM_UINT, COFF(cores), 0, 1u << 20, NULL, "0",
+     "fat-tree, 3 tiers: cores per spine index (0: one per spine uplink)"},
+    {"routers_per_group", MDL_PARAM_UINT, COFF(df_a), 0, 4096, NULL, "0",
+     "dragonfly: a"},
+    {"terminals_per_router", MDL_PARAM_UINT, COFF(df_p), 0, 4096, NULL, "0",
+     "dragonfly: p"},
+    {"global_links_per_router", MDL_PARAM_UINT, COFF(df_h), 0, 4096, NULL, "0",
+     "dragonfly: h"},
+    {"groups", MDL_PARAM_UINT, COFF(df_g), 0, 1u << 16, NULL, "0",
+     "dragonfly: g"},
+    {"arrangement", MDL_PARAM_ENUM, COFF(arrangement), 0, 0, arrangement_names,
+     "absolute", "dragonfly global links: absolute, relative or circulant"},
+    {"global_link", MDL_PARAM_STRING, COFF(global_link), 0, 0, NULL, "",
+     "dragonfly: global link model (default: link)"},
+    MDL_PARAM_END,
 };
 static const MdlParamSpec *const scaleout_tables[] = {topo_scaleout_params,
                                                       NULL};
 
 /* Keys of one topology that the others refuse. */
 static const char *const fattree_keys[] = {
-  "tiers", "radix", "oversubscription", "spine_oversubscription",
-  "rail_optimized", "planes", "leaves", "spines", "cores", NULL};
-static const char *const dragonfly_keys[] = {
-  "routers_per_group", "terminals_per_router", "global_links_per_router",
-  "groups", "arrangement", "global_link", NULL};
+    "tiers",          "radix",  "oversubscription", "spine_oversubscription",
+    "rail_optimized", "planes", "leaves",           "spines",
+    "cores",          NULL};
+static const char *const dragonfly_keys[] = {"routers_per_group",
+                                             "terminals_per_router",
+                                             "global_links_per_router",
+                                             "groups",
+                                             "arrangement",
+                                             "global_link",
+                                             NULL};
 
 /* --- model ids -------------------------------------------------------- */
 
@@ -146,8 +148,8 @@ static GBytes *builtin_file(const char *dir, const char *name)
 {
   g_autofree char *path =
       g_strdup_printf("/ifsim/topologies/%s/%s.ini", dir, name);
-  return g_resource_lookup_data(resources(), path,
-                                G_RESOURCE_LOOKUP_FLAGS_NONE, NULL);
+  return g_resource_lookup_data(resources(), path, G_RESOURCE_LOOKUP_FLAGS_NONE,
+                                NULL);
 }
 
 static GStrv builtin_names(const char *dir)
@@ -223,7 +225,8 @@ static gboolean check_groups(GKeyFile *kf, const char *source, GError **error)
   g_auto(GStrv) groups = g_key_file_get_groups(kf, NULL);
 
   for (guint i = 0; groups[i]; i++) {
-    if (strcmp(groups[i], "system") == 0 || strcmp(groups[i], "scaleout") == 0 ||
+    if (strcmp(groups[i], "system") == 0 ||
+        strcmp(groups[i], "scaleout") == 0 ||
         g_str_has_prefix(groups[i], "server ") ||
         mdl_registry_is_model_group(groups[i]))
       continue;
@@ -276,12 +279,11 @@ static TopoServerSpec *load_server(TopoSystem *sys, GKeyFile *kf,
   if (!builtin)
     return NULL;
   where = g_strdup_printf("%s: [%s]", bsource, group);
-  return topo_server_spec_read(builtin, group, name, sys->models, where,
-                               error);
+  return topo_server_spec_read(builtin, group, name, sys->models, where, error);
 }
 
-static gboolean read_scaleout(TopoSystem *sys, GKeyFile *kf,
-                              const char *source, GError **error)
+static gboolean read_scaleout(TopoSystem *sys, GKeyFile *kf, const char *source,
+                              GError **error)
 {
   TopoScaleout *c = &sys->scaleout;
   g_autofree char *where = g_strdup_printf("%s: [scaleout]", source);
@@ -304,21 +306,19 @@ static gboolean read_scaleout(TopoSystem *sys, GKeyFile *kf,
   for (guint i = 0; refused && refused[i]; i++) {
     if (g_key_file_has_key(kf, "scaleout", refused[i], NULL)) {
       g_set_error(error, TOPO_ERROR, MDL_ERROR_CONFLICT,
-                  "%s %s: does not apply to topology = %s", where,
-                  refused[i], topo);
+                  "%s %s: does not apply to topology = %s", where, refused[i],
+                  topo);
       return FALSE;
     }
   }
   if (c->topology == TOPO_NET_NONE) {
-    g_auto(GStrv) keys =
-        g_key_file_has_group(kf, "scaleout")
-            ? g_key_file_get_keys(kf, "scaleout", NULL, NULL)
-            : NULL;
+    g_auto(GStrv) keys = g_key_file_has_group(kf, "scaleout")
+                             ? g_key_file_get_keys(kf, "scaleout", NULL, NULL)
+                             : NULL;
     for (guint i = 0; keys && keys[i]; i++) {
       if (strcmp(keys[i], "topology") != 0) {
         g_set_error(error, TOPO_ERROR, MDL_ERROR_CONFLICT,
-                    "%s %s: does not apply to topology = none", where,
-                    keys[i]);
+                    "%s %s: does not apply to topology = none", where, keys[i]);
         return FALSE;
       }
     }
@@ -331,7 +331,8 @@ static gboolean read_scaleout(TopoSystem *sys, GKeyFile *kf,
     }
     return TRUE;
   }
-  if ((c->topology == TOPO_NET_FATTREE) != (c->routing <= TOPO_ROUTE_ADAPTIVE)) {
+  if ((c->topology == TOPO_NET_FATTREE) !=
+      (c->routing <= TOPO_ROUTE_ADAPTIVE)) {
     g_set_error(error, TOPO_ERROR, MDL_ERROR_CONFLICT,
                 "%s routing: %s does not apply to topology = %s (%s)", where,
                 routing_names[c->routing], topo,
@@ -354,11 +355,12 @@ static gboolean read_scaleout(TopoSystem *sys, GKeyFile *kf,
     return FALSE;
   }
   if (!c->link)
-    c->link = g_strdup(mdl_registry_nic(sys->models, sys->server->nic)->port_link);
+    c->link =
+        g_strdup(mdl_registry_nic(sys->models, sys->server->nic)->port_link);
   if (!mdl_registry_link(sys->models, c->link)) {
     g_set_error(error, TOPO_ERROR, MDL_ERROR_UNKNOWN,
-                "%s link: '%s' is not a known link (see 'ifsim models')",
-                where, c->link);
+                "%s link: '%s' is not a known link (see 'ifsim models')", where,
+                c->link);
     return FALSE;
   }
   if (!c->global_link)
@@ -460,8 +462,8 @@ static TopoSystem *system_build(GKeyFile *kf, const char *source,
 }
 
 TopoSystem *topo_system_load_data(const char *data, gsize len,
-                                  const char *source,
-                                  const char *const *models, GError **error)
+                                  const char *source, const char *const *models,
+                                  GError **error)
 {
   g_autoptr(GKeyFile) kf = mdl_ini_load(data, len, source, error);
 
@@ -476,8 +478,8 @@ TopoSystem *topo_system_load_builtin(const char *name, GError **error)
   const char *data;
 
   if (g_str_has_prefix(name, "server:")) {
-    g_autofree char *text = g_strdup_printf("[system]\nserver = %s\n",
-                                            name + strlen("server:"));
+    g_autofree char *text =
+        g_strdup_printf("[system]\nserver = %s\n", name + strlen("server:"));
     return topo_system_load_data(text, strlen(text), name, NULL, error);
   }
   bytes = builtin_file("examples", name);
@@ -642,11 +644,10 @@ gboolean topo_route_network(const TopoSystem *sys, SimNodeId src_nic,
   gboolean ok;
 
   src = &eps[sys->nic_first_ep[ks] +
-             (sys->nic_n_ep[ks] > 1
-                  ? sim_flow_hash(sys->scaleout.seed, src_nic, dst_nic, flow,
-                                  7) %
-                        sys->nic_n_ep[ks]
-                  : 0)];
+             (sys->nic_n_ep[ks] > 1 ? sim_flow_hash(sys->scaleout.seed, src_nic,
+                                                    dst_nic, flow, 7) %
+                                          sys->nic_n_ep[ks]
+                                    : 0)];
   for (guint32 i = 0; i < sys->nic_n_ep[kd]; i++) {
     const TopoEndpoint *e = &eps[sys->nic_first_ep[kd] + i];
     if (e->plane == src->plane) {
@@ -705,12 +706,11 @@ gboolean topo_route(const TopoSystem *sys, SimNodeId src, SimNodeId dst,
   SimPath *p = &out->path[0];
 
   if (src == dst || ss == G_MAXUINT32 || sd == G_MAXUINT32) {
-    g_set_error(error, TOPO_ERROR, MDL_ERROR_CONFLICT,
-                "cannot route from %s to %s: %s",
-                sim_fabric_node_name(sys->fabric, src),
-                sim_fabric_node_name(sys->fabric, dst),
-                src == dst ? "the same node"
-                           : "switches are not traffic endpoints");
+    g_set_error(
+        error, TOPO_ERROR, MDL_ERROR_CONFLICT, "cannot route from %s to %s: %s",
+        sim_fabric_node_name(sys->fabric, src),
+        sim_fabric_node_name(sys->fabric, dst),
+        src == dst ? "the same node" : "switches are not traffic endpoints");
     return FALSE;
   }
   if (ss == sd) {

@@ -65,8 +65,8 @@ TopoSystem *topo_system_load(const char *path, const char *const *models,
 
 /* Loads from text; `source` names it in messages. */
 TopoSystem *topo_system_load_data(const char *data, gsize len,
-                                  const char *source,
-                                  const char *const *models, GError **error);
+                                  const char *source, const char *const *models,
+                                  GError **error);
 
 /* Loads an embedded example ("dgx-h100-superpod") or server template
  * ("server:dgx-h100", one server alone). */
@@ -123,14 +123,14 @@ typedef struct {
   guint32 nvswitches, pcie_switches;
   guint32 net_switches[4]; /* by tier (fat-tree 1-3) or [1] = routers */
   guint32 net_planes;
-  guint64 links_by_family[8]; /* physical links, by MdlFamily */
-  double gpu_scaleup_GBps;   /* one GPU's NVLink (or PCIe) data rate out */
-  double gpu_scaleout_GBps;  /* its share of NIC data rate */
+  guint64 links_by_family[8];     /* physical links, by MdlFamily */
+  double gpu_scaleup_GBps;        /* one GPU's NVLink (or PCIe) data rate out */
+  double gpu_scaleout_GBps;       /* its share of NIC data rate */
   double scaleup_bisection_GBps;  /* server 0, GPUs split in half */
   double scaleout_bisection_GBps; /* servers split in half; 0 if one */
-  guint32 diameter_hops;     /* GPU to GPU, shortest, over the fabric */
-  guint32 network_diameter_hops; /* NIC to NIC over the network */
-  double oversubscription[4]; /* down:up per network tier (1..3) */
+  guint32 diameter_hops;          /* GPU to GPU, shortest, over the fabric */
+  guint32 network_diameter_hops;  /* NIC to NIC over the network */
+  double oversubscription[4];     /* down:up per network tier (1..3) */
 } TopoSummary;
 
 void topo_system_summary(const TopoSystem *sys, TopoSummary *out);
@@ -143,8 +143,7 @@ typedef enum {
 
 /* Maximum flow in bytes/s between two node sets (their minimum cut), over
  * the channels in scope; nodes in both sets are ignored. */
-double topo_max_flow_Bps(const TopoSystem *sys, const SimNodeId *a,
-                         guint32 na, const SimNodeId *b, guint32 nb,
-                         TopoFlowScope scope);
+double topo_max_flow_Bps(const TopoSystem *sys, const SimNodeId *a, guint32 na,
+                         const SimNodeId *b, guint32 nb, TopoFlowScope scope);
 
 #endif /* TOPOLOGIES_SYSTEM_H */

@@ -35,10 +35,21 @@ typedef struct {
   char *nic; /* "none": no NIC */
   guint32 nics;
   char *nic_affinity;
+  guint32 pcie_top_switches;
+  char *gpu_pcie_switch, *gpu_socket, *nic_pcie_switch, *nic_socket;
+  char *pcie_switch_top, *pcie_switch_socket, *pcie_top_socket;
   /* parsed */
   guint32 *split;    /* [nvswitches]: links from each GPU to each */
   GArray *pairs;     /* of guint32 triples: gpu a, gpu b, links */
   guint32 *affinity; /* [gpus]: the NIC of each GPU */
+  /* placement: -1 where a device sits on its socket's root port */
+  gint32 *gpu_sw;    /* [gpus] leaf PCIe switch */
+  guint32 *gpu_sock; /* [gpus] */
+  gint32 *nic_sw;    /* [nics] */
+  guint32 *nic_sock; /* [nics] */
+  gint32 *sw_top;    /* [pcie_switches] top switch above a leaf switch */
+  guint32 *sw_sock;  /* [pcie_switches] */
+  guint32 *top_sock; /* [pcie_top_switches] */
 } TopoServerSpec;
 
 extern const MdlParamSpec topo_server_params[];
