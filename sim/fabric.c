@@ -5,9 +5,9 @@
 #include <string.h>
 
 struct SimFabric {
-  GArray *nodes;    /* SimNode */
-  GArray *channels; /* SimChannel; 2i and 2i + 1 are one link */
-  GString *names;   /* NUL-separated node names */
+  GArray *nodes;     /* SimNode */
+  GArray *channels;  /* SimChannel; 2i and 2i + 1 are one link */
+  GString *names;    /* NUL-separated node names */
   SimChannelId *out; /* CSR after finalize */
   gboolean finalized;
 };
@@ -72,6 +72,12 @@ SimChannelId sim_fabric_add_link(SimFabric *f, SimNodeId a, SimNodeId b,
   g_array_append_val(f->channels, ab);
   g_array_append_val(f->channels, ba);
   return f->channels->len - 2;
+}
+
+void sim_fabric_set_node_group(SimFabric *f, SimNodeId id, guint32 group)
+{
+  g_assert(!f->finalized && id < f->nodes->len);
+  g_array_index(f->nodes, SimNode, id).group = group;
 }
 
 void sim_fabric_finalize(SimFabric *f)
@@ -147,8 +153,8 @@ SimChannelId sim_fabric_find_channel(const SimFabric *f, SimNodeId a,
 
   for (guint32 i = 0; i < n; i++) {
     const SimChannel *c = sim_fabric_channel(f, out[i]);
-    if (c->dst == b &&
-        (best == SIM_NONE || c->rate_Bps > sim_fabric_channel(f, best)->rate_Bps))
+    if (c->dst == b && (best == SIM_NONE ||
+                        c->rate_Bps > sim_fabric_channel(f, best)->rate_Bps))
       best = out[i];
   }
   return best;

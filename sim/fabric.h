@@ -29,20 +29,20 @@ enum {
 };
 
 typedef struct {
-  guint32 kind;  /* builder-defined */
-  guint32 flags; /* SIM_NODE_* */
-  guint32 group; /* builder-defined: server index, switch tier, ... */
-  guint32 index; /* builder-defined: index within the group */
-  guint32 model; /* builder-defined: device model id */
-  guint32 name;  /* offset of the name in the fabric's string store */
+  guint32 kind;      /* builder-defined */
+  guint32 flags;     /* SIM_NODE_* */
+  guint32 group;     /* builder-defined: server index, switch tier, ... */
+  guint32 index;     /* builder-defined: index within the group */
+  guint32 model;     /* builder-defined: device model id */
+  guint32 name;      /* offset of the name in the fabric's string store */
   guint32 first_out; /* CSR: first outgoing channel (after finalize) */
   guint32 n_out;
 } SimNode;
 
 typedef struct {
   SimNodeId src, dst;
-  guint32 tech;   /* builder-defined: link model id */
-  guint32 width;  /* physical links bundled in this channel */
+  guint32 tech;    /* builder-defined: link model id */
+  guint32 width;   /* physical links bundled in this channel */
   double rate_Bps; /* data rate of the whole bundle, bytes/s */
   SimTime latency_ps;
 } SimChannel;
@@ -62,6 +62,10 @@ SimNodeId sim_fabric_add_node(SimFabric *f, guint32 kind, guint32 flags,
 SimChannelId sim_fabric_add_link(SimFabric *f, SimNodeId a, SimNodeId b,
                                  guint32 tech, guint32 width, double rate_Bps,
                                  SimTime latency_ps);
+
+/* Changes a node's group (before finalize): builders that learn a
+ * switch's tier only after adding it. */
+void sim_fabric_set_node_group(SimFabric *f, SimNodeId id, guint32 group);
 
 /* Builds the per-node outgoing channel lists; the fabric is read-only
  * afterwards. */

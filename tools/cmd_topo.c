@@ -4,18 +4,20 @@
  *   ifsim topo [TOPO.ini]           the embedded DGX H100 without a file
  *   ifsim topo --example NAME       a built-in example (--list shows them)
  *   ifsim topo TOPO.ini --links     one line per link
- *   ifsim topo TOPO.ini --dot out.dot */
+ *   ifsim topo TOPO.ini --dot out.dot
+ *   ifsim topo --import DUMP [--emit-ini OUT]   nvidia-smi topo -m, NCCL
+ *                                               XML or ibnetdiscover */
 #include <stdio.h>
 #include <string.h>
 
 #include "tools/cli.h"
+#include "topologies/import.h"
 #include "topologies/system.h"
 
 #define COMMAND "topo"
 
-static const char *const kind_names[] = {"gpu",         "cpu", "nic",
-                                         "nvswitch",    "pcie-switch",
-                                         "net-switch"};
+static const char *const kind_names[] = {
+    "gpu", "cpu", "nic", "nvswitch", "pcie-switch", "net-switch"};
 static const char *const family_names[] = {"NVLink", "PCIe", "InfiniBand",
                                            "Ethernet (RoCE)", "socket"};
 
@@ -23,7 +25,8 @@ static void print_summary(const TopoSystem *sys)
 {
   TopoSummary s;
   const SimFabric *f = topo_system_fabric(sys);
-  static const char *const net_names[] = {"none", "fat-tree", "dragonfly"};
+  static const char *const net_names[] = {"none", "fat-tree", "dragonfly",
+                                          "explicit"};
 
   topo_system_summary(sys, &s);
   printf("System: %s\n", topo_system_name(sys));
@@ -32,7 +35,8 @@ static void print_summary(const TopoSystem *sys)
   printf("Scale-up switches: %u NVSwitch, %u PCIe\n", s.nvswitches,
          s.pcie_switches);
   printf("Network: %s", net_names[topo_system_net(sys)]);
-  if (topo_system_net(sys) == TOPO_NET_FATTREE)
+  if (topo_system_net(sys) == TOPO_NET_FATTREE ||
+      topo_system_net(sys) == TOPO_NET_EXPLICIT)
     printf(", %u plane(s): %u leaves, %u spines, %u cores", s.net_planes,
            s.net_switches[1], s.net_switches[2], s.net_switches[3]);
   else if (topo_system_net(sys) == TOPO_NET_DRAGONFLY)
@@ -55,7 +59,8 @@ static void print_summary(const TopoSystem *sys)
   if (s.network_diameter_hops)
     printf(", %u NIC to NIC", s.network_diameter_hops);
   printf("\n");
-  if (topo_system_net(sys) == TOPO_NET_FATTREE) {
+  if (topo_system_net(sys) == TOPO_NET_FATTREE ||
+      topo_system_net(sys) == TOPO_NET_EXPLICIT) {
     static const char *const tiers[] = {"", "leaf", "spine", "core"};
     printf("Oversubscription (down:up data rate, worst switch):");
     for (guint t = 1; t <= 3; t++) {
@@ -84,6 +89,27 @@ static void print_links(const TopoSystem *sys)
   }
 }
 
+/* Writes text to path through a temporary name ("-": stdout). */
+static gboolean write_atomic(const char *path, const char *text, GError **error)
+{
+  g_autofree char *tmp = NULL;
+
+  if (strcmp(path, "-") == 0) {
+    fputs(text, stdout);
+    return TRUE;
+  }
+  tmp = g_strdup_printf("%s.tmp", path);
+  if (!g_file_set_contents(tmp, text, -1, error))
+    return FALSE;
+  if (rename(tmp, path) != 0) {
+    g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_FAILED,
+                "%s: cannot rename from %s", path, tmp);
+    remove(tmp);
+    return FALSE;
+  }
+  return TRUE;
+}
+
 static gboolean write_dot(const TopoSystem *sys, const char *path,
                           GError **error)
 {
@@ -105,16 +131,34 @@ static gboolean write_dot(const TopoSystem *sys, const char *path,
                            topo_channel_link(sys, c)->name, ch->width);
   }
   g_string_append(out, "}\n");
-  /* Written aside and renamed: a failed run leaves no half file. */
-  if (!g_file_set_contents(tmp, out->str, (gssize)out->len, error))
-    return FALSE;
-  if (rename(tmp, path) != 0) {
-    g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_FAILED,
-                "%s: cannot rename from %s", path, tmp);
-    remove(tmp);
-    return FALSE;
+  return write_atomic(path, out->str, error);
+}
+
+static const char *const format_names[] = {"auto", "smi", "nccl-xml",
+                                           "ibnetdiscover", NULL};
+
+/* Imports a dump: the system file text, or NULL. */
+static char *import_file(const char *path, const char *format,
+                         const TopoImportOptions *opt, GError **error)
+{
+  g_autofree char *text = NULL;
+  gsize len = 0;
+  guint f;
+
+  for (f = 0; format_names[f]; f++) {
+    if (strcmp(format, format_names[f]) == 0)
+      break;
   }
-  return TRUE;
+  if (!format_names[f]) {
+    g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                "--format: '%s' is not one of auto, smi, nccl-xml, "
+                "ibnetdiscover",
+                format);
+    return NULL;
+  }
+  if (!g_file_get_contents(path, &text, &len, error))
+    return NULL;
+  return topo_import(text, len, path, (TopoImportFormat)f, opt, error);
 }
 
 int cli_cmd_topo(int argc, char **argv)
@@ -124,22 +168,41 @@ int cli_cmd_topo(int argc, char **argv)
   g_autofree char *example = NULL;
   g_autofree char *dot = NULL;
   gboolean links = FALSE, list = FALSE;
+  g_autofree char *import = NULL, *emit = NULL, *format = NULL;
+  g_autofree char *import_text = NULL;
+  TopoImportOptions iopt = {0};
+  g_autofree char *inic = NULL, *invlink = NULL, *iserver = NULL;
   GOptionEntry entries[] = {
-    {"models", 'm', 0, G_OPTION_ARG_FILENAME_ARRAY, &model_files,
-     "Apply a model file first (repeatable)", "FILE"},
-    {"example", 0, 0, G_OPTION_ARG_STRING, &example,
-     "Use a built-in example instead of a file", "NAME"},
-    {"list", 0, 0, G_OPTION_ARG_NONE, &list,
-     "List the built-in examples and server templates", NULL},
-    {"links", 0, 0, G_OPTION_ARG_NONE, &links, "List every link", NULL},
-    {"dot", 0, 0, G_OPTION_ARG_FILENAME, &dot, "Write a Graphviz graph",
-     "FILE"},
-    {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files, NULL,
-     NULL},
-    G_OPTION_ENTRY_NULL};
+      {"models", 'm', 0, G_OPTION_ARG_FILENAME_ARRAY, &model_files,
+       "Apply a model file first (repeatable)", "FILE"},
+      {"example", 0, 0, G_OPTION_ARG_STRING, &example,
+       "Use a built-in example instead of a file", "NAME"},
+      {"list", 0, 0, G_OPTION_ARG_NONE, &list,
+       "List the built-in examples and server templates", NULL},
+      {"links", 0, 0, G_OPTION_ARG_NONE, &links, "List every link", NULL},
+      {"dot", 0, 0, G_OPTION_ARG_FILENAME, &dot, "Write a Graphviz graph",
+       "FILE"},
+      {"import", 0, 0, G_OPTION_ARG_FILENAME, &import,
+       "Import nvidia-smi topo -m, NCCL topology XML or ibnetdiscover output",
+       "DUMP"},
+      {"format", 0, 0, G_OPTION_ARG_STRING, &format,
+       "Format of --import: auto (default), smi, nccl-xml, ibnetdiscover",
+       "NAME"},
+      {"emit-ini", 0, 0, G_OPTION_ARG_FILENAME, &emit,
+       "Write the imported system file (- for stdout)", "FILE"},
+      {"import-nic", 0, 0, G_OPTION_ARG_STRING, &inic,
+       "NIC model for imports that do not give NIC speeds", "MODEL"},
+      {"import-nvlink", 0, 0, G_OPTION_ARG_STRING, &invlink,
+       "NVLink model for imports (e.g. nvlink5 for B200's NV18)", "MODEL"},
+      {"import-server", 0, 0, G_OPTION_ARG_STRING, &iserver,
+       "ibnetdiscover: server template of the hosts", "NAME"},
+      {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files, NULL,
+       NULL},
+      G_OPTION_ENTRY_NULL};
   g_autoptr(GOptionContext) ctx = cli_context_new(
-      "[TOPO.ini]", "Describe a system: counts, bandwidths, bisection, "
-                    "diameter.",
+      "[TOPO.ini]",
+      "Describe a system: counts, bandwidths, bisection, "
+      "diameter.",
       "Without a file, describes the embedded default (one DGX H100).\n"
       "Config keys: docs/config.md.");
   g_autoptr(TopoSystem) sys = NULL;
@@ -165,12 +228,33 @@ int cli_cmd_topo(int argc, char **argv)
                 "one topology file at a time ('%s' is extra)", files[1]);
     return cli_report(COMMAND, error);
   }
-  if (example && files) {
+  if ((example != NULL) + (files != NULL) + (import != NULL) > 1) {
     g_set_error(&error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
-                "give a file or --example, not both");
+                "give a file, --example or --import, not several");
     return cli_report(COMMAND, error);
   }
-  if (example)
+  if (emit && !import) {
+    g_set_error(&error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                "--emit-ini writes what --import read: give --import");
+    return cli_report(COMMAND, error);
+  }
+  if (import) {
+    g_autofree char *source = g_strdup_printf("%s (imported)", import);
+    iopt.nic = inic;
+    iopt.nvlink = invlink;
+    iopt.server = iserver;
+    import_text = import_file(import, format ? format : "auto", &iopt, &error);
+    if (!import_text)
+      return cli_report(COMMAND, error);
+    sys = topo_system_load_data(import_text, strlen(import_text), source,
+                                (const char *const *)model_files, &error);
+    if (!sys)
+      return cli_report(COMMAND, error);
+    if (emit && !write_atomic(emit, import_text, &error))
+      return cli_report(COMMAND, error);
+    if (emit && strcmp(emit, "-") == 0)
+      return CLI_EXIT_OK;
+  } else if (example)
     sys = topo_system_load_builtin(example, &error);
   else
     sys = topo_system_load(files ? files[0] : NULL,

@@ -289,7 +289,8 @@ void topo_system_summary(const TopoSystem *sys, TopoSummary *out)
     default: break;
     }
   }
-  out->net_planes = sys->ft ? sys->scaleout.planes : (sys->df ? 1 : 0);
+  out->net_planes =
+      sys->ft ? sys->scaleout.planes : (sys->df || sys->ex ? 1 : 0);
   for (SimChannelId c = 0; c < nc; c += 2) {
     const SimChannel *ch = sim_fabric_channel(f, c);
     out->links_by_family[topo_channel_link(sys, c)->family] += ch->width;
@@ -337,5 +338,6 @@ void topo_system_summary(const TopoSystem *sys, TopoSummary *out)
                            ? MAX(gg, 2 * gn + out->network_diameter_hops)
                            : gg;
   for (guint32 t = 1; t <= 3; t++)
-    out->oversubscription[t] = sys->ft ? tier_oversubscription(sys, t) : 0;
+    out->oversubscription[t] =
+        sys->ft || sys->ex ? tier_oversubscription(sys, t) : 0;
 }

@@ -339,6 +339,14 @@ static gboolean placement_list(const char *text, guint32 n, guint32 limit,
          parse_int_list(text, n, limit, allow_root, out, where, key, error);
 }
 
+/* Item i of n spread over `groups` equal groups: its group (i * groups /
+ * n), which is i / (n / groups) when that divides evenly and never divides
+ * by zero. */
+static guint32 spread(guint32 i, guint32 n, guint32 groups)
+{
+  return (guint32)((guint64)i * groups / n);
+}
+
 /* Socket of a leaf switch: its top switch's, or its own. */
 static guint32 switch_socket(const TopoServerSpec *s, guint32 sw)
 {
@@ -389,7 +397,7 @@ static gboolean place_devices(TopoServerSpec *s, const MdlRegistry *m,
                          "sockets",
                          ntop, s->sockets);
     for (guint32 t = 0; t < ntop; t++)
-      s->top_sock[t] = t / (ntop / s->sockets ? ntop / s->sockets : 1);
+      s->top_sock[t] = spread(t, ntop, s->sockets);
   }
   if (nsw) {
     guint32 over = ntop ? ntop : s->sockets;
@@ -398,7 +406,7 @@ static gboolean place_devices(TopoServerSpec *s, const MdlRegistry *m,
                          "%u switches do not spread evenly over %u %s", nsw,
                          over, ntop ? "top switches" : "sockets");
     for (guint32 j = 0; j < nsw; j++) {
-      guint32 slot = j / (nsw / over ? nsw / over : 1);
+      guint32 slot = spread(j, nsw, over);
       s->sw_top[j] = ntop ? (gint32)MIN(slot, ntop - 1) : -1;
       s->sw_sock[j] = ntop ? 0 : MIN(slot, s->sockets - 1);
     }
@@ -412,8 +420,8 @@ static gboolean place_devices(TopoServerSpec *s, const MdlRegistry *m,
                        "%u GPUs do not spread evenly over %u sockets", s->gpus,
                        s->sockets);
   for (guint32 g = 0; g < s->gpus; g++) {
-    s->gpu_sw[g] = !c2c && nsw ? (gint32)(g / (s->gpus / nsw)) : -1;
-    s->gpu_sock[g] = g / (s->gpus / s->sockets ? s->gpus / s->sockets : 1);
+    s->gpu_sw[g] = !c2c && nsw ? (gint32)spread(g, s->gpus, nsw) : -1;
+    s->gpu_sock[g] = spread(g, s->gpus, s->sockets);
   }
   if (s->nics && nsw && !s->nic_pcie_switch && s->nics % nsw != 0)
     return shape_error(where, "pcie_switches", error,
@@ -424,8 +432,8 @@ static gboolean place_devices(TopoServerSpec *s, const MdlRegistry *m,
                        "%u NICs do not spread evenly over %u sockets", s->nics,
                        s->sockets);
   for (guint32 n = 0; n < s->nics; n++) {
-    s->nic_sw[n] = nsw ? (gint32)(n / (s->nics / nsw ? s->nics / nsw : 1)) : -1;
-    s->nic_sock[n] = n / (s->nics / s->sockets ? s->nics / s->sockets : 1);
+    s->nic_sw[n] = nsw ? (gint32)spread(n, s->nics, nsw) : -1;
+    s->nic_sock[n] = spread(n, s->nics, s->sockets);
   }
 
   /* Explicit lists override. */

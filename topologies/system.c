@@ -27,7 +27,8 @@ static const MdlParamSpec system_params[] = {
 };
 static const MdlParamSpec *const system_tables[] = {system_params, NULL};
 
-static const char *const net_names[] = {"none", "fat-tree", "dragonfly", NULL};
+static const char *const net_names[] = {"none", "fat-tree", "dragonfly",
+                                        "explicit", NULL};
 static const char *const routing_names[] = {"dmodk",   "ecmp",    "adaptive",
                                             "minimal", "valiant", "ugal-l",
                                             "ugal-g",  NULL};
@@ -37,7 +38,7 @@ static const char *const arrangement_names[] = {"absolute", "relative",
 #define COFF(f) offsetof(TopoScaleout, f)
 const MdlParamSpec topo_scaleout_params[] = {
     {"topology", MDL_PARAM_ENUM, COFF(topology), 0, 0, net_names, "none",
-     "none, fat-tree or dragonfly"},
+     "none, fat-tree, dragonfly or explicit ([network] lists the fabric)"},
     {"link", MDL_PARAM_STRING, COFF(link), 0, 0, NULL, "",
      "switch-to-switch link model (default: the NIC's port link)"},
     {"switch", MDL_PARAM_STRING, COFF(sw), 0, 0, NULL, "",
@@ -214,6 +215,7 @@ void topo_system_free(TopoSystem *sys)
   g_free(sys->nic_n_ep);
   topo_fattree_free(sys->ft);
   topo_dragonfly_free(sys->df);
+  topo_explicit_free(sys->ex);
   g_free(sys->scaleout.link);
   g_free(sys->scaleout.sw);
   g_free(sys->scaleout.global_link);
@@ -227,12 +229,14 @@ static gboolean check_groups(GKeyFile *kf, const char *source, GError **error)
   for (guint i = 0; groups[i]; i++) {
     if (strcmp(groups[i], "system") == 0 ||
         strcmp(groups[i], "scaleout") == 0 ||
+        strcmp(groups[i], "network") == 0 ||
         g_str_has_prefix(groups[i], "server ") ||
         mdl_registry_is_model_group(groups[i]))
       continue;
     g_set_error(error, TOPO_ERROR, MDL_ERROR_UNKNOWN,
                 "%s: [%s]: unknown group (expected [system], [scaleout], "
-                "[server NAME], [link NAME], [switch NAME] or [nic NAME])",
+                "[network], [server NAME], [link NAME], [switch NAME] or "
+                "[nic NAME])",
                 source, groups[i]);
     return FALSE;
   }
@@ -303,6 +307,22 @@ static gboolean read_scaleout(TopoSystem *sys, GKeyFile *kf, const char *source,
     refused = dragonfly_keys;
   else if (c->topology == TOPO_NET_DRAGONFLY)
     refused = fattree_keys;
+  else if (c->topology == TOPO_NET_EXPLICIT) {
+    for (guint i = 0; dragonfly_keys[i]; i++) {
+      if (g_key_file_has_key(kf, "scaleout", dragonfly_keys[i], NULL)) {
+        g_set_error(error, TOPO_ERROR, MDL_ERROR_CONFLICT,
+                    "%s %s: does not apply to topology = explicit", where,
+                    dragonfly_keys[i]);
+        return FALSE;
+      }
+    }
+    refused = fattree_keys;
+  }
+  if (c->topology != TOPO_NET_EXPLICIT && g_key_file_has_group(kf, "network")) {
+    g_set_error(error, TOPO_ERROR, MDL_ERROR_CONFLICT,
+                "%s: [network]: only topology = explicit reads it", source);
+    return FALSE;
+  }
   for (guint i = 0; refused && refused[i]; i++) {
     if (g_key_file_has_key(kf, "scaleout", refused[i], NULL)) {
       g_set_error(error, TOPO_ERROR, MDL_ERROR_CONFLICT,
@@ -331,12 +351,12 @@ static gboolean read_scaleout(TopoSystem *sys, GKeyFile *kf, const char *source,
     }
     return TRUE;
   }
-  if ((c->topology == TOPO_NET_FATTREE) !=
+  if ((c->topology != TOPO_NET_DRAGONFLY) !=
       (c->routing <= TOPO_ROUTE_ADAPTIVE)) {
     g_set_error(error, TOPO_ERROR, MDL_ERROR_CONFLICT,
                 "%s routing: %s does not apply to topology = %s (%s)", where,
                 routing_names[c->routing], topo,
-                c->topology == TOPO_NET_FATTREE
+                c->topology != TOPO_NET_DRAGONFLY
                     ? "dmodk, ecmp or adaptive"
                     : "minimal, valiant, ugal-l or ugal-g");
     return FALSE;
@@ -451,8 +471,10 @@ static TopoSystem *system_build(GKeyFile *kf, const char *source,
     make_endpoints(sys);
     if (sys->scaleout.topology == TOPO_NET_FATTREE)
       ok = topo_build_fattree(sys, swhere, error);
-    else
+    else if (sys->scaleout.topology == TOPO_NET_DRAGONFLY)
       ok = topo_build_dragonfly(sys, swhere, error);
+    else
+      ok = topo_build_explicit(sys, kf, source, error);
     if (!ok)
       return NULL;
   }
@@ -665,8 +687,10 @@ gboolean topo_route_network(const TopoSystem *sys, SimNodeId src_nic,
   sim_path_clear(out);
   if (sys->ft)
     ok = topo_fattree_route(sys, src, dst, flow, load, out);
-  else
+  else if (sys->df)
     ok = topo_dragonfly_route(sys, src, dst, flow, load, out);
+  else
+    ok = topo_explicit_route(sys, src, dst, flow, load, out);
   if (!ok)
     g_set_error(error, TOPO_ERROR, MDL_ERROR_CONFLICT,
                 "no network path from %s to %s",

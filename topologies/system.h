@@ -43,6 +43,7 @@ typedef enum {
   TOPO_NET_NONE,
   TOPO_NET_FATTREE,
   TOPO_NET_DRAGONFLY,
+  TOPO_NET_EXPLICIT, /* switches and links listed in [network] */
 } TopoNetKind;
 
 typedef enum {

@@ -96,6 +96,7 @@ typedef struct {
 
 typedef struct TopoFatTree TopoFatTree;
 typedef struct TopoDragonfly TopoDragonfly;
+typedef struct TopoExplicit TopoExplicit;
 
 struct TopoSystem {
   char *name;
@@ -121,6 +122,7 @@ struct TopoSystem {
   guint32 *nic_n_ep;
   TopoFatTree *ft;
   TopoDragonfly *df;
+  TopoExplicit *ex;
   guint32 net_switch_count[4];
 };
 
@@ -155,6 +157,13 @@ gboolean topo_dragonfly_route(const TopoSystem *sys, const TopoEndpoint *src,
 void topo_dragonfly_free(TopoDragonfly *df);
 /* Global links from group x to group y (for tests and reports). */
 guint32 topo_dragonfly_links(const TopoSystem *sys, guint32 x, guint32 y);
+
+gboolean topo_build_explicit(TopoSystem *sys, GKeyFile *kf, const char *source,
+                             GError **error);
+gboolean topo_explicit_route(const TopoSystem *sys, const TopoEndpoint *src,
+                             const TopoEndpoint *dst, guint64 flow,
+                             const SimLoadHook *load, SimPath *out);
+void topo_explicit_free(TopoExplicit *ex);
 
 /* Server index of a node (G_MAXUINT32 for network switches). */
 guint32 topo_node_server(const TopoSystem *sys, SimNodeId n);

@@ -55,13 +55,23 @@ expect 0 "8 leaves, 32 spines" topo --example dgx-h100-superpod
 expect 0 "dragonfly-balanced" topo --list
 expect 0 "s0.gpu0                s0.nvsw0" topo --links
 expect 2 "no built-in example 'nope'" topo --example nope
-expect 2 "give a file or --example, not both" topo --example dgx-h100 a.ini
+expect 2 "give a file, --example or --import, not several" topo --example dgx-h100 a.ini
 dot=$(mktemp -d)
 expect 0 "Diameter: 2 hops" topo --dot "$dot/g.dot"
 if ! head -1 "$dot/g.dot" | grep -q "^graph ifsim"; then
   echo "FAIL: topo --dot wrote no graph"; fails=$((fails + 1))
 fi
 rm -rf "$dot"
+DATA=$(dirname "$0")/../data/import
+expect 0 "8 GPUs; 4 CPU sockets; 9 NICs" topo --import "$DATA/smi_dgx_h100.txt"
+expect 0 "nic_affinity = 0,1,2,4,5,6,7,8" topo --import "$DATA/smi_dgx_h100.txt" --emit-ini -
+expect 0 "Network: explicit, 1 plane(s): 2 leaves, 2 spines" topo --import "$DATA/ibnetdiscover_hdr_2tier.txt"
+ini=$(mktemp -d)
+expect 0 "System: Imported from" topo --import "$DATA/nccl_topo_h100.xml" --emit-ini "$ini/h.ini"
+expect 0 "Servers: 1 x 8 GPUs = 8 GPUs; 2 CPU sockets; 8 NICs" topo "$ini/h.ini"
+rm -rf "$ini"
+expect 2 "--emit-ini writes what --import read" topo --emit-ini x.ini
+expect 2 "--format: 'json' is not one of" topo --import "$DATA/smi_8x4090.txt" --format json
 
 expect 0 "nvlink4          nvlink  2 x 50 GBd PAM4" models
 expect 0 "quantum2-ndr" models

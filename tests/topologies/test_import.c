@@ -1,0 +1,223 @@
+/* Tests of topologies/import*.c: every fixture in tests/data/import imports
+ * into a system file that loads, and the built system has what the dump
+ * shows (counts, PCIe classes as hop counts, affinity); imports are
+ * deterministic; malformed dumps fail with named errors, never crash. */
+#include <string.h>
+
+#include "tests/suites.h"
+#include "topologies/import.h"
+#include "topologies/system.h"
+
+static char *fixture_path(const char *name)
+{
+  return g_build_filename(IFSIM_TEST_DATA_DIR, "import", name, NULL);
+}
+
+/* Imports a fixture and builds it; checks the import is deterministic. */
+static TopoSystem *import_fixture(const char *name,
+                                  const TopoImportOptions *opt)
+{
+  g_autofree char *path = fixture_path(name);
+  g_autofree char *text = NULL, *ini = NULL, *again = NULL;
+  g_autoptr(GError) error = NULL;
+  gsize len;
+  TopoSystem *sys;
+
+  ck_assert(g_file_get_contents(path, &text, &len, NULL));
+  ini = topo_import(text, len, name, TOPO_IMPORT_AUTO, opt, &error);
+  ck_assert_msg(ini != NULL, "%s: %s", name, error ? error->message : "");
+  again = topo_import(text, len, name, TOPO_IMPORT_AUTO, opt, &error);
+  ck_assert_str_eq(ini, again);
+  sys = topo_system_load_data(ini, strlen(ini), name, NULL, &error);
+  ck_assert_msg(sys != NULL, "%s: emitted file does not load: %s\n%s", name,
+                error ? error->message : "", ini);
+  return sys;
+}
+
+static guint32 hops(const TopoSystem *sys, SimNodeId a, SimNodeId b)
+{
+  SimPathSet ps;
+  g_autoptr(GError) error = NULL;
+
+  ck_assert_msg(topo_route(sys, a, b, 0, NULL, &ps, &error), "%s",
+                error ? error->message : "");
+  return ps.path[0].n;
+}
+
+START_TEST(test_smi_dgx_h100)
+{
+  g_autoptr(TopoSystem) sys = import_fixture("smi_dgx_h100.txt", NULL);
+  TopoSummary s;
+  SimPathSet ps;
+  g_autoptr(GError) error = NULL;
+
+  topo_system_summary(sys, &s);
+  ck_assert_uint_eq(s.gpus, 8);
+  ck_assert_uint_eq(s.nics, 9);
+  ck_assert_uint_eq(s.cpus, 4); /* four NUMA nodes */
+  ck_assert_uint_eq(s.pcie_switches, 8);
+  ck_assert_uint_eq(s.nvswitches, 4);
+  ck_assert_uint_eq(s.links_by_family[MDL_FAMILY_NVLINK], 8 * 18);
+  ck_assert_uint_eq(topo_gpu_nic(sys, 0), 0);
+  ck_assert_uint_eq(topo_gpu_nic(sys, 3), 4); /* PIX with NIC4, not NIC3 */
+  ck_assert_uint_eq(topo_gpu_nic(sys, 7), 8);
+  ck_assert(topo_route(sys, topo_gpu(sys, 0, 0), topo_gpu(sys, 0, 5), 0, NULL,
+                       &ps, &error));
+  ck_assert_uint_eq(ps.n, 4);
+  ck_assert_uint_eq(hops(sys, topo_gpu(sys, 0, 0), topo_nic(sys, 0, 0)), 2);
+  /* NODE: through the socket; SYS: across sockets */
+  ck_assert_uint_eq(hops(sys, topo_gpu(sys, 0, 0), topo_nic(sys, 0, 1)), 4);
+  ck_assert_uint_gt(hops(sys, topo_gpu(sys, 0, 0), topo_nic(sys, 0, 5)), 4);
+}
+END_TEST
+
+START_TEST(test_smi_dgx_a100)
+{
+  g_autoptr(TopoSystem) sys = import_fixture("smi_dgx_a100.txt", NULL);
+  TopoSummary s;
+
+  topo_system_summary(sys, &s);
+  ck_assert_uint_eq(s.gpus, 8);
+  ck_assert_uint_eq(s.nics, 10);
+  ck_assert_uint_eq(s.nvswitches, 6);
+  ck_assert_uint_eq(s.links_by_family[MDL_FAMILY_NVLINK], 8 * 12);
+  /* 8 GPU switches, 4 NIC-pair switches, 4 top switches */
+  ck_assert_uint_eq(s.pcie_switches, 16);
+  /* PXB: GPU, its switch, the top switch, the NICs' switch, the NIC */
+  ck_assert_uint_eq(hops(sys, topo_gpu(sys, 0, 0), topo_nic(sys, 0, 1)), 4);
+  ck_assert_uint_lt(topo_gpu_nic(sys, 0), 2);
+  ck_assert_uint_lt(topo_gpu_nic(sys, 7) - 6, 2);
+}
+END_TEST
+
+START_TEST(test_smi_4090)
+{
+  g_autoptr(TopoSystem) sys = import_fixture("smi_8x4090.txt", NULL);
+  TopoSummary s;
+
+  topo_system_summary(sys, &s);
+  ck_assert_uint_eq(s.gpus, 8);
+  ck_assert_uint_eq(s.nics, 2);
+  ck_assert_uint_eq(s.cpus, 2);
+  ck_assert_uint_eq(s.nvswitches, 0);
+  ck_assert_uint_eq(s.links_by_family[MDL_FAMILY_NVLINK], 0);
+  ck_assert_uint_eq(s.pcie_switches, 1); /* the NICs' PIX */
+  ck_assert_uint_eq(hops(sys, topo_gpu(sys, 0, 0), topo_gpu(sys, 0, 1)), 2);
+  ck_assert_uint_eq(hops(sys, topo_gpu(sys, 0, 0), topo_gpu(sys, 0, 4)), 3);
+  ck_assert_uint_eq(hops(sys, topo_gpu(sys, 0, 6), topo_nic(sys, 0, 0)), 3);
+}
+END_TEST
+
+/* The NCCL dump of a DGX H100 builds what the dgx-h100 template builds. */
+START_TEST(test_nccl_xml_matches_template)
+{
+  g_autoptr(TopoSystem) sys = import_fixture("nccl_topo_h100.xml", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(TopoSystem) ref = topo_system_load_builtin("dgx-h100", &error);
+  TopoSummary a, b;
+
+  topo_system_summary(sys, &a);
+  topo_system_summary(ref, &b);
+  ck_assert_uint_eq(a.gpus, b.gpus);
+  ck_assert_uint_eq(a.nics, b.nics);
+  ck_assert_uint_eq(a.cpus, b.cpus);
+  ck_assert_uint_eq(a.nvswitches, b.nvswitches);
+  ck_assert_uint_eq(a.pcie_switches, b.pcie_switches);
+  ck_assert_uint_eq(a.links_by_family[MDL_FAMILY_NVLINK],
+                    b.links_by_family[MDL_FAMILY_NVLINK]);
+  ck_assert_uint_eq(a.links_by_family[MDL_FAMILY_PCIE],
+                    b.links_by_family[MDL_FAMILY_PCIE]);
+  ck_assert_double_eq_tol(a.gpu_scaleup_GBps, b.gpu_scaleup_GBps, 1e-9);
+  ck_assert_uint_eq(a.diameter_hops, b.diameter_hops);
+  for (guint32 g = 0; g < 8; g++)
+    ck_assert_uint_eq(topo_gpu_nic(sys, g), topo_gpu_nic(ref, g));
+}
+END_TEST
+
+START_TEST(test_ibnetdiscover)
+{
+  g_autoptr(TopoSystem) sys =
+      import_fixture("ibnetdiscover_hdr_2tier.txt", NULL);
+  TopoSummary s;
+  SimPath p;
+  g_autoptr(GError) error = NULL;
+
+  topo_system_summary(sys, &s);
+  ck_assert_uint_eq(s.servers, 4);
+  ck_assert_uint_eq(s.nics, 8);
+  ck_assert_uint_eq(s.net_switches[1], 2); /* leaves */
+  ck_assert_uint_eq(s.net_switches[2], 2); /* spines */
+  /* 8 HCA links and 2 x 2 bundles of 2 leaf-spine links */
+  ck_assert_uint_eq(s.links_by_family[MDL_FAMILY_IB], 8 + 8);
+  ck_assert_uint_eq(s.network_diameter_hops, 4);
+  ck_assert_double_eq_tol(s.scaleout_bisection_GBps, 4 * 25.0, 1e-6);
+  /* rail: HCA 0 of every host on one leaf */
+  ck_assert(topo_route_network(sys, topo_nic(sys, 0, 0), topo_nic(sys, 3, 0), 0,
+                               NULL, &p, &error));
+  ck_assert_uint_eq(p.n, 2);
+  ck_assert(topo_route_network(sys, topo_nic(sys, 0, 0), topo_nic(sys, 3, 1), 0,
+                               NULL, &p, &error));
+  ck_assert_uint_eq(p.n, 4);
+}
+END_TEST
+
+static void expect_import_error(const char *text, const char *source,
+                                const char *expect)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *ini =
+      topo_import(text, strlen(text), source, TOPO_IMPORT_AUTO, NULL, &error);
+
+  ck_assert_msg(ini == NULL, "%s imported", source);
+  ck_assert_msg(strstr(error->message, expect) != NULL &&
+                    strstr(error->message, source) != NULL,
+                "%s: '%s' lacks '%s'", source, error->message, expect);
+}
+
+START_TEST(test_bad_dumps)
+{
+  g_autofree char *path = fixture_path("smi_dgx_h100.txt");
+  g_autofree char *h100 = NULL;
+  char *cut;
+
+  ck_assert(g_file_get_contents(path, &h100, NULL, NULL));
+  cut = strstr(h100, "\nGPU5\t");
+  cut[1] = '\0'; /* truncated after GPU4's row */
+  expect_import_error(h100, "cut.txt", "no row for GPU5");
+  expect_import_error("\tGPU0\tGPU1\nGPU0\t X \tNV4\nGPU1\tXYZ\t X \n",
+                      "cell.txt", "'XYZ' is not X (diagonal), NV#");
+  expect_import_error("\tGPU0\tGPU1\nGPU0\t X \n", "short.txt",
+                      "row GPU0 has 1 cells (expected 2)");
+  expect_import_error("<system version=\"2\"></system>", "v2.xml",
+                      "XML Topology has wrong version");
+  expect_import_error("<system version=\"1\"><cpu><pci busid=\"x\">",
+                      "open.xml", "open.xml");
+  expect_import_error("<system version=\"1\"><cpu numaid=\"0\"/></system>",
+                      "nogpu.xml", "no <gpu> element");
+  expect_import_error("switchguid=0x1(1)\nSwitch\t40 \"S-1\"\t# \"s\"\n"
+                      "[1]\t\"H-2\"[1]\t# \"h mlx5_0\" lid 1 4xFDR\n"
+                      "caguid=0x2\nCa\t1 \"H-2\"\t# \"h mlx5_0\"\n"
+                      "[1](2)\t\"S-1\"[1]\t# lid 1 4xFDR\n",
+                      "fdr.txt", "4xFDR links are not modelled");
+  expect_import_error("switchguid=0x1(1)\nSwitch\tmany \"S-1\"\n", "np.txt",
+                      "is not NODETYPE NPORTS");
+  expect_import_error("hello world\n", "what.txt", "not a recognised dump");
+  expect_import_error("\xff\xfe garbage", "bin.txt", "not a text file");
+}
+END_TEST
+
+Suite *suite_import(void)
+{
+  Suite *s = suite_create("import");
+  TCase *tc = tcase_create("fixtures");
+
+  tcase_add_test(tc, test_smi_dgx_h100);
+  tcase_add_test(tc, test_smi_dgx_a100);
+  tcase_add_test(tc, test_smi_4090);
+  tcase_add_test(tc, test_nccl_xml_matches_template);
+  tcase_add_test(tc, test_ibnetdiscover);
+  tcase_add_test(tc, test_bad_dumps);
+  tcase_set_timeout(tc, 60);
+  suite_add_tcase(s, tc);
+  return s;
+}
