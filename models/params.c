@@ -203,6 +203,19 @@ char *mdl_param_format(const MdlParamSpec *spec, const void *model)
   return NULL;
 }
 
+GStrv mdl_split_words(const char *text)
+{
+  g_auto(GStrv) raw = g_strsplit_set(text, " \t", -1);
+  GPtrArray *out = g_ptr_array_new();
+
+  for (guint i = 0; raw[i]; i++) {
+    if (*raw[i])
+      g_ptr_array_add(out, g_strdup(raw[i]));
+  }
+  g_ptr_array_add(out, NULL);
+  return (GStrv)g_ptr_array_free(out, FALSE);
+}
+
 const MdlParamSpec *mdl_param_find(const MdlParamSpec *const *tables,
                                    const char *key)
 {
@@ -360,8 +373,8 @@ gboolean mdl_params_apply_group(GKeyFile *kf, const char *group,
                     near);
       else
         g_set_error(error, MDL_ERROR, MDL_ERROR_UNKNOWN,
-                    "%s %s: unknown key (expected one of: %s)", where,
-                    keys[i], known);
+                    "%s %s: unknown key (expected one of: %s)", where, keys[i],
+                    known);
       return FALSE;
     }
     value = g_key_file_get_string(kf, group, keys[i], &local);

@@ -72,6 +72,9 @@ gboolean mdl_param_set(const MdlParamSpec *spec, void *model, const char *text,
 /* Formats a parameter's current value (as a config file would hold it). */
 char *mdl_param_format(const MdlParamSpec *spec, const void *model);
 
+/* Splits text at spaces and tabs, dropping empty words. */
+GStrv mdl_split_words(const char *text);
+
 /* Finds key in the NULL-terminated list of tables; NULL if absent. */
 const MdlParamSpec *mdl_param_find(const MdlParamSpec *const *tables,
                                    const char *key);

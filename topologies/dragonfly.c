@@ -72,14 +72,6 @@ static int cmp_port_target(const void *pa, const void *pb)
   return (a->port > b->port) - (a->port < b->port);
 }
 
-static gboolean df_error(const char *where, const char *key, GError **error,
-                         const char *msg)
-{
-  g_set_error(error, TOPO_ERROR, MDL_ERROR_CONFLICT, "%s %s: %s", where, key,
-              msg);
-  return FALSE;
-}
-
 gboolean topo_build_dragonfly(TopoSystem *sys, const char *where,
                               GError **error)
 {
@@ -94,32 +86,28 @@ gboolean topo_build_dragonfly(TopoSystem *sys, const char *where,
   guint32 *cursor;
 
   if (!a || !p || !h || !g)
-    return df_error(where,
-                    !a   ? "routers_per_group"
-                    : !p ? "terminals_per_router"
-                    : !h ? "global_links_per_router"
-                         : "groups",
-                    error, "missing: a dragonfly needs a, p, h and g");
+    return topo_error(error, MDL_ERROR_CONFLICT, where,
+                      !a   ? "routers_per_group"
+                      : !p ? "terminals_per_router"
+                      : !h ? "global_links_per_router"
+                           : "groups",
+                      "missing: a dragonfly needs a, p, h and g");
   if (g < 2)
-    return df_error(where, "groups", error, "a dragonfly needs 2 groups");
-  if ((guint64)a * h < g - 1) {
-    g_autofree char *m = g_strdup_printf(
-        "%u groups need %u global ports per group, a x h = %u gives %u", g,
-        g - 1, a * h, a * h);
-    return df_error(where, "groups", error, m);
-  }
-  if (a - 1 + p + h > sw->ports) {
-    g_autofree char *m =
-        g_strdup_printf("a router needs a - 1 + p + h = %u ports; %s has %u",
-                        a - 1 + p + h, c->sw, sw->ports);
-    return df_error(where, "switch", error, m);
-  }
-  if (sys->endpoints->len > (guint64)a * g * p) {
-    g_autofree char *m =
-        g_strdup_printf("%u NIC ports exceed the a g p = %u terminals",
-                        sys->endpoints->len, a * g * p);
-    return df_error(where, "groups", error, m);
-  }
+    return topo_error(error, MDL_ERROR_CONFLICT, where, "groups",
+                      "a dragonfly needs 2 groups");
+  if ((guint64)a * h < g - 1)
+    return topo_error(error, MDL_ERROR_CONFLICT, where, "groups",
+                      "%u groups need %u global ports per group, a x h = %u "
+                      "gives %u",
+                      g, g - 1, a * h, a * h);
+  if (a - 1 + p + h > sw->ports)
+    return topo_error(error, MDL_ERROR_CONFLICT, where, "switch",
+                      "a router needs a - 1 + p + h = %u ports; %s has %u",
+                      a - 1 + p + h, c->sw, sw->ports);
+  if (sys->endpoints->len > (guint64)a * g * p)
+    return topo_error(error, MDL_ERROR_CONFLICT, where, "groups",
+                      "%u NIC ports exceed the a g p = %u terminals",
+                      sys->endpoints->len, a * g * p);
   df = sys->df = g_new0(TopoDragonfly, 1);
   df->a = a;
   df->p = p;
@@ -226,13 +214,11 @@ gboolean topo_build_dragonfly(TopoSystem *sys, const char *where,
   g_free(pt);
   for (guint32 x = 0; x < g; x++) {
     for (guint32 y = 0; y < g; y++) {
-      if (x != y && df->glob_n[x * g + y] == 0) {
-        g_autofree char *m = g_strdup_printf(
-            "groups %u and %u get no global link with this arrangement and "
-            "a h = %u ports per group",
-            x, y, a * h);
-        return df_error(where, "arrangement", error, m);
-      }
+      if (x != y && df->glob_n[x * g + y] == 0)
+        return topo_error(error, MDL_ERROR_CONFLICT, where, "arrangement",
+                          "groups %u and %u get no global link with this "
+                          "arrangement and a h = %u ports per group",
+                          x, y, a * h);
     }
   }
   return TRUE;

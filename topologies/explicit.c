@@ -50,22 +50,6 @@ void topo_explicit_free(TopoExplicit *ex)
   g_free(ex);
 }
 
-static gboolean ex_error(const char *where, const char *key, GError **error,
-                         const char *fmt, ...) G_GNUC_PRINTF(4, 5);
-
-static gboolean ex_error(const char *where, const char *key, GError **error,
-                         const char *fmt, ...)
-{
-  va_list ap;
-  g_autofree char *msg = NULL;
-
-  va_start(ap, fmt);
-  msg = g_strdup_vprintf(fmt, ap);
-  va_end(ap);
-  g_set_error(error, TOPO_ERROR, MDL_ERROR_VALUE, "%s %s: %s", where, key, msg);
-  return FALSE;
-}
-
 static gint32 switch_index(const TopoExplicit *ex, const char *name)
 {
   for (guint32 i = 0; i < ex->n_sw; i++) {
@@ -73,20 +57,6 @@ static gint32 switch_index(const TopoExplicit *ex, const char *name)
       return (gint32)i;
   }
   return -1;
-}
-
-/* Splits one ';' element into space-separated fields. */
-static GStrv fields(const char *element)
-{
-  g_auto(GStrv) raw = g_strsplit_set(element, " \t", -1);
-  GPtrArray *out = g_ptr_array_new();
-
-  for (guint i = 0; raw[i]; i++) {
-    if (*raw[i])
-      g_ptr_array_add(out, g_strdup(raw[i]));
-  }
-  g_ptr_array_add(out, NULL);
-  return (GStrv)g_ptr_array_free(out, FALSE);
 }
 
 static gboolean name_ok(const char *n)
@@ -113,44 +83,46 @@ gboolean topo_build_explicit(TopoSystem *sys, GKeyFile *kf, const char *source,
   gsize n_sw = 0, n_links = 0, n_attach = 0;
 
   if (!g_key_file_has_group(kf, "network"))
-    return ex_error(source, "[network]", error,
-                    "missing (topology = explicit lists its switches, "
-                    "links and attachments there)");
+    return topo_error(error, MDL_ERROR_VALUE, source, "[network]",
+                      "missing (topology = explicit lists its switches, "
+                      "links and attachments there)");
   {
     g_auto(GStrv) keys = g_key_file_get_keys(kf, "network", NULL, NULL);
     for (guint i = 0; keys[i]; i++) {
       if (strcmp(keys[i], "switches") && strcmp(keys[i], "links") &&
           strcmp(keys[i], "attach"))
-        return ex_error(where, keys[i], error,
-                        "unknown key (expected switches, links, attach)");
+        return topo_error(error, MDL_ERROR_VALUE, where, keys[i],
+                          "unknown key (expected switches, links, attach)");
     }
   }
   sw = g_key_file_get_string_list(kf, "network", "switches", &n_sw, NULL);
   links = g_key_file_get_string_list(kf, "network", "links", &n_links, NULL);
   attach = g_key_file_get_string_list(kf, "network", "attach", &n_attach, NULL);
   if (!sw || !n_sw)
-    return ex_error(where, "switches", error, "missing: name the switches");
+    return topo_error(error, MDL_ERROR_VALUE, where, "switches",
+                      "missing: name the switches");
   if (!attach)
-    return ex_error(where, "attach", error,
-                    "missing: attach every NIC port to a switch");
+    return topo_error(error, MDL_ERROR_VALUE, where, "attach",
+                      "missing: attach every NIC port to a switch");
   ex = sys->ex = g_new0(TopoExplicit, 1);
   ex->names = g_new0(char *, n_sw + 1);
   ex->node = g_new(SimNodeId, n_sw);
   for (gsize i = 0; i < n_sw; i++) {
-    g_auto(GStrv) f = fields(sw[i]);
+    g_auto(GStrv) f = mdl_split_words(sw[i]);
     const MdlSwitch *model;
     if (!f[0] || !name_ok(f[0]) || (f[1] && f[2]))
-      return ex_error(where, "switches", error,
-                      "'%s' is not NAME [MODEL] (letters, digits, '_', '.', "
-                      "'-')",
-                      sw[i]);
+      return topo_error(error, MDL_ERROR_VALUE, where, "switches",
+                        "'%s' is not NAME [MODEL] (letters, digits, '_', '.', "
+                        "'-')",
+                        sw[i]);
     if (switch_index(ex, f[0]) >= 0)
-      return ex_error(where, "switches", error, "'%s' is listed twice", f[0]);
+      return topo_error(error, MDL_ERROR_VALUE, where, "switches",
+                        "'%s' is listed twice", f[0]);
     model = mdl_registry_switch(sys->models, f[1] ? f[1] : c->sw);
     if (!model)
-      return ex_error(where, "switches", error,
-                      "'%s': unknown switch model '%s'", f[0],
-                      f[1] ? f[1] : c->sw);
+      return topo_error(error, MDL_ERROR_VALUE, where, "switches",
+                        "'%s': unknown switch model '%s'", f[0],
+                        f[1] ? f[1] : c->sw);
     ex->names[ex->n_sw] = g_strdup(f[0]);
     ex->node[ex->n_sw] = sim_fabric_add_node(sys->fabric, TOPO_NODE_NET_SWITCH,
                                              SIM_NODE_FORWARDS, 1, ex->n_sw,
@@ -159,7 +131,7 @@ gboolean topo_build_explicit(TopoSystem *sys, GKeyFile *kf, const char *source,
   }
   edges = g_array_new(FALSE, FALSE, sizeof(guint32) * 3);
   for (gsize i = 0; links && i < n_links; i++) {
-    g_auto(GStrv) f = fields(links[i]);
+    g_auto(GStrv) f = mdl_split_words(links[i]);
     guint32 nf = g_strv_length(f), width = 1, t[3];
     const char *model = c->link;
     gint32 a, b;
@@ -178,16 +150,16 @@ gboolean topo_build_explicit(TopoSystem *sys, GKeyFile *kf, const char *source,
     b = nf >= 2 ? switch_index(ex, f[1]) : -1;
     if (a < 0 || b < 0 || a == b) {
       g_array_free(edges, TRUE);
-      return ex_error(where, "links", error,
-                      "'%s' is not A B [xWIDTH] [MODEL] with two different "
-                      "listed switches",
-                      links[i]);
+      return topo_error(error, MDL_ERROR_VALUE, where, "links",
+                        "'%s' is not A B [xWIDTH] [MODEL] with two different "
+                        "listed switches",
+                        links[i]);
     }
     l = mdl_registry_link(sys->models, model);
     if (!l) {
       g_array_free(edges, TRUE);
-      return ex_error(where, "links", error, "'%s': unknown link model '%s'",
-                      links[i], model);
+      return topo_error(error, MDL_ERROR_VALUE, where, "links",
+                        "'%s': unknown link model '%s'", links[i], model);
     }
     t[0] = (guint32)a;
     t[1] = (guint32)b;
@@ -199,7 +171,7 @@ gboolean topo_build_explicit(TopoSystem *sys, GKeyFile *kf, const char *source,
     guint32 nics = sys->server->nics;
     g_autofree gboolean *done = g_new0(gboolean, sys->endpoints->len);
     for (gsize i = 0; i < n_attach; i++) {
-      g_auto(GStrv) f = fields(attach[i]);
+      g_auto(GStrv) f = mdl_split_words(attach[i]);
       guint32 server = 0, nic = 0, port = 0, ep;
       int used = 0;
       gint32 swi = f[0] && f[1] ? switch_index(ex, f[1]) : -1;
@@ -208,31 +180,31 @@ gboolean topo_build_explicit(TopoSystem *sys, GKeyFile *kf, const char *source,
           (f[0][used] == '.' && sscanf(f[0] + used, ".%u", &port) != 1) ||
           swi < 0 || (f[2] && f[3])) {
         g_array_free(edges, TRUE);
-        return ex_error(where, "attach", error,
-                        "'%s' is not SERVER.NIC[.PORT] SWITCH [MODEL] with "
-                        "a listed switch",
-                        attach[i]);
+        return topo_error(error, MDL_ERROR_VALUE, where, "attach",
+                          "'%s' is not SERVER.NIC[.PORT] SWITCH [MODEL] with "
+                          "a listed switch",
+                          attach[i]);
       }
       if (server >= sys->n_servers || nic >= nics ||
           port >= sys->nic_n_ep[server * nics + nic]) {
         g_array_free(edges, TRUE);
-        return ex_error(where, "attach", error,
-                        "'%s': no such NIC port (%u servers, %u NICs each)",
-                        attach[i], sys->n_servers, nics);
+        return topo_error(error, MDL_ERROR_VALUE, where, "attach",
+                          "'%s': no such NIC port (%u servers, %u NICs each)",
+                          attach[i], sys->n_servers, nics);
       }
       ep = sys->nic_first_ep[server * nics + nic] + port;
       if (done[ep]) {
         g_array_free(edges, TRUE);
-        return ex_error(where, "attach", error, "'%s': attached twice",
-                        attach[i]);
+        return topo_error(error, MDL_ERROR_VALUE, where, "attach",
+                          "'%s': attached twice", attach[i]);
       }
       l = mdl_registry_link(sys->models,
                             f[2] ? f[2]
                                  : topo_node_nic(sys, eps[ep].nic)->port_link);
       if (!l) {
         g_array_free(edges, TRUE);
-        return ex_error(where, "attach", error, "'%s': unknown link model '%s'",
-                        attach[i], f[2]);
+        return topo_error(error, MDL_ERROR_VALUE, where, "attach",
+                          "'%s': unknown link model '%s'", attach[i], f[2]);
       }
       done[ep] = TRUE;
       eps[ep].leaf = (guint32)swi;
@@ -242,9 +214,9 @@ gboolean topo_build_explicit(TopoSystem *sys, GKeyFile *kf, const char *source,
     for (guint32 e = 0; e < sys->endpoints->len; e++) {
       if (!done[e]) {
         g_array_free(edges, TRUE);
-        return ex_error(where, "attach", error,
-                        "NIC port %u.%u.%u is not attached", eps[e].server,
-                        eps[e].nic_index, eps[e].port);
+        return topo_error(error, MDL_ERROR_VALUE, where, "attach",
+                          "NIC port %u.%u.%u is not attached", eps[e].server,
+                          eps[e].nic_index, eps[e].port);
       }
     }
   }
@@ -303,15 +275,15 @@ gboolean topo_build_explicit(TopoSystem *sys, GKeyFile *kf, const char *source,
     }
     for (guint32 t = 0; t < ex->n_sw; t++) {
       if (ex->leaf_index[t] >= 0 && d[t] == G_MAXUINT16)
-        return ex_error(where, "links", error,
-                        "switches %s and %s are not connected", ex->names[s],
-                        ex->names[t]);
+        return topo_error(error, MDL_ERROR_VALUE, where, "links",
+                          "switches %s and %s are not connected", ex->names[s],
+                          ex->names[t]);
       if (ex->leaf_index[t] >= 0 && d[t] > SIM_PATH_MAX_HOPS - 2)
-        return ex_error(where, "links", error,
-                        "%s and %s are %u hops apart; at most %d are "
-                        "supported",
-                        ex->names[s], ex->names[t], d[t],
-                        SIM_PATH_MAX_HOPS - 2);
+        return topo_error(error, MDL_ERROR_VALUE, where, "links",
+                          "%s and %s are %u hops apart; at most %d are "
+                          "supported",
+                          ex->names[s], ex->names[t], d[t],
+                          SIM_PATH_MAX_HOPS - 2);
     }
   }
   /* tiers for reports: distance from the nearest NIC-holding switch + 1 */

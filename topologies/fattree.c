@@ -56,23 +56,6 @@ void topo_fattree_free(TopoFatTree *ft)
   g_free(ft);
 }
 
-static gboolean ft_error(const char *where, const char *key, GError **error,
-                         const char *fmt, ...) G_GNUC_PRINTF(4, 5);
-
-static gboolean ft_error(const char *where, const char *key, GError **error,
-                         const char *fmt, ...)
-{
-  va_list ap;
-  g_autofree char *msg = NULL;
-
-  va_start(ap, fmt);
-  msg = g_strdup_vprintf(fmt, ap);
-  va_end(ap);
-  g_set_error(error, TOPO_ERROR, MDL_ERROR_CONFLICT, "%s %s: %s", where, key,
-              msg);
-  return FALSE;
-}
-
 /* Ports of k going down for a down:up ratio; FALSE when not whole. */
 static gboolean split_ports(guint32 k, double ratio, guint32 *down)
 {
@@ -137,22 +120,23 @@ static gboolean build_plane(TopoSystem *sys, guint32 plane, FtPlane *pl,
   pl->tiers = c->tiers;
   pl->k = k;
   if (c->radix > sw->ports)
-    return ft_error(where, "radix", error, "%u exceeds the %u ports of %s",
-                    c->radix, sw->ports, c->sw);
+    return topo_error(error, MDL_ERROR_CONFLICT, where, "radix",
+                      "%u exceeds the %u ports of %s", c->radix, sw->ports,
+                      c->sw);
   for (guint32 i = 0; i < sys->endpoints->len; i++)
     pl->n_ep += eps[i].plane == plane;
   if (c->tiers == 1) {
     pl->d = k;
     if (pl->n_ep > k)
-      return ft_error(where, "tiers", error,
-                      "%u endpoints per plane exceed one %u-port switch: use "
-                      "2 tiers",
-                      pl->n_ep, k);
+      return topo_error(error, MDL_ERROR_CONFLICT, where, "tiers",
+                        "%u endpoints per plane exceed one %u-port switch: use "
+                        "2 tiers",
+                        pl->n_ep, k);
   } else if (!split_ports(k, c->oversubscription, &pl->d)) {
-    return ft_error(where, "oversubscription", error,
-                    "%g:1 does not split %u ports into whole down and up "
-                    "counts",
-                    c->oversubscription, k);
+    return topo_error(error, MDL_ERROR_CONFLICT, where, "oversubscription",
+                      "%g:1 does not split %u ports into whole down and up "
+                      "counts",
+                      c->oversubscription, k);
   }
   pl->u = k - pl->d;
   pl->n_leaves = c->tiers == 1 ? 1 : place(sys, plane, pl->d);
@@ -167,48 +151,49 @@ static gboolean build_plane(TopoSystem *sys, guint32 plane, FtPlane *pl,
   }
   if (c->leaves) {
     if (c->leaves < pl->n_leaves)
-      return ft_error(where, "leaves", error,
-                      "%u is fewer than the %u leaves the endpoints need",
-                      c->leaves, pl->n_leaves);
+      return topo_error(error, MDL_ERROR_CONFLICT, where, "leaves",
+                        "%u is fewer than the %u leaves the endpoints need",
+                        c->leaves, pl->n_leaves);
     pl->n_leaves = c->leaves;
   }
   if (c->tiers >= 2) {
     pl->S = c->spines ? c->spines : pl->u;
     if (pl->u % pl->S != 0)
-      return ft_error(where, "spines", error,
-                      "%u leaf uplinks do not bundle evenly over %u spines",
-                      pl->u, pl->S);
+      return topo_error(error, MDL_ERROR_CONFLICT, where, "spines",
+                        "%u leaf uplinks do not bundle evenly over %u spines",
+                        pl->u, pl->S);
     pl->w1 = pl->u / pl->S;
   }
   if (c->tiers == 2 && pl->n_leaves * pl->w1 > k)
-    return ft_error(where, "tiers", error,
-                    "%u leaves need %u ports on each spine, which has %u: "
-                    "use 3 tiers or more oversubscription",
-                    pl->n_leaves, pl->n_leaves * pl->w1, k);
+    return topo_error(error, MDL_ERROR_CONFLICT, where, "tiers",
+                      "%u leaves need %u ports on each spine, which has %u: "
+                      "use 3 tiers or more oversubscription",
+                      pl->n_leaves, pl->n_leaves * pl->w1, k);
   if (c->tiers == 3) {
     guint32 down;
     if (!split_ports(k, c->spine_oversubscription, &down))
-      return ft_error(where, "spine_oversubscription", error,
-                      "%g:1 does not split %u ports into whole down and up "
-                      "counts",
-                      c->spine_oversubscription, k);
+      return topo_error(error, MDL_ERROR_CONFLICT, where,
+                        "spine_oversubscription",
+                        "%g:1 does not split %u ports into whole down and up "
+                        "counts",
+                        c->spine_oversubscription, k);
     if (down % pl->w1 != 0)
-      return ft_error(where, "spines", error,
-                      "bundles of %u links do not divide %u spine down ports",
-                      pl->w1, down);
+      return topo_error(error, MDL_ERROR_CONFLICT, where, "spines",
+                        "bundles of %u links do not divide %u spine down ports",
+                        pl->w1, down);
     pl->P = down / pl->w1;
     pl->C = c->cores ? c->cores : k - down;
     if ((k - down) % pl->C != 0)
-      return ft_error(where, "cores", error,
-                      "%u spine uplinks do not bundle evenly over %u cores",
-                      k - down, pl->C);
+      return topo_error(error, MDL_ERROR_CONFLICT, where, "cores",
+                        "%u spine uplinks do not bundle evenly over %u cores",
+                        k - down, pl->C);
     pl->w2 = (k - down) / pl->C;
     pl->n_pods = (pl->n_leaves + pl->P - 1) / pl->P;
     if (pl->n_pods * pl->w2 > k)
-      return ft_error(where, "tiers", error,
-                      "%u pods need %u ports on each core, which has %u: the "
-                      "fabric is too large for 3 tiers of %u-port switches",
-                      pl->n_pods, pl->n_pods * pl->w2, k, k);
+      return topo_error(error, MDL_ERROR_CONFLICT, where, "tiers",
+                        "%u pods need %u ports on each core, which has %u: the "
+                        "fabric is too large for 3 tiers of %u-port switches",
+                        pl->n_pods, pl->n_pods * pl->w2, k, k);
   }
 
   /* nodes */
@@ -269,16 +254,16 @@ gboolean topo_build_fattree(TopoSystem *sys, const char *where, GError **error)
   guint32 ports = sys->nic_n_ep[0];
 
   if (sw->kind != MDL_SWITCH_IB && sw->kind != MDL_SWITCH_ETHERNET)
-    return ft_error(where, "switch", error,
-                    "%s is not an InfiniBand or Ethernet switch", c->sw);
+    return topo_error(error, MDL_ERROR_CONFLICT, where, "switch",
+                      "%s is not an InfiniBand or Ethernet switch", c->sw);
   if (c->rail_optimized && c->tiers == 1)
-    return ft_error(where, "rail_optimized", error,
-                    "needs at least 2 tiers (one switch has no rails)");
+    return topo_error(error, MDL_ERROR_CONFLICT, where, "rail_optimized",
+                      "needs at least 2 tiers (one switch has no rails)");
   if ((sys->server->nics * ports) % c->planes != 0)
-    return ft_error(where, "planes", error,
-                    "%u NIC ports per server do not spread evenly over %u "
-                    "planes",
-                    sys->server->nics * ports, c->planes);
+    return topo_error(error, MDL_ERROR_CONFLICT, where, "planes",
+                      "%u NIC ports per server do not spread evenly over %u "
+                      "planes",
+                      sys->server->nics * ports, c->planes);
   sys->ft = g_new0(TopoFatTree, 1);
   sys->ft->planes = c->planes;
   sys->ft->plane = g_new0(FtPlane, c->planes);

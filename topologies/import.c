@@ -237,19 +237,6 @@ static gboolean parse_rel(const char *cell, guint32 *rel, guint32 *nv)
   return FALSE;
 }
 
-static GStrv tokens(const char *line)
-{
-  g_auto(GStrv) raw = g_strsplit_set(line, " \t", -1);
-  GPtrArray *out = g_ptr_array_new();
-
-  for (guint i = 0; raw[i]; i++) {
-    if (*raw[i])
-      g_ptr_array_add(out, g_strdup(raw[i]));
-  }
-  g_ptr_array_add(out, NULL);
-  return (GStrv)g_ptr_array_free(out, FALSE);
-}
-
 /* NVLink generation from the uniform per-pair link count NV#. */
 static void nvlink_from_count(ImportServer *s, guint32 nv,
                               const TopoImportOptions *opt)
@@ -303,7 +290,7 @@ static char *import_smi(const char *text, gsize len, const char *source,
   g_autoptr(GPtrArray) names_owner = names;
 
   for (guint i = 0; lines[i]; i++) {
-    g_auto(GStrv) t = tokens(lines[i]);
+    g_auto(GStrv) t = mdl_split_words(lines[i]);
     if (t[0] && strcmp(t[0], "GPU0") == 0 && !header) {
       header = g_steal_pointer(&t);
       hline = i;
@@ -332,7 +319,7 @@ static char *import_smi(const char *text, gsize len, const char *source,
     numa[i] = -1;
   }
   for (guint li = hline + 1; lines[li]; li++) {
-    g_auto(GStrv) t = tokens(lines[li]);
+    g_auto(GStrv) t = mdl_split_words(lines[li]);
     guint32 row = n, count = t ? g_strv_length(t) : 0;
     if (count == 0)
       continue;

@@ -60,7 +60,7 @@ static char *quoted(const char **p)
 static gboolean width_speed(const char *s, guint32 *width, char speed[8])
 {
   gboolean found = FALSE;
-  g_auto(GStrv) t = g_strsplit_set(s, " \t", -1);
+  g_auto(GStrv) t = mdl_split_words(s);
 
   for (guint i = 0; t[i]; i++) {
     char *x = strchr(t[i], 'x');

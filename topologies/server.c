@@ -113,10 +113,11 @@ static gboolean is_none(const char *v)
   return !v || strcmp(v, "none") == 0;
 }
 
-/* Parses "a,b,c" into n unsigned numbers below limit. */
-static gboolean parse_uint_list(const char *text, guint32 n, guint32 limit,
-                                guint32 *out, const char *where,
-                                const char *key, GError **error)
+/* Parses "a,b,c" of n integers in [-1, limit) (-1 only when allow_root). */
+static gboolean parse_int_list(const char *text, guint32 n, guint32 limit,
+                               gboolean allow_root, gint32 *out,
+                               const char *where, const char *key,
+                               GError **error)
 {
   g_auto(GStrv) parts = g_strsplit(text, ",", -1);
   guint32 count = g_strv_length(parts);
@@ -128,15 +129,17 @@ static gboolean parse_uint_list(const char *text, guint32 n, guint32 limit,
     return FALSE;
   }
   for (guint32 i = 0; i < n; i++) {
-    guint64 v;
+    gint64 v;
     g_strstrip(parts[i]);
-    if (!g_ascii_string_to_unsigned(parts[i], 10, 0, limit - 1, &v, NULL)) {
+    if (!g_ascii_string_to_signed(parts[i], 10, allow_root ? -1 : 0,
+                                  (gint64)limit - 1, &v, NULL)) {
       g_set_error(error, TOPO_ERROR, MDL_ERROR_VALUE,
-                  "%s %s: '%s' is not a whole number below %u", where, key,
-                  parts[i], limit);
+                  "%s %s: '%s' is not %s below %u", where, key, parts[i],
+                  allow_root ? "-1 or a whole number" : "a whole number",
+                  limit);
       return FALSE;
     }
-    out[i] = (guint32)v;
+    out[i] = (gint32)v;
   }
   return TRUE;
 }
@@ -200,45 +203,28 @@ static gboolean check_switch(const MdlRegistry *m, const char *name,
   return TRUE;
 }
 
-static gboolean shape_error(const char *where, const char *key, GError **error,
-                            const char *fmt, ...) G_GNUC_PRINTF(4, 5);
-
-static gboolean shape_error(const char *where, const char *key, GError **error,
-                            const char *fmt, ...)
-{
-  va_list ap;
-  g_autofree char *msg = NULL;
-
-  va_start(ap, fmt);
-  msg = g_strdup_vprintf(fmt, ap);
-  va_end(ap);
-  g_set_error(error, TOPO_ERROR, MDL_ERROR_CONFLICT, "%s %s: %s", where, key,
-              msg);
-  return FALSE;
-}
-
 static gboolean check_nvlink(TopoServerSpec *s, const MdlRegistry *m,
                              const char *where, GError **error)
 {
   if (is_none(s->nvlink)) {
     if (!is_none(s->nvswitch) || s->nvlinks_per_gpu || s->nvlink_pairs)
-      return shape_error(where, "nvlink", error,
-                         "is none, so nvswitch, nvlinks_per_gpu and "
-                         "nvlink_pairs must not be set");
+      return topo_error(error, MDL_ERROR_CONFLICT, where, "nvlink",
+                        "is none, so nvswitch, nvlinks_per_gpu and "
+                        "nvlink_pairs must not be set");
     return TRUE;
   }
   if (!check_link(m, s->nvlink, "nvlink", MDL_FAMILY_NVLINK, where, error))
     return FALSE;
   if (s->nvlinks_per_gpu == 0)
-    return shape_error(where, "nvlinks_per_gpu", error,
-                       "must be at least 1 with nvlink = %s", s->nvlink);
+    return topo_error(error, MDL_ERROR_CONFLICT, where, "nvlinks_per_gpu",
+                      "must be at least 1 with nvlink = %s", s->nvlink);
   if (is_none(s->nvswitch)) {
     guint32 *used = NULL;
     gboolean ok = TRUE;
     if (!s->nvlink_pairs || s->nvswitches)
-      return shape_error(where, "nvlink_pairs", error,
-                         "without an NVSwitch, give the direct links (and "
-                         "nvswitches = 0)");
+      return topo_error(error, MDL_ERROR_CONFLICT, where, "nvlink_pairs",
+                        "without an NVSwitch, give the direct links (and "
+                        "nvswitches = 0)");
     if (!parse_pairs(s, where, error))
       return FALSE;
     used = g_new0(guint32, s->gpus);
@@ -249,9 +235,9 @@ static gboolean check_nvlink(TopoServerSpec *s, const MdlRegistry *m,
     }
     for (guint32 g = 0; ok && g < s->gpus; g++) {
       if (used[g] > s->nvlinks_per_gpu)
-        ok = shape_error(where, "nvlink_pairs", error,
-                         "GPU %u has %u links, more than nvlinks_per_gpu = %u",
-                         g, used[g], s->nvlinks_per_gpu);
+        ok = topo_error(error, MDL_ERROR_CONFLICT, where, "nvlink_pairs",
+                        "GPU %u has %u links, more than nvlinks_per_gpu = %u",
+                        g, used[g], s->nvlinks_per_gpu);
     }
     g_free(used);
     return ok;
@@ -260,71 +246,40 @@ static gboolean check_nvlink(TopoServerSpec *s, const MdlRegistry *m,
                     error))
     return FALSE;
   if (s->nvswitches == 0)
-    return shape_error(where, "nvswitches", error,
-                       "must be at least 1 with nvswitch = %s", s->nvswitch);
+    return topo_error(error, MDL_ERROR_CONFLICT, where, "nvswitches",
+                      "must be at least 1 with nvswitch = %s", s->nvswitch);
   if (s->nvlink_pairs)
-    return shape_error(where, "nvlink_pairs", error,
-                       "direct links and NVSwitches do not mix: give one");
+    return topo_error(error, MDL_ERROR_CONFLICT, where, "nvlink_pairs",
+                      "direct links and NVSwitches do not mix: give one");
   s->split = g_new0(guint32, s->nvswitches);
   if (s->nvlink_split) {
     guint32 sum = 0;
-    if (!parse_uint_list(s->nvlink_split, s->nvswitches, 65, s->split, where,
-                         "nvlink_split", error))
+    if (!parse_int_list(s->nvlink_split, s->nvswitches, 65, FALSE,
+                        (gint32 *)s->split, where, "nvlink_split", error))
       return FALSE;
     for (guint32 k = 0; k < s->nvswitches; k++)
       sum += s->split[k];
     if (sum != s->nvlinks_per_gpu)
-      return shape_error(where, "nvlink_split", error,
-                         "'%s' adds up to %u links, not nvlinks_per_gpu = %u",
-                         s->nvlink_split, sum, s->nvlinks_per_gpu);
+      return topo_error(error, MDL_ERROR_CONFLICT, where, "nvlink_split",
+                        "'%s' adds up to %u links, not nvlinks_per_gpu = %u",
+                        s->nvlink_split, sum, s->nvlinks_per_gpu);
   } else {
     if (s->nvlinks_per_gpu % s->nvswitches != 0)
-      return shape_error(where, "nvlink_split", error,
-                         "%u links do not split evenly over %u NVSwitches: "
-                         "give the split, e.g. nvlink_split = 5,5,4,4",
-                         s->nvlinks_per_gpu, s->nvswitches);
+      return topo_error(error, MDL_ERROR_CONFLICT, where, "nvlink_split",
+                        "%u links do not split evenly over %u NVSwitches: "
+                        "give the split, e.g. nvlink_split = 5,5,4,4",
+                        s->nvlinks_per_gpu, s->nvswitches);
     for (guint32 k = 0; k < s->nvswitches; k++)
       s->split[k] = s->nvlinks_per_gpu / s->nvswitches;
   }
   for (guint32 k = 0; k < s->nvswitches; k++) {
     guint32 ports = mdl_registry_switch(m, s->nvswitch)->ports;
     if (s->split[k] * s->gpus > ports)
-      return shape_error(where, "nvlink_split", error,
-                         "NVSwitch %u would need %u ports (%u GPUs x %u "
-                         "links); %s has %u",
-                         k, s->split[k] * s->gpus, s->gpus, s->split[k],
-                         s->nvswitch, ports);
-  }
-  return TRUE;
-}
-
-/* Parses "a,b,c" of n integers in [-1, limit) (-1 only when allow_root). */
-static gboolean parse_int_list(const char *text, guint32 n, guint32 limit,
-                               gboolean allow_root, gint32 *out,
-                               const char *where, const char *key,
-                               GError **error)
-{
-  g_auto(GStrv) parts = g_strsplit(text, ",", -1);
-  guint32 count = g_strv_length(parts);
-
-  if (count != n) {
-    g_set_error(error, TOPO_ERROR, MDL_ERROR_VALUE,
-                "%s %s: '%s' has %u entries (expected %u)", where, key, text,
-                count, n);
-    return FALSE;
-  }
-  for (guint32 i = 0; i < n; i++) {
-    gint64 v;
-    g_strstrip(parts[i]);
-    if (!g_ascii_string_to_signed(parts[i], 10, allow_root ? -1 : 0,
-                                  (gint64)limit - 1, &v, NULL)) {
-      g_set_error(error, TOPO_ERROR, MDL_ERROR_VALUE,
-                  "%s %s: '%s' is not %s below %u", where, key, parts[i],
-                  allow_root ? "-1 or a whole number" : "a whole number",
-                  limit);
-      return FALSE;
-    }
-    out[i] = (gint32)v;
+      return topo_error(error, MDL_ERROR_CONFLICT, where, "nvlink_split",
+                        "NVSwitch %u would need %u ports (%u GPUs x %u "
+                        "links); %s has %u",
+                        k, s->split[k] * s->gpus, s->gpus, s->split[k],
+                        s->nvswitch, ports);
   }
   return TRUE;
 }
@@ -370,17 +325,17 @@ static gboolean place_devices(TopoServerSpec *s, const MdlRegistry *m,
   if (c2c && !check_link(m, s->c2c_link, "c2c_link", -1, where, error))
     return FALSE;
   if (is_none(s->pcie_switch) != (nsw == 0))
-    return shape_error(where, "pcie_switches", error,
-                       "give both pcie_switch (a model) and pcie_switches "
-                       "(>= 1), or neither");
+    return topo_error(error, MDL_ERROR_CONFLICT, where, "pcie_switches",
+                      "give both pcie_switch (a model) and pcie_switches "
+                      "(>= 1), or neither");
   if (nsw && !check_switch(m, s->pcie_switch, "pcie_switch", MDL_SWITCH_PCIE,
                            where, error))
     return FALSE;
   if (s->pcie_levels == 2 && !ntop && nsw)
     ntop = s->pcie_top_switches = s->sockets;
   if (ntop && !nsw)
-    return shape_error(where, "pcie_top_switches", error,
-                       "top switches need pcie_switches below them");
+    return topo_error(error, MDL_ERROR_CONFLICT, where, "pcie_top_switches",
+                      "top switches need pcie_switches below them");
   s->gpu_sw = g_new(gint32, s->gpus);
   s->gpu_sock = g_new0(guint32, s->gpus);
   s->nic_sw = g_new(gint32, MAX(s->nics, 1));
@@ -392,19 +347,19 @@ static gboolean place_devices(TopoServerSpec *s, const MdlRegistry *m,
   /* Defaults: even spreading; the checks apply only to what is spread. */
   if (ntop) {
     if (!s->pcie_top_socket && ntop % s->sockets != 0)
-      return shape_error(where, "pcie_top_switches", error,
-                         "%u top switches do not spread evenly over %u "
-                         "sockets",
-                         ntop, s->sockets);
+      return topo_error(error, MDL_ERROR_CONFLICT, where, "pcie_top_switches",
+                        "%u top switches do not spread evenly over %u "
+                        "sockets",
+                        ntop, s->sockets);
     for (guint32 t = 0; t < ntop; t++)
       s->top_sock[t] = spread(t, ntop, s->sockets);
   }
   if (nsw) {
     guint32 over = ntop ? ntop : s->sockets;
     if (!explicit_sw && nsw % over != 0)
-      return shape_error(where, "pcie_switches", error,
-                         "%u switches do not spread evenly over %u %s", nsw,
-                         over, ntop ? "top switches" : "sockets");
+      return topo_error(error, MDL_ERROR_CONFLICT, where, "pcie_switches",
+                        "%u switches do not spread evenly over %u %s", nsw,
+                        over, ntop ? "top switches" : "sockets");
     for (guint32 j = 0; j < nsw; j++) {
       guint32 slot = spread(j, nsw, over);
       s->sw_top[j] = ntop ? (gint32)MIN(slot, ntop - 1) : -1;
@@ -412,25 +367,25 @@ static gboolean place_devices(TopoServerSpec *s, const MdlRegistry *m,
     }
   }
   if (!c2c && nsw && !s->gpu_pcie_switch && s->gpus % nsw != 0)
-    return shape_error(where, "pcie_switches", error,
-                       "%u GPUs do not spread evenly over %u switches", s->gpus,
-                       nsw);
+    return topo_error(error, MDL_ERROR_CONFLICT, where, "pcie_switches",
+                      "%u GPUs do not spread evenly over %u switches", s->gpus,
+                      nsw);
   if ((c2c || !nsw) && !s->gpu_socket && s->gpus % s->sockets != 0)
-    return shape_error(where, "gpus", error,
-                       "%u GPUs do not spread evenly over %u sockets", s->gpus,
-                       s->sockets);
+    return topo_error(error, MDL_ERROR_CONFLICT, where, "gpus",
+                      "%u GPUs do not spread evenly over %u sockets", s->gpus,
+                      s->sockets);
   for (guint32 g = 0; g < s->gpus; g++) {
     s->gpu_sw[g] = !c2c && nsw ? (gint32)spread(g, s->gpus, nsw) : -1;
     s->gpu_sock[g] = spread(g, s->gpus, s->sockets);
   }
   if (s->nics && nsw && !s->nic_pcie_switch && s->nics % nsw != 0)
-    return shape_error(where, "pcie_switches", error,
-                       "%u NICs do not spread evenly over %u switches", s->nics,
-                       nsw);
+    return topo_error(error, MDL_ERROR_CONFLICT, where, "pcie_switches",
+                      "%u NICs do not spread evenly over %u switches", s->nics,
+                      nsw);
   if (s->nics && !nsw && !s->nic_socket && s->nics % s->sockets != 0)
-    return shape_error(where, "nics", error,
-                       "%u NICs do not spread evenly over %u sockets", s->nics,
-                       s->sockets);
+    return topo_error(error, MDL_ERROR_CONFLICT, where, "nics",
+                      "%u NICs do not spread evenly over %u sockets", s->nics,
+                      s->sockets);
   for (guint32 n = 0; n < s->nics; n++) {
     s->nic_sw[n] = nsw ? (gint32)spread(n, s->nics, nsw) : -1;
     s->nic_sock[n] = spread(n, s->nics, s->sockets);
@@ -454,8 +409,8 @@ static gboolean place_devices(TopoServerSpec *s, const MdlRegistry *m,
                       (gint32 *)s->nic_sock, where, "nic_socket", error))
     return FALSE;
   if (c2c && s->gpu_pcie_switch)
-    return shape_error(where, "gpu_pcie_switch", error,
-                       "NVLink-C2C GPUs sit on no PCIe switch");
+    return topo_error(error, MDL_ERROR_CONFLICT, where, "gpu_pcie_switch",
+                      "NVLink-C2C GPUs sit on no PCIe switch");
   /* What sits on a switch takes its socket. */
   for (guint32 g = 0; g < s->gpus; g++) {
     if (s->gpu_sw[g] >= 0)
@@ -478,12 +433,12 @@ static gboolean place_devices(TopoServerSpec *s, const MdlRegistry *m,
   }
   for (guint32 j = 0; j < nsw; j++) {
     if ((guint32)tmp[j] + 1 > mdl_registry_switch(m, s->pcie_switch)->ports)
-      return shape_error(where, "pcie_switches", error,
-                         "switch %u holds %d devices and an uplink, more "
-                         "than the %u ports of %s",
-                         j, tmp[j],
-                         mdl_registry_switch(m, s->pcie_switch)->ports,
-                         s->pcie_switch);
+      return topo_error(error, MDL_ERROR_CONFLICT, where, "pcie_switches",
+                        "switch %u holds %d devices and an uplink, more "
+                        "than the %u ports of %s",
+                        j, tmp[j],
+                        mdl_registry_switch(m, s->pcie_switch)->ports,
+                        s->pcie_switch);
   }
   return TRUE;
 }
@@ -534,9 +489,9 @@ TopoServerSpec *topo_server_spec_read(GKeyFile *kf, const char *group,
   if (s->sockets_per_host == 0)
     s->sockets_per_host = s->sockets;
   if (s->sockets % s->sockets_per_host != 0) {
-    shape_error(where, "sockets_per_host", error,
-                "%u sockets do not form hosts of %u", s->sockets,
-                s->sockets_per_host);
+    topo_error(error, MDL_ERROR_CONFLICT, where, "sockets_per_host",
+               "%u sockets do not form hosts of %u", s->sockets,
+               s->sockets_per_host);
     goto fail;
   }
   if ((s->sockets_per_host > 1 &&
@@ -548,8 +503,8 @@ TopoServerSpec *topo_server_spec_read(GKeyFile *kf, const char *group,
       !place_devices(s, models, where, error))
     goto fail;
   if (is_none(s->nic) != (s->nics == 0)) {
-    shape_error(where, "nics", error,
-                "give both nic (a model) and nics (>= 1), or neither");
+    topo_error(error, MDL_ERROR_CONFLICT, where, "nics",
+               "give both nic (a model) and nics (>= 1), or neither");
     goto fail;
   }
   if (s->nics && !mdl_registry_nic(models, s->nic)) {
@@ -561,14 +516,15 @@ TopoServerSpec *topo_server_spec_read(GKeyFile *kf, const char *group,
   if (s->nics) {
     s->affinity = g_new0(guint32, s->gpus);
     if (s->nic_affinity) {
-      if (!parse_uint_list(s->nic_affinity, s->gpus, s->nics, s->affinity,
-                           where, "nic_affinity", error))
+      if (!parse_int_list(s->nic_affinity, s->gpus, s->nics, FALSE,
+                          (gint32 *)s->affinity, where, "nic_affinity", error))
         goto fail;
     } else {
       default_affinity(s);
     }
   } else if (s->nic_affinity) {
-    shape_error(where, "nic_affinity", error, "is set but there is no NIC");
+    topo_error(error, MDL_ERROR_CONFLICT, where, "nic_affinity",
+               "is set but there is no NIC");
     goto fail;
   }
   return s;

@@ -97,6 +97,19 @@ static const char *const dragonfly_keys[] = {"routers_per_group",
                                              "global_link",
                                              NULL};
 
+gboolean topo_error(GError **error, MdlErrorCode code, const char *where,
+                    const char *key, const char *fmt, ...)
+{
+  va_list ap;
+  g_autofree char *msg = NULL;
+
+  va_start(ap, fmt);
+  msg = g_strdup_vprintf(fmt, ap);
+  va_end(ap);
+  g_set_error(error, TOPO_ERROR, code, "%s %s: %s", where, key, msg);
+  return FALSE;
+}
+
 /* --- model ids -------------------------------------------------------- */
 
 static guint32 ptr_id(GPtrArray *a, gconstpointer p)

@@ -126,6 +126,10 @@ struct TopoSystem {
   guint32 net_switch_count[4];
 };
 
+/* Sets "WHERE KEY: MESSAGE" with the given code; returns FALSE. */
+gboolean topo_error(GError **error, MdlErrorCode code, const char *where,
+                    const char *key, const char *fmt, ...) G_GNUC_PRINTF(5, 6);
+
 /* Model ids for channel tech and node model fields. */
 guint32 topo_tech_id(TopoSystem *sys, const MdlLink *l);
 guint32 topo_switch_id(TopoSystem *sys, const MdlSwitch *s);
