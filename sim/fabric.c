@@ -80,6 +80,12 @@ void sim_fabric_set_node_group(SimFabric *f, SimNodeId id, guint32 group)
   g_array_index(f->nodes, SimNode, id).group = group;
 }
 
+void sim_fabric_set_node_latency(SimFabric *f, SimNodeId id, SimTime latency_ps)
+{
+  g_assert(!f->finalized && id < f->nodes->len);
+  g_array_index(f->nodes, SimNode, id).latency_ps = latency_ps;
+}
+
 void sim_fabric_finalize(SimFabric *f)
 {
   SimNode *nodes = (SimNode *)f->nodes->data;

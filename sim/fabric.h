@@ -37,6 +37,7 @@ typedef struct {
   guint32 name;      /* offset of the name in the fabric's string store */
   guint32 first_out; /* CSR: first outgoing channel (after finalize) */
   guint32 n_out;
+  SimTime latency_ps; /* forwarding: from entering to leaving the node */
 } SimNode;
 
 typedef struct {
@@ -66,6 +67,12 @@ SimChannelId sim_fabric_add_link(SimFabric *f, SimNodeId a, SimNodeId b,
 /* Changes a node's group (before finalize): builders that learn a
  * switch's tier only after adding it. */
 void sim_fabric_set_node_group(SimFabric *f, SimNodeId id, guint32 group);
+
+/* Sets the time a node takes to pass traffic from one channel to another
+ * (a switch's port-to-port latency); 0 by default.  Paths count it at
+ * every node they cross, not at their ends. */
+void sim_fabric_set_node_latency(SimFabric *f, SimNodeId id,
+                                 SimTime latency_ps);
 
 /* Builds the per-node outgoing channel lists; the fabric is read-only
  * afterwards. */

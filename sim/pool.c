@@ -45,27 +45,12 @@ static void pool_grow(SimPool *pool)
       g_aligned_alloc0(per_chunk, pool->item_size, pool->align);
 }
 
-guint32 sim_pool_alloc(SimPool *pool)
+guint32 sim_pool_alloc_fresh(SimPool *pool)
 {
-  guint32 idx = pool->free_head;
-
-  if (idx != SIM_POOL_NIL) {
-    memcpy(&pool->free_head, sim_pool_at(pool, idx), sizeof(guint32));
-  } else {
-    if (pool->created == (guint32)pool->n_chunks << pool->chunk_shift)
-      pool_grow(pool);
-    idx = pool->created++;
-  }
+  if (pool->created == (guint32)pool->n_chunks << pool->chunk_shift)
+    pool_grow(pool);
   pool->in_use++;
-  return idx;
-}
-
-void sim_pool_free(SimPool *pool, guint32 idx)
-{
-  g_assert(idx < pool->created && pool->in_use > 0);
-  memcpy(sim_pool_at(pool, idx), &pool->free_head, sizeof(guint32));
-  pool->free_head = idx;
-  pool->in_use--;
+  return pool->created++;
 }
 
 size_t sim_pool_reserved_bytes(const SimPool *pool)

@@ -17,6 +17,7 @@
 #include <glib.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define SIM_POOL_NIL UINT32_MAX
 
@@ -47,20 +48,39 @@ void sim_pool_init_aligned(SimPool *pool, size_t item_size, guint chunk_shift,
  * initialised again. */
 void sim_pool_clear(SimPool *pool);
 
-/* Returns the index of an item.  An item never used before is zero-filled;
- * a reused one holds what its last user left, except its first 4 bytes.
- * Aborts (g_error) past 2^32 - 1 items, as out-of-memory does. */
-guint32 sim_pool_alloc(SimPool *pool);
-
-/* Returns item idx to the pool; idx must be in use (checked by assertion in
- * debug builds only as far as the range). */
-void sim_pool_free(SimPool *pool, guint32 idx);
-
 static inline void *sim_pool_at(const SimPool *pool, guint32 idx)
 {
   guint32 mask = (UINT32_C(1) << pool->chunk_shift) - 1;
   return pool->chunks[idx >> pool->chunk_shift] +
          (size_t)(idx & mask) * pool->item_size;
+}
+
+/* The slow half of sim_pool_alloc: an item never used before. */
+guint32 sim_pool_alloc_fresh(SimPool *pool);
+
+/* Returns the index of an item.  An item never used before is zero-filled;
+ * a reused one holds what its last user left, except its first 4 bytes.
+ * Aborts (g_error) past 2^32 - 1 items, as out-of-memory does.  Inline:
+ * pools sit on every hot path. */
+static inline guint32 sim_pool_alloc(SimPool *pool)
+{
+  guint32 idx = pool->free_head;
+
+  if (G_UNLIKELY(idx == SIM_POOL_NIL))
+    return sim_pool_alloc_fresh(pool);
+  memcpy(&pool->free_head, sim_pool_at(pool, idx), sizeof(guint32));
+  pool->in_use++;
+  return idx;
+}
+
+/* Returns item idx to the pool; idx must be in use (checked by assertion
+ * only as far as the range). */
+static inline void sim_pool_free(SimPool *pool, guint32 idx)
+{
+  g_assert(idx < pool->created && pool->in_use > 0);
+  memcpy(sim_pool_at(pool, idx), &pool->free_head, sizeof(guint32));
+  pool->free_head = idx;
+  pool->in_use--;
 }
 
 /* Bytes of item storage currently reserved (not counting the chunk table). */

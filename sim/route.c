@@ -30,8 +30,12 @@ SimTime sim_path_latency_ps(const SimFabric *f, const SimPath *p)
 {
   SimTime t = 0;
 
-  for (guint32 i = 0; i < p->n; i++)
-    t += sim_fabric_channel(f, p->hop[i])->latency_ps;
+  for (guint32 i = 0; i < p->n; i++) {
+    const SimChannel *c = sim_fabric_channel(f, p->hop[i]);
+    t += c->latency_ps;
+    if (i + 1 < p->n)
+      t += sim_fabric_node(f, c->dst)->latency_ps;
+  }
   return t;
 }
 

@@ -59,7 +59,8 @@ gboolean sim_path_append(SimPath *a, const SimPath *b);
 gboolean sim_path_valid(const SimFabric *f, const SimPath *p, SimNodeId src,
                         SimNodeId dst);
 
-/* Sum of channel latencies and the smallest rate along the path. */
+/* Latency of a path: its channels' latencies plus the forwarding latency
+ * of every node it crosses (not its ends); and its smallest rate. */
 SimTime sim_path_latency_ps(const SimFabric *f, const SimPath *p);
 double sim_path_bottleneck_Bps(const SimFabric *f, const SimPath *p);
 

@@ -11,6 +11,8 @@ Suite *suite_pool(void);
 Suite *suite_queue(void);
 Suite *suite_engine(void);
 Suite *suite_rng(void);
+Suite *suite_transport(void);
+Suite *suite_dag(void);
 Suite *suite_links(void);
 Suite *suite_registry(void);
 Suite *suite_topo(void);

@@ -438,6 +438,22 @@ static void make_endpoints(TopoSystem *sys)
   }
 }
 
+/* Nodes that forward take their model's port-to-port latency (switches,
+ * root complexes); a NIC half its send-plus-receive processing, since a
+ * path between GPUs of two servers crosses two NICs. */
+static void set_forwarding_latencies(TopoSystem *sys)
+{
+  for (SimNodeId n = 0; n < sim_fabric_n_nodes(sys->fabric); n++) {
+    const MdlSwitch *sw = topo_node_switch(sys, n);
+    const MdlNic *nic = topo_node_nic(sys, n);
+    double ns = sw ? sw->latency_ns : nic ? nic->latency_ns / 2 : 0;
+    SimTime ps = 0;
+
+    if (ns > 0 && sim_time_from_ns(ns, &ps))
+      sim_fabric_set_node_latency(sys->fabric, n, ps);
+  }
+}
+
 static TopoSystem *system_build(GKeyFile *kf, const char *source,
                                 const char *const *models, GError **error)
 {
@@ -491,6 +507,7 @@ static TopoSystem *system_build(GKeyFile *kf, const char *source,
     if (!ok)
       return NULL;
   }
+  set_forwarding_latencies(sys);
   sim_fabric_finalize(sys->fabric);
   topo_build_intra_routes(sys);
   return g_steal_pointer(&sys);

@@ -1,0 +1,348 @@
+/* bench_ring: the peers' ring AllReduce scenario on ifsim, for the
+ * side-by-side comparison with SimGrid (bench/vs-simgrid.sh).
+ *
+ *   bench_ring N SIZE TOPO [--fidelity flow|analytical] [--wire]
+ *              [--links-csv FILE] [--print-routes]
+ *
+ * Scenario (../shared/peers/README.md, section 3): hosts h0..h{N-1}; in
+ * each of 2(N-1) steps host i sends SIZE/N bytes to host i+1 (mod N).  The
+ * sends are rendezvous, as SimGrid's put_async/get: the transfer of step k
+ * from i to i+1 starts once both i and i+1 have begun step k, and a host
+ * begins step k+1 once its step-k send and receive are both complete.  So
+ * transfer (i, k+1) waits for (i, k), (i-1, k) and (i+1, k) -- a DAG
+ * (sim/dag.h) generated as it runs, two steps alive at a time.
+ *
+ * The fabric is an ifsim system file built here, the same graph as
+ * peers/simgrid/gen_platform.py: every link 200 Gb/s (an IB HDR 4x data
+ * rate: exactly 25 GB/s) with 1 us latency, switches and NICs with no
+ * latency of their own, one host (a 1-GPU server with one NIC) per leaf or
+ * router port; the ring runs NIC to NIC over the network.
+ *   fattree   2 tiers, m1 = 2^ceil(log2(N)/2) hosts per leaf, N/m1 leaves,
+ *             m1 spines, D-mod-k routing (full bisection);
+ *   dragonfly SimGrid's default shapes (g groups of c chassis of r
+ *             routers, p hosts each) as ifsim's dragonfly: a = c r routers
+ *             per group all to all, h = 1 global link per router, minimal
+ *             routing;
+ *   star      one switch of N ports.
+ * Without --wire, transfers carry no packet overheads (w = 1), as
+ * SimGrid's fluid model; with it, IB HDR headers count.
+ *
+ * Prints one RESULT line (sim time, wall time, the analytic references of
+ * the peers' harness) and a PEAK line with the peak RSS. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include "sim/dag.h"
+#include "sim/engine.h"
+#include "sim/transport.h"
+#include "sim/units.h"
+#include "topologies/system.h"
+
+typedef struct {
+  SimDag *dag;
+  guint32 n, steps;
+  guint64 chunk;
+  SimPath *path;  /* [n]: h_i -> h_{i+1} */
+  SimTask *id[2]; /* [parity][rank]: the task of each rank's step */
+  guint32 *step;  /* [rank]: the step of its newest task */
+} Ring;
+
+static void ring_add(Ring *r, guint32 rank, guint32 k);
+
+static void ring_done(void *ctx, guint64 user, SimTime now)
+{
+  Ring *r = ctx;
+  guint32 rank = (guint32)user;
+  guint32 k = r->step[rank];
+
+  (void)now;
+  if (k + 1 < r->steps)
+    ring_add(r, rank, k + 1);
+}
+
+static void ring_add(Ring *r, guint32 rank, guint32 k)
+{
+  guint32 left = (rank + r->n - 1) % r->n, right = (rank + 1) % r->n;
+  SimTask after[2] = {SIM_TASK_NONE, SIM_TASK_NONE};
+  SimTaskSpec spec = {.bytes = r->chunk,
+                      .paths = &r->path[rank],
+                      .n_paths = 1,
+                      .stream = SIM_NONE,
+                      .done = ring_done,
+                      .ctx = r,
+                      .user = rank};
+
+  if (k > 0) {
+    /* Step k-1 of both neighbours; each was created before this one's
+     * predecessor could finish, and cannot have been replaced since (see
+     * the file comment). */
+    after[0] = r->id[(k - 1) & 1][left];
+    after[1] = r->id[(k - 1) & 1][right];
+  }
+  r->step[rank] = k;
+  r->id[k & 1][rank] = sim_dag_add(r->dag, &spec, after, 2);
+}
+
+static gboolean is_pow2(guint32 n)
+{
+  return n > 0 && (n & (n - 1)) == 0;
+}
+
+/* SimGrid's default dragonfly shapes (gen_platform.py). */
+static gboolean df_shape(guint32 n, guint32 s[4])
+{
+  static const guint32 table[][5] = {
+      {16, 2, 2, 2, 2},     {32, 2, 2, 4, 2},     {64, 4, 2, 4, 2},
+      {128, 4, 2, 4, 4},    {256, 4, 4, 4, 4},    {512, 8, 2, 8, 4},
+      {1024, 8, 4, 8, 4},   {2048, 8, 4, 8, 8},   {4096, 8, 8, 8, 8},
+      {8192, 16, 4, 16, 8}, {16384, 16, 8, 16, 8}};
+  for (guint i = 0; i < G_N_ELEMENTS(table); i++)
+    if (table[i][0] == n) {
+      memcpy(s, &table[i][1], 4 * sizeof s[0]);
+      return TRUE;
+    }
+  return FALSE;
+}
+
+static char *system_ini(guint32 n, const char *topo, guint32 ports,
+                        GError **error)
+{
+  GString *s = g_string_new(NULL);
+
+  g_string_append_printf(
+      s,
+      "[link sg-link]\nbased_on = ib-hdr-4x\n"
+      "description = 200 Gb/s, 1 us (the peers' scenario)\n"
+      "latency_ns = 1000\ncable_m = 0\n\n"
+      "[switch sg-switch]\nbased_on = quantum-hdr\nports = %u\n"
+      "port_link = sg-link\nlatency_ns = 0\nreduction = "
+      "none\nreduction_GBps_per_port = 0\n\n"
+      "[nic sg-nic]\nbased_on = cx6-hdr\nport_link = sg-link\n"
+      "latency_ns = 0\n\n"
+      "[server host]\ndescription = one host\ngpus = 1\nsockets = 1\n"
+      "root_complex = root-complex-gen4\ngpu_pcie = pcie4-x16\n"
+      "nic = sg-nic\nnics = 1\n\n"
+      "[system]\ndescription = ring AllReduce peers scenario\n"
+      "server = host\nservers = %u\n\n[scaleout]\nswitch = sg-switch\n",
+      ports, n);
+  if (strcmp(topo, "fattree") == 0) {
+    guint32 k = 0, m1;
+    while ((1u << k) < n)
+      k++;
+    m1 = 1u << ((k + 1) / 2);
+    g_string_append_printf(s,
+                           "topology = fat-tree\ntiers = 2\nradix = %u\n"
+                           "leaves = %u\nspines = %u\nrouting = dmodk\n",
+                           2 * m1, n / m1, m1);
+  } else if (strcmp(topo, "dragonfly") == 0) {
+    guint32 sh[4];
+    if (!df_shape(n, sh)) {
+      g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                  "dragonfly: no default shape for N=%u", n);
+      g_string_free(s, TRUE);
+      return NULL;
+    }
+    g_string_append_printf(s,
+                           "topology = dragonfly\nrouters_per_group = %u\n"
+                           "terminals_per_router = %u\n"
+                           "global_links_per_router = 1\ngroups = %u\n"
+                           "arrangement = relative\nrouting = minimal\n",
+                           sh[1] * sh[2], sh[3], sh[0]);
+  } else {
+    g_string_append(s, "topology = fat-tree\ntiers = 1\n");
+  }
+  return g_string_free(s, FALSE);
+}
+
+static guint32 switch_ports(guint32 n, const char *topo)
+{
+  guint32 sh[4];
+
+  if (strcmp(topo, "star") == 0)
+    return n;
+  if (strcmp(topo, "dragonfly") == 0 && df_shape(n, sh))
+    return sh[3] + sh[1] * sh[2] - 1 + 1;
+  return 256;
+}
+
+/* IB HDR payload-to-wire ratio for --wire. */
+static double wire_ratio(void *ctx, SimChannelId c, guint64 bytes)
+{
+  const TopoSystem *sys = ctx;
+  const MdlLink *l = topo_channel_link(sys, c);
+
+  return (double)mdl_link_wire_bytes(l, bytes, 0, MDL_OP_WRITE) / (double)bytes;
+}
+
+static gboolean write_links_csv(const char *file, const TopoSystem *sys,
+                                const SimTransport *t, SimTime end,
+                                GError **error)
+{
+  const SimFabric *f = topo_system_fabric(sys);
+  g_autoptr(GString) s =
+      g_string_new("channel,src,dst,rate_Bps,payload_bytes,wire_bytes,busy_s,"
+                   "utilization,peak_flows\n");
+
+  for (SimChannelId c = 0; c < sim_fabric_n_channels(f); c++) {
+    const SimChannel *ch = sim_fabric_channel(f, c);
+    SimChannelStats st;
+    sim_transport_channel_stats(t, c, &st);
+    if (st.payload_bytes == 0)
+      continue;
+    g_string_append_printf(
+        s, "%u,%s,%s,%.17g,%.17g,%.17g,%.12g,%.9f,%u\n", c,
+        sim_fabric_node_name(f, ch->src), sim_fabric_node_name(f, ch->dst),
+        ch->rate_Bps, st.payload_bytes, st.wire_bytes,
+        sim_time_to_s(st.busy_ps),
+        end ? st.wire_bytes / ch->rate_Bps / sim_time_to_s(end) : 0.0,
+        st.peak_flows);
+  }
+  return g_file_set_contents(file, s->str, (gssize)s->len, error);
+}
+
+int main(int argc, char **argv)
+{
+  g_autofree char *fidelity = NULL, *links_csv = NULL;
+  gboolean wire = FALSE, print_routes = FALSE;
+  GOptionEntry entries[] = {
+      {"fidelity", 0, 0, G_OPTION_ARG_STRING, &fidelity,
+       "flow (default) or analytical", "F"},
+      {"wire", 0, 0, G_OPTION_ARG_NONE, &wire,
+       "count IB packet overheads (SimGrid does not)", NULL},
+      {"links-csv", 0, 0, G_OPTION_ARG_FILENAME, &links_csv,
+       "write per-channel utilization", "FILE"},
+      {"print-routes", 0, 0, G_OPTION_ARG_NONE, &print_routes,
+       "list each ring hop's channels", NULL},
+      {NULL, 0, 0, 0, NULL, NULL, NULL}};
+  g_autoptr(GOptionContext) oc =
+      g_option_context_new("N SIZE fattree|dragonfly|star");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(TopoSystem) sys = NULL;
+  g_autoptr(SimEngine) engine = NULL;
+  g_autoptr(SimTransport) tr = NULL;
+  g_autoptr(SimDag) dag = NULL;
+  g_autofree char *ini = NULL;
+  Ring r = {0};
+  guint64 size;
+  guint32 n;
+  const char *topo;
+  double lat_max = 0, bw_min = G_MAXDOUBLE, wall;
+  SimDagStats ds;
+  SimTransportStats ts;
+  struct rusage ru;
+  gint64 t0, t1;
+
+  g_option_context_add_main_entries(oc, entries, NULL);
+  if (!g_option_context_parse(oc, &argc, &argv, &error) || argc != 4) {
+    fprintf(stderr, "bench_ring: %s\nusage: bench_ring N SIZE TOPO\n",
+            error ? error->message : "expected N SIZE TOPO");
+    return 2;
+  }
+  n = (guint32)strtoul(argv[1], NULL, 10);
+  topo = argv[3];
+  if (!is_pow2(n) || n < 4 || !sim_size_parse(argv[2], &size, &error) ||
+      (strcmp(topo, "fattree") && strcmp(topo, "dragonfly") &&
+       strcmp(topo, "star"))) {
+    fprintf(stderr,
+            "bench_ring: N must be a power of two >= 4, SIZE a "
+            "size (1G), TOPO fattree, dragonfly or star%s%s\n",
+            error ? ": " : "", error ? error->message : "");
+    return 2;
+  }
+  if (fidelity && strcmp(fidelity, "flow") && strcmp(fidelity, "analytical")) {
+    fprintf(stderr, "bench_ring: --fidelity: flow or analytical\n");
+    return 2;
+  }
+
+  t0 = g_get_monotonic_time();
+  ini = system_ini(n, topo, switch_ports(n, topo), &error);
+  if (ini)
+    sys = topo_system_load_data(ini, strlen(ini), "bench_ring", NULL, &error);
+  if (!sys) {
+    fprintf(stderr, "bench_ring: %s\n", error->message);
+    return 2;
+  }
+  r.n = n;
+  r.steps = 2 * (n - 1);
+  r.chunk = size / n;
+  r.path = g_new0(SimPath, n);
+  for (guint32 i = 0; i < n; i++) {
+    const SimFabric *f = topo_system_fabric(sys);
+    if (!topo_route_network(sys, topo_nic(sys, i, 0),
+                            topo_nic(sys, (i + 1) % n, 0), i, NULL, &r.path[i],
+                            &error)) {
+      fprintf(stderr, "bench_ring: %s\n", error->message);
+      return 2;
+    }
+    lat_max = MAX(lat_max, sim_time_to_s(sim_path_latency_ps(f, &r.path[i])));
+    bw_min = MIN(bw_min, sim_path_bottleneck_Bps(f, &r.path[i]));
+    if (print_routes) {
+      printf("ROUTE h%u -> h%u lat=%g:", i, (i + 1) % n,
+             sim_time_to_s(sim_path_latency_ps(f, &r.path[i])));
+      for (guint32 h = 0; h < r.path[i].n; h++) {
+        const SimChannel *c = sim_fabric_channel(f, r.path[i].hop[h]);
+        printf(" %s>%s", sim_fabric_node_name(f, c->src),
+               sim_fabric_node_name(f, c->dst));
+      }
+      printf("\n");
+    }
+  }
+  r.id[0] = g_new0(SimTask, n);
+  r.id[1] = g_new0(SimTask, n);
+  r.step = g_new0(guint32, n);
+
+  engine = sim_engine_new();
+  if (fidelity && strcmp(fidelity, "analytical") == 0)
+    tr = sim_analytical_new(engine, topo_system_fabric(sys));
+  else
+    tr = sim_flow_new(engine, topo_system_fabric(sys));
+  if (wire)
+    sim_transport_set_wire(tr, wire_ratio, sys);
+  dag = sim_dag_new(engine, tr);
+  r.dag = dag;
+
+  t1 = g_get_monotonic_time();
+  for (guint32 i = 0; i < n; i++)
+    ring_add(&r, i, 0);
+  sim_engine_run(engine);
+  wall = (double)(g_get_monotonic_time() - t1) / 1e6;
+
+  sim_dag_stats(dag, &ds);
+  sim_transport_stats(tr, &ts);
+  if (ds.done != (guint64)n * r.steps) {
+    fprintf(stderr,
+            "bench_ring: %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT
+            " transfers done\n",
+            ds.done, (guint64)n * r.steps);
+    return 1;
+  }
+  {
+    double steps = r.steps;
+    double analytic_route = steps * ((double)r.chunk / bw_min + lat_max);
+    double sim = sim_time_to_s(ds.last_done);
+    printf("RESULT hosts=%u bytes=%" G_GUINT64_FORMAT
+           " chunk=%" G_GUINT64_FORMAT
+           " steps=%u model=ifsim-%s wire=%d sim_time_s=%.12g "
+           "wall_run_s=%.3f wall_total_s=%.3f analytic_route_s=%.12g "
+           "ratio_vs_route=%.9f transfers=%" G_GUINT64_FORMAT
+           " events=%" G_GUINT64_FORMAT " recomputes=%" G_GUINT64_FORMAT
+           " route_lat_max_s=%.3g\n",
+           n, size, r.chunk, r.steps, sim_transport_name(tr), wire ? 1 : 0, sim,
+           wall, (double)(g_get_monotonic_time() - t0) / 1e6, analytic_route,
+           sim / analytic_route, ds.done, sim_engine_events_executed(engine),
+           ts.recomputes, lat_max);
+  }
+  if (links_csv && !write_links_csv(links_csv, sys, tr, ds.last_done, &error)) {
+    fprintf(stderr, "bench_ring: %s\n", error->message);
+    return 2;
+  }
+  getrusage(RUSAGE_SELF, &ru);
+  printf("PEAK topo=%s hosts=%u peak_rss_kb=%ld\n", topo, n, ru.ru_maxrss);
+  g_free(r.path);
+  g_free(r.id[0]);
+  g_free(r.id[1]);
+  g_free(r.step);
+  return 0;
+}

@@ -1,0 +1,87 @@
+/* The analytical transport: every transfer runs as if alone on the fabric.
+ *
+ * A path's share of b bytes takes latency(path) + ceil(b / r * 10^12) ps,
+ * r = min over its channels of rate_Bps / w (and the transfer's cap); the
+ * transfer ends with its slowest share (sim/transport.h).  One event per
+ * transfer, nothing stored in between: the fastest way to sweep sizes, and
+ * the cross-check of the flow transport, which must agree exactly when no
+ * two flows meet.
+ *
+ * Channel statistics count bytes and the time each channel spends
+ * serializing them; since contention is ignored, busy time may exceed the
+ * run's length, which says the pattern would have congested that channel. */
+#include "sim/transport.h"
+
+typedef struct {
+  SimTransport base;
+  SimKind done_kind;
+  SimChannelStats *chan; /* [n_channels] */
+} Analytical;
+
+static void analytical_done(SimEngine *engine, void *ctx, guint64 tag)
+{
+  (void)engine;
+  sim_transport_finish(ctx, tag);
+}
+
+static void analytical_start(SimTransport *t, const SimTransfer *x)
+{
+  Analytical *a = (Analytical *)t;
+  SimTime end = 0;
+
+  for (guint32 i = 0; i < x->n_paths; i++) {
+    const SimPath *p = &x->paths[i];
+    guint64 bytes = sim_transfer_share(x, i);
+    double rate = x->cap_Bps > 0 ? x->cap_Bps : G_MAXDOUBLE;
+    SimTime t_i = sim_path_latency_ps(t->fabric, p);
+
+    for (guint32 h = 0; h < p->n; h++) {
+      const SimChannel *c = sim_fabric_channel(t->fabric, p->hop[h]);
+      double w = sim_transport_wire_ratio(t, p->hop[h], bytes);
+      SimChannelStats *s = &a->chan[p->hop[h]];
+
+      rate = MIN(rate, c->rate_Bps / w);
+      s->payload_bytes += (double)bytes;
+      s->wire_bytes += (double)bytes * w;
+      s->busy_ps += sim_serialize_ps((double)bytes * w, c->rate_Bps);
+    }
+    if (bytes > 0)
+      t_i += sim_serialize_ps((double)bytes, rate);
+    end = MAX(end, t_i);
+  }
+  sim_engine_schedule_in(t->engine, end, a->done_kind, x->tag);
+}
+
+static void analytical_channel_stats(const SimTransport *t, SimChannelId c,
+                                     SimChannelStats *out)
+{
+  *out = ((const Analytical *)t)->chan[c];
+}
+
+static void analytical_free(SimTransport *t)
+{
+  Analytical *a = (Analytical *)t;
+
+  g_free(a->chan);
+  g_free(a);
+}
+
+static const SimTransportOps analytical_ops = {
+    .name = "analytical",
+    .start = analytical_start,
+    .channel_stats = analytical_channel_stats,
+    .free = analytical_free,
+};
+
+SimTransport *sim_analytical_new(SimEngine *engine, const SimFabric *fabric)
+{
+  Analytical *a = g_new0(Analytical, 1);
+
+  a->base.ops = &analytical_ops;
+  a->base.engine = engine;
+  a->base.fabric = fabric;
+  a->chan = g_new0(SimChannelStats, MAX(sim_fabric_n_channels(fabric), 1));
+  a->done_kind =
+      sim_engine_register(engine, "analytical.done", analytical_done, a);
+  return &a->base;
+}

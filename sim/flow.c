@@ -1,0 +1,715 @@
+/* The flow-level transport: fluid flows sharing channels max-min fairly.
+ *
+ * Each path of a transfer is a flow.  It waits its path's latency
+ * (SimGrid's convention: latency first, then bandwidth), becomes active on
+ * its channels, moves its bytes at the rate max-min fairness gives it, and
+ * leaves.  Max-min fairness on payload rates with wire weights: a flow at
+ * payload rate r uses w r of each channel's rate_Bps (w from the wire hook,
+ * sim/transport.h), and the allocation is the one where no flow can go
+ * faster without slowing one that is no faster (Bertsekas & Gallager, Data
+ * Networks, 2nd ed., sec. 6.5.2).
+ *
+ * Progressive filling computes it: all unfrozen flows of a component grow
+ * at one level; the channel whose remaining capacity over its unfrozen
+ * weight is smallest saturates first and freezes its flows at that level;
+ * the remaining capacities fall, and so on.  A heap of channels keyed by
+ * remaining / weight (lazy: stale entries skipped by version) finds each
+ * next bottleneck in O(log C); keys never decrease below the level, which
+ * is what makes popping in key order correct.  Per-flow caps are heap
+ * entries too.
+ *
+ * Incremental: when a flow starts or ends, only the flows connected to its
+ * channels through shared channels (its component) can change rate, so
+ * only that component is recomputed.  A flow starting on idle channels, or
+ * ending alone on its channels, costs no recomputation at all.  Rates are
+ * exact doubles and each flow's completion is an event at
+ * since + ceil(remaining / rate), cancelled and scheduled again only when
+ * its rate actually changes: there is no step size and no drift.
+ *
+ * Invariants (checked after each recomputation by sim_flow_set_checking):
+ * on every channel the active flows use at most its rate; every active
+ * flow has a saturated channel where no flow is faster, or runs at its
+ * cap.  Channel entry arrays list exactly the active flows crossing them,
+ * each flow hop knowing its slot in that array (O(1) removal). */
+#include "sim/transport.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "sim/pool.h"
+
+#define INLINE_HOPS 8 /* paths up to this long need no extra block */
+#define HOPS_PER_BLOCK 8
+#define MAX_BLOCKS ((SIM_PATH_MAX_HOPS - INLINE_HOPS) / HOPS_PER_BLOCK)
+#define INLINE_ENTS 2         /* flows a channel holds without an array */
+#define FLOW_ITEM 0x80000000u /* heap item is a flow's cap, not a channel */
+
+G_STATIC_ASSERT((SIM_PATH_MAX_HOPS - INLINE_HOPS) % HOPS_PER_BLOCK == 0);
+G_STATIC_ASSERT(SIM_PATH_MAX_HOPS < 256); /* hop index packs in 8 bits */
+
+typedef struct {
+  SimChannelId ch;
+  guint32 slot; /* position in the channel's entry array */
+  double w;     /* wire bytes per payload byte */
+} FlowHop;
+
+typedef struct {
+  FlowHop hop[HOPS_PER_BLOCK];
+} HopBlock;
+
+typedef struct {
+  double remaining; /* payload bytes still to move at `since` */
+  double rate;      /* payload bytes/s while active, else 0 */
+  double cap;       /* rate cap; G_MAXDOUBLE: none */
+  double new_rate;  /* filling scratch */
+  SimTime since;
+  SimEventId done_ev; /* the cancellable end event, if that is the one */
+  guint64 bytes;
+  guint64 tag;  /* the transfer's, when it has one path */
+  guint32 xfer; /* the transfer record of a path set, or SIM_NONE */
+  guint32 n_hops;
+  guint32 mark;        /* component search stamp */
+  guint32 frozen;      /* filling stamp */
+  guint32 ev_gen;      /* end events carry it; kept across reuse of the slot */
+  gboolean ended_once; /* an end event was scheduled before */
+  guint32 blk[MAX_BLOCKS]; /* hops past the inline ones */
+  FlowHop hop[INLINE_HOPS];
+} Flow;
+
+typedef struct {
+  guint64 tag;
+  guint32 open; /* flows not yet done */
+} Xfer;
+
+/* A channel, as every flow start and end touches it: one cache line. */
+typedef struct {
+  guint64 *ent; /* active flows: slot << 8 | hop index; `inl` or heap */
+  guint32 n, alloc;
+  double cap; /* rate_Bps */
+  SimTime busy_since;
+  SimTime busy_ps;
+  double payload_bytes;
+  guint64 inl[INLINE_ENTS];
+} Chan;
+
+G_STATIC_ASSERT(sizeof(Chan) == 64);
+
+/* What only recomputations (and rare statistics) touch. */
+typedef struct {
+  double rem, wsum;      /* filling: capacity left, unfrozen weight */
+  double overhead_bytes; /* wire bytes beyond the payload */
+  guint32 mark;          /* component search stamp */
+  guint32 ver;           /* heap entry version */
+  guint32 unfrozen;
+  guint32 peak; /* most flows at once, once above one */
+} ChanCold;
+
+typedef struct {
+  double key;
+  guint32 item; /* channel, or FLOW_ITEM | flow */
+  guint32 ver;
+} HeapEnt;
+
+typedef struct {
+  SimTransport base;
+  SimKind activate_kind, done_kind;
+  SimPool flows, blocks, xfers;
+  Chan *chan;     /* [n_channels], cache-line aligned */
+  ChanCold *cold; /* [n_channels] */
+  SimTime *lat;   /* [n_channels]: latency plus the far end's forwarding */
+  guint32 stamp;
+  guint32 active;
+  gboolean checking;
+  /* scratch, grown as needed and kept */
+  GArray *comp_ch, *comp_fl, *seeds; /* of guint32 */
+  HeapEnt *heap;
+  guint32 heap_n, heap_cap;
+} FlowTransport;
+
+static inline Flow *flow_at(FlowTransport *ft, guint32 f)
+{
+  return sim_pool_at(&ft->flows, f);
+}
+
+static inline FlowHop *flow_hop(FlowTransport *ft, const Flow *fl, guint32 i)
+{
+  HopBlock *b;
+
+  if (G_LIKELY(i < INLINE_HOPS))
+    return (FlowHop *)&fl->hop[i];
+  i -= INLINE_HOPS;
+  b = sim_pool_at(&ft->blocks, fl->blk[i / HOPS_PER_BLOCK]);
+  return &b->hop[i % HOPS_PER_BLOCK];
+}
+
+/* ---- heap of bottleneck candidates (binary, min by key) ---- */
+
+static void heap_push(FlowTransport *ft, double key, guint32 item, guint32 ver)
+{
+  guint32 i = ft->heap_n++;
+
+  if (ft->heap_n > ft->heap_cap) {
+    ft->heap_cap = MAX(64, ft->heap_cap * 2);
+    ft->heap = g_renew(HeapEnt, ft->heap, ft->heap_cap);
+  }
+  while (i > 0) {
+    guint32 parent = (i - 1) / 2;
+    if (ft->heap[parent].key <= key)
+      break;
+    ft->heap[i] = ft->heap[parent];
+    i = parent;
+  }
+  ft->heap[i] = (HeapEnt){.key = key, .item = item, .ver = ver};
+}
+
+static HeapEnt heap_pop(FlowTransport *ft)
+{
+  HeapEnt top = ft->heap[0], last = ft->heap[--ft->heap_n];
+  guint32 i = 0, n = ft->heap_n;
+
+  for (;;) {
+    guint32 c = 2 * i + 1;
+    if (c >= n)
+      break;
+    if (c + 1 < n && ft->heap[c + 1].key < ft->heap[c].key)
+      c++;
+    if (last.key <= ft->heap[c].key)
+      break;
+    ft->heap[i] = ft->heap[c];
+    i = c;
+  }
+  if (n > 0)
+    ft->heap[i] = last;
+  return top;
+}
+
+/* ---- rates ---- */
+
+/* Forgets a flow's scheduled end: the cancellable event is cancelled; a
+ * plain one goes stale (its generation no longer matches). */
+static void flow_unschedule(FlowTransport *ft, Flow *fl)
+{
+  fl->ev_gen++;
+  if (fl->done_ev != SIM_EVENT_ID_NONE)
+    sim_engine_cancel(ft->base.engine, fl->done_ev);
+  fl->done_ev = SIM_EVENT_ID_NONE;
+}
+
+/* Schedules the end of a flow moving `remaining` bytes at `rate` from
+ * `since` on.  Most flows end at the time first given, so the first end
+ * event is a plain one (no cancellation handle); rescheduling makes it
+ * stale, dropped when reached by its generation, and later ends are
+ * cancellable: at most one stale event per flow stays in the queue. */
+static void flow_schedule_done(FlowTransport *ft, guint32 f, Flow *fl)
+{
+  SimTime when = fl->since + sim_serialize_ps(fl->remaining, fl->rate);
+  guint64 data;
+
+  flow_unschedule(ft, fl);
+  data = ((guint64)fl->ev_gen << 32) | f;
+  if (!fl->ended_once) {
+    fl->ended_once = TRUE;
+    sim_engine_schedule(ft->base.engine, when, ft->done_kind, data);
+  } else {
+    fl->done_ev = sim_engine_schedule_cancellable(ft->base.engine, when,
+                                                  ft->done_kind, data);
+  }
+}
+
+/* Moves a flow to a new rate from now on. */
+static void flow_set_rate(FlowTransport *ft, guint32 f, Flow *fl, double rate)
+{
+  SimTime now = sim_engine_now(ft->base.engine);
+
+  fl->remaining -= fl->rate * sim_time_to_s(now - fl->since);
+  if (fl->remaining < 0)
+    fl->remaining = 0;
+  fl->since = now;
+  fl->rate = rate;
+  ft->base.stats.rate_updates++;
+  flow_schedule_done(ft, f, fl);
+}
+
+static void next_stamp(FlowTransport *ft)
+{
+  if (++ft->stamp != 0)
+    return;
+  /* Wrapped after 2^32 searches: forget every old mark. */
+  for (guint32 i = 0; i < ft->flows.created; i++)
+    flow_at(ft, i)->mark = flow_at(ft, i)->frozen = 0;
+  for (guint32 c = 0; c < sim_fabric_n_channels(ft->base.fabric); c++)
+    ft->cold[c].mark = 0;
+  ft->stamp = 1;
+}
+
+/* The component: every channel reachable from the seeds through active
+ * flows sharing channels, and those flows. */
+static void find_component(FlowTransport *ft)
+{
+  GArray *cc = ft->comp_ch, *cf = ft->comp_fl;
+  guint32 stamp = ft->stamp;
+
+  g_array_set_size(cc, 0);
+  g_array_set_size(cf, 0);
+  for (guint32 i = 0; i < ft->seeds->len; i++) {
+    guint32 c = g_array_index(ft->seeds, guint32, i);
+    if (ft->cold[c].mark != stamp && ft->chan[c].n > 0) {
+      ft->cold[c].mark = stamp;
+      g_array_append_val(cc, c);
+    }
+  }
+  for (guint32 i = 0; i < cc->len; i++) {
+    const Chan *ch = &ft->chan[g_array_index(cc, guint32, i)];
+    for (guint32 e = 0; e < ch->n; e++) {
+      guint32 f = (guint32)(ch->ent[e] >> 8);
+      Flow *fl = flow_at(ft, f);
+      if (fl->mark == stamp)
+        continue;
+      fl->mark = stamp;
+      g_array_append_val(cf, f);
+      for (guint32 h = 0; h < fl->n_hops; h++) {
+        guint32 c = flow_hop(ft, fl, h)->ch;
+        if (ft->cold[c].mark != stamp) {
+          ft->cold[c].mark = stamp;
+          g_array_append_val(cc, c);
+        }
+      }
+    }
+  }
+}
+
+/* Freezes a flow at `rate`, updating its channels' keys (except `skip`,
+ * the bottleneck being drained, whose key no longer matters). */
+static void freeze(FlowTransport *ft, Flow *fl, double rate, guint32 stamp,
+                   guint32 skip)
+{
+  fl->frozen = stamp;
+  fl->new_rate = rate;
+  for (guint32 h = 0; h < fl->n_hops; h++) {
+    const FlowHop *hp = flow_hop(ft, fl, h);
+    ChanCold *ch = &ft->cold[hp->ch];
+    ch->rem -= hp->w * rate;
+    if (ch->rem < 0)
+      ch->rem = 0;
+    ch->wsum -= hp->w;
+    if (--ch->unfrozen > 0 && hp->ch != skip)
+      heap_push(ft, ch->rem / ch->wsum, hp->ch, ++ch->ver);
+  }
+}
+
+/* Progressive filling over the component found. */
+static void fill(FlowTransport *ft)
+{
+  GArray *cc = ft->comp_ch, *cf = ft->comp_fl;
+  guint32 stamp = ft->stamp, left = cf->len;
+  double level = 0;
+
+  ft->heap_n = 0;
+  for (guint32 i = 0; i < cc->len; i++) {
+    guint32 c = g_array_index(cc, guint32, i);
+    const Chan *ch = &ft->chan[c];
+    ChanCold *cd = &ft->cold[c];
+    cd->rem = ch->cap;
+    cd->wsum = 0;
+    cd->unfrozen = ch->n;
+    for (guint32 e = 0; e < ch->n; e++) {
+      const Flow *fl = flow_at(ft, (guint32)(ch->ent[e] >> 8));
+      cd->wsum += flow_hop(ft, fl, (guint32)(ch->ent[e] & 0xff))->w;
+    }
+    heap_push(ft, cd->rem / cd->wsum, c, ++cd->ver);
+  }
+  for (guint32 i = 0; i < cf->len; i++) {
+    guint32 f = g_array_index(cf, guint32, i);
+    if (flow_at(ft, f)->cap < G_MAXDOUBLE)
+      heap_push(ft, flow_at(ft, f)->cap, FLOW_ITEM | f, 0);
+  }
+  while (left > 0) {
+    HeapEnt top;
+
+    g_assert(ft->heap_n > 0);
+    top = heap_pop(ft);
+    if (top.item & FLOW_ITEM) {
+      Flow *fl = flow_at(ft, top.item & ~FLOW_ITEM);
+      if (fl->frozen != stamp) {
+        level = MAX(level, fl->cap);
+        freeze(ft, fl, fl->cap, stamp, SIM_NONE);
+        left--;
+      }
+      continue;
+    }
+    const Chan *ch = &ft->chan[top.item];
+    ChanCold *cd = &ft->cold[top.item];
+    if (top.ver != cd->ver || cd->unfrozen == 0)
+      continue;
+    /* Mathematically rem / wsum >= level here; rounding must not make
+     * a flow slower than one frozen before it. */
+    level = MAX(level, cd->rem / cd->wsum);
+    for (guint32 e = 0; e < ch->n && cd->unfrozen > 0; e++) {
+      Flow *fl = flow_at(ft, (guint32)(ch->ent[e] >> 8));
+      if (fl->frozen != stamp) {
+        freeze(ft, fl, level, stamp, top.item);
+        left--;
+      }
+    }
+  }
+}
+
+static void check_component(FlowTransport *ft)
+{
+  GArray *cc = ft->comp_ch, *cf = ft->comp_fl;
+
+  for (guint32 i = 0; i < cc->len; i++) {
+    const Chan *ch = &ft->chan[g_array_index(cc, guint32, i)];
+    double used = 0;
+    for (guint32 e = 0; e < ch->n; e++) {
+      const Flow *fl = flow_at(ft, (guint32)(ch->ent[e] >> 8));
+      used += flow_hop(ft, fl, (guint32)(ch->ent[e] & 0xff))->w * fl->rate;
+    }
+    if (used > ch->cap * (1 + 1e-9))
+      g_error("flow: channel %u carries %.17g B/s over its rate %.17g",
+              g_array_index(cc, guint32, i), used, ch->cap);
+  }
+  for (guint32 i = 0; i < cf->len; i++) {
+    const Flow *fl = flow_at(ft, g_array_index(cf, guint32, i));
+    gboolean bottlenecked = fl->rate >= fl->cap * (1 - 1e-9);
+
+    g_assert(fl->rate > 0);
+    for (guint32 h = 0; h < fl->n_hops && !bottlenecked; h++) {
+      const Chan *ch = &ft->chan[flow_hop(ft, fl, h)->ch];
+      double used = 0, fastest = 0;
+      for (guint32 e = 0; e < ch->n; e++) {
+        const Flow *o = flow_at(ft, (guint32)(ch->ent[e] >> 8));
+        used += flow_hop(ft, o, (guint32)(ch->ent[e] & 0xff))->w * o->rate;
+        fastest = MAX(fastest, o->rate);
+      }
+      bottlenecked =
+          used >= ch->cap * (1 - 1e-9) && fl->rate >= fastest * (1 - 1e-9);
+    }
+    if (!bottlenecked)
+      g_error("flow: a flow at %.17g B/s has no bottleneck: not max-min",
+              fl->rate);
+  }
+}
+
+/* Recomputes the rates of the component around ft->seeds. */
+static void recompute(FlowTransport *ft)
+{
+  GArray *cf = ft->comp_fl;
+
+  next_stamp(ft);
+  find_component(ft);
+  if (cf->len == 0)
+    return;
+  ft->base.stats.recomputes++;
+  ft->base.stats.recompute_flows += cf->len;
+  fill(ft);
+  for (guint32 i = 0; i < cf->len; i++) {
+    guint32 f = g_array_index(cf, guint32, i);
+    Flow *fl = flow_at(ft, f);
+    if (fl->new_rate != fl->rate)
+      flow_set_rate(ft, f, fl, fl->new_rate);
+  }
+  if (ft->checking)
+    check_component(ft);
+}
+
+/* ---- flow life ---- */
+
+static void flow_release(FlowTransport *ft, guint32 f, Flow *fl)
+{
+  guint32 xi = fl->xfer;
+  guint64 tag = fl->tag;
+
+  for (guint32 b = 0; INLINE_HOPS + b * HOPS_PER_BLOCK < fl->n_hops; b++)
+    sim_pool_free(&ft->blocks, fl->blk[b]);
+  sim_pool_free(&ft->flows, f);
+  if (xi != SIM_NONE) {
+    Xfer *x = sim_pool_at(&ft->xfers, xi);
+    if (--x->open > 0)
+      return;
+    tag = x->tag;
+    sim_pool_free(&ft->xfers, xi);
+  }
+  sim_transport_finish(&ft->base, tag);
+}
+
+/* Doubles a channel's entry array (amortized: arrays never shrink, so a
+ * steady workload stops allocating). */
+static void chan_grow(Chan *ch)
+{
+  guint64 *ent = g_new(guint64, ch->alloc * 2);
+
+  memcpy(ent, ch->ent, ch->n * sizeof ent[0]);
+  if (ch->ent != ch->inl)
+    g_free(ch->ent);
+  ch->ent = ent;
+  ch->alloc *= 2;
+}
+
+/* Puts a flow on its channels, moving bytes from `since` (now, or later
+ * for a flow starting alone: flow_start).  Returns TRUE when a channel
+ * already held another flow; else the flow runs at its bottleneck rate and
+ * its end is scheduled. */
+static gboolean flow_insert(FlowTransport *ft, guint32 f, Flow *fl,
+                            SimTime since)
+{
+  gboolean shared = FALSE;
+  double rate = fl->cap;
+
+  for (guint32 h = 0; h < fl->n_hops; h++) {
+    FlowHop *hp = flow_hop(ft, fl, h);
+    Chan *ch = &ft->chan[hp->ch];
+    if (G_UNLIKELY(ch->n == ch->alloc))
+      chan_grow(ch);
+    hp->slot = ch->n;
+    ch->ent[ch->n++] = ((guint64)f << 8) | h;
+    if (ch->n == 1) {
+      ch->busy_since = since;
+    } else {
+      shared = TRUE;
+      ft->cold[hp->ch].peak = MAX(ft->cold[hp->ch].peak, ch->n);
+    }
+    rate = MIN(rate, ch->cap / hp->w);
+  }
+  fl->since = since;
+  if (++ft->active > ft->base.stats.peak_active)
+    ft->base.stats.peak_active = ft->active;
+  if (shared)
+    return TRUE;
+  /* Alone on every channel: the bottleneck rate, nobody else moves. */
+  fl->rate = rate;
+  flow_schedule_done(ft, f, fl);
+  return FALSE;
+}
+
+/* Takes a flow off its channels (swap-remove, fixing the moved entry's
+ * slot).  Channels left empty end their busy period at `now`; seeds
+ * collects those still holding flows when `seed` is set. */
+static gboolean flow_remove(FlowTransport *ft, Flow *fl, SimTime now,
+                            gboolean seed)
+{
+  gboolean others = FALSE;
+
+  for (guint32 h = 0; h < fl->n_hops; h++) {
+    const FlowHop *hp = flow_hop(ft, fl, h);
+    Chan *ch = &ft->chan[hp->ch];
+    guint64 last = ch->ent[--ch->n];
+
+    if (hp->slot != ch->n) {
+      ch->ent[hp->slot] = last;
+      flow_hop(ft, flow_at(ft, (guint32)(last >> 8)), (guint32)(last & 0xff))
+          ->slot = hp->slot;
+    }
+    if (ch->n == 0) {
+      if (now > ch->busy_since)
+        ch->busy_ps += now - ch->busy_since;
+    } else {
+      others = TRUE;
+      if (seed)
+        g_array_append_val(ft->seeds, hp->ch);
+    }
+  }
+  ft->active--;
+  return others;
+}
+
+/* A flow that started alone (flow_insert with a future `since`) meets
+ * another before its bytes begin: it has moved nothing and takes its
+ * activation event after all, so the newcomer's rates see it only from
+ * its real start. */
+static void flow_demote(FlowTransport *ft, guint32 f, Flow *fl)
+{
+  flow_remove(ft, fl, fl->since, FALSE);
+  flow_unschedule(ft, fl);
+  fl->rate = 0;
+  ft->base.stats.demoted++;
+  sim_engine_schedule(ft->base.engine, fl->since, ft->activate_kind, f);
+}
+
+static void flow_activate(SimEngine *engine, void *ctx, guint64 data)
+{
+  FlowTransport *ft = ctx;
+  guint32 f = (guint32)data;
+  Flow *fl = flow_at(ft, f);
+  SimTime now = sim_engine_now(engine);
+
+  if (fl->bytes == 0) {
+    flow_release(ft, f, fl);
+    return;
+  }
+  /* A flow whose bytes have not begun is alone on its channels (else it
+   * would have been demoted already): only a lone entry can be one. */
+  for (guint32 h = 0; h < fl->n_hops; h++) {
+    const Chan *ch = &ft->chan[flow_hop(ft, fl, h)->ch];
+    if (ch->n == 1) {
+      guint32 o = (guint32)(ch->ent[0] >> 8);
+      if (flow_at(ft, o)->since > now)
+        flow_demote(ft, o, flow_at(ft, o));
+    }
+  }
+  if (!flow_insert(ft, f, fl, now))
+    return;
+  g_array_set_size(ft->seeds, 0);
+  for (guint32 h = 0; h < fl->n_hops; h++)
+    g_array_append_val(ft->seeds, flow_hop(ft, fl, h)->ch);
+  recompute(ft);
+}
+
+static void flow_done(SimEngine *engine, void *ctx, guint64 data)
+{
+  FlowTransport *ft = ctx;
+  guint32 f = (guint32)data;
+  Flow *fl = flow_at(ft, f);
+
+  if ((guint32)(data >> 32) != fl->ev_gen)
+    return; /* a stale plain event: the flow was rescheduled */
+  fl->done_ev = SIM_EVENT_ID_NONE; /* this one, running */
+  fl->ev_gen++;
+  for (guint32 h = 0; h < fl->n_hops; h++) {
+    const FlowHop *hp = flow_hop(ft, fl, h);
+    ft->chan[hp->ch].payload_bytes += (double)fl->bytes;
+    if (hp->w != 1.0)
+      ft->cold[hp->ch].overhead_bytes += (double)fl->bytes * (hp->w - 1.0);
+  }
+  g_array_set_size(ft->seeds, 0);
+  if (flow_remove(ft, fl, sim_engine_now(engine), TRUE))
+    recompute(ft);
+  flow_release(ft, f, fl);
+}
+
+static void flow_start(SimTransport *t, const SimTransfer *x)
+{
+  FlowTransport *ft = (FlowTransport *)t;
+  guint32 xi = SIM_NONE;
+
+  if (x->n_paths > 1) {
+    Xfer *xr;
+    xi = sim_pool_alloc(&ft->xfers);
+    xr = sim_pool_at(&ft->xfers, xi);
+    xr->tag = x->tag;
+    xr->open = x->n_paths;
+  }
+  for (guint32 i = 0; i < x->n_paths; i++) {
+    const SimPath *p = &x->paths[i];
+    guint32 f = sim_pool_alloc(&ft->flows);
+    Flow *fl = flow_at(ft, f);
+    guint64 bytes = xi == SIM_NONE ? x->bytes : sim_transfer_share(x, i);
+    SimTime lat = 0;
+    gboolean idle = TRUE;
+
+    g_assert(p->n > 0 && p->n <= SIM_PATH_MAX_HOPS);
+    fl->remaining = (double)bytes;
+    fl->rate = 0;
+    fl->cap = x->cap_Bps > 0 ? x->cap_Bps : G_MAXDOUBLE;
+    fl->done_ev = SIM_EVENT_ID_NONE;
+    fl->ended_once = FALSE;
+    fl->bytes = bytes;
+    fl->tag = x->tag;
+    fl->xfer = xi;
+    fl->n_hops = p->n;
+    fl->mark = fl->frozen = 0;
+    for (guint32 b = 0; INLINE_HOPS + b * HOPS_PER_BLOCK < p->n; b++)
+      fl->blk[b] = sim_pool_alloc(&ft->blocks);
+    for (guint32 h = 0; h < p->n; h++) {
+      FlowHop *hp = flow_hop(ft, fl, h);
+      hp->ch = p->hop[h];
+      hp->w = sim_transport_wire_ratio(t, p->hop[h], bytes);
+      g_assert(hp->w >= 1.0);
+      lat += ft->lat[p->hop[h]];
+      idle &= ft->chan[p->hop[h]].n == 0;
+    }
+    /* The path's end forwards nothing: take its node latency back out. */
+    lat -= ft->lat[p->hop[p->n - 1]] -
+           sim_fabric_channel(t->fabric, p->hop[p->n - 1])->latency_ps;
+    if (bytes > 0 && idle) {
+      /* Nobody on the path: start the bytes after the latency without an
+       * activation event; a flow arriving meanwhile demotes this one. */
+      flow_insert(ft, f, fl, sim_engine_now(t->engine) + lat);
+      continue;
+    }
+    sim_engine_schedule_in(t->engine, lat, ft->activate_kind, f);
+  }
+}
+
+static void flow_channel_stats(const SimTransport *t, SimChannelId c,
+                               SimChannelStats *out)
+{
+  const FlowTransport *ft = (const FlowTransport *)t;
+  const Chan *ch = &ft->chan[c];
+  const ChanCold *cd = &ft->cold[c];
+
+  out->payload_bytes = ch->payload_bytes;
+  out->wire_bytes = ch->payload_bytes + cd->overhead_bytes;
+  out->busy_ps = ch->busy_ps;
+  /* A channel busy now counts its time so far. */
+  if (ch->n > 0)
+    out->busy_ps += sim_engine_now(t->engine) - ch->busy_since;
+  out->peak_flows = cd->peak;
+  if (out->peak_flows == 0 && (ch->n > 0 || ch->busy_ps > 0))
+    out->peak_flows = 1;
+}
+
+static void flow_free(SimTransport *t)
+{
+  FlowTransport *ft = (FlowTransport *)t;
+
+  for (guint32 c = 0; c < sim_fabric_n_channels(t->fabric); c++)
+    if (ft->chan[c].ent != ft->chan[c].inl)
+      g_free(ft->chan[c].ent);
+  g_aligned_free(ft->chan);
+  g_free(ft->cold);
+  g_free(ft->lat);
+  g_free(ft->heap);
+  g_array_free(ft->comp_ch, TRUE);
+  g_array_free(ft->comp_fl, TRUE);
+  g_array_free(ft->seeds, TRUE);
+  sim_pool_clear(&ft->flows);
+  sim_pool_clear(&ft->blocks);
+  sim_pool_clear(&ft->xfers);
+  g_free(ft);
+}
+
+static const SimTransportOps flow_ops = {
+    .name = "flow",
+    .start = flow_start,
+    .channel_stats = flow_channel_stats,
+    .free = flow_free,
+};
+
+SimTransport *sim_flow_new(SimEngine *engine, const SimFabric *fabric)
+{
+  FlowTransport *ft = g_new0(FlowTransport, 1);
+  guint32 n_ch = sim_fabric_n_channels(fabric);
+
+  ft->base.ops = &flow_ops;
+  ft->base.engine = engine;
+  ft->base.fabric = fabric;
+  sim_pool_init(&ft->flows, sizeof(Flow), 12);
+  sim_pool_init(&ft->blocks, sizeof(HopBlock), 12);
+  sim_pool_init(&ft->xfers, sizeof(Xfer), 12);
+  ft->chan = g_aligned_alloc0(MAX(n_ch, 1), sizeof(Chan), 64);
+  ft->cold = g_new0(ChanCold, MAX(n_ch, 1));
+  ft->lat = g_new0(SimTime, MAX(n_ch, 1));
+  for (guint32 c = 0; c < n_ch; c++) {
+    const SimChannel *sc = sim_fabric_channel(fabric, c);
+    Chan *ch = &ft->chan[c];
+    ch->cap = sc->rate_Bps;
+    ft->lat[c] = sc->latency_ps + sim_fabric_node(fabric, sc->dst)->latency_ps;
+    ch->ent = ch->inl;
+    ch->alloc = INLINE_ENTS;
+  }
+  ft->comp_ch = g_array_new(FALSE, FALSE, sizeof(guint32));
+  ft->comp_fl = g_array_new(FALSE, FALSE, sizeof(guint32));
+  ft->seeds = g_array_new(FALSE, FALSE, sizeof(guint32));
+  ft->stamp = 0;
+  ft->activate_kind =
+      sim_engine_register(engine, "flow.activate", flow_activate, ft);
+  ft->done_kind = sim_engine_register(engine, "flow.done", flow_done, ft);
+  return &ft->base;
+}
+
+void sim_flow_set_checking(SimTransport *t, gboolean on)
+{
+  g_assert(t->ops == &flow_ops);
+  ((FlowTransport *)t)->checking = on;
+}

@@ -1,0 +1,85 @@
+/* What every transport shares: the table dispatch, transfer checks, byte
+ * shares of path sets and completion counting; see sim/transport.h. */
+#include "sim/transport.h"
+
+#include <math.h>
+
+void sim_transport_free(SimTransport *t)
+{
+  if (t)
+    t->ops->free(t);
+}
+
+void sim_transport_set_done(SimTransport *t, SimDoneFn fn, void *ctx)
+{
+  g_assert(t->stats.transfers_started == 0);
+  t->done = fn;
+  t->done_ctx = ctx;
+}
+
+void sim_transport_set_wire(SimTransport *t, SimWireFn fn, void *ctx)
+{
+  g_assert(t->stats.transfers_started == 0);
+  t->wire.fn = fn;
+  t->wire.ctx = ctx;
+}
+
+const char *sim_transport_name(const SimTransport *t)
+{
+  return t->ops->name;
+}
+
+void sim_transport_stats(const SimTransport *t, SimTransportStats *out)
+{
+  *out = t->stats;
+}
+
+void sim_transport_channel_stats(const SimTransport *t, SimChannelId c,
+                                 SimChannelStats *out)
+{
+  g_assert(c < sim_fabric_n_channels(t->fabric));
+  t->ops->channel_stats(t, c, out);
+}
+
+guint64 sim_transfer_share(const SimTransfer *x, guint32 i)
+{
+  guint64 given = 0;
+
+  g_assert(i < x->n_paths);
+  if (!x->weights || x->n_paths == 1)
+    return x->bytes;
+  if (i + 1 < x->n_paths)
+    return (guint64)llround((double)x->bytes * x->weights[i]);
+  for (guint32 j = 0; j + 1 < x->n_paths; j++)
+    given += (guint64)llround((double)x->bytes * x->weights[j]);
+  g_assert(given <= x->bytes);
+  return x->bytes - given;
+}
+
+void sim_transport_start(SimTransport *t, const SimTransfer *x)
+{
+  g_assert(x->n_paths >= 1 && x->n_paths <= SIM_PATHSET_MAX);
+  g_assert(x->cap_Bps >= 0);
+#ifndef NDEBUG
+  for (guint32 i = 0; i < x->n_paths; i++) {
+    const SimPath *p = &x->paths[i];
+    g_assert(p->n > 0);
+    g_assert(sim_path_valid(
+        t->fabric, p, sim_fabric_channel(t->fabric, p->hop[0])->src,
+        sim_fabric_channel(t->fabric, p->hop[p->n - 1])->dst));
+  }
+#endif
+  t->stats.transfers_started++;
+  t->stats.flows_started += x->n_paths;
+  t->in_flight++;
+  t->ops->start(t, x);
+}
+
+void sim_transport_finish(SimTransport *t, guint64 tag)
+{
+  g_assert(t->in_flight > 0);
+  t->in_flight--;
+  t->stats.transfers_done++;
+  if (t->done)
+    t->done(t->done_ctx, tag, sim_engine_now(t->engine));
+}

@@ -1,0 +1,160 @@
+/* SimTransport: how bytes cross the fabric.
+ *
+ * A transfer moves `bytes` of payload from one endpoint to another over a
+ * path, or over several paths with weights (a path set: each path carries
+ * its weight's share of the bytes, rounded to whole bytes, and the transfer
+ * ends when the last share arrives).  Transports differ in fidelity:
+ *
+ *   analytical  latency + bytes / bottleneck rate, no contention
+ *               (sim/analytical.c);
+ *   flow        fluid flows sharing channels max-min fairly, rates
+ *               recomputed when a flow starts or ends (sim/flow.c).
+ *
+ * Both follow the same time rule, so an uncontended transfer takes exactly
+ * the same picoseconds in each:
+ *
+ *   t = latency(path) + ceil(bytes / rate * 10^12)
+ *
+ * latency(path) is every channel's latency plus the forwarding latency of
+ * every node crossed (sim_path_latency_ps), charged before the bytes move,
+ * as SimGrid does; rate is the path's bottleneck in payload bytes/s: the
+ * smallest rate_Bps / w over its channels, where w >= 1 is the channel's
+ * wire bytes per payload byte for a message of that size (headers, CRCs,
+ * framing: the optional SimWireHook, from the link models; 1 without one).
+ * A flow may also carry its own rate cap (an endpoint's injection limit).
+ *
+ * The transport calls its one completion function with the transfer's tag
+ * when the last byte has arrived: clients (the DAG executor, sim/dag.h) map
+ * tags to their own records.  Transports are a table of functions behind a
+ * base struct, as libuv's handles. */
+#ifndef SIM_TRANSPORT_H
+#define SIM_TRANSPORT_H
+
+#include <glib.h>
+
+#include "sim/engine.h"
+#include "sim/fabric.h"
+#include "sim/route.h"
+
+/* Wire bytes per payload byte (>= 1) on channel c for a message of `bytes`
+ * (> 0).  Hot: called for every hop of every transfer started. */
+typedef double (*SimWireFn)(void *ctx, SimChannelId c, guint64 bytes);
+
+typedef struct {
+  SimWireFn fn;
+  void *ctx;
+} SimWireHook;
+
+/* A transfer's last byte arrived at `now`. */
+typedef void (*SimDoneFn)(void *ctx, guint64 tag, SimTime now);
+
+typedef struct {
+  guint64 bytes;
+  const SimPath *paths;  /* n_paths paths from source to destination */
+  const double *weights; /* n_paths shares summing to 1; NULL: one path */
+  guint32 n_paths;       /* 1 .. SIM_PATHSET_MAX */
+  double cap_Bps;        /* a cap on each path's payload rate; 0: none */
+  guint64 tag;           /* given back to the completion function */
+} SimTransfer;
+
+/* Per-channel counters, for link utilization reports. */
+typedef struct {
+  double payload_bytes; /* payload carried to completion */
+  double wire_bytes;    /* the same with per-packet overheads (w x payload) */
+  SimTime busy_ps;      /* time with at least one flow on the channel */
+  guint32 peak_flows;   /* most flows on it at once */
+} SimChannelStats;
+
+/* Totals over the run, for reports and benchmarks. */
+typedef struct {
+  guint64 transfers_started;
+  guint64 transfers_done;
+  guint64 flows_started;   /* paths of transfers */
+  guint64 rate_updates;    /* flows whose rate a recomputation changed */
+  guint64 recomputes;      /* max-min recomputations over a component */
+  guint64 recompute_flows; /* flows visited by them */
+  guint64 demoted;         /* flows started alone that met another before
+                            their bytes began (flow transport) */
+  guint32 peak_active;     /* most flows on channels at once */
+} SimTransportStats;
+
+typedef struct SimTransport SimTransport;
+
+typedef struct {
+  const char *name;
+  void (*start)(SimTransport *t, const SimTransfer *x);
+  void (*channel_stats)(const SimTransport *t, SimChannelId c,
+                        SimChannelStats *out);
+  void (*free)(SimTransport *t);
+} SimTransportOps;
+
+/* The base every transport starts with. */
+struct SimTransport {
+  const SimTransportOps *ops;
+  SimEngine *engine;
+  const SimFabric *fabric; /* finalized */
+  SimWireHook wire;
+  SimDoneFn done;
+  void *done_ctx;
+  SimTransportStats stats;
+  guint64 in_flight; /* transfers started and not done */
+};
+
+/* An analytical (contention-free) transport over a finalized fabric. */
+SimTransport *sim_analytical_new(SimEngine *engine, const SimFabric *fabric);
+
+/* A flow-level (max-min fair) transport over a finalized fabric. */
+SimTransport *sim_flow_new(SimEngine *engine, const SimFabric *fabric);
+
+/* Flow transport only: after every recomputation, asserts that no channel
+ * carries more than its rate and that every flow is bottlenecked (max-min
+ * optimality).  Slow: for tests and debugging. */
+void sim_flow_set_checking(SimTransport *t, gboolean on);
+
+void sim_transport_free(SimTransport *t);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(SimTransport, sim_transport_free)
+
+/* Sets the completion function (before the first transfer). */
+void sim_transport_set_done(SimTransport *t, SimDoneFn fn, void *ctx);
+
+/* Sets how payload becomes wire bytes (default: w = 1 everywhere). */
+void sim_transport_set_wire(SimTransport *t, SimWireFn fn, void *ctx);
+
+/* Starts a transfer now.  Paths are copied: the caller may reuse them.
+ * Every path must chain its channels (asserted in debug builds); bytes may
+ * be 0 (the transfer then takes the longest path's latency). */
+void sim_transport_start(SimTransport *t, const SimTransfer *x);
+
+const char *sim_transport_name(const SimTransport *t);
+void sim_transport_stats(const SimTransport *t, SimTransportStats *out);
+void sim_transport_channel_stats(const SimTransport *t, SimChannelId c,
+                                 SimChannelStats *out);
+
+/* The time rule both transports share: bytes at `rate` (payload bytes/s,
+ * > 0) in whole picoseconds, rounded up so that nothing beats the rate. */
+static inline SimTime sim_serialize_ps(double bytes, double rate)
+{
+  double ps = bytes / rate * 1e12;
+  SimTime t = (SimTime)ps;
+
+  return (double)t < ps ? t + 1 : t;
+}
+
+/* Bytes of share i of a transfer split by weights: rounded shares, the
+ * last taking what remains so that they sum to `bytes` exactly. */
+guint64 sim_transfer_share(const SimTransfer *x, guint32 i);
+
+/* Wire bytes per payload byte on c for `bytes` under t's hook. */
+static inline double sim_transport_wire_ratio(const SimTransport *t,
+                                              SimChannelId c, guint64 bytes)
+{
+  if (!t->wire.fn || bytes == 0)
+    return 1.0;
+  return t->wire.fn(t->wire.ctx, c, bytes);
+}
+
+/* For transport implementations: counts a transfer done and calls the
+ * completion function. */
+void sim_transport_finish(SimTransport *t, guint64 tag);
+
+#endif /* SIM_TRANSPORT_H */

@@ -1,0 +1,216 @@
+/* Tests of sim/dag: chains, fan-in and fan-out (past the inline dependent
+ * slots), streams, delays, joins, waiting on finished tasks, tasks added
+ * by completion functions, and the same DAG over both transports. */
+#include <string.h>
+
+#include "sim/dag.h"
+#include "tests/suites.h"
+
+#define GBps 1e9
+
+typedef struct {
+  SimEngine *engine;
+  SimFabric *fabric;
+  SimTransport *t;
+  SimDag *dag;
+  SimPath ab, ba;
+  SimTime at[64]; /* completion time by user value */
+  guint order[64];
+  guint n_done;
+} Rig;
+
+static void on_task(void *ctx, guint64 user, SimTime now)
+{
+  Rig *r = ctx;
+
+  ck_assert_uint_lt(user, G_N_ELEMENTS(r->at));
+  r->at[user] = now;
+  r->order[r->n_done++] = (guint)user;
+}
+
+/* Two nodes, one 1 GB/s link with 1 us latency: 1 MB takes 1001 us. */
+static void rig_init(Rig *r, gboolean flow)
+{
+  SimNodeId a, b;
+  SimChannelId c;
+
+  memset(r, 0, sizeof *r);
+  r->engine = sim_engine_new();
+  r->fabric = sim_fabric_new();
+  a = sim_fabric_add_node(r->fabric, 0, SIM_NODE_ENDPOINT, 0, 0, 0, "a");
+  b = sim_fabric_add_node(r->fabric, 0, SIM_NODE_ENDPOINT, 0, 1, 0, "b");
+  c = sim_fabric_add_link(r->fabric, a, b, 0, 1, 1 * GBps, SIM_US(1));
+  sim_fabric_finalize(r->fabric);
+  r->t = flow ? sim_flow_new(r->engine, r->fabric)
+              : sim_analytical_new(r->engine, r->fabric);
+  r->dag = sim_dag_new(r->engine, r->t);
+  sim_path_push(&r->ab, c);
+  sim_path_push(&r->ba, sim_channel_reverse(c));
+}
+
+static void rig_clear(Rig *r)
+{
+  sim_dag_free(r->dag);
+  sim_transport_free(r->t);
+  sim_fabric_free(r->fabric);
+  sim_engine_free(r->engine);
+}
+
+static SimTask xfer(Rig *r, const SimPath *p, guint64 bytes, guint32 stream,
+                    guint64 user, const SimTask *after, guint32 n_after)
+{
+  SimTaskSpec s = {.bytes = bytes,
+                   .paths = p,
+                   .n_paths = 1,
+                   .stream = stream,
+                   .done = on_task,
+                   .ctx = r,
+                   .user = user};
+  return sim_dag_add(r->dag, &s, after, n_after);
+}
+
+static SimTask delay(Rig *r, SimTime d, guint32 stream, guint64 user,
+                     const SimTask *after, guint32 n_after)
+{
+  SimTaskSpec s = {
+      .delay_ps = d, .stream = stream, .done = on_task, .ctx = r, .user = user};
+  return sim_dag_add(r->dag, &s, after, n_after);
+}
+
+#define ONE_MB_PS (SIM_US(1) + SIM_US(1000))
+
+/* A chain a -> b -> delay: times add; opposite directions in parallel. */
+START_TEST(test_chain_and_parallel)
+{
+  Rig r;
+  SimTask t0, t1, t2, t3;
+  SimDagStats st;
+
+  rig_init(&r, _i);
+  t0 = xfer(&r, &r.ab, 1000000, SIM_NONE, 0, NULL, 0);
+  t1 = xfer(&r, &r.ab, 1000000, SIM_NONE, 1, &t0, 1);
+  t2 = delay(&r, SIM_US(5), SIM_NONE, 2, &t1, 1);
+  t3 = xfer(&r, &r.ba, 1000000, SIM_NONE, 3, NULL, 0);
+  ck_assert(!sim_dag_is_done(r.dag, t0));
+  ck_assert_uint_eq(sim_dag_alive(r.dag), 4);
+  sim_engine_run(r.engine);
+  ck_assert_uint_eq(r.at[0], ONE_MB_PS);
+  ck_assert_uint_eq(r.at[1], 2 * ONE_MB_PS);
+  ck_assert_uint_eq(r.at[2], 2 * ONE_MB_PS + SIM_US(5));
+  ck_assert_uint_eq(r.at[3], ONE_MB_PS);
+  ck_assert(sim_dag_is_done(r.dag, t2) && sim_dag_is_done(r.dag, t3));
+  ck_assert(sim_dag_is_done(r.dag, SIM_TASK_NONE));
+  ck_assert_uint_eq(sim_dag_alive(r.dag), 0);
+  sim_dag_stats(r.dag, &st);
+  ck_assert_uint_eq(st.added, 4);
+  ck_assert_uint_eq(st.done, 4);
+  ck_assert_uint_eq(st.last_done, 2 * ONE_MB_PS + SIM_US(5));
+  rig_clear(&r);
+}
+END_TEST
+
+/* Fan-in waits for the latest; fan-out of 20 (inline slots overflow into
+ * blocks) starts every dependent, in the order added. */
+START_TEST(test_fan_in_out)
+{
+  Rig r;
+  SimTask a, b, join;
+
+  rig_init(&r, FALSE);
+  a = delay(&r, SIM_US(3), SIM_NONE, 0, NULL, 0);
+  b = delay(&r, SIM_US(7), SIM_NONE, 1, NULL, 0);
+  join = delay(&r, 0, SIM_NONE, 2, (SimTask[]){a, b}, 2);
+  for (guint i = 0; i < 20; i++)
+    delay(&r, SIM_US(1), SIM_NONE, 3 + i, &join, 1);
+  sim_engine_run(r.engine);
+  ck_assert_uint_eq(r.at[2], SIM_US(7));
+  for (guint i = 0; i < 20; i++) {
+    ck_assert_uint_eq(r.at[3 + i], SIM_US(8));
+    ck_assert_uint_eq(r.order[3 + i], 3 + i);
+  }
+  rig_clear(&r);
+}
+END_TEST
+
+/* Streams run in order; different streams overlap. */
+START_TEST(test_streams)
+{
+  Rig r;
+
+  rig_init(&r, TRUE);
+  xfer(&r, &r.ab, 1000000, 0, 0, NULL, 0);
+  xfer(&r, &r.ba, 1000000, 0, 1, NULL, 0); /* after 0 on stream 0 */
+  xfer(&r, &r.ba, 1000000, 1, 2, NULL, 0);
+  delay(&r, SIM_US(2), 1, 3, NULL, 0);
+  sim_engine_run(r.engine);
+  ck_assert_uint_eq(r.at[0], ONE_MB_PS);
+  /* 2 ends (b -> a) as 0 does; 1 follows 0 on stream 0, alone */
+  ck_assert_uint_eq(r.at[2], ONE_MB_PS);
+  ck_assert_uint_eq(r.at[1], 2 * ONE_MB_PS);
+  ck_assert_uint_eq(r.at[3], ONE_MB_PS + SIM_US(2));
+  rig_clear(&r);
+}
+END_TEST
+
+typedef struct {
+  Rig *r;
+  SimTask first;
+  guint added;
+} Grow;
+
+static void on_grow(void *ctx, guint64 user, SimTime now)
+{
+  Grow *g = ctx;
+
+  on_task(g->r, user, now);
+  /* Waiting on the task now ending waits for nothing. */
+  if (g->added < 5) {
+    SimTaskSpec s = {.delay_ps = SIM_US(1),
+                     .stream = SIM_NONE,
+                     .done = on_grow,
+                     .ctx = g,
+                     .user = 10 + g->added};
+    SimTask after[2] = {g->first, SIM_TASK_NONE};
+    g->added++;
+    sim_dag_add(g->r->dag, &s, after, 2);
+  }
+}
+
+/* Completion functions add tasks as the run goes; waiting on finished or
+ * forgotten tasks is free. */
+START_TEST(test_generated)
+{
+  Rig r;
+  Grow g = {&r, SIM_TASK_NONE, 0};
+  SimTaskSpec s = {.delay_ps = SIM_US(1),
+                   .stream = SIM_NONE,
+                   .done = on_grow,
+                   .ctx = &g,
+                   .user = 9};
+
+  rig_init(&r, FALSE);
+  g.first = sim_dag_add(r.dag, &s, NULL, 0);
+  sim_engine_run(r.engine);
+  ck_assert_uint_eq(g.added, 5);
+  for (guint i = 0; i < 5; i++)
+    ck_assert_uint_eq(r.at[10 + i], SIM_US(2 + i));
+  /* long done: a task after it starts at once */
+  delay(&r, 0, SIM_NONE, 20, &g.first, 1);
+  sim_engine_run(r.engine);
+  ck_assert_uint_eq(r.at[20], SIM_US(6));
+  rig_clear(&r);
+}
+END_TEST
+
+Suite *suite_dag(void)
+{
+  Suite *s = suite_create("dag");
+  TCase *tc = tcase_create("dag");
+
+  tcase_add_loop_test(tc, test_chain_and_parallel, 0, 2);
+  tcase_add_test(tc, test_fan_in_out);
+  tcase_add_test(tc, test_streams);
+  tcase_add_test(tc, test_generated);
+  suite_add_tcase(s, tc);
+  return s;
+}

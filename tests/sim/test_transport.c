@@ -1,0 +1,624 @@
+/* Tests of sim/analytical and sim/flow: closed forms (an idle path, equal
+ * shares, the classic max-min example, rate changes mid-flight), latency
+ * semantics incl. a flow that meets another before its bytes begin, wire
+ * weights, caps, path sets, statistics, and random workloads checked for
+ * conservation and max-min optimality, determinism and agreement of the
+ * two transports when nothing is shared. */
+#include <math.h>
+#include <string.h>
+
+#include "sim/engine.h"
+#include "sim/rng.h"
+#include "sim/transport.h"
+#include "tests/suites.h"
+
+#define GBps 1e9 /* bytes/s */
+
+/* Completion times by tag. */
+typedef struct {
+  GArray *at;    /* SimTime, indexed by tag; SIM_TIME_MAX until done */
+  GArray *order; /* tags in completion order */
+} Done;
+
+static void on_done(void *ctx, guint64 tag, SimTime now)
+{
+  Done *d = ctx;
+
+  if (tag >= d->at->len) {
+    guint old = d->at->len;
+    g_array_set_size(d->at, (guint)tag + 1);
+    for (guint i = old; i < d->at->len; i++)
+      g_array_index(d->at, SimTime, i) = SIM_TIME_MAX;
+  }
+  ck_assert_uint_eq(g_array_index(d->at, SimTime, tag), SIM_TIME_MAX);
+  g_array_index(d->at, SimTime, tag) = now;
+  g_array_append_val(d->order, tag);
+}
+
+typedef struct {
+  SimEngine *engine;
+  SimFabric *fabric;
+  SimTransport *t;
+  Done done;
+} Rig;
+
+static void rig_init(Rig *r)
+{
+  r->engine = sim_engine_new();
+  r->fabric = sim_fabric_new();
+  r->t = NULL;
+  r->done.at = g_array_new(FALSE, FALSE, sizeof(SimTime));
+  r->done.order = g_array_new(FALSE, FALSE, sizeof(guint64));
+}
+
+/* Finalizes the fabric and makes the transport ("flow" or "analytical"). */
+static void rig_go(Rig *r, const char *kind)
+{
+  sim_fabric_finalize(r->fabric);
+  r->t = g_str_equal(kind, "flow") ? sim_flow_new(r->engine, r->fabric)
+                                   : sim_analytical_new(r->engine, r->fabric);
+  if (g_str_equal(kind, "flow"))
+    sim_flow_set_checking(r->t, TRUE);
+  sim_transport_set_done(r->t, on_done, &r->done);
+}
+
+static void rig_clear(Rig *r)
+{
+  sim_transport_free(r->t);
+  sim_fabric_free(r->fabric);
+  sim_engine_free(r->engine);
+  g_array_free(r->done.at, TRUE);
+  g_array_free(r->done.order, TRUE);
+}
+
+static SimNodeId node(Rig *r, const char *name)
+{
+  return sim_fabric_add_node(
+      r->fabric, 0, SIM_NODE_ENDPOINT | SIM_NODE_FORWARDS, 0, 0, 0, name);
+}
+
+/* Nodes n0 .. n{count-1}. */
+static void nodes(Rig *r, guint count, SimNodeId *out)
+{
+  for (guint i = 0; i < count; i++) {
+    char name[16];
+    g_snprintf(name, sizeof name, "n%u", i);
+    out[i] = node(r, name);
+  }
+}
+
+static SimChannelId link(Rig *r, SimNodeId a, SimNodeId b, double rate,
+                         SimTime lat)
+{
+  return sim_fabric_add_link(r->fabric, a, b, 0, 1, rate, lat);
+}
+
+static SimPath path_of(guint32 n, const SimChannelId *hops)
+{
+  SimPath p = {0};
+
+  for (guint32 i = 0; i < n; i++)
+    ck_assert(sim_path_push(&p, hops[i]));
+  return p;
+}
+
+static void start(Rig *r, const SimPath *p, guint64 bytes, guint64 tag)
+{
+  SimTransfer x = {.bytes = bytes, .paths = p, .n_paths = 1, .tag = tag};
+  sim_transport_start(r->t, &x);
+}
+
+static SimTime done_at(const Rig *r, guint64 tag)
+{
+  ck_assert_uint_lt(tag, r->done.at->len);
+  return g_array_index(r->done.at, SimTime, tag);
+}
+
+/* |a - b| <= 1 ps: rates are exact doubles, times round up per event. */
+#define ck_assert_time_near(a, b)                                              \
+  do {                                                                         \
+    SimTime a_ = (a), b_ = (b);                                                \
+    ck_assert_msg((a_ > b_ ? a_ - b_ : b_ - a_) <= 1,                          \
+                  "%" G_GUINT64_FORMAT " ps, expected %" G_GUINT64_FORMAT      \
+                  " ps",                                                       \
+                  a_, b_);                                                     \
+  } while (0)
+
+static const char *const kinds[] = {"flow", "analytical"};
+
+/* S bytes on an idle path arrive at exactly latency + S / bottleneck, with
+ * the forwarding latency of the node crossed, in both transports. */
+START_TEST(test_idle_path)
+{
+  Rig r;
+  SimNodeId n[3];
+  SimChannelId h[2];
+  SimPath p;
+
+  rig_init(&r);
+  nodes(&r, 3, n);
+  sim_fabric_set_node_latency(r.fabric, n[1], SIM_NS(100));
+  h[0] = link(&r, n[0], n[1], 4 * GBps, SIM_US(1));
+  h[1] = link(&r, n[1], n[2], 2 * GBps, SIM_US(1));
+  rig_go(&r, kinds[_i]);
+  p = path_of(2, h);
+  ck_assert_uint_eq(sim_path_latency_ps(r.fabric, &p), SIM_NS(2100));
+  start(&r, &p, 1000000, 0);
+  sim_engine_run(r.engine);
+  /* 2.1 us + 1e6 B / 2e9 B/s = 2.1 us + 500 us */
+  ck_assert_uint_eq(done_at(&r, 0), SIM_NS(2100) + SIM_US(500));
+  rig_clear(&r);
+}
+END_TEST
+
+/* Two flows on one channel each get half; a third path's channel is its
+ * own. */
+START_TEST(test_equal_shares)
+{
+  Rig r;
+  SimNodeId n[3];
+  SimChannelId ab, bc;
+  SimPath p1, p2;
+
+  rig_init(&r);
+  nodes(&r, 3, n);
+  ab = link(&r, n[0], n[1], 1 * GBps, 0);
+  bc = link(&r, n[1], n[2], 1 * GBps, 0);
+  rig_go(&r, "flow");
+  p1 = path_of(1, &ab);
+  p2 = path_of(2, (SimChannelId[]){ab, bc});
+  start(&r, &p1, 1000000, 0);
+  start(&r, &p2, 1000000, 1);
+  sim_engine_run(r.engine);
+  ck_assert_time_near(done_at(&r, 0), SIM_MS(2));
+  ck_assert_time_near(done_at(&r, 1), SIM_MS(2));
+  rig_clear(&r);
+}
+END_TEST
+
+/* Bertsekas & Gallager's example: a long flow over links A (1 GB/s) and
+ * B (2 GB/s), f1 on A, f2 on B.  Max-min: long = f1 = 0.5, f2 = 1.5 GB/s.
+ * f1 (0.5 MB) ends at 1 ms; then long gets 1 GB/s (A alone, B split
+ * 1 + 1) and ends at 1.5 ms; f2 (3 MB) moved 1.5 + 0.5 MB by then and
+ * ends alone at 2 GB/s at 2.0 ms. */
+START_TEST(test_classic_max_min)
+{
+  Rig r;
+  SimNodeId n[5];
+  SimChannelId A, B, in, out;
+  SimPath lp, p1, p2;
+  SimTransportStats st;
+
+  rig_init(&r);
+  nodes(&r, 5, n);
+  A = link(&r, n[0], n[1], 1 * GBps, 0);
+  B = link(&r, n[1], n[2], 2 * GBps, 0);
+  in = link(&r, n[3], n[1], 100 * GBps, 0);
+  out = link(&r, n[1], n[4], 100 * GBps, 0);
+  rig_go(&r, "flow");
+  lp = path_of(2, (SimChannelId[]){A, B});
+  p1 = path_of(2, (SimChannelId[]){A, out});
+  p2 = path_of(2, (SimChannelId[]){in, B});
+  start(&r, &lp, 1000000, 0);
+  start(&r, &p1, 500000, 1);
+  start(&r, &p2, 3000000, 2);
+  sim_engine_run(r.engine);
+  ck_assert_time_near(done_at(&r, 1), SIM_US(1000));
+  ck_assert_time_near(done_at(&r, 0), SIM_US(1500));
+  ck_assert_time_near(done_at(&r, 2), SIM_US(2000));
+  sim_transport_stats(r.t, &st);
+  ck_assert_uint_eq(st.transfers_done, 3);
+  ck_assert_uint_ge(st.recomputes, 3);
+  rig_clear(&r);
+}
+END_TEST
+
+static void start_later(SimEngine *e, void *ctx, guint64 data)
+{
+  Rig *r = ctx;
+  static SimPath p;
+  SimChannelId c = (SimChannelId)data;
+
+  (void)e;
+  p = path_of(1, &c);
+  start(r, &p, 1000, 1);
+}
+
+/* A flow's rate changes mid-flight: 1000 B at 1000 B/s from t = 0; a
+ * second 1000 B flow arrives at 0.5 s; both run at 500 B/s; the first
+ * ends at 1.5 s, the second alone from there, at 2.0 s. */
+START_TEST(test_rate_change)
+{
+  Rig r;
+  SimNodeId n[2];
+  SimChannelId c;
+  SimPath p;
+  SimKind k;
+
+  rig_init(&r);
+  nodes(&r, 2, n);
+  c = link(&r, n[0], n[1], 1000, 0);
+  rig_go(&r, "flow");
+  p = path_of(1, &c);
+  start(&r, &p, 1000, 0);
+  k = sim_engine_register(r.engine, "later", start_later, &r);
+  sim_engine_schedule(r.engine, SIM_MS(500), k, c);
+  sim_engine_run(r.engine);
+  ck_assert_uint_eq(done_at(&r, 0), SIM_MS(1500));
+  ck_assert_uint_eq(done_at(&r, 1), SIM_MS(2000));
+  rig_clear(&r);
+}
+END_TEST
+
+/* Latency first, then bytes: a flow started alone whose bytes have not
+ * begun when another arrives on its channel is demoted and enters only at
+ * its own start.  A: 10 us of latency to X, B: 1 us; both start at 0 with
+ * 1 MB over X (1 GB/s).  B runs alone from 1 us to 10 us (9000 B), then
+ * both at 0.5 GB/s: B ends at 10 us + 991000 / 0.5e9 = 1992 us, A then has
+ * 9000 B left at 1 GB/s: 2001 us. */
+START_TEST(test_latency_then_bytes)
+{
+  Rig r;
+  SimNodeId n[4];
+  SimChannelId c01, c31, X;
+  SimPath pa, pb;
+  SimTransportStats st;
+
+  rig_init(&r);
+  nodes(&r, 4, n);
+  c01 = link(&r, n[0], n[1], 100 * GBps, SIM_US(10));
+  c31 = link(&r, n[3], n[1], 100 * GBps, SIM_US(1));
+  X = link(&r, n[1], n[2], 1 * GBps, 0);
+  rig_go(&r, "flow");
+  pa = path_of(2, (SimChannelId[]){c01, X});
+  pb = path_of(2, (SimChannelId[]){c31, X});
+  start(&r, &pa, 1000000, 0);
+  start(&r, &pb, 1000000, 1);
+  sim_engine_run(r.engine);
+  ck_assert_time_near(done_at(&r, 1), SIM_US(1992));
+  ck_assert_time_near(done_at(&r, 0), SIM_US(2001));
+  sim_transport_stats(r.t, &st);
+  ck_assert_uint_eq(st.demoted, 1);
+  rig_clear(&r);
+}
+END_TEST
+
+static double wire_double_on_first(void *ctx, SimChannelId c, guint64 bytes)
+{
+  (void)bytes;
+  return c == *(SimChannelId *)ctx ? 2.0 : 1.0;
+}
+
+/* Wire overheads: w = 2 on a channel halves its payload rate; caps bound a
+ * flow below its path. */
+START_TEST(test_wire_and_cap)
+{
+  for (guint k = 0; k < G_N_ELEMENTS(kinds); k++) {
+    Rig r;
+    SimNodeId n[2];
+    SimChannelId c;
+    SimPath p;
+    SimChannelStats cs;
+
+    rig_init(&r);
+    nodes(&r, 2, n);
+    c = link(&r, n[0], n[1], 1 * GBps, 0);
+    rig_go(&r, kinds[k]);
+    sim_transport_set_wire(r.t, wire_double_on_first, &c);
+    p = path_of(1, &c);
+    start(&r, &p, 1000000, 0);
+    sim_engine_run(r.engine);
+    ck_assert_uint_eq(done_at(&r, 0), SIM_MS(2));
+    sim_transport_channel_stats(r.t, c, &cs);
+    ck_assert(cs.payload_bytes == 1e6 && cs.wire_bytes == 2e6);
+    {
+      SimTransfer x = {.bytes = 1000000,
+                       .paths = &p,
+                       .n_paths = 1,
+                       .cap_Bps = 0.25 * GBps,
+                       .tag = 1};
+      sim_transport_start(r.t, &x);
+    }
+    sim_engine_run(r.engine);
+    ck_assert_uint_eq(done_at(&r, 1) - SIM_MS(2), SIM_MS(4));
+    rig_clear(&r);
+  }
+}
+END_TEST
+
+/* A path set: shares by weight, whole bytes summing to the total, the
+ * transfer ending with its slowest share; zero bytes take the latency. */
+START_TEST(test_path_set)
+{
+  for (guint k = 0; k < G_N_ELEMENTS(kinds); k++) {
+    Rig r;
+    SimNodeId n[2];
+    SimChannelId c1, c2;
+    SimPath ps[2];
+    double w[2] = {0.25, 0.75};
+    SimTransfer x = {
+        .bytes = 1000001, .paths = ps, .weights = w, .n_paths = 2, .tag = 0};
+
+    rig_init(&r);
+    nodes(&r, 2, n);
+    c1 = link(&r, n[0], n[1], 1 * GBps, SIM_US(1));
+    c2 = link(&r, n[0], n[1], 1 * GBps, SIM_US(2));
+    rig_go(&r, kinds[k]);
+    ps[0] = path_of(1, &c1);
+    ps[1] = path_of(1, &c2);
+    ck_assert_uint_eq(sim_transfer_share(&x, 0) + sim_transfer_share(&x, 1),
+                      1000001);
+    sim_transport_start(r.t, &x);
+    x.bytes = 0;
+    x.tag = 1;
+    sim_transport_start(r.t, &x);
+    sim_engine_run(r.engine);
+    /* 750001 B at 1 GB/s after 2 us (the 250000 B share ends earlier) */
+    ck_assert_uint_eq(done_at(&r, 0), SIM_US(2) + 750001000);
+    ck_assert_uint_eq(done_at(&r, 1), SIM_US(2));
+    rig_clear(&r);
+  }
+}
+END_TEST
+
+/* Channel statistics: bytes, busy time (not counting idle gaps), peak
+ * flows; many flows on one channel (entry arrays grow). */
+START_TEST(test_channel_stats)
+{
+  Rig r;
+  SimNodeId n[2];
+  SimChannelId c;
+  SimPath p;
+  SimChannelStats cs;
+  SimTransportStats st;
+
+  rig_init(&r);
+  nodes(&r, 2, n);
+  c = link(&r, n[0], n[1], 1 * GBps, 0);
+  rig_go(&r, "flow");
+  p = path_of(1, &c);
+  for (guint i = 0; i < 100; i++)
+    start(&r, &p, 10000, i);
+  sim_engine_run(r.engine);
+  /* 100 x 10 kB at 1 GB/s: all end together at 1 ms */
+  for (guint i = 0; i < 100; i++)
+    ck_assert_time_near(done_at(&r, i), SIM_MS(1));
+  sim_transport_channel_stats(r.t, c, &cs);
+  ck_assert(cs.payload_bytes == 1e6);
+  ck_assert_uint_eq(cs.peak_flows, 100);
+  ck_assert_time_near(cs.busy_ps, SIM_MS(1));
+  sim_transport_channel_stats(r.t, sim_channel_reverse(c), &cs);
+  ck_assert(cs.payload_bytes == 0 && cs.busy_ps == 0 && cs.peak_flows == 0);
+  sim_transport_stats(r.t, &st);
+  ck_assert_uint_eq(st.peak_active, 100);
+  rig_clear(&r);
+}
+END_TEST
+
+/* ---- random workloads ---- */
+
+typedef struct {
+  guint32 n;
+  SimPath *path;
+  guint64 *bytes;
+  SimTime *at;
+} Workload;
+
+/* A random connected fabric of 12 nodes (a ring plus chords, rates 1-8
+ * GB/s, latencies 0-2 us) and `n` transfers between random pairs along
+ * BFS shortest paths, starting at random times within 2 ms. */
+static void random_rig(Rig *r, SimRng *rng, Workload *w, guint32 n)
+{
+  enum { N = 12 };
+  SimNodeId id[N];
+  SimChannelId next[N][N];
+
+  nodes(r, N, id);
+  for (guint i = 0; i < N; i++)
+    for (guint j = 0; j < N; j++)
+      next[i][j] = SIM_NONE;
+  for (guint i = 0; i < N; i++) {
+    guint j = (i + 1) % N, k = (i + 5) % N;
+    SimChannelId c = link(r, id[i], id[j], (1 + sim_rng_below(rng, 8)) * GBps,
+                          SIM_NS(sim_rng_below(rng, 2000)));
+    next[i][j] = c;
+    next[j][i] = sim_channel_reverse(c);
+    if (next[i][k] == SIM_NONE) {
+      c = link(r, id[i], id[k], (1 + sim_rng_below(rng, 8)) * GBps,
+               SIM_NS(sim_rng_below(rng, 2000)));
+      next[i][k] = c;
+      next[k][i] = sim_channel_reverse(c);
+    }
+  }
+  w->n = n;
+  w->path = g_new0(SimPath, n);
+  w->bytes = g_new(guint64, n);
+  w->at = g_new(SimTime, n);
+  for (guint32 t = 0; t < n; t++) {
+    guint src = sim_rng_below(rng, N), dst = sim_rng_below(rng, N - 1);
+    guint prev[N], queue[N], head = 0, tail = 0;
+    gboolean seen[N] = {FALSE};
+
+    dst = dst >= src ? dst + 1 : dst;
+    queue[tail++] = src;
+    seen[src] = TRUE;
+    while (head < tail) {
+      guint u = queue[head++];
+      for (guint v = 0; v < N; v++)
+        if (next[u][v] != SIM_NONE && !seen[v]) {
+          seen[v] = TRUE;
+          prev[v] = u;
+          queue[tail++] = v;
+        }
+    }
+    {
+      guint hops[N], nh = 0;
+      for (guint v = dst; v != src; v = prev[v])
+        hops[nh++] = v;
+      for (guint u = src, i = nh; i-- > 0; u = hops[i])
+        ck_assert(sim_path_push(&w->path[t], next[u][hops[i]]));
+    }
+    w->bytes[t] = 1 + sim_rng_below(rng, 4000000);
+    w->at[t] = sim_rng_below(rng, 2000000) * SIM_PS_PER_NS;
+  }
+}
+
+static void workload_clear(Workload *w)
+{
+  g_free(w->path);
+  g_free(w->bytes);
+  g_free(w->at);
+}
+
+typedef struct {
+  Rig *r;
+  Workload *w;
+} Launch;
+
+static void on_launch(SimEngine *e, void *ctx, guint64 data)
+{
+  Launch *l = ctx;
+
+  (void)e;
+  start(l->r, &l->w->path[data], l->w->bytes[data], data);
+}
+
+static void run_workload(Rig *r, Workload *w)
+{
+  Launch l = {r, w};
+  SimKind k = sim_engine_register(r->engine, "launch", on_launch, &l);
+
+  for (guint32 t = 0; t < w->n; t++)
+    sim_engine_schedule(r->engine, w->at[t], k, t);
+  sim_engine_run(r->engine);
+}
+
+/* Random contended workloads under checking mode (after every
+ * recomputation: no channel over its rate, every flow bottlenecked).  No
+ * transfer beats its contention-free time; every channel carried exactly
+ * the bytes of the transfers crossing it. */
+START_TEST(test_random_conservation)
+{
+  for (guint64 seed = 1; seed <= 4; seed++) {
+    Rig r;
+    SimRng rng;
+    Workload w;
+    SimTransportStats st;
+    double *expect;
+
+    rig_init(&r);
+    sim_rng_init(&rng, seed, 0);
+    random_rig(&r, &rng, &w, 1500);
+    rig_go(&r, "flow");
+    run_workload(&r, &w);
+    sim_transport_stats(r.t, &st);
+    ck_assert_uint_eq(st.transfers_done, w.n);
+    ck_assert_uint_gt(st.recomputes, 100);
+    expect = g_new0(double, sim_fabric_n_channels(r.fabric));
+    for (guint32 t = 0; t < w.n; t++) {
+      SimTime alone =
+          sim_path_latency_ps(r.fabric, &w.path[t]) +
+          sim_serialize_ps((double)w.bytes[t],
+                           sim_path_bottleneck_Bps(r.fabric, &w.path[t]));
+      ck_assert_uint_ge(done_at(&r, t) - w.at[t] + 1, alone);
+      for (guint32 h = 0; h < w.path[t].n; h++)
+        expect[w.path[t].hop[h]] += (double)w.bytes[t];
+    }
+    for (SimChannelId c = 0; c < sim_fabric_n_channels(r.fabric); c++) {
+      SimChannelStats cs;
+      sim_transport_channel_stats(r.t, c, &cs);
+      ck_assert(cs.payload_bytes == expect[c]);
+      /* busy time can carry at most rate x busy bytes */
+      ck_assert(cs.payload_bytes <= sim_fabric_channel(r.fabric, c)->rate_Bps *
+                                            sim_time_to_s(cs.busy_ps) *
+                                            (1 + 1e-9) +
+                                        1);
+    }
+    g_free(expect);
+    workload_clear(&w);
+    rig_clear(&r);
+  }
+}
+END_TEST
+
+/* The same inputs give the same completions, in the same order. */
+START_TEST(test_determinism)
+{
+  GArray *first = NULL;
+
+  for (guint run = 0; run < 2; run++) {
+    Rig r;
+    SimRng rng;
+    Workload w;
+
+    rig_init(&r);
+    sim_rng_init(&rng, 42, 0);
+    random_rig(&r, &rng, &w, 800);
+    rig_go(&r, "flow");
+    run_workload(&r, &w);
+    if (run == 0) {
+      first = g_array_copy(r.done.at);
+    } else {
+      ck_assert_uint_eq(first->len, r.done.at->len);
+      ck_assert_int_eq(
+          memcmp(first->data, r.done.at->data, first->len * sizeof(SimTime)),
+          0);
+    }
+    workload_clear(&w);
+    rig_clear(&r);
+  }
+  g_array_free(first, TRUE);
+}
+END_TEST
+
+/* With transfers one at a time (nothing shared), flow equals analytical
+ * to the picosecond. */
+START_TEST(test_flow_equals_analytical_alone)
+{
+  SimTime t[2][300];
+
+  for (guint k = 0; k < 2; k++) {
+    Rig r;
+    SimRng rng;
+    Workload w;
+
+    rig_init(&r);
+    sim_rng_init(&rng, 7, 0);
+    random_rig(&r, &rng, &w, 300);
+    /* spaced 10 ms apart: each ends before the next starts */
+    for (guint32 i = 0; i < w.n; i++)
+      w.at[i] = SIM_MS(10) * i;
+    rig_go(&r, kinds[k]);
+    run_workload(&r, &w);
+    for (guint32 i = 0; i < w.n; i++)
+      t[k][i] = done_at(&r, i) - w.at[i];
+    workload_clear(&w);
+    rig_clear(&r);
+  }
+  for (guint i = 0; i < 300; i++)
+    ck_assert_uint_eq(t[0][i], t[1][i]);
+}
+END_TEST
+
+Suite *suite_transport(void)
+{
+  Suite *s = suite_create("transport");
+  TCase *tc = tcase_create("closed_forms");
+
+  tcase_add_loop_test(tc, test_idle_path, 0, G_N_ELEMENTS(kinds));
+  tcase_add_test(tc, test_equal_shares);
+  tcase_add_test(tc, test_classic_max_min);
+  tcase_add_test(tc, test_rate_change);
+  tcase_add_test(tc, test_latency_then_bytes);
+  tcase_add_test(tc, test_wire_and_cap);
+  tcase_add_test(tc, test_path_set);
+  tcase_add_test(tc, test_channel_stats);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("random");
+  tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, test_random_conservation);
+  tcase_add_test(tc, test_determinism);
+  tcase_add_test(tc, test_flow_equals_analytical_alone);
+  suite_add_tcase(s, tc);
+  return s;
+}
