@@ -39,6 +39,7 @@
 #include "sim/transport.h"
 #include "sim/units.h"
 #include "topologies/system.h"
+#include "traces/linkstats.h"
 
 typedef struct {
   SimDag *dag;
@@ -167,41 +168,6 @@ static guint32 switch_ports(guint32 n, const char *topo)
   return 256;
 }
 
-/* IB HDR payload-to-wire ratio for --wire. */
-static double wire_ratio(void *ctx, SimChannelId c, guint64 bytes)
-{
-  const TopoSystem *sys = ctx;
-  const MdlLink *l = topo_channel_link(sys, c);
-
-  return (double)mdl_link_wire_bytes(l, bytes, 0, MDL_OP_WRITE) / (double)bytes;
-}
-
-static gboolean write_links_csv(const char *file, const TopoSystem *sys,
-                                const SimTransport *t, SimTime end,
-                                GError **error)
-{
-  const SimFabric *f = topo_system_fabric(sys);
-  g_autoptr(GString) s =
-      g_string_new("channel,src,dst,rate_Bps,payload_bytes,wire_bytes,busy_s,"
-                   "utilization,peak_flows\n");
-
-  for (SimChannelId c = 0; c < sim_fabric_n_channels(f); c++) {
-    const SimChannel *ch = sim_fabric_channel(f, c);
-    SimChannelStats st;
-    sim_transport_channel_stats(t, c, &st);
-    if (st.payload_bytes == 0)
-      continue;
-    g_string_append_printf(
-        s, "%u,%s,%s,%.17g,%.17g,%.17g,%.12g,%.9f,%u\n", c,
-        sim_fabric_node_name(f, ch->src), sim_fabric_node_name(f, ch->dst),
-        ch->rate_Bps, st.payload_bytes, st.wire_bytes,
-        sim_time_to_s(st.busy_ps),
-        end ? st.wire_bytes / ch->rate_Bps / sim_time_to_s(end) : 0.0,
-        st.peak_flows);
-  }
-  return g_file_set_contents(file, s->str, (gssize)s->len, error);
-}
-
 int main(int argc, char **argv)
 {
   g_autofree char *fidelity = NULL, *links_csv = NULL;
@@ -299,7 +265,7 @@ int main(int argc, char **argv)
   else
     tr = sim_flow_new(engine, topo_system_fabric(sys));
   if (wire)
-    sim_transport_set_wire(tr, wire_ratio, sys);
+    sim_transport_set_wire(tr, topo_wire_ratio, sys);
   dag = sim_dag_new(engine, tr);
   r.dag = dag;
 
@@ -325,7 +291,7 @@ int main(int argc, char **argv)
     printf("RESULT hosts=%u bytes=%" G_GUINT64_FORMAT
            " chunk=%" G_GUINT64_FORMAT
            " steps=%u model=ifsim-%s wire=%d sim_time_s=%.12g "
-           "wall_run_s=%.3f wall_total_s=%.3f analytic_route_s=%.12g "
+           "wall_run_s=%.6f wall_total_s=%.6f analytic_route_s=%.12g "
            "ratio_vs_route=%.9f transfers=%" G_GUINT64_FORMAT
            " events=%" G_GUINT64_FORMAT " recomputes=%" G_GUINT64_FORMAT
            " route_lat_max_s=%.3g\n",
@@ -334,7 +300,8 @@ int main(int argc, char **argv)
            sim / analytic_route, ds.done, sim_engine_events_executed(engine),
            ts.recomputes, lat_max);
   }
-  if (links_csv && !write_links_csv(links_csv, sys, tr, ds.last_done, &error)) {
+  if (links_csv &&
+      !trc_links_csv_write(links_csv, sys, tr, ds.last_done, FALSE, &error)) {
     fprintf(stderr, "bench_ring: %s\n", error->message);
     return 2;
   }

@@ -614,6 +614,13 @@ const MdlLink *topo_channel_link(const TopoSystem *sys, SimChannelId c)
   return sys->techs->pdata[sim_fabric_channel(sys->fabric, c)->tech];
 }
 
+double topo_wire_ratio(void *sys, SimChannelId c, guint64 bytes)
+{
+  const MdlLink *l = topo_channel_link(sys, c);
+
+  return (double)mdl_link_wire_bytes(l, bytes, 0, MDL_OP_WRITE) / (double)bytes;
+}
+
 const MdlSwitch *topo_node_switch(const TopoSystem *sys, SimNodeId n)
 {
   const SimNode *node = sim_fabric_node(sys->fabric, n);

@@ -93,6 +93,12 @@ const MdlLink *topo_channel_link(const TopoSystem *sys, SimChannelId c);
 const MdlSwitch *topo_node_switch(const TopoSystem *sys, SimNodeId n);
 const MdlNic *topo_node_nic(const TopoSystem *sys, SimNodeId n);
 
+/* A SimWireFn (sim/transport.h) for transports over this system's
+ * fabric: wire bytes per payload byte of a `bytes` message (posted
+ * writes, largest packets) on channel c's link model.  ctx is the
+ * TopoSystem. */
+double topo_wire_ratio(void *sys, SimChannelId c, guint64 bytes);
+
 /* Node of GPU g of server s, of NIC i of server s. */
 SimNodeId topo_gpu(const TopoSystem *sys, guint32 server, guint32 gpu);
 SimNodeId topo_nic(const TopoSystem *sys, guint32 server, guint32 nic);

@@ -1,0 +1,63 @@
+/* Per-link utilization CSV; see traces/linkstats.h.  Numbers are written
+ * with printf (libcsv would quote them); text fields go through libcsv's
+ * quoting when they hold a comma, quote or line break. */
+#include "traces/linkstats.h"
+
+#include <csv.h>
+#include <string.h>
+
+static void append_text(GString *s, const char *text)
+{
+  size_t len = strlen(text);
+
+  if (strpbrk(text, ",\"\r\n") == NULL) {
+    g_string_append_len(s, text, (gssize)len);
+  } else {
+    char *buf = g_malloc(2 * len + 3);
+    size_t n = csv_write(buf, 2 * len + 2, text, len);
+    g_string_append_len(s, buf, (gssize)n);
+    g_free(buf);
+  }
+}
+
+char *trc_links_csv(const TopoSystem *sys, const SimTransport *t, SimTime end,
+                    gboolean all)
+{
+  const SimFabric *f = topo_system_fabric(sys);
+  GString *s = g_string_new("channel,src,dst,link,rate_GBps,payload_bytes,"
+                            "wire_bytes,busy_us,busy_fraction,utilization,"
+                            "peak_flows\n");
+  double run_s = sim_time_to_s(end);
+
+  g_assert(end > 0);
+  for (SimChannelId c = 0; c < sim_fabric_n_channels(f); c++) {
+    const SimChannel *ch = sim_fabric_channel(f, c);
+    SimChannelStats st;
+
+    sim_transport_channel_stats(t, c, &st);
+    if (!all && st.payload_bytes == 0 && st.peak_flows == 0)
+      continue;
+    g_string_append_printf(s, "%u,", c);
+    append_text(s, sim_fabric_node_name(f, ch->src));
+    g_string_append_c(s, ',');
+    append_text(s, sim_fabric_node_name(f, ch->dst));
+    g_string_append_c(s, ',');
+    append_text(s, topo_channel_link(sys, c)->name);
+    g_string_append_printf(s, ",%.6f,%.0f,%.0f,%.6f,%.6f,%.6f,%u\n",
+                           ch->rate_Bps / 1e9, st.payload_bytes, st.wire_bytes,
+                           sim_time_to_us(st.busy_ps),
+                           sim_time_to_s(st.busy_ps) / run_s,
+                           st.wire_bytes / ch->rate_Bps / run_s, st.peak_flows);
+  }
+  return g_string_free(s, FALSE);
+}
+
+gboolean trc_links_csv_write(const char *path, const TopoSystem *sys,
+                             const SimTransport *t, SimTime end, gboolean all,
+                             GError **error)
+{
+  g_autofree char *text = trc_links_csv(sys, t, end, all);
+
+  /* g_file_set_contents writes a temporary file and renames it. */
+  return g_file_set_contents(path, text, (gssize)strlen(text), error);
+}
