@@ -110,6 +110,25 @@ typedef struct {
   guint32 ver;
 } HeapEnt;
 
+/* A growable array of ids: scratch that keeps its storage. */
+typedef struct {
+  guint32 *v;
+  guint32 n, cap;
+} U32Vec;
+
+static G_GNUC_NO_INLINE void vec_grow(U32Vec *a)
+{
+  a->cap = MAX(64, a->cap * 2);
+  a->v = g_renew(guint32, a->v, a->cap);
+}
+
+static inline void vec_push(U32Vec *a, guint32 x)
+{
+  if (G_UNLIKELY(a->n == a->cap))
+    vec_grow(a);
+  a->v[a->n++] = x;
+}
+
 typedef struct {
   SimTransport base;
   SimKind activate_kind, done_kind;
@@ -120,8 +139,11 @@ typedef struct {
   guint32 stamp;
   guint32 active;
   gboolean checking;
+  SimKind recompute_kind;
+  gboolean recompute_pending; /* a recomputation is queued for now */
+  double threshold;           /* flows slower than this keep their rates */
   /* scratch, grown as needed and kept */
-  GArray *comp_ch, *comp_fl, *seeds; /* of guint32 */
+  U32Vec comp_ch, comp_fl, seeds;
   HeapEnt *heap;
   guint32 heap_n, heap_cap;
 } FlowTransport;
@@ -162,10 +184,10 @@ static void heap_push(FlowTransport *ft, double key, guint32 item, guint32 ver)
   ft->heap[i] = (HeapEnt){.key = key, .item = item, .ver = ver};
 }
 
-static HeapEnt heap_pop(FlowTransport *ft)
+/* Puts e at hole i and sifts it down. */
+static void heap_sift_down(FlowTransport *ft, guint32 i, HeapEnt e)
 {
-  HeapEnt top = ft->heap[0], last = ft->heap[--ft->heap_n];
-  guint32 i = 0, n = ft->heap_n;
+  guint32 n = ft->heap_n;
 
   for (;;) {
     guint32 c = 2 * i + 1;
@@ -173,14 +195,39 @@ static HeapEnt heap_pop(FlowTransport *ft)
       break;
     if (c + 1 < n && ft->heap[c + 1].key < ft->heap[c].key)
       c++;
-    if (last.key <= ft->heap[c].key)
+    if (e.key <= ft->heap[c].key)
       break;
     ft->heap[i] = ft->heap[c];
     i = c;
   }
-  if (n > 0)
-    ft->heap[i] = last;
+  ft->heap[i] = e;
+}
+
+static HeapEnt heap_pop(FlowTransport *ft)
+{
+  HeapEnt top = ft->heap[0], last = ft->heap[--ft->heap_n];
+
+  if (ft->heap_n > 0)
+    heap_sift_down(ft, 0, last);
   return top;
+}
+
+/* Appends without ordering; heapify() orders them all at once (linear,
+ * where pushing one by one is n log n). */
+static void heap_append(FlowTransport *ft, double key, guint32 item,
+                        guint32 ver)
+{
+  if (ft->heap_n == ft->heap_cap) {
+    ft->heap_cap = MAX(64, ft->heap_cap * 2);
+    ft->heap = g_renew(HeapEnt, ft->heap, ft->heap_cap);
+  }
+  ft->heap[ft->heap_n++] = (HeapEnt){.key = key, .item = item, .ver = ver};
+}
+
+static void heapify(FlowTransport *ft)
+{
+  for (guint32 i = ft->heap_n / 2; i-- > 0;)
+    heap_sift_down(ft, i, ft->heap[i]);
 }
 
 /* ---- rates ---- */
@@ -242,36 +289,44 @@ static void next_stamp(FlowTransport *ft)
   ft->stamp = 1;
 }
 
-/* The component: every channel reachable from the seeds through active
- * flows sharing channels, and those flows. */
+/* Flows whose rate a recomputation may change: those at least as fast as
+ * the threshold, and those just arrived (rate 0). */
+static inline gboolean movable(const FlowTransport *ft, const Flow *fl)
+{
+  return fl->rate >= ft->threshold || fl->rate == 0;
+}
+
+/* The component: every channel reachable from the seeds through movable
+ * flows sharing channels, and those flows (marked).  Slower flows met on
+ * the way are fixed: their use of a channel is subtracted, their other
+ * channels not visited. */
 static void find_component(FlowTransport *ft)
 {
-  GArray *cc = ft->comp_ch, *cf = ft->comp_fl;
+  U32Vec *cc = &ft->comp_ch, *cf = &ft->comp_fl;
   guint32 stamp = ft->stamp;
 
-  g_array_set_size(cc, 0);
-  g_array_set_size(cf, 0);
-  for (guint32 i = 0; i < ft->seeds->len; i++) {
-    guint32 c = g_array_index(ft->seeds, guint32, i);
+  cc->n = cf->n = 0;
+  for (guint32 i = 0; i < ft->seeds.n; i++) {
+    guint32 c = ft->seeds.v[i];
     if (ft->cold[c].mark != stamp && ft->chan[c].n > 0) {
       ft->cold[c].mark = stamp;
-      g_array_append_val(cc, c);
+      vec_push(cc, c);
     }
   }
-  for (guint32 i = 0; i < cc->len; i++) {
-    const Chan *ch = &ft->chan[g_array_index(cc, guint32, i)];
+  for (guint32 i = 0; i < cc->n; i++) {
+    const Chan *ch = &ft->chan[cc->v[i]];
     for (guint32 e = 0; e < ch->n; e++) {
       guint32 f = (guint32)(ch->ent[e] >> 8);
       Flow *fl = flow_at(ft, f);
-      if (fl->mark == stamp)
+      if (fl->mark == stamp || !movable(ft, fl))
         continue;
       fl->mark = stamp;
-      g_array_append_val(cf, f);
+      vec_push(cf, f);
       for (guint32 h = 0; h < fl->n_hops; h++) {
         guint32 c = flow_hop(ft, fl, h)->ch;
         if (ft->cold[c].mark != stamp) {
           ft->cold[c].mark = stamp;
-          g_array_append_val(cc, c);
+          vec_push(cc, c);
         }
       }
     }
@@ -300,29 +355,39 @@ static void freeze(FlowTransport *ft, Flow *fl, double rate, guint32 stamp,
 /* Progressive filling over the component found. */
 static void fill(FlowTransport *ft)
 {
-  GArray *cc = ft->comp_ch, *cf = ft->comp_fl;
-  guint32 stamp = ft->stamp, left = cf->len;
+  const U32Vec *cc = &ft->comp_ch, *cf = &ft->comp_fl;
+  guint32 stamp = ft->stamp, left = cf->n;
   double level = 0;
 
   ft->heap_n = 0;
-  for (guint32 i = 0; i < cc->len; i++) {
-    guint32 c = g_array_index(cc, guint32, i);
+  for (guint32 i = 0; i < cc->n; i++) {
+    guint32 c = cc->v[i];
     const Chan *ch = &ft->chan[c];
     ChanCold *cd = &ft->cold[c];
     cd->rem = ch->cap;
     cd->wsum = 0;
-    cd->unfrozen = ch->n;
+    cd->unfrozen = 0;
     for (guint32 e = 0; e < ch->n; e++) {
       const Flow *fl = flow_at(ft, (guint32)(ch->ent[e] >> 8));
-      cd->wsum += flow_hop(ft, fl, (guint32)(ch->ent[e] & 0xff))->w;
+      double w = flow_hop(ft, fl, (guint32)(ch->ent[e] & 0xff))->w;
+      if (fl->mark == stamp) {
+        cd->wsum += w;
+        cd->unfrozen++;
+      } else {
+        cd->rem -= w * fl->rate; /* fixed */
+      }
     }
-    heap_push(ft, cd->rem / cd->wsum, c, ++cd->ver);
+    if (cd->rem < 0)
+      cd->rem = 0;
+    if (cd->unfrozen > 0)
+      heap_append(ft, cd->rem / cd->wsum, c, ++cd->ver);
   }
-  for (guint32 i = 0; i < cf->len; i++) {
-    guint32 f = g_array_index(cf, guint32, i);
+  for (guint32 i = 0; i < cf->n; i++) {
+    guint32 f = cf->v[i];
     if (flow_at(ft, f)->cap < G_MAXDOUBLE)
-      heap_push(ft, flow_at(ft, f)->cap, FLOW_ITEM | f, 0);
+      heap_append(ft, flow_at(ft, f)->cap, FLOW_ITEM | f, 0);
   }
+  heapify(ft);
   while (left > 0) {
     HeapEnt top;
 
@@ -341,12 +406,15 @@ static void fill(FlowTransport *ft)
     ChanCold *cd = &ft->cold[top.item];
     if (top.ver != cd->ver || cd->unfrozen == 0)
       continue;
-    /* Mathematically rem / wsum >= level here; rounding must not make
-     * a flow slower than one frozen before it. */
+    /* Mathematically rem / wsum >= level here, and >= the threshold (a
+     * flow at least as fast as a departed one never falls below it):
+     * rounding must not make a flow slower than one frozen before it. */
     level = MAX(level, cd->rem / cd->wsum);
+    if (level <= 0) /* only rounding can leave nothing; never stall */
+      level = MAX(ft->threshold, ch->cap * 1e-12);
     for (guint32 e = 0; e < ch->n && cd->unfrozen > 0; e++) {
       Flow *fl = flow_at(ft, (guint32)(ch->ent[e] >> 8));
-      if (fl->frozen != stamp) {
+      if (fl->mark == stamp && fl->frozen != stamp) {
         freeze(ft, fl, level, stamp, top.item);
         left--;
       }
@@ -354,63 +422,105 @@ static void fill(FlowTransport *ft)
   }
 }
 
-static void check_component(FlowTransport *ft)
+/* A channel's use by its flows (w x rate) and its fastest flow. */
+static double channel_use(FlowTransport *ft, SimChannelId c, double *fastest)
 {
-  GArray *cc = ft->comp_ch, *cf = ft->comp_fl;
+  const Chan *ch = &ft->chan[c];
+  double used = 0;
 
-  for (guint32 i = 0; i < cc->len; i++) {
-    const Chan *ch = &ft->chan[g_array_index(cc, guint32, i)];
-    double used = 0;
-    for (guint32 e = 0; e < ch->n; e++) {
-      const Flow *fl = flow_at(ft, (guint32)(ch->ent[e] >> 8));
-      used += flow_hop(ft, fl, (guint32)(ch->ent[e] & 0xff))->w * fl->rate;
-    }
-    if (used > ch->cap * (1 + 1e-9))
-      g_error("flow: channel %u carries %.17g B/s over its rate %.17g",
-              g_array_index(cc, guint32, i), used, ch->cap);
+  *fastest = 0;
+  for (guint32 e = 0; e < ch->n; e++) {
+    const Flow *o = flow_at(ft, (guint32)(ch->ent[e] >> 8));
+    used += flow_hop(ft, o, (guint32)(ch->ent[e] & 0xff))->w * o->rate;
+    *fastest = MAX(*fastest, o->rate);
   }
-  for (guint32 i = 0; i < cf->len; i++) {
-    const Flow *fl = flow_at(ft, g_array_index(cf, guint32, i));
-    gboolean bottlenecked = fl->rate >= fl->cap * (1 - 1e-9);
+  return used;
+}
 
-    g_assert(fl->rate > 0);
-    for (guint32 h = 0; h < fl->n_hops && !bottlenecked; h++) {
-      const Chan *ch = &ft->chan[flow_hop(ft, fl, h)->ch];
-      double used = 0, fastest = 0;
-      for (guint32 e = 0; e < ch->n; e++) {
-        const Flow *o = flow_at(ft, (guint32)(ch->ent[e] >> 8));
-        used += flow_hop(ft, o, (guint32)(ch->ent[e] & 0xff))->w * o->rate;
-        fastest = MAX(fastest, o->rate);
+/* The max-min conditions over every flow on the fabric (not just the
+ * component, so that a flow wrongly left out of one is caught): no channel
+ * over its rate; every flow at its cap or with a saturated channel on
+ * which no flow is faster. */
+static void check_all(FlowTransport *ft)
+{
+  const guint32 n_ch = sim_fabric_n_channels(ft->base.fabric);
+  double fastest;
+
+  for (SimChannelId c = 0; c < n_ch; c++)
+    if (channel_use(ft, c, &fastest) > ft->chan[c].cap * (1 + 1e-9))
+      g_error("flow: channel %u carries %.17g B/s over its rate %.17g", c,
+              channel_use(ft, c, &fastest), ft->chan[c].cap);
+  for (SimChannelId c = 0; c < n_ch; c++) {
+    for (guint32 e = 0; e < ft->chan[c].n; e++) {
+      const Flow *fl = flow_at(ft, (guint32)(ft->chan[c].ent[e] >> 8));
+      gboolean bottlenecked = fl->rate >= fl->cap * (1 - 1e-9);
+
+      if (fl->rate <= 0)
+        g_error("flow: a flow on channel %u has no rate", c);
+      for (guint32 h = 0; h < fl->n_hops && !bottlenecked; h++) {
+        SimChannelId hc = flow_hop(ft, fl, h)->ch;
+        double used = channel_use(ft, hc, &fastest);
+        bottlenecked = used >= ft->chan[hc].cap * (1 - 1e-9) &&
+                       fl->rate >= fastest * (1 - 1e-9);
       }
-      bottlenecked =
-          used >= ch->cap * (1 - 1e-9) && fl->rate >= fastest * (1 - 1e-9);
+      if (!bottlenecked)
+        g_error("flow: a flow at %.17g B/s has no bottleneck: not max-min",
+                fl->rate);
     }
-    if (!bottlenecked)
-      g_error("flow: a flow at %.17g B/s has no bottleneck: not max-min",
-              fl->rate);
   }
 }
 
-/* Recomputes the rates of the component around ft->seeds. */
+/* Recomputes the rates of the component around ft->seeds, then forgets
+ * the seeds. */
 static void recompute(FlowTransport *ft)
 {
-  GArray *cf = ft->comp_fl;
+  const U32Vec *cf = &ft->comp_fl;
 
   next_stamp(ft);
   find_component(ft);
-  if (cf->len == 0)
+  ft->seeds.n = 0;
+  if (cf->n == 0)
     return;
   ft->base.stats.recomputes++;
-  ft->base.stats.recompute_flows += cf->len;
+  ft->base.stats.recompute_flows += cf->n;
   fill(ft);
-  for (guint32 i = 0; i < cf->len; i++) {
-    guint32 f = g_array_index(cf, guint32, i);
+  for (guint32 i = 0; i < cf->n; i++) {
+    guint32 f = cf->v[i];
     Flow *fl = flow_at(ft, f);
     if (fl->new_rate != fl->rate)
       flow_set_rate(ft, f, fl, fl->new_rate);
   }
   if (ft->checking)
-    check_component(ft);
+    check_all(ft);
+}
+
+static void on_recompute(SimEngine *engine, void *ctx, guint64 data)
+{
+  FlowTransport *ft = ctx;
+
+  (void)engine;
+  (void)data;
+  ft->recompute_pending = FALSE;
+  recompute(ft);
+  ft->threshold = G_MAXDOUBLE;
+}
+
+/* Asks for a recomputation around the seeds gathered, once the events
+ * already queued for this instant have run: flows starting or ending
+ * together (a collective step) share one recomputation.  Meanwhile a new
+ * flow moves nothing (rate 0) and others keep their rates, for no time.
+ * Flows slower than `threshold` are left alone: when a flow of rate r
+ * ends, no flow slower than r changes rate (progressive filling freezes
+ * them before any channel of the departed flow saturates), so the
+ * threshold is the slowest departed rate, 0 when a flow arrived. */
+static void request_recompute(FlowTransport *ft, double threshold)
+{
+  ft->threshold = MIN(ft->threshold, threshold);
+  if (ft->recompute_pending)
+    return;
+  ft->recompute_pending = TRUE;
+  sim_engine_schedule(ft->base.engine, sim_engine_now(ft->base.engine),
+                      ft->recompute_kind, 0);
 }
 
 /* ---- flow life ---- */
@@ -506,7 +616,7 @@ static gboolean flow_remove(FlowTransport *ft, Flow *fl, SimTime now,
     } else {
       others = TRUE;
       if (seed)
-        g_array_append_val(ft->seeds, hp->ch);
+        vec_push(&ft->seeds, hp->ch);
     }
   }
   ft->active--;
@@ -549,10 +659,9 @@ static void flow_activate(SimEngine *engine, void *ctx, guint64 data)
   }
   if (!flow_insert(ft, f, fl, now))
     return;
-  g_array_set_size(ft->seeds, 0);
   for (guint32 h = 0; h < fl->n_hops; h++)
-    g_array_append_val(ft->seeds, flow_hop(ft, fl, h)->ch);
-  recompute(ft);
+    vec_push(&ft->seeds, flow_hop(ft, fl, h)->ch);
+  request_recompute(ft, 0);
 }
 
 static void flow_done(SimEngine *engine, void *ctx, guint64 data)
@@ -571,9 +680,8 @@ static void flow_done(SimEngine *engine, void *ctx, guint64 data)
     if (hp->w != 1.0)
       ft->cold[hp->ch].overhead_bytes += (double)fl->bytes * (hp->w - 1.0);
   }
-  g_array_set_size(ft->seeds, 0);
   if (flow_remove(ft, fl, sim_engine_now(engine), TRUE))
-    recompute(ft);
+    request_recompute(ft, fl->rate * (1 - 1e-9));
   flow_release(ft, f, fl);
 }
 
@@ -660,9 +768,9 @@ static void flow_free(SimTransport *t)
   g_free(ft->cold);
   g_free(ft->lat);
   g_free(ft->heap);
-  g_array_free(ft->comp_ch, TRUE);
-  g_array_free(ft->comp_fl, TRUE);
-  g_array_free(ft->seeds, TRUE);
+  g_free(ft->comp_ch.v);
+  g_free(ft->comp_fl.v);
+  g_free(ft->seeds.v);
   sim_pool_clear(&ft->flows);
   sim_pool_clear(&ft->blocks);
   sim_pool_clear(&ft->xfers);
@@ -698,13 +806,13 @@ SimTransport *sim_flow_new(SimEngine *engine, const SimFabric *fabric)
     ch->ent = ch->inl;
     ch->alloc = INLINE_ENTS;
   }
-  ft->comp_ch = g_array_new(FALSE, FALSE, sizeof(guint32));
-  ft->comp_fl = g_array_new(FALSE, FALSE, sizeof(guint32));
-  ft->seeds = g_array_new(FALSE, FALSE, sizeof(guint32));
   ft->stamp = 0;
   ft->activate_kind =
       sim_engine_register(engine, "flow.activate", flow_activate, ft);
   ft->done_kind = sim_engine_register(engine, "flow.done", flow_done, ft);
+  ft->recompute_kind =
+      sim_engine_register(engine, "flow.recompute", on_recompute, ft);
+  ft->threshold = G_MAXDOUBLE;
   return &ft->base;
 }
 

@@ -213,6 +213,38 @@ START_TEST(test_classic_max_min)
 }
 END_TEST
 
+/* Removing a flow can slow another (max-min is not monotone): Z (1 GB/s)
+ * carries R and A, Y (1.2 GB/s) carries A and C.  R = A = 0.5, C = 0.7
+ * GB/s; R (0.5 MB) ends at 1 ms; then A = C = 0.6: C (3 MB, 2.3 MB left)
+ * ends at 1 + 2.3/0.6 ms; A (2.5 MB left) has 0.2 MB left then and ends
+ * alone at 1 GB/s 0.2 ms later. */
+START_TEST(test_removal_slows_another)
+{
+  Rig r;
+  SimNodeId n[4];
+  SimChannelId Z, Y, out;
+  SimPath pr, pa, pc;
+
+  rig_init(&r);
+  nodes(&r, 4, n);
+  Z = link(&r, n[0], n[1], 1 * GBps, 0);
+  Y = link(&r, n[1], n[2], 1.2 * GBps, 0);
+  out = link(&r, n[1], n[3], 100 * GBps, 0);
+  rig_go(&r, "flow");
+  pr = path_of(2, (SimChannelId[]){Z, out});
+  pa = path_of(2, (SimChannelId[]){Z, Y});
+  pc = path_of(1, &Y);
+  start(&r, &pr, 500000, 0);
+  start(&r, &pa, 3000000, 1);
+  start(&r, &pc, 3000000, 2);
+  sim_engine_run(r.engine);
+  ck_assert_time_near(done_at(&r, 0), SIM_MS(1));
+  ck_assert_time_near(done_at(&r, 2), 4833333334);
+  ck_assert_time_near(done_at(&r, 1), 5033333334);
+  rig_clear(&r);
+}
+END_TEST
+
 static void start_later(SimEngine *e, void *ctx, guint64 data)
 {
   Rig *r = ctx;
@@ -391,6 +423,8 @@ START_TEST(test_channel_stats)
   ck_assert(cs.payload_bytes == 0 && cs.busy_ps == 0 && cs.peak_flows == 0);
   sim_transport_stats(r.t, &st);
   ck_assert_uint_eq(st.peak_active, 100);
+  /* They all start, and end, at one instant: one recomputation. */
+  ck_assert_uint_eq(st.recomputes, 1);
   rig_clear(&r);
 }
 END_TEST
@@ -609,6 +643,7 @@ Suite *suite_transport(void)
   tcase_add_test(tc, test_equal_shares);
   tcase_add_test(tc, test_classic_max_min);
   tcase_add_test(tc, test_rate_change);
+  tcase_add_test(tc, test_removal_slows_another);
   tcase_add_test(tc, test_latency_then_bytes);
   tcase_add_test(tc, test_wire_and_cap);
   tcase_add_test(tc, test_path_set);
