@@ -68,8 +68,10 @@ typedef struct {
   guint64 tag;  /* the transfer's, when it has one path */
   guint32 xfer; /* the transfer record of a path set, or SIM_NONE */
   guint32 n_hops;
-  guint32 mark;        /* component search stamp */
-  guint32 frozen;      /* filling stamp */
+  guint32 mark;   /* in the set being recomputed when == stamp */
+  guint32 frozen; /* frozen in the current filling when == fill_stamp */
+  guint32 bneck;  /* channel that limits it, SIM_NONE: its cap */
+  guint32 new_bneck;
   guint32 ev_gen;      /* end events carry it; kept across reuse of the slot */
   gboolean ended_once; /* an end event was scheduled before */
   guint32 blk[MAX_BLOCKS]; /* hops past the inline ones */
@@ -97,6 +99,7 @@ G_STATIC_ASSERT(sizeof(Chan) == 64);
 /* What only recomputations (and rare statistics) touch. */
 typedef struct {
   double rem, wsum;      /* filling: capacity left, unfrozen weight */
+  double froze;          /* filling: level its flows froze at, or -1 */
   double overhead_bytes; /* wire bytes beyond the payload */
   guint32 mark;          /* component search stamp */
   guint32 ver;           /* heap entry version */
@@ -136,14 +139,14 @@ typedef struct {
   Chan *chan;     /* [n_channels], cache-line aligned */
   ChanCold *cold; /* [n_channels] */
   SimTime *lat;   /* [n_channels]: latency plus the far end's forwarding */
-  guint32 stamp;
+  guint32 stamp, fill_stamp;
   guint32 active;
   gboolean checking;
   SimKind recompute_kind;
   gboolean recompute_pending; /* a recomputation is queued for now */
   double threshold;           /* flows slower than this keep their rates */
   /* scratch, grown as needed and kept */
-  U32Vec comp_ch, comp_fl, seeds;
+  U32Vec comp_ch, comp_fl, seeds, grow;
   HeapEnt *heap;
   guint32 heap_n, heap_cap;
 } FlowTransport;
@@ -277,16 +280,26 @@ static void flow_set_rate(FlowTransport *ft, guint32 f, Flow *fl, double rate)
   flow_schedule_done(ft, f, fl);
 }
 
-static void next_stamp(FlowTransport *ft)
+/* Forgets every old mark when a stamp counter wraps (after 2^32 uses). */
+static void reset_stamps(FlowTransport *ft)
 {
-  if (++ft->stamp != 0)
-    return;
-  /* Wrapped after 2^32 searches: forget every old mark. */
   for (guint32 i = 0; i < ft->flows.created; i++)
     flow_at(ft, i)->mark = flow_at(ft, i)->frozen = 0;
   for (guint32 c = 0; c < sim_fabric_n_channels(ft->base.fabric); c++)
     ft->cold[c].mark = 0;
-  ft->stamp = 1;
+  ft->stamp = ft->fill_stamp = 1;
+}
+
+static void next_stamp(FlowTransport *ft)
+{
+  if (++ft->stamp == 0)
+    reset_stamps(ft);
+}
+
+static void next_fill_stamp(FlowTransport *ft)
+{
+  if (++ft->fill_stamp == 0)
+    reset_stamps(ft);
 }
 
 /* Flows whose rate a recomputation may change: those at least as fast as
@@ -296,50 +309,45 @@ static inline gboolean movable(const FlowTransport *ft, const Flow *fl)
   return fl->rate >= ft->threshold || fl->rate == 0;
 }
 
-/* The component: every channel reachable from the seeds through movable
- * flows sharing channels, and those flows (marked).  Slower flows met on
- * the way are fixed: their use of a channel is subtracted, their other
- * channels not visited. */
-static void find_component(FlowTransport *ft)
+/* Adds a flow to the set being recomputed: marks it and gathers its
+ * channels. */
+static void set_add(FlowTransport *ft, guint32 f, Flow *fl)
 {
-  U32Vec *cc = &ft->comp_ch, *cf = &ft->comp_fl;
   guint32 stamp = ft->stamp;
 
-  cc->n = cf->n = 0;
-  for (guint32 i = 0; i < ft->seeds.n; i++) {
-    guint32 c = ft->seeds.v[i];
-    if (ft->cold[c].mark != stamp && ft->chan[c].n > 0) {
+  fl->mark = stamp;
+  vec_push(&ft->comp_fl, f);
+  for (guint32 h = 0; h < fl->n_hops; h++) {
+    guint32 c = flow_hop(ft, fl, h)->ch;
+    if (ft->cold[c].mark != stamp) {
       ft->cold[c].mark = stamp;
-      vec_push(cc, c);
+      vec_push(&ft->comp_ch, c);
     }
   }
-  for (guint32 i = 0; i < cc->n; i++) {
-    const Chan *ch = &ft->chan[cc->v[i]];
+}
+
+/* The first set: the movable flows on the seed channels. */
+static void set_seed(FlowTransport *ft)
+{
+  ft->comp_ch.n = ft->comp_fl.n = 0;
+  for (guint32 i = 0; i < ft->seeds.n; i++) {
+    const Chan *ch = &ft->chan[ft->seeds.v[i]];
     for (guint32 e = 0; e < ch->n; e++) {
       guint32 f = (guint32)(ch->ent[e] >> 8);
       Flow *fl = flow_at(ft, f);
-      if (fl->mark == stamp || !movable(ft, fl))
-        continue;
-      fl->mark = stamp;
-      vec_push(cf, f);
-      for (guint32 h = 0; h < fl->n_hops; h++) {
-        guint32 c = flow_hop(ft, fl, h)->ch;
-        if (ft->cold[c].mark != stamp) {
-          ft->cold[c].mark = stamp;
-          vec_push(cc, c);
-        }
-      }
+      if (fl->mark != ft->stamp && movable(ft, fl))
+        set_add(ft, f, fl);
     }
   }
 }
 
 /* Freezes a flow at `rate`, updating its channels' keys (except `skip`,
  * the bottleneck being drained, whose key no longer matters). */
-static void freeze(FlowTransport *ft, Flow *fl, double rate, guint32 stamp,
-                   guint32 skip)
+static void freeze(FlowTransport *ft, Flow *fl, double rate, guint32 skip)
 {
-  fl->frozen = stamp;
+  fl->frozen = ft->fill_stamp;
   fl->new_rate = rate;
+  fl->new_bneck = skip;
   for (guint32 h = 0; h < fl->n_hops; h++) {
     const FlowHop *hp = flow_hop(ft, fl, h);
     ChanCold *ch = &ft->cold[hp->ch];
@@ -352,13 +360,16 @@ static void freeze(FlowTransport *ft, Flow *fl, double rate, guint32 stamp,
   }
 }
 
-/* Progressive filling over the component found. */
+/* Progressive filling over the set's flows (marked), the other flows on
+ * its channels held at their rates. */
 static void fill(FlowTransport *ft)
 {
   const U32Vec *cc = &ft->comp_ch, *cf = &ft->comp_fl;
-  guint32 stamp = ft->stamp, left = cf->n;
+  guint32 stamp = ft->stamp, left = cf->n, fstamp;
   double level = 0;
 
+  next_fill_stamp(ft);
+  fstamp = ft->fill_stamp;
   ft->heap_n = 0;
   for (guint32 i = 0; i < cc->n; i++) {
     guint32 c = cc->v[i];
@@ -367,6 +378,7 @@ static void fill(FlowTransport *ft)
     cd->rem = ch->cap;
     cd->wsum = 0;
     cd->unfrozen = 0;
+    cd->froze = -1;
     for (guint32 e = 0; e < ch->n; e++) {
       const Flow *fl = flow_at(ft, (guint32)(ch->ent[e] >> 8));
       double w = flow_hop(ft, fl, (guint32)(ch->ent[e] & 0xff))->w;
@@ -395,9 +407,9 @@ static void fill(FlowTransport *ft)
     top = heap_pop(ft);
     if (top.item & FLOW_ITEM) {
       Flow *fl = flow_at(ft, top.item & ~FLOW_ITEM);
-      if (fl->frozen != stamp) {
+      if (fl->frozen != fstamp) {
         level = MAX(level, fl->cap);
-        freeze(ft, fl, fl->cap, stamp, SIM_NONE);
+        freeze(ft, fl, fl->cap, SIM_NONE);
         left--;
       }
       continue;
@@ -412,10 +424,11 @@ static void fill(FlowTransport *ft)
     level = MAX(level, cd->rem / cd->wsum);
     if (level <= 0) /* only rounding can leave nothing; never stall */
       level = MAX(ft->threshold, ch->cap * 1e-12);
+    cd->froze = level;
     for (guint32 e = 0; e < ch->n && cd->unfrozen > 0; e++) {
       Flow *fl = flow_at(ft, (guint32)(ch->ent[e] >> 8));
-      if (fl->mark == stamp && fl->frozen != stamp) {
-        freeze(ft, fl, level, stamp, top.item);
+      if (fl->mark == stamp && fl->frozen != fstamp) {
+        freeze(ft, fl, level, top.item);
         left--;
       }
     }
@@ -470,23 +483,78 @@ static void check_all(FlowTransport *ft)
   }
 }
 
-/* Recomputes the rates of the component around ft->seeds, then forgets
- * the seeds. */
+/* After a filling: the flows held fixed that must join the set, because
+ * the filled flows broke their max-min conditions.  A fixed flow joins when
+ * a filled flow froze on one of its channels below its rate (it must slow
+ * down for the filled one to be max-min), or when its own bottleneck
+ * channel, now shared with filled flows, is no longer saturated or has a
+ * faster flow.  With no such flow, every flow has a bottleneck and no
+ * channel is over its rate: the allocation is max-min (Bertsekas &
+ * Gallager's bottleneck characterization), though only the set was
+ * recomputed.  Returns how many joined. */
+static guint32 expand(FlowTransport *ft)
+{
+  const U32Vec *cc = &ft->comp_ch;
+  U32Vec *grow = &ft->grow;
+  guint32 stamp = ft->stamp;
+
+  grow->n = 0;
+  for (guint32 i = 0; i < cc->n; i++) {
+    SimChannelId c = cc->v[i];
+    const Chan *ch = &ft->chan[c];
+    const ChanCold *cd = &ft->cold[c];
+    double used = 0, fastest = 0;
+    gboolean fixed_here = FALSE, saturated;
+
+    for (guint32 e = 0; e < ch->n; e++) {
+      const Flow *o = flow_at(ft, (guint32)(ch->ent[e] >> 8));
+      double r = o->mark == stamp ? o->new_rate : o->rate;
+      used += flow_hop(ft, o, (guint32)(ch->ent[e] & 0xff))->w * r;
+      fastest = MAX(fastest, r);
+      fixed_here |= o->mark != stamp;
+    }
+    if (!fixed_here)
+      continue;
+    saturated = used >= ch->cap * (1 - 1e-9);
+    for (guint32 e = 0; e < ch->n; e++) {
+      guint32 g = (guint32)(ch->ent[e] >> 8);
+      Flow *fl = flow_at(ft, g);
+      if (fl->mark == stamp)
+        continue;
+      if ((cd->froze >= 0 && fl->rate > cd->froze * (1 + 1e-9)) ||
+          (fl->bneck == c &&
+           !(saturated && fl->rate >= fastest * (1 - 1e-9))))
+        vec_push(grow, g); /* perhaps twice: set_add takes it once */
+    }
+  }
+  for (guint32 i = 0; i < grow->n; i++)
+    if (flow_at(ft, grow->v[i])->mark != stamp)
+      set_add(ft, grow->v[i], flow_at(ft, grow->v[i]));
+  return grow->n;
+}
+
+/* Recomputes rates around ft->seeds, then forgets the seeds: fills the
+ * movable flows on the seed channels, and again with the flows that
+ * expand() finds must join, until none must. */
 static void recompute(FlowTransport *ft)
 {
   const U32Vec *cf = &ft->comp_fl;
 
   next_stamp(ft);
-  find_component(ft);
+  set_seed(ft);
   ft->seeds.n = 0;
   if (cf->n == 0)
     return;
   ft->base.stats.recomputes++;
+  do {
+    ft->base.stats.recompute_rounds++;
+    fill(ft);
+  } while (expand(ft) > 0);
   ft->base.stats.recompute_flows += cf->n;
-  fill(ft);
   for (guint32 i = 0; i < cf->n; i++) {
     guint32 f = cf->v[i];
     Flow *fl = flow_at(ft, f);
+    fl->bneck = fl->new_bneck;
     if (fl->new_rate != fl->rate)
       flow_set_rate(ft, f, fl, fl->new_rate);
   }
@@ -565,6 +633,7 @@ static gboolean flow_insert(FlowTransport *ft, guint32 f, Flow *fl,
 {
   gboolean shared = FALSE;
   double rate = fl->cap;
+  guint32 bneck = SIM_NONE;
 
   for (guint32 h = 0; h < fl->n_hops; h++) {
     FlowHop *hp = flow_hop(ft, fl, h);
@@ -579,7 +648,10 @@ static gboolean flow_insert(FlowTransport *ft, guint32 f, Flow *fl,
       shared = TRUE;
       ft->cold[hp->ch].peak = MAX(ft->cold[hp->ch].peak, ch->n);
     }
-    rate = MIN(rate, ch->cap / hp->w);
+    if (ch->cap / hp->w < rate) {
+      rate = ch->cap / hp->w;
+      bneck = hp->ch;
+    }
   }
   fl->since = since;
   if (++ft->active > ft->base.stats.peak_active)
@@ -588,6 +660,7 @@ static gboolean flow_insert(FlowTransport *ft, guint32 f, Flow *fl,
     return TRUE;
   /* Alone on every channel: the bottleneck rate, nobody else moves. */
   fl->rate = rate;
+  fl->bneck = bneck;
   flow_schedule_done(ft, f, fl);
   return FALSE;
 }
@@ -771,6 +844,7 @@ static void flow_free(SimTransport *t)
   g_free(ft->comp_ch.v);
   g_free(ft->comp_fl.v);
   g_free(ft->seeds.v);
+  g_free(ft->grow.v);
   sim_pool_clear(&ft->flows);
   sim_pool_clear(&ft->blocks);
   sim_pool_clear(&ft->xfers);

@@ -72,7 +72,9 @@ typedef struct {
   guint64 flows_started;   /* paths of transfers */
   guint64 rate_updates;    /* flows whose rate a recomputation changed */
   guint64 recomputes;      /* max-min recomputations over a component */
-  guint64 recompute_flows; /* flows visited by them */
+  guint64 recompute_rounds; /* fillings: a recomputation grows its set of
+                              flows until max-min holds around it */
+  guint64 recompute_flows; /* flows in the final sets */
   guint64 demoted;         /* flows started alone that met another before
                             their bytes began (flow transport) */
   guint32 peak_active;     /* most flows on channels at once */
