@@ -153,17 +153,17 @@ int main(int argc, char **argv)
          " done=%" G_GUINT64_FORMAT "\n",
          topo_system_name(b.sys), b.gpus, sim_transport_name(t),
          poisson ? "poisson" : "sync", flows, b.done);
-  printf(
-      "setup_s=%.3f run_s=%.3f sim_time_s=%.9g events=%" G_GUINT64_FORMAT
-      " peak_flows=%u recomputes=%" G_GUINT64_FORMAT
-      " rounds=%" G_GUINT64_FORMAT
-      " flows_per_recompute=%.1f rate_updates=%" G_GUINT64_FORMAT
-      " peak_rss_MiB=%.1f\n",
-      (double)(t1 - t0) / 1e6, (double)(t2 - t1) / 1e6, sim_time_to_s(b.last),
-      sim_engine_events_executed(engine), st.peak_active, st.recomputes,
-      st.recompute_rounds,
-      st.recomputes ? (double)st.recompute_flows / (double)st.recomputes : 0.0,
-      st.rate_updates, (double)ru.ru_maxrss / 1024);
+  printf("setup_s=%.3f run_s=%.3f sim_time_s=%.9g events=%" G_GUINT64_FORMAT
+         " peak_flows=%u recomputes=%" G_GUINT64_FORMAT
+         " rounds=%" G_GUINT64_FORMAT
+         " flows_per_recompute=%.1f rate_updates=%" G_GUINT64_FORMAT
+         " peak_rss_MiB=%.1f\n",
+         (double)(t1 - t0) / 1e6, (double)(t2 - t1) / 1e6,
+         sim_time_to_s(b.last), sim_engine_events_executed(engine),
+         st.peak_active, st.recomputes, st.recompute_rounds,
+         st.recomputes ? (double)st.recompute_flows / (double)st.recomputes
+                       : 0.0,
+         st.rate_updates, (double)ru.ru_maxrss / 1024);
   topo_system_free(b.sys);
   return b.done == (guint64)flows ? 0 : 1;
 }

@@ -7,30 +7,34 @@
  * payload rate r uses w r of each channel's rate_Bps (w from the wire hook,
  * sim/transport.h), and the allocation is the one where no flow can go
  * faster without slowing one that is no faster (Bertsekas & Gallager, Data
- * Networks, 2nd ed., sec. 6.5.2).
+ * Networks, 2nd ed., sec. 6.5.2): equivalently, no channel is over its
+ * rate and every flow has a bottleneck, a saturated channel on which no
+ * flow is faster (or runs at its cap).
  *
- * Progressive filling computes it: all unfrozen flows of a component grow
- * at one level; the channel whose remaining capacity over its unfrozen
- * weight is smallest saturates first and freezes its flows at that level;
- * the remaining capacities fall, and so on.  A heap of channels keyed by
- * remaining / weight (lazy: stale entries skipped by version) finds each
- * next bottleneck in O(log C); keys never decrease below the level, which
- * is what makes popping in key order correct.  Per-flow caps are heap
- * entries too.
+ * Recomputation is local.  When flows start or end (batched per instant),
+ * a set of flows is refilled by progressive filling -- all grow at one
+ * level; the channel whose remaining capacity over its unfrozen weight is
+ * smallest saturates and freezes its flows; and so on -- while every other
+ * flow is held at its rate.  The set starts with the flows on the changed
+ * channels, except, when flows left, those slower than the slowest that
+ * left (they cannot change: progressive filling freezes them before any
+ * channel of the departed flow saturates).  Then expand() checks the
+ * bottleneck conditions of the held flows the set touches and adds those
+ * it broke; filling and checking repeat until none is broken, at which
+ * point the whole allocation is max-min by the characterization above.
+ * Typically a few dozen flows move, whatever the size of the fabric.
  *
- * Incremental: when a flow starts or ends, only the flows connected to its
- * channels through shared channels (its component) can change rate, so
- * only that component is recomputed.  A flow starting on idle channels, or
- * ending alone on its channels, costs no recomputation at all.  Rates are
- * exact doubles and each flow's completion is an event at
- * since + ceil(remaining / rate), cancelled and scheduled again only when
- * its rate actually changes: there is no step size and no drift.
+ * Data: per channel an entry array of its flows (O(1) removal: each flow
+ * hop knows its slot) and an exact integer sum of its flows' use, so that
+ * a filling learns what the held flows leave from the set's own hops
+ * without reading busy channels' entries; a heap of channels keyed by
+ * share with lazy keys (shares only rise during a filling).  A flow's end
+ * is an event at since + ceil(remaining / rate), moved only when its rate
+ * actually changes: no time step, no drift.  A flow starting on idle
+ * channels skips its activation event (flow_start).
  *
- * Invariants (checked after each recomputation by sim_flow_set_checking):
- * on every channel the active flows use at most its rate; every active
- * flow has a saturated channel where no flow is faster, or runs at its
- * cap.  Channel entry arrays list exactly the active flows crossing them,
- * each flow hop knowing its slot in that array (O(1) removal). */
+ * sim_flow_set_checking verifies after every recomputation, over every
+ * flow of the fabric, the max-min conditions and the integer sums. */
 #include "sim/transport.h"
 
 #include <math.h>
@@ -41,7 +45,7 @@
 #define INLINE_HOPS 8 /* paths up to this long need no extra block */
 #define HOPS_PER_BLOCK 8
 #define MAX_BLOCKS ((SIM_PATH_MAX_HOPS - INLINE_HOPS) / HOPS_PER_BLOCK)
-#define INLINE_ENTS 2         /* flows a channel holds without an array */
+#define INLINE_ENTS 1         /* flows a channel holds without an array */
 #define FLOW_ITEM 0x80000000u /* heap item is a flow's cap, not a channel */
 
 G_STATIC_ASSERT((SIM_PATH_MAX_HOPS - INLINE_HOPS) % HOPS_PER_BLOCK == 0);
@@ -91,6 +95,7 @@ typedef struct {
   SimTime busy_since;
   SimTime busy_ps;
   double payload_bytes;
+  gint64 used; /* sum of its flows' use_units(w, rate): exact integers */
   guint64 inl[INLINE_ENTS];
 } Chan;
 
@@ -101,16 +106,20 @@ typedef struct {
   double rem, wsum;      /* filling: capacity left, unfrozen weight */
   double froze;          /* filling: level its flows froze at, or -1 */
   double overhead_bytes; /* wire bytes beyond the payload */
-  guint32 mark;          /* component search stamp */
-  guint32 ver;           /* heap entry version */
-  guint32 unfrozen;
-  guint32 peak; /* most flows at once, once above one */
+  gint64 set_used;       /* the set's flows' share of `used` before */
+  double set_old_max;    /* the set's fastest flow here, before */
+  double set_new_used;   /* after the filling: the set's use, */
+  double set_new_max;    /* and its fastest flow */
+  guint32 mark;          /* in the set's channels when == stamp */
+  guint32 unfrozen;      /* filling: the set's flows not yet frozen */
+  guint32 n_set;         /* the set's flows here */
+  guint32 first;         /* where they start in set_list */
+  guint32 peak;          /* most flows at once, once above one */
 } ChanCold;
 
 typedef struct {
   double key;
   guint32 item; /* channel, or FLOW_ITEM | flow */
-  guint32 ver;
 } HeapEnt;
 
 /* A growable array of ids: scratch that keeps its storage. */
@@ -147,6 +156,7 @@ typedef struct {
   double threshold;           /* flows slower than this keep their rates */
   /* scratch, grown as needed and kept */
   U32Vec comp_ch, comp_fl, seeds, grow;
+  U32Vec set_list; /* the set's flows grouped by channel (ChanCold.first) */
   HeapEnt *heap;
   guint32 heap_n, heap_cap;
 } FlowTransport;
@@ -169,7 +179,7 @@ static inline FlowHop *flow_hop(FlowTransport *ft, const Flow *fl, guint32 i)
 
 /* ---- heap of bottleneck candidates (binary, min by key) ---- */
 
-static void heap_push(FlowTransport *ft, double key, guint32 item, guint32 ver)
+static void heap_push(FlowTransport *ft, double key, guint32 item)
 {
   guint32 i = ft->heap_n++;
 
@@ -184,7 +194,7 @@ static void heap_push(FlowTransport *ft, double key, guint32 item, guint32 ver)
     ft->heap[i] = ft->heap[parent];
     i = parent;
   }
-  ft->heap[i] = (HeapEnt){.key = key, .item = item, .ver = ver};
+  ft->heap[i] = (HeapEnt){.key = key, .item = item};
 }
 
 /* Puts e at hole i and sifts it down. */
@@ -217,14 +227,13 @@ static HeapEnt heap_pop(FlowTransport *ft)
 
 /* Appends without ordering; heapify() orders them all at once (linear,
  * where pushing one by one is n log n). */
-static void heap_append(FlowTransport *ft, double key, guint32 item,
-                        guint32 ver)
+static void heap_append(FlowTransport *ft, double key, guint32 item)
 {
   if (ft->heap_n == ft->heap_cap) {
     ft->heap_cap = MAX(64, ft->heap_cap * 2);
     ft->heap = g_renew(HeapEnt, ft->heap, ft->heap_cap);
   }
-  ft->heap[ft->heap_n++] = (HeapEnt){.key = key, .item = item, .ver = ver};
+  ft->heap[ft->heap_n++] = (HeapEnt){.key = key, .item = item};
 }
 
 static void heapify(FlowTransport *ft)
@@ -266,11 +275,31 @@ static void flow_schedule_done(FlowTransport *ft, guint32 f, Flow *fl)
   }
 }
 
+/* A flow's use of a channel, w x rate, in integer milli-bytes/s: channel
+ * sums (Chan.used) then add and subtract exactly, with no drift however
+ * often rates change (a channel's 10^12 B/s is 10^15 units). */
+static inline gint64 use_units(double w, double rate)
+{
+  /* Any fixed rounding keeps the sums exact; truncation is one
+   * instruction (llround is a library call). */
+  return (gint64)(w * rate * 1000.0);
+}
+
+static inline double units_Bps(gint64 u)
+{
+  return (double)u / 1000.0;
+}
+
 /* Moves a flow to a new rate from now on. */
 static void flow_set_rate(FlowTransport *ft, guint32 f, Flow *fl, double rate)
 {
   SimTime now = sim_engine_now(ft->base.engine);
 
+  for (guint32 h = 0; h < fl->n_hops; h++) {
+    const FlowHop *hp = flow_hop(ft, fl, h);
+    ft->chan[hp->ch].used +=
+        use_units(hp->w, rate) - use_units(hp->w, fl->rate);
+  }
   fl->remaining -= fl->rate * sim_time_to_s(now - fl->since);
   if (fl->remaining < 0)
     fl->remaining = 0;
@@ -341,67 +370,102 @@ static void set_seed(FlowTransport *ft)
   }
 }
 
-/* Freezes a flow at `rate`, updating its channels' keys (except `skip`,
- * the bottleneck being drained, whose key no longer matters). */
-static void freeze(FlowTransport *ft, Flow *fl, double rate, guint32 skip)
+/* Freezes a flow at `rate`, limited by channel `by` (SIM_NONE: its cap).
+ * Its channels' shares (rem / wsum) can only rise, as the level never
+ * exceeds them: their heap keys are refreshed lazily, when popped. */
+static void freeze(FlowTransport *ft, Flow *fl, double rate, guint32 by)
 {
   fl->frozen = ft->fill_stamp;
   fl->new_rate = rate;
-  fl->new_bneck = skip;
+  fl->new_bneck = by;
   for (guint32 h = 0; h < fl->n_hops; h++) {
     const FlowHop *hp = flow_hop(ft, fl, h);
-    ChanCold *ch = &ft->cold[hp->ch];
-    ch->rem -= hp->w * rate;
-    if (ch->rem < 0)
-      ch->rem = 0;
-    ch->wsum -= hp->w;
-    if (--ch->unfrozen > 0 && hp->ch != skip)
-      heap_push(ft, ch->rem / ch->wsum, hp->ch, ++ch->ver);
+    ChanCold *cd = &ft->cold[hp->ch];
+    cd->rem -= hp->w * rate;
+    if (cd->rem < 0)
+      cd->rem = 0;
+    cd->wsum -= hp->w;
+    cd->unfrozen--;
   }
 }
 
-/* Progressive filling over the set's flows (marked), the other flows on
- * its channels held at their rates. */
+/* Prepares the set's channels for a filling from the set's own hops, never
+ * from the channels' entry lists (a busy channel may carry thousands of
+ * flows): what the set used before, its weight and count per channel, the
+ * capacity the others leave (Chan.used minus the set's part), and the set's
+ * flows grouped by channel in set_list. */
+static void fill_prepare(FlowTransport *ft)
+{
+  const U32Vec *cc = &ft->comp_ch, *cf = &ft->comp_fl;
+  guint32 at = 0;
+
+  for (guint32 i = 0; i < cc->n; i++) {
+    ChanCold *cd = &ft->cold[cc->v[i]];
+    cd->set_used = 0;
+    cd->set_old_max = 0;
+    cd->wsum = 0;
+    cd->n_set = 0;
+    cd->froze = -1;
+  }
+  for (guint32 i = 0; i < cf->n; i++) {
+    const Flow *fl = flow_at(ft, cf->v[i]);
+    for (guint32 h = 0; h < fl->n_hops; h++) {
+      const FlowHop *hp = flow_hop(ft, fl, h);
+      ChanCold *cd = &ft->cold[hp->ch];
+      cd->set_used += use_units(hp->w, fl->rate);
+      cd->set_old_max = MAX(cd->set_old_max, fl->rate);
+      cd->wsum += hp->w;
+      cd->n_set++;
+    }
+  }
+  for (guint32 i = 0; i < cc->n; i++) {
+    ChanCold *cd = &ft->cold[cc->v[i]];
+    cd->first = at;
+    at += cd->n_set;
+    cd->unfrozen = 0; /* counts the list as it fills */
+  }
+  ft->set_list.n = 0;
+  while (ft->set_list.cap < at)
+    vec_grow(&ft->set_list);
+  for (guint32 i = 0; i < cf->n; i++) {
+    const Flow *fl = flow_at(ft, cf->v[i]);
+    for (guint32 h = 0; h < fl->n_hops; h++) {
+      ChanCold *cd = &ft->cold[flow_hop(ft, fl, h)->ch];
+      ft->set_list.v[cd->first + cd->unfrozen++] = cf->v[i];
+    }
+  }
+}
+
+/* Progressive filling of the set's flows, the other flows on its channels
+ * held at their rates. */
 static void fill(FlowTransport *ft)
 {
   const U32Vec *cc = &ft->comp_ch, *cf = &ft->comp_fl;
-  guint32 stamp = ft->stamp, left = cf->n, fstamp;
+  guint32 left = cf->n, fstamp;
   double level = 0;
 
+  fill_prepare(ft);
   next_fill_stamp(ft);
   fstamp = ft->fill_stamp;
   ft->heap_n = 0;
   for (guint32 i = 0; i < cc->n; i++) {
     guint32 c = cc->v[i];
-    const Chan *ch = &ft->chan[c];
     ChanCold *cd = &ft->cold[c];
-    cd->rem = ch->cap;
-    cd->wsum = 0;
-    cd->unfrozen = 0;
-    cd->froze = -1;
-    for (guint32 e = 0; e < ch->n; e++) {
-      const Flow *fl = flow_at(ft, (guint32)(ch->ent[e] >> 8));
-      double w = flow_hop(ft, fl, (guint32)(ch->ent[e] & 0xff))->w;
-      if (fl->mark == stamp) {
-        cd->wsum += w;
-        cd->unfrozen++;
-      } else {
-        cd->rem -= w * fl->rate; /* fixed */
-      }
-    }
+    cd->rem = ft->chan[c].cap - units_Bps(ft->chan[c].used - cd->set_used);
     if (cd->rem < 0)
       cd->rem = 0;
-    if (cd->unfrozen > 0)
-      heap_append(ft, cd->rem / cd->wsum, c, ++cd->ver);
+    heap_append(ft, cd->rem / cd->wsum, c);
   }
   for (guint32 i = 0; i < cf->n; i++) {
     guint32 f = cf->v[i];
     if (flow_at(ft, f)->cap < G_MAXDOUBLE)
-      heap_append(ft, flow_at(ft, f)->cap, FLOW_ITEM | f, 0);
+      heap_append(ft, flow_at(ft, f)->cap, FLOW_ITEM | f);
   }
   heapify(ft);
   while (left > 0) {
     HeapEnt top;
+    ChanCold *cd;
+    double share;
 
     g_assert(ft->heap_n > 0);
     top = heap_pop(ft);
@@ -414,20 +478,24 @@ static void fill(FlowTransport *ft)
       }
       continue;
     }
-    const Chan *ch = &ft->chan[top.item];
-    ChanCold *cd = &ft->cold[top.item];
-    if (top.ver != cd->ver || cd->unfrozen == 0)
+    cd = &ft->cold[top.item];
+    if (cd->unfrozen == 0)
       continue;
-    /* Mathematically rem / wsum >= level here, and >= the threshold (a
-     * flow at least as fast as a departed one never falls below it):
-     * rounding must not make a flow slower than one frozen before it. */
-    level = MAX(level, cd->rem / cd->wsum);
+    share = cd->rem / cd->wsum;
+    if (share > top.key) { /* risen since pushed: back, at its share */
+      heap_push(ft, share, top.item);
+      continue;
+    }
+    /* Mathematically share >= level here, and >= the threshold (a flow
+     * at least as fast as a departed one never falls below it): rounding
+     * must not make a flow slower than one frozen before it. */
+    level = MAX(level, share);
     if (level <= 0) /* only rounding can leave nothing; never stall */
-      level = MAX(ft->threshold, ch->cap * 1e-12);
+      level = MAX(ft->threshold, ft->chan[top.item].cap * 1e-12);
     cd->froze = level;
-    for (guint32 e = 0; e < ch->n && cd->unfrozen > 0; e++) {
-      Flow *fl = flow_at(ft, (guint32)(ch->ent[e] >> 8));
-      if (fl->mark == stamp && fl->frozen != fstamp) {
+    for (guint32 k = 0; k < cd->n_set && cd->unfrozen > 0; k++) {
+      Flow *fl = flow_at(ft, ft->set_list.v[cd->first + k]);
+      if (fl->frozen != fstamp) {
         freeze(ft, fl, level, top.item);
         left--;
       }
@@ -435,7 +503,8 @@ static void fill(FlowTransport *ft)
   }
 }
 
-/* A channel's use by its flows (w x rate) and its fastest flow. */
+/* A channel's use by its flows (w x rate) and its fastest flow, from its
+ * entries: for checks. */
 static double channel_use(FlowTransport *ft, SimChannelId c, double *fastest)
 {
   const Chan *ch = &ft->chan[c];
@@ -450,19 +519,31 @@ static double channel_use(FlowTransport *ft, SimChannelId c, double *fastest)
   return used;
 }
 
-/* The max-min conditions over every flow on the fabric (not just the
- * component, so that a flow wrongly left out of one is caught): no channel
- * over its rate; every flow at its cap or with a saturated channel on
- * which no flow is faster. */
+/* The max-min conditions over every flow on the fabric (not just the set,
+ * so that a flow wrongly left out is caught): no channel over its rate;
+ * every flow at its cap or with a saturated channel on which no flow is
+ * faster; and each channel's integer sum equal to its flows' uses. */
 static void check_all(FlowTransport *ft)
 {
   const guint32 n_ch = sim_fabric_n_channels(ft->base.fabric);
   double fastest;
 
-  for (SimChannelId c = 0; c < n_ch; c++)
-    if (channel_use(ft, c, &fastest) > ft->chan[c].cap * (1 + 1e-9))
+  for (SimChannelId c = 0; c < n_ch; c++) {
+    const Chan *ch = &ft->chan[c];
+    gint64 sum = 0;
+    for (guint32 e = 0; e < ch->n; e++) {
+      const Flow *o = flow_at(ft, (guint32)(ch->ent[e] >> 8));
+      sum +=
+          use_units(flow_hop(ft, o, (guint32)(ch->ent[e] & 0xff))->w, o->rate);
+    }
+    if (sum != ch->used)
+      g_error("flow: channel %u sums %" G_GINT64_FORMAT
+              " units, its flows %" G_GINT64_FORMAT,
+              c, ch->used, sum);
+    if (channel_use(ft, c, &fastest) > ch->cap * (1 + 1e-9))
       g_error("flow: channel %u carries %.17g B/s over its rate %.17g", c,
-              channel_use(ft, c, &fastest), ft->chan[c].cap);
+              channel_use(ft, c, &fastest), ch->cap);
+  }
   for (SimChannelId c = 0; c < n_ch; c++) {
     for (guint32 e = 0; e < ft->chan[c].n; e++) {
       const Flow *fl = flow_at(ft, (guint32)(ft->chan[c].ent[e] >> 8));
@@ -483,47 +564,64 @@ static void check_all(FlowTransport *ft)
   }
 }
 
-/* After a filling: the flows held fixed that must join the set, because
- * the filled flows broke their max-min conditions.  A fixed flow joins when
- * a filled flow froze on one of its channels below its rate (it must slow
- * down for the filled one to be max-min), or when its own bottleneck
- * channel, now shared with filled flows, is no longer saturated or has a
- * faster flow.  With no such flow, every flow has a bottleneck and no
- * channel is over its rate: the allocation is max-min (Bertsekas &
- * Gallager's bottleneck characterization), though only the set was
- * recomputed.  Returns how many joined. */
+/* After a filling: the flows held fixed that must join the set because
+ * the filled flows broke their max-min conditions.  A fixed flow joins
+ * when a set flow froze on one of its channels below its rate (it must
+ * slow down for the set flow to be max-min), or when its bottleneck, now
+ * shared with the set, is no longer saturated or has a faster flow.  With
+ * none, every flow has a bottleneck and no channel is over its rate: the
+ * allocation is max-min (Bertsekas & Gallager's characterization), though
+ * only the set was recomputed.
+ *
+ * Channel entry lists are read only where a fixed flow may break: on the
+ * channels the set froze on, when they carry others, and on channels that
+ * were saturated and now are not, or now see a set flow faster than any
+ * before (a fixed flow bottlenecked there ran at the channel's fastest).
+ * Returns how many flows joined. */
 static guint32 expand(FlowTransport *ft)
 {
-  const U32Vec *cc = &ft->comp_ch;
+  const U32Vec *cc = &ft->comp_ch, *cf = &ft->comp_fl;
   U32Vec *grow = &ft->grow;
   guint32 stamp = ft->stamp;
 
+  for (guint32 i = 0; i < cc->n; i++) {
+    ChanCold *cd = &ft->cold[cc->v[i]];
+    cd->set_new_used = 0;
+    cd->set_new_max = 0;
+  }
+  for (guint32 i = 0; i < cf->n; i++) {
+    const Flow *fl = flow_at(ft, cf->v[i]);
+    for (guint32 h = 0; h < fl->n_hops; h++) {
+      const FlowHop *hp = flow_hop(ft, fl, h);
+      ChanCold *cd = &ft->cold[hp->ch];
+      cd->set_new_used += hp->w * fl->new_rate;
+      cd->set_new_max = MAX(cd->set_new_max, fl->new_rate);
+    }
+  }
   grow->n = 0;
   for (guint32 i = 0; i < cc->n; i++) {
     SimChannelId c = cc->v[i];
     const Chan *ch = &ft->chan[c];
     const ChanCold *cd = &ft->cold[c];
-    double used = 0, fastest = 0;
-    gboolean fixed_here = FALSE, saturated;
+    double others = units_Bps(ch->used - cd->set_used);
+    double lim = ch->cap * (1 - 1e-9);
+    gboolean was_full = units_Bps(ch->used) >= lim;
+    gboolean is_full = others + cd->set_new_used >= lim;
+    gboolean froze_here = cd->froze >= 0;
+    gboolean bneck_risk =
+        was_full &&
+        (!is_full || cd->set_new_max > cd->set_old_max * (1 + 1e-9));
 
-    for (guint32 e = 0; e < ch->n; e++) {
-      const Flow *o = flow_at(ft, (guint32)(ch->ent[e] >> 8));
-      double r = o->mark == stamp ? o->new_rate : o->rate;
-      used += flow_hop(ft, o, (guint32)(ch->ent[e] & 0xff))->w * r;
-      fastest = MAX(fastest, r);
-      fixed_here |= o->mark != stamp;
-    }
-    if (!fixed_here)
+    if (ch->n == cd->n_set || (!froze_here && !bneck_risk))
       continue;
-    saturated = used >= ch->cap * (1 - 1e-9);
     for (guint32 e = 0; e < ch->n; e++) {
       guint32 g = (guint32)(ch->ent[e] >> 8);
-      Flow *fl = flow_at(ft, g);
+      const Flow *fl = flow_at(ft, g);
       if (fl->mark == stamp)
         continue;
-      if ((cd->froze >= 0 && fl->rate > cd->froze * (1 + 1e-9)) ||
+      if ((froze_here && fl->rate > cd->froze * (1 + 1e-9)) ||
           (fl->bneck == c &&
-           !(saturated && fl->rate >= fastest * (1 - 1e-9))))
+           !(is_full && fl->rate >= cd->set_new_max * (1 - 1e-9))))
         vec_push(grow, g); /* perhaps twice: set_add takes it once */
     }
   }
@@ -661,6 +759,10 @@ static gboolean flow_insert(FlowTransport *ft, guint32 f, Flow *fl,
   /* Alone on every channel: the bottleneck rate, nobody else moves. */
   fl->rate = rate;
   fl->bneck = bneck;
+  for (guint32 h = 0; h < fl->n_hops; h++) {
+    const FlowHop *hp = flow_hop(ft, fl, h);
+    ft->chan[hp->ch].used += use_units(hp->w, rate);
+  }
   flow_schedule_done(ft, f, fl);
   return FALSE;
 }
@@ -678,6 +780,7 @@ static gboolean flow_remove(FlowTransport *ft, Flow *fl, SimTime now,
     Chan *ch = &ft->chan[hp->ch];
     guint64 last = ch->ent[--ch->n];
 
+    ch->used -= use_units(hp->w, fl->rate);
     if (hp->slot != ch->n) {
       ch->ent[hp->slot] = last;
       flow_hop(ft, flow_at(ft, (guint32)(last >> 8)), (guint32)(last & 0xff))
@@ -845,6 +948,7 @@ static void flow_free(SimTransport *t)
   g_free(ft->comp_fl.v);
   g_free(ft->seeds.v);
   g_free(ft->grow.v);
+  g_free(ft->set_list.v);
   sim_pool_clear(&ft->flows);
   sim_pool_clear(&ft->blocks);
   sim_pool_clear(&ft->xfers);
