@@ -533,7 +533,7 @@ static void run_workload(Rig *r, Workload *w)
  * the bytes of the transfers crossing it. */
 START_TEST(test_random_conservation)
 {
-  for (guint64 seed = 1; seed <= 4; seed++) {
+  for (guint64 seed = 1; seed <= 3; seed++) {
     Rig r;
     SimRng rng;
     Workload w;
@@ -542,12 +542,14 @@ START_TEST(test_random_conservation)
 
     rig_init(&r);
     sim_rng_init(&rng, seed, 0);
-    random_rig(&r, &rng, &w, 1500);
+    random_rig(&r, &rng, &w, 800);
     rig_go(&r, "flow");
     run_workload(&r, &w);
     sim_transport_stats(r.t, &st);
     ck_assert_uint_eq(st.transfers_done, w.n);
     ck_assert_uint_gt(st.recomputes, 100);
+    /* sets had to grow: the local recomputation was exercised */
+    ck_assert_uint_gt(st.recompute_rounds, st.recomputes);
     expect = g_new0(double, sim_fabric_n_channels(r.fabric));
     for (guint32 t = 0; t < w.n; t++) {
       SimTime alone =
@@ -650,7 +652,7 @@ Suite *suite_transport(void)
   tcase_add_test(tc, test_channel_stats);
   suite_add_tcase(s, tc);
   tc = tcase_create("random");
-  tcase_set_timeout(tc, 60);
+  tcase_set_timeout(tc, 240);
   tcase_add_test(tc, test_random_conservation);
   tcase_add_test(tc, test_determinism);
   tcase_add_test(tc, test_flow_equals_analytical_alone);
