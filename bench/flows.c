@@ -164,6 +164,7 @@ int main(int argc, char **argv)
          st.recomputes ? (double)st.recompute_flows / (double)st.recomputes
                        : 0.0,
          st.rate_updates, (double)ru.ru_maxrss / 1024);
+  g_clear_pointer(&t, sim_transport_free); /* before the fabric it uses */
   topo_system_free(b.sys);
   return b.done == (guint64)flows ? 0 : 1;
 }

@@ -148,6 +148,7 @@ typedef struct {
   Chan *chan;     /* [n_channels], cache-line aligned */
   ChanCold *cold; /* [n_channels] */
   SimTime *lat;   /* [n_channels]: latency plus the far end's forwarding */
+  guint32 n_channels;
   guint32 stamp, fill_stamp;
   guint32 active;
   gboolean checking;
@@ -937,7 +938,7 @@ static void flow_free(SimTransport *t)
 {
   FlowTransport *ft = (FlowTransport *)t;
 
-  for (guint32 c = 0; c < sim_fabric_n_channels(t->fabric); c++)
+  for (guint32 c = 0; c < ft->n_channels; c++)
     if (ft->chan[c].ent != ft->chan[c].inl)
       g_free(ft->chan[c].ent);
   g_aligned_free(ft->chan);
@@ -973,6 +974,7 @@ SimTransport *sim_flow_new(SimEngine *engine, const SimFabric *fabric)
   sim_pool_init(&ft->flows, sizeof(Flow), 12);
   sim_pool_init(&ft->blocks, sizeof(HopBlock), 12);
   sim_pool_init(&ft->xfers, sizeof(Xfer), 12);
+  ft->n_channels = n_ch;
   ft->chan = g_aligned_alloc0(MAX(n_ch, 1), sizeof(Chan), 64);
   ft->cold = g_new0(ChanCold, MAX(n_ch, 1));
   ft->lat = g_new0(SimTime, MAX(n_ch, 1));

@@ -69,15 +69,15 @@ typedef struct {
 typedef struct {
   guint64 transfers_started;
   guint64 transfers_done;
-  guint64 flows_started;   /* paths of transfers */
-  guint64 rate_updates;    /* flows whose rate a recomputation changed */
-  guint64 recomputes;      /* max-min recomputations over a component */
+  guint64 flows_started;    /* paths of transfers */
+  guint64 rate_updates;     /* flows whose rate a recomputation changed */
+  guint64 recomputes;       /* max-min recomputations over a component */
   guint64 recompute_rounds; /* fillings: a recomputation grows its set of
                               flows until max-min holds around it */
-  guint64 recompute_flows; /* flows in the final sets */
-  guint64 demoted;         /* flows started alone that met another before
+  guint64 recompute_flows;  /* flows in the final sets */
+  guint64 demoted;          /* flows started alone that met another before
                             their bytes began (flow transport) */
-  guint32 peak_active;     /* most flows on channels at once */
+  guint32 peak_active;      /* most flows on channels at once */
 } SimTransportStats;
 
 typedef struct SimTransport SimTransport;
@@ -102,10 +102,12 @@ struct SimTransport {
   guint64 in_flight; /* transfers started and not done */
 };
 
-/* An analytical (contention-free) transport over a finalized fabric. */
+/* An analytical (contention-free) transport over a finalized fabric, which
+ * must outlive it. */
 SimTransport *sim_analytical_new(SimEngine *engine, const SimFabric *fabric);
 
-/* A flow-level (max-min fair) transport over a finalized fabric. */
+/* A flow-level (max-min fair) transport over a finalized fabric, which
+ * must outlive it. */
 SimTransport *sim_flow_new(SimEngine *engine, const SimFabric *fabric);
 
 /* Flow transport only: after every recomputation, asserts that no channel
