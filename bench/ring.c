@@ -65,7 +65,8 @@ static void ring_done(void *ctx, guint64 user, SimTime now)
 
 static void ring_add(Ring *r, guint32 rank, guint32 k)
 {
-  guint32 left = (rank + r->n - 1) % r->n, right = (rank + 1) % r->n;
+  guint32 left = rank == 0 ? r->n - 1 : rank - 1;
+  guint32 right = rank + 1 == r->n ? 0 : rank + 1;
   SimTask after[2] = {SIM_TASK_NONE, SIM_TASK_NONE};
   SimTaskSpec spec = {.bytes = r->chunk,
                       .paths = &r->path[rank],

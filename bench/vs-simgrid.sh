@@ -70,10 +70,11 @@ global link off chassis 0, so two ring hops travel the same green link in
 the same direction (N=16: h3->h4 and h15->h0 both cross
 green_link_in_chassis_0_between_routers_0_and_1_16_DOWN; see
 simgrid-ring.sh 16 1G dragonfly ideal --print-routes) and each gets half of
-it: about 2x the contention-free time (its longest hop is 6 links).  ifsim's dragonfly links every pair of routers in a group
-(a = c*r routers, all to all) and routes minimally, so no two ring hops
-share a channel; its time is the contention-free one, 2(N-1)(S/N/B + Lmax)
-with Lmax = 5 link latencies across groups (bench_ring N SIZE dragonfly
---print-routes lists the hops).
+it: about 2x the contention-free time (its longest hop is 6 links).
+ifsim's dragonfly links every pair of routers in a group (a = c*r routers,
+all to all) and routes minimally, so no two ring hops share a channel; its
+time is the contention-free one, 2(N-1)(S/N/B + Lmax) with Lmax = 5 link
+latencies across groups (bench_ring N SIZE dragonfly --print-routes lists
+the hops).
 EOF
 fi

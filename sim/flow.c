@@ -61,26 +61,32 @@ typedef struct {
   FlowHop hop[HOPS_PER_BLOCK];
 } HopBlock;
 
+/* A flow.  What starting, ending and rescheduling it touch comes first,
+ * in one cache line, then the hops a short path uses; what only
+ * recomputations use comes last. */
 typedef struct {
   double remaining; /* payload bytes still to move at `since` */
   double rate;      /* payload bytes/s while active, else 0 */
-  double cap;       /* rate cap; G_MAXDOUBLE: none */
-  double new_rate;  /* filling scratch */
   SimTime since;
-  SimEventId done_ev; /* the cancellable end event, if that is the one */
   guint64 bytes;
   guint64 tag;  /* the transfer's, when it has one path */
   guint32 xfer; /* the transfer record of a path set, or SIM_NONE */
   guint32 n_hops;
-  guint32 mark;   /* in the set being recomputed when == stamp */
-  guint32 frozen; /* frozen in the current filling when == fill_stamp */
-  guint32 bneck;  /* channel that limits it, SIM_NONE: its cap */
-  guint32 new_bneck;
+  guint32 bneck;       /* channel that limits it, SIM_NONE: its cap */
   guint32 ev_gen;      /* end events carry it; kept across reuse of the slot */
   gboolean ended_once; /* an end event was scheduled before */
-  guint32 blk[MAX_BLOCKS]; /* hops past the inline ones */
+  guint32 pad_;
   FlowHop hop[INLINE_HOPS];
+  double cap;         /* rate cap; G_MAXDOUBLE: none */
+  double new_rate;    /* filling scratch */
+  SimEventId done_ev; /* the cancellable end event, if that is the one */
+  guint32 mark;       /* in the set being recomputed when == stamp */
+  guint32 frozen;     /* frozen in the current filling when == fill_stamp */
+  guint32 new_bneck;
+  guint32 blk[MAX_BLOCKS]; /* hops past the inline ones */
 } Flow;
+
+G_STATIC_ASSERT(G_STRUCT_OFFSET(Flow, hop) == 64);
 
 typedef struct {
   guint64 tag;
@@ -768,11 +774,34 @@ static gboolean flow_insert(FlowTransport *ft, guint32 f, Flow *fl,
   return FALSE;
 }
 
+/* flow_insert for a flow whose channels are all idle (flow_start saw
+ * them), at the bottleneck rate it found: one pass. */
+static void flow_insert_alone(FlowTransport *ft, guint32 f, Flow *fl,
+                              SimTime since, double rate, guint32 bneck)
+{
+  for (guint32 h = 0; h < fl->n_hops; h++) {
+    FlowHop *hp = flow_hop(ft, fl, h);
+    Chan *ch = &ft->chan[hp->ch];
+    hp->slot = 0;
+    ch->ent[0] = ((guint64)f << 8) | h;
+    ch->n = 1;
+    ch->busy_since = since;
+    ch->used += use_units(hp->w, rate);
+  }
+  fl->since = since;
+  fl->rate = rate;
+  fl->bneck = bneck;
+  if (++ft->active > ft->base.stats.peak_active)
+    ft->base.stats.peak_active = ft->active;
+  flow_schedule_done(ft, f, fl);
+}
+
 /* Takes a flow off its channels (swap-remove, fixing the moved entry's
- * slot).  Channels left empty end their busy period at `now`; seeds
- * collects those still holding flows when `seed` is set. */
+ * slot).  Channels left empty end their busy period at `now`.  A flow
+ * that is done (`done`) counts its bytes on each channel, and the channels
+ * still holding flows become seeds of a recomputation. */
 static gboolean flow_remove(FlowTransport *ft, Flow *fl, SimTime now,
-                            gboolean seed)
+                            gboolean done)
 {
   gboolean others = FALSE;
 
@@ -782,6 +811,11 @@ static gboolean flow_remove(FlowTransport *ft, Flow *fl, SimTime now,
     guint64 last = ch->ent[--ch->n];
 
     ch->used -= use_units(hp->w, fl->rate);
+    if (done) {
+      ch->payload_bytes += (double)fl->bytes;
+      if (hp->w != 1.0)
+        ft->cold[hp->ch].overhead_bytes += (double)fl->bytes * (hp->w - 1.0);
+    }
     if (hp->slot != ch->n) {
       ch->ent[hp->slot] = last;
       flow_hop(ft, flow_at(ft, (guint32)(last >> 8)), (guint32)(last & 0xff))
@@ -792,7 +826,7 @@ static gboolean flow_remove(FlowTransport *ft, Flow *fl, SimTime now,
         ch->busy_ps += now - ch->busy_since;
     } else {
       others = TRUE;
-      if (seed)
+      if (done)
         vec_push(&ft->seeds, hp->ch);
     }
   }
@@ -851,12 +885,6 @@ static void flow_done(SimEngine *engine, void *ctx, guint64 data)
     return; /* a stale plain event: the flow was rescheduled */
   fl->done_ev = SIM_EVENT_ID_NONE; /* this one, running */
   fl->ev_gen++;
-  for (guint32 h = 0; h < fl->n_hops; h++) {
-    const FlowHop *hp = flow_hop(ft, fl, h);
-    ft->chan[hp->ch].payload_bytes += (double)fl->bytes;
-    if (hp->w != 1.0)
-      ft->cold[hp->ch].overhead_bytes += (double)fl->bytes * (hp->w - 1.0);
-  }
   if (flow_remove(ft, fl, sim_engine_now(engine), TRUE))
     request_recompute(ft, fl->rate * (1 - 1e-9));
   flow_release(ft, f, fl);
@@ -881,6 +909,8 @@ static void flow_start(SimTransport *t, const SimTransfer *x)
     guint64 bytes = xi == SIM_NONE ? x->bytes : sim_transfer_share(x, i);
     SimTime lat = 0;
     gboolean idle = TRUE;
+    double rate = x->cap_Bps > 0 ? x->cap_Bps : G_MAXDOUBLE;
+    guint32 bneck = SIM_NONE;
 
     g_assert(p->n > 0 && p->n <= SIM_PATH_MAX_HOPS);
     fl->remaining = (double)bytes;
@@ -902,6 +932,10 @@ static void flow_start(SimTransport *t, const SimTransfer *x)
       g_assert(hp->w >= 1.0);
       lat += ft->lat[p->hop[h]];
       idle &= ft->chan[p->hop[h]].n == 0;
+      if (ft->chan[p->hop[h]].cap / hp->w < rate) {
+        rate = ft->chan[p->hop[h]].cap / hp->w;
+        bneck = p->hop[h];
+      }
     }
     /* The path's end forwards nothing: take its node latency back out. */
     lat -= ft->lat[p->hop[p->n - 1]] -
@@ -909,7 +943,8 @@ static void flow_start(SimTransport *t, const SimTransfer *x)
     if (bytes > 0 && idle) {
       /* Nobody on the path: start the bytes after the latency without an
        * activation event; a flow arriving meanwhile demotes this one. */
-      flow_insert(ft, f, fl, sim_engine_now(t->engine) + lat);
+      flow_insert_alone(ft, f, fl, sim_engine_now(t->engine) + lat, rate,
+                        bneck);
       continue;
     }
     sim_engine_schedule_in(t->engine, lat, ft->activate_kind, f);
@@ -971,7 +1006,7 @@ SimTransport *sim_flow_new(SimEngine *engine, const SimFabric *fabric)
   ft->base.ops = &flow_ops;
   ft->base.engine = engine;
   ft->base.fabric = fabric;
-  sim_pool_init(&ft->flows, sizeof(Flow), 12);
+  sim_pool_init_aligned(&ft->flows, (sizeof(Flow) + 63) & ~(gsize)63, 12, 64);
   sim_pool_init(&ft->blocks, sizeof(HopBlock), 12);
   sim_pool_init(&ft->xfers, sizeof(Xfer), 12);
   ft->n_channels = n_ch;

@@ -125,8 +125,9 @@ void sim_transport_set_done(SimTransport *t, SimDoneFn fn, void *ctx);
 void sim_transport_set_wire(SimTransport *t, SimWireFn fn, void *ctx);
 
 /* Starts a transfer now.  Paths are copied: the caller may reuse them.
- * Every path must chain its channels (asserted in debug builds); bytes may
- * be 0 (the transfer then takes the longest path's latency). */
+ * Every path must chain its channels and cross each at most once
+ * (asserted in debug builds); bytes may be 0 (the transfer then takes the
+ * longest path's latency). */
 void sim_transport_start(SimTransport *t, const SimTransfer *x);
 
 const char *sim_transport_name(const SimTransport *t);
