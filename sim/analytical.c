@@ -32,7 +32,7 @@ static void analytical_start(SimTransport *t, const SimTransfer *x)
   for (guint32 i = 0; i < x->n_paths; i++) {
     const SimPath *p = &x->paths[i];
     guint64 bytes = sim_transfer_share(x, i);
-    double rate = x->cap_Bps > 0 ? x->cap_Bps : G_MAXDOUBLE;
+    double rate = sim_transfer_path_cap(x, i);
     SimTime t_i = sim_path_latency_ps(t->fabric, p);
 
     for (guint32 h = 0; h < p->n; h++) {

@@ -909,13 +909,13 @@ static void flow_start(SimTransport *t, const SimTransfer *x)
     guint64 bytes = xi == SIM_NONE ? x->bytes : sim_transfer_share(x, i);
     SimTime lat = 0;
     gboolean idle = TRUE;
-    double rate = x->cap_Bps > 0 ? x->cap_Bps : G_MAXDOUBLE;
+    double rate = sim_transfer_path_cap(x, i);
     guint32 bneck = SIM_NONE;
 
     g_assert(p->n > 0 && p->n <= SIM_PATH_MAX_HOPS);
     fl->remaining = (double)bytes;
     fl->rate = 0;
-    fl->cap = x->cap_Bps > 0 ? x->cap_Bps : G_MAXDOUBLE;
+    fl->cap = rate;
     fl->done_ev = SIM_EVENT_ID_NONE;
     fl->ended_once = FALSE;
     fl->bytes = bytes;

@@ -53,7 +53,8 @@ typedef struct {
   const SimPath *paths;  /* n_paths paths from source to destination */
   const double *weights; /* n_paths shares summing to 1; NULL: one path */
   guint32 n_paths;       /* 1 .. SIM_PATHSET_MAX */
-  double cap_Bps;        /* a cap on each path's payload rate; 0: none */
+  double cap_Bps;        /* a cap on the transfer's payload rate, shared by
+                            its paths by weight; 0: none */
   guint64 tag;           /* given back to the completion function */
 } SimTransfer;
 
@@ -143,6 +144,15 @@ static inline SimTime sim_serialize_ps(double bytes, double rate)
   SimTime t = (SimTime)ps;
 
   return (double)t < ps ? t + 1 : t;
+}
+
+/* The rate cap of path i of a transfer (its weight's share of the
+ * transfer's cap), G_MAXDOUBLE for none. */
+static inline double sim_transfer_path_cap(const SimTransfer *x, guint32 i)
+{
+  if (x->cap_Bps <= 0)
+    return G_MAXDOUBLE;
+  return x->weights ? x->cap_Bps * x->weights[i] : x->cap_Bps;
 }
 
 /* Bytes of share i of a transfer split by weights: rounded shares, the
