@@ -22,6 +22,33 @@
 #define SOFF(f) offsetof(TopoServerSpec, f)
 
 static const char *const attach_names[] = {"pcie", "c2c", NULL};
+/* GPU architectures by compute capability; "auto" follows the NVLink
+ * generation (nvlink2 sm70, nvlink3 sm80, nvlink4 sm90, nvlink5 sm100) and
+ * is sm80 without NVLink.  The NCCL model's constants depend on it. */
+static const char *const arch_names[] = {"auto", "sm70", "sm80", "sm86",
+                                         "sm89", "sm90", "sm100", NULL};
+static const guint32 arch_sm[] = {0, 70, 80, 86, 89, 90, 100};
+
+guint32 topo_server_sm(const TopoServerSpec *s, const MdlRegistry *models)
+{
+  (void)models;
+  if (s->gpu_arch != 0)
+    return arch_sm[s->gpu_arch];
+  if (s->nvlink && g_str_has_prefix(s->nvlink, "nvlink") &&
+      g_ascii_isdigit(s->nvlink[6])) {
+    switch (s->nvlink[6]) {
+    case '2':
+      return 70;
+    case '3':
+      return 80;
+    case '4':
+      return 90;
+    default:
+      return 100;
+    }
+  }
+  return 80;
+}
 
 const MdlParamSpec topo_server_params[] = {
     {"description", MDL_PARAM_STRING, SOFF(description), 0, 0, NULL, "",
@@ -49,6 +76,8 @@ const MdlParamSpec topo_server_params[] = {
      "links from each GPU to each NVSwitch, e.g. 5,5,4,4 (default: even)"},
     {"nvlink_pairs", MDL_PARAM_STRING, SOFF(nvlink_pairs), 0, 0, NULL, "",
      "direct GPU links without NVSwitch, e.g. 0-1:2,0-2:1"},
+    {"gpu_arch", MDL_PARAM_ENUM, SOFF(gpu_arch), 0, 0, arch_names, "auto",
+     "GPU architecture: auto, sm70, sm80, sm86, sm89, sm90, sm100"},
     {"gpu_attach", MDL_PARAM_ENUM, SOFF(gpu_attach), 0, 0, attach_names, "pcie",
      "how GPUs reach their socket: pcie or c2c (NVLink-C2C)"},
     {"gpu_pcie", MDL_PARAM_STRING, SOFF(gpu_pcie), 0, 0, NULL, "pcie5-x16",

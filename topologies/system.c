@@ -604,6 +604,39 @@ guint32 topo_nics_per_server(const TopoSystem *sys)
   return sys->server->nics;
 }
 
+static gboolean is_none_name(const char *name)
+{
+  return name == NULL || *name == '\0' || strcmp(name, "none") == 0;
+}
+
+void topo_system_gpu_info(const TopoSystem *sys, TopoGpuInfo *out)
+{
+  const TopoServerSpec *s = sys->server;
+  const MdlSwitch *nvsw = NULL;
+  const MdlSwitch *netsw = NULL;
+
+  memset(out, 0, sizeof(*out));
+  out->gpus = s->gpus;
+  out->sm = topo_server_sm(s, sys->models);
+  if (!is_none_name(s->nvlink)) {
+    out->nvlink = mdl_registry_link(sys->models, s->nvlink);
+    out->nvlinks = s->nvlinks_per_gpu;
+  }
+  if (!is_none_name(s->nvswitch)) {
+    nvsw = mdl_registry_switch(sys->models, s->nvswitch);
+    out->nvswitch = nvsw != NULL;
+    out->nvls = nvsw && nvsw->reduction == MDL_REDUCE_NVLS;
+  }
+  out->gpu_pcie = mdl_registry_link(sys->models, s->gpu_pcie);
+  if (!is_none_name(s->nic)) {
+    out->nic = mdl_registry_nic(sys->models, s->nic);
+    out->nics = s->nics;
+  }
+  if (sys->scaleout.topology != TOPO_NET_NONE && sys->scaleout.sw)
+    netsw = mdl_registry_switch(sys->models, sys->scaleout.sw);
+  out->sharp = netsw && netsw->reduction == MDL_REDUCE_SHARP;
+}
+
 TopoNetKind topo_system_net(const TopoSystem *sys)
 {
   return sys->scaleout.topology;

@@ -87,6 +87,23 @@ guint32 topo_system_servers(const TopoSystem *sys);
 guint32 topo_system_gpus_per_server(const TopoSystem *sys);
 TopoNetKind topo_system_net(const TopoSystem *sys);
 
+/* What a collective library needs to know of the GPUs and their links:
+ * every server is alike. */
+typedef struct {
+  guint32 gpus;            /* per server */
+  guint32 sm;              /* compute capability x 10: 70, 80, 86, 89, 90, 100 */
+  const MdlLink *nvlink;   /* NULL: no NVLink */
+  guint32 nvlinks;         /* NVLinks per GPU */
+  gboolean nvswitch;       /* NVLink goes through NVSwitches */
+  gboolean nvls;           /* the NVSwitches reduce and multicast (NVLS) */
+  const MdlLink *gpu_pcie; /* the GPU's PCIe link */
+  const MdlNic *nic;       /* NULL: no NIC */
+  guint32 nics;            /* per server */
+  gboolean sharp;          /* network switches aggregate (IB SHARP) */
+} TopoGpuInfo;
+
+void topo_system_gpu_info(const TopoSystem *sys, TopoGpuInfo *out);
+
 /* The link model behind a channel, the switch/NIC model behind a node
  * (NULL for other kinds). */
 const MdlLink *topo_channel_link(const TopoSystem *sys, SimChannelId c);

@@ -25,6 +25,7 @@ typedef struct {
   guint32 nvswitches;
   char *nvlink_split;
   char *nvlink_pairs;
+  guint32 gpu_arch;   /* index into the server file's architecture names */
   guint32 gpu_attach; /* TopoGpuAttach */
   char *gpu_pcie;
   char *c2c_link;
@@ -53,6 +54,8 @@ typedef struct {
 } TopoServerSpec;
 
 extern const MdlParamSpec topo_server_params[];
+/* Compute capability x 10 of a server's GPUs (gpu_arch, or derived). */
+guint32 topo_server_sm(const TopoServerSpec *s, const MdlRegistry *models);
 void topo_server_spec_free(TopoServerSpec *s);
 
 /* Reads a [server NAME] group: keys, lists, shape checks against models. */
