@@ -1,24 +1,11 @@
 /* Per-link utilization CSV; see traces/linkstats.h.  Numbers are written
  * with printf (libcsv would quote them); text fields go through libcsv's
- * quoting when they hold a comma, quote or line break. */
+ * quoting when they hold a comma, quote or line break (traces/csvtext.h). */
 #include "traces/linkstats.h"
 
-#include <csv.h>
 #include <string.h>
 
-static void append_text(GString *s, const char *text)
-{
-  size_t len = strlen(text);
-
-  if (strpbrk(text, ",\"\r\n") == NULL) {
-    g_string_append_len(s, text, (gssize)len);
-  } else {
-    char *buf = g_malloc(2 * len + 3);
-    size_t n = csv_write(buf, 2 * len + 2, text, len);
-    g_string_append_len(s, buf, (gssize)n);
-    g_free(buf);
-  }
-}
+#include "traces/csvtext.h"
 
 char *trc_links_csv(const TopoSystem *sys, const SimTransport *t, SimTime end,
                     gboolean all)
@@ -38,11 +25,11 @@ char *trc_links_csv(const TopoSystem *sys, const SimTransport *t, SimTime end,
     if (!all && st.payload_bytes == 0 && st.peak_flows == 0)
       continue;
     g_string_append_printf(s, "%u,", c);
-    append_text(s, sim_fabric_node_name(f, ch->src));
+    trc_csv_append_text(s, sim_fabric_node_name(f, ch->src));
     g_string_append_c(s, ',');
-    append_text(s, sim_fabric_node_name(f, ch->dst));
+    trc_csv_append_text(s, sim_fabric_node_name(f, ch->dst));
     g_string_append_c(s, ',');
-    append_text(s, topo_channel_link(sys, c)->name);
+    trc_csv_append_text(s, topo_channel_link(sys, c)->name);
     g_string_append_printf(s, ",%.6f,%.0f,%.0f,%.6f,%.6f,%.6f,%u\n",
                            ch->rate_Bps / 1e9, st.payload_bytes, st.wire_bytes,
                            sim_time_to_us(st.busy_ps),

@@ -1,0 +1,379 @@
+/* Results of a collective size sweep as the nccl-tests table, CSV and JSON;
+ * see traces/collresults.h.
+ *
+ * The table follows NVIDIA/nccl-tests src/util.cu (writeResultHeader,
+ * writeBenchmarkLinePreamble, writeBenchmarkLineBody, getFloatStr,
+ * writeResultFooter, finalizeFooter; checked against commits cfa8a96 and
+ * 0fdb00a) byte for byte, trailing blanks included, so that `diff` against
+ * a real run lines up row by row.  Data is not checked, which nccl-tests
+ * prints as its -c 0 layout: "    N/A" in place of #wrong (one column
+ * narrower than the "#wrong" header: nccl-tests does the same).  The
+ * comment lines before the column headers and the per-size choices after
+ * "# Collective test concluded" are ifsim's own.
+ *
+ * The JSON has the shape of nccl-tests' -J output (util.cu: "results"
+ * entries with size, count, type, redop, root as nccl-tests' "%6i" string,
+ * out_of_place and in_place {time, alg_bw, bus_bw, nwrong: null}), plus
+ * ifsim's algo, proto, channels and nccl_model_us per size; "config" holds
+ * every TrcCollInfo field, the byte range under nccl-tests' key names.
+ *
+ * CSV and JSON numbers go through g_ascii_formatd: a decimal point
+ * whatever the locale.  NULL text fields print as empty (table, CSV), "-"
+ * (the per-size comment block) or null (JSON). */
+#include "traces/collresults.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "traces/csvtext.h"
+
+static const char *text_or(const char *text, const char *none)
+{
+  return text != NULL ? text : none;
+}
+
+/* nccl-tests' getFloatStr: two decimals while the integer part has fewer
+ * than width - 2 digits, then one, then none, then an exponent ("%7.1e"
+ * for the 7-wide time, "%6.0e" for the 6-wide bandwidths).  A value that
+ * rounds up past the width widens the column, as in nccl-tests. */
+static void float_str(char *buf, size_t len, double value, int width)
+{
+  int power = 0;
+
+  /* Digits of the integer part; stops once the branch is decided (and on
+   * infinity). */
+  for (double v = 1; value >= v && power <= width + 1; v *= 10)
+    power++;
+  if (power < width - 2)
+    snprintf(buf, len, "%*.2f", width, value);
+  else if (power < width - 1)
+    snprintf(buf, len, "%*.1f", width, value);
+  else if (power < width + 1)
+    snprintf(buf, len, "%*.0f", width, value);
+  else if (width >= 7)
+    snprintf(buf, len, "%*.1e", width, value);
+  else
+    snprintf(buf, len, "%*.0e", width, value);
+}
+
+/* nccl-tests' "Avg bus bandwidth": the mean busbw over every timed run
+ * (out-of-place and in-place, the same here).  0 for an empty sweep. */
+static double mean_busbw(const TrcCollRow *rows, guint n)
+{
+  double sum = 0;
+
+  for (guint i = 0; i < n; i++)
+    sum += rows[i].busbw_GBps;
+  return n > 0 ? sum / n : 0.0;
+}
+
+/* Text inside a "# ..." comment line: a line break would end the comment,
+ * so it becomes a space. */
+static void append_comment_text(GString *s, const char *text)
+{
+  for (const char *c = text_or(text, ""); *c; c++)
+    g_string_append_c(s, *c == '\n' || *c == '\r' ? ' ' : *c);
+}
+
+/* One number for CSV or JSON, locale-independent; fmt is one conversion of
+ * g_ascii_formatd ("%.6f"). */
+static void append_double(GString *s, const char *fmt, double value)
+{
+  char buf[400]; /* "%.6f" of DBL_MAX: 309 digits and 7 more */
+
+  g_string_append(s, g_ascii_formatd(buf, sizeof buf, fmt, value));
+}
+
+static void append_table_body(GString *s, const TrcCollRow *r)
+{
+  char time[32], algbw[32], busbw[32];
+
+  float_str(time, sizeof time, r->time_us, 7);
+  float_str(algbw, sizeof algbw, r->algbw_GBps, 6);
+  float_str(busbw, sizeof busbw, r->busbw_GBps, 6);
+  g_string_append_printf(s, "  %7s  %6s  %6s    N/A", time, algbw, busbw);
+}
+
+void trc_coll_print_table(FILE *out, const TrcCollInfo *info,
+                          const TrcCollRow *rows, guint n)
+{
+  g_autoptr(GString) s = g_string_new("# ifsim prediction: ");
+
+  append_comment_text(s, info->collective);
+  g_string_append(s, " on ");
+  append_comment_text(s, info->system);
+  g_string_append_printf(s, ", %u ranks on %u nodes, fidelity ", info->ranks,
+                         info->nodes);
+  append_comment_text(s, info->fidelity);
+  g_string_append(s, "\n# (out-of-place and in-place both show the "
+                     "predicted time; nothing is checked: #wrong is N/A)\n");
+
+  /* writeResultHeader, without timestamps: "%*s" of "" at width 0 leaves
+   * the blank before the newline. */
+  g_string_append(s, "#\n");
+  g_string_append_printf(s,
+                         "# %10s  %12s  %8s  %6s  %6s           out-of-place"
+                         "                       in-place          \n",
+                         "", "", "", "", "");
+  g_string_append_printf(s,
+                         "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s"
+                         "  %7s  %6s  %6s  %6s %*s\n",
+                         "size", "count", "type", "redop", "root", "time",
+                         "algbw", "busbw", "#wrong", "time", "algbw", "busbw",
+                         "#wrong", 0, "");
+  g_string_append_printf(s,
+                         "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s"
+                         "  %7s  %6s  %6s  %6s %*s\n",
+                         "(B)", "(elements)", "", "", "", "(us)", "(GB/s)",
+                         "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "", 0, "");
+
+  for (guint i = 0; i < n; i++) {
+    const TrcCollRow *r = &rows[i];
+    char root[32];
+
+    /* writeBenchmarkLinePreamble prints the root through "%6i" first. */
+    snprintf(root, sizeof root, "%6i", (int)info->root);
+    g_string_append_printf(
+        s, "%12" G_GUINT64_FORMAT "  %12" G_GUINT64_FORMAT "  %8s  %6s  %6s",
+        r->size_bytes, r->count, text_or(info->type, ""),
+        text_or(info->redop, ""), root);
+    append_table_body(s, r); /* out-of-place */
+    append_table_body(s, r); /* in-place */
+    g_string_append_c(s, '\n');
+  }
+
+  /* writeResultFooter with no NCCL_TESTS_MIN_BW check ("%g %s" of ""
+   * leaves a blank), then finalizeFooter's "#". */
+  g_string_append_printf(s, "# %-20s : %d %s\n", "Out of bounds values", 0,
+                         "OK");
+  g_string_append_printf(s, "# %-20s : %g %s\n", "Avg bus bandwidth",
+                         mean_busbw(rows, n), "");
+  g_string_append(s, "#\n# Collective test concluded: ");
+  append_comment_text(s, info->test);
+  g_string_append(s, "\n#\n");
+
+  /* ifsim's own: what NCCL would pick per size, space-separated. */
+  g_string_append(s, "# size_bytes algo proto channels nccl_model_us\n");
+  for (guint i = 0; i < n; i++) {
+    const TrcCollRow *r = &rows[i];
+    const char *algo = r->algo != NULL && *r->algo ? r->algo : "-";
+    const char *proto = r->proto != NULL && *r->proto ? r->proto : "-";
+
+    g_string_append_printf(s, "# %" G_GUINT64_FORMAT " ", r->size_bytes);
+    append_comment_text(s, algo);
+    g_string_append_c(s, ' ');
+    append_comment_text(s, proto);
+    g_string_append_printf(s, " %u %.3f\n", r->channels, r->nccl_model_us);
+  }
+  fwrite(s->str, 1, s->len, out);
+}
+
+/* The sweep's text fields, in the order of the JSON "config" (where the
+ * numbers follow them) and of the CSV comments (ranks and nodes after
+ * fidelity, root last). */
+typedef struct {
+  const char *key, *value;
+} TextField;
+
+#define N_INFO_TEXT 6
+
+static void info_text_fields(const TrcCollInfo *info,
+                             TextField out[N_INFO_TEXT])
+{
+  const TextField f[N_INFO_TEXT] = {
+      {"test", info->test},     {"collective", info->collective},
+      {"system", info->system}, {"fidelity", info->fidelity},
+      {"type", info->type},     {"redop", info->redop},
+  };
+
+  memcpy(out, f, sizeof f);
+}
+
+static void append_csv_comments(GString *s, const TextField *f, guint n)
+{
+  for (guint k = 0; k < n; k++) {
+    g_string_append_printf(s, "# %s: ", f[k].key);
+    append_comment_text(s, f[k].value);
+    g_string_append_c(s, '\n');
+  }
+}
+
+char *trc_coll_csv(const TrcCollInfo *info, const TrcCollRow *rows, guint n)
+{
+  GString *s = g_string_new(NULL);
+  g_autoptr(GString) fixed = g_string_new(NULL);
+  TextField text[N_INFO_TEXT];
+
+  info_text_fields(info, text);
+  append_csv_comments(s, text, 4); /* test, collective, system, fidelity */
+  g_string_append_printf(s, "# ranks: %u\n# nodes: %u\n", info->ranks,
+                         info->nodes);
+  append_csv_comments(s, text + 4, 2); /* type, redop */
+  g_string_append_printf(s, "# root: %d\n", (int)info->root);
+  g_string_append(s, "size_bytes,count_elements,type,redop,root,time_us,"
+                     "algbw_GBps,busbw_GBps,algo,proto,channels,"
+                     "nccl_model_us\n");
+
+  /* type,redop,root: the same in every row. */
+  trc_csv_append_text(fixed, info->type);
+  g_string_append_c(fixed, ',');
+  trc_csv_append_text(fixed, info->redop);
+  g_string_append_printf(fixed, ",%d", (int)info->root);
+  for (guint i = 0; i < n; i++) {
+    const TrcCollRow *r = &rows[i];
+    const double nums[] = {r->time_us, r->algbw_GBps, r->busbw_GBps};
+
+    g_string_append_printf(s, "%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",%s",
+                           r->size_bytes, r->count, fixed->str);
+    for (guint k = 0; k < G_N_ELEMENTS(nums); k++) {
+      g_string_append_c(s, ',');
+      append_double(s, "%.6f", nums[k]);
+    }
+    g_string_append_c(s, ',');
+    trc_csv_append_text(s, r->algo);
+    g_string_append_c(s, ',');
+    trc_csv_append_text(s, r->proto);
+    g_string_append_printf(s, ",%u,", r->channels);
+    append_double(s, "%.3f", r->nccl_model_us);
+    g_string_append_c(s, '\n');
+  }
+  return g_string_free(s, FALSE);
+}
+
+/* A JSON string (RFC 8259 section 7): quote, backslash and every control
+ * character escaped; text that is not UTF-8 is repaired first (invalid
+ * bytes become U+FFFD) so the document stays valid.  NULL is null.
+ * g_strescape will not do: it writes octal escapes (\001) JSON lacks. */
+static void append_json_string(GString *s, const char *text)
+{
+  g_autofree char *fixed = NULL;
+
+  if (text == NULL) {
+    g_string_append(s, "null");
+    return;
+  }
+  if (!g_utf8_validate(text, -1, NULL))
+    text = fixed = g_utf8_make_valid(text, -1);
+  g_string_append_c(s, '"');
+  for (const unsigned char *c = (const unsigned char *)text; *c; c++) {
+    switch (*c) {
+    case '"': g_string_append(s, "\\\""); break;
+    case '\\': g_string_append(s, "\\\\"); break;
+    case '\b': g_string_append(s, "\\b"); break;
+    case '\f': g_string_append(s, "\\f"); break;
+    case '\n': g_string_append(s, "\\n"); break;
+    case '\r': g_string_append(s, "\\r"); break;
+    case '\t': g_string_append(s, "\\t"); break;
+    default:
+      if (*c < 0x20)
+        g_string_append_printf(s, "\\u%04x", *c);
+      else
+        g_string_append_c(s, (char)*c);
+    }
+  }
+  g_string_append_c(s, '"');
+}
+
+/* A JSON number; NaN and infinities (not JSON numbers) are null. */
+static void append_json_double(GString *s, double value)
+{
+  if (isfinite(value))
+    append_double(s, "%.6f", value);
+  else
+    g_string_append(s, "null");
+}
+
+/* `sep"key": "value"` for each field. */
+static void append_json_strings(GString *s, const char *sep, const TextField *f,
+                                guint n)
+{
+  for (guint k = 0; k < n; k++) {
+    g_string_append_printf(s, "%s\"%s\": ", k > 0 ? ", " : sep, f[k].key);
+    append_json_string(s, f[k].value);
+  }
+}
+
+static void append_json_run(GString *s, const char *key, const TrcCollRow *r)
+{
+  g_string_append_printf(s, ", \"%s\": {\"time\": ", key);
+  append_json_double(s, r->time_us);
+  g_string_append(s, ", \"alg_bw\": ");
+  append_json_double(s, r->algbw_GBps);
+  g_string_append(s, ", \"bus_bw\": ");
+  append_json_double(s, r->busbw_GBps);
+  g_string_append(s, ", \"nwrong\": null}");
+}
+
+char *trc_coll_json(const TrcCollInfo *info, const TrcCollRow *rows, guint n)
+{
+  GString *s = g_string_new("{\"config\": {");
+  TextField text[N_INFO_TEXT];
+  char root[32];
+
+  info_text_fields(info, text);
+  append_json_strings(s, "", text, N_INFO_TEXT);
+  g_string_append_printf(
+      s,
+      ", \"root\": %d, \"ranks\": %u, \"nodes\": %u"
+      ", \"minimum_bytes\": %" G_GUINT64_FORMAT
+      ", \"maximum_bytes\": %" G_GUINT64_FORMAT
+      ", \"step_bytes\": %" G_GUINT64_FORMAT
+      ", \"step_factor\": %" G_GUINT64_FORMAT "},\n\"results\": [",
+      (int)info->root, info->ranks, info->nodes, info->min_bytes,
+      info->max_bytes, info->step_bytes, info->step_factor);
+
+  /* nccl-tests stores the root as the "%6i" text of its table. */
+  snprintf(root, sizeof root, "%6i", (int)info->root);
+  for (guint i = 0; i < n; i++) {
+    const TrcCollRow *r = &rows[i];
+    const TextField head[] = {
+        {"type", info->type}, {"redop", info->redop}, {"root", root}};
+    const TextField choice[] = {{"algo", r->algo}, {"proto", r->proto}};
+
+    g_string_append_printf(s,
+                           "%s\n{\"size\": %" G_GUINT64_FORMAT
+                           ", \"count\": %" G_GUINT64_FORMAT,
+                           i > 0 ? "," : "", r->size_bytes, r->count);
+    append_json_strings(s, ", ", head, G_N_ELEMENTS(head));
+    append_json_run(s, "out_of_place", r);
+    append_json_run(s, "in_place", r);
+    append_json_strings(s, ", ", choice, G_N_ELEMENTS(choice));
+    g_string_append_printf(
+        s, ", \"channels\": %u, \"nccl_model_us\": ", r->channels);
+    append_json_double(s, r->nccl_model_us);
+    g_string_append_c(s, '}');
+  }
+  /* Nothing is checked: nccl-tests' "okay" without NCCL_TESTS_MIN_BW. */
+  g_string_append(s, "\n],\n\"average_bus_bandwidth\": {\"bandwidth\": ");
+  append_json_double(s, mean_busbw(rows, n));
+  g_string_append(s, ", \"okay\": \"unchecked\"}}\n");
+  return g_string_free(s, FALSE);
+}
+
+/* g_file_set_contents_full writes a temporary file next to `path`, syncs
+ * it and renames it over `path`; on failure it removes the temporary.
+ * GLib's message names the temporary; the prefix names the file asked
+ * for, as the CLI prints it ("out.csv: Failed to ..."). */
+static gboolean write_text(const char *path, char *text, GError **error)
+{
+  g_autofree char *owned = text;
+
+  if (!g_file_set_contents_full(path, owned, (gssize)strlen(owned),
+                                G_FILE_SET_CONTENTS_CONSISTENT, 0666, error)) {
+    g_prefix_error(error, "%s: ", path);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+gboolean trc_coll_csv_write(const char *path, const TrcCollInfo *info,
+                            const TrcCollRow *rows, guint n, GError **error)
+{
+  return write_text(path, trc_coll_csv(info, rows, n), error);
+}
+
+gboolean trc_coll_json_write(const char *path, const TrcCollInfo *info,
+                             const TrcCollRow *rows, guint n, GError **error)
+{
+  return write_text(path, trc_coll_json(info, rows, n), error);
+}

@@ -1,0 +1,68 @@
+/* Results of a collective size sweep (`ifsim run`), in the layouts users
+ * already read: the nccl-tests table, a CSV with units in its header, and
+ * JSON shaped like nccl-tests' -J output.
+ *
+ * A prediction has no separate out-of-place and in-place runs: both column
+ * groups of the table carry the same predicted time; #wrong is "N/A" (no
+ * data is checked).  GB = 10^9 bytes, as nccl-tests. */
+#ifndef TRACES_COLLRESULTS_H
+#define TRACES_COLLRESULTS_H
+
+#include <glib.h>
+#include <stdio.h>
+
+/* One size of the sweep. */
+typedef struct {
+  guint64 size_bytes; /* nccl-tests S: the whole array */
+  guint64 count;      /* elements, as nccl-tests prints it */
+  double time_us;
+  double algbw_GBps; /* size / time */
+  double busbw_GBps; /* algbw x the collective's bus factor */
+  const char *algo;  /* NCCL algorithm name: "Ring", "NVLS", ... */
+  const char *proto; /* "LL", "LL128", "Simple" */
+  guint32 channels;
+  double nccl_model_us; /* NCCL's own cost-model estimate of the choice */
+} TrcCollRow;
+
+/* The sweep's description, printed in the table's header lines and stored
+ * in the CSV comments and the JSON "config". */
+typedef struct {
+  const char *test;       /* nccl-tests binary name: "all_reduce_perf" */
+  const char *collective; /* "AllReduce" */
+  const char *system;     /* system name */
+  const char *fidelity;   /* "flow", "analytical" */
+  const char *type;       /* "float" */
+  const char *redop;      /* "sum"; "none" for data movement */
+  gint32 root;            /* -1: not rooted */
+  guint32 ranks, nodes;
+  guint64 min_bytes, max_bytes, step_bytes, step_factor;
+} TrcCollInfo;
+
+/* The nccl-tests table: header block ("# nccl-tests layout, predicted by
+ * ifsim ..."), the two column-header lines, one row per size with the
+ * exact field widths of nccl-tests' util.cu, then "# Out of bounds values
+ * : 0 OK", "# Avg bus bandwidth    : X" (mean busbw over the rows),
+ * "#" and "# Collective test concluded: TEST". */
+void trc_coll_print_table(FILE *out, const TrcCollInfo *info,
+                          const TrcCollRow *rows, guint n);
+
+/* CSV text: comment lines "# key: value" for the info, then a header
+ * size_bytes,count_elements,type,redop,root,time_us,algbw_GBps,busbw_GBps,
+ * algo,proto,channels,nccl_model_us and one row per size. */
+char *trc_coll_csv(const TrcCollInfo *info, const TrcCollRow *rows, guint n);
+
+/* JSON text as nccl-tests -J: {"config": {...}, "results": [{"size",
+ * "count", "type", "redop", "root", "out_of_place": {"time", "alg_bw",
+ * "bus_bw", "nwrong"}, "in_place": {...}, "algo", "proto", "channels"}],
+ * "average_bus_bandwidth": {"bandwidth", "okay"}}. */
+char *trc_coll_json(const TrcCollInfo *info, const TrcCollRow *rows, guint n);
+
+/* Write those texts to `path` atomically (a temporary file renamed, so a
+ * failure leaves no partial file and an earlier file untouched); errors
+ * name the file. */
+gboolean trc_coll_csv_write(const char *path, const TrcCollInfo *info,
+                            const TrcCollRow *rows, guint n, GError **error);
+gboolean trc_coll_json_write(const char *path, const TrcCollInfo *info,
+                             const TrcCollRow *rows, guint n, GError **error);
+
+#endif /* TRACES_COLLRESULTS_H */
