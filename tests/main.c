@@ -9,9 +9,10 @@
 int main(void)
 {
   Suite *(*const suites[])(void) = {
-      suite_time, suite_units,     suite_pool,   suite_queue, suite_engine,
-      suite_rng,  suite_transport, suite_dag,    suite_links, suite_registry,
-      suite_topo, suite_import,    suite_traces, suite_cli};
+      suite_time,   suite_units,       suite_pool,      suite_queue,
+      suite_engine, suite_rng,         suite_transport, suite_dag,
+      suite_links,  suite_registry,    suite_topo,      suite_import,
+      suite_traces, suite_collresults, suite_nccl, suite_cli};
   SRunner *sr = srunner_create(NULL);
   int failed, run;
 

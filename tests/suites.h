@@ -18,6 +18,8 @@ Suite *suite_registry(void);
 Suite *suite_topo(void);
 Suite *suite_import(void);
 Suite *suite_traces(void);
+Suite *suite_collresults(void);
+Suite *suite_nccl(void);
 Suite *suite_cli(void);
 
 #endif /* TESTS_SUITES_H */

@@ -2,20 +2,26 @@
  * nccl-tests prints it.
  *
  * The options follow nccl-tests (-b/-e/-f/-i with K/M/G suffixes, binary
- * multiples) and NCCL (--algo/--proto names).  This file parses and checks
- * them; the prediction itself needs the link models, topologies, transports
- * and collective planner, which are not built yet, so a valid command line
- * ends with a "not built yet" error (exit status 2). */
+ * multiples; -d, -o, -r) and NCCL (--algo/--proto and the NCCL_ALGO,
+ * NCCL_PROTO, NCCL_MIN_NCHANNELS, NCCL_MAX_NCHANNELS environment
+ * variables, the flags taking precedence).  Each size is chosen and
+ * planned as NCCL would (models/nccl) and executed on the system's fabric
+ * by the chosen transport. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "models/nccl/nccl.h"
 #include "sim/units.h"
 #include "tools/cli.h"
+#include "traces/collresults.h"
+#include "traces/linkstats.h"
 
 #define COMMAND "run"
 
 typedef struct {
   char *topology;
+  char **models;
   char *collective;
   guint64 min_bytes;
   guint64 max_bytes;
@@ -23,58 +29,67 @@ typedef struct {
   gboolean step_bytes_seen;
   guint64 step_factor;
   gboolean step_factor_seen;
+  guint64 ranks;
+  gboolean ranks_seen;
+  guint64 root;
+  guint64 channels;
+  gboolean channels_seen;
+  char *dtype;
+  char *redop;
   char *algo;
   char *proto;
   char *fidelity;
   char *csv;
   char *json;
-  char *timeline;
+  char *links_csv;
+  gboolean explain;
+  gboolean collnet;
 } RunOptions;
 
-static const char *const run_collectives[] = {
-    "allreduce", "allgather", "reducescatter", "broadcast",
-    "reduce",    "alltoall",  "sendrecv",      NULL};
-/* NCCL_ALGO names (src/graph/tuning.cc), compared case-insensitively. */
-static const char *const run_algos[] = {
-    "ring",          "tree",         "nvls", "nvlstree",
-    "collnetdirect", "collnetchain", "pat",  NULL};
-static const char *const run_protos[] = {"ll", "ll128", "simple", NULL};
 static const char *const run_fidelities[] = {"analytical", "flow", "packet",
                                              NULL};
+/* nccl-tests' type names (-d) and their sizes. */
+static const struct {
+  const char *name;
+  guint32 size;
+} run_types[] = {{"int8", 1},   {"uint8", 1},    {"int32", 4},  {"uint32", 4},
+                 {"int64", 8},  {"uint64", 8},   {"half", 2},   {"float", 4},
+                 {"double", 8}, {"bfloat16", 2}, {"f8e4m3", 1}, {"f8e5m2", 1}};
+static const char *const run_redops[] = {"sum", "prod", "max",
+                                         "min", "avg",  NULL};
 
 static void run_options_clear(RunOptions *o)
 {
   g_free(o->topology);
+  g_strfreev(o->models);
   g_free(o->collective);
+  g_free(o->dtype);
+  g_free(o->redop);
   g_free(o->algo);
   g_free(o->proto);
   g_free(o->fidelity);
   g_free(o->csv);
   g_free(o->json);
-  g_free(o->timeline);
+  g_free(o->links_csv);
 }
 
-/* Checks that value (if set) is one of names, ignoring case and the '_'
- * nccl-tests puts in collective names (all_reduce).  Rewrites value to the
- * canonical name. */
+static gboolean bad(GError **error, const char *fmt, const char *a,
+                    const char *b)
+{
+  g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE, fmt, a, b);
+  return FALSE;
+}
+
+/* Checks that value (if set) is one of names, ignoring case. */
 static gboolean run_check_name(char **value, const char *flag,
                                const char *const *names, GError **error)
 {
-  g_autofree char *folded = NULL;
   g_autoptr(GString) accepted = g_string_new(NULL);
-  char *w = NULL;
 
   if (*value == NULL)
     return TRUE;
-  folded = g_ascii_strdown(*value, -1);
-  w = folded;
-  for (const char *r = folded; *r; r++) {
-    if (*r != '_')
-      *w++ = *r;
-  }
-  *w = '\0';
   for (const char *const *n = names; *n; n++) {
-    if (strcmp(folded, *n) == 0) {
+    if (g_ascii_strcasecmp(*value, *n) == 0) {
       g_free(*value);
       *value = g_strdup(*n);
       return TRUE;
@@ -86,13 +101,103 @@ static gboolean run_check_name(char **value, const char *flag,
   return FALSE;
 }
 
-static gboolean run_check(RunOptions *o, GError **error)
+/* A channel count from the environment (NCCL_MIN_NCHANNELS, ...). */
+static gboolean env_channels(const char *name, guint32 *out, GError **error)
 {
-  if (!run_check_name(&o->collective, "--collective", run_collectives, error) ||
-      !run_check_name(&o->algo, "--algo", run_algos, error) ||
-      !run_check_name(&o->proto, "--proto", run_protos, error) ||
-      !run_check_name(&o->fidelity, "--fidelity", run_fidelities, error))
+  const char *v = g_getenv(name);
+  guint64 n;
+
+  if (!v || !*v)
+    return TRUE;
+  if (!g_ascii_string_to_unsigned(v, 10, 1, NCCL_MAX_CHANNELS, &n, NULL)) {
+    g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                "environment %s='%s': expected a channel count from 1 to %d",
+                name, v, NCCL_MAX_CHANNELS);
     return FALSE;
+  }
+  *out = (guint32)n;
+  return TRUE;
+}
+
+static gboolean run_check(RunOptions *o, NcclColl *coll, guint32 *type_size,
+                          NcclOptions *nopt, GError **error)
+{
+  const char *algo = o->algo ? o->algo : g_getenv("NCCL_ALGO");
+  const char *proto = o->proto ? o->proto : g_getenv("NCCL_PROTO");
+  int t;
+
+  if (!o->collective)
+    o->collective = g_strdup("allreduce");
+  if (!nccl_coll_parse(o->collective, coll))
+    return bad(error,
+               "--collective: '%s' is not one of allreduce, allgather, "
+               "reducescatter, broadcast, reduce, alltoall, sendrecv%s",
+               o->collective, "");
+  if (!run_check_name(&o->fidelity, "--fidelity", run_fidelities, error))
+    return FALSE;
+  if (o->fidelity && strcmp(o->fidelity, "packet") == 0)
+    return bad(error,
+               "--fidelity: '%s' needs the packet transport, which is not "
+               "built yet; use flow or analytical%s",
+               o->fidelity, "");
+  if (!o->dtype)
+    o->dtype = g_strdup("float");
+  for (t = 0; t < (int)G_N_ELEMENTS(run_types); t++) {
+    if (g_ascii_strcasecmp(o->dtype, run_types[t].name) == 0)
+      break;
+  }
+  if (t == (int)G_N_ELEMENTS(run_types))
+    return bad(error,
+               "--datatype: '%s' is not one of int8, uint8, int32, uint32, "
+               "int64, uint64, half, float, double, bfloat16, f8e4m3, "
+               "f8e5m2%s",
+               o->dtype, "");
+  *type_size = run_types[t].size;
+  if (!o->redop)
+    o->redop = g_strdup("sum");
+  if (!run_check_name(&o->redop, "--op", run_redops, error))
+    return FALSE;
+  memset(nopt, 0, sizeof(*nopt));
+  if (algo && !nccl_parse_algos(algo, o->algo ? "--algo" : "NCCL_ALGO",
+                                &nopt->algos, error))
+    return FALSE;
+  if (proto && !nccl_parse_protos(proto, o->proto ? "--proto" : "NCCL_PROTO",
+                                  &nopt->protos, error))
+    return FALSE;
+  if (!env_channels("NCCL_MIN_NCHANNELS", &nopt->min_channels, error) ||
+      !env_channels("NCCL_MAX_NCHANNELS", &nopt->max_channels, error))
+    return FALSE;
+  if (o->channels_seen) {
+    if (o->channels == 0 || o->channels > NCCL_MAX_CHANNELS) {
+      g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                  "--channels: %" G_GUINT64_FORMAT " is not from 1 to %d",
+                  o->channels, NCCL_MAX_CHANNELS);
+      return FALSE;
+    }
+    nopt->min_channels = nopt->max_channels = (guint32)o->channels;
+  }
+  if (nopt->min_channels && nopt->max_channels &&
+      nopt->min_channels > nopt->max_channels) {
+    g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                "NCCL_MIN_NCHANNELS (%u) is above NCCL_MAX_NCHANNELS (%u)",
+                nopt->min_channels, nopt->max_channels);
+    return FALSE;
+  }
+  if (o->ranks_seen && (o->ranks < 2 || o->ranks > G_MAXUINT32)) {
+    g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                "--ngpus: %" G_GUINT64_FORMAT " ranks; at least 2", o->ranks);
+    return FALSE;
+  }
+  nopt->ranks = o->ranks_seen ? (guint32)o->ranks : 0;
+  {
+    const char *cn = g_getenv("NCCL_COLLNET_ENABLE");
+
+    if (cn && strcmp(cn, "0") != 0 && strcmp(cn, "1") != 0)
+      return bad(error,
+                 "environment NCCL_COLLNET_ENABLE='%s': expected 0 or 1%s", cn,
+                 "");
+    nopt->collnet = o->collnet || (cn && strcmp(cn, "1") == 0);
+  }
   if (o->min_bytes == 0) {
     g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
                 "--minbytes: must be at least 1 byte");
@@ -125,6 +230,50 @@ static gboolean run_check(RunOptions *o, GError **error)
   return TRUE;
 }
 
+typedef struct {
+  const char *path;
+  const TopoSystem *sys;
+  GError **error;
+  gboolean ok;
+} LinksOut;
+
+static void write_links(void *ctx, const SimTransport *t, SimTime end)
+{
+  LinksOut *lo = ctx;
+
+  lo->ok = end > 0 &&
+           trc_links_csv_write(lo->path, lo->sys, t, end, FALSE, lo->error);
+  if (end == 0 && lo->error)
+    g_set_error(lo->error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                "--links-csv: the run took no time");
+}
+
+/* The sizes of the sweep, as nccl-tests steps them, each rounded down to
+ * whole elements (and whole elements per rank where the array is split). */
+static GArray *run_sizes(const RunOptions *o, guint64 align)
+{
+  GArray *sizes = g_array_new(FALSE, FALSE, sizeof(guint64));
+
+  for (guint64 s = o->min_bytes; s <= o->max_bytes;) {
+    guint64 a = s - s % align;
+
+    if (a == 0)
+      a = align;
+    if (sizes->len == 0 || g_array_index(sizes, guint64, sizes->len - 1) != a)
+      g_array_append_val(sizes, a);
+    if (o->step_bytes_seen) {
+      if (s > G_MAXUINT64 - o->step_bytes)
+        break;
+      s += o->step_bytes;
+    } else {
+      if (s > G_MAXUINT64 / o->step_factor)
+        break;
+      s *= o->step_factor;
+    }
+  }
+  return sizes;
+}
+
 int cli_cmd_run(int argc, char **argv)
 {
   RunOptions o = {
@@ -135,11 +284,19 @@ int cli_cmd_run(int argc, char **argv)
       {"stepbytes", 'i', CLI_NUMBER_SIZE, &o.step_bytes, &o.step_bytes_seen},
       {"stepfactor", 'f', CLI_NUMBER_COUNT, &o.step_factor,
        &o.step_factor_seen},
+      {"ngpus", 'g', CLI_NUMBER_COUNT, &o.ranks, &o.ranks_seen},
+      {"nranks", 'n', CLI_NUMBER_COUNT, &o.ranks, &o.ranks_seen},
+      {"root", 'r', CLI_NUMBER_COUNT, &o.root, NULL},
+      {"channels", 0, CLI_NUMBER_COUNT, &o.channels, &o.channels_seen},
       {NULL, 0, 0, NULL, NULL}};
   GOptionEntry entries[] = {
       {"topology", 't', 0, G_OPTION_ARG_FILENAME, &o.topology,
        "System to simulate (default: the embedded 8-GPU H100 server)",
        "TOPO.ini"},
+      {"models", 'm', 0, G_OPTION_ARG_FILENAME_ARRAY, &o.models,
+       "Model file applied before the system's own groups (repeatable; "
+       "e.g. a calibration)",
+       "FILE"},
       {"collective", 'c', 0, G_OPTION_ARG_STRING, &o.collective,
        "allreduce, allgather, reducescatter, broadcast, reduce, alltoall or "
        "sendrecv (default allreduce)",
@@ -152,30 +309,69 @@ int cli_cmd_run(int argc, char **argv)
        "Multiply the size by N between steps (default 2)", "N"},
       {"stepbytes", 'i', 0, G_OPTION_ARG_CALLBACK, cli_parse_number_option,
        "Add SIZE between steps instead of multiplying", "SIZE"},
+      {"ngpus", 'g', 0, G_OPTION_ARG_CALLBACK, cli_parse_number_option,
+       "Ranks, one per GPU, whole servers in order (default: every GPU)", "N"},
+      {"nranks", 'n', 0, G_OPTION_ARG_CALLBACK, cli_parse_number_option,
+       "The same as --ngpus (nccl-tests' -n counts iterations: a prediction "
+       "has none)",
+       "N"},
+      {"datatype", 'd', 0, G_OPTION_ARG_STRING, &o.dtype,
+       "Element type: float (default), half, bfloat16, double, int8, uint8, "
+       "int32, uint32, int64, uint64, f8e4m3, f8e5m2",
+       "TYPE"},
+      {"op", 'o', 0, G_OPTION_ARG_STRING, &o.redop,
+       "Reduction: sum (default), prod, max, min, avg", "OP"},
+      {"root", 'r', 0, G_OPTION_ARG_CALLBACK, cli_parse_number_option,
+       "Root rank of Broadcast and Reduce (default 0)", "RANK"},
       {"algo", 0, 0, G_OPTION_ARG_STRING, &o.algo,
-       "Force an NCCL algorithm: ring, tree, nvls, nvlstree, collnetdirect, "
-       "collnetchain, pat",
-       "NAME"},
+       "NCCL algorithms allowed, as NCCL_ALGO: ring, tree, nvls, nvlstree, "
+       "collnetdirect, collnetchain, pat; a list, or ^list to exclude",
+       "LIST"},
       {"proto", 0, 0, G_OPTION_ARG_STRING, &o.proto,
-       "Force an NCCL protocol: ll, ll128, simple", "NAME"},
+       "NCCL protocols allowed, as NCCL_PROTO: ll, ll128, simple", "LIST"},
+      {"channels", 0, 0, G_OPTION_ARG_CALLBACK, cli_parse_number_option,
+       "Force the channel count (as NCCL_MIN_NCHANNELS = NCCL_MAX_NCHANNELS)",
+       "N"},
+      {"collnet", 0, 0, G_OPTION_ARG_NONE, &o.collnet,
+       "Let NCCL use the network's SHARP reductions (CollNet, multi-node "
+       "NVLS), as NCCL_COLLNET_ENABLE=1 with the SHARP plugin",
+       NULL},
       {"fidelity", 0, 0, G_OPTION_ARG_STRING, &o.fidelity,
-       "Transport: analytical, flow (default) or packet", "LEVEL"},
-      {"csv", 0, 0, G_OPTION_ARG_FILENAME, &o.csv, "Also write results as CSV",
-       "FILE"},
+       "Transport: flow (default) or analytical", "LEVEL"},
+      {"explain", 0, 0, G_OPTION_ARG_NONE, &o.explain,
+       "Print, per size, NCCL's estimate for every algorithm and protocol "
+       "and why the choice won",
+       NULL},
+      {"csv", 0, 0, G_OPTION_ARG_FILENAME, &o.csv,
+       "Also write results as CSV (algo, proto, channels per size)", "FILE"},
       {"json", 0, 0, G_OPTION_ARG_FILENAME, &o.json,
-       "Also write results as JSON", "FILE"},
-      {"timeline", 0, 0, G_OPTION_ARG_FILENAME, &o.timeline,
-       "Write a Perfetto/Chrome timeline of the largest size", "FILE"},
+       "Also write results as JSON (nccl-tests -J layout)", "FILE"},
+      {"links-csv", 0, 0, G_OPTION_ARG_FILENAME, &o.links_csv,
+       "Write the per-link utilization of the largest size", "FILE"},
       G_OPTION_ENTRY_NULL};
   g_autoptr(GOptionContext) ctx = cli_context_new(
       NULL, "Predict how long a collective takes over a range of sizes.",
       "With no options, runs AllReduce from 8 B to 8 GiB on the embedded "
       "8-GPU H100 server.\nSizes are decimal with optional K, M, G, T "
-      "suffixes (binary multiples), as in nccl-tests.");
+      "suffixes (binary multiples), as in nccl-tests.\nNCCL_ALGO, "
+      "NCCL_PROTO, NCCL_MIN_NCHANNELS, NCCL_MAX_NCHANNELS and "
+      "NCCL_COLLNET_ENABLE are read from "
+      "the environment; the flags take precedence.");
   GOptionGroup *group =
       g_option_group_new(COMMAND, "run options", "run options", numbers, NULL);
   g_autoptr(GError) error = NULL;
+  g_autoptr(TopoSystem) sys = NULL;
+  g_autoptr(NcclComm) comm = NULL;
+  g_autoptr(GArray) sizes = NULL;
+  g_autoptr(GArray) rows = NULL;
+  g_autoptr(GString) explain = NULL;
   int status = CLI_EXIT_USAGE;
+  NcclColl coll;
+  NcclOptions nopt;
+  guint32 tsize;
+  guint64 align;
+  TrcCollInfo info;
+  char *csv_text = NULL;
 
   g_option_group_add_entries(group, entries);
   g_option_context_set_main_group(ctx, group);
@@ -184,18 +380,90 @@ int cli_cmd_run(int argc, char **argv)
   if (argc > 1) {
     g_set_error(&error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
                 "unexpected argument '%s'", argv[1]);
-    status = cli_report(COMMAND, error);
-    goto out;
+    goto fail;
   }
-  if (!run_check(&o, &error)) {
-    status = cli_report(COMMAND, error);
-    goto out;
+  if (!run_check(&o, &coll, &tsize, &nopt, &error))
+    goto fail;
+  sys = topo_system_load(o.topology, (const char *const *)o.models, &error);
+  if (!sys)
+    goto fail;
+  comm = nccl_comm_new(sys, &nopt, &error);
+  if (!comm)
+    goto fail;
+  if (nccl_coll_is_rooted(coll) && o.root >= nccl_comm_ranks(comm)) {
+    g_set_error(&error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                "--root: %" G_GUINT64_FORMAT " is not a rank (0 to %u)", o.root,
+                nccl_comm_ranks(comm) - 1);
+    goto fail;
   }
-  g_set_error(&error, CLI_ERROR, CLI_ERROR_NOT_BUILT,
-              "not built yet: predictions need the link models, topologies, "
-              "transports and collective planner (issues 3-7)");
+  align = tsize;
+  if (coll == NCCL_COLL_ALLGATHER || coll == NCCL_COLL_REDUCESCATTER ||
+      coll == NCCL_COLL_ALLTOALL)
+    align *= nccl_comm_ranks(comm);
+  sizes = run_sizes(&o, align);
+  rows = g_array_sized_new(FALSE, TRUE, sizeof(TrcCollRow), sizes->len);
+  if (o.explain)
+    explain = g_string_new(NULL);
+  for (guint i = 0; i < sizes->len; i++) {
+    guint64 size = g_array_index(sizes, guint64, i);
+    NcclChoice ch;
+    NcclRunStats st;
+    TrcCollRow r = {.size_bytes = size, .count = size / tsize};
+    LinksOut lo = {.path = o.links_csv, .sys = sys, .error = &error};
+    gboolean last = i + 1 == sizes->len;
+
+    if (!nccl_select(comm, coll, size, &ch, explain, &error))
+      goto fail;
+    if (explain) {
+      fputs(explain->str, stdout);
+      g_string_truncate(explain, 0);
+    }
+    if (!nccl_run(comm, coll, size, &ch,
+                  o.fidelity && strcmp(o.fidelity, "analytical") == 0
+                      ? NCCL_EXEC_ANALYTICAL
+                      : NCCL_EXEC_FLOW,
+                  last && o.links_csv ? write_links : NULL, &lo, &st, &error))
+      goto fail;
+    if (last && o.links_csv && !lo.ok)
+      goto fail;
+    r.time_us = sim_time_to_us(st.time_ps);
+    r.algbw_GBps = (double)size / (r.time_us * 1e3);
+    r.busbw_GBps = r.algbw_GBps * nccl_bus_factor(coll, nccl_comm_ranks(comm));
+    r.algo = coll >= NCCL_N_TUNED_COLLS ? "P2P" : nccl_algo_name(ch.algo);
+    r.proto = nccl_proto_name(ch.proto);
+    r.channels = ch.channels;
+    r.nccl_model_us = ch.model_us;
+    g_array_append_val(rows, r);
+  }
+  info = (TrcCollInfo){.test = nccl_coll_test_name(coll),
+                       .collective = nccl_coll_name(coll),
+                       .system = topo_system_name(sys),
+                       .fidelity = o.fidelity ? o.fidelity : "flow",
+                       .type = o.dtype,
+                       .redop = nccl_coll_is_reduction(coll) ? o.redop : "none",
+                       .root = nccl_coll_is_rooted(coll) ? (gint32)o.root : -1,
+                       .ranks = nccl_comm_ranks(comm),
+                       .nodes = nccl_comm_nodes(comm),
+                       .min_bytes = o.min_bytes,
+                       .max_bytes = o.max_bytes,
+                       .step_bytes = o.step_bytes_seen ? o.step_bytes : 0,
+                       .step_factor = o.step_bytes_seen ? 0 : o.step_factor};
+  if (o.csv &&
+      !trc_coll_csv_write(o.csv, &info, (const TrcCollRow *)(void *)rows->data,
+                          rows->len, &error))
+    goto fail;
+  if (o.json && !trc_coll_json_write(o.json, &info,
+                                     (const TrcCollRow *)(void *)rows->data,
+                                     rows->len, &error))
+    goto fail;
+  trc_coll_print_table(stdout, &info, (const TrcCollRow *)(void *)rows->data,
+                       rows->len);
+  status = CLI_EXIT_OK;
+  goto out;
+fail:
   status = cli_report(COMMAND, error);
 out:
+  g_free(csv_text);
   run_options_clear(&o);
   return status;
 }

@@ -42,10 +42,51 @@ expect 2 "--stepfactor: 1 is below 2" run -f 1
 expect 2 "ifsim: run: -f: '0x10' is not a count" run -f 0x10
 expect 2 "--stepbytes and --stepfactor exclude each other" run -i 8 -f 2
 expect 2 "--collective: 'bcast' is not one of allreduce, allgather" run -c bcast
-expect 2 "--proto: 'LL256' is not one of ll, ll128, simple" run --proto LL256
+expect 2 "--proto: 'LL256' is not one of LL, LL128, Simple" run --proto LL256
 expect 2 "unexpected argument 'extra'" run extra
 expect 2 "Unknown option --frobnicate" run --frobnicate
-expect 2 "ifsim: run: not built yet" run -c all_reduce --algo Ring --proto LL128 -b 1K -e 1G
+expect 0 "# Collective test concluded: all_reduce_perf" run -c all_reduce --algo Ring --proto LL128 -b 1K -e 1G
+expect 0 "8589934592    2147483648     float     sum      -1" run
+expect 0 "# 8589934592 NVLS Simple 16" run
+expect 0 "-> Ring/LL on 1 channels" run -b 8 -e 8 --explain
+expect 0 "NVLS          Simple  off: excluded by the algorithm choice" run -b 8 -e 8 --explain --algo ^nvls
+export NCCL_ALGO=tree
+expect 0 "# 1048576 Tree" run -b 1M -e 1M
+expect 0 "# 1048576 Ring" run -b 1M -e 1M --algo ring
+export NCCL_ALGO=rng
+expect 2 "NCCL_ALGO: 'rng' is not one of Tree, Ring" run
+unset NCCL_ALGO
+export NCCL_PROTO=LL
+expect 0 "# 1048576 Ring LL" run -b 1M -e 1M
+unset NCCL_PROTO
+export NCCL_MAX_NCHANNELS=0
+expect 2 "NCCL_MAX_NCHANNELS='0': expected a channel count from 1 to 32" run
+unset NCCL_MAX_NCHANNELS
+expect 0 "# 1048576 Ring Simple 4" run -b 1M -e 1M --algo ring --proto simple --channels 4
+expect 0 "  268435456      67108864     float    none       0" run -c broadcast -b 256M -e 256M
+expect 0 "# 1048576 P2P Simple" run -c sendrecv -b 1M -e 1M
+expect 0 "   1048576        262144     float    none      -1" run -c alltoall -b 1M -e 1M
+expect 2 "--root: 8 is not a rank (0 to 7)" run -c reduce -r 8
+expect 2 "--fidelity: 'packet' needs the packet transport" run --fidelity packet
+expect 2 "ranks: 12 does not fill whole servers of 8 GPUs" run -g 12 -t "$(dirname "$0")/../../topologies/examples/dgx-h100-superpod.ini"
+expect 2 "ranks: 16 is not between 2 and the system's 8 GPUs" run -g 16
+expect 2 "--datatype: 'float7' is not one of" run -d float7
+res=$(mktemp -d)
+expect 0 "all_reduce_perf" run -b 1M -e 4M --csv "$res/r.csv" --json "$res/r.json" --links-csv "$res/l.csv"
+if ! head -20 "$res/r.csv" | grep -q "^size_bytes,count_elements,type,redop,root,time_us,algbw_GBps,busbw_GBps,algo,proto,channels,nccl_model_us$"; then
+  echo "FAIL: run --csv header"; fails=$((fails + 1))
+fi
+if [ "$(grep -c '^[0-9]' "$res/r.csv")" -ne 3 ]; then
+  echo "FAIL: run --csv rows"; fails=$((fails + 1))
+fi
+if ! grep -q '"results"' "$res/r.json" || ! head -1 "$res/l.csv" | grep -q '^channel,src,dst'; then
+  echo "FAIL: run --json / --links-csv"; fails=$((fails + 1))
+fi
+expect 2 "$res/nodir/r.csv" run -b 1M -e 1M --csv "$res/nodir/r.csv"
+if [ -e "$res/nodir" ]; then
+  echo "FAIL: a failed run left output"; fails=$((fails + 1))
+fi
+rm -rf "$res"
 expect 0 "Not built yet: this command arrives with sweeps (issue 8)" sweep --help
 expect 2 "ifsim: sweep: not built yet" sweep --vary scaleout.link=a,b
 expect 2 "ifsim: topo: x.ini: cannot read" topo x.ini

@@ -1,0 +1,148 @@
+/* NcclComm: collectives as NCCL runs them, on a described system.
+ *
+ * A communicator is a set of ranks (one per GPU, server-major: rank r is
+ * GPU r % ppn of server r / ppn) on a TopoSystem.  For one collective call
+ * it does what NCCL does:
+ *
+ *   1. chooses an algorithm (Ring, Tree, NVLS, NVLSTree, CollNet Direct and
+ *      Chain, PAT), a protocol (LL, LL128, Simple) and a channel count with
+ *      NCCL's own cost model (src/graph/tuning.cc: base latency + per-step
+ *      hardware latency + size / bandwidth, the same refinements and the
+ *      same NCCL_ALGO / NCCL_PROTO / channel overrides), models/nccl/tuning.c;
+ *   2. plans the call as NCCL's kernels move data: per channel, the ring or
+ *      trees NCCL builds over this fabric (rings entering and leaving a
+ *      server through the NIC of one rail, PXN), every edge a stream of
+ *      protocol-framed chunks behind a pipeline head; models/nccl/plan.c;
+ *   3. executes that plan as a DAG of transfers (sim/dag.h) over the
+ *      chosen transport, so contention on NVLink, PCIe, NICs and the network
+ *      is the fabric's, not a formula's.
+ *
+ * Sizes follow nccl-tests: `bytes` is the whole array S (recvcount x n for
+ * ReduceScatter, sendcount x n for AllGather, each rank's send buffer for
+ * AllToAll, the message for Send/Recv). */
+#ifndef MODELS_NCCL_NCCL_H
+#define MODELS_NCCL_NCCL_H
+
+#include <glib.h>
+
+#include "sim/time.h"
+#include "sim/transport.h"
+#include "topologies/system.h"
+
+/* In NCCL's order (ncclFunc_t), then the p2p operations. */
+typedef enum {
+  NCCL_COLL_BROADCAST,
+  NCCL_COLL_REDUCE,
+  NCCL_COLL_ALLGATHER,
+  NCCL_COLL_REDUCESCATTER,
+  NCCL_COLL_ALLREDUCE,
+  NCCL_COLL_ALLTOALL,
+  NCCL_COLL_SENDRECV,
+  NCCL_N_COLLS
+} NcclColl;
+
+#define NCCL_N_TUNED_COLLS 5 /* the ones NCCL's cost model covers */
+
+/* In NCCL's order (NCCL_ALGO_*). */
+typedef enum {
+  NCCL_ALGO_TREE,
+  NCCL_ALGO_RING,
+  NCCL_ALGO_COLLNET_DIRECT,
+  NCCL_ALGO_COLLNET_CHAIN,
+  NCCL_ALGO_NVLS,
+  NCCL_ALGO_NVLS_TREE,
+  NCCL_ALGO_PAT,
+  NCCL_N_ALGOS
+} NcclAlgo;
+
+typedef enum {
+  NCCL_PROTO_LL,
+  NCCL_PROTO_LL128,
+  NCCL_PROTO_SIMPLE,
+  NCCL_N_PROTOS
+} NcclProto;
+
+#define NCCL_MAX_CHANNELS 32
+
+typedef enum { NCCL_EXEC_ANALYTICAL, NCCL_EXEC_FLOW } NcclExec;
+
+typedef struct {
+  guint32 algos;                      /* bit per NcclAlgo allowed; 0: all */
+  guint32 protos;                     /* bit per NcclProto allowed; 0: all */
+  guint32 min_channels, max_channels; /* 0: NCCL's choice */
+  guint32 ranks;                      /* 0: every GPU of the system */
+  gboolean collnet; /* NCCL_COLLNET_ENABLE: use SHARP where the network
+                       has it (CollNet, multi-node NVLS); off by default,
+                       as in NCCL, which needs the SHARP plugin */
+} NcclOptions;
+
+const char *nccl_coll_name(NcclColl c);      /* "AllReduce" */
+const char *nccl_coll_test_name(NcclColl c); /* "all_reduce_perf" */
+gboolean nccl_coll_is_reduction(NcclColl c);
+gboolean nccl_coll_is_rooted(NcclColl c);
+const char *nccl_algo_name(NcclAlgo a); /* "Ring", "NVLSTree", ... */
+const char *nccl_proto_name(NcclProto p);
+
+/* Parses a collective name, case-insensitive, '_' ignored, also the
+ * nccl-tests binary stems ("all_reduce", "sendrecv", "alltoall"). */
+gboolean nccl_coll_parse(const char *name, NcclColl *out);
+
+/* Parses an NCCL_ALGO / NCCL_PROTO value: a comma-separated list of
+ * names, case-insensitive, or "^list" for all but those (NCCL's syntax).
+ * `what` names the source in errors ("NCCL_ALGO", "--algo"). */
+gboolean nccl_parse_algos(const char *list, const char *what, guint32 *mask,
+                          GError **error);
+gboolean nccl_parse_protos(const char *list, const char *what, guint32 *mask,
+                           GError **error);
+
+/* nccl-tests' bus bandwidth factor for n ranks. */
+double nccl_bus_factor(NcclColl c, guint32 n);
+
+typedef struct NcclComm NcclComm;
+
+/* A communicator over sys (which must outlive it).  Fails when the ranks
+ * do not fill whole servers or exceed the system's GPUs. */
+NcclComm *nccl_comm_new(const TopoSystem *sys, const NcclOptions *opt,
+                        GError **error);
+void nccl_comm_free(NcclComm *comm);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(NcclComm, nccl_comm_free)
+
+guint32 nccl_comm_ranks(const NcclComm *comm);
+guint32 nccl_comm_nodes(const NcclComm *comm);
+
+/* What NCCL would run for one call, and its own estimate. */
+typedef struct {
+  NcclAlgo algo;
+  NcclProto proto;
+  guint32 channels;
+  double model_us; /* NCCL's cost-model time of this choice */
+} NcclChoice;
+
+/* Chooses as NCCL does.  explain (may be NULL) gets one line per
+ * candidate with its latency, bandwidth and time, and why the winner won
+ * or why another was not eligible.  Fails when the options leave nothing
+ * that can run this collective here. */
+gboolean nccl_select(const NcclComm *comm, NcclColl coll, guint64 bytes,
+                     NcclChoice *out, GString *explain, GError **error);
+
+typedef struct {
+  SimTime time_ps;    /* from the call to its last byte */
+  guint64 transfers;  /* transfers executed */
+  guint64 tasks;      /* DAG tasks (transfers and delays) */
+  guint32 peak_tasks; /* most alive at once */
+  double wall_s;      /* wall time of the execution */
+} NcclRunStats;
+
+/* Called after a run with its transport and end time, before both go:
+ * for per-link reports (traces/linkstats.h). */
+typedef void (*NcclInspectFn)(void *ctx, const SimTransport *t, SimTime end);
+
+/* Plans the call with `choice` and executes it on a fresh engine over the
+ * given transport; inspect (may be NULL) sees the transport at the end.
+ * Fails when the choice cannot run here (a route missing, ...). */
+gboolean nccl_run(const NcclComm *comm, NcclColl coll, guint64 bytes,
+                  const NcclChoice *choice, NcclExec exec,
+                  NcclInspectFn inspect, void *inspect_ctx, NcclRunStats *out,
+                  GError **error);
+
+#endif /* MODELS_NCCL_NCCL_H */

@@ -1,0 +1,63 @@
+/* NcclComm internals shared by models/nccl/ files; not for users. */
+#ifndef MODELS_NCCL_NCCL_INTERNAL_H
+#define MODELS_NCCL_NCCL_INTERNAL_H
+
+#include "models/nccl/nccl.h"
+
+/* NCCL's link classes for hardware latencies (NCCL_HW_*). */
+enum { NCCL_HW_NVLINK, NCCL_HW_PCI, NCCL_HW_NET, NCCL_N_HW };
+
+/* NCCL's architecture rows (NCCL_*_COMPCAP_IDX). */
+enum {
+  NCCL_ARCH_VOLTA,
+  NCCL_ARCH_AMPERE,
+  NCCL_ARCH_HOPPER,
+  NCCL_ARCH_BLACKWELL,
+  NCCL_N_ARCHS
+};
+
+struct NcclComm {
+  const TopoSystem *sys;
+  TopoGpuInfo gpu;
+  NcclOptions opt;
+  guint32 nranks, nnodes, ppn;
+  guint32 arch;       /* NCCL_ARCH_* */
+  gboolean nvl_intra; /* ranks of a node talk over NVLink (else PCIe) */
+  /* What NCCL's topology search finds (graphs[a] in tuning.cc), per
+   * channel, GB/s. */
+  guint32 channels;      /* ring and tree channels */
+  guint32 nvls_channels; /* NVLS channels; 0: no NVLS */
+  double bw_intra;       /* per channel inside a node */
+  double bw_inter;       /* per channel across nodes */
+  double gpu_GBps;       /* NCCL's bandwidth of one GPU's NVLink / PCIe */
+  double nic_GBps;       /* NCCL's bandwidth of one NIC (speed / 8000) */
+  gboolean collnet;      /* SHARP switches and more than one node */
+  gboolean pat;          /* one GPU per node: PAT enabled */
+  /* The cost model (tuning.cc): algorithm bandwidth GB/s (0: not
+   * available) and latency us, per collective, algorithm, protocol. */
+  double bw[NCCL_N_TUNED_COLLS][NCCL_N_ALGOS][NCCL_N_PROTOS];
+  double lat[NCCL_N_TUNED_COLLS][NCCL_N_ALGOS][NCCL_N_PROTOS];
+  /* bus bandwidth per channel after the refinements, before the
+   * conversion to algorithm bandwidth: what one channel of the algorithm
+   * moves per link, GB/s; the planner caps each channel's transfers at it */
+  double bus_ch[NCCL_N_TUNED_COLLS][NCCL_N_ALGOS][NCCL_N_PROTOS];
+  const char *off[NCCL_N_TUNED_COLLS][NCCL_N_ALGOS][NCCL_N_PROTOS];
+};
+
+/* Network post overhead of an x86 Intel host (tuning.cc getNetOverhead), us;
+ * ifsim assumes such hosts. */
+#define NCCL_NET_OVERHEAD_US 1.0
+
+/* Fills the cost-model tables of a communicator whose topology fields are
+ * set (tuning.c). */
+void nccl_tune(NcclComm *comm);
+
+/* Per-step hardware latency (us) NCCL charges an algorithm and protocol on
+ * a link class, and its base latency (tuning.c's tables). */
+double nccl_hw_latency_us(guint32 hw, NcclAlgo a, NcclProto p);
+double nccl_base_latency_us(NcclAlgo a, NcclProto p);
+
+/* NCCL's per-link NVLink bandwidth for an SM (topo.h), GB/s. */
+double nccl_nvlink_GBps(guint32 sm);
+
+#endif /* MODELS_NCCL_NCCL_INTERNAL_H */

@@ -1,0 +1,1092 @@
+/* Planning a collective as NCCL's kernels run it, and executing the plan
+ * over a transport.
+ *
+ * Every algorithm is a set of channels; each channel is a graph of edges
+ * (one rank's connection to another: a ring link, a tree edge, a GPU's
+ * NVLink to the NVSwitches) that each carry a known number of bytes, as a
+ * pipeline: NCCL cuts the data into slices that follow one another through
+ * the graph.  ifsim executes that pipeline as
+ *
+ *   - a head: the first slice of every edge, in the order data reaches
+ *     it (2(n-1) hops round a ring for AllReduce, up then down a tree), each
+ *     hop waiting for its predecessor and NCCL's per-step latency for the
+ *     protocol and link class (tuning.cc hwLatencies): for small sizes this
+ *     chain is the whole operation;
+ *   - a body: the rest of each edge's bytes in a few rounds that start once
+ *     the head has crossed the edge; round m of an edge also waits for round
+ *     m-1 of the edge feeding it, so a slow edge slows the edges
+ *     downstream as a full pipeline does.
+ *
+ * Transfers carry the protocol's wire format (LL: 8-byte lines with 4 bytes
+ * of data; LL128: 120 of 128 bytes) and each channel's transfers are
+ * capped at the bandwidth NCCL's model gives one channel of the algorithm
+ * and protocol (what its SMs and protocol achieve on an idle link); the
+ * fabric decides the rest (NVLink, PCIe, NIC, network sharing, routing). */
+#include <math.h>
+#include <string.h>
+
+#include "models/nccl/nccl_internal.h"
+#include "models/params.h"
+#include "sim/dag.h"
+#include "sim/engine.h"
+#include "sim/transport.h"
+
+#define MAX_ROUNDS 8
+
+static SimTime us_ps(double us)
+{
+  return (SimTime)llround(us * (double)SIM_PS_PER_US);
+}
+
+/* --- communicator -------------------------------------------------------- */
+
+static double link_GBps(const MdlLink *l)
+{
+  return l ? l->data_rate_Gbps / 8.0 : 0;
+}
+
+NcclComm *nccl_comm_new(const TopoSystem *sys, const NcclOptions *opt,
+                        GError **error)
+{
+  NcclComm *c = g_new0(NcclComm, 1);
+  guint32 g = topo_system_gpus_per_server(sys);
+  guint32 total = g * topo_system_servers(sys);
+  const MdlRegistry *models = topo_system_models(sys);
+
+  c->sys = sys;
+  if (opt)
+    c->opt = *opt;
+  topo_system_gpu_info(sys, &c->gpu);
+  c->nranks = c->opt.ranks ? c->opt.ranks : total;
+  if (c->nranks < 2 || c->nranks > total) {
+    g_set_error(error, MDL_ERROR, MDL_ERROR_VALUE,
+                "ranks: %u is not between 2 and the system's %u GPUs (%u "
+                "servers of %u)",
+                c->nranks, total, topo_system_servers(sys), g);
+    goto fail;
+  }
+  if (c->nranks > g && c->nranks % g != 0) {
+    g_set_error(error, MDL_ERROR, MDL_ERROR_VALUE,
+                "ranks: %u does not fill whole servers of %u GPUs (one rank "
+                "per GPU, servers in order)",
+                c->nranks, g);
+    goto fail;
+  }
+  c->ppn = MIN(c->nranks, g);
+  c->nnodes = c->nranks / c->ppn;
+  c->arch = c->gpu.sm >= 100  ? NCCL_ARCH_BLACKWELL
+            : c->gpu.sm >= 90 ? NCCL_ARCH_HOPPER
+            : c->gpu.sm >= 80 ? NCCL_ARCH_AMPERE
+                              : NCCL_ARCH_VOLTA;
+  c->nvl_intra = c->gpu.nvlink != NULL && c->gpu.nvlinks > 0;
+  if (c->nvl_intra) {
+    c->gpu_GBps = c->gpu.nvlinks * nccl_nvlink_GBps(c->gpu.sm);
+    c->channels = CLAMP(c->gpu.nvlinks, 2, 16);
+  } else {
+    /* topo.h: PCI_BW 12 GB/s for Gen3 x16 (15.75 GB/s of data); later
+     * generations and widths scale with the link's data rate. */
+    c->gpu_GBps = link_GBps(c->gpu.gpu_pcie) * 12.0 / 15.75;
+    c->channels = 2;
+  }
+  c->bw_intra = c->gpu_GBps / c->channels;
+  c->bw_inter = c->bw_intra;
+  if (c->nnodes > 1) {
+    const MdlLink *port = NULL;
+
+    if (!c->gpu.nic || c->gpu.nics == 0 ||
+        topo_system_net(sys) == TOPO_NET_NONE) {
+      g_set_error(error, MDL_ERROR, MDL_ERROR_CONFLICT,
+                  "ranks: %u ranks span %u servers, but the system has no "
+                  "NICs or no scale-out network",
+                  c->nranks, c->nnodes);
+      goto fail;
+    }
+    port = mdl_registry_link(models, c->gpu.nic->port_link);
+    c->nic_GBps = link_GBps(port) * MAX(c->gpu.nic->ports, 1);
+    c->bw_inter =
+        MIN(c->bw_intra, c->gpu.nics * c->nic_GBps / (double)c->channels);
+  }
+  /* NCCL_NVLS_NCHANNELS: 16 by default. */
+  c->nvls_channels = c->gpu.nvls && c->nvl_intra ? 16 : 0;
+  c->collnet = c->opt.collnet && c->gpu.sharp && c->nnodes > 1;
+  c->pat = c->ppn == 1 && c->nnodes > 1;
+  nccl_tune(c);
+  return c;
+fail:
+  g_free(c);
+  return NULL;
+}
+
+void nccl_comm_free(NcclComm *comm)
+{
+  g_free(comm);
+}
+
+guint32 nccl_comm_ranks(const NcclComm *comm)
+{
+  return comm->nranks;
+}
+
+guint32 nccl_comm_nodes(const NcclComm *comm)
+{
+  return comm->nnodes;
+}
+
+/* --- plans --------------------------------------------------------------- */
+
+typedef struct {
+  guint32 first_path, n_paths; /* into Plan.paths / Plan.weights */
+  guint64 bytes;               /* payload the edge carries in all */
+  guint64 head_bytes;          /* of which the head hops carry */
+  guint64 visit_bytes;         /* what one step moves over it */
+  gboolean eager;              /* its body has data from the start (every
+                                  ring rank sends its own chunk first) */
+  guint32 body_steps;          /* protocol steps its body pays latency for */
+  SimTime step_ps;             /* protocol latency per step on it */
+  guint32 upstream;            /* the edge feeding it, or SIM_NONE */
+  guint32 channel;
+  SimTask first_head; /* the first head hop over it */
+  SimTask *rounds;    /* [MAX_ROUNDS] */
+} Edge;
+
+typedef struct {
+  guint32 edge;       /* SIM_NONE: a join, no transfer */
+  guint32 first_pred; /* into Plan.preds: earlier hops it waits for */
+  guint32 n_pred;
+  SimTask task;
+} Hop;
+
+typedef struct {
+  const NcclComm *comm;
+  const TopoSystem *sys;
+  const SimFabric *fabric;
+  NcclColl coll;
+  NcclAlgo algo;
+  NcclProto proto;
+  guint32 channels;
+  guint64 bytes;
+  double inflate;       /* wire bytes per payload byte of the protocol */
+  double cap_Bps;       /* payload per channel, per edge */
+  guint64 slice;        /* payload of a pipeline slice */
+  SimTime base_ps;      /* launch latency */
+  GArray *paths;        /* SimPath */
+  GArray *weights;      /* double */
+  GArray *edges;        /* Edge */
+  GArray *hops;         /* Hop */
+  GArray *preds;        /* guint32 hop indices */
+  GHashTable *route_of; /* (src, dst, rail) -> first path index + 1 */
+  GArray *route_n;      /* paths per cached route, by first path */
+} Plan;
+
+static SimNodeId rank_gpu(const Plan *pl, guint32 r)
+{
+  return topo_gpu(pl->sys, r / pl->comm->ppn, r % pl->comm->ppn);
+}
+
+static guint32 rank_node(const Plan *pl, guint32 r)
+{
+  return r / pl->comm->ppn;
+}
+
+/* Appends a route's path set to the plan; returns its first path. */
+static guint32 add_paths(Plan *pl, const SimPathSet *ps)
+{
+  guint32 first = pl->paths->len;
+
+  for (guint32 i = 0; i < ps->n; i++) {
+    g_array_append_val(pl->paths, ps->path[i]);
+    g_array_append_val(pl->weights, ps->weight[i]);
+  }
+  return first;
+}
+
+/* a ++ b: every path of a followed by every path of b. */
+static gboolean concat_sets(const SimPathSet *a, const SimPathSet *b,
+                            SimPathSet *out, GError **error)
+{
+  out->n = 0;
+  for (guint32 i = 0; i < a->n; i++) {
+    for (guint32 j = 0; j < b->n; j++) {
+      SimPath p = a->path[i];
+
+      if (out->n == SIM_PATHSET_MAX || !sim_path_append(&p, &b->path[j])) {
+        g_set_error(error, MDL_ERROR, MDL_ERROR_CONFLICT,
+                    "a PXN route is longer than %u hops or %u paths",
+                    SIM_PATH_MAX_HOPS, SIM_PATHSET_MAX);
+        return FALSE;
+      }
+      out->weight[out->n] = a->weight[i] * b->weight[j];
+      out->path[out->n++] = p;
+    }
+  }
+  return TRUE;
+}
+
+/* The route from rank a to rank b as NCCL's connection takes it.  Inside a
+ * node: NVLink (sprayed over the NVSwitches) or PCIe.  Across nodes the
+ * channel's rail decides: the data goes over NVLink to the rank of the
+ * destination node's rail GPU on this side (PXN) when the sender is not
+ * it, and out through that GPU's NIC. */
+static gboolean route_ranks(Plan *pl, guint32 a, guint32 b, guint32 rail,
+                            guint32 *first, guint32 *n, GError **error)
+{
+  const NcclComm *c = pl->comm;
+  guint64 key = ((guint64)a << 40) ^ ((guint64)b << 16) ^ rail;
+  gpointer hit = g_hash_table_lookup(pl->route_of, &key);
+  SimPathSet ps, tail, both;
+  guint64 *k;
+
+  if (hit) {
+    *first = GPOINTER_TO_UINT(hit) - 1;
+    *n = g_array_index(pl->route_n, guint32, *first);
+    return TRUE;
+  }
+  if (rank_node(pl, a) == rank_node(pl, b)) {
+    if (!topo_route(pl->sys, rank_gpu(pl, a), rank_gpu(pl, b), a, NULL, &ps,
+                    error))
+      return FALSE;
+  } else {
+    guint32 via = rank_node(pl, a) * c->ppn + rail % c->ppn;
+    guint32 to = rank_node(pl, b) * c->ppn + rail % c->ppn;
+
+    if (!topo_route(pl->sys, rank_gpu(pl, via), rank_gpu(pl, to), rail, NULL,
+                    &tail, error))
+      return FALSE;
+    if (via == a) {
+      ps = tail;
+    } else {
+      SimPathSet head;
+
+      if (!topo_route(pl->sys, rank_gpu(pl, a), rank_gpu(pl, via), a, NULL,
+                      &head, error) ||
+          !concat_sets(&head, &tail, &both, error))
+        return FALSE;
+      ps = both;
+    }
+    if (to != b) {
+      SimPathSet last;
+
+      if (!topo_route(pl->sys, rank_gpu(pl, to), rank_gpu(pl, b), b, NULL,
+                      &last, error) ||
+          !concat_sets(&ps, &last, &both, error))
+        return FALSE;
+      ps = both;
+    }
+  }
+  *first = add_paths(pl, &ps);
+  *n = ps.n;
+  if (pl->route_n->len < pl->paths->len)
+    g_array_set_size(pl->route_n, pl->paths->len);
+  g_array_index(pl->route_n, guint32, *first) = ps.n;
+  k = g_new(guint64, 1);
+  *k = key;
+  g_hash_table_insert(pl->route_of, k, GUINT_TO_POINTER(*first + 1));
+  return TRUE;
+}
+
+/* NCCL's hardware latency of one step over an edge, less what the fabric
+ * already charges (the path's own latency), never negative. */
+static SimTime step_latency(const Plan *pl, gboolean inter, guint32 first)
+{
+  const NcclComm *c = pl->comm;
+  guint32 hw =
+      inter ? NCCL_HW_NET : (c->nvl_intra ? NCCL_HW_NVLINK : NCCL_HW_PCI);
+  NcclAlgo a = pl->algo;
+  double us;
+  SimTime lat, fabric;
+
+  if (a == NCCL_ALGO_PAT || (inter && c->ppn == 1))
+    a = inter ? NCCL_ALGO_TREE : a; /* tuning.cc: tree latency at ppn 1 */
+  us = nccl_hw_latency_us(hw, a, pl->proto);
+  /* Inter-node rings pay the network post overhead at every step, three
+   * times for Simple (tuning.cc: intraLat = max(intraLat, netOverhead)). */
+  if (!inter && c->nnodes > 1 && pl->algo == NCCL_ALGO_RING)
+    us = MAX(us,
+             NCCL_NET_OVERHEAD_US * (pl->proto == NCCL_PROTO_SIMPLE ? 3 : 1));
+  lat = us_ps(us);
+  fabric = sim_path_latency_ps(pl->fabric,
+                               &g_array_index(pl->paths, SimPath, first));
+  return lat > fabric ? lat - fabric : 0;
+}
+
+/* Adds an edge from rank a to rank b on a channel carrying `bytes`. */
+static gboolean add_edge(Plan *pl, guint32 a, guint32 b, guint32 channel,
+                         guint32 rail, guint64 bytes, guint32 upstream,
+                         guint32 *out, GError **error)
+{
+  Edge e = {.bytes = bytes,
+            .visit_bytes = bytes,
+            .upstream = upstream,
+            .channel = channel};
+
+  if (!route_ranks(pl, a, b, rail, &e.first_path, &e.n_paths, error))
+    return FALSE;
+  e.step_ps =
+      step_latency(pl, rank_node(pl, a) != rank_node(pl, b), e.first_path);
+  *out = pl->edges->len;
+  g_array_append_val(pl->edges, e);
+  return TRUE;
+}
+
+/* Adds an edge over explicit paths (a GPU's links to its NVSwitches). */
+static guint32 add_edge_paths(Plan *pl, const SimPathSet *ps, guint32 channel,
+                              guint64 bytes, SimTime step_ps)
+{
+  Edge e = {.bytes = bytes,
+            .visit_bytes = bytes,
+            .upstream = SIM_NONE,
+            .channel = channel,
+            .step_ps = step_ps};
+
+  e.first_path = add_paths(pl, ps);
+  e.n_paths = ps->n;
+  g_array_append_val(pl->edges, e);
+  return pl->edges->len - 1;
+}
+
+/* Adds a head hop over `edge` after the hops in preds (SIM_NONE entries
+ * are skipped). */
+static guint32 add_hop_n(Plan *pl, guint32 edge, const guint32 *preds,
+                         guint32 n)
+{
+  Hop h = {.edge = edge, .first_pred = pl->preds->len};
+
+  for (guint32 i = 0; i < n; i++) {
+    if (preds[i] != SIM_NONE) {
+      g_array_append_val(pl->preds, preds[i]);
+      h.n_pred++;
+    }
+  }
+  g_array_append_val(pl->hops, h);
+  return pl->hops->len - 1;
+}
+
+static guint32 add_hop(Plan *pl, guint32 edge, guint32 p0, guint32 p1)
+{
+  guint32 p[2] = {p0, p1};
+
+  return add_hop_n(pl, edge, p, 2);
+}
+
+/* The channel's share of n bytes: whole bytes, the first channels taking
+ * the remainder. */
+static guint64 share(guint64 n, guint32 parts, guint32 i)
+{
+  return n / parts + (i < n % parts ? 1 : 0);
+}
+
+/* Ring order of channel c: every node's ranks in a rotation that starts at
+ * the channel's rail GPU, nodes in order. */
+static guint32 ring_rank(const Plan *pl, guint32 c, guint32 pos)
+{
+  guint32 ppn = pl->comm->ppn;
+  guint32 node = pos / ppn, k = pos % ppn;
+
+  return node * ppn + (c + k) % ppn;
+}
+
+/* Ring: AllReduce (2(n-1) steps of S/(n C) per channel), AllGather and
+ * ReduceScatter (n-1 steps), Broadcast and Reduce (a chain from the root
+ * carrying the whole channel share on n-1 links). */
+static gboolean plan_ring(Plan *pl, GError **error)
+{
+  guint32 n = pl->comm->nranks;
+  gboolean chain =
+      pl->coll == NCCL_COLL_BROADCAST || pl->coll == NCCL_COLL_REDUCE;
+  guint32 steps = pl->coll == NCCL_COLL_ALLREDUCE ? 2 * (n - 1) : n - 1;
+
+  for (guint32 c = 0; c < pl->channels; c++) {
+    guint64 sc = share(pl->bytes, pl->channels, c);
+    guint64 per_link = chain ? sc : (guint64)((double)sc * steps / n);
+    guint32 links = chain ? n - 1 : n;
+    guint32 first = pl->edges->len;
+    guint32 prev = SIM_NONE;
+
+    for (guint32 i = 0; i < links; i++) {
+      guint32 e;
+      /* Reduce runs the chain towards the root: reversed positions. */
+      guint32 a = chain && pl->coll == NCCL_COLL_REDUCE ? links - i : i;
+      guint32 b =
+          chain && pl->coll == NCCL_COLL_REDUCE ? links - i - 1 : (i + 1) % n;
+
+      if (!add_edge(pl, ring_rank(pl, c, a), ring_rank(pl, c, b), c, c,
+                    per_link, i ? first + i - 1 : (chain ? SIM_NONE : SIM_NONE),
+                    &e, error))
+        return FALSE;
+    }
+    if (!chain)
+      g_array_index(pl->edges, Edge, first).upstream = first + links - 1;
+    /* one step moves a chunk of S/(n C); Simple pipelines it in two
+     * slices (chunkSteps / sliceSteps), LL and LL128 step by step */
+    for (guint32 i = 0; i < links; i++) {
+      Edge *e = &g_array_index(pl->edges, Edge, first + i);
+
+      e->visit_bytes = chain ? sc : MAX(sc / n, 1);
+      e->eager = !chain;
+      /* each of the link's steps waits for the previous one's data and
+       * pays NCCL's step latency (tuning.cc: nsteps x hwLat) */
+      e->body_steps = chain ? 0 : steps;
+    }
+    /* The head: one slice crossing every step in order. */
+    for (guint32 j = 0; j < (chain ? links : steps); j++)
+      prev = add_hop(pl, first + j % links, prev, SIM_NONE);
+  }
+  return TRUE;
+}
+
+/* NCCL's binary tree over m nodes (trees.cc ncclGetBtree): the parent of
+ * node r, or SIM_NONE for the root. */
+static guint32 btree_parent(guint32 r, guint32 m)
+{
+  guint32 bit, up;
+
+  if (r == 0)
+    return SIM_NONE;
+  for (bit = 1; bit < m; bit <<= 1) {
+    if (bit & r)
+      break;
+  }
+  up = (r ^ bit) | (bit << 1);
+  if (up >= m)
+    up = r ^ bit;
+  return up;
+}
+
+/* The double binary tree (ncclGetDtree): the second tree is the first
+ * shifted by one node (m even) or mirrored (m odd). */
+static guint32 dtree_parent(guint32 r, guint32 m, guint32 which)
+{
+  guint32 x, p;
+
+  if (which == 0)
+    return btree_parent(r, m);
+  x = m % 2 ? m - 1 - r : (r + m - 1) % m;
+  p = btree_parent(x, m);
+  if (p == SIM_NONE)
+    return SIM_NONE;
+  return m % 2 ? m - 1 - p : (p + 1) % m;
+}
+
+/* Depth of node r in tree `which` of m nodes (the root is 0). */
+static guint32 dtree_depth(guint32 r, guint32 m, guint32 which)
+{
+  guint32 d = 0;
+
+  for (guint32 x = r; dtree_parent(x, m, which) != SIM_NONE;
+       x = dtree_parent(x, m, which))
+    d++;
+  return d;
+}
+
+/* Tree AllReduce: per channel, a chain through each node's ranks (from
+ * the rail GPU) and one of the two binary trees across nodes between the
+ * chains' heads.  Every edge carries the channel's whole share up
+ * (reduce) and down (broadcast). */
+static gboolean plan_tree(Plan *pl, GError **error)
+{
+  guint32 m = pl->comm->nnodes, ppn = pl->comm->ppn;
+
+  for (guint32 c = 0; c < pl->channels; c++) {
+    guint64 sc = share(pl->bytes, pl->channels, c);
+    guint32 which = c % 2;
+    /* [node]: the hop that brings node's reduced data to its head, and the
+     * edges of the chain */
+    g_autofree guint32 *up_in = g_new(guint32, m);
+    g_autofree guint32 *up_hop = g_new(guint32, m);
+    g_autofree guint32 *down_hop = g_new(guint32, m);
+    g_autofree guint32 *order = g_new(guint32, m);
+    guint32 n_order = 0;
+
+    /* Chains inside nodes, leaf to head: rank ppn-1 ... 0 of the rotation */
+    for (guint32 k = 0; k < m; k++) {
+      guint32 prev = SIM_NONE, prev_edge = SIM_NONE;
+
+      for (guint32 i = ppn - 1; i > 0; i--) {
+        guint32 e;
+
+        if (!add_edge(pl, ring_rank(pl, c, k * ppn + i),
+                      ring_rank(pl, c, k * ppn + i - 1), c, c, sc, prev_edge,
+                      &e, error))
+          return FALSE;
+        prev = add_hop(pl, e, prev, SIM_NONE);
+        prev_edge = e;
+      }
+      up_hop[k] = prev;
+      up_in[k] = prev_edge;
+    }
+    /* Up the tree across nodes, children before parents: order nodes by
+     * depth, deepest first. */
+    for (guint32 depth = 32; depth-- > 0;) {
+      for (guint32 k = 0; k < m; k++) {
+        if (dtree_depth(k, m, which) == depth)
+          order[n_order++] = k;
+      }
+    }
+    for (guint32 i = 0; i < n_order; i++) {
+      guint32 k = order[i], p = dtree_parent(k, m, which);
+      guint32 e, h;
+
+      if (p == SIM_NONE)
+        continue;
+      if (!add_edge(pl, ring_rank(pl, c, k * ppn), ring_rank(pl, c, p * ppn), c,
+                    c, sc, up_in[k], &e, error))
+        return FALSE;
+      h = add_hop(pl, e, up_hop[k], up_hop[p]);
+      up_hop[p] = h;
+      up_in[p] = e;
+    }
+    /* Down: root first; then parents before children. */
+    for (guint32 i = n_order; i-- > 0;) {
+      guint32 k = order[i], p = dtree_parent(k, m, which);
+      guint32 e;
+
+      if (p == SIM_NONE) {
+        down_hop[k] = up_hop[k];
+        continue;
+      }
+      if (!add_edge(pl, ring_rank(pl, c, p * ppn), ring_rank(pl, c, k * ppn), c,
+                    c, sc, up_in[p], &e, error))
+        return FALSE;
+      down_hop[k] = add_hop(pl, e, down_hop[p], SIM_NONE);
+    }
+    for (guint32 k = 0; k < m; k++) {
+      guint32 prev = down_hop[k], prev_edge = SIM_NONE;
+
+      for (guint32 i = 0; i + 1 < ppn; i++) {
+        guint32 e;
+
+        if (!add_edge(pl, ring_rank(pl, c, k * ppn + i),
+                      ring_rank(pl, c, k * ppn + i + 1), c, c, sc, prev_edge,
+                      &e, error))
+          return FALSE;
+        prev = add_hop(pl, e, prev, SIM_NONE);
+        prev_edge = e;
+      }
+    }
+  }
+  return TRUE;
+}
+
+/* A GPU's NVLinks to its NVSwitches, weighted by width (or the reverse). */
+static gboolean switch_paths(const Plan *pl, SimNodeId gpu, gboolean down,
+                             SimPathSet *out, GError **error)
+{
+  guint32 n;
+  const SimChannelId *outc = sim_fabric_out(pl->fabric, gpu, &n);
+  double total = 0;
+
+  out->n = 0;
+  for (guint32 i = 0; i < n; i++) {
+    const SimChannel *ch = sim_fabric_channel(pl->fabric, outc[i]);
+    const SimNode *dst = sim_fabric_node(pl->fabric, ch->dst);
+
+    if (dst->kind != TOPO_NODE_NVSWITCH || out->n == SIM_PATHSET_MAX)
+      continue;
+    out->path[out->n].n = 1;
+    out->path[out->n].hop[0] = down ? sim_channel_reverse(outc[i]) : outc[i];
+    out->weight[out->n++] = ch->rate_Bps;
+    total += ch->rate_Bps;
+  }
+  if (out->n == 0) {
+    g_set_error(error, MDL_ERROR, MDL_ERROR_CONFLICT,
+                "NVLS: GPU %s has no NVLink to an NVSwitch",
+                sim_fabric_node_name(pl->fabric, gpu));
+    return FALSE;
+  }
+  for (guint32 i = 0; i < out->n; i++)
+    out->weight[i] /= total;
+  return TRUE;
+}
+
+/* NVLS inside each node: every GPU pushes its data into the NVSwitches
+ * (multimem reductions pull each GPU's whole buffer, the owner stores its
+ * reduced 1/ppn back) and takes the result back (multicast stores reach
+ * every GPU): S (1 + 1/ppn) up and down for AllReduce, S (ppn-1)/ppn for
+ * ReduceScatter (up) and AllGather (down).  With nodes > 1 (NVLSTree) each
+ * channel's node heads also exchange their 1/ppn share over a tree of
+ * NICs, as Tree does, between the two NVLS halves. */
+static gboolean plan_nvls(Plan *pl, GError **error)
+{
+  const NcclComm *cm = pl->comm;
+  guint32 ppn = cm->ppn, m = cm->nnodes;
+  SimTime step =
+      us_ps(nccl_hw_latency_us(NCCL_HW_NVLINK, pl->algo, NCCL_PROTO_SIMPLE));
+  gboolean up = pl->coll != NCCL_COLL_ALLGATHER;
+  gboolean down = pl->coll != NCCL_COLL_REDUCESCATTER;
+
+  for (guint32 c = 0; c < pl->channels; c++) {
+    guint64 sc = share(pl->bytes, pl->channels, c);
+    guint64 vol = pl->coll == NCCL_COLL_ALLREDUCE
+                      ? sc + sc / ppn
+                      : (guint64)((double)sc * (ppn - 1) / ppn);
+    g_autofree guint32 *node_up = g_new(guint32, m);
+    g_autofree guint32 *node_down = g_new(guint32, m);
+
+    for (guint32 k = 0; k < m; k++) {
+      g_autofree guint32 *ups = g_new(guint32, ppn);
+      guint32 n_up = 0;
+
+      for (guint32 i = 0; i < ppn && up; i++) {
+        SimPathSet ps;
+        guint32 e;
+
+        if (!switch_paths(pl, rank_gpu(pl, k * ppn + i), FALSE, &ps, error))
+          return FALSE;
+        e = add_edge_paths(pl, &ps, c, vol, step);
+        ups[n_up++] = add_hop(pl, e, SIM_NONE, SIM_NONE);
+      }
+      /* the switch has every GPU's slice: a join */
+      node_up[k] = n_up ? add_hop_n(pl, SIM_NONE, ups, n_up) : SIM_NONE;
+      node_down[k] = node_up[k];
+    }
+    if (m > 1) {
+      /* NVLSTree: after the NVLS reduction each GPU holds 1/ppn of the
+       * node's channel data and sends it through its own NIC up one of
+       * the two binary trees of nodes (rail i to rail i), and takes the
+       * result back down before the NVLS multicast */
+      guint64 inter = MAX(sc / ppn, 1);
+      guint32 which = c % 2;
+      g_autofree guint32 *tu = g_new(guint32, (gsize)m * ppn);
+      g_autofree guint32 *td = g_new(guint32, (gsize)m * ppn);
+      g_autofree guint32 *depth_of = g_new(guint32, m);
+
+      for (guint32 k = 0; k < m; k++)
+        depth_of[k] = dtree_depth(k, m, which);
+      for (guint32 i = 0; i < ppn; i++) {
+        for (guint32 k = 0; k < m; k++)
+          tu[i * m + k] = node_up[k];
+        for (guint32 depth = 32; depth-- > 0;) {
+          for (guint32 k = 0; k < m; k++) {
+            guint32 p = dtree_parent(k, m, which), e;
+
+            if (depth_of[k] != depth || p == SIM_NONE)
+              continue;
+            if (!add_edge(pl, k * ppn + i, p * ppn + i, c, i, inter, SIM_NONE,
+                          &e, error))
+              return FALSE;
+            tu[i * m + p] = add_hop(pl, e, tu[i * m + k], tu[i * m + p]);
+          }
+        }
+        for (guint32 depth = 0; depth < 32; depth++) {
+          for (guint32 k = 0; k < m; k++) {
+            guint32 p = dtree_parent(k, m, which), e;
+
+            if (depth_of[k] != depth)
+              continue;
+            if (p == SIM_NONE) {
+              td[i * m + k] = tu[i * m + k];
+              continue;
+            }
+            if (!add_edge(pl, p * ppn + i, k * ppn + i, c, i, inter, SIM_NONE,
+                          &e, error))
+              return FALSE;
+            td[i * m + k] = add_hop(pl, e, td[i * m + p], SIM_NONE);
+          }
+        }
+      }
+      for (guint32 k = 0; k < m; k++) {
+        g_autofree guint32 *all = g_new(guint32, ppn);
+
+        for (guint32 i = 0; i < ppn; i++)
+          all[i] = td[i * m + k];
+        node_down[k] = add_hop_n(pl, SIM_NONE, all, ppn);
+      }
+    }
+    for (guint32 k = 0; k < m; k++) {
+      guint32 prev = node_down[k];
+
+      for (guint32 i = 0; i < ppn && down; i++) {
+        SimPathSet ps;
+        guint32 e;
+
+        if (!switch_paths(pl, rank_gpu(pl, k * ppn + i), TRUE, &ps, error))
+          return FALSE;
+        e = add_edge_paths(pl, &ps, c, vol, up ? 0 : step);
+        add_hop(pl, e, prev, SIM_NONE);
+      }
+    }
+  }
+  return TRUE;
+}
+
+/* CollNet (SHARP): inside each node the channel's data gathers at the
+ * channel's NIC GPU (Direct: every GPU sends its 1/ppn share straight to
+ * it; Chain: a chain as Tree's), goes up to the switches, which reduce it
+ * and send the result back down, and spreads out again.  The network's
+ * reduction is modelled as one round trip NIC -> first switch -> NIC. */
+static gboolean plan_collnet(Plan *pl, GError **error)
+{
+  const NcclComm *cm = pl->comm;
+  guint32 ppn = cm->ppn, m = cm->nnodes;
+  gboolean direct = pl->algo == NCCL_ALGO_COLLNET_DIRECT;
+
+  for (guint32 c = 0; c < pl->channels; c++) {
+    guint64 sc = share(pl->bytes, pl->channels, c);
+
+    for (guint32 k = 0; k < m; k++) {
+      guint32 head = ring_rank(pl, c, k * ppn);
+      guint32 gathered = SIM_NONE, e, up, back;
+      SimNodeId nic = topo_nic(pl->sys, k, topo_gpu_nic(pl->sys, head % ppn));
+      SimPath net;
+      SimPathSet ps = {.n = 1, .weight = {1.0}};
+      guint32 n;
+      const SimChannelId *out = sim_fabric_out(pl->fabric, nic, &n);
+      guint32 peer = (k + 1) % m;
+
+      for (guint32 i = 1; i < ppn; i++) {
+        guint32 from = ring_rank(pl, c, k * ppn + i);
+        guint32 to = direct ? head : ring_rank(pl, c, k * ppn + i - 1);
+
+        if (!add_edge(pl, from, to, c, c, direct ? sc / ppn : sc, SIM_NONE, &e,
+                      error))
+          return FALSE;
+        gathered = add_hop(pl, e, direct ? SIM_NONE : gathered, gathered);
+      }
+      /* up to the first network switch and back, as SHARP aggregates */
+      (void)out;
+      (void)n;
+      if (!topo_route_network(
+              pl->sys, nic,
+              topo_nic(pl->sys, peer, topo_gpu_nic(pl->sys, head % ppn)), c,
+              NULL, &net, error))
+        return FALSE;
+      ps.path[0].n = 1;
+      ps.path[0].hop[0] = net.hop[0];
+      up = add_edge_paths(
+          pl, &ps, c, sc,
+          us_ps(nccl_hw_latency_us(NCCL_HW_NET, pl->algo, NCCL_PROTO_SIMPLE)));
+      up = add_hop(pl, up, gathered, SIM_NONE);
+      ps.path[0].hop[0] = sim_channel_reverse(net.hop[0]);
+      back = add_edge_paths(pl, &ps, c, sc, 0);
+      back = add_hop(pl, back, up, SIM_NONE);
+      for (guint32 i = 1; i < ppn; i++) {
+        guint32 to = ring_rank(pl, c, k * ppn + i);
+        guint32 from = direct ? head : ring_rank(pl, c, k * ppn + i - 1);
+
+        if (!add_edge(pl, from, to, c, c, direct ? sc / ppn : sc, SIM_NONE, &e,
+                      error))
+          return FALSE;
+        back = add_hop(pl, e, back, SIM_NONE);
+      }
+    }
+  }
+  return TRUE;
+}
+
+/* PAT (one GPU per node): AllGather / ReduceScatter in log2(n) rounds of
+ * doubling distance, as Bruck's algorithm, each rank exchanging with the
+ * rank 2^k away the data gathered so far. */
+static gboolean plan_pat(Plan *pl, GError **error)
+{
+  guint32 n = pl->comm->nranks;
+
+  for (guint32 c = 0; c < pl->channels; c++) {
+    guint64 sc = share(pl->bytes, pl->channels, c);
+    g_autofree guint32 *last = g_new(guint32, n);
+
+    for (guint32 r = 0; r < n; r++)
+      last[r] = SIM_NONE;
+    for (guint32 dist = 1; dist < n; dist <<= 1) {
+      guint32 blocks = MIN(dist, n - dist);
+      g_autofree guint32 *now = g_new(guint32, n);
+
+      for (guint32 r = 0; r < n; r++) {
+        guint32 to = (r + n - dist) % n, e;
+
+        if (!add_edge(pl, r, to, c, c, sc / n * blocks, SIM_NONE, &e, error))
+          return FALSE;
+        now[to] = add_hop(pl, e, last[r], last[to]);
+      }
+      memcpy(last, now, n * sizeof(guint32));
+    }
+  }
+  return TRUE;
+}
+
+/* Send/Recv (rank r to r+1, as sendrecv_perf) and AllToAll (every rank to
+ * every other, S/n each): NCCL's p2p transfers, Simple, spread over the
+ * channels; all at once, so the fabric shares them. */
+static gboolean plan_p2p(Plan *pl, GError **error)
+{
+  guint32 n = pl->comm->nranks;
+
+  for (guint32 c = 0; c < pl->channels; c++) {
+    guint64 sc = share(pl->bytes, pl->channels, c);
+
+    for (guint32 r = 0; r < n; r++) {
+      for (guint32 d = 1; d < n; d++) {
+        guint32 e;
+
+        if (pl->coll == NCCL_COLL_SENDRECV && d > 1)
+          break;
+        if (!add_edge(pl, r, (r + d) % n, c, c + r,
+                      pl->coll == NCCL_COLL_SENDRECV ? sc : sc / n, SIM_NONE,
+                      &e, error))
+          return FALSE;
+        add_hop(pl, e, SIM_NONE, SIM_NONE);
+      }
+    }
+  }
+  return TRUE;
+}
+
+/* --- execution ----------------------------------------------------------- */
+
+typedef struct {
+  Plan *pl;
+  SimDag *dag;
+  guint64 transfers;
+} Exec;
+
+static SimTask add_transfer(Exec *x, const Edge *e, guint64 payload,
+                            const SimTask *after, guint32 n_after,
+                            guint32 stream)
+{
+  Plan *pl = x->pl;
+  SimTaskSpec spec = {
+      .bytes = (guint64)ceil((double)payload * pl->inflate),
+      .paths = &g_array_index(pl->paths, SimPath, e->first_path),
+      .weights = e->n_paths > 1
+                     ? &g_array_index(pl->weights, double, e->first_path)
+                     : NULL,
+      .n_paths = e->n_paths,
+      .cap_Bps = pl->cap_Bps * pl->inflate,
+      .stream = stream};
+
+  x->transfers++;
+  return sim_dag_add(x->dag, &spec, after, n_after);
+}
+
+static SimTask add_delay(Exec *x, SimTime d, const SimTask *after,
+                         guint32 n_after)
+{
+  SimTaskSpec spec = {.delay_ps = d, .stream = SIM_NONE};
+
+  return sim_dag_add(x->dag, &spec, after, n_after);
+}
+
+/* Builds the DAG of a plan: the launch, the head hops, the body rounds. */
+static void build_dag(Exec *x)
+{
+  Plan *pl = x->pl;
+  Edge *edges = (Edge *)(void *)pl->edges->data;
+  Hop *hops = (Hop *)(void *)pl->hops->data;
+  SimTask launch = add_delay(x, pl->base_ps, NULL, 0);
+  guint32 rounds = 1;
+  double rate = pl->cap_Bps > 0 ? pl->cap_Bps : 1e12;
+
+  g_autoptr(GArray) after_a = g_array_new(FALSE, FALSE, sizeof(SimTask));
+
+  for (guint32 i = 0; i < pl->hops->len; i++) {
+    Hop *h = &hops[i];
+    Edge *e;
+    SimTask *after;
+    guint32 n = 0;
+    guint64 b;
+    SimTask wait;
+
+    g_array_set_size(after_a, h->n_pred + 1);
+    after = (SimTask *)(void *)after_a->data;
+    for (guint32 k = 0; k < h->n_pred; k++)
+      after[n++] =
+          hops[g_array_index(pl->preds, guint32, h->first_pred + k)].task;
+    if (n == 0)
+      after[n++] = launch;
+    if (h->edge == SIM_NONE) {
+      h->task = add_delay(x, 0, after, n);
+      continue;
+    }
+    e = &edges[h->edge];
+    b = MIN(MIN(pl->slice, pl->proto == NCCL_PROTO_SIMPLE
+                               ? MAX(e->visit_bytes / 2, 1)
+                               : e->visit_bytes),
+            e->bytes - e->head_bytes);
+    wait = e->step_ps ? add_delay(x, e->step_ps, after, n) : SIM_TASK_NONE;
+    if (wait != SIM_TASK_NONE) {
+      after[0] = wait;
+      n = 1;
+    }
+    /* heads are ordered by their predecessors, not by the edge's stream:
+     * a later lap's slice does not wait for the body */
+    h->task = add_transfer(x, e, b, after, n, SIM_NONE);
+    e->head_bytes += b;
+    if (e->first_head == SIM_TASK_NONE)
+      e->first_head = h->task;
+  }
+  /* Rounds: few enough that their per-transfer latency stays negligible
+   * next to their bytes (under 1% of the body's time at the cap). */
+  if (pl->edges->len > 0) {
+    guint64 body = edges[0].bytes - edges[0].head_bytes;
+    SimTime lat = sim_path_latency_ps(
+        pl->fabric, &g_array_index(pl->paths, SimPath, edges[0].first_path));
+    double t_body = (double)body / rate * 1e12;
+
+    if (lat > 0)
+      rounds = (guint32)CLAMP(t_body * 0.01 / (double)lat, 1, MAX_ROUNDS);
+  }
+  for (guint32 m = 0; m < rounds; m++) {
+    for (guint32 i = 0; i < pl->edges->len; i++) {
+      Edge *e = &edges[i];
+      guint64 body = e->bytes - MIN(e->bytes, e->head_bytes);
+      guint64 b = share(body, rounds, m);
+      SimTask after[2];
+      guint32 n = 0;
+
+      if (m == 0)
+        e->rounds = g_new0(SimTask, rounds);
+      if (b == 0)
+        continue;
+      after[n++] =
+          e->first_head != SIM_TASK_NONE && !e->eager ? e->first_head : launch;
+      if (m > 0 && e->upstream != SIM_NONE &&
+          edges[e->upstream].rounds[m - 1] != SIM_TASK_NONE)
+        after[n++] = edges[e->upstream].rounds[m - 1];
+      if (e->body_steps) {
+        SimTime d = e->step_ps * e->body_steps / rounds;
+
+        if (d) {
+          after[0] = add_delay(x, d, after, n);
+          n = 1;
+        }
+      }
+      e->rounds[m] = add_transfer(x, e, b, after, n, i);
+    }
+  }
+}
+
+static guint ekey_hash(gconstpointer k)
+{
+  guint64 v = *(const guint64 *)k;
+
+  return (guint)(v ^ (v >> 29) ^ (v >> 47));
+}
+
+static gboolean ekey_equal(gconstpointer a, gconstpointer b)
+{
+  return *(const guint64 *)a == *(const guint64 *)b;
+}
+
+static void plan_clear(Plan *pl)
+{
+  if (pl->edges) {
+    for (guint32 i = 0; i < pl->edges->len; i++)
+      g_free(g_array_index(pl->edges, Edge, i).rounds);
+    g_array_free(pl->edges, TRUE);
+  }
+  if (pl->hops)
+    g_array_free(pl->hops, TRUE);
+  if (pl->preds)
+    g_array_free(pl->preds, TRUE);
+  if (pl->paths)
+    g_array_free(pl->paths, TRUE);
+  if (pl->weights)
+    g_array_free(pl->weights, TRUE);
+  if (pl->route_n)
+    g_array_free(pl->route_n, TRUE);
+  if (pl->route_of)
+    g_hash_table_destroy(pl->route_of);
+}
+
+/* Pipeline slices: NCCL's buffers (NCCL_BUFFSIZE 4 MiB, NCCL_STEPS 8) give
+ * Simple 512 KiB steps, two per ring slice; LL's 256 KiB of data per
+ * buffer 32 KiB per step; LL128's ~4.6 MiB of data 576 KiB per step. */
+static guint64 slice_bytes(NcclAlgo a, NcclProto p)
+{
+  switch (p) {
+  case NCCL_PROTO_LL: return 32 << 10;
+  case NCCL_PROTO_LL128: return 576000;
+  default: return a == NCCL_ALGO_RING ? 1 << 20 : 512 << 10;
+  }
+}
+
+/* Bandwidth one channel of the algorithm moves per edge, bytes/s. */
+static double channel_cap(const Plan *pl)
+{
+  const NcclComm *c = pl->comm;
+
+  if (pl->coll >= NCCL_N_TUNED_COLLS) {
+    /* p2p: Simple over NVLink/PCIe at the GPU's NCCL bandwidth shared by
+     * the channels; across nodes the NIC limits */
+    return c->gpu_GBps * 1e9 / pl->channels;
+  }
+  if (pl->algo == NCCL_ALGO_NVLS || pl->algo == NCCL_ALGO_NVLS_TREE) {
+    static const double eff[NCCL_N_ARCHS] = {0, 0, 0.85, 0.74};
+
+    return c->gpu_GBps * eff[c->arch] * 1e9 / pl->channels;
+  }
+  return c->bus_ch[pl->coll][pl->algo][pl->proto] * 1e9;
+}
+
+gboolean nccl_run(const NcclComm *comm, NcclColl coll, guint64 bytes,
+                  const NcclChoice *choice, NcclExec exec,
+                  NcclInspectFn inspect, void *inspect_ctx, NcclRunStats *out,
+                  GError **error)
+{
+  Plan pl = {.comm = comm,
+             .sys = comm->sys,
+             .fabric = topo_system_fabric(comm->sys),
+             .coll = coll,
+             .algo = choice->algo,
+             .proto = choice->proto,
+             .channels = MAX(choice->channels, 1),
+             .bytes = bytes};
+  g_autoptr(SimEngine) engine = NULL;
+  g_autoptr(SimTransport) tr = NULL;
+  g_autoptr(SimDag) dag = NULL;
+  Exec x = {.pl = &pl};
+  gboolean ok = FALSE;
+  gint64 t0 = g_get_monotonic_time();
+  SimDagStats ds;
+
+  pl.paths = g_array_new(FALSE, FALSE, sizeof(SimPath));
+  pl.weights = g_array_new(FALSE, FALSE, sizeof(double));
+  pl.edges = g_array_new(FALSE, TRUE, sizeof(Edge));
+  pl.hops = g_array_new(FALSE, TRUE, sizeof(Hop));
+  pl.preds = g_array_new(FALSE, FALSE, sizeof(guint32));
+  pl.route_n = g_array_new(FALSE, TRUE, sizeof(guint32));
+  pl.route_of = g_hash_table_new_full(ekey_hash, ekey_equal, g_free, NULL);
+  pl.inflate = choice->proto == NCCL_PROTO_LL      ? 2.0
+               : choice->proto == NCCL_PROTO_LL128 ? 128.0 / 120.0
+                                                   : 1.0;
+  pl.slice = slice_bytes(choice->algo, choice->proto);
+  pl.cap_Bps = channel_cap(&pl);
+  pl.base_ps = coll < NCCL_N_TUNED_COLLS
+                   ? us_ps(nccl_base_latency_us(choice->algo, choice->proto))
+                   : 0;
+  if (coll >= NCCL_N_TUNED_COLLS) {
+    ok = plan_p2p(&pl, error);
+  } else {
+    switch (choice->algo) {
+    case NCCL_ALGO_RING: ok = plan_ring(&pl, error); break;
+    case NCCL_ALGO_TREE: ok = plan_tree(&pl, error); break;
+    case NCCL_ALGO_NVLS:
+    case NCCL_ALGO_NVLS_TREE: ok = plan_nvls(&pl, error); break;
+    case NCCL_ALGO_COLLNET_DIRECT:
+    case NCCL_ALGO_COLLNET_CHAIN: ok = plan_collnet(&pl, error); break;
+    case NCCL_ALGO_PAT: ok = plan_pat(&pl, error); break;
+    default: break;
+    }
+  }
+  if (!ok)
+    goto out;
+  engine = sim_engine_new();
+  tr = exec == NCCL_EXEC_ANALYTICAL ? sim_analytical_new(engine, pl.fabric)
+                                    : sim_flow_new(engine, pl.fabric);
+  sim_transport_set_wire(tr, topo_wire_ratio, (void *)comm->sys);
+  dag = sim_dag_new(engine, tr);
+  x.dag = dag;
+  build_dag(&x);
+  sim_engine_run(engine);
+  sim_dag_stats(dag, &ds);
+  memset(out, 0, sizeof(*out));
+  out->time_ps = ds.last_done;
+  out->transfers = x.transfers;
+  out->tasks = ds.added;
+  out->peak_tasks = ds.peak_alive;
+  out->wall_s = (double)(g_get_monotonic_time() - t0) / 1e6;
+  if (inspect)
+    inspect(inspect_ctx, tr, ds.last_done);
+out:
+  plan_clear(&pl);
+  return ok;
+}

@@ -1,0 +1,595 @@
+/* NCCL's cost model and choice of algorithm, protocol and channels.
+ *
+ * The constants and refinements are those of NVIDIA/nccl
+ * src/graph/tuning.cc (ncclTopoTuneModel, ncclTopoGetAlgoTime, tuner
+ * constants of the 2.2x releases) and src/graph/topo.h (per-link
+ * bandwidths); each is cited where used.  NCCL uses this model to choose;
+ * ifsim uses it the same way and then executes the choice on the fabric
+ * (plan.c), so the predicted time is the fabric's, not this formula's. */
+#include <math.h>
+#include <string.h>
+
+#include "models/nccl/nccl_internal.h"
+#include "models/params.h"
+
+static const char *const coll_names[NCCL_N_COLLS] = {
+    "Broadcast", "Reduce",   "AllGather", "ReduceScatter",
+    "AllReduce", "AllToAll", "SendRecv"};
+static const char *const coll_tests[NCCL_N_COLLS] = {
+    "broadcast_perf",      "reduce_perf",     "all_gather_perf",
+    "reduce_scatter_perf", "all_reduce_perf", "alltoall_perf",
+    "sendrecv_perf"};
+/* NCCL_ALGO / NCCL_PROTO spellings (ncclAlgoStr, ncclProtoStr). */
+static const char *const algo_names[NCCL_N_ALGOS] = {
+    "Tree", "Ring", "CollNetDirect", "CollNetChain", "NVLS", "NVLSTree", "PAT"};
+static const char *const proto_names[NCCL_N_PROTOS] = {"LL", "LL128", "Simple"};
+
+const char *nccl_coll_name(NcclColl c)
+{
+  return coll_names[c];
+}
+
+const char *nccl_coll_test_name(NcclColl c)
+{
+  return coll_tests[c];
+}
+
+gboolean nccl_coll_is_reduction(NcclColl c)
+{
+  return c == NCCL_COLL_REDUCE || c == NCCL_COLL_REDUCESCATTER ||
+         c == NCCL_COLL_ALLREDUCE;
+}
+
+gboolean nccl_coll_is_rooted(NcclColl c)
+{
+  return c == NCCL_COLL_BROADCAST || c == NCCL_COLL_REDUCE;
+}
+
+const char *nccl_algo_name(NcclAlgo a)
+{
+  return algo_names[a];
+}
+
+const char *nccl_proto_name(NcclProto p)
+{
+  return proto_names[p];
+}
+
+/* Lower case without '_' or '-': "all_reduce" -> "allreduce". */
+static char *fold_name(const char *name)
+{
+  char *s = g_ascii_strdown(name, -1);
+  char *w = s;
+
+  for (const char *r = s; *r; r++) {
+    if (*r != '_' && *r != '-')
+      *w++ = *r;
+  }
+  *w = '\0';
+  return s;
+}
+
+gboolean nccl_coll_parse(const char *name, NcclColl *out)
+{
+  g_autofree char *f = fold_name(name);
+
+  if (g_str_has_suffix(f, "perf"))
+    f[strlen(f) - 4] = '\0';
+  for (int c = 0; c < NCCL_N_COLLS; c++) {
+    g_autofree char *n = fold_name(coll_names[c]);
+
+    if (strcmp(f, n) == 0) {
+      *out = (NcclColl)c;
+      return TRUE;
+    }
+  }
+  return FALSE;
+}
+
+static gboolean parse_list(const char *list, const char *what,
+                           const char *const *names, int n, guint32 *mask,
+                           GError **error)
+{
+  gboolean negate = list[0] == '^';
+  g_auto(GStrv) parts = g_strsplit(list + negate, ",", -1);
+  guint32 m = 0;
+
+  for (char **p = parts; *p; p++) {
+    g_autofree char *tok = g_strstrip(g_strdup(*p));
+    int i;
+
+    for (i = 0; i < n; i++) {
+      if (g_ascii_strcasecmp(tok, names[i]) == 0)
+        break;
+    }
+    if (i == n) {
+      g_autoptr(GString) accepted = g_string_new(NULL);
+
+      for (int j = 0; j < n; j++)
+        g_string_append_printf(accepted, "%s%s", j ? ", " : "", names[j]);
+      g_set_error(error, MDL_ERROR, MDL_ERROR_VALUE,
+                  "%s: '%s' is not one of %s (a comma-separated list, or "
+                  "^list for all but those)",
+                  what, tok, accepted->str);
+      return FALSE;
+    }
+    m |= 1u << i;
+  }
+  if (negate)
+    m = ~m & ((1u << n) - 1);
+  if (m == 0) {
+    g_set_error(error, MDL_ERROR, MDL_ERROR_VALUE,
+                "%s: '%s' leaves nothing enabled", what, list);
+    return FALSE;
+  }
+  *mask = m;
+  return TRUE;
+}
+
+gboolean nccl_parse_algos(const char *list, const char *what, guint32 *mask,
+                          GError **error)
+{
+  return parse_list(list, what, algo_names, NCCL_N_ALGOS, mask, error);
+}
+
+gboolean nccl_parse_protos(const char *list, const char *what, guint32 *mask,
+                           GError **error)
+{
+  return parse_list(list, what, proto_names, NCCL_N_PROTOS, mask, error);
+}
+
+double nccl_bus_factor(NcclColl c, guint32 n)
+{
+  switch (c) {
+  case NCCL_COLL_ALLREDUCE: return 2.0 * (n - 1) / n;
+  case NCCL_COLL_ALLGATHER:
+  case NCCL_COLL_REDUCESCATTER:
+  case NCCL_COLL_ALLTOALL: return (double)(n - 1) / n;
+  default: return 1.0;
+  }
+}
+
+/* --- tuner constants (tuning.cc, ncclTunerConstantsDefaults) ------------ */
+
+/* baseLatencies, us: Tree, Ring, CollNetDirect, CollNetChain, NVLS,
+ * NVLSTree, PAT x LL, LL128, Simple. */
+static const double base_lat[NCCL_N_ALGOS][NCCL_N_PROTOS] = {
+    {6.8, 14.0, 8.4}, {6.6, 14.0, 8.4}, {0, 0, 0},      {0, 0, 0},
+    {0, 0, 0},        {0, 0, 0},        {8.0, 8.0, 8.0}};
+
+/* hwLatencies, us per step: NVLINK, PCI, NET. */
+static const double hw_lat[NCCL_N_HW][NCCL_N_ALGOS][NCCL_N_PROTOS] = {
+    {{0.6, 1.25, 4.0},
+     {0.6, 1.9, 3.4},
+     {0, 0, 3.7},
+     {0, 0, 2.8},
+     {0, 0, 25},
+     {0, 0, 25},
+     {0, 0, 4.0}},
+    {{1.0, 1.9, 4.0},
+     {1.0, 2.5, 5.7},
+     {0, 0, 3.7},
+     {0, 0, 2.8},
+     {0, 0, 0},
+     {0, 0, 0},
+     {0, 0, 4.0}},
+    {{5.0, 8.5, 14},
+     {2.7, 4.0, 14.0},
+     {0, 0, 31},
+     {0, 0, 30},
+     {0, 0, 18},
+     {0, 0, 20.9},
+     {0, 0, 14}}};
+
+/* [arch][nodes: 1, 2, more]; llMaxBws' first index for multi-node runs is
+ * the CPU vendor (Intel row), ifsim assumes x86 Intel hosts. */
+static const double ll_max_bw[NCCL_N_ARCHS][3] = {{39.0, 39.0, 20.4},
+                                                  {87.7, 22.5, 19.0},
+                                                  {141.0, 45.0, 35.0},
+                                                  {282.0, 90.0, 70.0}};
+static const double ring_ll128_bw[NCCL_N_ARCHS][3] = {{20.0, 20.0, 20.0},
+                                                      {20.0, 20.0, 20.0},
+                                                      {36.7, 36.7, 36.7},
+                                                      {40.0, 40.0, 40.0}};
+static const double tree_ll128_bw[NCCL_N_ARCHS][3] = {{20.0, 20.0, 20.0},
+                                                      {20.0, 20.0, 20.0},
+                                                      {36.7, 36.7, 29.0},
+                                                      {55.6, 31.67, 20.0}};
+static const double tree_bw[NCCL_N_ARCHS][3] = {{26.5, 18.5, 10.0},
+                                                {24.0, 23.6, 17.8},
+                                                {38.7, 41.4, 36.0},
+                                                {70.0, 42.8, 24.0}};
+static const double nvls_tree_bw[NCCL_N_ARCHS][3] = {{26.5, 18.5, 10.0},
+                                                     {24.0, 23.6, 17.8},
+                                                     {0.0, 57.7, 45.5},
+                                                     {0.0, 96.0, 80.0}};
+static const double nvls_efficiency[NCCL_N_ARCHS] = {0.0, 0.0, 0.85, 0.74};
+
+/* Trees stray from the model at medium sizes: a correction per power of
+ * two of size / 64 (ncclTopoGetAlgoTime, treeCorrectionFactor). */
+static const double tree_correction[NCCL_N_PROTOS][23] = {
+    {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7,  .7,  .7,  .6, .5,
+     .4,  .4,  .5,  .6,  .7, .8, .9, 1.0, 1.0, 1.0, 1.0},
+    {1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7,  .6, .6,
+     .6,  .6,  .6,  .6,  .8,  .9, .9, .9, .9, 1.0, 1.0},
+    {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5,
+     .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9}};
+
+double nccl_hw_latency_us(guint32 hw, NcclAlgo a, NcclProto p)
+{
+  return hw_lat[hw][a][p];
+}
+
+double nccl_base_latency_us(NcclAlgo a, NcclProto p)
+{
+  return base_lat[a][p];
+}
+
+double nccl_nvlink_GBps(guint32 sm)
+{
+  /* topo.h: SM60_NVLINK_BW 18, SM70 20, SM80 20, SM86 12, SM90 20.6,
+   * SM100 40.1 GB/s per link. */
+  if (sm >= 100)
+    return 40.1;
+  if (sm >= 90)
+    return 20.6;
+  if (sm == 86 || sm == 89)
+    return 12.0;
+  return 20.0;
+}
+
+static int log2i(guint64 v)
+{
+  int l = -1;
+
+  while (v) {
+    v >>= 1;
+    l++;
+  }
+  return l;
+}
+
+static void set_off(NcclComm *c, int coll, int a, const char *why)
+{
+  for (int p = 0; p < NCCL_N_PROTOS; p++) {
+    c->bw[coll][a][p] = 0;
+    if (!c->off[coll][a][p])
+      c->off[coll][a][p] = why;
+  }
+}
+
+void nccl_tune(NcclComm *c)
+{
+  guint32 nnodes = c->nnodes, nranks = c->nranks;
+  double ppn = (double)nranks / nnodes;
+  int idx2 = nnodes <= 2 ? (int)nnodes - 1 : 2;
+  int intra_hw = c->nvl_intra ? NCCL_HW_NVLINK : NCCL_HW_PCI;
+  int hw = nnodes == 1 ? intra_hw : NCCL_HW_NET;
+  double ll_max = ll_max_bw[nnodes == 1 ? c->arch : 0][idx2];
+
+  memset(c->bw, 0, sizeof(c->bw));
+  memset(c->lat, 0, sizeof(c->lat));
+  memset(c->off, 0, sizeof(c->off));
+  memset(c->bus_ch, 0, sizeof(c->bus_ch));
+  for (int coll = 0; coll < NCCL_N_TUNED_COLLS; coll++) {
+    int nsteps =
+        coll == NCCL_COLL_ALLREDUCE ? 2 * ((int)nranks - 1)
+        : coll == NCCL_COLL_REDUCESCATTER || coll == NCCL_COLL_ALLGATHER
+            ? (int)nranks - 1
+            : (int)nranks;
+
+    for (int a = 0; a < NCCL_N_ALGOS; a++) {
+      gboolean rs_ag =
+          coll == NCCL_COLL_REDUCESCATTER || coll == NCCL_COLL_ALLGATHER;
+      guint32 nch = a == NCCL_ALGO_NVLS || a == NCCL_ALGO_NVLS_TREE
+                        ? c->nvls_channels
+                        : c->channels;
+
+      if ((coll == NCCL_COLL_BROADCAST || coll == NCCL_COLL_REDUCE) &&
+          a != NCCL_ALGO_RING) {
+        set_off(c, coll, a, "Broadcast and Reduce run Ring only");
+        continue;
+      }
+      if (rs_ag && a != NCCL_ALGO_PAT && a != NCCL_ALGO_RING &&
+          a != NCCL_ALGO_NVLS && a != NCCL_ALGO_COLLNET_DIRECT) {
+        set_off(c, coll, a, "not an AllGather/ReduceScatter algorithm");
+        continue;
+      }
+      if (coll == NCCL_COLL_ALLREDUCE && a == NCCL_ALGO_PAT) {
+        set_off(c, coll, a, "PAT runs AllGather/ReduceScatter only");
+        continue;
+      }
+      if ((a == NCCL_ALGO_NVLS || a == NCCL_ALGO_NVLS_TREE) &&
+          (!c->gpu.nvls || c->nvls_channels < 2)) {
+        set_off(c, coll, a, "needs NVSwitches with NVLink SHARP (NVLS)");
+        continue;
+      }
+      if (a == NCCL_ALGO_NVLS_TREE && nnodes == 1) {
+        set_off(c, coll, a, "NVLSTree needs more than one node");
+        continue;
+      }
+      if (a == NCCL_ALGO_NVLS && nnodes > 1 && !c->collnet) {
+        set_off(c, coll, a, "multi-node NVLS needs CollNet (SHARP)");
+        continue;
+      }
+      if (a == NCCL_ALGO_NVLS && rs_ag && nnodes > 1) {
+        set_off(c, coll, a, "NVLS AllGather/ReduceScatter is single-node");
+        continue;
+      }
+      if ((a == NCCL_ALGO_COLLNET_DIRECT || a == NCCL_ALGO_COLLNET_CHAIN) &&
+          !c->collnet) {
+        set_off(c, coll, a,
+                "needs CollNet enabled (--collnet, "
+                "NCCL_COLLNET_ENABLE=1), a SHARP network and "
+                "more than one node");
+        continue;
+      }
+      if ((a == NCCL_ALGO_COLLNET_DIRECT) && rs_ag) {
+        set_off(c, coll, a,
+                "CollNet AllGather/ReduceScatter needs 1 GPU per "
+                "NIC and a plugin with them: not modelled");
+        continue;
+      }
+      if (a == NCCL_ALGO_PAT && !c->pat) {
+        set_off(c, coll, a, "PAT needs one GPU per node");
+        continue;
+      }
+      if (a == NCCL_ALGO_TREE && coll != NCCL_COLL_ALLREDUCE) {
+        set_off(c, coll, a, "Tree runs AllReduce only");
+        continue;
+      }
+      for (int p = 0; p < NCCL_N_PROTOS; p++) {
+        gboolean collnet =
+            a == NCCL_ALGO_COLLNET_DIRECT || a == NCCL_ALGO_COLLNET_CHAIN;
+        double bw = nnodes <= 2 || collnet ? c->bw_intra : c->bw_inter;
+        double bus, intra_lat, inter_lat, lat;
+
+        if ((a == NCCL_ALGO_NVLS || a == NCCL_ALGO_NVLS_TREE ||
+             a == NCCL_ALGO_PAT || collnet) &&
+            p != NCCL_PROTO_SIMPLE) {
+          c->off[coll][a][p] = "Simple protocol only";
+          continue;
+        }
+        if (a == NCCL_ALGO_NVLS || a == NCCL_ALGO_NVLS_TREE) {
+          double intra =
+              c->bw_intra * nvls_efficiency[c->arch] * (nch - 1) / nch;
+          double inter =
+              c->bw_inter * (nnodes <= 2 && a == NCCL_ALGO_NVLS_TREE ? 2 : 1);
+
+          intra *= coll == NCCL_COLL_ALLREDUCE ? 2.0 : (ppn - 1) / ppn;
+          bw = intra;
+          if (nnodes > 1)
+            bw = MIN(bw, inter);
+          if (a == NCCL_ALGO_NVLS_TREE)
+            bw = MIN(bw, nvls_tree_bw[c->arch][idx2]);
+        }
+        bus = nch * bw;
+        if (a == NCCL_ALGO_RING && p == NCCL_PROTO_LL)
+          bus = MIN(ll_max, bus * .5);
+        if (a == NCCL_ALGO_RING && p == NCCL_PROTO_LL128)
+          bus = MIN(bus * 0.92, nch * ring_ll128_bw[c->arch][idx2]);
+        if (a == NCCL_ALGO_TREE && coll == NCCL_COLL_ALLREDUCE)
+          bus = MIN(bus * .92, nch * tree_bw[c->arch][idx2]);
+        if (a == NCCL_ALGO_TREE && p == NCCL_PROTO_LL)
+          bus = MIN(bus / 3.8, ll_max);
+        if (a == NCCL_ALGO_TREE && p == NCCL_PROTO_LL128)
+          bus = MIN(bus * (nnodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0),
+                    nch * tree_ll128_bw[c->arch][idx2]);
+        if (a == NCCL_ALGO_PAT)
+          bus *= .75;
+        if (a == NCCL_ALGO_COLLNET_DIRECT) {
+          double factor = ppn / nch;
+
+          factor -= (factor - 1) / 2;
+          bus /= factor;
+          if (c->gpu.sm >= 90)
+            bus *= .85;
+        }
+        /* LL128 is on by default only where NCCL trusts its ordering: NVLink
+         * inside the node (typeIntra <= PATH_NVB). */
+        if (p == NCCL_PROTO_LL128 && !c->nvl_intra) {
+          c->off[coll][a][p] = "LL128 is off by default without NVLink";
+          continue;
+        }
+        c->bus_ch[coll][a][p] = bus / nch;
+        if (!(a != NCCL_ALGO_RING && rs_ag)) {
+          if (a == NCCL_ALGO_RING || a == NCCL_ALGO_NVLS ||
+              a == NCCL_ALGO_NVLS_TREE)
+            bus *= (double)nranks / nsteps;
+          else
+            bus *= .5;
+        }
+        c->bw[coll][a][p] = bus;
+
+        lat = base_lat[a][p];
+        intra_lat = hw_lat[intra_hw][a][p];
+        inter_lat = ppn == 1 ? hw_lat[NCCL_HW_NET][NCCL_ALGO_TREE][p]
+                             : hw_lat[NCCL_HW_NET][a][p];
+        if (a == NCCL_ALGO_RING) {
+          double l = hw_lat[hw][a][p];
+
+          if (coll == NCCL_COLL_REDUCE || coll == NCCL_COLL_BROADCAST) {
+            /* sameChannels: the rings of all channels are alike */
+            lat += l;
+          } else {
+            double ovh = 0;
+            int inter_steps = nnodes == 1 ? 0
+                              : coll == NCCL_COLL_ALLREDUCE
+                                  ? 2 * ((int)nnodes - 1)
+                                  : (int)nnodes - 1;
+
+            if (nnodes > 1)
+              ovh = NCCL_NET_OVERHEAD_US * (p == NCCL_PROTO_SIMPLE ? 3 : 1);
+            intra_lat = MAX(intra_lat, ovh);
+            lat += (nsteps - inter_steps) * intra_lat + inter_steps * inter_lat;
+          }
+        } else if (a == NCCL_ALGO_TREE) {
+          lat += 2 * ((nranks / nnodes - 1) * intra_lat +
+                      log2i(nnodes) * inter_lat);
+        } else if (a == NCCL_ALGO_COLLNET_DIRECT) {
+          lat += 2 * (MIN(1, nranks / nnodes - 1) * intra_lat +
+                      (nranks / nnodes - 1) * 0.4) +
+                 inter_lat;
+        } else if (a == NCCL_ALGO_COLLNET_CHAIN) {
+          lat += 2 * (nranks / nnodes - 1) * intra_lat + inter_lat;
+        } else if (a == NCCL_ALGO_NVLS) {
+          lat = intra_lat + (nnodes > 1 ? inter_lat : 0);
+        } else if (a == NCCL_ALGO_NVLS_TREE) {
+          lat += intra_lat + 2 * log2i(nnodes) * inter_lat;
+        } else if (a == NCCL_ALGO_PAT) {
+          lat += log2i(nnodes) * (inter_lat / 3.5) + nranks * 2.8;
+        }
+        c->lat[coll][a][p] = lat;
+      }
+    }
+  }
+}
+
+/* ncclTopoGetAlgoTime for one pipelined operation, us; < 0: unavailable. */
+static double algo_time(const NcclComm *c, int coll, int a, int p,
+                        guint64 bytes)
+{
+  double bw = c->bw[coll][a][p];
+  double lat = c->lat[coll][a][p];
+  int log_size = log2i(bytes >> 6);
+
+  if (bw == 0)
+    return -1;
+  if (a == NCCL_ALGO_TREE && log_size >= 0 && log_size < 23)
+    bw *= tree_correction[p][log_size];
+  if (a == NCCL_ALGO_RING && p == NCCL_PROTO_SIMPLE && c->nnodes > 1 &&
+      coll == NCCL_COLL_ALLREDUCE &&
+      bytes / ((guint64)c->channels * c->nranks) >= 64)
+    lat *= c->gpu.sm < 80 ? 1.9 : 1.4; /* the ring's plateau effect */
+  return lat + bytes / (1000.0 * bw);
+}
+
+/* NCCL's thread thresholds (device.h: NCCL_LL_THREAD_THRESHOLD 8,
+ * NCCL_LL128_THREAD_THRESHOLD 8, NCCL_SIMPLE_THREAD_THRESHOLD 64 bytes per
+ * thread; Ring LL times the ranks) and thread counts (LL 512, LL128 640,
+ * Simple 512): fewer channels for small sizes, as enqueue.cc does. */
+static guint32 size_channels(const NcclComm *c, NcclAlgo a, NcclProto p,
+                             guint32 nc, guint64 bytes)
+{
+  static const guint64 threshold[NCCL_N_PROTOS] = {8, 8, 64};
+  static const guint64 threads[NCCL_N_PROTOS] = {512, 640, 512};
+  guint64 th = threshold[p];
+  guint64 nt = threads[p];
+
+  if (a == NCCL_ALGO_RING && p == NCCL_PROTO_LL)
+    th *= c->nranks;
+  if (a == NCCL_ALGO_NVLS || a == NCCL_ALGO_NVLS_TREE ||
+      a == NCCL_ALGO_COLLNET_DIRECT || a == NCCL_ALGO_COLLNET_CHAIN)
+    return nc;
+  while (bytes < nc * nt * th) {
+    if (nc >= 2)
+      nc--;
+    else if (nt % 128 == 0)
+      nt /= 2;
+    else
+      break;
+  }
+  return nc;
+}
+
+static guint32 clamp_channels(const NcclComm *c, guint32 nc)
+{
+  if (c->opt.max_channels && nc > c->opt.max_channels)
+    nc = c->opt.max_channels;
+  if (c->opt.min_channels && nc < c->opt.min_channels)
+    nc = c->opt.min_channels;
+  return MAX(nc, 1);
+}
+
+/* Point-to-point operations are outside the cost model: NCCL runs them as
+ * Simple over its p2p channels. */
+static gboolean select_p2p(const NcclComm *c, NcclColl coll, guint64 bytes,
+                           NcclChoice *out, GString *explain, GError **error)
+{
+  if (c->opt.protos && !(c->opt.protos & (1u << NCCL_PROTO_SIMPLE))) {
+    g_set_error(error, MDL_ERROR, MDL_ERROR_CONFLICT,
+                "%s runs NCCL's p2p Simple protocol; the protocol choice "
+                "excludes Simple",
+                nccl_coll_name(coll));
+    return FALSE;
+  }
+  out->algo = NCCL_ALGO_RING; /* reported as "P2P" by the CLI */
+  out->proto = NCCL_PROTO_SIMPLE;
+  out->channels = clamp_channels(c, c->channels);
+  out->model_us = -1;
+  if (explain)
+    g_string_append_printf(explain,
+                           "%s %" G_GUINT64_FORMAT " B: point-to-point, not "
+                           "in NCCL's cost model: Simple over %u channels\n",
+                           nccl_coll_name(coll), bytes, out->channels);
+  return TRUE;
+}
+
+gboolean nccl_select(const NcclComm *c, NcclColl coll, guint64 bytes,
+                     NcclChoice *out, GString *explain, GError **error)
+{
+  double best = -1;
+  int best_a = -1, best_p = -1;
+
+  if (coll >= NCCL_N_TUNED_COLLS)
+    return select_p2p(c, coll, bytes, out, explain, error);
+  if (explain)
+    g_string_append_printf(explain,
+                           "%s %" G_GUINT64_FORMAT " B, %u ranks on "
+                           "%u nodes:\n",
+                           nccl_coll_name(coll), bytes, c->nranks, c->nnodes);
+  for (int a = 0; a < NCCL_N_ALGOS; a++) {
+    for (int p = 0; p < NCCL_N_PROTOS; p++) {
+      double t;
+      const char *why = c->off[coll][a][p];
+
+      if (!why && c->opt.algos && !(c->opt.algos & (1u << a)))
+        why = "excluded by the algorithm choice";
+      if (!why && c->opt.protos && !(c->opt.protos & (1u << p)))
+        why = "excluded by the protocol choice";
+      t = why ? -1 : algo_time(c, coll, a, p, bytes);
+      if (explain) {
+        if (why)
+          g_string_append_printf(explain, "  %-13s %-6s  off: %s\n",
+                                 algo_names[a], proto_names[p], why);
+        else
+          g_string_append_printf(explain,
+                                 "  %-13s %-6s  latency %8.2f us  bw %8.2f "
+                                 "GB/s  time %10.2f us\n",
+                                 algo_names[a], proto_names[p],
+                                 c->lat[coll][a][p], c->bw[coll][a][p], t);
+      }
+      if (t >= 0 && (best < 0 || t < best)) {
+        best = t;
+        best_a = a;
+        best_p = p;
+      }
+    }
+  }
+  if (best_a < 0) {
+    g_set_error(error, MDL_ERROR, MDL_ERROR_CONFLICT,
+                "no NCCL algorithm and protocol allowed by the choice can run "
+                "%s on this system (%u ranks, %u nodes); --explain lists why "
+                "each is off",
+                nccl_coll_name(coll), c->nranks, c->nnodes);
+    return FALSE;
+  }
+  out->algo = (NcclAlgo)best_a;
+  out->proto = (NcclProto)best_p;
+  out->model_us = best;
+  {
+    guint32 nc = best_a == NCCL_ALGO_NVLS || best_a == NCCL_ALGO_NVLS_TREE
+                     ? c->nvls_channels
+                     : c->channels;
+
+    out->channels =
+        clamp_channels(c, size_channels(c, out->algo, out->proto, nc, bytes));
+  }
+  if (explain)
+    g_string_append_printf(explain,
+                           "  -> %s/%s on %u channels: the smallest "
+                           "estimate (%.2f us)\n",
+                           algo_names[best_a], proto_names[best_p],
+                           out->channels, best);
+  return TRUE;
+}

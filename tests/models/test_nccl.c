@@ -1,0 +1,261 @@
+/* The NCCL model (models/nccl): NCCL_ALGO/NCCL_PROTO parsing, NCCL's
+ * choices on known systems, physical bounds and consistency of the
+ * executed plans, and the accuracy against the published measurements in
+ * tests/data/reference (validate/accuracy.c). */
+#include <math.h>
+#include <string.h>
+
+#include "models/nccl/nccl.h"
+#include "models/params.h"
+#include "tests/suites.h"
+#include "validate/accuracy.h"
+
+#define MIB (G_GUINT64_CONSTANT(1) << 20)
+#define GIB (G_GUINT64_CONSTANT(1) << 30)
+
+static TopoSystem *load(const char *name)
+{
+  g_autoptr(GError) error = NULL;
+  TopoSystem *sys = topo_system_load_builtin(name, &error);
+
+  ck_assert_msg(sys != NULL, "%s", error ? error->message : "");
+  return sys;
+}
+
+static NcclComm *comm_of(const TopoSystem *sys, const NcclOptions *opt)
+{
+  g_autoptr(GError) error = NULL;
+  NcclComm *c = nccl_comm_new(sys, opt, &error);
+
+  ck_assert_msg(c != NULL, "%s", error ? error->message : "");
+  return c;
+}
+
+/* Chooses and runs; returns busbw in GB/s. */
+static double busbw(const NcclComm *c, NcclColl coll, guint64 bytes,
+                    NcclExec exec, NcclChoice *ch_out)
+{
+  g_autoptr(GError) error = NULL;
+  NcclChoice ch;
+  NcclRunStats st;
+
+  ck_assert_msg(nccl_select(c, coll, bytes, &ch, NULL, &error), "%s",
+                error ? error->message : "");
+  ck_assert_msg(nccl_run(c, coll, bytes, &ch, exec, NULL, NULL, &st, &error),
+                "%s", error ? error->message : "");
+  ck_assert(st.time_ps > 0);
+  if (ch_out)
+    *ch_out = ch;
+  return (double)bytes / sim_time_to_s(st.time_ps) / 1e9 *
+         nccl_bus_factor(coll, nccl_comm_ranks(c));
+}
+
+START_TEST(test_parse_lists)
+{
+  g_autoptr(GError) error = NULL;
+  guint32 m = 0;
+  NcclColl c;
+
+  ck_assert(nccl_parse_algos("ring,Tree", "NCCL_ALGO", &m, NULL));
+  ck_assert_uint_eq(m, (1u << NCCL_ALGO_RING) | (1u << NCCL_ALGO_TREE));
+  ck_assert(nccl_parse_algos("^nvls,nvlstree", "NCCL_ALGO", &m, NULL));
+  ck_assert(!(m & (1u << NCCL_ALGO_NVLS)) && (m & (1u << NCCL_ALGO_RING)));
+  ck_assert(nccl_parse_protos("LL128", "NCCL_PROTO", &m, NULL));
+  ck_assert_uint_eq(m, 1u << NCCL_PROTO_LL128);
+  ck_assert(!nccl_parse_protos("ll,ll256", "--proto", &m, &error));
+  ck_assert_ptr_nonnull(strstr(error->message, "--proto: 'll256' is not one"));
+  g_clear_error(&error);
+  ck_assert(!nccl_parse_algos("^ring,tree,collnetdirect,collnetchain,nvls,"
+                              "nvlstree,pat",
+                              "NCCL_ALGO", &m, &error));
+  ck_assert_ptr_nonnull(strstr(error->message, "leaves nothing enabled"));
+  ck_assert(nccl_coll_parse("all_reduce_perf", &c) && c == NCCL_COLL_ALLREDUCE);
+  ck_assert(nccl_coll_parse("ReduceScatter", &c) &&
+            c == NCCL_COLL_REDUCESCATTER);
+  ck_assert(!nccl_coll_parse("bcast", &c));
+  ck_assert_double_eq_tol(nccl_bus_factor(NCCL_COLL_ALLREDUCE, 8), 1.75, 1e-12);
+  ck_assert_double_eq_tol(nccl_bus_factor(NCCL_COLL_ALLGATHER, 8), 0.875,
+                          1e-12);
+}
+END_TEST
+
+/* NCCL on one DGX H100 (tuning.cc): Ring/LL at the smallest sizes, NVLS for
+ * large AllReduce; a DGX A100 has no NVLS; forcing works. */
+START_TEST(test_select_h100)
+{
+  g_autoptr(TopoSystem) h100 = load("server:dgx-h100");
+  g_autoptr(TopoSystem) a100 = load("server:dgx-a100");
+  g_autoptr(NcclComm) c = comm_of(h100, NULL);
+  g_autoptr(NcclComm) a = comm_of(a100, NULL);
+  NcclOptions ring = {.algos = 1u << NCCL_ALGO_RING,
+                      .protos = 1u << NCCL_PROTO_SIMPLE,
+                      .max_channels = 4};
+  g_autoptr(NcclComm) r = comm_of(h100, &ring);
+  g_autoptr(GString) why = g_string_new(NULL);
+  g_autoptr(GError) error = NULL;
+  NcclChoice ch;
+
+  ck_assert(nccl_select(c, NCCL_COLL_ALLREDUCE, 8, &ch, why, NULL));
+  ck_assert_int_eq(ch.algo, NCCL_ALGO_RING);
+  ck_assert_int_eq(ch.proto, NCCL_PROTO_LL);
+  ck_assert_uint_eq(ch.channels, 1);
+  ck_assert_ptr_nonnull(strstr(why->str, "NVLSTree      Simple  off"));
+  ck_assert(nccl_select(c, NCCL_COLL_ALLREDUCE, GIB, &ch, NULL, NULL));
+  ck_assert_int_eq(ch.algo, NCCL_ALGO_NVLS);
+  ck_assert(nccl_select(a, NCCL_COLL_ALLREDUCE, GIB, &ch, NULL, NULL));
+  ck_assert_int_eq(ch.algo, NCCL_ALGO_RING);
+  ck_assert_int_eq(ch.proto, NCCL_PROTO_SIMPLE);
+  ck_assert(nccl_select(r, NCCL_COLL_ALLREDUCE, GIB, &ch, NULL, NULL));
+  ck_assert_int_eq(ch.algo, NCCL_ALGO_RING);
+  ck_assert_uint_eq(ch.channels, 4);
+  /* Broadcast is Ring only: forcing Tree leaves nothing */
+  {
+    NcclOptions tree = {.algos = 1u << NCCL_ALGO_TREE};
+    g_autoptr(NcclComm) t = comm_of(h100, &tree);
+
+    ck_assert(!nccl_select(t, NCCL_COLL_BROADCAST, MIB, &ch, NULL, &error));
+    ck_assert_ptr_nonnull(strstr(error->message, "no NCCL algorithm"));
+  }
+}
+END_TEST
+
+/* Physics: no prediction beats the hardware; times grow with size; the
+ * analytical and flow transports agree where nothing contends (a ring over
+ * an NVSwitch: every GPU's links are its own). */
+START_TEST(test_bounds)
+{
+  g_autoptr(TopoSystem) h100 = load("server:dgx-h100");
+  NcclOptions ring = {.algos = 1u << NCCL_ALGO_RING};
+  g_autoptr(NcclComm) c = comm_of(h100, &ring);
+  double prev_t = 0;
+
+  for (guint64 s = 8; s <= 4 * GIB; s *= 8) {
+    double bw = busbw(c, NCCL_COLL_ALLREDUCE, s, NCCL_EXEC_FLOW, NULL);
+    double t = (double)s / bw;
+
+    /* 18 NVLink4 links of 25 GB/s per direction: 450 GB/s of bus bw */
+    ck_assert_msg(bw < 450, "%g GB/s at %" G_GUINT64_FORMAT, bw, s);
+    ck_assert(t > prev_t * 0.999 || s == 8);
+    prev_t = t;
+  }
+  {
+    double f = busbw(c, NCCL_COLL_ALLREDUCE, GIB, NCCL_EXEC_FLOW, NULL);
+    double a = busbw(c, NCCL_COLL_ALLREDUCE, GIB, NCCL_EXEC_ANALYTICAL, NULL);
+
+    ck_assert_msg(fabs(f - a) / a < 0.01, "flow %g analytical %g", f, a);
+    /* NCCL's Ring bandwidth on H100: 18 links x 20.6 GB/s = 370.8 */
+    ck_assert_msg(f > 340 && f < 380, "ring busbw %g", f);
+  }
+}
+END_TEST
+
+/* Every collective runs, with its bus bandwidth in a sane range. */
+START_TEST(test_all_collectives)
+{
+  g_autoptr(TopoSystem) h100 = load("server:dgx-h100");
+  g_autoptr(NcclComm) c = comm_of(h100, NULL);
+
+  for (int coll = 0; coll < NCCL_N_COLLS; coll++) {
+    NcclChoice ch;
+    double bw = busbw(c, (NcclColl)coll, 256 * MIB, NCCL_EXEC_FLOW, &ch);
+
+    ck_assert_msg(bw > 100 && bw < 500, "%s busbw %g (%s/%s)",
+                  nccl_coll_name((NcclColl)coll), bw, nccl_algo_name(ch.algo),
+                  nccl_proto_name(ch.proto));
+  }
+}
+END_TEST
+
+/* Across servers the NICs are the limit: a 2-node Ring AllReduce of 8 NDR
+ * NICs per node cannot pass 8 x 50 GB/s of bus bandwidth, and contention
+ * in an oversubscribed fabric can only slow it. */
+START_TEST(test_multinode_ring)
+{
+  static const char full[] =
+      "[system]\nserver = dgx-h100\nservers = 4\n[scaleout]\ntopology = "
+      "fat-tree\nswitch = quantum2-ndr\ntiers = 2\nrail_optimized = false\n";
+  static const char over[] =
+      "[system]\nserver = dgx-h100\nservers = 4\n[scaleout]\ntopology = "
+      "fat-tree\nswitch = quantum2-ndr\ntiers = 2\nrail_optimized = false\n"
+      "oversubscription = 3\n";
+  g_autoptr(GError) error = NULL;
+  g_autoptr(TopoSystem) a =
+      topo_system_load_data(full, strlen(full), "full", NULL, &error);
+  g_autoptr(TopoSystem) b =
+      topo_system_load_data(over, strlen(over), "over", NULL, &error);
+  NcclOptions ring = {.algos = 1u << NCCL_ALGO_RING};
+  double bw_a, bw_b;
+
+  ck_assert_msg(a && b, "%s", error ? error->message : "");
+  {
+    g_autoptr(NcclComm) ca = comm_of(a, &ring);
+    g_autoptr(NcclComm) cb = comm_of(b, &ring);
+
+    ck_assert_uint_eq(nccl_comm_nodes(ca), 4);
+    bw_a = busbw(ca, NCCL_COLL_ALLREDUCE, GIB, NCCL_EXEC_FLOW, NULL);
+    bw_b = busbw(cb, NCCL_COLL_ALLREDUCE, GIB, NCCL_EXEC_FLOW, NULL);
+  }
+  ck_assert_msg(bw_a > 330 && bw_a < 400, "full bisection ring %g", bw_a);
+  ck_assert_msg(bw_b <= bw_a * 1.0001, "oversubscribed %g > full %g", bw_b,
+                bw_a);
+}
+END_TEST
+
+/* Accuracy against published runs.  The bounds are what this model
+ * reaches today (bench_accuracy prints the tables); issue 7's targets are
+ * median |error| <= 5% from 1 MiB and <= 15% below on every dataset. */
+START_TEST(test_accuracy)
+{
+  static const struct {
+    const char *file;
+    double median_large;
+  } bound[] = {
+      {"nccl_allreduce_8xA100_nvlink3_stas00mlengineering.csv", 0.30},
+      {"nccl_allreduce_8xH100_sxm_nccltests290.csv", 0.10},
+      {"nccl_allreduce_16xH100_2node_ndr8x400_nccltests309.csv", 0.10},
+      {"nccl_allreduce_32xH100_4node_ndr8x400_vm_nccltests309.csv", 0.15},
+      {"nccl_allreduce_8xRTX4090_pcie_P2Punlocked_chlc.csv", 0.20},
+      {"nccl_sendrecv_8xA100_nvlink_liplus.csv", 0.30},
+  };
+  guint n;
+  const NcclDataset *d = nccl_datasets(&n);
+
+  for (guint i = 0; i < n; i++) {
+    g_autoptr(GError) error = NULL;
+    NcclAccuracy a;
+
+    ck_assert_msg(
+        nccl_accuracy_run(&d[i], IFSIM_TEST_DATA_DIR "/reference", &a, &error),
+        "%s", error ? error->message : "");
+    ck_assert(a.rows->len > 0);
+    if (d[i].anomalous) {
+      ck_assert_msg(a.median_ratio > 1.8, "%s: predicted only %.2fx", d[i].file,
+                    a.median_ratio);
+    } else {
+      for (guint b = 0; b < G_N_ELEMENTS(bound); b++) {
+        if (strcmp(bound[b].file, d[i].file) == 0)
+          ck_assert_msg(a.median_large <= bound[b].median_large,
+                        "%s: median |error| %.1f%% above %.0f%%", d[i].file,
+                        a.median_large * 100, bound[b].median_large * 100);
+      }
+    }
+    nccl_accuracy_clear(&a);
+  }
+}
+END_TEST
+
+Suite *suite_nccl(void)
+{
+  Suite *s = suite_create("nccl");
+  TCase *tc = tcase_create("core");
+
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, test_parse_lists);
+  tcase_add_test(tc, test_select_h100);
+  tcase_add_test(tc, test_bounds);
+  tcase_add_test(tc, test_all_collectives);
+  tcase_add_test(tc, test_multinode_ring);
+  tcase_add_test(tc, test_accuracy);
+  suite_add_tcase(s, tc);
+  return s;
+}

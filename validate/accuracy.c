@@ -1,0 +1,155 @@
+/* Predicted against measured busbw for the published nccl-tests runs; see
+ * validate/accuracy.h. */
+#include "validate/accuracy.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/nccl/nccl.h"
+#include "models/params.h"
+#include "sim/units.h"
+#include "topologies/system.h"
+
+/* Two and four DGX H100 (8 GPUs, 8 ConnectX-7 NDR each, one per GPU) on a
+ * rail-optimized NDR fat-tree, as the nccl-tests#309 systems. */
+#define H100_NDR(n)                                                            \
+  "[system]\nserver = dgx-h100\nservers = " n "\n"                             \
+  "[scaleout]\ntopology = fat-tree\nswitch = quantum2-ndr\ntiers = 2\n"        \
+  "rail_optimized = true\nrouting = dmodk\n"
+
+static const NcclDataset datasets[] = {
+    {"nccl_allreduce_8xA100_nvlink3_stas00mlengineering.csv",
+     "8x A100 NVLink3/NVSwitch AllReduce", "[system]\nserver = dgx-a100\n",
+     "allreduce", 8, 3, FALSE},
+    {"nccl_allreduce_8xH100_sxm_nccltests290.csv",
+     "8x H100 SXM AllReduce (NVLS)", "[system]\nserver = dgx-h100\n",
+     "allreduce", 8, 7, FALSE},
+    {"nccl_allreduce_16xH100_2node_ndr8x400_nccltests309.csv",
+     "2x 8 H100, 8x NDR 400G per node, AllReduce", H100_NDR("2"), "allreduce",
+     16, 7, FALSE},
+    {"nccl_allreduce_32xH100_4node_ndr8x400_vm_nccltests309.csv",
+     "4x 8 H100, 8x NDR 400G per node (VMs), AllReduce", H100_NDR("4"),
+     "allreduce", 32, 7, FALSE},
+    {"nccl_allreduce_8xRTX4090_pcie_P2Punlocked_chlc.csv",
+     "8x RTX 4090 PCIe Gen4, P2P unlocked, AllReduce",
+     "[system]\nserver = rtx4090-8\n"
+     "[server rtx4090-8]\ngpus = 8\nsockets = 2\nsocket_link = upi2\n"
+     "root_complex = root-complex-gen4\ngpu_pcie = pcie4-x16\n"
+     "gpu_arch = sm89\n",
+     "allreduce", 8, 7, FALSE},
+    {"nccl_sendrecv_8xA100_nvlink_liplus.csv", "8x A100 NVLink SendRecv",
+     "[system]\nserver = dgx-a100\n", "sendrecv", 8, 7, FALSE},
+    {"nccl_allreduce_16xH100_2node_ndr_ANOMALOUS_nccltests290.csv",
+     "2x 8 H100 NDR, misconfigured (ANOMALOUS)", H100_NDR("2"), "allreduce", 16,
+     7, TRUE},
+};
+
+const NcclDataset *nccl_datasets(guint *n)
+{
+  *n = G_N_ELEMENTS(datasets);
+  return datasets;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+  double x = *(const double *)a, y = *(const double *)b;
+
+  return x < y ? -1 : x > y;
+}
+
+static double median(GArray *v)
+{
+  double *d = (double *)(void *)v->data;
+
+  if (v->len == 0)
+    return 0;
+  qsort(d, v->len, sizeof(double), cmp_double);
+  return v->len % 2 ? d[v->len / 2] : (d[v->len / 2 - 1] + d[v->len / 2]) / 2;
+}
+
+gboolean nccl_accuracy_run(const NcclDataset *d, const char *dir,
+                           NcclAccuracy *out, GError **error)
+{
+  g_autofree char *path = g_build_filename(dir, d->file, NULL);
+  g_autofree char *text = NULL;
+  g_auto(GStrv) lines = NULL;
+  g_autoptr(TopoSystem) sys = NULL;
+  g_autoptr(NcclComm) comm = NULL;
+  g_autoptr(GArray) large = g_array_new(FALSE, FALSE, sizeof(double));
+  g_autoptr(GArray) small = g_array_new(FALSE, FALSE, sizeof(double));
+  g_autoptr(GArray) ratio = g_array_new(FALSE, FALSE, sizeof(double));
+  NcclOptions opt = {.ranks = d->ranks};
+  NcclColl coll;
+
+  memset(out, 0, sizeof(*out));
+  out->rows = g_array_new(FALSE, TRUE, sizeof(NcclAccuracyRow));
+  if (!g_file_get_contents(path, &text, NULL, error))
+    return FALSE;
+  sys = topo_system_load_data(d->system_ini, strlen(d->system_ini), d->file,
+                              NULL, error);
+  if (!sys || !nccl_coll_parse(d->collective, &coll))
+    return FALSE;
+  comm = nccl_comm_new(sys, &opt, error);
+  if (!comm)
+    return FALSE;
+  lines = g_strsplit(text, "\n", -1);
+  for (guint i = 1; lines[i]; i++) {
+    g_auto(GStrv) cells = NULL;
+    NcclAccuracyRow r = {0};
+    NcclChoice ch;
+    NcclRunStats st;
+    char *end;
+
+    g_strstrip(lines[i]);
+    if (lines[i][0] == '\0')
+      continue;
+    cells = g_strsplit(lines[i], ",", -1);
+    if (g_strv_length(cells) <= d->busbw_col ||
+        !g_ascii_string_to_unsigned(cells[0], 10, 1, G_MAXUINT64, &r.size_bytes,
+                                    NULL) ||
+        (r.measured_GBps = g_ascii_strtod(cells[d->busbw_col], &end),
+         end == cells[d->busbw_col] || *end)) {
+      g_set_error(error, MDL_ERROR, MDL_ERROR_VALUE,
+                  "%s:%u: expected a size and a busbw in column %u", path,
+                  i + 1, d->busbw_col + 1);
+      return FALSE;
+    }
+    if (r.measured_GBps <= 0)
+      continue; /* printed as 0.00: below the print precision */
+    if (!nccl_select(comm, coll, r.size_bytes, &ch, NULL, error) ||
+        !nccl_run(comm, coll, r.size_bytes, &ch, NCCL_EXEC_FLOW, NULL, NULL,
+                  &st, error))
+      return FALSE;
+    r.predicted_GBps = (double)r.size_bytes / sim_time_to_s(st.time_ps) / 1e9 *
+                       nccl_bus_factor(coll, d->ranks);
+    r.error = (r.predicted_GBps - r.measured_GBps) / r.measured_GBps;
+    g_strlcpy(r.algo,
+              coll >= NCCL_N_TUNED_COLLS ? "P2P" : nccl_algo_name(ch.algo),
+              sizeof(r.algo));
+    g_strlcpy(r.proto, nccl_proto_name(ch.proto), sizeof(r.proto));
+    r.channels = ch.channels;
+    g_array_append_val(out->rows, r);
+    {
+      double e = fabs(r.error), q = r.predicted_GBps / r.measured_GBps;
+
+      g_array_append_val(r.size_bytes >= (1u << 20) ? large : small, e);
+      g_array_append_val(ratio, q);
+    }
+  }
+  for (guint i = 0; i < large->len; i++)
+    out->worst_large = MAX(out->worst_large, g_array_index(large, double, i));
+  for (guint i = 0; i < small->len; i++)
+    out->worst_small = MAX(out->worst_small, g_array_index(small, double, i));
+  out->median_large = median(large);
+  out->median_small = median(small);
+  out->median_ratio = median(ratio);
+  return TRUE;
+}
+
+void nccl_accuracy_clear(NcclAccuracy *a)
+{
+  if (a->rows)
+    g_array_free(a->rows, TRUE);
+  a->rows = NULL;
+}

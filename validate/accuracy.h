@@ -1,0 +1,44 @@
+/* Predicted against measured: the published nccl-tests runs of
+ * tests/data/reference (from ../shared/reference) and the systems that
+ * match them, for bench/accuracy and the tests that bound the error. */
+#ifndef VALIDATE_ACCURACY_H
+#define VALIDATE_ACCURACY_H
+
+#include <glib.h>
+
+typedef struct {
+  const char *file;       /* in the reference directory */
+  const char *what;       /* one line */
+  const char *system_ini; /* the matching system, as INI text */
+  const char *collective;
+  guint32 ranks;
+  guint32 busbw_col;  /* column of the measured busbw */
+  gboolean anomalous; /* a misconfigured system: must be predicted well
+                         above what it measured */
+} NcclDataset;
+
+/* The datasets; n set to their count. */
+const NcclDataset *nccl_datasets(guint *n);
+
+typedef struct {
+  guint64 size_bytes;
+  double measured_GBps, predicted_GBps; /* busbw */
+  double error;                         /* (predicted - measured) / measured */
+  char algo[16], proto[8];
+  guint32 channels;
+} NcclAccuracyRow;
+
+typedef struct {
+  GArray *rows;                     /* NcclAccuracyRow */
+  double median_large, worst_large; /* |error| for sizes >= 1 MiB */
+  double median_small, worst_small; /* below 1 MiB (0 when none) */
+  double median_ratio;              /* predicted / measured, all sizes */
+} NcclAccuracy;
+
+/* Predicts every size of a dataset read from dir/file.  Fails with an
+ * error naming the file and line on unreadable data. */
+gboolean nccl_accuracy_run(const NcclDataset *d, const char *dir,
+                           NcclAccuracy *out, GError **error);
+void nccl_accuracy_clear(NcclAccuracy *a);
+
+#endif /* VALIDATE_ACCURACY_H */
