@@ -371,7 +371,6 @@ int cli_cmd_run(int argc, char **argv)
   guint32 tsize;
   guint64 align;
   TrcCollInfo info;
-  char *csv_text = NULL;
 
   g_option_group_add_entries(group, entries);
   g_option_context_set_main_group(ctx, group);
@@ -463,7 +462,6 @@ int cli_cmd_run(int argc, char **argv)
 fail:
   status = cli_report(COMMAND, error);
 out:
-  g_free(csv_text);
   run_options_clear(&o);
   return status;
 }

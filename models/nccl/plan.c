@@ -819,7 +819,8 @@ static gboolean plan_p2p(Plan *pl, GError **error)
 
         if (pl->coll == NCCL_COLL_SENDRECV && d > 1)
           break;
-        if (!add_edge(pl, r, (r + d) % n, c, c + r,
+        /* across nodes through the sender's own NIC */
+        if (!add_edge(pl, r, (r + d) % n, c, r % pl->comm->ppn,
                       pl->coll == NCCL_COLL_SENDRECV ? sc : sc / n, SIM_NONE,
                       &e, error))
           return FALSE;
