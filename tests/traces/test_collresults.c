@@ -372,8 +372,9 @@ static gboolean json_items(const char **p, char close)
       if (!json_string(p))
         return FALSE;
       json_ws(p);
-      if (*(*p)++ != ':')
+      if (**p != ':')
         return FALSE;
+      (*p)++;
     }
     if (!json_value(p))
       return FALSE;
@@ -381,8 +382,9 @@ static gboolean json_items(const char **p, char close)
       (*p)++;
       return TRUE;
     }
-    if (*(*p)++ != ',')
+    if (**p != ',') /* never step past the end of the text */
       return FALSE;
+    (*p)++;
     json_ws(p);
   }
 }
