@@ -729,8 +729,6 @@ static gboolean plan_collnet(Plan *pl, GError **error)
       SimNodeId nic = topo_nic(pl->sys, k, topo_gpu_nic(pl->sys, head % ppn));
       SimPath net;
       SimPathSet ps = {.n = 1, .weight = {1.0}};
-      guint32 n;
-      const SimChannelId *out = sim_fabric_out(pl->fabric, nic, &n);
       guint32 peer = (k + 1) % m;
 
       for (guint32 i = 1; i < ppn; i++) {
@@ -743,8 +741,6 @@ static gboolean plan_collnet(Plan *pl, GError **error)
         gathered = add_hop(pl, e, direct ? SIM_NONE : gathered, gathered);
       }
       /* up to the first network switch and back, as SHARP aggregates */
-      (void)out;
-      (void)n;
       if (!topo_route_network(
               pl->sys, nic,
               topo_nic(pl->sys, peer, topo_gpu_nic(pl->sys, head % ppn)), c,
