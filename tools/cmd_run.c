@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <glib/gstdio.h>
+
 #include "models/nccl/nccl.h"
 #include "sim/units.h"
 #include "tools/cli.h"
@@ -453,8 +455,12 @@ int cli_cmd_run(int argc, char **argv)
     goto fail;
   if (o.json && !trc_coll_json_write(o.json, &info,
                                      (const TrcCollRow *)(void *)rows->data,
-                                     rows->len, &error))
+                                     rows->len, &error)) {
+    /* no half of the run's output: the CSV written just before goes too */
+    if (o.csv)
+      g_unlink(o.csv);
     goto fail;
+  }
   trc_coll_print_table(stdout, &info, (const TrcCollRow *)(void *)rows->data,
                        rows->len);
   status = CLI_EXIT_OK;

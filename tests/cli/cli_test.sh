@@ -83,6 +83,10 @@ if ! grep -q '"results"' "$res/r.json" || ! head -1 "$res/l.csv" | grep -q '^cha
   echo "FAIL: run --json / --links-csv"; fails=$((fails + 1))
 fi
 expect 2 "$res/nodir/r.csv" run -b 1M -e 1M --csv "$res/nodir/r.csv"
+expect 2 "$res/nodir/r.json" run -b 1M -e 1M --csv "$res/ok.csv" --json "$res/nodir/r.json"
+if [ -e "$res/ok.csv" ]; then
+  echo "FAIL: a run whose JSON failed left its CSV"; fails=$((fails + 1))
+fi
 if [ -e "$res/nodir" ]; then
   echo "FAIL: a failed run left output"; fails=$((fails + 1))
 fi
