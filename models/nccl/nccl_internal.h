@@ -57,6 +57,9 @@ void nccl_tune(NcclComm *comm);
 double nccl_hw_latency_us(guint32 hw, NcclAlgo a, NcclProto p);
 double nccl_base_latency_us(NcclAlgo a, NcclProto p);
 
+/* NCCL's NVLS efficiency of an architecture (NCCL_ARCH_*; 0 without). */
+double nccl_nvls_efficiency(guint32 arch);
+
 /* NCCL's per-link NVLink bandwidth for an SM (topo.h), GB/s. */
 double nccl_nvlink_GBps(guint32 sm);
 

@@ -156,6 +156,11 @@ typedef struct {
   SimTask task;
 } Hop;
 
+/* A path set of the plan: paths first .. first + n - 1. */
+typedef struct {
+  guint32 first, n;
+} Route;
+
 typedef struct {
   const NcclComm *comm;
   const TopoSystem *sys;
@@ -174,8 +179,8 @@ typedef struct {
   GArray *edges;        /* Edge */
   GArray *hops;         /* Hop */
   GArray *preds;        /* guint32 hop indices */
-  GHashTable *route_of; /* (src, dst, rail) -> first path index + 1 */
-  GArray *route_n;      /* paths per cached route, by first path */
+  GHashTable *route_of; /* (src, dst, rail) -> index in routes + 1 */
+  GArray *routes;       /* Route: the path sets computed so far */
 } Plan;
 
 static SimNodeId rank_gpu(const Plan *pl, guint32 r)
@@ -234,11 +239,13 @@ static gboolean route_ranks(Plan *pl, guint32 a, guint32 b, guint32 rail,
   guint64 key = ((guint64)a << 40) ^ ((guint64)b << 16) ^ rail;
   gpointer hit = g_hash_table_lookup(pl->route_of, &key);
   SimPathSet ps, tail, both;
-  guint64 *k;
+  Route r;
+  gint64 *k;
 
   if (hit) {
-    *first = GPOINTER_TO_UINT(hit) - 1;
-    *n = g_array_index(pl->route_n, guint32, *first);
+    r = g_array_index(pl->routes, Route, GPOINTER_TO_UINT(hit) - 1);
+    *first = r.first;
+    *n = r.n;
     return TRUE;
   }
   if (rank_node(pl, a) == rank_node(pl, b)) {
@@ -273,14 +280,12 @@ static gboolean route_ranks(Plan *pl, guint32 a, guint32 b, guint32 rail,
       ps = both;
     }
   }
-  *first = add_paths(pl, &ps);
-  *n = ps.n;
-  if (pl->route_n->len < pl->paths->len)
-    g_array_set_size(pl->route_n, pl->paths->len);
-  g_array_index(pl->route_n, guint32, *first) = ps.n;
-  k = g_new(guint64, 1);
-  *k = key;
-  g_hash_table_insert(pl->route_of, k, GUINT_TO_POINTER(*first + 1));
+  r.first = *first = add_paths(pl, &ps);
+  r.n = *n = ps.n;
+  g_array_append_val(pl->routes, r);
+  k = g_new(gint64, 1);
+  *k = (gint64)key;
+  g_hash_table_insert(pl->route_of, k, GUINT_TO_POINTER(pl->routes->len));
   return TRUE;
 }
 
@@ -295,8 +300,8 @@ static SimTime step_latency(const Plan *pl, gboolean inter, guint32 first)
   double us;
   SimTime lat, fabric;
 
-  if (a == NCCL_ALGO_PAT || (inter && c->ppn == 1))
-    a = inter ? NCCL_ALGO_TREE : a; /* tuning.cc: tree latency at ppn 1 */
+  if (inter && c->ppn == 1)
+    a = NCCL_ALGO_TREE; /* tuning.cc: Tree's network latency at ppn 1 */
   us = nccl_hw_latency_us(hw, a, pl->proto);
   /* Inter-node rings pay the network post overhead at every step, three
    * times for Simple (tuning.cc: intraLat = max(intraLat, netOverhead)). */
@@ -478,6 +483,51 @@ static guint32 dtree_depth(guint32 r, guint32 m, guint32 which)
   return d;
 }
 
+/* One of NCCL's two binary trees of nodes (`which`) between the ranks
+ * k * ppn + rail % ppn, every edge carrying `bytes` up (children before
+ * parents) and then down (parents before children).  hop[k] comes in as
+ * the hop after which node k's data is ready and goes out as the hop after
+ * which its result has arrived.  in_edge (NULL: no body coupling) holds the
+ * edge feeding each node and is updated as the up edges are added. */
+static gboolean plan_node_tree(Plan *pl, guint32 c, guint32 which, guint32 rail,
+                               guint64 bytes, guint32 *hop, guint32 *in_edge,
+                               GError **error)
+{
+  guint32 m = pl->comm->nnodes, ppn = pl->comm->ppn, local = rail % ppn;
+  g_autofree guint32 *order = g_new(guint32, m);
+  guint32 n_order = 0;
+
+  for (guint32 depth = 32; depth-- > 0;) {
+    for (guint32 k = 0; k < m; k++) {
+      if (dtree_depth(k, m, which) == depth)
+        order[n_order++] = k;
+    }
+  }
+  for (guint32 i = 0; i < n_order; i++) {
+    guint32 k = order[i], p = dtree_parent(k, m, which), e;
+
+    if (p == SIM_NONE)
+      continue;
+    if (!add_edge(pl, k * ppn + local, p * ppn + local, c, rail, bytes,
+                  in_edge ? in_edge[k] : SIM_NONE, &e, error))
+      return FALSE;
+    hop[p] = add_hop(pl, e, hop[k], hop[p]);
+    if (in_edge)
+      in_edge[p] = e;
+  }
+  for (guint32 i = n_order; i-- > 0;) {
+    guint32 k = order[i], p = dtree_parent(k, m, which), e;
+
+    if (p == SIM_NONE)
+      continue;
+    if (!add_edge(pl, p * ppn + local, k * ppn + local, c, rail, bytes,
+                  in_edge ? in_edge[p] : SIM_NONE, &e, error))
+      return FALSE;
+    hop[k] = add_hop(pl, e, hop[p], SIM_NONE);
+  }
+  return TRUE;
+}
+
 /* Tree AllReduce: per channel, a chain through each node's ranks (from
  * the rail GPU) and one of the two binary trees across nodes between the
  * chains' heads.  Every edge carries the channel's whole share up
@@ -489,13 +539,10 @@ static gboolean plan_tree(Plan *pl, GError **error)
   for (guint32 c = 0; c < pl->channels; c++) {
     guint64 sc = share(pl->bytes, pl->channels, c);
     guint32 which = c % 2;
-    /* [node]: the hop that brings node's reduced data to its head, and the
-     * edges of the chain */
+    /* [node]: the hop that brings the node's data to its head (then its
+     * result), and the edge feeding the head */
+    g_autofree guint32 *hop = g_new(guint32, m);
     g_autofree guint32 *up_in = g_new(guint32, m);
-    g_autofree guint32 *up_hop = g_new(guint32, m);
-    g_autofree guint32 *down_hop = g_new(guint32, m);
-    g_autofree guint32 *order = g_new(guint32, m);
-    guint32 n_order = 0;
 
     /* Chains inside nodes, leaf to head: rank ppn-1 ... 0 of the rotation */
     for (guint32 k = 0; k < m; k++) {
@@ -511,46 +558,13 @@ static gboolean plan_tree(Plan *pl, GError **error)
         prev = add_hop(pl, e, prev, SIM_NONE);
         prev_edge = e;
       }
-      up_hop[k] = prev;
+      hop[k] = prev;
       up_in[k] = prev_edge;
     }
-    /* Up the tree across nodes, children before parents: order nodes by
-     * depth, deepest first. */
-    for (guint32 depth = 32; depth-- > 0;) {
-      for (guint32 k = 0; k < m; k++) {
-        if (dtree_depth(k, m, which) == depth)
-          order[n_order++] = k;
-      }
-    }
-    for (guint32 i = 0; i < n_order; i++) {
-      guint32 k = order[i], p = dtree_parent(k, m, which);
-      guint32 e, h;
-
-      if (p == SIM_NONE)
-        continue;
-      if (!add_edge(pl, ring_rank(pl, c, k * ppn), ring_rank(pl, c, p * ppn), c,
-                    c, sc, up_in[k], &e, error))
-        return FALSE;
-      h = add_hop(pl, e, up_hop[k], up_hop[p]);
-      up_hop[p] = h;
-      up_in[p] = e;
-    }
-    /* Down: root first; then parents before children. */
-    for (guint32 i = n_order; i-- > 0;) {
-      guint32 k = order[i], p = dtree_parent(k, m, which);
-      guint32 e;
-
-      if (p == SIM_NONE) {
-        down_hop[k] = up_hop[k];
-        continue;
-      }
-      if (!add_edge(pl, ring_rank(pl, c, p * ppn), ring_rank(pl, c, k * ppn), c,
-                    c, sc, up_in[p], &e, error))
-        return FALSE;
-      down_hop[k] = add_hop(pl, e, down_hop[p], SIM_NONE);
-    }
+    if (!plan_node_tree(pl, c, which, c, sc, hop, up_in, error))
+      return FALSE;
     for (guint32 k = 0; k < m; k++) {
-      guint32 prev = down_hop[k], prev_edge = SIM_NONE;
+      guint32 prev = hop[k], prev_edge = SIM_NONE;
 
       for (guint32 i = 0; i + 1 < ppn; i++) {
         guint32 e;
@@ -646,43 +660,12 @@ static gboolean plan_nvls(Plan *pl, GError **error)
        * result back down before the NVLS multicast */
       guint64 inter = MAX(sc / ppn, 1);
       guint32 which = c % 2;
-      g_autofree guint32 *tu = g_new(guint32, (gsize)m * ppn);
       g_autofree guint32 *td = g_new(guint32, (gsize)m * ppn);
-      g_autofree guint32 *depth_of = g_new(guint32, m);
 
-      for (guint32 k = 0; k < m; k++)
-        depth_of[k] = dtree_depth(k, m, which);
       for (guint32 i = 0; i < ppn; i++) {
-        for (guint32 k = 0; k < m; k++)
-          tu[i * m + k] = node_up[k];
-        for (guint32 depth = 32; depth-- > 0;) {
-          for (guint32 k = 0; k < m; k++) {
-            guint32 p = dtree_parent(k, m, which), e;
-
-            if (depth_of[k] != depth || p == SIM_NONE)
-              continue;
-            if (!add_edge(pl, k * ppn + i, p * ppn + i, c, i, inter, SIM_NONE,
-                          &e, error))
-              return FALSE;
-            tu[i * m + p] = add_hop(pl, e, tu[i * m + k], tu[i * m + p]);
-          }
-        }
-        for (guint32 depth = 0; depth < 32; depth++) {
-          for (guint32 k = 0; k < m; k++) {
-            guint32 p = dtree_parent(k, m, which), e;
-
-            if (depth_of[k] != depth)
-              continue;
-            if (p == SIM_NONE) {
-              td[i * m + k] = tu[i * m + k];
-              continue;
-            }
-            if (!add_edge(pl, p * ppn + i, k * ppn + i, c, i, inter, SIM_NONE,
-                          &e, error))
-              return FALSE;
-            td[i * m + k] = add_hop(pl, e, td[i * m + p], SIM_NONE);
-          }
-        }
+        memcpy(&td[i * m], node_up, m * sizeof(guint32));
+        if (!plan_node_tree(pl, c, which, i, inter, &td[i * m], NULL, error))
+          return FALSE;
       }
       for (guint32 k = 0; k < m; k++) {
         g_autofree guint32 *all = g_new(guint32, ppn);
@@ -951,18 +934,6 @@ static void build_dag(Exec *x)
   }
 }
 
-static guint ekey_hash(gconstpointer k)
-{
-  guint64 v = *(const guint64 *)k;
-
-  return (guint)(v ^ (v >> 29) ^ (v >> 47));
-}
-
-static gboolean ekey_equal(gconstpointer a, gconstpointer b)
-{
-  return *(const guint64 *)a == *(const guint64 *)b;
-}
-
 static void plan_clear(Plan *pl)
 {
   if (pl->edges) {
@@ -978,8 +949,8 @@ static void plan_clear(Plan *pl)
     g_array_free(pl->paths, TRUE);
   if (pl->weights)
     g_array_free(pl->weights, TRUE);
-  if (pl->route_n)
-    g_array_free(pl->route_n, TRUE);
+  if (pl->routes)
+    g_array_free(pl->routes, TRUE);
   if (pl->route_of)
     g_hash_table_destroy(pl->route_of);
 }
@@ -1006,11 +977,8 @@ static double channel_cap(const Plan *pl)
      * the channels; across nodes the NIC limits */
     return c->gpu_GBps * 1e9 / pl->channels;
   }
-  if (pl->algo == NCCL_ALGO_NVLS || pl->algo == NCCL_ALGO_NVLS_TREE) {
-    static const double eff[NCCL_N_ARCHS] = {0, 0, 0.85, 0.74};
-
-    return c->gpu_GBps * eff[c->arch] * 1e9 / pl->channels;
-  }
+  if (pl->algo == NCCL_ALGO_NVLS || pl->algo == NCCL_ALGO_NVLS_TREE)
+    return c->gpu_GBps * nccl_nvls_efficiency(c->arch) * 1e9 / pl->channels;
   return c->bus_ch[pl->coll][pl->algo][pl->proto] * 1e9;
 }
 
@@ -1040,8 +1008,9 @@ gboolean nccl_run(const NcclComm *comm, NcclColl coll, guint64 bytes,
   pl.edges = g_array_new(FALSE, TRUE, sizeof(Edge));
   pl.hops = g_array_new(FALSE, TRUE, sizeof(Hop));
   pl.preds = g_array_new(FALSE, FALSE, sizeof(guint32));
-  pl.route_n = g_array_new(FALSE, TRUE, sizeof(guint32));
-  pl.route_of = g_hash_table_new_full(ekey_hash, ekey_equal, g_free, NULL);
+  pl.routes = g_array_new(FALSE, FALSE, sizeof(Route));
+  pl.route_of =
+      g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
   pl.inflate = choice->proto == NCCL_PROTO_LL      ? 2.0
                : choice->proto == NCCL_PROTO_LL128 ? 128.0 / 120.0
                                                    : 1.0;

@@ -225,6 +225,11 @@ double nccl_base_latency_us(NcclAlgo a, NcclProto p)
   return base_lat[a][p];
 }
 
+double nccl_nvls_efficiency(guint32 arch)
+{
+  return nvls_efficiency[arch];
+}
+
 double nccl_nvlink_GBps(guint32 sm)
 {
   /* topo.h: SM60_NVLINK_BW 18, SM70 20, SM80 20, SM86 12, SM90 20.6,
