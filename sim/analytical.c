@@ -77,9 +77,7 @@ SimTransport *sim_analytical_new(SimEngine *engine, const SimFabric *fabric)
 {
   Analytical *a = g_new0(Analytical, 1);
 
-  a->base.ops = &analytical_ops;
-  a->base.engine = engine;
-  a->base.fabric = fabric;
+  sim_transport_init(&a->base, &analytical_ops, engine, fabric);
   a->chan = g_new0(SimChannelStats, MAX(sim_fabric_n_channels(fabric), 1));
   a->done_kind =
       sim_engine_register(engine, "analytical.done", analytical_done, a);

@@ -1003,9 +1003,7 @@ SimTransport *sim_flow_new(SimEngine *engine, const SimFabric *fabric)
   FlowTransport *ft = g_new0(FlowTransport, 1);
   guint32 n_ch = sim_fabric_n_channels(fabric);
 
-  ft->base.ops = &flow_ops;
-  ft->base.engine = engine;
-  ft->base.fabric = fabric;
+  sim_transport_init(&ft->base, &flow_ops, engine, fabric);
   sim_pool_init_aligned(&ft->flows, (sizeof(Flow) + 63) & ~(gsize)63, 12, 64);
   sim_pool_init(&ft->blocks, sizeof(HopBlock), 12);
   sim_pool_init(&ft->xfers, sizeof(Xfer), 12);

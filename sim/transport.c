@@ -75,6 +75,14 @@ void sim_transport_start(SimTransport *t, const SimTransfer *x)
   t->ops->start(t, x);
 }
 
+void sim_transport_init(SimTransport *t, const SimTransportOps *ops,
+                        SimEngine *engine, const SimFabric *fabric)
+{
+  t->ops = ops;
+  t->engine = engine;
+  t->fabric = fabric;
+}
+
 void sim_transport_finish(SimTransport *t, guint64 tag)
 {
   g_assert(t->in_flight > 0);

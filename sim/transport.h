@@ -168,6 +168,11 @@ static inline double sim_transport_wire_ratio(const SimTransport *t,
   return t->wire.fn(t->wire.ctx, c, bytes);
 }
 
+/* For transport implementations: sets up the base of a zeroed transport
+ * (its ops, engine and finalized fabric). */
+void sim_transport_init(SimTransport *t, const SimTransportOps *ops,
+                        SimEngine *engine, const SimFabric *fabric);
+
 /* For transport implementations: counts a transfer done and calls the
  * completion function. */
 void sim_transport_finish(SimTransport *t, guint64 tag);
