@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "models/registry.h"
+#include "tests/bad_corpus.h"
 #include "tests/suites.h"
 
 static MdlRegistry *builtin(void)
@@ -173,39 +174,17 @@ START_TEST(test_apply_keyfile_skips_other_groups)
 }
 END_TEST
 
+static gboolean load_models_file(const char *path, GError **error)
+{
+  g_autoptr(MdlRegistry) r = builtin();
+
+  return mdl_registry_load_file(r, path, error);
+}
+
 START_TEST(test_bad_corpus)
 {
-  g_autofree char *dir =
-      g_build_filename(IFSIM_TEST_DATA_DIR, "bad", "models", NULL);
-  g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
-  const char *name;
-  guint n = 0;
-
-  ck_assert_ptr_nonnull(d);
-  while ((name = g_dir_read_name(d))) {
-    g_autofree char *path = g_build_filename(dir, name, NULL);
-    g_autofree char *text = NULL;
-    g_autofree char *expect = NULL;
-    g_autoptr(MdlRegistry) r = builtin();
-    g_autoptr(GError) error = NULL;
-    const char *eol;
-
-    if (!g_str_has_suffix(name, ".ini"))
-      continue;
-    ck_assert(g_file_get_contents(path, &text, NULL, NULL));
-    ck_assert_msg(g_str_has_prefix(text, "# expect: "), "%s: no expect line",
-                  name);
-    eol = strchr(text, '\n');
-    expect = g_strndup(text + 10, (gsize)(eol - text - 10));
-    ck_assert_msg(!mdl_registry_load_file(r, path, &error), "%s loaded", name);
-    ck_assert_msg(strstr(error->message, expect) != NULL,
-                  "%s: message '%s' lacks '%s'", name, error->message, expect);
-    ck_assert_msg(strstr(error->message, path) != NULL,
-                  "%s: message '%s' does not name the file", name,
-                  error->message);
-    n++;
-  }
-  ck_assert_uint_ge(n, 25);
+  ck_assert_uint_ge(
+      bad_corpus_check("models", load_models_file, BAD_NAMES_PATH), 25);
 }
 END_TEST
 

@@ -4,6 +4,7 @@
  * the bad-input corpus tests/data/bad/topo. */
 #include <string.h>
 
+#include "tests/bad_corpus.h"
 #include "tests/suites.h"
 #include "topologies/system.h"
 #include "topologies/system_internal.h"
@@ -436,41 +437,18 @@ START_TEST(test_repo_files_match_builtins)
 }
 END_TEST
 
+static gboolean load_system_file(const char *path, GError **error)
+{
+  g_autoptr(TopoSystem) sys = topo_system_load(path, NULL, error);
+
+  return sys != NULL;
+}
+
 START_TEST(test_bad_corpus)
 {
-  g_autofree char *dir =
-      g_build_filename(IFSIM_TEST_DATA_DIR, "bad", "topo", NULL);
-  g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
-  const char *name;
-  guint n = 0;
-
-  ck_assert_ptr_nonnull(d);
-  while ((name = g_dir_read_name(d))) {
-    g_autofree char *path = g_build_filename(dir, name, NULL);
-    g_autofree char *text = NULL;
-    g_autofree char *expect = NULL;
-    g_autoptr(GError) error = NULL;
-    g_autoptr(TopoSystem) sys = NULL;
-    const char *eol;
-
-    if (!g_str_has_suffix(name, ".ini"))
-      continue;
-    ck_assert(g_file_get_contents(path, &text, NULL, NULL));
-    ck_assert_msg(g_str_has_prefix(text, "# expect: "), "%s: no expect line",
-                  name);
-    eol = strchr(text, '\n');
-    expect = g_strndup(text + 10, (gsize)(eol - text - 10));
-    sys = topo_system_load(path, NULL, &error);
-    ck_assert_msg(sys == NULL, "%s loaded", name);
-    ck_assert_msg(strstr(error->message, expect) != NULL,
-                  "%s: message '%s' lacks '%s'", name, error->message, expect);
-    ck_assert_msg(strstr(error->message, name) != NULL ||
-                      strstr(error->message, "built in") != NULL,
-                  "%s: message '%s' does not name the file", name,
-                  error->message);
-    n++;
-  }
-  ck_assert_uint_ge(n, 20);
+  ck_assert_uint_ge(
+      bad_corpus_check("topo", load_system_file, BAD_NAMES_FILE_OR_BUILTIN),
+      20);
 }
 END_TEST
 

@@ -1,0 +1,43 @@
+/* The bad-input corpus walk; see tests/bad_corpus.h. */
+#include "tests/bad_corpus.h"
+
+#include <check.h>
+#include <string.h>
+
+guint bad_corpus_check(const char *sub, BadLoadFn load, BadNaming naming)
+{
+  g_autofree char *dir =
+      g_build_filename(IFSIM_TEST_DATA_DIR, "bad", sub, NULL);
+  g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
+  const char *name;
+  guint n = 0;
+
+  ck_assert_ptr_nonnull(d);
+  while ((name = g_dir_read_name(d))) {
+    g_autofree char *path = g_build_filename(dir, name, NULL);
+    g_autofree char *text = NULL;
+    g_autofree char *expect = NULL;
+    g_autoptr(GError) error = NULL;
+    const char *eol;
+    gboolean named;
+
+    if (!g_str_has_suffix(name, ".ini"))
+      continue;
+    ck_assert(g_file_get_contents(path, &text, NULL, NULL));
+    ck_assert_msg(g_str_has_prefix(text, "# expect: "), "%s: no expect line",
+                  name);
+    eol = strchr(text, '\n');
+    expect = g_strndup(text + 10, (gsize)(eol - text - 10));
+    ck_assert_msg(!load(path, &error), "%s loaded", name);
+    ck_assert_msg(strstr(error->message, expect) != NULL,
+                  "%s: message '%s' lacks '%s'", name, error->message, expect);
+    named = naming == BAD_NAMES_PATH
+                ? strstr(error->message, path) != NULL
+                : strstr(error->message, name) != NULL ||
+                      strstr(error->message, "built in") != NULL;
+    ck_assert_msg(named, "%s: message '%s' does not name the file", name,
+                  error->message);
+    n++;
+  }
+  return n;
+}
