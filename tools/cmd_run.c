@@ -7,6 +7,7 @@
  * variables, the flags taking precedence).  Each size is chosen and
  * planned as NCCL would (models/nccl) and executed on the system's fabric
  * by the chosen transport. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,10 +76,17 @@ static void run_options_clear(RunOptions *o)
   g_free(o->links_csv);
 }
 
-static gboolean bad(GError **error, const char *fmt, const char *a,
-                    const char *b)
+/* Sets a bad-value error; returns FALSE. */
+static gboolean bad(GError **error, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
+
+static gboolean bad(GError **error, const char *fmt, ...)
 {
-  g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE, fmt, a, b);
+  va_list ap;
+
+  va_start(ap, fmt);
+  g_propagate_error(
+      error, g_error_new_valist(CLI_ERROR, CLI_ERROR_BAD_VALUE, fmt, ap));
+  va_end(ap);
   return FALSE;
 }
 
@@ -133,15 +141,15 @@ static gboolean run_check(RunOptions *o, NcclColl *coll, guint32 *type_size,
   if (!nccl_coll_parse(o->collective, coll))
     return bad(error,
                "--collective: '%s' is not one of allreduce, allgather, "
-               "reducescatter, broadcast, reduce, alltoall, sendrecv%s",
-               o->collective, "");
+               "reducescatter, broadcast, reduce, alltoall, sendrecv",
+               o->collective);
   if (!run_check_name(&o->fidelity, "--fidelity", run_fidelities, error))
     return FALSE;
   if (o->fidelity && strcmp(o->fidelity, "packet") == 0)
     return bad(error,
                "--fidelity: '%s' needs the packet transport, which is not "
-               "built yet; use flow or analytical%s",
-               o->fidelity, "");
+               "built yet; use flow or analytical",
+               o->fidelity);
   if (!o->dtype)
     o->dtype = g_strdup("float");
   for (t = 0; t < (int)G_N_ELEMENTS(run_types); t++) {
@@ -152,8 +160,8 @@ static gboolean run_check(RunOptions *o, NcclColl *coll, guint32 *type_size,
     return bad(error,
                "--datatype: '%s' is not one of int8, uint8, int32, uint32, "
                "int64, uint64, half, float, double, bfloat16, f8e4m3, "
-               "f8e5m2%s",
-               o->dtype, "");
+               "f8e5m2",
+               o->dtype);
   *type_size = run_types[t].size;
   if (!o->redop)
     o->redop = g_strdup("sum");
@@ -195,9 +203,8 @@ static gboolean run_check(RunOptions *o, NcclColl *coll, guint32 *type_size,
     const char *cn = g_getenv("NCCL_COLLNET_ENABLE");
 
     if (cn && strcmp(cn, "0") != 0 && strcmp(cn, "1") != 0)
-      return bad(error,
-                 "environment NCCL_COLLNET_ENABLE='%s': expected 0 or 1%s", cn,
-                 "");
+      return bad(error, "environment NCCL_COLLNET_ENABLE='%s': expected 0 or 1",
+                 cn);
     nopt->collnet = o->collnet || (cn && strcmp(cn, "1") == 0);
   }
   if (o->min_bytes == 0) {
