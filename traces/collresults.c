@@ -350,30 +350,14 @@ char *trc_coll_json(const TrcCollInfo *info, const TrcCollRow *rows, guint n)
   return g_string_free(s, FALSE);
 }
 
-/* g_file_set_contents_full writes a temporary file next to `path`, syncs
- * it and renames it over `path`; on failure it removes the temporary.
- * GLib's message names the temporary; the prefix names the file asked
- * for, as the CLI prints it ("out.csv: Failed to ..."). */
-static gboolean write_text(const char *path, char *text, GError **error)
-{
-  g_autofree char *owned = text;
-
-  if (!g_file_set_contents_full(path, owned, (gssize)strlen(owned),
-                                G_FILE_SET_CONTENTS_CONSISTENT, 0666, error)) {
-    g_prefix_error(error, "%s: ", path);
-    return FALSE;
-  }
-  return TRUE;
-}
-
 gboolean trc_coll_csv_write(const char *path, const TrcCollInfo *info,
                             const TrcCollRow *rows, guint n, GError **error)
 {
-  return write_text(path, trc_coll_csv(info, rows, n), error);
+  return trc_write_text(path, trc_coll_csv(info, rows, n), error);
 }
 
 gboolean trc_coll_json_write(const char *path, const TrcCollInfo *info,
                              const TrcCollRow *rows, guint n, GError **error)
 {
-  return write_text(path, trc_coll_json(info, rows, n), error);
+  return trc_write_text(path, trc_coll_json(info, rows, n), error);
 }

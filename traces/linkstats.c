@@ -3,8 +3,6 @@
  * quoting when they hold a comma, quote or line break (traces/csvtext.h). */
 #include "traces/linkstats.h"
 
-#include <string.h>
-
 #include "traces/csvtext.h"
 
 char *trc_links_csv(const TopoSystem *sys, const SimTransport *t, SimTime end,
@@ -43,8 +41,5 @@ gboolean trc_links_csv_write(const char *path, const TopoSystem *sys,
                              const SimTransport *t, SimTime end, gboolean all,
                              GError **error)
 {
-  g_autofree char *text = trc_links_csv(sys, t, end, all);
-
-  /* g_file_set_contents writes a temporary file and renames it. */
-  return g_file_set_contents(path, text, (gssize)strlen(text), error);
+  return trc_write_text(path, trc_links_csv(sys, t, end, all), error);
 }
