@@ -377,7 +377,7 @@ int cli_cmd_run(int argc, char **argv)
   int status = CLI_EXIT_USAGE;
   NcclColl coll;
   NcclOptions nopt;
-  guint32 tsize;
+  guint32 tsize = 0;
   guint64 align;
   TrcCollInfo info;
 
