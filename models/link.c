@@ -39,6 +39,9 @@ const MdlParamSpec mdl_link_common_params[] = {
      "cable or trace length, m"},
     {"propagation_ns_per_m", MDL_PARAM_DOUBLE, OFF(propagation_ns_per_m), 3.3,
      10, NULL, "5", "signal propagation delay, ns/m"},
+    {"efficiency", MDL_PARAM_DOUBLE, OFF(efficiency), 0.01, 2, NULL, "1",
+     "fraction of the modelled rate achieved end to end (set by ifsim "
+     "calibrate)"},
     {"max_payload_bytes", MDL_PARAM_UINT, OFF(max_payload_bytes), 1, 65536,
      NULL, NULL, "largest payload per packet (MTU, MPS), bytes"},
     {"flow_control", MDL_PARAM_ENUM, OFF(flow_control), 0, 0,
@@ -150,6 +153,11 @@ double mdl_link_data_rate_Bps(const MdlLink *l)
   return l->data_rate_Gbps * 1e9 / 8.0;
 }
 
+double mdl_link_rate_Bps(const MdlLink *l)
+{
+  return mdl_link_data_rate_Bps(l) * l->efficiency;
+}
+
 guint64 mdl_link_wire_bytes(const MdlLink *l, guint64 bytes, guint32 payload,
                             MdlOp op)
 {
@@ -170,7 +178,7 @@ guint64 mdl_link_reverse_bytes(const MdlLink *l, guint64 bytes, guint32 payload,
 static double link_wire_seconds(const MdlLink *l, guint64 wire_bytes)
 {
   return (double)wire_bytes /
-         (mdl_link_data_rate_Bps(l) * (1.0 - l->control_overhead));
+         (mdl_link_rate_Bps(l) * (1.0 - l->control_overhead));
 }
 
 double mdl_link_effective_Bps(const MdlLink *l, guint64 bytes, guint32 payload,

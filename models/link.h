@@ -78,6 +78,7 @@ typedef struct {
   double latency_ns;  /* per hop: PHY, FEC, link layer of both ends */
   double cable_m;
   double propagation_ns_per_m;
+  double efficiency; /* fraction of the modelled rate achieved (calibrated) */
 
   /* packets */
   guint32 max_payload_bytes; /* MTU, MPS, NVLink max data per packet */
@@ -173,6 +174,10 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(MdlLink, mdl_link_free)
 
 /* Data rate per direction in bytes/s, after line code and FEC. */
 double mdl_link_data_rate_Bps(const MdlLink *l);
+/* The rate transfers get: the data rate times `efficiency` (1 unless a
+ * calibration measured otherwise).  Fabric channels and serialization use
+ * it; data_rate_Gbps stays the physical figure. */
+double mdl_link_rate_Bps(const MdlLink *l);
 
 /* Bytes on the wire for a message (see MdlLinkFamily.wire_bytes);
  * payload 0 means max_payload_bytes. */

@@ -141,7 +141,7 @@ SimChannelId topo_add_link(TopoSystem *sys, SimNodeId a, SimNodeId b,
                            const MdlLink *l, guint32 width)
 {
   return sim_fabric_add_link(sys->fabric, a, b, topo_tech_id(sys, l), width,
-                             width * mdl_link_data_rate_Bps(l),
+                             width * mdl_link_rate_Bps(l),
                              mdl_link_latency_ps(l));
 }
 

@@ -42,7 +42,7 @@ static SimTime us_ps(double us)
 
 static double link_GBps(const MdlLink *l)
 {
-  return l ? l->data_rate_Gbps / 8.0 : 0;
+  return l ? mdl_link_rate_Bps(l) / 1e9 : 0;
 }
 
 NcclComm *nccl_comm_new(const TopoSystem *sys, const NcclOptions *opt,

@@ -70,6 +70,22 @@ START_TEST(test_override_existing)
   ck_assert(load(r, "[link nvlink4]\nsignal_GBd = 40\n", &error));
   ck_assert_double_eq_tol(mdl_registry_link(r, "nvlink4")->data_rate_Gbps, 160,
                           1e-9);
+  /* A calibrated efficiency scales the rate transfers get, not the
+   * physical data rate. */
+  {
+    const MdlLink *l = mdl_registry_link(r, "nvlink4");
+    double eff = mdl_link_effective_Bps(l, 1 << 20, 0, MDL_OP_WRITE);
+
+    ck_assert_double_eq(l->efficiency, 1.0);
+    ck_assert_double_eq(mdl_link_rate_Bps(l), mdl_link_data_rate_Bps(l));
+    ck_assert(load(r, "[link nvlink4]\nefficiency = 0.8\n", &error));
+    l = mdl_registry_link(r, "nvlink4");
+    ck_assert_double_eq(l->data_rate_Gbps, 160);
+    ck_assert_double_eq_tol(mdl_link_rate_Bps(l),
+                            0.8 * mdl_link_data_rate_Bps(l), 1e-3);
+    ck_assert_double_eq_tol(
+        mdl_link_effective_Bps(l, 1 << 20, 0, MDL_OP_WRITE) / eff, 0.8, 1e-9);
+  }
   ck_assert(load(r, "[nic cx7-ndr]\ngpudirect = false\n", &error));
   ck_assert(!mdl_registry_nic(r, "cx7-ndr")->gpudirect);
   ck_assert_uint_eq(mdl_nic_pcie_crossings(mdl_registry_nic(r, "cx7-ndr")), 2);
