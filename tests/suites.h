@@ -21,5 +21,9 @@ Suite *suite_traces(void);
 Suite *suite_collresults(void);
 Suite *suite_nccl(void);
 Suite *suite_cli(void);
+Suite *suite_measure(void);
+Suite *suite_importmeas(void);
+Suite *suite_calibrate(void);
+Suite *suite_verbsnet(void);
 
 #endif /* TESTS_SUITES_H */

@@ -62,5 +62,7 @@ int cli_cmd_run(int argc, char **argv);
 int cli_cmd_models(int argc, char **argv);
 int cli_cmd_topo(int argc, char **argv);
 int cli_cmd_version(int argc, char **argv);
+int cli_cmd_calibrate(int argc, char **argv);
+int cli_cmd_validate(int argc, char **argv);
 
 #endif /* TOOLS_CLI_H */

@@ -4,13 +4,15 @@
 # index under CI, where the machine starts clean).  Run as root or with sudo.
 #
 #   build:   build-essential cmake pkg-config libglib2.0-dev libcsv-dev
+#            libjson-glib-dev (nccl-tests -J JSON)
 #   tests:   check libsubunit-dev
 #   plots:   gnuplot-nox (used at run time by `ifsim plot`)
 #   probes:  libibverbs-dev (RDMA probes; CUDA comes from the CUDA toolkit,
 #            /usr/local/cuda, which is not a Debian package)
 set -eu
 
-packages="build-essential cmake pkg-config libglib2.0-dev libcsv-dev check
+packages="build-essential cmake pkg-config libglib2.0-dev libcsv-dev
+libjson-glib-dev check
 libsubunit-dev gnuplot-nox libibverbs-dev"
 
 missing=""

@@ -10,6 +10,7 @@
 #include "models/params.h"
 #include "sim/units.h"
 #include "topologies/system.h"
+#include "validate/measure.h"
 
 /* Two and four DGX H100 (8 GPUs, 8 ConnectX-7 NDR each, one per GPU) on a
  * rail-optimized NDR fat-tree, as the nccl-tests#309 systems. */
@@ -49,23 +50,6 @@ const NcclDataset *nccl_datasets(guint *n)
 {
   *n = G_N_ELEMENTS(datasets);
   return datasets;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-  double x = *(const double *)a, y = *(const double *)b;
-
-  return x < y ? -1 : x > y;
-}
-
-static double median(GArray *v)
-{
-  double *d = (double *)(void *)v->data;
-
-  if (v->len == 0)
-    return 0;
-  qsort(d, v->len, sizeof(double), cmp_double);
-  return v->len % 2 ? d[v->len / 2] : (d[v->len / 2 - 1] + d[v->len / 2]) / 2;
 }
 
 gboolean nccl_accuracy_run(const NcclDataset *d, const char *dir,
@@ -141,9 +125,9 @@ gboolean nccl_accuracy_run(const NcclDataset *d, const char *dir,
     out->worst_large = MAX(out->worst_large, g_array_index(large, double, i));
   for (guint i = 0; i < small->len; i++)
     out->worst_small = MAX(out->worst_small, g_array_index(small, double, i));
-  out->median_large = median(large);
-  out->median_small = median(small);
-  out->median_ratio = median(ratio);
+  out->median_large = val_median(large);
+  out->median_small = val_median(small);
+  out->median_ratio = val_median(ratio);
   return TRUE;
 }
 

@@ -8,6 +8,8 @@
 
 #include "sim/config.h"
 #include "validate/probe.h"
+#include "validate/probe_verbs.h"
+#include "validate/probe_gpu.h"
 
 #if IFSIM_HAVE_CUDA
 #include <cuda_runtime_api.h>
@@ -19,11 +21,12 @@
 #include <infiniband/verbs.h>
 #endif
 
-/* Returns the number of GPUs listed; explains on *why when none. */
-static int probe_list_gpus(GString *why)
+/* See validate/probe_gpu.h; `devices`, p2p, hostdev and nccl all decide
+ * "no GPU" here, so they say it in the same words. */
+int probe_gpu_count(GString *why)
 {
 #if IFSIM_HAVE_CUDA
-  int count = 0, driver = 0, runtime = 0;
+  int count = 0, driver = 0;
   cudaError_t rc;
 
   /* Without a driver, cudaGetDeviceCount says the driver is "insufficient";
@@ -37,8 +40,27 @@ static int probe_list_gpus(GString *why)
     g_string_append_printf(why, "no CUDA GPU (cudaGetDeviceCount: %s)",
                            rc != cudaSuccess ? cudaGetErrorString(rc)
                                              : "0 devices");
+    cudaGetLastError();
     return 0;
   }
+  return count;
+#else
+  g_string_append(why, "no CUDA GPU support (built without the CUDA "
+                       "toolkit)");
+  return 0;
+#endif
+}
+
+/* Returns the number of GPUs listed; explains on *why when none. */
+static int probe_list_gpus(GString *why)
+{
+  int count = probe_gpu_count(why);
+#if IFSIM_HAVE_CUDA
+  int driver = 0, runtime = 0;
+
+  if (count == 0)
+    return 0;
+  cudaDriverGetVersion(&driver);
   cudaRuntimeGetVersion(&runtime);
   printf("# CUDA driver %d.%d, runtime %d.%d\n", driver / 1000,
          driver % 1000 / 10, runtime / 1000, runtime % 1000 / 10);
@@ -58,17 +80,13 @@ static int probe_list_gpus(GString *why)
            (double)p.totalGlobalMem / (1024.0 * 1024.0 * 1024.0), p.pciDomainID,
            p.pciBusID, p.pciDeviceID);
   }
-  return count;
-#else
-  g_string_append(why, "no CUDA GPU support (built without the CUDA "
-                       "toolkit)");
-  return 0;
 #endif
+  return count;
 }
 
-#if IFSIM_HAVE_VERBS
-/* Per-lane data rate in Gb/s for ibv_port_attr.active_speed. */
-static double probe_lane_gbps(guint8 speed, const char **name)
+/* Per-lane data rate in Gb/s for ibv_port_attr.active_speed (XDR, 256,
+ * arrives in active_speed_ex of newer rdma-core). */
+static double probe_lane_gbps(guint32 speed, const char **name)
 {
   switch (speed) {
   case 1: *name = "SDR"; return 2.5;
@@ -79,10 +97,12 @@ static double probe_lane_gbps(guint8 speed, const char **name)
   case 32: *name = "EDR"; return 25.0;
   case 64: *name = "HDR"; return 50.0;
   case 128: *name = "NDR"; return 100.0;
-  default: *name = "unknown"; return 0.0;
+  case 256: *name = "XDR"; return 200.0;
+  default: *name = "?"; return 0.0;
   }
 }
 
+/* Lanes for ibv_port_attr.active_width. */
 static int probe_lanes(guint8 width)
 {
   switch (width) {
@@ -94,7 +114,19 @@ static int probe_lanes(guint8 width)
   default: return 0;
   }
 }
-#endif
+
+char *probe_ibv_link_str(guint8 active_width, guint32 active_speed)
+{
+  const char *name;
+  double lane = probe_lane_gbps(active_speed, &name);
+  int lanes = probe_lanes(active_width);
+
+  if (lanes == 0)
+    return g_strdup_printf("?x %s ? Gb/s", name);
+  if (lane == 0.0)
+    return g_strdup_printf("%dx %s ? Gb/s", lanes, name);
+  return g_strdup_printf("%dx %s %.0f Gb/s", lanes, name, lane * lanes);
+}
 
 static int probe_list_rdma(GString *why)
 {
@@ -121,18 +153,15 @@ static int probe_list_rdma(GString *why)
            attr.fw_ver, attr.phys_port_cnt);
     for (guint8 port = 1; port <= attr.phys_port_cnt; port++) {
       struct ibv_port_attr pa;
-      const char *speed_name;
-      double lane;
-      int lanes;
+      g_autofree char *link = NULL;
       if (ibv_query_port(ctx, port, &pa) != 0)
         continue;
-      lane = probe_lane_gbps(pa.active_speed, &speed_name);
-      lanes = probe_lanes(pa.active_width);
-      printf("  port %u: %s, %s, %dx %s (%.0f Gb/s), MTU %d\n", port,
+      link = probe_ibv_link_str(pa.active_width, pa.active_speed);
+      printf("  port %u: %s, %s, %s, MTU %d\n", port,
              ibv_port_state_str(pa.state),
              pa.link_layer == IBV_LINK_LAYER_ETHERNET ? "Ethernet (RoCE)"
                                                       : "InfiniBand",
-             lanes, speed_name, lane * lanes, 128 << pa.active_mtu);
+             link, 128 << pa.active_mtu);
     }
     ibv_close_device(ctx);
   }

@@ -13,10 +13,10 @@ typedef struct {
 static const ProbeCommand probe_commands[] = {
     {"devices", "list CUDA GPUs and RDMA devices found here",
      val_probe_devices},
-    {"p2p", "GPU<->GPU copy bandwidth and latency matrices", NULL},
-    {"hostdev", "host<->device bandwidth and latency", NULL},
-    {"nccl", "NCCL collective sweeps over the local GPUs", NULL},
-    {"verbs", "RDMA WRITE/SEND bandwidth and latency between two hosts", NULL},
+    {"p2p", "GPU<->GPU copy bandwidth and latency matrices", val_probe_p2p},
+    {"hostdev", "host<->device bandwidth and latency", val_probe_hostdev},
+    {"nccl", "NCCL collective sweeps over the local GPUs", val_probe_nccl},
+    {"verbs", "RDMA WRITE/SEND bandwidth and latency between two hosts", val_probe_verbs},
 };
 
 static void probe_usage(FILE *out)

@@ -130,6 +130,45 @@ printf '[link nvlink4]\nlatency_ns = 150\n' >"$bad"
 expect 0 "latency_ns                 = 150" models -m "$bad" nvlink4
 rm -f "$bad"
 
+# contains FILE PATTERN: the file holds PATTERN (fixed string).
+contains() {
+  if grep -qF -- "$2" "$1" 2>/dev/null; then
+    echo "ok: $1 holds '$2'"
+  else
+    echo "FAIL: $1 lacks '$2'"; fails=$((fails + 1))
+  fi
+}
+
+# calibrate and validate on the published measurements (tests/data/reference)
+REF=$(dirname "$0")/../data/reference
+MEAS=$(dirname "$0")/../data/measure
+cal=$(mktemp -d)
+printf '[system]\nserver = dgx-h100\n' >"$cal/h100.ini"
+printf '[system]\nserver = dgx-a100\n' >"$cal/a100.ini"
+expect 2 "ifsim: calibrate: -o/--output is required" calibrate "$REF/nvbandwidth_8xH100_sxm_pcie5_acceptance_kr.csv" -t "$cal/h100.ini"
+expect 2 "ifsim: calibrate: no measurement file given" calibrate -t "$cal/h100.ini" -o "$cal/c.ini"
+expect 2 "ifsim: validate: -t/--topology is required" validate "$REF/nccl_allreduce_8xH100_sxm_nccltests290.csv"
+expect 2 "ifsim: validate: $cal/none.csv: " validate "$cal/none.csv" -t "$cal/h100.ini"
+expect 2 "ifsim: validate: $(dirname "$0")/../data/bad/measure/empty.txt" validate "$(dirname "$0")/../data/bad/measure/empty.txt" -t "$cal/h100.ini"
+expect 2 "ifsim: validate: --max-error: 'abc' is not a percentage" validate "$REF/nccl_allreduce_8xH100_sxm_nccltests290.csv" -t "$cal/h100.ini" --max-error abc
+expect 2 "--plot $cal/p.txt: expected a file name ending in .svg or .png" validate "$REF/nccl_allreduce_8xH100_sxm_nccltests290.csv" -t "$cal/h100.ini" --plot "$cal/p.txt"
+# nothing to calibrate in a collective sweep: said, and no file written
+expect 2 "ifsim: calibrate: nothing to calibrate" calibrate "$REF/nccl_allreduce_8xH100_sxm_nccltests290.csv" -t "$cal/h100.ini" -o "$cal/none.ini"
+if [ -e "$cal/none.ini" ]; then echo "FAIL: calibrate wrote a file it refused"; fails=$((fails + 1)); fi
+# a verbs measurement on a one-server system: no point can be predicted
+expect 2 "verbs runs between two hosts" validate "$MEAS/perftest_ib_write_bw_gbits.txt" -t "$cal/h100.ini"
+expect 0 "# wrote $cal/c.ini" calibrate "$REF/nvbandwidth_8xH100_sxm_pcie5_acceptance_kr.csv" -t "$cal/h100.ini" -o "$cal/c.ini"
+contains "$cal/c.ini" "[link pcie5-x16]"
+contains "$cal/c.ini" "efficiency = 0.98"
+expect 0 "efficiency                 = 0.98" models -m "$cal/c.ini" pcie5-x16
+expect 0 "all_reduce_perf" run -t "$cal/h100.ini" -m "$cal/c.ini" -b 1M -e 1G -f 4
+expect 0 "# all points: median |error|" validate "$REF/nccl_allreduce_8xH100_sxm_nccltests290.csv" "$MEAS/nccltests_allreduce_8xH100.json" -t "$cal/h100.ini" -m "$cal/c.ini" --csv "$cal/v.csv" --plot "$cal/v.svg" --points
+contains "$cal/v.csv" "probe,test,mode,src,dst,ranks,size_bytes,measured_us,predicted_us,error_pct"
+contains "$cal/v.svg" "<svg"
+expect 1 "exceeds --max-error 1%" validate "$REF/nccl_allreduce_8xA100_nvlink3_stas00mlengineering.csv" -t "$cal/a100.ini" --max-error 1
+expect 0 "median |error|" validate "$REF/p2p_8xA100_sxm4_80gb_distserve3.csv" "$MEAS/p2p_8xA100_sxm4.txt" -t "$cal/a100.ini"
+rm -rf "$cal"
+
 if [ "$fails" -ne 0 ]; then
   echo "$fails CLI test(s) failed"
   exit 1

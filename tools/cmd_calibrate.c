@@ -1,0 +1,403 @@
+/* `ifsim calibrate` and `ifsim validate`: measurements (validate/measure.h,
+ * any importable format) against the models of a system
+ * (validate/calibrate.h). */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <glib/gstdio.h>
+
+#include "sim/units.h"
+#include "tools/cli.h"
+#include "traces/csvtext.h"
+#include "validate/calibrate.h"
+
+/* What both commands read: the measurement files and the system. */
+typedef struct {
+  char *topology;
+  char **models;
+  char **files;
+  GPtrArray *sets; /* ValMeasurements */
+  TopoSystem *sys;
+} Inputs;
+
+static void inputs_clear(Inputs *in)
+{
+  g_free(in->topology);
+  g_strfreev(in->models);
+  g_strfreev(in->files);
+  if (in->sets)
+    g_ptr_array_unref(in->sets);
+  topo_system_free(in->sys);
+}
+
+static gboolean inputs_load(Inputs *in, GError **error)
+{
+  if (!in->files || !in->files[0]) {
+    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                "no measurement file given (ifsim-probe output, nccl-tests, "
+                "perftest, p2pBandwidthLatencyTest or nvbandwidth output)");
+    return FALSE;
+  }
+  if (!in->topology) {
+    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                "-t/--topology is required: the system the measurements were "
+                "taken on");
+    return FALSE;
+  }
+  in->sets = g_ptr_array_new_with_free_func((GDestroyNotify)val_meas_free);
+  for (guint i = 0; in->files[i]; i++) {
+    ValMeasurements *m = val_meas_load(in->files[i], error);
+    if (!m)
+      return FALSE;
+    g_ptr_array_add(in->sets, m);
+  }
+  in->sys = topo_system_load(in->topology, (const char *const *)in->models,
+                             error);
+  return in->sys != NULL;
+}
+
+static void print_series(FILE *out, const ValReport *r)
+{
+  fprintf(out, "# %-7s %-14s %-8s %-9s %-9s %5s %5s %9s %9s %9s %9s %8s %8s\n",
+          "probe", "test", "mode", "src", "dst", "ranks", "sizes", "alpha_us",
+          "beta_GBps", "m_alpha", "m_beta", "med_err%", "max_err%");
+  for (guint i = 0; i < r->series->len; i++) {
+    const ValSeries *s = &g_array_index(r->series, ValSeries, i);
+
+    fprintf(out, "  %-7s %-14s %-8s %-9s %-9s %5u %5u ",
+            val_probe_name(s->key.probe), s->key.test,
+            s->key.mode[0] ? s->key.mode : "-", s->key.src, s->key.dst,
+            s->key.ranks, s->n);
+    if (s->fitted && s->beta_GBps > 0)
+      fprintf(out, "%9.3f %9.2f ", s->alpha_us, s->beta_GBps);
+    else if (s->fitted)
+      fprintf(out, "%9.3f %9s ", s->alpha_us, "-");
+    else
+      fprintf(out, "%9s %9s ", "-", "-");
+    if (s->predicted && s->model_beta_GBps > 0)
+      fprintf(out, "%9.3f %9.2f %8.1f %8.1f\n", s->model_alpha_us,
+              s->model_beta_GBps, 100 * s->median_abs_err,
+              100 * s->worst_abs_err);
+    else if (s->predicted)
+      fprintf(out, "%9.3f %9s %8.1f %8.1f\n", s->model_alpha_us, "-",
+              100 * s->median_abs_err, 100 * s->worst_abs_err);
+    else
+      fprintf(out, "not predicted: %s\n", s->why);
+  }
+}
+
+/* --- ifsim calibrate ------------------------------------------------------- */
+
+int cli_cmd_calibrate(int argc, char **argv)
+{
+  Inputs in = {0};
+  char *output = NULL;
+  GOptionEntry entries[] = {
+      {"topology", 't', 0, G_OPTION_ARG_FILENAME, &in.topology,
+       "The system the measurements were taken on (required)", "TOPO.ini"},
+      {"models", 'm', 0, G_OPTION_ARG_FILENAME_ARRAY, &in.models,
+       "Model file applied first (repeatable)", "FILE"},
+      {"output", 'o', 0, G_OPTION_ARG_FILENAME, &output,
+       "Write the calibrated model file here (required)", "CALIBRATED.ini"},
+      {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &in.files, NULL,
+       NULL},
+      G_OPTION_ENTRY_NULL};
+  g_autoptr(GOptionContext) ctx = cli_context_new(
+      "MEASUREMENTS... -t TOPO.ini -o CALIBRATED.ini",
+      "Fit link models to measurements and write a model file.",
+      "Each measured series is fitted to time = alpha + size / beta. Links "
+      "that limit bandwidth series reaching 1 MiB get an efficiency (measured "
+      "over modelled beta); p2p sm_latency and verbs latency tests move link "
+      "and NIC latencies.\nUse the result with 'ifsim run -m "
+      "CALIBRATED.ini' and check it with 'ifsim validate -m "
+      "CALIBRATED.ini'.");
+  g_autoptr(GError) error = NULL;
+  ValReport rep = {0};
+  char *ini = NULL;
+  int status = CLI_EXIT_USAGE;
+
+  g_option_context_add_main_entries(ctx, entries, NULL);
+  if (!cli_parse(ctx, "calibrate", &argc, &argv, &status))
+    goto out;
+  if (!output)
+    g_set_error(&error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                "-o/--output is required: where to write the model file");
+  if (error || !inputs_load(&in, &error))
+    goto fail;
+  val_report_build(in.sys, (ValMeasurements *const *)in.sets->pdata,
+                   in.sets->len, &rep);
+  ini = val_calibration_ini(in.sys, &rep, (const char *const *)in.files,
+                            &error);
+  if (!ini)
+    goto fail;
+  /* The model file must load where it is meant to be used: checked from
+   * a temporary copy, so a failure leaves no output behind. */
+  {
+    g_autofree char *tmp = NULL;
+    g_autoptr(TopoSystem) check = NULL;
+    int fd = g_file_open_tmp("ifsim-calibration-XXXXXX.ini", &tmp, &error);
+    char *models[] = {NULL, NULL};
+
+    if (fd < 0)
+      goto fail;
+    close(fd);
+    models[0] = tmp;
+    if (g_file_set_contents(tmp, ini, -1, &error))
+      check = topo_system_load(in.topology, (const char *const *)models,
+                               &error);
+    g_unlink(tmp);
+    if (!check) {
+      g_prefix_error(&error, "the calibration does not load (a bug): ");
+      goto fail;
+    }
+  }
+  if (!trc_write_text(output, g_steal_pointer(&ini), &error))
+    goto fail;
+  print_series(stdout, &rep);
+  printf("# wrote %s; use it with: ifsim run -t %s -m %s\n", output,
+         in.topology, output);
+  status = CLI_EXIT_OK;
+  goto out;
+fail:
+  status = cli_report("calibrate", error);
+out:
+  g_free(ini);
+  g_free(output);
+  val_report_clear(&rep);
+  inputs_clear(&in);
+  return status;
+}
+
+/* --- ifsim validate --------------------------------------------------------- */
+
+static char *compare_csv(const ValReport *r)
+{
+  GString *s = g_string_new(
+      "# ifsim validate: predicted against measured, per point\n"
+      "probe,test,mode,src,dst,ranks,size_bytes,measured_us,predicted_us,"
+      "error_pct\n");
+
+  for (guint i = 0; i < r->points->len; i++) {
+    const ValCompare *c = &g_array_index(r->points, ValCompare, i);
+
+    g_string_append_printf(s, "%s,", val_probe_name(c->point.probe));
+    trc_csv_append_text(s, c->point.test);
+    g_string_append_c(s, ',');
+    trc_csv_append_text(s, c->point.mode);
+    g_string_append_c(s, ',');
+    trc_csv_append_text(s, c->point.src);
+    g_string_append_c(s, ',');
+    trc_csv_append_text(s, c->point.dst);
+    g_string_append_printf(s, ",%u,%" G_GUINT64_FORMAT ",%.6g,%.6g,%.3f\n",
+                           c->point.ranks, c->point.size_bytes,
+                           c->point.time_us_median, c->predicted_us,
+                           100 * c->error);
+  }
+  return g_string_free(s, FALSE);
+}
+
+/* Measured (points) and predicted (lines) time against size, log-log, one
+ * colour per series, drawn by gnuplot into an SVG or PNG. */
+static gboolean plot(const ValReport *r, const char *path, GError **error)
+{
+  g_autofree char *gnuplot = g_find_program_in_path("gnuplot");
+  g_autofree char *dir = NULL;
+  g_autofree char *data = NULL, *script = NULL, *tmp = NULL;
+  g_autoptr(GString) d = g_string_new(NULL);
+  g_autoptr(GString) cmd = g_string_new(NULL);
+  g_autofree char *out_err = NULL;
+  const char *term;
+  gint wait = 0;
+  guint shown = 0;
+
+  if (!gnuplot) {
+    g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                "--plot: gnuplot is not installed (Debian: gnuplot-nox)");
+    return FALSE;
+  }
+  if (g_str_has_suffix(path, ".svg"))
+    term = "svg size 900,600 dynamic";
+  else if (g_str_has_suffix(path, ".png"))
+    term = "pngcairo size 900,600";
+  else {
+    g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                "--plot %s: expected a file name ending in .svg or .png", path);
+    return FALSE;
+  }
+  dir = g_dir_make_tmp("ifsim-plot-XXXXXX", error);
+  if (!dir)
+    return FALSE;
+  data = g_build_filename(dir, "points.dat", NULL);
+  script = g_build_filename(dir, "plot.gp", NULL);
+  tmp = g_strdup_printf("%s.tmp-plot", path);
+  g_string_append_printf(cmd,
+                         "set terminal %s\nset output '%s'\n"
+                         "set logscale xy\nset xlabel 'size (bytes)'\n"
+                         "set ylabel 'time per operation (us)'\n"
+                         "set key outside right top\nset grid\n"
+                         "set title 'ifsim validate: measured (points) and "
+                         "predicted (lines)'\nplot ",
+                         term, tmp);
+  for (guint i = 0; i < r->series->len; i++) {
+    const ValSeries *s = &g_array_index(r->series, ValSeries, i);
+    g_autofree char *title = NULL;
+
+    if (!s->predicted)
+      continue;
+    for (guint k = 0; k < r->points->len; k++) {
+      const ValCompare *c = &g_array_index(r->points, ValCompare, k);
+      if (c->series == i)
+        g_string_append_printf(d, "%" G_GUINT64_FORMAT " %.9g %.9g\n",
+                               c->point.size_bytes, c->point.time_us_median,
+                               c->predicted_us);
+    }
+    g_string_append(d, "\n\n");
+    title = g_strdup_printf("%s %s %s %s-%s", val_probe_name(s->key.probe),
+                            s->key.test, s->key.mode, s->key.src, s->key.dst);
+    g_strdelimit(title, "'\"", ' ');
+    g_string_append_printf(cmd,
+                           "%s'%s' index %u using 1:2 with points pt 7 lc %u "
+                           "title '%s', '' index %u using 1:3 with lines lc "
+                           "%u notitle",
+                           shown ? ", " : "", data, shown, shown + 1, title,
+                           shown, shown + 1);
+    shown++;
+  }
+  g_string_append_c(cmd, '\n');
+  if (shown == 0) {
+    g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                "--plot: no series could be predicted, nothing to plot");
+    g_rmdir(dir);
+    return FALSE;
+  }
+  {
+    char *argv[] = {gnuplot, script, NULL};
+    gboolean ok =
+        g_file_set_contents(data, d->str, -1, error) &&
+        g_file_set_contents(script, cmd->str, -1, error) &&
+        g_spawn_sync(NULL, argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL,
+                     NULL, &out_err, &wait, error);
+    if (ok && !g_spawn_check_wait_status(wait, NULL)) {
+      g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                  "--plot: gnuplot failed: %s", out_err ? out_err : "");
+      ok = FALSE;
+    }
+    if (ok && g_rename(tmp, path) != 0) {
+      g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errno),
+                  "%s: %s", path, g_strerror(errno));
+      ok = FALSE;
+    }
+    g_unlink(tmp);
+    g_unlink(data);
+    g_unlink(script);
+    g_rmdir(dir);
+    return ok;
+  }
+}
+
+int cli_cmd_validate(int argc, char **argv)
+{
+  Inputs in = {0};
+  char *csv = NULL, *plot_path = NULL, *max_error = NULL;
+  gboolean all = FALSE;
+  GOptionEntry entries[] = {
+      {"topology", 't', 0, G_OPTION_ARG_FILENAME, &in.topology,
+       "The system the measurements were taken on (required)", "TOPO.ini"},
+      {"models", 'm', 0, G_OPTION_ARG_FILENAME_ARRAY, &in.models,
+       "Model file applied first, e.g. a calibration (repeatable)", "FILE"},
+      {"csv", 0, 0, G_OPTION_ARG_FILENAME, &csv,
+       "Write predicted against measured per point as CSV", "FILE"},
+      {"plot", 0, 0, G_OPTION_ARG_FILENAME, &plot_path,
+       "Plot measured and predicted time per size (gnuplot; .svg or .png)",
+       "FILE"},
+      {"points", 0, 0, G_OPTION_ARG_NONE, &all,
+       "Print every point, not only the per-series summary", NULL},
+      {"max-error", 0, 0, G_OPTION_ARG_STRING, &max_error,
+       "Exit 1 when the median |error| over all points exceeds PCT percent",
+       "PCT"},
+      {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &in.files, NULL,
+       NULL},
+      G_OPTION_ENTRY_NULL};
+  g_autoptr(GOptionContext) ctx = cli_context_new(
+      "MEASUREMENTS... -t TOPO.ini",
+      "Compare predictions with measurements, per size.",
+      "Prints, per measured series, the fit time = alpha + size / beta of the "
+      "measurements (alpha_us, beta_GBps) and of the predictions (m_alpha, "
+      "m_beta), and the median and worst |predicted - measured| / measured "
+      "over its sizes; then the same over every point.");
+  g_autoptr(GError) error = NULL;
+  ValReport rep = {0};
+  double limit = -1;
+  int status = CLI_EXIT_USAGE;
+
+  g_option_context_add_main_entries(ctx, entries, NULL);
+  if (!cli_parse(ctx, "validate", &argc, &argv, &status))
+    goto out;
+  if (max_error) {
+    char *end;
+    limit = g_ascii_strtod(max_error, &end);
+    if (end == max_error || *end || !(limit >= 0) || !isfinite(limit))
+      g_set_error(&error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                  "--max-error: '%s' is not a percentage (expected a number "
+                  ">= 0)",
+                  max_error);
+  }
+  if (error || !inputs_load(&in, &error))
+    goto fail;
+  val_report_build(in.sys, (ValMeasurements *const *)in.sets->pdata,
+                   in.sets->len, &rep);
+  if (rep.points->len == 0) {
+    g_set_error(&error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                "no measured point can be predicted on system '%s' (see the "
+                "reasons above)",
+                topo_system_name(in.sys));
+    print_series(stderr, &rep);
+    goto fail;
+  }
+  if (csv && !trc_write_text(csv, compare_csv(&rep), &error))
+    goto fail;
+  if (plot_path && !plot(&rep, plot_path, &error))
+    goto fail;
+  printf("# ifsim validate: system %s, %u file(s), %u series, %u points "
+         "predicted\n",
+         topo_system_name(in.sys), in.sets->len, rep.series->len,
+         rep.points->len);
+  print_series(stdout, &rep);
+  if (all) {
+    printf("# %-7s %-14s %-8s %-9s %-9s %12s %12s %12s %8s\n", "probe",
+           "test", "mode", "src", "dst", "size_bytes", "measured_us",
+           "predicted_us", "error%");
+    for (guint i = 0; i < rep.points->len; i++) {
+      const ValCompare *c = &g_array_index(rep.points, ValCompare, i);
+      printf("  %-7s %-14s %-8s %-9s %-9s %12" G_GUINT64_FORMAT
+             " %12.3f %12.3f %8.1f\n",
+             val_probe_name(c->point.probe), c->point.test,
+             c->point.mode[0] ? c->point.mode : "-", c->point.src,
+             c->point.dst, c->point.size_bytes, c->point.time_us_median,
+             c->predicted_us, 100 * c->error);
+    }
+  }
+  printf("# all points: median |error| %.1f%%, worst %.1f%%\n",
+         100 * rep.median_abs_err, 100 * rep.worst_abs_err);
+  status = CLI_EXIT_OK;
+  if (limit >= 0 && 100 * rep.median_abs_err > limit) {
+    fprintf(stderr,
+            "ifsim: validate: median |error| %.1f%% exceeds --max-error "
+            "%g%%\n",
+            100 * rep.median_abs_err, limit);
+    status = 1;
+  }
+  goto out;
+fail:
+  status = cli_report("validate", error);
+out:
+  g_free(csv);
+  g_free(plot_path);
+  g_free(max_error);
+  val_report_clear(&rep);
+  inputs_clear(&in);
+  return status;
+}

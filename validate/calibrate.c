@@ -1,0 +1,667 @@
+/* Measurements against the models; see validate/calibrate.h. */
+#include "validate/calibrate.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/device.h"
+#include "models/nccl/nccl.h"
+#include "sim/error.h"
+#include "sim/route.h"
+#include "sim/time.h"
+#include "sim/units.h"
+
+/* --- the fit ------------------------------------------------------------- */
+
+gboolean val_fit_line(const double *size_bytes, const double *time_us,
+                      guint n, double *alpha_us, double *beta_GBps,
+                      double *rms_rel, double *max_rel)
+{
+  double sw = 0, ss = 0, st = 0, sss = 0, sst = 0, a, b, den;
+  gboolean distinct = FALSE;
+
+  if (n == 0)
+    return FALSE;
+  for (guint i = 0; i < n; i++) {
+    double w;
+
+    if (!(time_us[i] > 0) || !(size_bytes[i] > 0))
+      return FALSE;
+    w = 1.0 / (time_us[i] * time_us[i]);
+    sw += w;
+    ss += w * size_bytes[i];
+    st += w * time_us[i];
+    sss += w * size_bytes[i] * size_bytes[i];
+    sst += w * size_bytes[i] * time_us[i];
+    distinct = distinct || size_bytes[i] != size_bytes[0];
+  }
+  den = sw * sss - ss * ss;
+  if (distinct && den > 0) {
+    b = (sw * sst - ss * st) / den;
+    a = (st - b * ss) / sw;
+  } else {
+    a = -1; /* one size: through the origin */
+    b = 0;
+  }
+  if (a < 0) {
+    /* A latency below zero is no latency: fit through the origin. */
+    a = 0;
+    b = sst / sss;
+  }
+  if (!(b > 0))
+    return FALSE;
+  *alpha_us = a;
+  *beta_GBps = 1e-3 / b; /* bytes per microsecond -> GB/s */
+  *rms_rel = *max_rel = 0;
+  for (guint i = 0; i < n; i++) {
+    double r = (a + b * size_bytes[i] - time_us[i]) / time_us[i];
+
+    *rms_rel += r * r;
+    *max_rel = MAX(*max_rel, fabs(r));
+  }
+  *rms_rel = sqrt(*rms_rel / n);
+  return TRUE;
+}
+
+/* --- endpoints ----------------------------------------------------------- */
+
+/* Parses "gpuN", "sK.gpuN", "host", "sK.host" into server, gpu (or
+ * G_MAXUINT32 for host). */
+static gboolean parse_endpoint(const char *name, guint32 *server,
+                               guint32 *gpu)
+{
+  guint64 v;
+  const char *dot;
+
+  *server = 0;
+  if (name[0] == 's' && (dot = strchr(name, '.')) != NULL) {
+    g_autofree char *num = g_strndup(name + 1, (gsize)(dot - name - 1));
+    if (!g_ascii_string_to_unsigned(num, 10, 0, G_MAXUINT32 - 1, &v, NULL))
+      return FALSE;
+    *server = (guint32)v;
+    name = dot + 1;
+  }
+  if (g_str_equal(name, "host")) {
+    *gpu = G_MAXUINT32;
+    return TRUE;
+  }
+  if (!g_str_has_prefix(name, "gpu") ||
+      !g_ascii_string_to_unsigned(name + 3, 10, 0, G_MAXUINT32 - 1, &v, NULL))
+    return FALSE;
+  *gpu = (guint32)v;
+  return TRUE;
+}
+
+/* The socket of `server` with the shortest route to `toward`. */
+static SimNodeId nearest_host(const TopoSystem *sys, guint32 server,
+                              SimNodeId toward)
+{
+  const SimFabric *f = topo_system_fabric(sys);
+  SimNodeId best = SIM_NONE;
+  SimTime best_lat = 0;
+
+  for (SimNodeId n = 0; n < sim_fabric_n_nodes(f); n++) {
+    const SimNode *node = sim_fabric_node(f, n);
+    SimPathSet ps;
+    SimTime lat;
+
+    if (node->kind != TOPO_NODE_CPU || node->group != server)
+      continue;
+    if (toward == SIM_NONE)
+      return n;
+    if (!topo_route(sys, n, toward, 0, NULL, &ps, NULL))
+      continue;
+    lat = sim_path_latency_ps(f, &ps.path[0]);
+    if (best == SIM_NONE || lat < best_lat)
+      best = n, best_lat = lat;
+  }
+  return best;
+}
+
+static gboolean endpoint_node(const TopoSystem *sys, const char *name,
+                              guint32 server, guint32 gpu, SimNodeId toward,
+                              SimNodeId *out, GError **error)
+{
+  if (server >= topo_system_servers(sys) ||
+      (gpu != G_MAXUINT32 && gpu >= topo_system_gpus_per_server(sys))) {
+    g_set_error(error, SIM_ERROR, SIM_ERROR_RANGE,
+                "'%s' is not in system '%s' (%u server(s) of %u GPUs)", name,
+                topo_system_name(sys), topo_system_servers(sys),
+                topo_system_gpus_per_server(sys));
+    return FALSE;
+  }
+  *out = gpu == G_MAXUINT32 ? nearest_host(sys, server, toward)
+                            : topo_gpu(sys, server, gpu);
+  if (*out == SIM_NONE) {
+    g_set_error(error, SIM_ERROR, SIM_ERROR_RANGE,
+                "system '%s' has no CPU socket for '%s'",
+                topo_system_name(sys), name);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* --- point-to-point prediction ------------------------------------------ */
+
+typedef struct {
+  double time_ps;
+  const MdlLink *limit;
+  guint hops;
+  const MdlNic *nic;
+} P2pTime;
+
+/* One transfer of `bytes` from a to b: the paths of its set in parallel,
+ * each at its slowest channel's effective rate for its share. */
+static gboolean p2p_time(const TopoSystem *sys, SimNodeId a, SimNodeId b,
+                         guint64 bytes, MdlOp net_op, gboolean pcie_read,
+                         P2pTime *out, GError **error)
+{
+  const SimFabric *f = topo_system_fabric(sys);
+  SimPathSet ps;
+
+  memset(out, 0, sizeof(*out));
+  if (!topo_route(sys, a, b, 0, NULL, &ps, error))
+    return FALSE;
+  for (guint32 i = 0; i < ps.n; i++) {
+    const SimPath *p = &ps.path[i];
+    double share = ps.n > 1 ? ps.weight[i] : 1.0;
+    guint64 part = (guint64)ceil((double)bytes * share);
+    double rate = G_MAXDOUBLE, t;
+    const MdlLink *limit = NULL;
+
+    for (guint32 h = 0; h < p->n; h++) {
+      const SimChannel *c = sim_fabric_channel(f, p->hop[h]);
+      const MdlLink *l = topo_channel_link(sys, p->hop[h]);
+      MdlOp op = MDL_OP_WRITE;
+      double r;
+
+      if (l->family == MDL_FAMILY_IB || l->family == MDL_FAMILY_ROCE)
+        op = net_op;
+      else if (l->family == MDL_FAMILY_PCIE && pcie_read)
+        op = MDL_OP_READ;
+      r = c->width * mdl_link_effective_Bps(l, MAX(part, 1), 0, op);
+      if (r < rate)
+        rate = r, limit = l;
+      if (!out->nic) {
+        out->nic = topo_node_nic(sys, c->dst);
+      }
+    }
+    t = (double)sim_path_latency_ps(f, p) + (double)part / rate * 1e12;
+    if (t > out->time_ps) {
+      out->time_ps = t;
+      out->limit = limit;
+    }
+  }
+  for (guint32 h = 0; out->limit && h < ps.path[0].n; h++)
+    out->hops += topo_channel_link(sys, ps.path[0].hop[h]) == out->limit;
+  return TRUE;
+}
+
+gboolean val_test_is_latency(const char *test)
+{
+  return strstr(test, "lat") != NULL;
+}
+
+/* The test's network operation: RDMA SEND for send_*, READ for read_*. */
+static MdlOp verbs_op(const char *test)
+{
+  if (g_str_has_prefix(test, "send"))
+    return MDL_OP_SEND;
+  if (g_str_has_prefix(test, "read"))
+    return MDL_OP_READ;
+  return MDL_OP_WRITE;
+}
+
+/* A GPU-to-GPU copy with peer access off: the driver stages it through
+ * host memory, the source GPU writing to the socket nearest it and the
+ * destination reading from there, pipelined in chunks: both routes'
+ * latencies, the slower route's rate. */
+static gboolean staged(const ValPoint *p, guint32 s_gpu, guint32 d_gpu)
+{
+  return p->probe == VAL_PROBE_P2P && g_str_equal(p->mode, "nopeer") &&
+         s_gpu != G_MAXUINT32 && d_gpu != G_MAXUINT32;
+}
+
+static gboolean staged_time(const TopoSystem *sys, SimNodeId a, SimNodeId b,
+                            guint64 bytes, P2pTime *out, GError **error)
+{
+  SimNodeId h = nearest_host(
+      sys, sim_fabric_node(topo_system_fabric(sys), a)->group, a);
+  P2pTime down, up;
+  double lat_down, lat_up;
+
+  if (h == SIM_NONE) {
+    g_set_error(error, SIM_ERROR, SIM_ERROR_RANGE,
+                "a copy without peer access is staged in host memory; "
+                "system '%s' has no CPU socket",
+                topo_system_name(sys));
+    return FALSE;
+  }
+  if (!p2p_time(sys, a, h, bytes, MDL_OP_WRITE, FALSE, &down, error) ||
+      !p2p_time(sys, h, b, bytes, MDL_OP_WRITE, TRUE, &up, error) ||
+      !p2p_time(sys, a, h, 1, MDL_OP_WRITE, FALSE, out, error))
+    return FALSE;
+  lat_down = out->time_ps;
+  if (!p2p_time(sys, h, b, 1, MDL_OP_WRITE, TRUE, out, error))
+    return FALSE;
+  lat_up = out->time_ps;
+  *out = down.time_ps - lat_down >= up.time_ps - lat_up ? down : up;
+  out->time_ps = lat_down + lat_up +
+                 MAX(down.time_ps - lat_down, up.time_ps - lat_up);
+  return TRUE;
+}
+
+static gboolean predict_p2p(const TopoSystem *sys, const ValPoint *p,
+                            P2pTime *out, GError **error)
+{
+  guint32 s_srv, s_gpu, d_srv, d_gpu;
+  SimNodeId a, b;
+  gboolean read = FALSE, bidir = g_str_has_suffix(p->test, "bidir");
+  gboolean round_trip = g_str_equal(p->test, "sm_latency");
+  MdlOp net = MDL_OP_WRITE;
+
+  if (p->probe == VAL_PROBE_VERBS) {
+    /* Between the first two servers, host or GPU memory. */
+    if (topo_system_servers(sys) < 2) {
+      g_set_error(error, SIM_ERROR, SIM_ERROR_RANGE,
+                  "verbs runs between two hosts; system '%s' has one server",
+                  topo_system_name(sys));
+      return FALSE;
+    }
+    s_srv = 0, d_srv = 1;
+    s_gpu = d_gpu = g_str_equal(p->mode, "gpu") ? 0 : G_MAXUINT32;
+    net = verbs_op(p->test);
+  } else if (!parse_endpoint(p->src, &s_srv, &s_gpu) ||
+             !parse_endpoint(p->dst, &d_srv, &d_gpu)) {
+    g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
+                "endpoints '%s' -> '%s': expected gpuN, sK.gpuN, host or "
+                "sK.host",
+                p->src, p->dst);
+    return FALSE;
+  }
+  /* A host end is the socket nearest the GPU end. */
+  if (!endpoint_node(sys, p->dst, d_srv, d_gpu,
+                     d_gpu == G_MAXUINT32 && s_gpu != G_MAXUINT32
+                         ? topo_gpu(sys, s_srv, s_gpu)
+                         : SIM_NONE,
+                     &b, error) ||
+      !endpoint_node(sys, p->src, s_srv, s_gpu, b, &a, error))
+    return FALSE;
+  if (a == b) {
+    g_set_error(error, SIM_ERROR, SIM_ERROR_RANGE,
+                "%s -> %s is a local copy: no link of the system carries it",
+                p->src, p->dst);
+    return FALSE;
+  }
+  /* The GPU's copy engine reads host memory for h2d: read completions. */
+  read = p->probe == VAL_PROBE_HOSTDEV && s_gpu == G_MAXUINT32;
+  if (staged(p, s_gpu, d_gpu)) {
+    if (!staged_time(sys, a, b, p->size_bytes, out, error))
+      return FALSE;
+  } else if (!p2p_time(sys, a, b, p->size_bytes, net, read, out, error)) {
+    return FALSE;
+  }
+  if (bidir || round_trip) {
+    P2pTime back;
+    if (staged(p, s_gpu, d_gpu)
+            ? !staged_time(sys, b, a, p->size_bytes, &back, error)
+            : !p2p_time(sys, b, a, p->size_bytes, net,
+                        p->probe == VAL_PROBE_HOSTDEV && !read, &back, error))
+      return FALSE;
+    if (round_trip)
+      out->time_ps += back.time_ps;
+    else if (back.time_ps > out->time_ps)
+      out->time_ps = back.time_ps, out->limit = back.limit;
+  }
+  return TRUE;
+}
+
+/* --- collective prediction ----------------------------------------------- */
+
+static gboolean predict_nccl(const TopoSystem *sys, const ValPoint *p,
+                             double *time_us, GError **error)
+{
+  NcclOptions opt = {.ranks = p->ranks};
+  g_autoptr(NcclComm) comm = NULL;
+  NcclColl coll;
+  NcclChoice ch;
+  NcclRunStats st;
+
+  if (!nccl_coll_parse(p->test, &coll)) {
+    g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
+                "nccl test '%s' is not a collective ifsim plans", p->test);
+    return FALSE;
+  }
+  comm = nccl_comm_new(sys, &opt, error);
+  if (!comm || !nccl_select(comm, coll, p->size_bytes, &ch, NULL, error) ||
+      !nccl_run(comm, coll, p->size_bytes, &ch, NCCL_EXEC_FLOW, NULL, NULL,
+                &st, error))
+    return FALSE;
+  *time_us = sim_time_to_s(st.time_ps) * 1e6;
+  return TRUE;
+}
+
+gboolean val_predict_point(const TopoSystem *sys, const ValPoint *p,
+                           double *time_us, const MdlLink **limit,
+                           guint *hops, GError **error)
+{
+  P2pTime t;
+
+  *limit = NULL;
+  *hops = 0;
+  if (p->probe == VAL_PROBE_NCCL)
+    return predict_nccl(sys, p, time_us, error);
+  if (!predict_p2p(sys, p, &t, error))
+    return FALSE;
+  *time_us = t.time_ps * 1e-6;
+  *limit = t.limit;
+  *hops = t.hops;
+  return TRUE;
+}
+
+/* --- the report ------------------------------------------------------------ */
+
+static char *series_key(const ValPoint *p)
+{
+  return g_strdup_printf("%s\x1f%s\x1f%s\x1f%s\x1f%s\x1f%u",
+                         val_probe_name(p->probe), p->test, p->mode, p->src,
+                         p->dst, p->ranks);
+}
+
+static int cmp_point_size(const void *a, const void *b)
+{
+  const ValPoint *x = a, *y = b;
+
+  return x->size_bytes < y->size_bytes ? -1 : x->size_bytes > y->size_bytes;
+}
+
+/* Fits and predicts one series (its points sorted by size). */
+static void build_series(const TopoSystem *sys, GArray *pts, guint index,
+                         ValReport *out)
+{
+  ValSeries s = {0};
+  g_autoptr(GArray) size = g_array_new(FALSE, FALSE, sizeof(double));
+  g_autoptr(GArray) meas = g_array_new(FALSE, FALSE, sizeof(double));
+  g_autoptr(GArray) pred = g_array_new(FALSE, FALSE, sizeof(double));
+  g_autoptr(GArray) errs = g_array_new(FALSE, FALSE, sizeof(double));
+
+  g_array_sort(pts, cmp_point_size);
+  s.key = g_array_index(pts, ValPoint, 0);
+  s.n = pts->len;
+  s.min_bytes = s.key.size_bytes;
+  s.max_bytes = g_array_index(pts, ValPoint, pts->len - 1).size_bytes;
+  s.predicted = sys != NULL;
+  if (!sys)
+    g_strlcpy(s.why, "no system given", sizeof(s.why));
+  for (guint i = 0; i < pts->len; i++) {
+    const ValPoint *p = &g_array_index(pts, ValPoint, i);
+    double x = (double)p->size_bytes, t;
+
+    g_array_append_val(size, x);
+    g_array_append_val(meas, p->time_us_median);
+    if (s.predicted) {
+      g_autoptr(GError) why = NULL;
+      if (!val_predict_point(sys, p, &t, &s.limit, &s.hops, &why)) {
+        /* Not an error of the run: this system cannot predict it. */
+        s.predicted = FALSE;
+        g_strlcpy(s.why, why->message, sizeof(s.why));
+        continue;
+      }
+      g_array_append_val(pred, t);
+      {
+        ValCompare c = {.series = index, .point = *p, .predicted_us = t};
+        c.error = (t - p->time_us_median) / p->time_us_median;
+        g_array_append_val(out->points, c);
+        t = fabs(c.error);
+        g_array_append_val(errs, t);
+      }
+    }
+  }
+  if (val_test_is_latency(s.key.test)) {
+    /* A latency test times small operations: its alpha is the smallest
+     * size's time, and it has no bandwidth. */
+    s.fitted = TRUE;
+    s.alpha_us = g_array_index(meas, double, 0);
+    if (s.predicted)
+      s.model_alpha_us = g_array_index(pred, double, 0);
+  } else {
+    s.fitted = val_fit_line((double *)(void *)size->data,
+                            (double *)(void *)meas->data, size->len,
+                            &s.alpha_us, &s.beta_GBps, &s.rms_rel,
+                            &s.max_rel);
+  }
+  if (s.predicted) {
+    double r1, r2;
+    if (s.beta_GBps > 0 &&
+        !val_fit_line((double *)(void *)size->data,
+                      (double *)(void *)pred->data, pred->len,
+                      &s.model_alpha_us, &s.model_beta_GBps, &r1, &r2))
+      s.model_beta_GBps = 0;
+    for (guint i = 0; i < errs->len; i++)
+      s.worst_abs_err = MAX(s.worst_abs_err, g_array_index(errs, double, i));
+    s.median_abs_err = val_median(errs);
+  } else {
+    /* Points of a series predicted in part are dropped: all or none. */
+    guint keep = 0;
+    for (guint i = 0; i < out->points->len; i++)
+      if (g_array_index(out->points, ValCompare, i).series != index)
+        g_array_index(out->points, ValCompare, keep++) =
+            g_array_index(out->points, ValCompare, i);
+    g_array_set_size(out->points, keep);
+  }
+  g_array_append_val(out->series, s);
+}
+
+void val_report_build(const TopoSystem *sys, ValMeasurements *const *sets,
+                      guint n_sets, ValReport *out)
+{
+  g_autoptr(GHashTable) index =
+      g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr(GPtrArray) groups =
+      g_ptr_array_new_with_free_func((GDestroyNotify)g_array_unref);
+  g_autoptr(GArray) all = g_array_new(FALSE, FALSE, sizeof(double));
+
+  memset(out, 0, sizeof(*out));
+  out->series = g_array_new(FALSE, TRUE, sizeof(ValSeries));
+  out->points = g_array_new(FALSE, TRUE, sizeof(ValCompare));
+  for (guint k = 0; k < n_sets; k++)
+    for (guint i = 0; i < sets[k]->points->len; i++) {
+      const ValPoint *p = &g_array_index(sets[k]->points, ValPoint, i);
+      char *key = series_key(p);
+      gpointer at;
+      GArray *g;
+
+      if (g_hash_table_lookup_extended(index, key, NULL, &at)) {
+        g = groups->pdata[GPOINTER_TO_UINT(at)];
+        g_free(key);
+      } else {
+        g = g_array_new(FALSE, FALSE, sizeof(ValPoint));
+        g_hash_table_insert(index, key, GUINT_TO_POINTER(groups->len));
+        g_ptr_array_add(groups, g);
+      }
+      g_array_append_val(g, *p);
+    }
+  for (guint i = 0; i < groups->len; i++)
+    build_series(sys, groups->pdata[i], i, out);
+  for (guint i = 0; i < out->points->len; i++) {
+    double e = fabs(g_array_index(out->points, ValCompare, i).error);
+    out->worst_abs_err = MAX(out->worst_abs_err, e);
+    g_array_append_val(all, e);
+  }
+  out->median_abs_err = val_median(all);
+}
+
+void val_report_clear(ValReport *r)
+{
+  g_clear_pointer(&r->series, g_array_unref);
+  g_clear_pointer(&r->points, g_array_unref);
+}
+
+/* --- the calibration file ------------------------------------------------ */
+
+/* Changes gathered for one model: values whose median is taken. */
+typedef struct {
+  char *group; /* "link nvlink4", "nic cx7-ndr" */
+  char *key;   /* "efficiency", "latency_ns" */
+  double old_value;
+  gboolean ratio; /* new = old x median (else old + median) */
+  GArray *values;
+  GString *from; /* the series it came from, for the comment */
+} Change;
+
+static void change_free(gpointer p)
+{
+  Change *c = p;
+
+  g_free(c->group);
+  g_free(c->key);
+  g_array_unref(c->values);
+  g_string_free(c->from, TRUE);
+  g_free(c);
+}
+
+static int cmp_change(gconstpointer a, gconstpointer b)
+{
+  const Change *x = *(Change *const *)a, *y = *(Change *const *)b;
+  int c = strcmp(x->group, y->group);
+
+  return c ? c : strcmp(x->key, y->key);
+}
+
+static void add_change(GPtrArray *changes, const char *group,
+                       const char *key, double old_value, gboolean ratio,
+                       double v, const ValSeries *s)
+{
+  Change *c = NULL;
+
+  for (guint i = 0; i < changes->len && !c; i++) {
+    Change *x = changes->pdata[i];
+    if (g_str_equal(x->group, group) && g_str_equal(x->key, key))
+      c = x;
+  }
+  if (!c) {
+    c = g_new0(Change, 1);
+    c->group = g_strdup(group);
+    c->key = g_strdup(key);
+    c->old_value = old_value;
+    c->ratio = ratio;
+    c->values = g_array_new(FALSE, FALSE, sizeof(double));
+    c->from = g_string_new(NULL);
+    g_ptr_array_add(changes, c);
+  }
+  g_array_append_val(c->values, v);
+  g_string_append_printf(c->from, "#   %s %s %s %s->%s: %s %.4g\n",
+                         val_probe_name(s->key.probe), s->key.test,
+                         s->key.mode, s->key.src, s->key.dst,
+                         ratio ? "measured/model" : "measured-model ns", v);
+}
+
+/* The NIC model on the route of a verbs series. */
+static const MdlNic *series_nic(const TopoSystem *sys, const ValSeries *s)
+{
+  P2pTime t;
+
+  if (!predict_p2p(sys, &s->key, &t, NULL))
+    return NULL;
+  return t.nic;
+}
+
+char *val_calibration_ini(const TopoSystem *sys, const ValReport *r,
+                          const char *const *sources, GError **error)
+{
+  g_autoptr(GPtrArray) changes = g_ptr_array_new_with_free_func(change_free);
+  GString *s = g_string_new("# ifsim calibration (ifsim calibrate)\n");
+
+  g_string_append_printf(s, "# system: %s\n# from:",
+                         sys ? topo_system_name(sys) : "-");
+  for (guint i = 0; sources && sources[i]; i++)
+    g_string_append_printf(s, " %s", sources[i]);
+  g_string_append(s, "\n#\n# Fits time = alpha + size / beta per series "
+                     "(weighted by 1/t^2):\n");
+  for (guint i = 0; i < r->series->len; i++) {
+    const ValSeries *v = &g_array_index(r->series, ValSeries, i);
+    char lo[SIM_SIZE_FORMAT_LEN], hi[SIM_SIZE_FORMAT_LEN];
+
+    g_string_append_printf(
+        s, "#   %s %s %s %s->%s ranks %u, %u sizes %s..%s: ",
+        val_probe_name(v->key.probe), v->key.test, v->key.mode, v->key.src,
+        v->key.dst, v->key.ranks, v->n, sim_size_format(v->min_bytes, lo),
+        sim_size_format(v->max_bytes, hi));
+    if (v->fitted && v->beta_GBps == 0)
+      g_string_append_printf(s, "latency %.3f us", v->alpha_us);
+    else if (v->fitted)
+      g_string_append_printf(s,
+                             "alpha %.3f us, beta %.2f GB/s, residual rms "
+                             "%.1f%% max %.1f%%",
+                             v->alpha_us, v->beta_GBps, 100 * v->rms_rel,
+                             100 * v->max_rel);
+    else
+      g_string_append(s, "no fit");
+    if (v->predicted && v->beta_GBps == 0)
+      g_string_append_printf(s, "; model %.3f us%s%s", v->model_alpha_us,
+                             v->limit ? ", over " : "",
+                             v->limit ? v->limit->name : "");
+    else if (v->predicted && v->model_beta_GBps > 0)
+      g_string_append_printf(s, "; model alpha %.3f us, beta %.2f GB/s%s%s",
+                             v->model_alpha_us, v->model_beta_GBps,
+                             v->limit ? ", limited by " : "",
+                             v->limit ? v->limit->name : "");
+    else if (!v->predicted)
+      g_string_append_printf(s, "; not predicted: %s", v->why);
+    g_string_append_c(s, '\n');
+    if (!v->fitted || !v->predicted)
+      continue;
+    if (v->key.probe == VAL_PROBE_NCCL || !v->limit)
+      continue; /* collectives are reported, not calibrated */
+    if (!val_test_is_latency(v->key.test)) {
+      /* Bandwidth: only sweeps that reach the bandwidth regime. */
+      /* Staged copies (peer access off) time the driver's staging, not
+       * a link: reported only. */
+      if (v->max_bytes >= (1u << 20) && v->model_beta_GBps > 0 &&
+          !g_str_equal(v->key.mode, "nopeer")) {
+        g_autofree char *g = g_strdup_printf("link %s", v->limit->name);
+        add_change(changes, g, "efficiency", v->limit->efficiency, TRUE,
+                   v->beta_GBps / v->model_beta_GBps, v);
+      }
+    } else if (g_str_equal(v->key.test, "sm_latency") && v->hops > 0) {
+      /* Round trip over the route: half of the excess per hop. */
+      g_autofree char *g = g_strdup_printf("link %s", v->limit->name);
+      add_change(changes, g, "latency_ns", v->limit->latency_ns, FALSE,
+                 (v->alpha_us - v->model_alpha_us) * 1e3 / 2 / v->hops, v);
+    } else if (v->key.probe == VAL_PROBE_VERBS) {
+      /* One way: the excess goes to the NICs' processing. */
+      const MdlNic *nic = series_nic(sys, v);
+      if (nic) {
+        g_autofree char *g = g_strdup_printf("nic %s", nic->name);
+        add_change(changes, g, "latency_ns", nic->latency_ns, FALSE,
+                   (v->alpha_us - v->model_alpha_us) * 1e3, v);
+      }
+    }
+  }
+  if (changes->len == 0) {
+    g_set_error(error, SIM_ERROR, SIM_ERROR_RANGE,
+                "nothing to calibrate: no bandwidth series reaching 1 MiB and "
+                "no latency series (p2p sm_latency, verbs *_lat) that the "
+                "system predicts");
+    g_string_free(s, TRUE);
+    return NULL;
+  }
+  /* One group per model, its keys together (a group may not repeat). */
+  g_ptr_array_sort(changes, cmp_change);
+  for (guint i = 0; i < changes->len; i++) {
+    Change *c = changes->pdata[i];
+    double m = val_median(c->values);
+    double v = c->ratio ? c->old_value * m : MAX(0.0, c->old_value + m);
+
+    if (c->ratio)
+      v = CLAMP(v, 0.01, 2.0);
+    if (i == 0 || !g_str_equal(((Change *)changes->pdata[i - 1])->group,
+                               c->group))
+      g_string_append_printf(s, "\n[%s]\n", c->group);
+    g_string_append_printf(s, "# %s was %.6g; median of %u series:\n%s",
+                           c->key, c->old_value, c->values->len, c->from->str);
+    g_string_append_printf(s, "%s = %.6g\n", c->key, v);
+  }
+  return g_string_free(s, FALSE);
+}

@@ -1,0 +1,396 @@
+/* Importers: recognising the format of a measurement file from its content
+ * and the helpers every importer shares; see validate/import.h.
+ *
+ * Recognition goes from the most to the least specific mark, so that a
+ * file never matches two formats:
+ *   1. "# ifsim measurements 1" first: our own format (measure.c);
+ *   2. '{' first: nccl-tests -J JSON;
+ *   3. nccl-tests text: a "# nThread" line, "Rank N ... device" lines, or a
+ *      table header with size/count/type columns;
+ *   4. p2pBandwidthLatencyTest: its banner or a "... Matrix (GB/s)" title;
+ *   5. nvbandwidth: "nvbandwidth Version" or "Running TESTCASE." lines;
+ *   6. perftest: a "#bytes" table header or a "... BW Test" / "... Latency
+ *      Test" banner;
+ *   7. CSV transcriptions (tests/data/reference): told by the header row.
+ * Anything else is refused with the list of formats accepted.
+ * Invariant: every error names the file, and the line when there is one. */
+#include "validate/import_internal.h"
+
+#include <stdarg.h>
+#include <string.h>
+
+#include "sim/error.h"
+
+#define FORMATS_ACCEPTED                                                     \
+  "expected: ifsim measurement CSV, nccl-tests output or -J JSON, perftest " \
+  "output, p2pBandwidthLatencyTest output, nvbandwidth output, or a CSV "    \
+  "transcription as in tests/data/reference"
+
+/* --- shared helpers ----------------------------------------------------- */
+
+void val__text_init(ValText *t, const char *name, const char *text, gsize len)
+{
+  g_autofree char *copy = g_strndup(text, len);
+
+  t->name = name;
+  t->lines = g_strsplit(copy, "\n", -1);
+  t->n = g_strv_length(t->lines);
+  for (guint i = 0; i < t->n; i++) {
+    gsize l = strlen(t->lines[i]);
+    if (l > 0 && t->lines[i][l - 1] == '\r')
+      t->lines[i][l - 1] = '\0';
+  }
+}
+
+void val__text_clear(ValText *t)
+{
+  g_clear_pointer(&t->lines, g_strfreev);
+  t->n = 0;
+}
+
+GStrv val__tokens(const char *line)
+{
+  GPtrArray *a = g_ptr_array_new();
+  const char *p = line;
+
+  while (*p) {
+    const char *s;
+    while (*p == ' ' || *p == '\t')
+      p++;
+    if (!*p)
+      break;
+    s = p;
+    while (*p && *p != ' ' && *p != '\t')
+      p++;
+    g_ptr_array_add(a, g_strndup(s, (gsize)(p - s)));
+  }
+  g_ptr_array_add(a, NULL);
+  return (GStrv)g_ptr_array_free(a, FALSE);
+}
+
+gboolean val__all_digits(const char *s)
+{
+  if (!*s)
+    return FALSE;
+  for (; *s; s++)
+    if (!g_ascii_isdigit(*s))
+      return FALSE;
+  return TRUE;
+}
+
+gboolean val__fail(GError **error, const char *name, guint line,
+                   const char *fmt, ...)
+{
+  va_list ap;
+  g_autofree char *msg = NULL;
+
+  va_start(ap, fmt);
+  msg = g_strdup_vprintf(fmt, ap);
+  va_end(ap);
+  if (line)
+    g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE, "%s:%u: %s", name, line,
+                msg);
+  else
+    g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE, "%s: %s", name, msg);
+  return FALSE;
+}
+
+gboolean val__num(const char *name, guint line, const char *what,
+                  const char *tok, double *out, GError **error)
+{
+  if (!val_cell_double(tok, out))
+    return val__fail(error, name, line,
+                     "%s: expected a number, found '%s'", what, tok);
+  if (*out < 0)
+    return val__fail(error, name, line,
+                     "%s: expected a number >= 0, found '%s'", what, tok);
+  return TRUE;
+}
+
+gboolean val__count(const char *name, guint line, const char *what,
+                    const char *tok, guint64 *out, GError **error)
+{
+  g_autofree char *t = g_strstrip(g_strdup(tok));
+
+  if (!g_ascii_string_to_unsigned(t, 10, 1, G_MAXUINT64, out, NULL))
+    return val__fail(error, name, line,
+                     "%s: expected a whole number >= 1, found '%s'", what,
+                     tok);
+  return TRUE;
+}
+
+void val__set_gpus(ValMeasurements *m, GPtrArray *names)
+{
+  g_autoptr(GPtrArray) distinct = g_ptr_array_new();
+  g_autofree char *joined = NULL;
+  char count[16];
+
+  if (names->len == 0)
+    return;
+  for (guint i = 0; i < names->len; i++) {
+    gboolean seen = FALSE;
+    for (guint j = 0; j < distinct->len && !seen; j++)
+      seen = g_str_equal(distinct->pdata[j], names->pdata[i]);
+    if (!seen)
+      g_ptr_array_add(distinct, names->pdata[i]);
+  }
+  g_ptr_array_add(distinct, NULL);
+  joined = g_strjoinv(" + ", (char **)distinct->pdata);
+  val_meas_set(m, "gpu", joined);
+  g_snprintf(count, sizeof(count), "%u", names->len);
+  val_meas_set(m, "gpu.count", count);
+}
+
+/* "# key = value" with key in [a-z0-9_.]+; key and value out. */
+static gboolean hint_line(const char *line, char **key, char **value)
+{
+  const char *p = line, *eq;
+  g_autofree char *k = NULL;
+
+  while (*p == ' ' || *p == '\t')
+    p++;
+  if (*p != '#' || !(eq = strchr(p, '=')))
+    return FALSE;
+  k = g_strstrip(g_strndup(p + 1, (gsize)(eq - p - 1)));
+  if (k[0] == '\0')
+    return FALSE;
+  for (const char *c = k; *c; c++)
+    if (!g_ascii_islower(*c) && !g_ascii_isdigit(*c) && *c != '_' &&
+        *c != '.')
+      return FALSE;
+  *key = g_steal_pointer(&k);
+  *value = g_strstrip(g_strdup(eq + 1));
+  return TRUE;
+}
+
+GHashTable *val__hints(const ValText *t)
+{
+  GHashTable *h = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+                                        g_free);
+
+  for (guint i = 0; i < t->n; i++) {
+    char *k, *v;
+    if (hint_line(t->lines[i], &k, &v))
+      g_hash_table_replace(h, k, v);
+  }
+  return h;
+}
+
+void val__copy_hints(ValMeasurements *m, const ValText *t)
+{
+  static const char *const own[] = {"collective", "ranks", "test", "mode"};
+
+  for (guint i = 0; i < t->n; i++) {
+    g_autofree char *k = NULL, *v = NULL;
+    gboolean skip = FALSE;
+
+    if (!hint_line(t->lines[i], &k, &v))
+      continue;
+    for (guint j = 0; j < G_N_ELEMENTS(own); j++)
+      skip |= g_str_equal(k, own[j]);
+    if (!skip)
+      val_meas_set(m, k, v);
+  }
+}
+
+const char *val__nccl_collective(const char *text)
+{
+  static const struct {
+    const char *tool, *test;
+  } names[] = {
+      {"all_reduce", "allreduce"},         {"allreduce", "allreduce"},
+      {"all_gather", "allgather"},         {"allgather", "allgather"},
+      {"reduce_scatter", "reducescatter"}, {"reducescatter", "reducescatter"},
+      {"broadcast", "broadcast"},          {"alltoall", "alltoall"},
+      {"sendrecv", "sendrecv"},            {"reduce", "reduce"},
+  };
+  g_autofree char *low = g_ascii_strdown(text, -1);
+  const char *base = strrchr(low, '/');
+
+  base = base ? base + 1 : low;
+  for (guint i = 0; i < G_N_ELEMENTS(names); i++) {
+    gsize l = strlen(names[i].tool);
+    if (strncmp(base, names[i].tool, l) == 0 &&
+        (base[l] == '\0' || g_str_has_prefix(base + l, "_perf")))
+      return names[i].test;
+  }
+  return NULL;
+}
+
+/* --- recognising the format ------------------------------------------- */
+
+static gboolean any_line_has(const ValText *t, const char *needle)
+{
+  for (guint i = 0; i < t->n; i++)
+    if (strstr(t->lines[i], needle))
+      return TRUE;
+  return FALSE;
+}
+
+/* "Running NAME." with NAME of [a-z0-9_] (nvbandwidth; older versions
+ * print "Running benchmark NAME."). */
+static gboolean is_nvbw_running(const char *line)
+{
+  const char *p = line;
+
+  if (!g_str_has_prefix(p, "Running "))
+    return FALSE;
+  p += 8;
+  if (g_str_has_prefix(p, "benchmark "))
+    p += 10;
+  if (!g_ascii_islower(*p))
+    return FALSE;
+  while (g_ascii_islower(*p) || g_ascii_isdigit(*p) || *p == '_')
+    p++;
+  return p[0] == '.' && p[1] == '\0';
+}
+
+static gboolean looks_nccltests(const ValText *t)
+{
+  for (guint i = 0; i < t->n; i++) {
+    const char *l = t->lines[i];
+    if (strstr(l, "# nThread ") || strstr(l, "nThread 1 nGpus") ||
+        strstr(l, "# Collective test") || strstr(l, "# nccl-tests version"))
+      return TRUE;
+    if (strstr(l, "Rank ") && strstr(l, " Pid ") && strstr(l, " device "))
+      return TRUE;
+    if (strstr(l, " size ") && strstr(l, " count ") && strstr(l, " type ") &&
+        strstr(l, "algbw"))
+      return TRUE;
+  }
+  return FALSE;
+}
+
+static gboolean looks_p2p(const ValText *t)
+{
+  return any_line_has(t, "P2P (Peer-to-Peer) GPU Bandwidth Latency Test") ||
+         any_line_has(t, "P2P=Disabled Bandwidth Matrix") ||
+         any_line_has(t, "P2P=Enabled Bandwidth") ||
+         any_line_has(t, "P2P Connectivity Matrix");
+}
+
+static gboolean looks_nvbw(const ValText *t)
+{
+  for (guint i = 0; i < t->n; i++)
+    if (g_str_has_prefix(t->lines[i], "nvbandwidth Version") ||
+        is_nvbw_running(t->lines[i]))
+      return TRUE;
+  return FALSE;
+}
+
+static gboolean looks_perftest(const ValText *t)
+{
+  for (guint i = 0; i < t->n; i++) {
+    const char *l = t->lines[i];
+    if (strstr(l, "#bytes") &&
+        (strstr(l, "BW peak") || strstr(l, "t_min") || strstr(l, "t_avg")))
+      return TRUE;
+    if (g_str_has_suffix(l, " BW Test") || g_str_has_suffix(l, "Latency Test"))
+      return TRUE;
+  }
+  return FALSE;
+}
+
+/* CSV transcriptions: the header row decides. */
+static ValMeasurements *import_csv(const ValText *t, const char *text,
+                                   gsize len, gboolean *recognised,
+                                   GError **error)
+{
+  ValCsv csv;
+  ValMeasurements *m = NULL;
+  GStrv head;
+
+  *recognised = FALSE;
+  if (!val_csv_split(t->name, text, len, &csv, NULL))
+    return NULL;
+  if (csv.rows->len == 0) {
+    val_csv_clear(&csv);
+    return NULL;
+  }
+  head = csv.rows->pdata[0];
+  if (g_strv_length(head) >= 4 && g_str_equal(head[0], "size_bytes") &&
+      (g_str_equal(head[1], "count_elements") ||
+       g_str_equal(head[1], "time_us"))) {
+    *recognised = TRUE;
+    m = val__import_nccl_csv(t, &csv, error);
+  } else if (g_strv_length(head) >= 3 && g_str_equal(head[0], "size_bytes") &&
+             g_str_equal(head[1], "iterations")) {
+    *recognised = TRUE;
+    m = val__import_perftest_csv(t, &csv, error);
+  } else if (g_strv_length(head) >= 4 && g_str_equal(head[0], "matrix") &&
+             g_str_equal(head[1], "unit") && g_str_equal(head[2], "row_gpu")) {
+    *recognised = TRUE;
+    m = val__import_p2p_csv(t, &csv, error);
+  } else if (g_strv_length(head) >= 4 && g_str_equal(head[0], "testcase") &&
+             g_str_equal(head[1], "unit") && g_str_equal(head[2], "row")) {
+    *recognised = TRUE;
+    m = val__import_nvbw_csv(t, &csv, error);
+  }
+  val_csv_clear(&csv);
+  return m;
+}
+
+/* Text, not binary: no NUL, valid UTF-8, no control characters other
+ * than tab, line breaks and form feed. */
+static gboolean check_text(const char *name, const char *text, gsize len,
+                           GError **error)
+{
+  if (memchr(text, '\0', len))
+    return val__fail(error, name, 0,
+                     "binary data (a NUL byte), expected text");
+  if (!g_utf8_validate(text, (gssize)len, NULL))
+    return val__fail(error, name, 0,
+                     "binary data (not UTF-8 text), expected text");
+  for (gsize i = 0; i < len; i++) {
+    unsigned char c = (unsigned char)text[i];
+    if (c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\f')
+      return val__fail(error, name, 0,
+                       "binary data (control character 0x%02x at byte %"
+                       G_GSIZE_FORMAT "), expected text",
+                       c, i);
+  }
+  return TRUE;
+}
+
+ValMeasurements *val_import(const char *name, const char *text, gsize len,
+                            GError **error)
+{
+  ValText t;
+  ValMeasurements *m = NULL;
+  gsize lead = 0;
+  gboolean recognised = FALSE;
+
+  g_return_val_if_fail(name != NULL && (text != NULL || len == 0), NULL);
+  if (!check_text(name, text, len, error))
+    return NULL;
+  while (lead < len && g_ascii_isspace(text[lead]))
+    lead++;
+  if (lead == len) {
+    val__fail(error, name, 0, "empty file (%s)", FORMATS_ACCEPTED);
+    return NULL;
+  }
+  if (len >= strlen(VAL_MEAS_MAGIC) &&
+      strncmp(text, VAL_MEAS_MAGIC, strlen(VAL_MEAS_MAGIC)) == 0)
+    return val_meas_parse(name, text, len, error);
+  if (text[lead] == '{')
+    return val__import_nccltests_json(name, text, len, error);
+
+  val__text_init(&t, name, text, len);
+  if (looks_nccltests(&t))
+    m = val__import_nccltests_text(&t, error);
+  else if (looks_p2p(&t))
+    m = val__import_p2p_text(&t, error);
+  else if (looks_nvbw(&t))
+    m = val__import_nvbw_text(&t, error);
+  else if (looks_perftest(&t))
+    m = val__import_perftest_text(&t, error);
+  else {
+    m = import_csv(&t, text, len, &recognised, error);
+    if (!recognised)
+      val__fail(error, name, 0,
+                "not a measurement format ifsim knows (%s)",
+                FORMATS_ACCEPTED);
+  }
+  val__text_clear(&t);
+  return m;
+}

@@ -1,0 +1,642 @@
+/* Importers of the CUDA copy benchmarks: cuda-samples
+ * p2pBandwidthLatencyTest and NVIDIA nvbandwidth (text output and the CSV
+ * transcriptions of tests/data/reference).
+ *
+ * p2pBandwidthLatencyTest (NVIDIA/cuda-samples
+ * Samples/5_Domain_Specific/p2pBandwidthLatencyTest.cu @ca37378c): each
+ * matrix is a title ("Unidirectional P2P=Disabled Bandwidth Matrix (GB/s)",
+ * "... P2P=Enabled Bandwidth (P2P Writes) Matrix (GB/s)", "Bidirectional
+ * ...", "P2P=Disabled Latency Matrix (us)", "P2P=Enabled Latency (P2P
+ * Writes) Matrix (us)", and the "(P2P Reads)" variants of --p2p_read), a
+ * header "D\D 0 1 ..." ("GPU 0 1 ..." and "CPU 0 1 ..." for latency) and
+ * one row per source GPU ("%6d " then "%6.02f " per column).  The copies:
+ * bandwidth cudaMemcpyPeerAsync of numElems = 40000000 ints = 160,000,000
+ * bytes, repeated 5 times, GB = 10^9; the diagonal (a copy inside one GPU)
+ * counts read and write (x2), the bidirectional matrix counts both
+ * directions (x2, and x2 again on the diagonal); latency copies one int4 =
+ * 16 bytes, 100 times, and reports the mean per copy in us.  Writes: the
+ * row GPU is the source; reads (P2P Reads): the row GPU reads the column
+ * GPU, so data goes column -> row.  The "CPU" latency block is the time
+ * the host took to enqueue the copies (timed while the stream is blocked),
+ * not a transfer: it is not imported.  A real output: the nvbandwidth /
+ * p2p acceptance document behind tests/data/reference/
+ * nvbandwidth_8xH100_sxm_pcie5_acceptance_kr.csv.
+ *
+ * nvbandwidth (NVIDIA/nvbandwidth, output.cpp, testcases_ce.cpp, README):
+ * "nvbandwidth Version: v0.10.0", "Driver Version: ...", "Device N: NAME
+ * (domain:bus:dev)", then per testcase "Running NAME." (older: "Running
+ * benchmark NAME."), a title such as "memcpy CE CPU(row) -> GPU(column)
+ * bandwidth (GB/s)" or "Device to Device Latency SM GPU(row) <-> GPU(column)
+ * (ns)", a header of column indices, rows ("N/A" where untested) and
+ * "SUM NAME value".  The printed D2D arrows are not the data direction:
+ * memcpy_read_ce computes value(row, col) = doMemcpy(col buffer -> row
+ * buffer) in the row GPU's context, memcpy_write_ce copies row -> col.
+ * CE bidirectional tests report the measured stream only (one direction
+ * under opposite traffic): bw_GBps is taken as twice that (both
+ * directions, the measure.h convention), time as size / printed.  The copy
+ * size is the default --bufferSize: 512 MiB (README: "-b [ --bufferSize ]
+ * arg (=512) Memcpy buffer size in MiB"); releases before v0.4 printed
+ * "--bufferSize arg (=67108864)" bytes (64 MiB) and are taken as such.
+ * Latency (pointer chase) points use 8 bytes, the pointer loaded per hop. */
+#include "validate/import_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define P2P_COPY_BYTES (40000000ull * 4)
+#define P2P_LAT_BYTES 16
+#define NVBW_LAT_BYTES 8
+
+/* --- p2pBandwidthLatencyTest ------------------------------------------ */
+
+typedef enum { K_CONN, K_UNI, K_BIDIR, K_LAT, K_SKIP } P2pKind;
+
+typedef struct {
+  P2pKind kind;
+  const char *mode;
+  gboolean reads;
+} P2pMatrix;
+
+static gboolean p2p_title(const char *l, P2pMatrix *mx)
+{
+  gboolean enabled = strstr(l, "P2P=Enabled") != NULL;
+
+  mx->reads = strstr(l, "(P2P Reads)") != NULL;
+  mx->mode = !enabled ? "nopeer" : mx->reads ? "peer_read" : "peer";
+  if (strstr(l, "P2P Connectivity Matrix"))
+    mx->kind = K_CONN;
+  else if (g_str_has_prefix(l, "Unidirectional P2P=") &&
+           strstr(l, "Matrix (GB/s)"))
+    mx->kind = K_UNI;
+  else if (g_str_has_prefix(l, "Bidirectional P2P=") &&
+           strstr(l, "Matrix (GB/s)"))
+    mx->kind = K_BIDIR;
+  else if (g_str_has_prefix(l, "P2P=") && strstr(l, "Latency") &&
+           strstr(l, "Matrix (us)"))
+    mx->kind = K_LAT;
+  else
+    return FALSE;
+  return TRUE;
+}
+
+static gboolean p2p_cell(ValMeasurements *m, const P2pMatrix *mx, guint i,
+                         guint j, double v, const char *name, guint line,
+                         GError **error)
+{
+  ValPoint p;
+  char a[16], b[16];
+  guint si = mx->reads ? j : i, di = mx->reads ? i : j;
+
+  if (mx->kind == K_CONN || mx->kind == K_SKIP)
+    return TRUE;
+  if (v <= 0)
+    return val__fail(error, name, line,
+                     "column %u: expected a %s > 0, found %g", j,
+                     mx->kind == K_LAT ? "latency" : "bandwidth", v);
+  g_snprintf(a, sizeof(a), "gpu%u", si);
+  g_snprintf(b, sizeof(b), "gpu%u", di);
+  val_point_init(&p, VAL_PROBE_P2P,
+             mx->kind == K_UNI ? "ce_uni" : mx->kind == K_BIDIR ? "ce_bidir"
+                                                                : "ce_latency",
+             mx->mode, a, b);
+  if (mx->kind == K_LAT) {
+    p.size_bytes = P2P_LAT_BYTES;
+    p.iterations = 100;
+    p.time_us_median = v;
+  } else {
+    double moved = (double)P2P_COPY_BYTES * (mx->kind == K_BIDIR ? 2 : 1) *
+                   (i == j ? 2 : 1);
+    p.size_bytes = P2P_COPY_BYTES;
+    p.iterations = 5;
+    p.bw_GBps = v;
+    p.time_us_median = moved / (v * 1e3);
+  }
+  val_meas_add(m, &p);
+  return TRUE;
+}
+
+static void p2p_keys(ValMeasurements *m)
+{
+  char buf[32];
+
+  g_snprintf(buf, sizeof(buf), "%llu", P2P_COPY_BYTES);
+  val_meas_set(m, "p2p.copy_size_bytes", buf);
+  g_snprintf(buf, sizeof(buf), "%d", P2P_LAT_BYTES);
+  val_meas_set(m, "p2p.latency_size_bytes", buf);
+  val_meas_set(m, "p2p.assumed",
+               "the default --numElems=40000000 (the output does not print "
+               "it)");
+}
+
+ValMeasurements *val__import_p2p_text(const ValText *t, GError **error)
+{
+  g_autoptr(ValMeasurements) m = val_meas_new();
+  g_autoptr(GPtrArray) gpus = g_ptr_array_new_with_free_func(g_free);
+  P2pMatrix mx = {K_SKIP, "", FALSE};
+  gboolean in_matrix = FALSE, cpu_block = FALSE;
+  guint ncols = 0, next_row = 0;
+
+  for (guint i = 0; i < t->n; i++) {
+    const char *l = t->lines[i];
+    guint line = i + 1;
+    g_auto(GStrv) tok = NULL;
+    P2pMatrix nm;
+
+    if (g_str_has_prefix(l, "Device: ")) {
+      g_auto(GStrv) f = g_strsplit(l, ",", 3);
+      if (f[0] && f[1])
+        g_ptr_array_add(gpus, g_strstrip(g_strdup(f[1])));
+      continue;
+    }
+    if (p2p_title(l, &nm)) {
+      if (in_matrix && next_row < ncols) {
+        val__fail(error, t->name, line,
+                  "expected row %u of the matrix above (%u rows), found a "
+                  "new matrix: a truncated matrix?",
+                  next_row, ncols);
+        return NULL;
+      }
+      mx = nm;
+      in_matrix = TRUE;
+      ncols = next_row = 0;
+      cpu_block = FALSE;
+      continue;
+    }
+    if (!in_matrix)
+      continue;
+    tok = val__tokens(l);
+    if (!tok[0])
+      continue;
+    if (g_str_equal(tok[0], "D\\D") || g_str_equal(tok[0], "GPU") ||
+        g_str_equal(tok[0], "CPU")) {
+      ncols = g_strv_length(tok) - 1;
+      next_row = 0;
+      cpu_block = g_str_equal(tok[0], "CPU");
+      continue;
+    }
+    if (!val__all_digits(tok[0]) || ncols == 0)
+      continue;
+    if (g_strv_length(tok) != ncols + 1) {
+      val__fail(error, t->name, line,
+                "expected a row index and %u values, found %u fields: a "
+                "truncated row?",
+                ncols, g_strv_length(tok));
+      return NULL;
+    }
+    if ((guint)atoi(tok[0]) != next_row) {
+      val__fail(error, t->name, line, "expected row %u, found row %s",
+                next_row, tok[0]);
+      return NULL;
+    }
+    for (guint j = 0; j < ncols; j++) {
+      double v;
+      g_autofree char *what = g_strdup_printf("column %u", j);
+      if (!val__num(t->name, line, what, tok[j + 1], &v, error))
+        return NULL;
+      if (!cpu_block &&
+          !p2p_cell(m, &mx, next_row, j, v, t->name, line, error))
+        return NULL;
+    }
+    next_row++;
+  }
+  if (m->points->len == 0) {
+    val__fail(error, t->name, 0,
+              "no bandwidth or latency matrix (expected titles such as "
+              "'Unidirectional P2P=Disabled Bandwidth Matrix (GB/s)' followed "
+              "by 'D\\D 0 1 ...' and one row per GPU)");
+    return NULL;
+  }
+  val__set_gpus(m, gpus);
+  val_meas_set(m, "source", "cuda-samples p2pBandwidthLatencyTest (imported)");
+  p2p_keys(m);
+  val__copy_hints(m, t);
+  return g_steal_pointer(&m);
+}
+
+/* The matrix transcriptions' columns after the first three: col_gpu0,
+ * col_gpu1, ... */
+static gboolean gpu_columns(const ValText *t, const ValCsv *csv, guint ncols,
+                            GError **error)
+{
+  GStrv head = csv->rows->pdata[0];
+
+  for (guint c = 0; c < ncols; c++) {
+    g_autofree char *want = g_strdup_printf("col_gpu%u", c);
+    if (!g_str_equal(head[3 + c], want))
+      return val__fail(error, t->name, g_array_index(csv->lines, guint, 0),
+                       "column %u is '%s', expected '%s'", c + 4, head[3 + c],
+                       want);
+  }
+  return TRUE;
+}
+
+ValMeasurements *val__import_p2p_csv(const ValText *t, const ValCsv *csv,
+                                     GError **error)
+{
+  g_autoptr(ValMeasurements) m = val_meas_new();
+  GStrv head = csv->rows->pdata[0];
+  guint ncols = g_strv_length(head) - 3;
+
+  if (!gpu_columns(t, csv, ncols, error))
+    return NULL;
+  for (guint r = 1; r < csv->rows->len; r++) {
+    GStrv f = csv->rows->pdata[r];
+    guint line = g_array_index(csv->lines, guint, r);
+    P2pMatrix mx = {K_SKIP, "", FALSE};
+    const char *mat = f[0], *unit = "";
+    guint64 row;
+
+    if (g_strv_length(f) != ncols + 3) {
+      val__fail(error, t->name, line,
+                "%u fields, expected %u (matrix,unit,row_gpu,col_gpu0..%u): a "
+                "truncated row?",
+                g_strv_length(f), ncols + 3, ncols - 1);
+      return NULL;
+    }
+    if (g_str_equal(mat, "connectivity"))
+      mx.kind = K_CONN, unit = "bool";
+    else if (g_str_has_suffix(mat, "_bw"))
+      mx.kind = g_str_has_prefix(mat, "uni_") ? K_UNI : K_BIDIR,
+      unit = "GB/s";
+    else if (g_str_has_suffix(mat, "_latency_gpu"))
+      mx.kind = K_LAT, unit = "us";
+    else if (g_str_has_suffix(mat, "_latency_cpu"))
+      mx.kind = K_SKIP, unit = "us";
+    if (unit[0] == '\0' || !(strstr(mat, "p2p_disabled") ||
+                             strstr(mat, "p2p_enabled") ||
+                             mx.kind == K_CONN)) {
+      val__fail(error, t->name, line,
+                "matrix '%s': expected connectivity, uni_p2p_{disabled,"
+                "enabled}_bw, bi_p2p_{disabled,enabled}_bw or p2p_{disabled,"
+                "enabled}_latency_{gpu,cpu}",
+                mat);
+      return NULL;
+    }
+    mx.mode = strstr(mat, "p2p_enabled") ? "peer" : "nopeer";
+    if (!g_str_equal(f[1], unit)) {
+      val__fail(error, t->name, line, "unit '%s' for %s, expected '%s'",
+                f[1], mat, unit);
+      return NULL;
+    }
+    if (!g_ascii_string_to_unsigned(f[2], 10, 0, ncols - 1, &row, NULL)) {
+      val__fail(error, t->name, line,
+                "row_gpu: expected a GPU index from 0 to %u, found '%s'",
+                ncols - 1, f[2]);
+      return NULL;
+    }
+    for (guint j = 0; j < ncols; j++) {
+      double v;
+      if (!val__num(t->name, line, head[3 + j], f[3 + j], &v, error) ||
+          !p2p_cell(m, &mx, (guint)row, j, v, t->name, line, error))
+        return NULL;
+    }
+  }
+  if (m->points->len == 0) {
+    val__fail(error, t->name, 0, "no bandwidth or latency rows");
+    return NULL;
+  }
+  val_meas_set(m, "source",
+               "cuda-samples p2pBandwidthLatencyTest (imported from a CSV "
+               "transcription)");
+  p2p_keys(m);
+  val__copy_hints(m, t);
+  return g_steal_pointer(&m);
+}
+
+/* --- nvbandwidth ------------------------------------------------------- */
+
+typedef enum { D_ROW_TO_COL, D_COL_TO_ROW, D_LOCAL } NvbwDir;
+typedef enum { V_UNI, V_BIDIR_CE, V_BIDIR_SM, V_LAT } NvbwValue;
+
+typedef struct {
+  const char *name;
+  ValProbe probe;
+  const char *test, *mode;
+  gboolean host_row; /* the row is the CPU */
+  NvbwDir dir;
+  NvbwValue value;
+} NvbwCase;
+
+static const NvbwCase nvbw_cases[] = {
+    {"host_to_device_memcpy_ce", VAL_PROBE_HOSTDEV, "h2d", "pinned", TRUE,
+     D_ROW_TO_COL, V_UNI},
+    {"device_to_host_memcpy_ce", VAL_PROBE_HOSTDEV, "d2h", "pinned", TRUE,
+     D_COL_TO_ROW, V_UNI},
+    {"host_to_device_bidirectional_memcpy_ce", VAL_PROBE_HOSTDEV, "bidir",
+     "pinned", TRUE, D_ROW_TO_COL, V_BIDIR_CE},
+    {"device_to_host_bidirectional_memcpy_ce", VAL_PROBE_HOSTDEV, "bidir",
+     "pinned", TRUE, D_COL_TO_ROW, V_BIDIR_CE},
+    {"host_to_device_memcpy_sm", VAL_PROBE_HOSTDEV, "h2d", "pinned_sm", TRUE,
+     D_ROW_TO_COL, V_UNI},
+    {"device_to_host_memcpy_sm", VAL_PROBE_HOSTDEV, "d2h", "pinned_sm", TRUE,
+     D_COL_TO_ROW, V_UNI},
+    {"host_to_device_bidirectional_memcpy_sm", VAL_PROBE_HOSTDEV, "bidir",
+     "pinned_sm", TRUE, D_ROW_TO_COL, V_BIDIR_SM},
+    {"device_to_host_bidirectional_memcpy_sm", VAL_PROBE_HOSTDEV, "bidir",
+     "pinned_sm", TRUE, D_COL_TO_ROW, V_BIDIR_SM},
+    {"device_to_device_memcpy_read_ce", VAL_PROBE_P2P, "ce_uni", "peer_read",
+     FALSE, D_COL_TO_ROW, V_UNI},
+    {"device_to_device_memcpy_write_ce", VAL_PROBE_P2P, "ce_uni", "peer",
+     FALSE, D_ROW_TO_COL, V_UNI},
+    {"device_to_device_bidirectional_memcpy_read_ce", VAL_PROBE_P2P,
+     "ce_bidir", "peer_read", FALSE, D_COL_TO_ROW, V_BIDIR_CE},
+    {"device_to_device_bidirectional_memcpy_write_ce", VAL_PROBE_P2P,
+     "ce_bidir", "peer", FALSE, D_ROW_TO_COL, V_BIDIR_CE},
+    {"device_to_device_memcpy_read_sm", VAL_PROBE_P2P, "sm_uni", "peer_read",
+     FALSE, D_COL_TO_ROW, V_UNI},
+    {"device_to_device_memcpy_write_sm", VAL_PROBE_P2P, "sm_uni", "peer",
+     FALSE, D_ROW_TO_COL, V_UNI},
+    {"device_to_device_bidirectional_memcpy_read_sm", VAL_PROBE_P2P,
+     "sm_bidir", "peer_read", FALSE, D_COL_TO_ROW, V_BIDIR_SM},
+    {"device_to_device_bidirectional_memcpy_write_sm", VAL_PROBE_P2P,
+     "sm_bidir", "peer", FALSE, D_ROW_TO_COL, V_BIDIR_SM},
+    {"device_local_copy", VAL_PROBE_P2P, "ce_uni", "local", FALSE, D_LOCAL,
+     V_UNI},
+    {"device_to_device_latency_sm", VAL_PROBE_P2P, "sm_latency", "peer",
+     FALSE, D_ROW_TO_COL, V_LAT},
+    {"host_device_latency_sm", VAL_PROBE_HOSTDEV, "latency_h2d", "pinned",
+     TRUE, D_ROW_TO_COL, V_LAT},
+};
+
+static const NvbwCase *nvbw_case(const char *name)
+{
+  for (guint i = 0; i < G_N_ELEMENTS(nvbw_cases); i++)
+    if (g_str_equal(nvbw_cases[i].name, name))
+      return &nvbw_cases[i];
+  return NULL;
+}
+
+/* Default copy size of an nvbandwidth version ("v0.10.0"; NULL: unknown,
+ * taken as a current release). */
+static guint64 nvbw_buffer_bytes(const char *version)
+{
+  if (version) {
+    const char *v = version + (version[0] == 'v');
+    char *end;
+    long major = strtol(v, &end, 10), minor = 0;
+    if (*end == '.')
+      minor = strtol(end + 1, NULL, 10);
+    if (major == 0 && minor < 4)
+      return 64ull << 20;
+  }
+  return 512ull << 20;
+}
+
+static gboolean nvbw_cell(ValMeasurements *m, const NvbwCase *c,
+                          guint64 bytes, guint row, guint col, double v,
+                          const char *name, guint line, GError **error)
+{
+  ValPoint p;
+  char r[16], k[16];
+
+  if (v <= 0)
+    return val__fail(error, name, line,
+                     "%s column %u: expected a value > 0, found %g", c->name,
+                     col, v);
+  if (c->host_row)
+    g_strlcpy(r, "host", sizeof(r));
+  else
+    g_snprintf(r, sizeof(r), "gpu%u", row);
+  g_snprintf(k, sizeof(k), "gpu%u", col);
+  if (c->dir == D_LOCAL)
+    val_point_init(&p, c->probe, c->test, c->mode, k, k);
+  else if (c->dir == D_ROW_TO_COL)
+    val_point_init(&p, c->probe, c->test, c->mode, r, k);
+  else
+    val_point_init(&p, c->probe, c->test, c->mode, k, r);
+  if (c->value == V_LAT) {
+    p.size_bytes = NVBW_LAT_BYTES;
+    p.time_us_median = v / 1e3; /* ns */
+  } else {
+    p.size_bytes = bytes;
+    p.bw_GBps = c->value == V_BIDIR_CE ? 2 * v : v;
+    p.time_us_median =
+        (double)bytes * (c->value == V_BIDIR_SM ? 2 : 1) / (v * 1e3);
+  }
+  val_meas_add(m, &p);
+  return TRUE;
+}
+
+static void nvbw_keys(ValMeasurements *m, guint64 bytes, GPtrArray *skipped)
+{
+  char buf[32];
+
+  g_snprintf(buf, sizeof(buf), "%" G_GUINT64_FORMAT, bytes);
+  val_meas_set(m, "nvbandwidth.buffer_size_bytes", buf);
+  if (skipped->len > 0) {
+    g_autofree char *s = NULL;
+    g_ptr_array_add(skipped, NULL);
+    s = g_strjoinv(" ", (char **)skipped->pdata);
+    g_ptr_array_remove_index(skipped, skipped->len - 1);
+    val_meas_set(m, "nvbandwidth.not_imported", s);
+  }
+}
+
+static guint64 hinted_bytes(const ValText *t, guint64 dflt)
+{
+  g_autoptr(GHashTable) h = val__hints(t);
+  const char *v = g_hash_table_lookup(h, "nvbandwidth.buffer_size_bytes");
+  guint64 u;
+
+  if (v && g_ascii_string_to_unsigned(v, 10, 1, G_MAXUINT64, &u, NULL))
+    return u;
+  return dflt;
+}
+
+ValMeasurements *val__import_nvbw_text(const ValText *t, GError **error)
+{
+  g_autoptr(ValMeasurements) m = val_meas_new();
+  g_autoptr(GPtrArray) skipped = g_ptr_array_new_with_free_func(g_free);
+  g_autoptr(GPtrArray) gpus = g_ptr_array_new_with_free_func(g_free);
+  g_autofree char *version = NULL;
+  const NvbwCase *cur = NULL;
+  gboolean in_block = FALSE;
+  guint ncols = 0, next_row = 0;
+  guint64 bytes;
+
+  for (guint i = 0; i < t->n; i++) {
+    const char *l = t->lines[i];
+    if (g_str_has_prefix(l, "nvbandwidth Version:") && !version)
+      version = g_strstrip(g_strdup(l + 20));
+  }
+  bytes = hinted_bytes(t, nvbw_buffer_bytes(version));
+  for (guint i = 0; i < t->n; i++) {
+    const char *l = t->lines[i];
+    guint line = i + 1;
+    g_auto(GStrv) tok = NULL;
+
+    if (g_str_has_prefix(l, "Driver Version:")) {
+      g_autofree char *v = g_strstrip(g_strdup(l + 15));
+      val_meas_set(m, "driver", v);
+      continue;
+    }
+    if (g_str_has_prefix(l, "CUDA Runtime Version:")) {
+      g_autofree char *v = g_strstrip(g_strdup(l + 21));
+      val_meas_set(m, "cuda.runtime", v);
+      continue;
+    }
+    if (g_str_has_prefix(l, "Device ") && strstr(l, ": ")) {
+      char *end;
+      guint64 idx = g_ascii_strtoull(l + 7, &end, 10);
+      if (end != l + 7 && *end == ':' && idx == gpus->len) {
+        g_autofree char *nm = g_strstrip(g_strdup(end + 1));
+        char *paren = strrchr(nm, '(');
+        if (paren && paren > nm)
+          *paren = '\0';
+        g_ptr_array_add(gpus, g_strstrip(g_strdup(nm)));
+      }
+      continue;
+    }
+    if (g_str_has_prefix(l, "Running ")) {
+      const char *nm = l + 8;
+      g_autofree char *name = NULL;
+      if (g_str_has_prefix(nm, "benchmark "))
+        nm += 10;
+      name = g_strdup(nm);
+      if (g_str_has_suffix(name, "."))
+        name[strlen(name) - 1] = '\0';
+      if (in_block && cur && next_row == 0 && ncols > 0) {
+        val__fail(error, t->name, line,
+                  "expected the rows of %s, found the next testcase: a "
+                  "truncated matrix?",
+                  cur->name);
+        return NULL;
+      }
+      cur = nvbw_case(name);
+      in_block = TRUE;
+      ncols = next_row = 0;
+      if (!cur) {
+        gboolean seen = FALSE;
+        for (guint j = 0; j < skipped->len && !seen; j++)
+          seen = g_str_equal(skipped->pdata[j], name);
+        if (!seen)
+          g_ptr_array_add(skipped, g_strdup(name));
+      }
+      continue;
+    }
+    if (!in_block || !cur)
+      continue;
+    if (g_str_has_prefix(l, "SUM ") || g_str_has_prefix(l, "COEFFICIENT")) {
+      in_block = FALSE;
+      continue;
+    }
+    tok = val__tokens(l);
+    if (!tok[0] || !val__all_digits(tok[0]))
+      continue;
+    if (ncols == 0) { /* the header of column indices */
+      gboolean header = TRUE;
+      for (guint j = 0; tok[j]; j++)
+        header &= val__all_digits(tok[j]) && (guint)atoi(tok[j]) == j;
+      if (header) {
+        ncols = g_strv_length(tok);
+        continue;
+      }
+      val__fail(error, t->name, line,
+                "expected the column indices '0 1 ...' of %s's matrix",
+                cur->name);
+      return NULL;
+    }
+    if (g_strv_length(tok) != ncols + 1) {
+      val__fail(error, t->name, line,
+                "expected a row index and %u values, found %u fields: a "
+                "truncated row?",
+                ncols, g_strv_length(tok));
+      return NULL;
+    }
+    for (guint j = 0; j < ncols; j++) {
+      double v;
+      g_autofree char *what = NULL;
+      if (g_str_equal(tok[j + 1], "N/A"))
+        continue;
+      what = g_strdup_printf("%s column %u", cur->name, j);
+      if (!val__num(t->name, line, what, tok[j + 1], &v, error) ||
+          !nvbw_cell(m, cur, bytes, (guint)atoi(tok[0]), j, v, t->name, line,
+                     error))
+        return NULL;
+    }
+    next_row++;
+  }
+  if (m->points->len == 0) {
+    val__fail(error, t->name, 0,
+              "no nvbandwidth matrix ifsim imports (expected 'Running "
+              "host_to_device_memcpy_ce.' or another known testcase, a "
+              "title, column indices and rows)");
+    return NULL;
+  }
+  if (version)
+    val_meas_set(m, "nvbandwidth.version", version);
+  val__set_gpus(m, gpus);
+  val_meas_set(m, "source", "nvbandwidth (imported)");
+  nvbw_keys(m, bytes, skipped);
+  val__copy_hints(m, t);
+  return g_steal_pointer(&m);
+}
+
+ValMeasurements *val__import_nvbw_csv(const ValText *t, const ValCsv *csv,
+                                      GError **error)
+{
+  g_autoptr(ValMeasurements) m = val_meas_new();
+  g_autoptr(GPtrArray) skipped = g_ptr_array_new_with_free_func(g_free);
+  GStrv head = csv->rows->pdata[0];
+  guint ncols = g_strv_length(head) - 3;
+  guint64 bytes = hinted_bytes(t, nvbw_buffer_bytes(NULL));
+
+  if (!gpu_columns(t, csv, ncols, error))
+    return NULL;
+  for (guint r = 1; r < csv->rows->len; r++) {
+    GStrv f = csv->rows->pdata[r];
+    guint line = g_array_index(csv->lines, guint, r);
+    const NvbwCase *c;
+    const char *unit;
+    guint64 row;
+
+    if (g_strv_length(f) != ncols + 3) {
+      val__fail(error, t->name, line,
+                "%u fields, expected %u (testcase,unit,row,col_gpu0..%u): a "
+                "truncated row?",
+                g_strv_length(f), ncols + 3, ncols - 1);
+      return NULL;
+    }
+    if (!(c = nvbw_case(f[0]))) {
+      gboolean seen = FALSE;
+      for (guint j = 0; j < skipped->len && !seen; j++)
+        seen = g_str_equal(skipped->pdata[j], f[0]);
+      if (!seen)
+        g_ptr_array_add(skipped, g_strdup(f[0]));
+      continue;
+    }
+    unit = c->value == V_LAT ? "ns" : "GB/s";
+    if (!g_str_equal(f[1], unit)) {
+      val__fail(error, t->name, line, "unit '%s' for %s, expected '%s'",
+                f[1], f[0], unit);
+      return NULL;
+    }
+    if (c->host_row ? !g_str_has_prefix(f[2], "cpu")
+                    : !g_str_has_prefix(f[2], "gpu")) {
+      val__fail(error, t->name, line, "row '%s' for %s, expected %s", f[2],
+                f[0], c->host_row ? "cpu0" : "gpuN");
+      return NULL;
+    }
+    if (!g_ascii_string_to_unsigned(f[2] + 3, 10, 0, 1023, &row, NULL)) {
+      val__fail(error, t->name, line, "row '%s': expected cpuN or gpuN",
+                f[2]);
+      return NULL;
+    }
+    for (guint j = 0; j < ncols; j++) {
+      double v;
+      if (g_str_equal(f[3 + j], "N/A"))
+        continue;
+      if (!val__num(t->name, line, head[3 + j], f[3 + j], &v, error) ||
+          !nvbw_cell(m, c, bytes, (guint)row, j, v, t->name, line, error))
+        return NULL;
+    }
+  }
+  if (m->points->len == 0) {
+    val__fail(error, t->name, 0, "no testcase ifsim imports");
+    return NULL;
+  }
+  val_meas_set(m, "source", "nvbandwidth (imported from a CSV transcription)");
+  nvbw_keys(m, bytes, skipped);
+  val__copy_hints(m, t);
+  return g_steal_pointer(&m);
+}

@@ -1,0 +1,78 @@
+/* What the importers (validate/import*.c) share: the text as numbered
+ * lines, errors that name file and line, number cells, and the hints a
+ * CSV transcription or a tool output may carry in "# key = value" lines.
+ * `val__` marks names used across the importer files and nowhere else. */
+#ifndef VALIDATE_IMPORT_INTERNAL_H
+#define VALIDATE_IMPORT_INTERNAL_H
+
+#include "validate/import.h"
+
+/* The text split into lines ('\r' before '\n' dropped); line i (0-based)
+ * is line i + 1 in messages. */
+typedef struct {
+  const char *name;
+  GStrv lines;
+  guint n;
+} ValText;
+
+void val__text_init(ValText *t, const char *name, const char *text,
+                    gsize len);
+void val__text_clear(ValText *t);
+
+/* Whitespace-separated tokens of a line (no empty tokens). */
+GStrv val__tokens(const char *line);
+
+/* Sets "NAME:LINE: message" (or "NAME: message" when line is 0) as a
+ * SIM_ERROR_PARSE error; returns FALSE so callers can `return val__fail`. */
+gboolean val__fail(GError **error, const char *name, guint line,
+                   const char *fmt, ...) G_GNUC_PRINTF(4, 5);
+
+/* A finite number >= 0 in `tok`; otherwise an error naming the column
+ * `what` and the text found. */
+gboolean val__num(const char *name, guint line, const char *what,
+                  const char *tok, double *out, GError **error);
+/* TRUE when s is one or more ASCII digits and nothing else. */
+gboolean val__all_digits(const char *s);
+
+/* A whole number >= 1 (sizes, counts). */
+gboolean val__count(const char *name, guint line, const char *what,
+                    const char *tok, guint64 *out, GError **error);
+
+/* Records the GPU names seen (in order, duplicates allowed) as the header
+ * keys "gpu" (distinct names joined with " + ") and "gpu.count". */
+void val__set_gpus(ValMeasurements *m, GPtrArray *names);
+
+/* "# key = value" comment lines anywhere in the text: every key of lower
+ * case letters, digits, '_' and '.' is returned in a table (key -> value,
+ * stripped).  Importers take "collective", "ranks", "test" and "mode" as
+ * hints for what the file does not say and copy the rest into the header
+ * block.  The caller owns the table. */
+GHashTable *val__hints(const ValText *t);
+/* Copies the hints other than collective/ranks/test/mode into m, in the
+ * order of the file. */
+void val__copy_hints(ValMeasurements *m, const ValText *t);
+
+/* nccl-tests collective names ("all_reduce", "all_reduce_perf",
+ * "allreduce", "AllReduce") -> the test name of measure.h ("allreduce"),
+ * or NULL when none of the seven. */
+const char *val__nccl_collective(const char *text);
+
+/* --- the importers; each assumes its format was recognised ----------- */
+
+ValMeasurements *val__import_nccltests_text(const ValText *t, GError **error);
+ValMeasurements *val__import_nccltests_json(const char *name, const char *text,
+                                            gsize len, GError **error);
+/* CSV transcriptions: rows after the header row of ValCsv `csv`. */
+ValMeasurements *val__import_nccl_csv(const ValText *t, const ValCsv *csv,
+                                      GError **error);
+ValMeasurements *val__import_perftest_text(const ValText *t, GError **error);
+ValMeasurements *val__import_perftest_csv(const ValText *t, const ValCsv *csv,
+                                          GError **error);
+ValMeasurements *val__import_p2p_text(const ValText *t, GError **error);
+ValMeasurements *val__import_p2p_csv(const ValText *t, const ValCsv *csv,
+                                     GError **error);
+ValMeasurements *val__import_nvbw_text(const ValText *t, GError **error);
+ValMeasurements *val__import_nvbw_csv(const ValText *t, const ValCsv *csv,
+                                      GError **error);
+
+#endif /* VALIDATE_IMPORT_INTERNAL_H */

@@ -1,0 +1,786 @@
+/* Importer of nccl-tests results: the text output of all_reduce_perf and
+ * its siblings, their -J JSON output, and the CSV transcriptions of
+ * tests/data/reference (13 columns, or the 4-column
+ * size_bytes,time_us,algbw_GBps,busbw_GBps table).
+ *
+ * The formats, from NVIDIA/nccl-tests src/util.cu (read at commit
+ * 0fdb00a3): the device report
+ *   "# nThread %d nGpus %d minBytes %ld maxBytes %ld step: ... iters: %d"
+ *   "#  Rank %2d Group %2d Pid %6d on %10s device %2d [%04x:%02x:%02x] %s"
+ * (older versions: "[0x%02x]" and no Group), the table header
+ *   "# size count type redop root time algbw busbw #wrong time algbw ..."
+ * (older versions: no root column and "error" for "#wrong"; older still:
+ * no leading '#'), the rows "%12li  %12li  %8s  %6s  %6s" then twice
+ * "  %7s  %6s  %6s  %6g" (out-of-place, then in-place), and the footer
+ * "# Collective test concluded: NAME".  The -J JSON (version 2) holds
+ * "nccl_version", "args", "config" {"ngpus", "iterations", "devices"
+ * [{"rank", "hostname", "device", "device_info"}]} and "results"
+ * [{"size", "count", "type", "redop", "root", "out_of_place" {"time",
+ * "alg_bw", "bus_bw", "nwrong"}, "in_place" {...}}].  Real outputs of this
+ * shape: nebius/soperator#428, NVIDIA/nccl-tests#290, #309, #322.
+ *
+ * Each table row gives two points, mode "oop" and "ip": size_bytes is
+ * nccl-tests' S, time the reported average, bw_GBps algbw, busbw_GBps
+ * busbw.  Where the printed algbw is 0.00 (small sizes) both bandwidths are
+ * recomputed from size and time: algbw = S / t and busbw = algbw x the
+ * collective's factor (doc/PERFORMANCE.md: allreduce 2(n-1)/n; allgather,
+ * reducescatter, alltoall (n-1)/n; the others 1).
+ *
+ * The collective comes from the test name (the footer, the header of newer
+ * versions, the command line, JSON "args"), else from a "# collective = X"
+ * line, else from the table: busbw/algbw > 1 only for allreduce, < 1 for
+ * allgather/alltoall (redop "none") or reducescatter, = 1 for broadcast
+ * (root >= 0, redop "none"), reduce (root >= 0) or sendrecv (root -1).
+ * The rank count comes from the "Rank" device lines, else "# ranks = N",
+ * else from busbw/algbw: every row with algbw >= 1 GB/s gives the range of
+ * n its rounded ratio allows and the ranges must meet in one integer (a
+ * documented best effort; collectives with factor 1 cannot tell). */
+#include "validate/import_internal.h"
+
+#include <json-glib/json-glib.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/error.h"
+
+typedef struct {
+  guint64 size;
+  char redop[16];
+  gboolean has_root;
+  long root;
+  gboolean has[2]; /* out-of-place, in-place */
+  double time_us[2], algbw[2], busbw[2];
+  guint line;
+} NcclRow;
+
+typedef struct {
+  const char *name;
+  const char *collective; /* measure.h test name; NULL while unknown */
+  guint ranks;            /* 0 while unknown */
+  guint iterations;
+  GArray *rows; /* NcclRow */
+} NcclTable;
+
+static const char *const mode_names[2] = {"oop", "ip"};
+
+/* busbw / algbw for n ranks (doc/PERFORMANCE.md of nccl-tests). */
+static double bus_factor(const char *coll, guint n)
+{
+  if (g_str_equal(coll, "allreduce"))
+    return 2.0 * (n - 1) / n;
+  if (g_str_equal(coll, "allgather") || g_str_equal(coll, "reducescatter") ||
+      g_str_equal(coll, "alltoall"))
+    return (double)(n - 1) / n;
+  return 1.0;
+}
+
+/* Half a unit of the last digit nccl-tests prints for a bandwidth
+ * (getFloatStr, width 6: 2 decimals below 1000, 1 below 10^4, then 0). */
+static double print_error(double v)
+{
+  return v < 999.995 ? 0.005 : v < 9999.95 ? 0.05 : 0.5;
+}
+
+/* The best row to read a ratio from: largest algbw. */
+static const NcclRow *best_row(const NcclTable *tb, int *mode)
+{
+  const NcclRow *best = NULL;
+  double top = 0;
+
+  for (guint i = 0; i < tb->rows->len; i++) {
+    const NcclRow *r = &g_array_index(tb->rows, NcclRow, i);
+    for (int k = 0; k < 2; k++)
+      if (r->has[k] && r->algbw[k] > top && r->busbw[k] > 0) {
+        top = r->algbw[k];
+        best = r;
+        *mode = k;
+      }
+  }
+  return best;
+}
+
+static gboolean infer_collective(NcclTable *tb, GError **error)
+{
+  int k = 0;
+  const NcclRow *r = best_row(tb, &k);
+  double f, tol;
+  const char *why = NULL;
+
+  if (!r)
+    return val__fail(error, tb->name, 0,
+                     "cannot tell which collective was measured (no row "
+                     "with algbw and busbw above 0): name it with a line "
+                     "'# collective = allreduce' (or allgather, "
+                     "reducescatter, broadcast, reduce, alltoall, "
+                     "sendrecv)");
+  f = r->busbw[k] / r->algbw[k];
+  tol = f * (print_error(r->algbw[k]) / r->algbw[k] +
+             print_error(r->busbw[k]) / r->busbw[k]) * 1.05;
+  if (f > 1 + tol)
+    tb->collective = "allreduce";
+  else if (f < 1 - tol) {
+    if (g_str_equal(r->redop, "none") || r->redop[0] == '\0')
+      why = "allgather or alltoall";
+    else
+      tb->collective = "reducescatter";
+  } else if (r->has_root && r->root >= 0)
+    tb->collective = g_str_equal(r->redop, "none") ? "broadcast" : "reduce";
+  else if (r->has_root)
+    tb->collective = "sendrecv";
+  else
+    why = "broadcast, reduce or sendrecv";
+  if (why)
+    return val__fail(error, tb->name, r->line,
+                     "cannot tell which collective was measured "
+                     "(busbw/algbw = %.4f, redop '%s' fit %s): name it with "
+                     "a line '# collective = NAME'",
+                     f, r->redop, why);
+  return TRUE;
+}
+
+/* Intersects, over the rows, the rank counts each rounded ratio allows. */
+static gboolean infer_ranks(NcclTable *tb, GError **error)
+{
+  gboolean allreduce = g_str_equal(tb->collective, "allreduce");
+  double lo = 2, hi = 1e6, threshold = 1.0;
+  guint lo_line = 0, hi_line = 0, used = 0;
+
+  if (!allreduce && bus_factor(tb->collective, 4) == 1.0)
+    return val__fail(error, tb->name, 0,
+                     "the number of ranks is not in the file and cannot be "
+                     "inferred for %s (busbw = algbw): give it with a line "
+                     "'# ranks = N'",
+                     tb->collective);
+  for (int pass = 0; pass < 2 && used == 0; pass++, threshold = 1e-9)
+    for (guint i = 0; i < tb->rows->len; i++) {
+      const NcclRow *r = &g_array_index(tb->rows, NcclRow, i);
+      for (int k = 0; k < 2; k++) {
+        double a, b, f, tol, flo, fhi, nlo, nhi;
+        if (!r->has[k] || r->algbw[k] < threshold || r->busbw[k] <= 0)
+          continue;
+        a = r->algbw[k];
+        b = r->busbw[k];
+        f = b / a;
+        tol = f * (print_error(a) / a + print_error(b) / b) * 1.05;
+        flo = f - tol;
+        fhi = f + tol;
+        /* n = 2/(2-f) (allreduce) or 1/(1-f): increasing in f */
+        nlo = allreduce ? 2 / (2 - flo) : 1 / (1 - flo);
+        nhi = (allreduce ? fhi >= 2 : fhi >= 1)
+                  ? 1e6
+                  : (allreduce ? 2 / (2 - fhi) : 1 / (1 - fhi));
+        if (nlo > lo) {
+          lo = nlo;
+          lo_line = r->line;
+        }
+        if (nhi < hi) {
+          hi = nhi;
+          hi_line = r->line;
+        }
+        used++;
+      }
+    }
+  {
+    double nl = ceil(lo - 1e-9), nh = floor(hi + 1e-9);
+    if (used == 0)
+      return val__fail(error, tb->name, 0,
+                       "the number of ranks is not in the file and no row "
+                       "has algbw and busbw above 0 to infer it from: give "
+                       "it with a line '# ranks = N'");
+    if (nl > nh)
+      return val__fail(error, tb->name, hi_line,
+                       "the number of ranks is not in the file and the "
+                       "busbw/algbw ratios disagree (this row allows at most "
+                       "%.1f ranks, line %u at least %.1f): give it with a "
+                       "line '# ranks = N'",
+                       hi, lo_line, lo);
+    if (nl != nh)
+      return val__fail(error, tb->name, 0,
+                       "the number of ranks is not in the file and "
+                       "busbw/algbw allows %.0f to %.0f ranks: give it with "
+                       "a line '# ranks = N'",
+                       nl, nh);
+    tb->ranks = (guint)nl;
+  }
+  return TRUE;
+}
+
+/* Points from the table; fills in what the table did not say first. */
+static ValMeasurements *finish(NcclTable *tb, ValMeasurements *m_in,
+                               GError **error)
+{
+  g_autoptr(ValMeasurements) m = m_in;
+  char src[48], num[32];
+
+  if (tb->rows->len == 0) {
+    val__fail(error, tb->name, 0,
+              "no result rows (expected a nccl-tests table: '# size count "
+              "type redop root time algbw busbw #wrong time algbw busbw "
+              "#wrong' and one row per size)");
+    return NULL;
+  }
+  if (!tb->collective && !infer_collective(tb, error))
+    return NULL;
+  if (tb->ranks == 0) {
+    if (!infer_ranks(tb, error))
+      return NULL;
+    val_meas_set(m, "ranks.inferred", "from busbw/algbw");
+  }
+  g_snprintf(num, sizeof(num), "%u", tb->ranks);
+  val_meas_set(m, "ranks", num);
+  val_meas_set(m, "nccl.collective", tb->collective);
+  g_snprintf(src, sizeof(src), "0-%u", tb->ranks - 1);
+  for (guint i = 0; i < tb->rows->len; i++) {
+    const NcclRow *r = &g_array_index(tb->rows, NcclRow, i);
+    for (int k = 0; k < 2; k++) {
+      ValPoint p;
+      if (!r->has[k])
+        continue;
+      if (r->time_us[k] <= 0) {
+        val__fail(error, tb->name, r->line,
+                  "%s time: expected a time in microseconds > 0",
+                  k ? "in-place" : "out-of-place");
+        return NULL;
+      }
+      val_point_init(&p, VAL_PROBE_NCCL, tb->collective, mode_names[k], src,
+                 "all");
+      p.ranks = tb->ranks;
+      p.size_bytes = r->size;
+      p.iterations = tb->iterations;
+      p.time_us_min = p.time_us_median = p.time_us_max = r->time_us[k];
+      if (r->algbw[k] < 0.01) { /* printed as 0.00: recompute */
+        p.bw_GBps = (double)r->size / (r->time_us[k] * 1e3);
+        p.busbw_GBps = p.bw_GBps * bus_factor(tb->collective, tb->ranks);
+      } else {
+        p.bw_GBps = r->algbw[k];
+        p.busbw_GBps = r->busbw[k] > 0 ? r->busbw[k]
+                                       : p.bw_GBps * bus_factor(
+                                             tb->collective, tb->ranks);
+      }
+      val_meas_add(m, &p);
+    }
+  }
+  return g_steal_pointer(&m);
+}
+
+/* Applies "# collective = X" and "# ranks = N" hints. */
+static gboolean apply_hints(NcclTable *tb, const ValText *t, GError **error)
+{
+  g_autoptr(GHashTable) h = val__hints(t);
+  const char *c = g_hash_table_lookup(h, "collective");
+  const char *n = g_hash_table_lookup(h, "ranks");
+  guint64 u;
+
+  if (c) {
+    tb->collective = val__nccl_collective(c);
+    if (!tb->collective)
+      return val__fail(error, t->name, 0,
+                       "'# collective = %s': expected allreduce, allgather, "
+                       "reducescatter, broadcast, reduce, alltoall or "
+                       "sendrecv",
+                       c);
+  }
+  if (n) {
+    if (!g_ascii_string_to_unsigned(n, 10, 1, 1 << 20, &u, NULL))
+      return val__fail(error, t->name, 0,
+                       "'# ranks = %s': expected a count from 1", n);
+    tb->ranks = (guint)u;
+  }
+  return TRUE;
+}
+
+/* --- text output ------------------------------------------------------ */
+
+typedef struct {
+  guint ncols;
+  int size, type, redop, root;
+  int group[2]; /* index of the time column of each group, -1 if absent */
+  char layout[160];
+} NcclHeader;
+
+/* A table header: tokens (after '#') "size count ... time algbw busbw". */
+static gboolean parse_header(GStrv tok, NcclHeader *h)
+{
+  guint n = g_strv_length(tok);
+  int g = 0;
+  g_autofree char *joined = NULL;
+
+  if (n < 5 || !g_str_equal(tok[0], "size") || !g_str_equal(tok[1], "count"))
+    return FALSE;
+  h->ncols = n;
+  h->size = 0;
+  h->type = h->redop = h->root = -1;
+  h->group[0] = h->group[1] = -1;
+  for (guint i = 0; i < n; i++) {
+    if (g_str_equal(tok[i], "timestamp")) {
+      h->ncols--;
+      continue;
+    }
+    if (g_str_equal(tok[i], "type"))
+      h->type = (int)i;
+    else if (g_str_equal(tok[i], "redop"))
+      h->redop = (int)i;
+    else if (g_str_equal(tok[i], "root"))
+      h->root = (int)i;
+    else if ((g_str_equal(tok[i], "time") || g_str_equal(tok[i], "cputime")) &&
+             g < 2 && i + 2 < n && g_str_equal(tok[i + 1], "algbw") &&
+             g_str_equal(tok[i + 2], "busbw"))
+      h->group[g++] = (int)i;
+  }
+  joined = g_strjoinv(" ", tok);
+  g_strlcpy(h->layout, joined, sizeof(h->layout));
+  return h->group[0] >= 0;
+}
+
+static gboolean parse_row(const char *name, guint line, GStrv tok,
+                          const NcclHeader *h, NcclRow *r, GError **error)
+{
+  guint n = g_strv_length(tok);
+  static const char *const gname[2] = {"out-of-place", "in-place"};
+
+  memset(r, 0, sizeof(*r));
+  r->line = line;
+  if (n < h->ncols)
+    return val__fail(error, name, line,
+                     "expected %u columns (%s), found %u: a truncated row?",
+                     h->ncols, h->layout, n);
+  if (!val__count(name, line, "size", tok[h->size], &r->size, error))
+    return FALSE;
+  if (h->redop >= 0)
+    g_strlcpy(r->redop, tok[h->redop], sizeof(r->redop));
+  if (h->root >= 0) {
+    char *end;
+    r->has_root = TRUE;
+    r->root = strtol(tok[h->root], &end, 10);
+    if (*end != '\0' || end == tok[h->root])
+      return val__fail(error, name, line,
+                       "root: expected a rank or -1, found '%s'",
+                       tok[h->root]);
+  }
+  for (int k = 0; k < 2; k++) {
+    int c = h->group[k];
+    g_autofree char *wt = NULL, *wa = NULL, *wb = NULL;
+    if (c < 0)
+      continue;
+    wt = g_strdup_printf("%s time", gname[k]);
+    wa = g_strdup_printf("%s algbw", gname[k]);
+    wb = g_strdup_printf("%s busbw", gname[k]);
+    if (!val__num(name, line, wt, tok[c], &r->time_us[k], error) ||
+        !val__num(name, line, wa, tok[c + 1], &r->algbw[k], error) ||
+        !val__num(name, line, wb, tok[c + 2], &r->busbw[k], error))
+      return FALSE;
+    r->has[k] = TRUE;
+  }
+  return TRUE;
+}
+
+/* NCCL_VERSION_CODE (2.9 on: major*10000 + minor*100 + patch). */
+static char *version_from_code(long code)
+{
+  if (code >= 10000)
+    return g_strdup_printf("%ld.%ld.%ld", code / 10000, code / 100 % 100,
+                           code % 100);
+  return g_strdup_printf("%ld.%ld.%ld", code / 1000, code / 100 % 10,
+                         code % 100);
+}
+
+/* "... Rank N [Group G] Pid P on HOST device D [BUS] NAME" */
+static gboolean parse_rank_line(const char *l, guint *rank, char **host_dev,
+                                char **gpu)
+{
+  const char *r = strstr(l, "Rank "), *on = strstr(l, " on "),
+             *dev = strstr(l, " device "), *br;
+  g_auto(GStrv) ht = NULL;
+  char *end;
+
+  if (!r || !on || !dev || !strstr(l, " Pid "))
+    return FALSE;
+  *rank = (guint)strtoul(r + 5, &end, 10);
+  if (end == r + 5)
+    return FALSE;
+  ht = val__tokens(on + 4);
+  br = strchr(dev, ']');
+  *host_dev = g_strdup_printf("%s:%ld", ht[0] ? ht[0] : "",
+                              strtol(dev + 8, NULL, 10));
+  *gpu = g_strstrip(g_strdup(br ? br + 1 : ""));
+  return TRUE;
+}
+
+ValMeasurements *val__import_nccltests_text(const ValText *t, GError **error)
+{
+  g_autoptr(ValMeasurements) m = val_meas_new();
+  g_autoptr(GArray) rows = g_array_new(FALSE, TRUE, sizeof(NcclRow));
+  g_autoptr(GPtrArray) gpus = g_ptr_array_new_with_free_func(g_free);
+  g_autoptr(GHashTable) devices =
+      g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  g_autofree char *tool = NULL;
+  NcclTable tb = {.name = t->name, .rows = rows};
+  NcclHeader h;
+  gboolean have_header = FALSE;
+  guint max_rank = 0, n_rank_lines = 0;
+  const char *from_name = NULL;
+
+  for (guint i = 0; i < t->n; i++) {
+    const char *l = t->lines[i], *s;
+    g_auto(GStrv) tok = NULL;
+    guint line = i + 1;
+
+    if ((s = strstr(l, "NCCL version "))) {
+      g_auto(GStrv) v = val__tokens(s + 13);
+      if (v[0] && !val_meas_get(m, "nccl.version"))
+        val_meas_set(m, "nccl.version", v[0]);
+      continue;
+    }
+    if (strstr(l, "NCCL INFO") || strstr(l, "NCCL WARN"))
+      continue;
+    if ((s = strstr(l, "nccl-tests version "))) {
+      g_auto(GStrv) v = val__tokens(s + 19);
+      if (v[0])
+        val_meas_set(m, "nccltests.version", v[0]);
+      for (guint j = 0; v[0] && v[j]; j++)
+        if (g_str_has_prefix(v[j], "nccl-library=") &&
+            !val_meas_get(m, "nccl.version")) {
+          g_autofree char *ver =
+              version_from_code(strtol(v[j] + 13, NULL, 10));
+          val_meas_set(m, "nccl.version", ver);
+        }
+      continue;
+    }
+    if ((s = strstr(l, "Collective test "))) {
+      const char *colon = strchr(s, ':');
+      g_auto(GStrv) v = val__tokens(colon ? colon + 1 : "");
+      if (v[0] && val__nccl_collective(v[0])) {
+        from_name = val__nccl_collective(v[0]);
+        g_free(tool);
+        tool = g_strdup(v[0]);
+      }
+      continue;
+    }
+    if ((s = strstr(l, "nThread "))) {
+      g_auto(GStrv) v = val__tokens(s);
+      for (guint j = 0; v[j] && v[j + 1]; j++) {
+        if (g_str_equal(v[j], "nThread"))
+          val_meas_set(m, "nccltests.nthread", v[j + 1]);
+        else if (g_str_equal(v[j], "nGpus"))
+          val_meas_set(m, "nccltests.ngpus", v[j + 1]);
+        else if (g_str_equal(v[j], "iters:") &&
+                 (j == 0 || !g_str_equal(v[j - 1], "agg"))) {
+          guint64 it;
+          if (g_ascii_string_to_unsigned(v[j + 1], 10, 0, G_MAXUINT32, &it,
+                                         NULL))
+            tb.iterations = (guint)it;
+        }
+      }
+      continue;
+    }
+    {
+      guint rank;
+      char *hd = NULL, *gpu = NULL;
+      if (parse_rank_line(l, &rank, &hd, &gpu)) {
+        n_rank_lines++;
+        max_rank = MAX(max_rank, rank);
+        if (!g_hash_table_contains(devices, hd))
+          g_ptr_array_add(gpus, g_strdup(gpu));
+        g_hash_table_add(devices, hd);
+        g_free(gpu);
+        continue;
+      }
+    }
+    tok = val__tokens(l[0] == '#' ? l + 1 : l);
+    if (!tok[0])
+      continue;
+    if (parse_header(tok, &h)) {
+      have_header = TRUE;
+      continue;
+    }
+    if (l[0] == '#')
+      continue;
+    if (val__all_digits(tok[0]) && tok[1] && val__all_digits(tok[1])) {
+      NcclRow r;
+      if (!have_header) {
+        val__fail(error, t->name, line,
+                  "a result row before the table header (expected '# size "
+                  "count type redop root time algbw busbw #wrong ...')");
+        return NULL;
+      }
+      if (!parse_row(t->name, line, tok, &h, &r, error))
+        return NULL;
+      g_array_append_val(rows, r);
+      continue;
+    }
+    /* the command line, when it was logged: ".../all_reduce_perf -b 8" */
+    for (guint j = 0; tok[j] && !from_name; j++)
+      if (strstr(tok[j], "_perf") && val__nccl_collective(tok[j])) {
+        from_name = val__nccl_collective(tok[j]);
+        g_free(tool);
+        tool = g_strdup(strrchr(tok[j], '/') ? strrchr(tok[j], '/') + 1
+                                             : tok[j]);
+      }
+  }
+  if (!apply_hints(&tb, t, error))
+    return NULL;
+  if (from_name)
+    tb.collective = from_name;
+  if (n_rank_lines > 0) {
+    tb.ranks = MAX(max_rank + 1, g_hash_table_size(devices));
+    val__set_gpus(m, gpus);
+  }
+  {
+    g_autofree char *src = g_strdup_printf(
+        "nccl-tests%s%s (imported)", tool ? " " : "", tool ? tool : "");
+    val_meas_set(m, "source", src);
+  }
+  val__copy_hints(m, t);
+  return finish(&tb, g_steal_pointer(&m), error);
+}
+
+/* --- CSV transcriptions ------------------------------------------------ */
+
+ValMeasurements *val__import_nccl_csv(const ValText *t, const ValCsv *csv,
+                                      GError **error)
+{
+  g_autoptr(ValMeasurements) m = val_meas_new();
+  g_autoptr(GArray) rows = g_array_new(FALSE, TRUE, sizeof(NcclRow));
+  NcclTable tb = {.name = t->name, .rows = rows};
+  GStrv head = csv->rows->pdata[0];
+  gboolean wide = g_str_equal(head[1], "count_elements");
+  static const char *const wide_cols[] = {
+      "size_bytes", "count_elements", "type",          "redop",
+      "root",       "oop_time_us",    "oop_algbw_GBps", "oop_busbw_GBps",
+      "oop_wrong",  "ip_time_us",     "ip_algbw_GBps", "ip_busbw_GBps",
+      "ip_wrong"};
+  static const char *const narrow_cols[] = {"size_bytes", "time_us",
+                                            "algbw_GBps", "busbw_GBps"};
+  const char *const *cols = wide ? wide_cols : narrow_cols;
+  guint ncols = wide ? G_N_ELEMENTS(wide_cols) : G_N_ELEMENTS(narrow_cols);
+  guint hline = g_array_index(csv->lines, guint, 0);
+
+  for (guint c = 0; c < ncols; c++)
+    if (!head[c] || !g_str_equal(head[c], cols[c])) {
+      val__fail(error, t->name, hline, "column %u is '%s', expected '%s'",
+                c + 1, head[c] ? head[c] : "(missing)", cols[c]);
+      return NULL;
+    }
+  for (guint i = 1; i < csv->rows->len; i++) {
+    GStrv f = csv->rows->pdata[i];
+    guint line = g_array_index(csv->lines, guint, i);
+    NcclRow r = {.line = line};
+
+    if (g_strv_length(f) != ncols) {
+      val__fail(error, t->name, line,
+                "%u fields, expected %u (%s,...,%s): a truncated row?",
+                g_strv_length(f), ncols, cols[0], cols[ncols - 1]);
+      return NULL;
+    }
+    if (!val__count(t->name, line, "size_bytes", f[0], &r.size, error))
+      return NULL;
+    if (wide) {
+      g_strlcpy(r.redop, f[3], sizeof(r.redop));
+      if (f[4][0]) {
+        char *end;
+        r.has_root = TRUE;
+        r.root = strtol(f[4], &end, 10);
+        if (*end) {
+          val__fail(error, t->name, line,
+                    "root: expected a rank or -1, found '%s'", f[4]);
+          return NULL;
+        }
+      }
+      for (int k = 0; k < 2; k++) {
+        if (!val__num(t->name, line, cols[5 + 4 * k], f[5 + 4 * k],
+                      &r.time_us[k], error) ||
+            !val__num(t->name, line, cols[6 + 4 * k], f[6 + 4 * k],
+                      &r.algbw[k], error) ||
+            !val__num(t->name, line, cols[7 + 4 * k], f[7 + 4 * k],
+                      &r.busbw[k], error))
+          return NULL;
+        r.has[k] = TRUE;
+      }
+    } else {
+      /* one set of columns; the transcriber kept (most likely) the
+       * out-of-place ones (tests/data/reference/README.md) */
+      if (!val__num(t->name, line, cols[1], f[1], &r.time_us[0], error) ||
+          !val__num(t->name, line, cols[2], f[2], &r.algbw[0], error) ||
+          !val__num(t->name, line, cols[3], f[3], &r.busbw[0], error))
+        return NULL;
+      r.has[0] = TRUE;
+    }
+    g_array_append_val(rows, r);
+  }
+  if (!apply_hints(&tb, t, error))
+    return NULL;
+  val_meas_set(m, "source", "nccl-tests (imported from a CSV transcription)");
+  val__copy_hints(m, t);
+  return finish(&tb, g_steal_pointer(&m), error);
+}
+
+/* --- -J JSON ---------------------------------------------------------- */
+
+/* Parsed by json-glib.  Its nodes carry no line numbers, so messages name
+ * the place by its path in the document ("results[3].in_place"). */
+
+static JsonNode *jget(JsonNode *o, const char *key)
+{
+  if (!o || !JSON_NODE_HOLDS_OBJECT(o))
+    return NULL;
+  return json_object_get_member(json_node_get_object(o), key);
+}
+
+static gboolean jnum(JsonNode *v, double *out)
+{
+  GType t;
+
+  if (!v || !JSON_NODE_HOLDS_VALUE(v))
+    return FALSE;
+  t = json_node_get_value_type(v);
+  if (t != G_TYPE_INT64 && t != G_TYPE_DOUBLE)
+    return FALSE;
+  *out = json_node_get_double(v);
+  return TRUE;
+}
+
+static const char *jstr(JsonNode *v)
+{
+  return v && JSON_NODE_HOLDS_VALUE(v) &&
+                 json_node_get_value_type(v) == G_TYPE_STRING
+             ? json_node_get_string(v)
+             : NULL;
+}
+
+static gboolean jnum_field(const char *name, JsonNode *o, const char *key,
+                           const char *where, double *out, GError **error)
+{
+  JsonNode *v = jget(o, key);
+  const char *str = jstr(v);
+
+  if (str)
+    return val__fail(error, name, 0,
+                     "JSON %s.%s: expected a number, found \"%s\"", where, key,
+                     str);
+  if (!jnum(v, out))
+    return val__fail(error, name, 0, "JSON %s: expected a number under \"%s\"",
+                     where, key);
+  if (*out < 0 || !isfinite(*out))
+    return val__fail(error, name, 0, "JSON %s.%s: expected a number >= 0",
+                     where, key);
+  return TRUE;
+}
+
+ValMeasurements *val__import_nccltests_json(const char *name, const char *text,
+                                            gsize len, GError **error)
+{
+  g_autoptr(JsonParser) parser = json_parser_new_immutable();
+  g_autoptr(GError) inner = NULL;
+  g_autoptr(ValMeasurements) m = val_meas_new();
+  g_autoptr(GArray) rows = g_array_new(FALSE, TRUE, sizeof(NcclRow));
+  g_autoptr(GPtrArray) gpus = g_ptr_array_new_with_free_func(g_free);
+  NcclTable tb = {.name = name, .rows = rows};
+  JsonNode *root, *results, *config, *devices, *args, *v;
+  JsonArray *list;
+  double num;
+
+  if (!json_parser_load_from_data(parser, text, (gssize)len, &inner)) {
+    /* json-glib says "<data>:LINE:COL: Parse error: WHAT". */
+    const char *msg = inner->message, *what;
+    g_autofree char *place = NULL;
+    if (g_str_has_prefix(msg, "<data>"))
+      msg += 6;
+    what = strstr(msg, ": Parse error: ");
+    place = what ? g_strndup(msg, (gsize)(what - msg)) : g_strdup("");
+    g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE, "%s%s: not valid JSON: %s",
+                name, place, what ? what + 15 : msg);
+    return NULL;
+  }
+  root = json_parser_get_root(parser);
+  results = jget(root, "results");
+  if (!results || !JSON_NODE_HOLDS_ARRAY(results)) {
+    val__fail(error, name, 0,
+              "JSON: expected an object with a \"results\" list (nccl-tests "
+              "-J output)");
+    return NULL;
+  }
+  if (jnum(jget(root, "nccl_version"), &num)) {
+    g_autofree char *ver = version_from_code((long)num);
+    val_meas_set(m, "nccl.version", ver);
+  }
+  config = jget(root, "config");
+  if (jnum(jget(config, "iterations"), &num) && num >= 0)
+    tb.iterations = (guint)num;
+  devices = jget(config, "devices");
+  if (!devices)
+    devices = jget(root, "devices");
+  if (devices && JSON_NODE_HOLDS_ARRAY(devices) &&
+      json_array_get_length(json_node_get_array(devices)) > 0) {
+    JsonArray *d = json_node_get_array(devices);
+    for (guint i = 0; i < json_array_get_length(d); i++) {
+      const char *info = jstr(jget(json_array_get_element(d, i), "device_info"));
+      g_ptr_array_add(gpus, g_strdup(info ? info : "?"));
+    }
+    tb.ranks = json_array_get_length(d);
+    val__set_gpus(m, gpus);
+  }
+  args = jget(root, "args");
+  if (args && JSON_NODE_HOLDS_ARRAY(args) &&
+      json_array_get_length(json_node_get_array(args)) > 0) {
+    const char *a0 = jstr(json_array_get_element(json_node_get_array(args), 0));
+    if (a0) {
+      const char *base = strrchr(a0, '/');
+      g_autofree char *src = NULL;
+      base = base ? base + 1 : a0;
+      tb.collective = val__nccl_collective(base);
+      src = g_strdup_printf("nccl-tests %s -J (imported)", base);
+      val_meas_set(m, "source", src);
+    }
+  }
+  if (!val_meas_get(m, "source"))
+    val_meas_set(m, "source", "nccl-tests -J (imported)");
+  list = json_node_get_array(results);
+  for (guint i = 0; i < json_array_get_length(list); i++) {
+    JsonNode *res = json_array_get_element(list, i);
+    NcclRow r = {.line = 0};
+    double size;
+    g_autofree char *where = g_strdup_printf("results[%u]", i);
+    static const char *const keys[2] = {"out_of_place", "in_place"};
+
+    if (!JSON_NODE_HOLDS_OBJECT(res)) {
+      val__fail(error, name, 0, "JSON %s: expected an object", where);
+      return NULL;
+    }
+    if (!jnum_field(name, res, "size", where, &size, error))
+      return NULL;
+    if (size < 1 || size != floor(size)) {
+      val__fail(error, name, 0,
+                "JSON %s.size: expected a whole number of bytes >= 1", where);
+      return NULL;
+    }
+    r.size = (guint64)size;
+    if (jstr(jget(res, "redop")))
+      g_strlcpy(r.redop, jstr(jget(res, "redop")), sizeof(r.redop));
+    if ((v = jget(res, "root"))) {
+      r.has_root = TRUE;
+      r.root = jnum(v, &num) ? (long)num
+               : jstr(v)     ? strtol(jstr(v), NULL, 10)
+                             : -1;
+    }
+    for (int k = 0; k < 2; k++) {
+      JsonNode *o = jget(res, keys[k]);
+      g_autofree char *at = g_strdup_printf("%s.%s", where, keys[k]);
+      const char *tkey;
+      if (!o || JSON_NODE_HOLDS_NULL(o))
+        continue;
+      if (!JSON_NODE_HOLDS_OBJECT(o)) {
+        val__fail(error, name, 0, "JSON %s: expected an object or null", at);
+        return NULL;
+      }
+      tkey = jget(o, "time") ? "time" : "cpu_time";
+      if (!jnum_field(name, o, tkey, at, &r.time_us[k], error) ||
+          !jnum_field(name, o, "alg_bw", at, &r.algbw[k], error) ||
+          !jnum_field(name, o, "bus_bw", at, &r.busbw[k], error))
+        return NULL;
+      r.has[k] = TRUE;
+    }
+    g_array_append_val(rows, r);
+  }
+  return finish(&tb, g_steal_pointer(&m), error);
+}

@@ -1,0 +1,455 @@
+/* The measurement format; see validate/measure.h. */
+#include "validate/measure.h"
+
+#include <csv.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/error.h"
+#include "traces/csvtext.h"
+#include "validate/import.h"
+
+static const char *const probe_names[VAL_N_PROBES] = {"p2p", "hostdev",
+                                                      "nccl", "verbs"};
+
+static const char *const columns[] = {
+    "probe",       "test",           "mode",        "src",
+    "dst",         "ranks",          "size_bytes",  "iterations",
+    "time_us_min", "time_us_median", "time_us_max", "bw_GBps",
+    "busbw_GBps"};
+enum { N_COLUMNS = G_N_ELEMENTS(columns) };
+
+const char *val_probe_name(ValProbe p)
+{
+  return p < VAL_N_PROBES ? probe_names[p] : "?";
+}
+
+gboolean val_probe_parse(const char *name, ValProbe *out)
+{
+  for (int i = 0; i < VAL_N_PROBES; i++)
+    if (g_str_equal(name, probe_names[i])) {
+      *out = (ValProbe)i;
+      return TRUE;
+    }
+  return FALSE;
+}
+
+ValMeasurements *val_meas_new(void)
+{
+  ValMeasurements *m = g_new0(ValMeasurements, 1);
+
+  m->keys = g_ptr_array_new_with_free_func(g_free);
+  m->values = g_ptr_array_new_with_free_func(g_free);
+  m->points = g_array_new(FALSE, TRUE, sizeof(ValPoint));
+  return m;
+}
+
+void val_meas_free(ValMeasurements *m)
+{
+  if (!m)
+    return;
+  g_ptr_array_unref(m->keys);
+  g_ptr_array_unref(m->values);
+  g_array_unref(m->points);
+  g_free(m);
+}
+
+void val_meas_set(ValMeasurements *m, const char *key, const char *value)
+{
+  char *v = g_strdup(value ? value : "");
+
+  g_strdelimit(v, "\r\n", ' ');
+  g_strstrip(v);
+  for (guint i = 0; i < m->keys->len; i++)
+    if (g_str_equal(m->keys->pdata[i], key)) {
+      g_free(m->values->pdata[i]);
+      m->values->pdata[i] = v;
+      return;
+    }
+  g_ptr_array_add(m->keys, g_strdup(key));
+  g_ptr_array_add(m->values, v);
+}
+
+const char *val_meas_get(const ValMeasurements *m, const char *key)
+{
+  for (guint i = 0; i < m->keys->len; i++)
+    if (g_str_equal(m->keys->pdata[i], key))
+      return m->values->pdata[i];
+  return NULL;
+}
+
+void val_point_init(ValPoint *p, ValProbe probe, const char *test,
+                    const char *mode, const char *src, const char *dst)
+{
+  memset(p, 0, sizeof(*p));
+  p->probe = probe;
+  g_strlcpy(p->test, test, sizeof(p->test));
+  g_strlcpy(p->mode, mode, sizeof(p->mode));
+  g_strlcpy(p->src, src, sizeof(p->src));
+  g_strlcpy(p->dst, dst, sizeof(p->dst));
+}
+
+static gboolean test_is_bidir(const char *test)
+{
+  return g_str_has_suffix(test, "bidir");
+}
+
+void val_meas_add(ValMeasurements *m, const ValPoint *p)
+{
+  ValPoint q = *p;
+
+  if (q.time_us_median == 0 && q.time_us_min > 0 && q.time_us_max > 0)
+    q.time_us_median = (q.time_us_min + q.time_us_max) / 2;
+  if (q.time_us_min == 0)
+    q.time_us_min = q.time_us_median;
+  if (q.time_us_max == 0)
+    q.time_us_max = q.time_us_median;
+  if (q.bw_GBps == 0 && q.time_us_median > 0)
+    q.bw_GBps = (double)q.size_bytes * (test_is_bidir(q.test) ? 2 : 1) /
+                (q.time_us_median * 1e3);
+  /* A collective's busbw is its own (0 for one rank, as nccl-tests). */
+  if (q.busbw_GBps == 0 && q.probe != VAL_PROBE_NCCL)
+    q.busbw_GBps = q.bw_GBps;
+  if (q.ranks == 0)
+    q.ranks = 1;
+  g_array_append_val(m->points, q);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+  double x = *(const double *)a, y = *(const double *)b;
+
+  return x < y ? -1 : x > y;
+}
+
+static double median_sorted(const double *d, guint n)
+{
+  return n % 2 ? d[n / 2] : (d[n / 2 - 1] + d[n / 2]) / 2;
+}
+
+double val_median(GArray *values)
+{
+  if (values->len == 0)
+    return 0;
+  qsort(values->data, values->len, sizeof(double), cmp_double);
+  return median_sorted((const double *)(void *)values->data, values->len);
+}
+
+void val_point_set_times(ValPoint *p, double *us, guint n)
+{
+  g_return_if_fail(n >= 1);
+  qsort(us, n, sizeof(double), cmp_double);
+  p->time_us_min = us[0];
+  p->time_us_max = us[n - 1];
+  p->time_us_median = median_sorted(us, n);
+}
+
+/* Shortest text that reads back as the same double. */
+static void append_number(GString *s, double v)
+{
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+
+  g_string_append(s, g_ascii_formatd(buf, sizeof(buf), "%.6g", v));
+}
+
+char *val_meas_csv(const ValMeasurements *m)
+{
+  GString *s = g_string_new(VAL_MEAS_MAGIC "\n");
+
+  for (guint i = 0; i < m->keys->len; i++)
+    g_string_append_printf(s, "# %s = %s\n", (char *)m->keys->pdata[i],
+                           (char *)m->values->pdata[i]);
+  for (guint c = 0; c < N_COLUMNS; c++)
+    g_string_append_printf(s, "%s%s", c ? "," : "", columns[c]);
+  g_string_append_c(s, '\n');
+  for (guint i = 0; i < m->points->len; i++) {
+    const ValPoint *p = &g_array_index(m->points, ValPoint, i);
+
+    g_string_append_printf(s, "%s,", val_probe_name(p->probe));
+    trc_csv_append_text(s, p->test);
+    g_string_append_c(s, ',');
+    trc_csv_append_text(s, p->mode);
+    g_string_append_c(s, ',');
+    trc_csv_append_text(s, p->src);
+    g_string_append_c(s, ',');
+    trc_csv_append_text(s, p->dst);
+    g_string_append_printf(s, ",%u,%" G_GUINT64_FORMAT ",%u,", p->ranks,
+                           p->size_bytes, p->iterations);
+    append_number(s, p->time_us_min);
+    g_string_append_c(s, ',');
+    append_number(s, p->time_us_median);
+    g_string_append_c(s, ',');
+    append_number(s, p->time_us_max);
+    g_string_append_c(s, ',');
+    append_number(s, p->bw_GBps);
+    g_string_append_c(s, ',');
+    append_number(s, p->busbw_GBps);
+    g_string_append_c(s, '\n');
+  }
+  return g_string_free(s, FALSE);
+}
+
+gboolean val_meas_write(const ValMeasurements *m, const char *path,
+                        GError **error)
+{
+  char *text = val_meas_csv(m);
+
+  if (path == NULL || g_str_equal(path, "-")) {
+    gboolean ok = fputs(text, stdout) >= 0 && fflush(stdout) == 0;
+
+    g_free(text);
+    if (!ok)
+      g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_IO,
+                  "standard output: write failed");
+    return ok;
+  }
+  return trc_write_text(path, text, error);
+}
+
+/* --- CSV text ----------------------------------------------------------- */
+
+typedef struct {
+  GPtrArray *fields;
+} RowBuild;
+
+static void on_field(void *data, size_t len, void *user)
+{
+  RowBuild *b = user;
+
+  g_ptr_array_add(b->fields, g_strndup(data ? data : "", len));
+}
+
+gboolean val_csv_split(const char *name, const char *text, gsize len,
+                       ValCsv *out, GError **error)
+{
+  struct csv_parser p;
+  const char *at = text, *end = text + len;
+  guint line = 0;
+
+  out->rows = g_ptr_array_new_with_free_func((GDestroyNotify)g_strfreev);
+  out->lines = g_array_new(FALSE, FALSE, sizeof(guint));
+  if (csv_init(&p, CSV_STRICT | CSV_STRICT_FINI | CSV_APPEND_NULL) != 0)
+    g_error("csv_init: out of memory");
+  while (at < end) {
+    const char *nl = memchr(at, '\n', (size_t)(end - at));
+    const char *stop = nl ? nl : end;
+    gsize n = (gsize)(stop - at);
+    RowBuild b;
+
+    line++;
+    if (n > 0 && at[n - 1] == '\r')
+      n--;
+    {
+      gsize lead = 0;
+      while (lead < n && (at[lead] == ' ' || at[lead] == '\t'))
+        lead++;
+      if (lead == n || at[lead] == '#') {
+        at = stop + (nl != NULL);
+        continue;
+      }
+    }
+    b.fields = g_ptr_array_new_with_free_func(g_free);
+    if (csv_parse(&p, at, n, on_field, NULL, &b) != n ||
+        csv_fini(&p, on_field, NULL, &b) != 0) {
+      g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
+                  "%s:%u: not a CSV row (%s)", name, line,
+                  csv_strerror(csv_error(&p)));
+      g_ptr_array_free(b.fields, TRUE);
+      csv_free(&p);
+      val_csv_clear(out);
+      return FALSE;
+    }
+    g_ptr_array_add(b.fields, NULL);
+    g_ptr_array_add(out->rows, g_ptr_array_free(b.fields, FALSE));
+    g_array_append_val(out->lines, line);
+    at = stop + (nl != NULL);
+  }
+  csv_free(&p);
+  return TRUE;
+}
+
+void val_csv_clear(ValCsv *c)
+{
+  g_clear_pointer(&c->rows, g_ptr_array_unref);
+  g_clear_pointer(&c->lines, g_array_unref);
+}
+
+gboolean val_cell_double(const char *cell, double *out)
+{
+  g_autofree char *t = g_strstrip(g_strdup(cell));
+  char *end;
+
+  if (t[0] == '\0')
+    return FALSE;
+  *out = g_ascii_strtod(t, &end);
+  return *end == '\0' && isfinite(*out);
+}
+
+/* --- reading this format ------------------------------------------------ */
+
+static gboolean parse_header_line(ValMeasurements *m, const char *line)
+{
+  const char *eq = strchr(line, '=');
+  g_autofree char *key = NULL;
+
+  if (!g_str_has_prefix(line, "#") || !eq)
+    return FALSE;
+  key = g_strstrip(g_strndup(line + 1, (gsize)(eq - line - 1)));
+  if (key[0] == '\0')
+    return FALSE;
+  for (const char *c = key; *c; c++)
+    if (!g_ascii_islower(*c) && !g_ascii_isdigit(*c) && *c != '_' && *c != '.')
+      return FALSE;
+  val_meas_set(m, key, eq + 1);
+  return TRUE;
+}
+
+static ValMeasurements *parse_own(const char *name, const char *text,
+                                  gsize len, GError **error)
+{
+  g_autoptr(ValMeasurements) m = val_meas_new();
+  ValCsv csv;
+  gboolean ok = TRUE;
+
+  /* The header block: "# key = value" lines after the magic line. */
+  {
+    g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+    for (guint i = 1; lines[i] && lines[i][0] == '#'; i++) {
+      g_strchomp(lines[i]);
+      if (!parse_header_line(m, lines[i])) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
+                    "%s:%u: expected a header line '# key = value' (key of "
+                    "lower-case letters, digits, '_' and '.')",
+                    name, i + 1);
+        return NULL;
+      }
+    }
+  }
+  if (!val_csv_split(name, text, len, &csv, error))
+    return NULL;
+  if (csv.rows->len == 0) {
+    g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
+                "%s: no header row (expected '%s,%s,...')", name, columns[0],
+                columns[1]);
+    ok = FALSE;
+  } else {
+    GStrv head = csv.rows->pdata[0];
+    guint line = g_array_index(csv.lines, guint, 0);
+
+    for (guint c = 0; ok && c < N_COLUMNS; c++)
+      if (!head[c] || !g_str_equal(g_strstrip(head[c]), columns[c])) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
+                    "%s:%u: column %u is '%s', expected '%s'", name, line,
+                    c + 1, head[c] ? head[c] : "(missing)", columns[c]);
+        ok = FALSE;
+      }
+    if (ok && head[N_COLUMNS]) {
+      g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
+                  "%s:%u: unexpected column %u '%s' (the format has %u)",
+                  name, line, N_COLUMNS + 1, head[N_COLUMNS], N_COLUMNS);
+      ok = FALSE;
+    }
+  }
+  for (guint r = 1; ok && r < csv.rows->len; r++) {
+    GStrv f = csv.rows->pdata[r];
+    guint line = g_array_index(csv.lines, guint, r);
+    ValPoint p = {0};
+    guint64 u;
+    double d[5];
+    const char *what = NULL;
+
+    if (g_strv_length(f) != N_COLUMNS) {
+      g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
+                  "%s:%u: %u fields, expected %u (%s,...,%s)", name, line,
+                  g_strv_length(f), N_COLUMNS, columns[0],
+                  columns[N_COLUMNS - 1]);
+      ok = FALSE;
+      break;
+    }
+    for (guint c = 0; c < N_COLUMNS; c++)
+      g_strstrip(f[c]);
+    if (!val_probe_parse(f[0], &p.probe))
+      what = "probe: expected p2p, hostdev, nccl or verbs";
+    else if (f[1][0] == '\0' || strlen(f[1]) >= sizeof(p.test))
+      what = "test: expected a name of 1 to 23 characters";
+    else if (strlen(f[2]) >= sizeof(p.mode))
+      what = "mode: expected at most 15 characters";
+    else if (strlen(f[3]) >= sizeof(p.src) || strlen(f[4]) >= sizeof(p.dst))
+      what = "src/dst: expected at most 47 characters";
+    else if (!g_ascii_string_to_unsigned(f[5], 10, 1, G_MAXUINT32, &u, NULL))
+      what = "ranks: expected a count from 1";
+    else if ((p.ranks = (guint32)u,
+              !g_ascii_string_to_unsigned(f[6], 10, 1, G_MAXUINT64,
+                                          &p.size_bytes, NULL)))
+      what = "size_bytes: expected a size in bytes from 1";
+    else if (!g_ascii_string_to_unsigned(f[7], 10, 0, G_MAXUINT32, &u, NULL))
+      what = "iterations: expected a count";
+    else {
+      p.iterations = (guint32)u;
+      for (guint c = 0; c < 5 && !what; c++)
+        if (!val_cell_double(f[8 + c], &d[c]) || d[c] < 0)
+          what = c < 3 ? "times: expected a number of microseconds >= 0"
+                       : "bandwidths: expected a number of GB/s >= 0";
+      if (!what && (d[1] <= 0 || d[0] > d[1] || d[1] > d[2]))
+        what = "times: expected 0 < time_us_min <= time_us_median <= "
+               "time_us_max";
+    }
+    if (what) {
+      g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE, "%s:%u: %s", name, line,
+                  what);
+      ok = FALSE;
+      break;
+    }
+    g_strlcpy(p.test, f[1], sizeof(p.test));
+    g_strlcpy(p.mode, f[2], sizeof(p.mode));
+    g_strlcpy(p.src, f[3], sizeof(p.src));
+    g_strlcpy(p.dst, f[4], sizeof(p.dst));
+    p.time_us_min = d[0];
+    p.time_us_median = d[1];
+    p.time_us_max = d[2];
+    p.bw_GBps = d[3];
+    p.busbw_GBps = d[4];
+    g_array_append_val(m->points, p);
+  }
+  val_csv_clear(&csv);
+  if (ok && m->points->len == 0) {
+    g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
+                "%s: no measured points after the header row", name);
+    ok = FALSE;
+  }
+  return ok ? g_steal_pointer(&m) : NULL;
+}
+
+ValMeasurements *val_meas_parse(const char *name, const char *text, gsize len,
+                                GError **error)
+{
+  if (memchr(text, '\0', len)) {
+    g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
+                "%s: binary data (a NUL byte), expected text", name);
+    return NULL;
+  }
+  if (g_str_has_prefix(text, VAL_MEAS_MAGIC))
+    return parse_own(name, text, len, error);
+  return val_import(name, text, len, error);
+}
+
+ValMeasurements *val_meas_load(const char *path, GError **error)
+{
+  g_autofree char *text = NULL;
+  gsize len;
+
+  g_autoptr(GError) inner = NULL;
+
+  if (!g_file_get_contents(path, &text, &len, &inner)) {
+    /* GLib's message names the file in its own quotes; start with it. */
+    if (g_error_matches(inner, G_FILE_ERROR, G_FILE_ERROR_NOENT))
+      g_set_error(error, G_FILE_ERROR, inner->code, "%s: no such file",
+                  path);
+    else
+      g_set_error(error, G_FILE_ERROR, inner->code, "%s: %s", path,
+                  inner->message);
+    return NULL;
+  }
+  return val_meas_parse(path, text, len, error);
+}

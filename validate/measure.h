@@ -1,0 +1,145 @@
+/* Measurements of real hardware, in the one format every probe writes and
+ * every importer produces, and that `ifsim calibrate` and `ifsim validate`
+ * read.
+ *
+ * The file is CSV text with a header block of comment lines describing the
+ * machine, then a header row and one row per measured point:
+ *
+ *   # ifsim measurements 1
+ *   # gpu = NVIDIA H200
+ *   # driver = 570.86.15
+ *   # source = ifsim-probe hostdev
+ *   probe,test,mode,src,dst,ranks,size_bytes,iterations,time_us_min,
+ *     time_us_median,time_us_max,bw_GBps,busbw_GBps
+ *   hostdev,h2d,pinned,host,gpu0,1,1048576,20,21.1,21.3,22.0,49.23,49.23
+ *
+ * Units are in the column names: time per operation in microseconds,
+ * bandwidth in GB/s (10^9 bytes/s, as nccl-tests, nvbandwidth and
+ * p2pBandwidthLatencyTest print it).  bw_GBps is the bytes the operation
+ * moved over the median time: size_bytes for one direction, 2 x size_bytes
+ * for a bidirectional test (what the tools print), size_bytes / time for a
+ * collective (nccl-tests' algbw).  busbw_GBps is the collective's bus
+ * bandwidth (nccl-tests' definition); equal to bw_GBps for the others. */
+#ifndef VALIDATE_MEASURE_H
+#define VALIDATE_MEASURE_H
+
+#include <glib.h>
+
+#define VAL_MEAS_MAGIC "# ifsim measurements 1"
+
+/* What was measured.  The probe names the family; `test` the experiment
+ * in it; `mode` a variant:
+ *
+ *   probe    test                      mode              src, dst
+ *   p2p      ce_uni ce_bidir sm_uni    peer nopeer       gpuN, gpuM
+ *            sm_bidir ce_latency
+ *            sm_latency
+ *   hostdev  h2d d2h bidir latency_h2d pinned pageable   host, gpuN / gpuN, host
+ *            latency_d2h
+ *   nccl     allreduce allgather       oop ip            rank range "0-7", "all"
+ *            reducescatter broadcast
+ *            reduce alltoall sendrecv
+ *   verbs    write_bw send_bw          host gpu          local device:port,
+ *            write_lat send_lat                          peer address
+ *
+ * Latency tests report the time of one small operation; their size_bytes
+ * is the size used. */
+typedef enum {
+  VAL_PROBE_P2P,
+  VAL_PROBE_HOSTDEV,
+  VAL_PROBE_NCCL,
+  VAL_PROBE_VERBS,
+  VAL_N_PROBES
+} ValProbe;
+
+typedef struct {
+  ValProbe probe;
+  char test[24];
+  char mode[16];
+  char src[48], dst[48];
+  guint32 ranks;        /* 1 for point to point; the communicator size */
+  guint64 size_bytes;   /* per direction, per rank for nccl-tests' S */
+  guint32 iterations;   /* operations timed (0: not known, imported) */
+  double time_us_min, time_us_median, time_us_max;
+  double bw_GBps, busbw_GBps;
+} ValPoint;
+
+/* A set of points and the machine they were measured on. */
+typedef struct {
+  GPtrArray *keys, *values; /* the header block, in order */
+  GArray *points;           /* ValPoint */
+} ValMeasurements;
+
+ValMeasurements *val_meas_new(void);
+void val_meas_free(ValMeasurements *m);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(ValMeasurements, val_meas_free)
+
+const char *val_probe_name(ValProbe p);
+/* FALSE when the name is none of "p2p", "hostdev", "nccl", "verbs". */
+gboolean val_probe_parse(const char *name, ValProbe *out);
+
+/* Sets a header key (lower case, digits, '_' and '.'); a value replaces an
+ * earlier one; line breaks in the value are replaced by spaces. */
+void val_meas_set(ValMeasurements *m, const char *key, const char *value);
+/* NULL when the key is not set. */
+const char *val_meas_get(const ValMeasurements *m, const char *key);
+
+/* Clears p and sets what names it (texts longer than the fields are
+ * cut). */
+void val_point_init(ValPoint *p, ValProbe probe, const char *test,
+                    const char *mode, const char *src, const char *dst);
+
+/* Appends a point.  Fills what follows from the rest when it is 0: the
+ * median from min and max when both are given, min and max from the
+ * median, bw_GBps from size and median time (x2 for tests whose name ends
+ * in "bidir"), busbw_GBps from bw_GBps except for nccl points (a
+ * collective's bus bandwidth is 0 for one rank). */
+void val_meas_add(ValMeasurements *m, const ValPoint *p);
+
+/* Time from one timed repetition per element of `us` (n >= 1): min,
+ * median and max into p (the array is sorted in place). */
+void val_point_set_times(ValPoint *p, double *us, guint n);
+
+/* The median of `values` (doubles), sorted in place; 0 when empty. */
+double val_median(GArray *values);
+
+/* The file's text; see the top of this header. */
+char *val_meas_csv(const ValMeasurements *m);
+
+/* Writes the text to path atomically (a temporary file renamed: a failure
+ * leaves no partial file), or to standard output when path is NULL or
+ * "-". */
+gboolean val_meas_write(const ValMeasurements *m, const char *path,
+                        GError **error);
+
+/* Reads a measurement file, or any format validate/import.h recognises
+ * (nccl-tests text and -J JSON, perftest, p2pBandwidthLatencyTest,
+ * nvbandwidth, and the CSV transcriptions in tests/data/reference): the
+ * format is told from the content.  Errors name the file and line and
+ * what was expected there. */
+ValMeasurements *val_meas_load(const char *path, GError **error);
+
+/* The same, from text already read; `name` is used in messages. */
+ValMeasurements *val_meas_parse(const char *name, const char *text,
+                                gsize len, GError **error);
+
+/* --- CSV text, for this format and the importers ------------------- */
+
+/* Rows of CSV text, one per line: blank lines and lines starting with '#'
+ * skipped, fields parsed by libcsv (quotes as RFC 4180; a field cannot
+ * span lines), each row's 1-based line number kept. */
+typedef struct {
+  GPtrArray *rows; /* GStrv */
+  GArray *lines;   /* guint */
+} ValCsv;
+
+/* Fails only on a line libcsv rejects (an unterminated quote); the error
+ * names the file and line. */
+gboolean val_csv_split(const char *name, const char *text, gsize len,
+                       ValCsv *out, GError **error);
+void val_csv_clear(ValCsv *c);
+
+/* A finite decimal number in a CSV cell (surrounding spaces allowed). */
+gboolean val_cell_double(const char *cell, double *out);
+
+#endif /* VALIDATE_MEASURE_H */

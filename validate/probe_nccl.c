@@ -1,0 +1,485 @@
+/* `ifsim-probe nccl`: NCCL collectives over the GPUs of this machine, in one
+ * process, as nccl-tests' *_perf binaries measure them with -g N (one
+ * thread driving N GPUs).
+ *
+ * One communicator per GPU from ncclCommInitAll, one stream per GPU; an
+ * operation is one ncclGroupStart/End over every rank.  Sizes and counts
+ * follow nccl-tests (common.cu and each collective's GetCollByteCount): the
+ * sweep's size S gives count = S / sizeof(float); allgather sends count/n
+ * per rank, reducescatter receives count/n, alltoall exchanges count/n with
+ * every peer, the others move count; the size reported is the larger of
+ * the send and receive buffers, so sizes that do not divide by n are
+ * rounded down as nccl-tests prints them (and skipped when that is 0).
+ * float, sum, root 0.  Out of place ("oop"), then in place ("ip", the
+ * buffers placed as nccl-tests places them, for every collective).
+ *
+ * Timing.  nccl-tests times a batch: -n operations launched back to back,
+ * one wall-clock interval around them, divided by -n.  We time the same
+ * batch with CUDA events on every rank's stream (start before the first
+ * operation, stop after the last), take the slowest rank's interval, and
+ * divide by -n; the batch is repeated --batches times and the point gets
+ * the min, median and max of those batches.  Timing each operation alone
+ * instead would add a synchronisation between operations that nccl-tests
+ * does not have, and a single rank's events would miss the skew between
+ * ranks; batches keep nccl-tests' number and still show the spread.
+ *
+ * Bandwidth: algbw = S / t, busbw = algbw x nccl-tests' bus factor
+ * (PERFORMANCE.md): allreduce 2(n-1)/n; allgather, reducescatter,
+ * alltoall (n-1)/n; broadcast, reduce, sendrecv 1.
+ *
+ * Several processes (MPI) are not supported: the probe measures the GPUs
+ * one process sees. */
+#include <stdio.h>
+#include <string.h>
+
+#include "sim/config.h"
+#include "validate/probe.h"
+#include "validate/probe_gpu.h"
+
+#if IFSIM_HAVE_NCCL
+#include <cuda_runtime_api.h>
+#include <nccl.h>
+#endif
+
+/* In the order `-c all` runs them; nccl-tests' binary names without "_"
+ * and "_perf" are accepted too (all_reduce, reduce_scatter, ...). */
+static const char *const probe_nccl_colls[] = {
+    "allreduce", "allgather", "reducescatter", "broadcast",
+    "reduce",    "alltoall",  "sendrecv",      NULL};
+enum {
+  NC_ALLREDUCE,
+  NC_ALLGATHER,
+  NC_REDUCESCATTER,
+  NC_BROADCAST,
+  NC_REDUCE,
+  NC_ALLTOALL,
+  NC_SENDRECV
+};
+
+/* Bit i set for probe_nccl_colls[i]; FALSE with the accepted names. */
+static gboolean probe_nccl_parse_coll(const char *text, guint32 *mask,
+                                      GError **error)
+{
+  g_autoptr(GString) norm = g_string_new(NULL);
+
+  for (const char *c = text; *c; c++)
+    if (*c != '_')
+      g_string_append_c(norm, g_ascii_tolower(*c));
+  if (g_str_has_suffix(norm->str, "perf"))
+    g_string_truncate(norm, norm->len - 4);
+  if (g_str_equal(norm->str, "all")) {
+    *mask = 0;
+    for (guint i = 0; probe_nccl_colls[i]; i++)
+      *mask |= 1u << i;
+    return TRUE;
+  }
+  for (guint i = 0; probe_nccl_colls[i]; i++)
+    if (g_str_equal(norm->str, probe_nccl_colls[i])) {
+      *mask = 1u << i;
+      return TRUE;
+    }
+  {
+    g_autofree char *all = g_strjoinv(", ", (char **)probe_nccl_colls);
+    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                "--collective: '%s' is not one of %s, all", text, all);
+  }
+  return FALSE;
+}
+
+#if IFSIM_HAVE_NCCL
+
+/* Per-rank resources; handles NULL until created. */
+typedef struct {
+  int n;
+  ncclComm_t *comms;
+  cudaStream_t *streams;
+  cudaEvent_t *start, *stop;
+  char **send, **recv; /* max_bytes each */
+  double *us;          /* --batches samples */
+  gboolean failed;     /* abort the communicators rather than destroy */
+} ProbeNccl;
+
+static gboolean probe_nccl_ok(ncclResult_t rc, const char *expr,
+                              GError **error)
+{
+  if (rc == ncclSuccess)
+    return TRUE;
+  g_set_error(error, PROBE_GPU_ERROR, (int)rc, "%.*s: %s",
+              (int)strcspn(expr, "("), expr, ncclGetErrorString(rc));
+  return FALSE;
+}
+
+#define PROBE_CUDA(call) probe_cuda_ok((call), #call, error)
+#define PROBE_NCCL(call) probe_nccl_ok((call), #call, error)
+
+static void probe_nccl_clear(ProbeNccl *pn)
+{
+  for (int r = 0; r < pn->n; r++) {
+    if (pn->comms && pn->comms[r]) {
+      if (pn->failed)
+        ncclCommAbort(pn->comms[r]);
+      else
+        ncclCommDestroy(pn->comms[r]);
+    }
+    if (cudaSetDevice(r) != cudaSuccess)
+      continue;
+    if (pn->streams && pn->streams[r])
+      cudaStreamDestroy(pn->streams[r]);
+    if (pn->start && pn->start[r])
+      cudaEventDestroy(pn->start[r]);
+    if (pn->stop && pn->stop[r])
+      cudaEventDestroy(pn->stop[r]);
+    if (pn->send && pn->send[r])
+      cudaFree(pn->send[r]);
+    if (pn->recv && pn->recv[r])
+      cudaFree(pn->recv[r]);
+  }
+  cudaGetLastError();
+  g_clear_pointer(&pn->comms, g_free);
+  g_clear_pointer(&pn->streams, g_free);
+  g_clear_pointer(&pn->start, g_free);
+  g_clear_pointer(&pn->stop, g_free);
+  g_clear_pointer(&pn->send, g_free);
+  g_clear_pointer(&pn->recv, g_free);
+  g_clear_pointer(&pn->us, g_free);
+  pn->n = 0;
+}
+
+static gboolean probe_nccl_alloc(char **ptr, guint64 bytes, int dev,
+                                 GError **error)
+{
+  cudaError_t rc = cudaMalloc((void **)ptr, bytes);
+
+  if (rc == cudaSuccess)
+    return PROBE_CUDA(cudaMemset(*ptr, 0, bytes));
+  *ptr = NULL;
+  g_set_error(error, PROBE_GPU_ERROR, (int)rc,
+              "cudaMalloc: %s (%" G_GUINT64_FORMAT " bytes on gpu%d)",
+              cudaGetErrorString(rc), bytes, dev);
+  cudaGetLastError();
+  return FALSE;
+}
+
+/* Communicators, streams, events and buffers on GPUs 0 to n-1. */
+static gboolean probe_nccl_setup(ProbeNccl *pn, int n, guint64 bytes,
+                                 guint batches, GError **error)
+{
+  g_autofree int *devs = g_new(int, n);
+
+  pn->n = n;
+  pn->comms = g_new0(ncclComm_t, n);
+  pn->streams = g_new0(cudaStream_t, n);
+  pn->start = g_new0(cudaEvent_t, n);
+  pn->stop = g_new0(cudaEvent_t, n);
+  pn->send = g_new0(char *, n);
+  pn->recv = g_new0(char *, n);
+  pn->us = g_new(double, batches);
+  for (int r = 0; r < n; r++) {
+    devs[r] = r;
+    if (!PROBE_CUDA(cudaSetDevice(r)) ||
+        !PROBE_CUDA(cudaStreamCreateWithFlags(&pn->streams[r],
+                                              cudaStreamNonBlocking)) ||
+        !PROBE_CUDA(cudaEventCreate(&pn->start[r])) ||
+        !PROBE_CUDA(cudaEventCreate(&pn->stop[r])) ||
+        !probe_nccl_alloc(&pn->send[r], bytes, r, error) ||
+        !probe_nccl_alloc(&pn->recv[r], bytes, r, error))
+      return FALSE;
+  }
+  if (!PROBE_NCCL(ncclCommInitAll(pn->comms, n, devs))) {
+    memset(pn->comms, 0, sizeof(ncclComm_t) * (gsize)n);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* nccl-tests' GetCollByteCount: the count passed to NCCL (per peer for
+ * alltoall) and the size reported, for `count` floats and n ranks. */
+static void probe_nccl_counts(guint coll, size_t count, int n, size_t *param,
+                              guint64 *reported)
+{
+  size_t per = count / (size_t)n;
+
+  switch (coll) {
+  case NC_ALLGATHER:
+  case NC_REDUCESCATTER:
+  case NC_ALLTOALL:
+    *param = per;
+    *reported = (guint64)per * (guint64)n * sizeof(float);
+    break;
+  default:
+    *param = count;
+    *reported = (guint64)count * sizeof(float);
+    break;
+  }
+}
+
+/* nccl-tests' bus bandwidth factor (PERFORMANCE.md). */
+static double probe_nccl_busfactor(guint coll, int n)
+{
+  switch (coll) {
+  case NC_ALLREDUCE:
+    return 2.0 * (n - 1) / n;
+  case NC_ALLGATHER:
+  case NC_REDUCESCATTER:
+  case NC_ALLTOALL:
+    return (double)(n - 1) / n;
+  default:
+    return 1.0;
+  }
+}
+
+/* One rank's part of one operation (inside the caller's group). */
+static gboolean probe_nccl_rank(const ProbeNccl *pn, guint coll,
+                                gboolean ip, size_t param, int r,
+                                GError **error)
+{
+  ncclComm_t comm = pn->comms[r];
+  cudaStream_t st = pn->streams[r];
+  char *send = pn->send[r], *recv = pn->recv[r];
+  size_t chunk = param * sizeof(float);
+  int n = pn->n;
+
+  if (ip) {
+    /* nccl-tests' in-place buffers: the rank's slice of the output for
+     * allgather, of the input for reducescatter, the same buffer else. */
+    if (coll == NC_ALLGATHER)
+      send = recv + (size_t)r * chunk;
+    else if (coll == NC_REDUCESCATTER)
+      recv = send + (size_t)r * chunk;
+    else
+      send = recv;
+  }
+  switch (coll) {
+  case NC_ALLREDUCE:
+    return PROBE_NCCL(
+        ncclAllReduce(send, recv, param, ncclFloat, ncclSum, comm, st));
+  case NC_ALLGATHER:
+    return PROBE_NCCL(ncclAllGather(send, recv, param, ncclFloat, comm, st));
+  case NC_REDUCESCATTER:
+    return PROBE_NCCL(
+        ncclReduceScatter(send, recv, param, ncclFloat, ncclSum, comm, st));
+  case NC_BROADCAST:
+    return PROBE_NCCL(
+        ncclBroadcast(send, recv, param, ncclFloat, 0, comm, st));
+  case NC_REDUCE:
+    return PROBE_NCCL(
+        ncclReduce(send, recv, param, ncclFloat, ncclSum, 0, comm, st));
+  case NC_ALLTOALL:
+    for (int p = 0; p < n; p++)
+      if (!PROBE_NCCL(ncclSend(send + (size_t)p * chunk, param, ncclFloat,
+                               p, comm, st)) ||
+          !PROBE_NCCL(ncclRecv(recv + (size_t)p * chunk, param, ncclFloat,
+                               p, comm, st)))
+        return FALSE;
+    return TRUE;
+  case NC_SENDRECV:
+    /* sendrecv_perf: each rank sends to the next and receives from the
+     * previous one (a ring). */
+    return PROBE_NCCL(ncclSend(send, param, ncclFloat, (r + 1) % n, comm,
+                               st)) &&
+           PROBE_NCCL(ncclRecv(recv, param, ncclFloat, (r + n - 1) % n, comm,
+                               st));
+  default:
+    g_assert_not_reached();
+    return FALSE;
+  }
+}
+
+/* One operation over every rank: one group. */
+static gboolean probe_nccl_op(const ProbeNccl *pn, guint coll, gboolean ip,
+                              size_t param, GError **error)
+{
+  gboolean ok;
+
+  if (!PROBE_NCCL(ncclGroupStart()))
+    return FALSE;
+  ok = TRUE;
+  for (int r = 0; ok && r < pn->n; r++)
+    ok = probe_nccl_rank(pn, coll, ip, param, r, error);
+  /* The group is ended even after a failed call, or NCCL stays in it. */
+  if (ok)
+    return PROBE_NCCL(ncclGroupEnd());
+  ncclGroupEnd();
+  return FALSE;
+}
+
+static gboolean probe_nccl_sync(const ProbeNccl *pn, GError **error)
+{
+  for (int r = 0; r < pn->n; r++)
+    if (!PROBE_CUDA(cudaSetDevice(r)) ||
+        !PROBE_CUDA(cudaStreamSynchronize(pn->streams[r])))
+      return FALSE;
+  return TRUE;
+}
+
+/* -w untimed operations, then --batches batches of -n: the time of one
+ * operation into p (see the top of the file). */
+static gboolean probe_nccl_time(ProbeNccl *pn, const ProbeSweep *s,
+                                guint batches, guint coll, gboolean ip,
+                                size_t param, ValPoint *p, GError **error)
+{
+  guint64 ops;
+
+  for (guint64 i = 0; i < s->warmup; i++)
+    if (!probe_nccl_op(pn, coll, ip, param, error))
+      return FALSE;
+  if (!probe_nccl_sync(pn, error))
+    return FALSE;
+  for (guint b = 0; b < batches; b++) {
+    double slowest = 0;
+
+    for (int r = 0; r < pn->n; r++)
+      if (!PROBE_CUDA(cudaSetDevice(r)) ||
+          !PROBE_CUDA(cudaEventRecord(pn->start[r], pn->streams[r])))
+        return FALSE;
+    for (guint64 i = 0; i < s->iters; i++)
+      if (!probe_nccl_op(pn, coll, ip, param, error))
+        return FALSE;
+    for (int r = 0; r < pn->n; r++)
+      if (!PROBE_CUDA(cudaSetDevice(r)) ||
+          !PROBE_CUDA(cudaEventRecord(pn->stop[r], pn->streams[r])))
+        return FALSE;
+    for (int r = 0; r < pn->n; r++) {
+      float ms = 0;
+      if (!PROBE_CUDA(cudaEventSynchronize(pn->stop[r])) ||
+          !PROBE_CUDA(cudaEventElapsedTime(&ms, pn->start[r], pn->stop[r])))
+        return FALSE;
+      slowest = MAX(slowest, (double)ms);
+    }
+    pn->us[b] = slowest * 1e3 / (double)s->iters;
+  }
+  val_point_set_times(p, pn->us, batches);
+  ops = s->iters * batches;
+  p->iterations = (guint32)MIN(ops, G_MAXUINT32);
+  return TRUE;
+}
+
+/* Every selected collective, size and placement, into m. */
+static gboolean probe_nccl_run(ProbeNccl *pn, const ProbeSweep *s,
+                               guint batches, guint32 mask,
+                               ValMeasurements *m, GError **error)
+{
+  static const char *const modes[] = {"oop", "ip"};
+  g_autoptr(GArray) sizes = probe_sweep_sizes(s);
+  char ranks[32];
+
+  if (pn->n == 1)
+    g_snprintf(ranks, sizeof(ranks), "0");
+  else
+    g_snprintf(ranks, sizeof(ranks), "0-%d", pn->n - 1);
+  for (guint c = 0; probe_nccl_colls[c]; c++) {
+    if (!(mask & (1u << c)))
+      continue;
+    for (guint i = 0; i < sizes->len; i++) {
+      size_t count = g_array_index(sizes, guint64, i) / sizeof(float);
+      size_t param;
+      guint64 reported;
+
+      probe_nccl_counts(c, count, pn->n, &param, &reported);
+      if (param == 0)
+        continue;
+      for (guint md = 0; md < G_N_ELEMENTS(modes); md++) {
+        ValPoint p;
+
+        memset(&p, 0, sizeof(p));
+        p.probe = VAL_PROBE_NCCL;
+        g_strlcpy(p.test, probe_nccl_colls[c], sizeof(p.test));
+        g_strlcpy(p.mode, modes[md], sizeof(p.mode));
+        g_strlcpy(p.src, ranks, sizeof(p.src));
+        g_strlcpy(p.dst, ranks, sizeof(p.dst));
+        p.ranks = (guint32)pn->n;
+        p.size_bytes = reported;
+        if (!probe_nccl_time(pn, s, batches, c, md == 1, param, &p, error))
+          return FALSE;
+        p.bw_GBps = (double)reported / (p.time_us_median * 1e3);
+        p.busbw_GBps = p.bw_GBps * probe_nccl_busfactor(c, pn->n);
+        val_meas_add(m, &p);
+        /* A 1-rank collective has no bus traffic (nccl-tests prints 0);
+         * val_meas_add reads a 0 busbw as unset and copies algbw. */
+        g_array_index(m->points, ValPoint, m->points->len - 1).busbw_GBps =
+            p.busbw_GBps;
+      }
+    }
+  }
+  return TRUE;
+}
+
+#endif /* IFSIM_HAVE_NCCL */
+
+int val_probe_nccl(int argc, char **argv)
+{
+  ProbeSweep sweep;
+  g_autofree char *coll = NULL, *ngpus = NULL, *batches_text = NULL;
+  const GOptionEntry extra[] = {
+      {"collective", 'c', 0, G_OPTION_ARG_STRING, &coll,
+       "allreduce (default), allgather, reducescatter, broadcast, reduce, "
+       "alltoall, sendrecv, or all",
+       "NAME"},
+      {"ngpus", 'g', 0, G_OPTION_ARG_STRING, &ngpus,
+       "Ranks: GPUs 0 to N-1 (default: every GPU)", "N"},
+      {"batches", 'B', 0, G_OPTION_ARG_STRING, &batches_text,
+       "Timed batches of -n operations per point (default 5)", "N"},
+      G_OPTION_ENTRY_NULL};
+  GOptionContext *ctx;
+  g_autoptr(GString) why = g_string_new(NULL);
+  g_autoptr(GError) error = NULL;
+  guint32 mask = 0;
+  int status = PROBE_EXIT_OK, count, n = 0, batches = 5;
+
+  probe_sweep_init(&sweep, 8, 128 * ((guint64)1 << 20));
+  ctx = probe_context_new(
+      "nccl",
+      "NCCL collective bandwidth over this machine's GPUs (one process; "
+      "MPI / several hosts are not supported)",
+      &sweep, extra);
+  if (!probe_parse(ctx, "nccl", &sweep, &argc, &argv, &status))
+    goto out;
+  if (!probe_nccl_parse_coll(coll ? coll : "allreduce", &mask, &error) ||
+      (ngpus && !probe_gpu_parse_int("--ngpus", ngpus, 1, &n, &error)) ||
+      (batches_text &&
+       !probe_gpu_parse_int("--batches", batches_text, 1, &batches, &error))) {
+    status = probe_fail("nccl", error);
+    goto out;
+  }
+  count = probe_gpu_count(why);
+  if (count == 0) {
+    status = probe_no_device("nccl", why->str);
+    goto out;
+  }
+  if (n > count) {
+    g_set_error(&error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                "--ngpus: %d is more than the %d GPU(s) here", n, count);
+    status = probe_fail("nccl", error);
+    goto out;
+  }
+#if IFSIM_HAVE_NCCL
+  {
+    ProbeNccl pn = {0};
+    g_autoptr(ValMeasurements) m = val_meas_new();
+
+    if (n == 0)
+      n = count;
+    probe_gpu_describe(m, count);
+    probe_describe_run(m, "nccl", argc, argv);
+    val_meas_set(m, "nccl.type", "float");
+    val_meas_set(m, "nccl.op", "sum");
+    val_meas_set(m, "nccl.root", "0");
+    if (probe_nccl_setup(&pn, n, sweep.max_bytes, (guint)batches, &error) &&
+        probe_nccl_run(&pn, &sweep, (guint)batches, mask, m, &error)) {
+      status = probe_finish("nccl", m, &sweep);
+    } else {
+      pn.failed = TRUE;
+      status = probe_fail("nccl", error);
+    }
+    probe_nccl_clear(&pn);
+  }
+#else
+  (void)mask;
+  (void)batches;
+  status = probe_no_device("nccl", "no NCCL (built without NCCL)");
+#endif
+out:
+  g_option_context_free(ctx);
+  probe_sweep_clear(&sweep);
+  return status;
+}
