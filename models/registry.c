@@ -2,6 +2,7 @@
  * files; see models/registry.h. */
 #include "models/registry.h"
 
+#include <stddef.h>
 #include <string.h>
 
 #include "ifsim_resources.h"
@@ -10,9 +11,25 @@ struct MdlRegistry {
   GHashTable *links;    /* name -> MdlLink *, owned; key is model->name */
   GHashTable *switches; /* name -> MdlSwitch * */
   GHashTable *nics;     /* name -> MdlNic * */
+  MdlNcclTuning nccl;
 };
 
-typedef enum { GROUP_LINK, GROUP_SWITCH, GROUP_NIC } GroupKind;
+typedef enum { GROUP_LINK, GROUP_SWITCH, GROUP_NIC, GROUP_NCCL } GroupKind;
+
+#define NOFF(f) offsetof(MdlNcclTuning, f)
+const MdlParamSpec mdl_nccl_params[] = {
+    {"ll_efficiency", MDL_PARAM_DOUBLE, NOFF(ll_efficiency), 0.05, 2, NULL,
+     "1", "LL protocol rate relative to the model"},
+    {"ll128_efficiency", MDL_PARAM_DOUBLE, NOFF(ll128_efficiency), 0.05, 2,
+     NULL, "1", "LL128 protocol rate relative to the model"},
+    {"simple_efficiency", MDL_PARAM_DOUBLE, NOFF(simple_efficiency), 0.05, 2,
+     NULL, "1", "Simple protocol (and send/recv) rate relative to the model"},
+    {"latency_us", MDL_PARAM_DOUBLE, NOFF(latency_us), 0, 1000, NULL, "0",
+     "added to every collective's launch latency, us"},
+    MDL_PARAM_END,
+};
+#undef NOFF
+static const MdlParamSpec *const nccl_tables[] = {mdl_nccl_params, NULL};
 
 static const char *const group_prefixes[] = {"link ", "switch ", "nic "};
 
@@ -32,6 +49,7 @@ static MdlRegistry *registry_new_tables(void)
                                       (GDestroyNotify)mdl_switch_free);
   r->nics = g_hash_table_new_full(g_str_hash, g_str_equal, NULL,
                                   (GDestroyNotify)mdl_nic_free);
+  mdl_params_apply_defaults(nccl_tables, &r->nccl);
   return r;
 }
 
@@ -71,6 +89,7 @@ static MdlRegistry *registry_copy(const MdlRegistry *r)
     MdlNic *n = mdl_nic_copy(v);
     g_hash_table_insert(c->nics, n->name, n);
   }
+  c->nccl = r->nccl;
   return c;
 }
 
@@ -87,6 +106,11 @@ static void registry_take(MdlRegistry *r, MdlRegistry *from)
 static gboolean parse_group(const char *group, GroupKind *kind,
                             const char **name)
 {
+  if (g_str_equal(group, "nccl")) {
+    *kind = GROUP_NCCL;
+    *name = group;
+    return TRUE;
+  }
   for (guint k = 0; k < G_N_ELEMENTS(group_prefixes); k++) {
     if (g_str_has_prefix(group, group_prefixes[k])) {
       *kind = (GroupKind)k;
@@ -340,7 +364,7 @@ static gboolean registry_apply(MdlRegistry *r, GKeyFile *kf, const char *source,
         continue;
       g_set_error(error, MDL_ERROR, MDL_ERROR_UNKNOWN,
                   "%s: [%s]: unknown group (expected [link NAME], [switch "
-                  "NAME] or [nic NAME])",
+                  "NAME], [nic NAME] or [nccl])",
                   source, groups[i]);
       return FALSE;
     }
@@ -352,7 +376,10 @@ static gboolean registry_apply(MdlRegistry *r, GKeyFile *kf, const char *source,
                   where, name);
       return FALSE;
     }
-    if (kind == GROUP_LINK)
+    if (kind == GROUP_NCCL)
+      ok = mdl_params_apply_group(kf, groups[i], nccl_tables, NULL, &r->nccl,
+                                  where, error);
+    else if (kind == GROUP_LINK)
       ok = apply_link(r, kf, groups[i], name, where, error);
     else
       ok = apply_device(kind == GROUP_SWITCH ? &switches : &nics, kf, groups[i],
@@ -472,6 +499,11 @@ MdlRegistry *mdl_registry_new_builtin(GError **error)
 const MdlLink *mdl_registry_link(const MdlRegistry *r, const char *name)
 {
   return g_hash_table_lookup(r->links, name);
+}
+
+const MdlNcclTuning *mdl_registry_nccl(const MdlRegistry *r)
+{
+  return &r->nccl;
 }
 
 const MdlSwitch *mdl_registry_switch(const MdlRegistry *r, const char *name)

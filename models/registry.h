@@ -29,20 +29,33 @@
 
 typedef struct MdlRegistry MdlRegistry;
 
+/* How NCCL's kernels perform on this machine against the model ([nccl]
+ * group; written by ifsim calibrate from measured collectives).  NCCL's
+ * own choice of algorithm and protocol does not read these: they change
+ * what a choice costs, not the choice. */
+typedef struct {
+  double ll_efficiency;     /* per-channel rate of LL, relative to the model */
+  double ll128_efficiency;  /* of LL128 */
+  double simple_efficiency; /* of Simple (and point-to-point) */
+  double latency_us;        /* added to every collective's launch */
+} MdlNcclTuning;
+
+extern const MdlParamSpec mdl_nccl_params[];
+
 MdlRegistry *mdl_registry_new(void);
 MdlRegistry *mdl_registry_new_builtin(GError **error);
 void mdl_registry_free(MdlRegistry *r);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(MdlRegistry, mdl_registry_free)
 
-/* Applies every [link NAME], [switch NAME] and [nic NAME] group of INI text;
- * any other group is an error.  `source` names the text in messages. */
+/* Applies every [link NAME], [switch NAME], [nic NAME] and [nccl] group of
+ * INI text; any other group is an error.  `source` names the text in messages. */
 gboolean mdl_registry_load_data(MdlRegistry *r, const char *data, gsize len,
                                 const char *source, GError **error);
 gboolean mdl_registry_load_file(MdlRegistry *r, const char *path,
                                 GError **error);
 
 /* TRUE for a group name this registry reads ("link x", "switch x",
- * "nic x"); topology files pass those groups on. */
+ * "nic x", "nccl"); topology files pass those groups on. */
 gboolean mdl_registry_is_model_group(const char *group);
 
 /* Applies the model groups of kf, ignoring the others. */
@@ -52,6 +65,7 @@ gboolean mdl_registry_apply_keyfile(MdlRegistry *r, GKeyFile *kf,
 const MdlLink *mdl_registry_link(const MdlRegistry *r, const char *name);
 const MdlSwitch *mdl_registry_switch(const MdlRegistry *r, const char *name);
 const MdlNic *mdl_registry_nic(const MdlRegistry *r, const char *name);
+const MdlNcclTuning *mdl_registry_nccl(const MdlRegistry *r);
 
 /* Names in sorted order, borrowed from the registry (free the array). */
 GPtrArray *mdl_registry_link_names(const MdlRegistry *r);

@@ -248,8 +248,8 @@ static gboolean check_groups(GKeyFile *kf, const char *source, GError **error)
       continue;
     g_set_error(error, TOPO_ERROR, MDL_ERROR_UNKNOWN,
                 "%s: [%s]: unknown group (expected [system], [scaleout], "
-                "[network], [server NAME], [link NAME], [switch NAME] or "
-                "[nic NAME])",
+                "[network], [server NAME], [link NAME], [switch NAME], "
+                "[nic NAME] or [nccl])",
                 source, groups[i]);
     return FALSE;
   }

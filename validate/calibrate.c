@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "models/device.h"
+#include "models/registry.h"
 #include "models/nccl/nccl.h"
 #include "sim/error.h"
 #include "sim/route.h"
@@ -554,7 +555,74 @@ static void add_change(GPtrArray *changes, const char *group,
   g_string_append_printf(c->from, "#   %s %s %s %s->%s: %s %.4g\n",
                          val_probe_name(s->key.probe), s->key.test,
                          s->key.mode, s->key.src, s->key.dst,
-                         ratio ? "measured/model" : "measured-model ns", v);
+                         ratio                            ? "measured/model"
+                         : g_str_has_suffix(key, "_us") ? "measured-model us"
+                                                          : "measured-model ns",
+                         v);
+}
+
+/* Sizes up to this are latency: the launch, not the protocol's rate. */
+#define NCCL_LATENCY_MAX_BYTES (64u << 10)
+
+/* A collective series: the median excess of measured over predicted time
+ * of its small sizes moves [nccl] latency_us; above them, per protocol
+ * NCCL chose, the median of predicted over measured time (less that
+ * excess) scales the protocol's efficiency. */
+static void nccl_changes(const TopoSystem *sys, const ValReport *r, guint i,
+                         GPtrArray *changes)
+{
+  const ValSeries *v = &g_array_index(r->series, ValSeries, i);
+  const MdlNcclTuning *t = mdl_registry_nccl(topo_system_models(sys));
+  const double old[NCCL_N_PROTOS] = {
+      [NCCL_PROTO_LL] = t->ll_efficiency,
+      [NCCL_PROTO_LL128] = t->ll128_efficiency,
+      [NCCL_PROTO_SIMPLE] = t->simple_efficiency};
+  static const char *const keys[NCCL_N_PROTOS] = {
+      [NCCL_PROTO_LL] = "ll_efficiency",
+      [NCCL_PROTO_LL128] = "ll128_efficiency",
+      [NCCL_PROTO_SIMPLE] = "simple_efficiency"};
+  NcclOptions opt = {.ranks = v->key.ranks};
+  g_autoptr(NcclComm) comm = nccl_comm_new(sys, &opt, NULL);
+  g_autoptr(GArray) excess = g_array_new(FALSE, FALSE, sizeof(double));
+  GArray *ratio[NCCL_N_PROTOS] = {NULL};
+  double lat = 0;
+  NcclColl coll;
+
+  if (!comm || !nccl_coll_parse(v->key.test, &coll))
+    return;
+  for (guint k = 0; k < r->points->len; k++) {
+    const ValCompare *c = &g_array_index(r->points, ValCompare, k);
+    double d = c->point.time_us_median - c->predicted_us;
+    if (c->series == i && c->point.size_bytes <= NCCL_LATENCY_MAX_BYTES)
+      g_array_append_val(excess, d);
+  }
+  if (excess->len > 0) {
+    lat = MAX(0.0, val_median(excess));
+    add_change(changes, "nccl", "latency_us", t->latency_us, FALSE, lat, v);
+  }
+  for (guint k = 0; k < r->points->len; k++) {
+    const ValCompare *c = &g_array_index(r->points, ValCompare, k);
+    NcclChoice ch;
+    double q;
+
+    if (c->series != i || c->point.size_bytes <= NCCL_LATENCY_MAX_BYTES ||
+        c->point.time_us_median <= lat ||
+        !nccl_select(comm, coll, c->point.size_bytes, &ch, NULL, NULL))
+      continue;
+    /* point-to-point collectives run Simple */
+    if (coll >= NCCL_N_TUNED_COLLS)
+      ch.proto = NCCL_PROTO_SIMPLE;
+    if (!ratio[ch.proto])
+      ratio[ch.proto] = g_array_new(FALSE, FALSE, sizeof(double));
+    q = c->predicted_us / (c->point.time_us_median - lat);
+    g_array_append_val(ratio[ch.proto], q);
+  }
+  for (int p = 0; p < NCCL_N_PROTOS; p++)
+    if (ratio[p]) {
+      add_change(changes, "nccl", keys[p], old[p], TRUE,
+                 val_median(ratio[p]), v);
+      g_array_unref(ratio[p]);
+    }
 }
 
 /* The NIC model on the route of a verbs series. */
@@ -612,8 +680,12 @@ char *val_calibration_ini(const TopoSystem *sys, const ValReport *r,
     g_string_append_c(s, '\n');
     if (!v->fitted || !v->predicted)
       continue;
-    if (v->key.probe == VAL_PROBE_NCCL || !v->limit)
-      continue; /* collectives are reported, not calibrated */
+    if (v->key.probe == VAL_PROBE_NCCL) {
+      nccl_changes(sys, r, i, changes);
+      continue;
+    }
+    if (!v->limit)
+      continue;
     if (!val_test_is_latency(v->key.test)) {
       /* Bandwidth: only sweeps that reach the bandwidth regime. */
       /* Staged copies (peer access off) time the driver's staging, not
@@ -641,9 +713,9 @@ char *val_calibration_ini(const TopoSystem *sys, const ValReport *r,
   }
   if (changes->len == 0) {
     g_set_error(error, SIM_ERROR, SIM_ERROR_RANGE,
-                "nothing to calibrate: no bandwidth series reaching 1 MiB and "
-                "no latency series (p2p sm_latency, verbs *_lat) that the "
-                "system predicts");
+                "nothing to calibrate: no bandwidth series reaching 1 MiB, "
+                "no latency series (p2p sm_latency, verbs *_lat) and no "
+                "collective that the system predicts");
     g_string_free(s, TRUE);
     return NULL;
   }
@@ -655,7 +727,9 @@ char *val_calibration_ini(const TopoSystem *sys, const ValReport *r,
     double v = c->ratio ? c->old_value * m : MAX(0.0, c->old_value + m);
 
     if (c->ratio)
-      v = CLAMP(v, 0.01, 2.0);
+      v = CLAMP(v, g_str_equal(c->group, "nccl") ? 0.05 : 0.01, 2.0);
+    else if (g_str_equal(c->key, "latency_us"))
+      v = MIN(v, 1000.0);
     if (i == 0 || !g_str_equal(((Change *)changes->pdata[i - 1])->group,
                                c->group))
       g_string_append_printf(s, "\n[%s]\n", c->group);

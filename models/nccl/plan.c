@@ -27,6 +27,7 @@
 
 #include "models/nccl/nccl_internal.h"
 #include "models/params.h"
+#include "models/registry.h"
 #include "sim/dag.h"
 #include "sim/engine.h"
 #include "sim/transport.h"
@@ -967,6 +968,19 @@ static guint64 slice_bytes(NcclAlgo a, NcclProto p)
   }
 }
 
+/* A calibration's efficiency of the protocol ([nccl] in a model file). */
+static double proto_efficiency(const Plan *pl)
+{
+  const MdlNcclTuning *t =
+      mdl_registry_nccl(topo_system_models(pl->comm->sys));
+
+  switch (pl->proto) {
+  case NCCL_PROTO_LL: return t->ll_efficiency;
+  case NCCL_PROTO_LL128: return t->ll128_efficiency;
+  default: return t->simple_efficiency;
+  }
+}
+
 /* Bandwidth one channel of the algorithm moves per edge, bytes/s. */
 static double channel_cap(const Plan *pl)
 {
@@ -1015,10 +1029,12 @@ gboolean nccl_run(const NcclComm *comm, NcclColl coll, guint64 bytes,
                : choice->proto == NCCL_PROTO_LL128 ? 128.0 / 120.0
                                                    : 1.0;
   pl.slice = slice_bytes(choice->algo, choice->proto);
-  pl.cap_Bps = channel_cap(&pl);
-  pl.base_ps = coll < NCCL_N_TUNED_COLLS
-                   ? us_ps(nccl_base_latency_us(choice->algo, choice->proto))
-                   : 0;
+  pl.cap_Bps = channel_cap(&pl) * proto_efficiency(&pl);
+  pl.base_ps =
+      (coll < NCCL_N_TUNED_COLLS
+           ? us_ps(nccl_base_latency_us(choice->algo, choice->proto))
+           : 0) +
+      us_ps(mdl_registry_nccl(topo_system_models(comm->sys))->latency_us);
   if (coll >= NCCL_N_TUNED_COLLS) {
     ok = plan_p2p(&pl, error);
   } else {

@@ -152,8 +152,9 @@ expect 2 "ifsim: validate: $cal/none.csv: " validate "$cal/none.csv" -t "$cal/h1
 expect 2 "ifsim: validate: $(dirname "$0")/../data/bad/measure/empty.txt" validate "$(dirname "$0")/../data/bad/measure/empty.txt" -t "$cal/h100.ini"
 expect 2 "ifsim: validate: --max-error: 'abc' is not a percentage" validate "$REF/nccl_allreduce_8xH100_sxm_nccltests290.csv" -t "$cal/h100.ini" --max-error abc
 expect 2 "--plot $cal/p.txt: expected a file name ending in .svg or .png" validate "$REF/nccl_allreduce_8xH100_sxm_nccltests290.csv" -t "$cal/h100.ini" --plot "$cal/p.txt"
-# nothing to calibrate in a collective sweep: said, and no file written
-expect 2 "ifsim: calibrate: nothing to calibrate" calibrate "$REF/nccl_allreduce_8xH100_sxm_nccltests290.csv" -t "$cal/h100.ini" -o "$cal/none.ini"
+# nothing the system can predict, so nothing to calibrate: said, and no
+# file written
+expect 2 "ifsim: calibrate: nothing to calibrate" calibrate "$MEAS/perftest_ib_send_lat.txt" -t "$cal/h100.ini" -o "$cal/none.ini"
 if [ -e "$cal/none.ini" ]; then echo "FAIL: calibrate wrote a file it refused"; fails=$((fails + 1)); fi
 # a verbs measurement on a one-server system: no point can be predicted
 expect 2 "verbs runs between two hosts" validate "$MEAS/perftest_ib_write_bw_gbits.txt" -t "$cal/h100.ini"
@@ -162,6 +163,9 @@ contains "$cal/c.ini" "[link pcie5-x16]"
 contains "$cal/c.ini" "efficiency = 0.98"
 expect 0 "efficiency                 = 0.98" models -m "$cal/c.ini" pcie5-x16
 expect 0 "all_reduce_perf" run -t "$cal/h100.ini" -m "$cal/c.ini" -b 1M -e 1G -f 4
+expect 0 "# wrote $cal/n.ini" calibrate "$REF/nccl_allreduce_8xA100_nvlink3_stas00mlengineering.csv" -t "$cal/a100.ini" -o "$cal/n.ini"
+contains "$cal/n.ini" "[nccl]"
+expect 0 "# all points: median |error| 7." validate "$REF/nccl_allreduce_8xA100_nvlink3_stas00mlengineering.csv" -t "$cal/a100.ini" -m "$cal/n.ini"
 expect 0 "# all points: median |error|" validate "$REF/nccl_allreduce_8xH100_sxm_nccltests290.csv" "$MEAS/nccltests_allreduce_8xH100.json" -t "$cal/h100.ini" -m "$cal/c.ini" --csv "$cal/v.csv" --plot "$cal/v.svg" --points
 contains "$cal/v.csv" "probe,test,mode,src,dst,ranks,size_bytes,measured_us,predicted_us,error_pct"
 contains "$cal/v.svg" "<svg"

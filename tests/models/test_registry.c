@@ -86,6 +86,13 @@ START_TEST(test_override_existing)
     ck_assert_double_eq_tol(
         mdl_link_effective_Bps(l, 1 << 20, 0, MDL_OP_WRITE) / eff, 0.8, 1e-9);
   }
+  /* [nccl]: defaults, then a calibration's values. */
+  ck_assert_double_eq(mdl_registry_nccl(r)->simple_efficiency, 1.0);
+  ck_assert_double_eq(mdl_registry_nccl(r)->latency_us, 0.0);
+  ck_assert(load(r, "[nccl]\nll_efficiency = 0.6\nlatency_us = 20\n", &error));
+  ck_assert_double_eq(mdl_registry_nccl(r)->ll_efficiency, 0.6);
+  ck_assert_double_eq(mdl_registry_nccl(r)->ll128_efficiency, 1.0);
+  ck_assert_double_eq(mdl_registry_nccl(r)->latency_us, 20.0);
   ck_assert(load(r, "[nic cx7-ndr]\ngpudirect = false\n", &error));
   ck_assert(!mdl_registry_nic(r, "cx7-ndr")->gpudirect);
   ck_assert_uint_eq(mdl_nic_pcie_crossings(mdl_registry_nic(r, "cx7-ndr")), 2);

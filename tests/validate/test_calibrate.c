@@ -319,6 +319,66 @@ START_TEST(test_carry_over)
 }
 END_TEST
 
+/* 8x A100 AllReduce calibrates NCCL's protocols and launch latency; the
+ * same machine's SendRecv (another collective, another source) is then
+ * predicted better, and the AllReduce itself much better. */
+START_TEST(test_nccl_protocols)
+{
+  g_autoptr(TopoSystem) sys = load("[system]\nserver = dgx-a100\n", NULL);
+  g_autoptr(ValMeasurements) ar =
+      reference("nccl_allreduce_8xA100_nvlink3_stas00mlengineering.csv");
+  g_autoptr(ValMeasurements) sr = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *path = g_build_filename(
+      IFSIM_TEST_DATA_DIR, "reference", "nccl_sendrecv_8xA100_nvlink_liplus.csv",
+      NULL);
+  g_autofree char *text = NULL, *with_ranks = NULL, *ini = NULL,
+                  *tmp = NULL;
+  ValMeasurements *sets[1] = {ar};
+  double before[2], after[2];
+  ValReport r;
+  int fd;
+
+  /* The transcription does not say how many ranks: 8 GPUs, -g 8. */
+  ck_assert(g_file_get_contents(path, &text, NULL, &error));
+  with_ranks = g_strconcat("# ranks = 8\n", text, NULL);
+  sr = val_meas_parse("sendrecv.csv", with_ranks, strlen(with_ranks), &error);
+  ck_assert_msg(sr != NULL, "%s", error ? error->message : "");
+
+  val_report_build(sys, sets, 1, &r);
+  before[0] = r.median_abs_err;
+  ini = val_calibration_ini(sys, &r, NULL, &error);
+  ck_assert_msg(ini != NULL, "%s", error ? error->message : "");
+  val_report_clear(&r);
+  ck_assert_ptr_nonnull(strstr(ini, "\n[nccl]\n"));
+  ck_assert_ptr_nonnull(strstr(ini, "\nsimple_efficiency = 0.9"));
+  ck_assert_ptr_nonnull(strstr(ini, "\nlatency_us = 2"));
+  sets[0] = sr;
+  val_report_build(sys, sets, 1, &r);
+  before[1] = r.median_abs_err;
+  val_report_clear(&r);
+
+  fd = g_file_open_tmp("ifsim-cal-XXXXXX.ini", &tmp, &error);
+  ck_assert_int_ge(fd, 0);
+  close(fd);
+  ck_assert(g_file_set_contents(tmp, ini, -1, &error));
+  {
+    g_autoptr(TopoSystem) cal =
+        load("[system]\nserver = dgx-a100\n", tmp);
+    for (int k = 0; k < 2; k++) {
+      sets[0] = k == 0 ? ar : sr;
+      val_report_build(cal, sets, 1, &r);
+      after[k] = r.median_abs_err;
+      val_report_clear(&r);
+    }
+  }
+  g_unlink(tmp);
+  /* measured: 26% -> 8% on itself, 20% -> 14% on SendRecv */
+  ck_assert_double_lt(after[0], before[0] / 2);
+  ck_assert_double_lt(after[1], before[1] - 0.03);
+}
+END_TEST
+
 Suite *suite_calibrate(void)
 {
   Suite *s = suite_create("calibrate");
@@ -331,6 +391,7 @@ Suite *suite_calibrate(void)
   tcase_add_test(tc, test_calibration_meets_measurement);
   tcase_add_test(tc, test_calibration_nothing);
   tcase_add_test(tc, test_carry_over);
+  tcase_add_test(tc, test_nccl_protocols);
   suite_add_tcase(s, tc);
   return s;
 }
