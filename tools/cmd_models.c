@@ -167,6 +167,12 @@ static gboolean print_detail(const MdlRegistry *r, const char *name,
   const MdlSwitch *s = mdl_registry_switch(r, name);
   const MdlNic *n = mdl_registry_nic(r, name);
 
+  if (g_str_equal(name, "nccl")) {
+    const MdlParamSpec *t[] = {mdl_nccl_params, NULL};
+    printf("[nccl]\n");
+    print_params(t, mdl_registry_nccl(r));
+    return TRUE;
+  }
   if (!l && !s && !n) {
     g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
                 "no model named '%s' (run 'ifsim models' for the list)", name);
@@ -198,15 +204,17 @@ int cli_cmd_models(int argc, char **argv)
   g_auto(GStrv) names = NULL;
   GOptionEntry entries[] = {
       {"models", 'm', 0, G_OPTION_ARG_FILENAME_ARRAY, &model_files,
-       "Apply a model file ([link], [switch], [nic] groups); repeatable",
+       "Apply a model file ([link], [switch], [nic], [nccl] groups); "
+       "repeatable",
        "FILE"},
       {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_STRING_ARRAY, &names, NULL, NULL},
       G_OPTION_ENTRY_NULL};
   g_autoptr(GOptionContext) ctx = cli_context_new(
       "[NAME...]", "List the link, switch and NIC models and what they derive.",
       "With NAMEs, prints every parameter of those models and the effective "
-      "bandwidth of writes, reads and sends by size.\nParameters and their "
-      "sources: docs/models.md.");
+      "bandwidth of writes, reads and sends by size; 'nccl' prints the [nccl] "
+      "group (protocol efficiencies a calibration sets).\nParameters and "
+      "their sources: docs/models.md.");
   g_autoptr(MdlRegistry) r = NULL;
   g_autoptr(GError) error = NULL;
   int status = CLI_EXIT_USAGE;
@@ -225,6 +233,13 @@ int cli_cmd_models(int argc, char **argv)
     print_link_table(r);
     print_switch_table(r);
     print_nic_table(r);
+    {
+      const MdlNcclTuning *t = mdl_registry_nccl(r);
+      printf("\nNCCL ([nccl], 'ifsim models nccl'): protocol efficiency LL "
+             "%g, LL128 %g, Simple %g; launch latency +%g us\n",
+             t->ll_efficiency, t->ll128_efficiency, t->simple_efficiency,
+             t->latency_us);
+    }
     return CLI_EXIT_OK;
   }
   for (guint i = 0; names[i]; i++) {
