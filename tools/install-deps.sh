@@ -8,12 +8,15 @@
 #   tests:   check libsubunit-dev
 #   plots:   gnuplot-nox (used at run time by `ifsim plot`)
 #   probes:  libibverbs-dev (RDMA probes; CUDA comes from the CUDA toolkit,
-#            /usr/local/cuda, which is not a Debian package)
+#            /usr/local/cuda, which is not a Debian package); libopenmpi-dev
+#            (MPI headers and library: `ifsim-probe nccl --mpi`, one rank
+#            per process across hosts) and openmpi-bin (mpirun, to launch
+#            it and for its test)
 set -eu
 
 packages="build-essential cmake pkg-config libglib2.0-dev libcsv-dev
 libjson-glib-dev check
-libsubunit-dev gnuplot-nox libibverbs-dev"
+libsubunit-dev gnuplot-nox libibverbs-dev libopenmpi-dev openmpi-bin"
 
 missing=""
 for p in $packages; do

@@ -60,10 +60,11 @@ GArray *probe_sweep_sizes(const ProbeSweep *s);
 int probe_fail(const char *name, const GError *error);
 /* "ifsim-probe: NAME: WHY (skipped)" on stderr; PROBE_EXIT_NO_DEVICE. */
 int probe_no_device(const char *name, const char *why);
+/* Keeps the command line as typed (main calls it before any parsing). */
+void probe_set_command(int argc, char **argv);
 /* Header keys every probe sets: source ("ifsim-probe NAME"), command (the
- * argv), host, date (UTC, ISO 8601), ifsim version. */
-void probe_describe_run(ValMeasurements *m, const char *name, int argc,
-                        char **argv);
+ * whole command line), host, date (UTC, ISO 8601), ifsim version. */
+void probe_describe_run(ValMeasurements *m, const char *name);
 /* Writes m where the sweep says; returns the exit status. */
 int probe_finish(const char *name, const ValMeasurements *m,
                  const ProbeSweep *s);

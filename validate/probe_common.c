@@ -165,20 +165,33 @@ int probe_no_device(const char *name, const char *why)
   return PROBE_EXIT_NO_DEVICE;
 }
 
-void probe_describe_run(ValMeasurements *m, const char *name, int argc,
-                        char **argv)
+/* The command line as typed, before option parsing takes options out. */
+static char *probe_command;
+
+void probe_set_command(int argc, char **argv)
+{
+  GString *cmd = g_string_new("ifsim-probe");
+
+  for (int i = 1; i < argc; i++) {
+    /* Plain words as they are; quoted only when the shell needs it. */
+    static const char special[] = " \t\n'\"\\$`*?[]{}()<>|&;#~";
+    g_autofree char *q = g_shell_quote(argv[i]);
+    gboolean plain = argv[i][0] != '\0' && !strpbrk(argv[i], special);
+
+    g_string_append_printf(cmd, " %s", plain ? argv[i] : q);
+  }
+  g_free(probe_command);
+  probe_command = g_string_free(cmd, FALSE);
+}
+
+void probe_describe_run(ValMeasurements *m, const char *name)
 {
   g_autofree char *source = g_strdup_printf("ifsim-probe %s", name);
-  g_autoptr(GString) cmd = g_string_new("ifsim-probe");
   g_autoptr(GDateTime) now = g_date_time_new_now_utc();
   g_autofree char *date = g_date_time_format_iso8601(now);
 
-  for (int i = 0; i < argc; i++) {
-    g_autofree char *q = g_shell_quote(argv[i]);
-    g_string_append_printf(cmd, " %s", q);
-  }
   val_meas_set(m, "source", source);
-  val_meas_set(m, "command", cmd->str);
+  val_meas_set(m, "command", probe_command ? probe_command : source);
   val_meas_set(m, "host", g_get_host_name());
   val_meas_set(m, "date", date);
   val_meas_set(m, "ifsim", IFSIM_VERSION);

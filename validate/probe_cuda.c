@@ -132,7 +132,8 @@ enum { HD_H2D, HD_D2H, HD_BIDIR, HD_LATENCY_H2D, HD_LATENCY_D2H };
 #define PROBE_GATE_TIMEOUT_NS 50000000ull
 /* The pointer chase: a random cycle through a buffer larger than any GPU's
  * L2 (H100/H200: 50 MB), one node per 256-byte sector group, and this many
- * dependent loads per kernel. */
+ * dependent loads per kernel; successive kernels continue the walk, so the
+ * default 5 + 20 repetitions visit 250,000 of the 262,144 nodes once. */
 #define PROBE_CHASE_BYTES (64 * PROBE_MIB)
 #define PROBE_CHASE_STRIDE 256
 #define PROBE_CHASE_ACCESSES 10000
@@ -257,7 +258,8 @@ typedef struct {
   ValMeasurements *m;
   int *gate;              /* pinned host: [0] open, [1] timed out */
   volatile int *gate_dev; /* the same, as the device sees it */
-  gboolean gate_warned;
+  guint gate_opened; /* timed repetitions of the current point whose gate
+                        opened by itself */
   double *us; /* sweep->iters samples */
   ProbeGpu *gpus;
   int ngpus;
@@ -386,7 +388,10 @@ static gboolean probe_gpu_setup(ProbeGpu *g, int dev, guint nbuf,
         !PROBE_CUDA(cudaMemset(g->buf[i], i + 1, bytes)))
       return FALSE;
   }
-  return !ring || probe_gpu_make_ring(g, error);
+  /* The memset and a pageable cudaMemcpy may still be in flight when they
+   * return, and the probe's streams do not wait for the null stream. */
+  return (!ring || probe_gpu_make_ring(g, error)) &&
+         PROBE_CUDA(cudaDeviceSynchronize());
 }
 
 static void probe_cuda_clear(ProbeCuda *pc)
@@ -410,8 +415,7 @@ static void probe_cuda_clear(ProbeCuda *pc)
  * the chase ring when `ring`) on GPU `only` or, when it is -1, on all, and
  * the gate. */
 static gboolean probe_cuda_setup(ProbeCuda *pc, int ngpus, int only,
-                                 guint nbuf, gboolean ring, int argc,
-                                 char **argv, GError **error)
+                                 guint nbuf, gboolean ring, GError **error)
 {
   pc->sizes = probe_sweep_sizes(pc->sweep);
   pc->m = val_meas_new();
@@ -423,7 +427,7 @@ static gboolean probe_cuda_setup(ProbeCuda *pc, int ngpus, int only,
     return FALSE;
   }
   probe_gpu_describe(pc->m, ngpus);
-  probe_describe_run(pc->m, pc->probe, argc, argv);
+  probe_describe_run(pc->m, pc->probe);
   pc->gpus = g_new0(ProbeGpu, ngpus);
   pc->ngpus = ngpus;
   for (int d = 0; d < ngpus; d++)
@@ -511,13 +515,8 @@ static gboolean probe_rep(ProbeCuda *pc, const ProbeLane *lanes,
   if (!PROBE_CUDA(cudaEventSynchronize(g0->stop)) ||
       !PROBE_CUDA(cudaEventElapsedTime(ms, g0->start, g0->stop)))
     return FALSE;
-  if (gate && timed && g_atomic_int_get(&pc->gate[1]) && !pc->gate_warned) {
-    fprintf(stderr,
-            "ifsim-probe: %s: warning: the host took over %.0f ms to "
-            "enqueue a batch; such times include the enqueueing\n",
-            pc->probe, PROBE_GATE_TIMEOUT_NS / 1e6);
-    pc->gate_warned = TRUE;
-  }
+  if (gate && timed && g_atomic_int_get(&pc->gate[1]))
+    pc->gate_opened++;
   return TRUE;
 }
 
@@ -531,6 +530,7 @@ static gboolean probe_time(ProbeCuda *pc, const ProbeLane *lanes,
   const ProbeSweep *s = pc->sweep;
   guint64 ops;
 
+  pc->gate_opened = 0;
   for (guint64 r = 0; r < s->warmup + s->iters; r++) {
     float ms = 0;
     gboolean ok = probe_rep(pc, lanes, nlanes, batch, gate,
@@ -542,6 +542,15 @@ static gboolean probe_time(ProbeCuda *pc, const ProbeLane *lanes,
     if (r >= s->warmup)
       pc->us[r - s->warmup] = ms * 1e3 / ((double)batch * per_op);
   }
+  /* Said for every point it touches: those times include the host's
+   * enqueueing (a staged copy waits for the stream on the host). */
+  if (pc->gate_opened > 0)
+    fprintf(stderr,
+            "ifsim-probe: %s: warning: %s %s %s->%s %" G_GUINT64_FORMAT
+            " B: in %u of %" G_GUINT64_FORMAT " repetitions the host took "
+            "over %.0f ms to enqueue; their times include the enqueueing\n",
+            pc->probe, p->test, p->mode, p->src, p->dst, p->size_bytes,
+            pc->gate_opened, s->iters, PROBE_GATE_TIMEOUT_NS / 1e6);
   val_point_set_times(p, pc->us, (guint)s->iters);
   ops = s->iters * batch * per_op;
   p->iterations = (guint32)MIN(ops, G_MAXUINT32);
@@ -641,7 +650,13 @@ static gboolean probe_p2p_pair(ProbeCuda *pc, ProbeGpu *gs, ProbeGpu *gd,
       if (!sm)
         break;
       probe_point_init(&p, pc->kind, test, mode, src, dst, sizeof(void *));
-      ok = probe_time(pc, &chase, 1, 1, PROBE_CHASE_ACCESSES, TRUE, &p,
+      /* Each launch goes on from where the last one stopped (a NULL sink
+       * starts at ring_start), so the repetitions walk new nodes of a
+       * ring larger than L2 instead of the same ones from the cache. */
+      ok = PROBE_CUDA(cudaSetDevice(gs->dev)) &&
+           PROBE_CUDA(cudaMemset(gs->sink, 0, sizeof(void *))) &&
+           PROBE_CUDA(cudaDeviceSynchronize()) &&
+           probe_time(pc, &chase, 1, 1, PROBE_CHASE_ACCESSES, TRUE, &p,
                       error);
       if (ok)
         val_meas_add(pc->m, &p);
@@ -794,6 +809,11 @@ static gboolean probe_hostdev_gpu(ProbeCuda *pc, ProbeGpu *g,
 
       if (!(mask & (1u << t)))
         continue;
+      /* Copies with pageable memory are synchronous with the host (CUDA's
+       * "API synchronization behavior"): two directions would run one
+       * after the other, not at once. */
+      if (t == HD_BIDIR && m == 1)
+        continue;
       lanes[0] = to_dev ? h2d : d2h;
       if (t == HD_BIDIR) {
         lanes[1] = d2h;
@@ -877,8 +897,7 @@ int val_probe_p2p(int argc, char **argv)
                     .latency_max = latency_bytes};
     gboolean ring = (mask & (1u << P2P_SM_LATENCY)) != 0;
 
-    if (probe_cuda_setup(&pc, count, -1, count == 1 ? 4 : 2, ring, argc,
-                         argv, &error) &&
+    if (probe_cuda_setup(&pc, count, -1, count == 1 ? 4 : 2, ring, &error) &&
         probe_p2p_all(&pc, mask, &error))
       status = probe_finish("p2p", pc.m, &sweep);
     else
@@ -946,7 +965,7 @@ int val_probe_hostdev(int argc, char **argv)
     ProbeCuda pc = {.probe = "hostdev", .kind = VAL_PROBE_HOSTDEV,
                     .sweep = &sweep, .latency_max = latency_bytes};
     ProbeHostBufs host = {{NULL, NULL}, {NULL, NULL}};
-    gboolean ok = probe_cuda_setup(&pc, count, only, 2, FALSE, argc, argv,
+    gboolean ok = probe_cuda_setup(&pc, count, only, 2, FALSE,
                                    &error);
 
     ok = ok && probe_host_bufs_setup(&host, sweep.max_bytes, &error);

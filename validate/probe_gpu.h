@@ -1,7 +1,8 @@
 /* What the GPU probes share (internal to validate/): finding the GPUs,
  * describing them in the header block, and turning a failed CUDA call into
  * a GError.  Defined in validate/probe_devices.c (detection) and
- * validate/probe_cuda.c (the rest). */
+ * validate/probe_cuda.c (the rest); the `nccl` part at the end in
+ * validate/probe_nccl.c and validate/probe_nccl_mpi.c. */
 #ifndef VALIDATE_PROBE_GPU_H
 #define VALIDATE_PROBE_GPU_H
 
@@ -12,6 +13,9 @@
 
 #if IFSIM_HAVE_CUDA
 #include <cuda_runtime_api.h>
+#endif
+#if IFSIM_HAVE_NCCL
+#include <nccl.h>
 #endif
 
 /* The number of CUDA GPUs this process can use.  0 when there is none, the
@@ -49,6 +53,73 @@ gboolean probe_cuda_ok(cudaError_t rc, const char *expr, GError **error);
  * /proc/driver/nvidia/version is readable), cuda_runtime, nccl (when built
  * with NCCL).  `count` GPUs, as probe_gpu_count found them. */
 void probe_gpu_describe(ValMeasurements *m, int count);
+#endif
+
+#if IFSIM_HAVE_NCCL
+/* --- `nccl`: one process (validate/probe_nccl.c) or one rank per MPI
+ * process (validate/probe_nccl_mpi.c) share what follows. */
+
+/* The ranks this process drives in one communicator of n ranks: local rank
+ * l is communicator rank first + l, on GPU devs[l], with comms[l],
+ * streams[l], ...  One process: nlocal = n, first = 0, devs 0 to n-1.  MPI:
+ * nlocal = 1.  Handles are NULL until created. */
+typedef struct {
+  int n, nlocal, first;
+  int *devs;
+  ncclComm_t *comms;
+  cudaStream_t *streams;
+  cudaEvent_t *start, *stop;
+  char **send, **recv; /* max_bytes each */
+  double *us;          /* --batches samples */
+  gboolean failed;     /* abort the communicators rather than destroy */
+  /* Set by a multi-process run, NULL in one process: barrier() before the
+   * first timed batch of a point, so that no rank starts its clock while
+   * another is still in the warm-up; slowest(ms) returns the largest of
+   * every process's ms (each calls it once per batch).  Neither returns on
+   * failure. */
+  void (*barrier)(void);
+  double (*slowest)(double ms);
+} ProbeNccl;
+
+/* What `nccl` measures: from its options, the same in every process. */
+typedef struct {
+  const ProbeSweep *sweep;
+  guint batches; /* --batches, at least 1 */
+  guint32 mask;  /* bit i: collective i, in the order of -c all */
+} ProbeNcclPlan;
+
+/* TRUE when rc is ncclSuccess; otherwise sets *error to "CALL: message",
+ * CALL being `expr` up to its first '(' (as probe_cuda_ok). */
+gboolean probe_nccl_ok(ncclResult_t rc, const char *expr, GError **error);
+
+/* Streams, events and two zeroed buffers of plan->sweep->max_bytes on each
+ * of devs[0 .. nlocal-1] (copied), for ranks first to first+nlocal-1 of n;
+ * not the communicators, which the caller creates into pn->comms.  FALSE on
+ * a failed CUDA call, pn then half-built: probe_nccl_clear frees it. */
+gboolean probe_nccl_setup(ProbeNccl *pn, int n, int nlocal, int first,
+                          const int *devs, const ProbeNcclPlan *plan,
+                          GError **error);
+/* Destroys (or, after pn->failed, aborts) the communicators and frees the
+ * rest; pn can be set up again. */
+void probe_nccl_clear(ProbeNccl *pn);
+
+/* The header keys of a `nccl` run: probe_gpu_describe(m, gpus), the run
+ * (probe_describe_run) and nccl.type, nccl.op, nccl.root. */
+void probe_nccl_describe(ValMeasurements *m, int gpus);
+
+/* Every selected collective, size and placement, as points into m; every
+ * process of a multi-process run makes the same calls in the same order.
+ * FALSE on the first failed CUDA or NCCL call. */
+gboolean probe_nccl_run(ProbeNccl *pn, const ProbeNcclPlan *plan,
+                        ValMeasurements *m, GError **error);
+#endif
+
+#if IFSIM_HAVE_NCCL && IFSIM_HAVE_MPI
+/* `ifsim-probe nccl --mpi` once the options are read; see validate/probe_nccl_mpi.c.  Initialises and
+ * finalises MPI; returns the exit status, the same on every rank, or does
+ * not return (MPI_Abort of every rank) after a failure some ranks cannot
+ * see. */
+int probe_nccl_mpi(const ProbeNcclPlan *plan);
 #endif
 
 #endif /* VALIDATE_PROBE_GPU_H */

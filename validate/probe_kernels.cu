@@ -86,7 +86,9 @@ extern "C" cudaError_t probe_kernel_gate(volatile int *gate,
 static __global__ void probe_chase_kernel(void *const *ring,
                                           unsigned int accesses, void **sink)
 {
-  void *const volatile *p = (void *const volatile *)ring;
+  /* Go on from the previous walk's last node, if there was one. */
+  void *const volatile *p =
+      (void *const volatile *)(*sink ? (void *const *)*sink : ring);
 
   for (unsigned int i = 0; i < accesses; i++)
     p = (void *const volatile *)*p;

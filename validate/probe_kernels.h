@@ -40,10 +40,10 @@ cudaError_t probe_kernel_gate(volatile int *gate,
                               cudaStream_t stream);
 
 /* Pointer chase: one thread follows `accesses` dependent 8-byte volatile
- * loads from ring (each element holds the address of the next; a cycle),
- * so each load waits for the previous one's full round trip.  The last
- * address is stored to *sink (device memory) so that nothing is optimised
- * away. */
+ * loads (each element holds the address of the next; a cycle), so each
+ * load waits for the previous one's full round trip.  It starts at *sink
+ * (device memory) when that is not NULL, else at ring, and stores its last
+ * address to *sink: successive launches continue one walk. */
 cudaError_t probe_kernel_chase(void *const *ring, unsigned int accesses,
                                void **sink, cudaStream_t stream);
 

@@ -40,6 +40,7 @@ int main(int argc, char **argv)
     probe_usage(stdout);
     return PROBE_EXIT_OK;
   }
+  probe_set_command(argc, argv);
   for (size_t i = 0; i < G_N_ELEMENTS(probe_commands); i++) {
     const ProbeCommand *c = &probe_commands[i];
     if (strcmp(argv[1], c->name) != 0)

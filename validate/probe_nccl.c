@@ -27,8 +27,11 @@
  * (PERFORMANCE.md): allreduce 2(n-1)/n; allgather, reducescatter,
  * alltoall (n-1)/n; broadcast, reduce, sendrecv 1.
  *
- * Several processes (MPI) are not supported: the probe measures the GPUs
- * one process sees. */
+ * With --mpi the same sweep runs with one rank per MPI process, across
+ * hosts (validate/probe_nccl_mpi.c): the setup, the run and the timing below
+ * are shared, a process driving ranks first to first+nlocal-1 of n
+ * (ProbeNccl in validate/probe_gpu.h; here all n, there one), and the
+ * slowest rank of a batch found over every process. */
 #include <stdio.h>
 #include <string.h>
 
@@ -88,19 +91,7 @@ static gboolean probe_nccl_parse_coll(const char *text, guint32 *mask,
 
 #if IFSIM_HAVE_NCCL
 
-/* Per-rank resources; handles NULL until created. */
-typedef struct {
-  int n;
-  ncclComm_t *comms;
-  cudaStream_t *streams;
-  cudaEvent_t *start, *stop;
-  char **send, **recv; /* max_bytes each */
-  double *us;          /* --batches samples */
-  gboolean failed;     /* abort the communicators rather than destroy */
-} ProbeNccl;
-
-static gboolean probe_nccl_ok(ncclResult_t rc, const char *expr,
-                              GError **error)
+gboolean probe_nccl_ok(ncclResult_t rc, const char *expr, GError **error)
 {
   if (rc == ncclSuccess)
     return TRUE;
@@ -112,29 +103,30 @@ static gboolean probe_nccl_ok(ncclResult_t rc, const char *expr,
 #define PROBE_CUDA(call) probe_cuda_ok((call), #call, error)
 #define PROBE_NCCL(call) probe_nccl_ok((call), #call, error)
 
-static void probe_nccl_clear(ProbeNccl *pn)
+void probe_nccl_clear(ProbeNccl *pn)
 {
-  for (int r = 0; r < pn->n; r++) {
-    if (pn->comms && pn->comms[r]) {
+  for (int l = 0; l < pn->nlocal; l++) {
+    if (pn->comms && pn->comms[l]) {
       if (pn->failed)
-        ncclCommAbort(pn->comms[r]);
+        ncclCommAbort(pn->comms[l]);
       else
-        ncclCommDestroy(pn->comms[r]);
+        ncclCommDestroy(pn->comms[l]);
     }
-    if (cudaSetDevice(r) != cudaSuccess)
+    if (!pn->devs || cudaSetDevice(pn->devs[l]) != cudaSuccess)
       continue;
-    if (pn->streams && pn->streams[r])
-      cudaStreamDestroy(pn->streams[r]);
-    if (pn->start && pn->start[r])
-      cudaEventDestroy(pn->start[r]);
-    if (pn->stop && pn->stop[r])
-      cudaEventDestroy(pn->stop[r]);
-    if (pn->send && pn->send[r])
-      cudaFree(pn->send[r]);
-    if (pn->recv && pn->recv[r])
-      cudaFree(pn->recv[r]);
+    if (pn->streams && pn->streams[l])
+      cudaStreamDestroy(pn->streams[l]);
+    if (pn->start && pn->start[l])
+      cudaEventDestroy(pn->start[l]);
+    if (pn->stop && pn->stop[l])
+      cudaEventDestroy(pn->stop[l]);
+    if (pn->send && pn->send[l])
+      cudaFree(pn->send[l]);
+    if (pn->recv && pn->recv[l])
+      cudaFree(pn->recv[l]);
   }
   cudaGetLastError();
+  g_clear_pointer(&pn->devs, g_free);
   g_clear_pointer(&pn->comms, g_free);
   g_clear_pointer(&pn->streams, g_free);
   g_clear_pointer(&pn->start, g_free);
@@ -142,7 +134,8 @@ static void probe_nccl_clear(ProbeNccl *pn)
   g_clear_pointer(&pn->send, g_free);
   g_clear_pointer(&pn->recv, g_free);
   g_clear_pointer(&pn->us, g_free);
-  pn->n = 0;
+  pn->n = pn->nlocal = pn->first = 0;
+  pn->failed = FALSE;
 }
 
 static gboolean probe_nccl_alloc(char **ptr, guint64 bytes, int dev,
@@ -160,36 +153,46 @@ static gboolean probe_nccl_alloc(char **ptr, guint64 bytes, int dev,
   return FALSE;
 }
 
-/* Communicators, streams, events and buffers on GPUs 0 to n-1. */
-static gboolean probe_nccl_setup(ProbeNccl *pn, int n, guint64 bytes,
-                                 guint batches, GError **error)
+gboolean probe_nccl_setup(ProbeNccl *pn, int n, int nlocal, int first,
+                          const int *devs, const ProbeNcclPlan *plan,
+                          GError **error)
 {
-  g_autofree int *devs = g_new(int, n);
+  guint64 bytes = plan->sweep->max_bytes;
 
+  g_assert(nlocal >= 1 && first >= 0 && first + nlocal <= n);
   pn->n = n;
-  pn->comms = g_new0(ncclComm_t, n);
-  pn->streams = g_new0(cudaStream_t, n);
-  pn->start = g_new0(cudaEvent_t, n);
-  pn->stop = g_new0(cudaEvent_t, n);
-  pn->send = g_new0(char *, n);
-  pn->recv = g_new0(char *, n);
-  pn->us = g_new(double, batches);
-  for (int r = 0; r < n; r++) {
-    devs[r] = r;
-    if (!PROBE_CUDA(cudaSetDevice(r)) ||
-        !PROBE_CUDA(cudaStreamCreateWithFlags(&pn->streams[r],
+  pn->nlocal = nlocal;
+  pn->first = first;
+  pn->devs = g_memdup2(devs, sizeof(int) * (gsize)nlocal);
+  pn->comms = g_new0(ncclComm_t, nlocal);
+  pn->streams = g_new0(cudaStream_t, nlocal);
+  pn->start = g_new0(cudaEvent_t, nlocal);
+  pn->stop = g_new0(cudaEvent_t, nlocal);
+  pn->send = g_new0(char *, nlocal);
+  pn->recv = g_new0(char *, nlocal);
+  pn->us = g_new(double, plan->batches);
+  for (int l = 0; l < nlocal; l++) {
+    int d = devs[l];
+
+    if (!PROBE_CUDA(cudaSetDevice(d)) ||
+        !PROBE_CUDA(cudaStreamCreateWithFlags(&pn->streams[l],
                                               cudaStreamNonBlocking)) ||
-        !PROBE_CUDA(cudaEventCreate(&pn->start[r])) ||
-        !PROBE_CUDA(cudaEventCreate(&pn->stop[r])) ||
-        !probe_nccl_alloc(&pn->send[r], bytes, r, error) ||
-        !probe_nccl_alloc(&pn->recv[r], bytes, r, error))
+        !PROBE_CUDA(cudaEventCreate(&pn->start[l])) ||
+        !PROBE_CUDA(cudaEventCreate(&pn->stop[l])) ||
+        !probe_nccl_alloc(&pn->send[l], bytes, d, error) ||
+        !probe_nccl_alloc(&pn->recv[l], bytes, d, error))
       return FALSE;
   }
-  if (!PROBE_NCCL(ncclCommInitAll(pn->comms, n, devs))) {
-    memset(pn->comms, 0, sizeof(ncclComm_t) * (gsize)n);
-    return FALSE;
-  }
   return TRUE;
+}
+
+void probe_nccl_describe(ValMeasurements *m, int gpus)
+{
+  probe_gpu_describe(m, gpus);
+  probe_describe_run(m, "nccl");
+  val_meas_set(m, "nccl.type", "float");
+  val_meas_set(m, "nccl.op", "sum");
+  val_meas_set(m, "nccl.root", "0");
 }
 
 /* nccl-tests' GetCollByteCount: the count passed to NCCL (per peer for
@@ -228,16 +231,16 @@ static double probe_nccl_busfactor(guint coll, int n)
   }
 }
 
-/* One rank's part of one operation (inside the caller's group). */
+/* Local rank l's part of one operation (inside the caller's group). */
 static gboolean probe_nccl_rank(const ProbeNccl *pn, guint coll,
-                                gboolean ip, size_t param, int r,
+                                gboolean ip, size_t param, int l,
                                 GError **error)
 {
-  ncclComm_t comm = pn->comms[r];
-  cudaStream_t st = pn->streams[r];
-  char *send = pn->send[r], *recv = pn->recv[r];
+  ncclComm_t comm = pn->comms[l];
+  cudaStream_t st = pn->streams[l];
+  char *send = pn->send[l], *recv = pn->recv[l];
   size_t chunk = param * sizeof(float);
-  int n = pn->n;
+  int n = pn->n, r = pn->first + l;
 
   if (ip) {
     /* nccl-tests' in-place buffers: the rank's slice of the output for
@@ -285,7 +288,7 @@ static gboolean probe_nccl_rank(const ProbeNccl *pn, guint coll,
   }
 }
 
-/* One operation over every rank: one group. */
+/* One operation over this process's ranks: one group. */
 static gboolean probe_nccl_op(const ProbeNccl *pn, guint coll, gboolean ip,
                               size_t param, GError **error)
 {
@@ -294,8 +297,8 @@ static gboolean probe_nccl_op(const ProbeNccl *pn, guint coll, gboolean ip,
   if (!PROBE_NCCL(ncclGroupStart()))
     return FALSE;
   ok = TRUE;
-  for (int r = 0; ok && r < pn->n; r++)
-    ok = probe_nccl_rank(pn, coll, ip, param, r, error);
+  for (int l = 0; ok && l < pn->nlocal; l++)
+    ok = probe_nccl_rank(pn, coll, ip, param, l, error);
   /* The group is ended even after a failed call, or NCCL stays in it. */
   if (ok)
     return PROBE_NCCL(ncclGroupEnd());
@@ -305,19 +308,31 @@ static gboolean probe_nccl_op(const ProbeNccl *pn, guint coll, gboolean ip,
 
 static gboolean probe_nccl_sync(const ProbeNccl *pn, GError **error)
 {
-  for (int r = 0; r < pn->n; r++)
-    if (!PROBE_CUDA(cudaSetDevice(r)) ||
-        !PROBE_CUDA(cudaStreamSynchronize(pn->streams[r])))
+  for (int l = 0; l < pn->nlocal; l++)
+    if (!PROBE_CUDA(cudaSetDevice(pn->devs[l])) ||
+        !PROBE_CUDA(cudaStreamSynchronize(pn->streams[l])))
+      return FALSE;
+  return TRUE;
+}
+
+/* Records `ev` (start or stop) on every local rank's stream. */
+static gboolean probe_nccl_record(const ProbeNccl *pn, cudaEvent_t *ev,
+                                  GError **error)
+{
+  for (int l = 0; l < pn->nlocal; l++)
+    if (!PROBE_CUDA(cudaSetDevice(pn->devs[l])) ||
+        !PROBE_CUDA(cudaEventRecord(ev[l], pn->streams[l])))
       return FALSE;
   return TRUE;
 }
 
 /* -w untimed operations, then --batches batches of -n: the time of one
  * operation into p (see the top of the file). */
-static gboolean probe_nccl_time(ProbeNccl *pn, const ProbeSweep *s,
-                                guint batches, guint coll, gboolean ip,
-                                size_t param, ValPoint *p, GError **error)
+static gboolean probe_nccl_time(ProbeNccl *pn, const ProbeNcclPlan *plan,
+                                guint coll, gboolean ip, size_t param,
+                                ValPoint *p, GError **error)
 {
+  const ProbeSweep *s = plan->sweep;
   guint64 ops;
 
   for (guint64 i = 0; i < s->warmup; i++)
@@ -325,42 +340,42 @@ static gboolean probe_nccl_time(ProbeNccl *pn, const ProbeSweep *s,
       return FALSE;
   if (!probe_nccl_sync(pn, error))
     return FALSE;
-  for (guint b = 0; b < batches; b++) {
+  if (pn->barrier)
+    pn->barrier();
+  for (guint b = 0; b < plan->batches; b++) {
     double slowest = 0;
 
-    for (int r = 0; r < pn->n; r++)
-      if (!PROBE_CUDA(cudaSetDevice(r)) ||
-          !PROBE_CUDA(cudaEventRecord(pn->start[r], pn->streams[r])))
-        return FALSE;
+    if (!probe_nccl_record(pn, pn->start, error))
+      return FALSE;
     for (guint64 i = 0; i < s->iters; i++)
       if (!probe_nccl_op(pn, coll, ip, param, error))
         return FALSE;
-    for (int r = 0; r < pn->n; r++)
-      if (!PROBE_CUDA(cudaSetDevice(r)) ||
-          !PROBE_CUDA(cudaEventRecord(pn->stop[r], pn->streams[r])))
-        return FALSE;
-    for (int r = 0; r < pn->n; r++) {
+    if (!probe_nccl_record(pn, pn->stop, error))
+      return FALSE;
+    for (int l = 0; l < pn->nlocal; l++) {
       float ms = 0;
-      if (!PROBE_CUDA(cudaEventSynchronize(pn->stop[r])) ||
-          !PROBE_CUDA(cudaEventElapsedTime(&ms, pn->start[r], pn->stop[r])))
+      if (!PROBE_CUDA(cudaEventSynchronize(pn->stop[l])) ||
+          !PROBE_CUDA(cudaEventElapsedTime(&ms, pn->start[l], pn->stop[l])))
         return FALSE;
       slowest = MAX(slowest, (double)ms);
     }
+    /* The other processes' ranks: also what keeps them in step, as the
+     * next batch starts only after every process has ended this one. */
+    if (pn->slowest)
+      slowest = pn->slowest(slowest);
     pn->us[b] = slowest * 1e3 / (double)s->iters;
   }
-  val_point_set_times(p, pn->us, batches);
-  ops = s->iters * batches;
+  val_point_set_times(p, pn->us, plan->batches);
+  ops = s->iters * plan->batches;
   p->iterations = (guint32)MIN(ops, G_MAXUINT32);
   return TRUE;
 }
 
-/* Every selected collective, size and placement, into m. */
-static gboolean probe_nccl_run(ProbeNccl *pn, const ProbeSweep *s,
-                               guint batches, guint32 mask,
-                               ValMeasurements *m, GError **error)
+gboolean probe_nccl_run(ProbeNccl *pn, const ProbeNcclPlan *plan,
+                        ValMeasurements *m, GError **error)
 {
   static const char *const modes[] = {"oop", "ip"};
-  g_autoptr(GArray) sizes = probe_sweep_sizes(s);
+  g_autoptr(GArray) sizes = probe_sweep_sizes(plan->sweep);
   char ranks[32];
 
   if (pn->n == 1)
@@ -368,7 +383,7 @@ static gboolean probe_nccl_run(ProbeNccl *pn, const ProbeSweep *s,
   else
     g_snprintf(ranks, sizeof(ranks), "0-%d", pn->n - 1);
   for (guint c = 0; probe_nccl_colls[c]; c++) {
-    if (!(mask & (1u << c)))
+    if (!(plan->mask & (1u << c)))
       continue;
     for (guint i = 0; i < sizes->len; i++) {
       size_t count = g_array_index(sizes, guint64, i) / sizeof(float);
@@ -389,7 +404,7 @@ static gboolean probe_nccl_run(ProbeNccl *pn, const ProbeSweep *s,
         g_strlcpy(p.dst, ranks, sizeof(p.dst));
         p.ranks = (guint32)pn->n;
         p.size_bytes = reported;
-        if (!probe_nccl_time(pn, s, batches, c, md == 1, param, &p, error))
+        if (!probe_nccl_time(pn, plan, c, md == 1, param, &p, error))
           return FALSE;
         p.bw_GBps = (double)reported / (p.time_us_median * 1e3);
         p.busbw_GBps = p.bw_GBps * probe_nccl_busfactor(c, pn->n);
@@ -404,12 +419,51 @@ static gboolean probe_nccl_run(ProbeNccl *pn, const ProbeSweep *s,
   return TRUE;
 }
 
+/* One process: communicators on GPUs 0 to n-1 from ncclCommInitAll. */
+static int probe_nccl_local(const ProbeNcclPlan *plan, int n, int gpus)
+{
+  ProbeNccl pn = {0};
+  g_autoptr(ValMeasurements) m = val_meas_new();
+  g_autoptr(GError) error = NULL;
+  g_autofree int *devs = g_new(int, n);
+  gboolean ok;
+  int status;
+
+  for (int r = 0; r < n; r++)
+    devs[r] = r;
+  probe_nccl_describe(m, gpus);
+  ok = probe_nccl_setup(&pn, n, n, 0, devs, plan, &error);
+  if (ok && !probe_nccl_ok(ncclCommInitAll(pn.comms, n, devs),
+                           "ncclCommInitAll", &error)) {
+    memset(pn.comms, 0, sizeof(ncclComm_t) * (gsize)n);
+    ok = FALSE;
+  }
+  if (ok && probe_nccl_run(&pn, plan, m, &error)) {
+    status = probe_finish("nccl", m, plan->sweep);
+  } else {
+    pn.failed = TRUE;
+    status = probe_fail("nccl", error);
+  }
+  probe_nccl_clear(&pn);
+  return status;
+}
+
 #endif /* IFSIM_HAVE_NCCL */
+
+/* What --help adds to --mpi in a build that cannot run it. */
+#if !IFSIM_HAVE_MPI
+#define PROBE_NCCL_MPI_NOTE "; built without MPI: exits 77"
+#elif !IFSIM_HAVE_NCCL
+#define PROBE_NCCL_MPI_NOTE "; built without NCCL: exits 77"
+#else
+#define PROBE_NCCL_MPI_NOTE ""
+#endif
 
 int val_probe_nccl(int argc, char **argv)
 {
   ProbeSweep sweep;
   g_autofree char *coll = NULL, *ngpus = NULL, *batches_text = NULL;
+  gboolean mpi = FALSE;
   const GOptionEntry extra[] = {
       {"collective", 'c', 0, G_OPTION_ARG_STRING, &coll,
        "allreduce (default), allgather, reducescatter, broadcast, reduce, "
@@ -419,6 +473,10 @@ int val_probe_nccl(int argc, char **argv)
        "Ranks: GPUs 0 to N-1 (default: every GPU)", "N"},
       {"batches", 'B', 0, G_OPTION_ARG_STRING, &batches_text,
        "Timed batches of -n operations per point (default 5)", "N"},
+      {"mpi", 0, 0, G_OPTION_ARG_NONE, &mpi,
+       "One rank per MPI process, on one GPU each, across hosts (run it "
+       "under mpirun or srun; rank 0 writes)" PROBE_NCCL_MPI_NOTE,
+       NULL},
       G_OPTION_ENTRY_NULL};
   GOptionContext *ctx;
   g_autoptr(GString) why = g_string_new(NULL);
@@ -429,8 +487,8 @@ int val_probe_nccl(int argc, char **argv)
   probe_sweep_init(&sweep, 8, 128 * ((guint64)1 << 20));
   ctx = probe_context_new(
       "nccl",
-      "NCCL collective bandwidth over this machine's GPUs (one process; "
-      "MPI / several hosts are not supported)",
+      "NCCL collective bandwidth over this machine's GPUs in one process, or "
+      "over one GPU per MPI process across hosts (--mpi)",
       &sweep, extra);
   if (!probe_parse(ctx, "nccl", &sweep, &argc, &argv, &status))
     goto out;
@@ -439,6 +497,27 @@ int val_probe_nccl(int argc, char **argv)
       (batches_text &&
        !probe_gpu_parse_int("--batches", batches_text, 1, &batches, &error))) {
     status = probe_fail("nccl", error);
+    goto out;
+  }
+  if (mpi && ngpus) {
+    g_set_error(&error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                "--ngpus: not with --mpi (each MPI process drives one GPU; "
+                "mpirun -np N sets the ranks)");
+    status = probe_fail("nccl", error);
+    goto out;
+  }
+  if (mpi) {
+    /* Each process of the job ends here alike, before MPI starts. */
+#if !IFSIM_HAVE_MPI
+    status = probe_no_device("nccl", "--mpi: built without MPI (Debian: "
+                                     "libopenmpi-dev)");
+#elif !IFSIM_HAVE_NCCL
+    status = probe_no_device("nccl", "no NCCL (built without NCCL)");
+#else
+    ProbeNcclPlan plan = {&sweep, (guint)batches, mask};
+
+    status = probe_nccl_mpi(&plan);
+#endif
     goto out;
   }
   count = probe_gpu_count(why);
@@ -454,24 +533,9 @@ int val_probe_nccl(int argc, char **argv)
   }
 #if IFSIM_HAVE_NCCL
   {
-    ProbeNccl pn = {0};
-    g_autoptr(ValMeasurements) m = val_meas_new();
+    ProbeNcclPlan plan = {&sweep, (guint)batches, mask};
 
-    if (n == 0)
-      n = count;
-    probe_gpu_describe(m, count);
-    probe_describe_run(m, "nccl", argc, argv);
-    val_meas_set(m, "nccl.type", "float");
-    val_meas_set(m, "nccl.op", "sum");
-    val_meas_set(m, "nccl.root", "0");
-    if (probe_nccl_setup(&pn, n, sweep.max_bytes, (guint)batches, &error) &&
-        probe_nccl_run(&pn, &sweep, (guint)batches, mask, m, &error)) {
-      status = probe_finish("nccl", m, &sweep);
-    } else {
-      pn.failed = TRUE;
-      status = probe_fail("nccl", error);
-    }
-    probe_nccl_clear(&pn);
+    status = probe_nccl_local(&plan, n == 0 ? count : n, count);
   }
 #else
   (void)mask;

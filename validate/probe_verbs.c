@@ -632,16 +632,22 @@ static gboolean probe_vb_gpu_alloc(ProbeVbRun *r, int access, GError **error)
   if (!get_handle) {
     dmabuf_why = g_strdup("the driver has no cuMemGetHandleForAddressRange");
   } else {
+    /* The range handed out must be page aligned: from the page holding
+     * the buffer, with the buffer's offset in it (as perftest does). */
+    const guintptr page = (guintptr)sysconf(_SC_PAGESIZE);
+    guintptr base = (guintptr)ptr / page * page;
+    gsize offset = (gsize)((guintptr)ptr - base);
+    gsize span = (offset + bytes + page - 1) / page * page;
     int fd = -1;
-    CUresult cr = get_handle(&fd, (CUdeviceptr)(guintptr)ptr, bytes,
+    CUresult cr = get_handle(&fd, (CUdeviceptr)base, span,
                              CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD, 0);
     if (cr != CUDA_SUCCESS) {
       dmabuf_why =
           g_strdup_printf("cuMemGetHandleForAddressRange: CUresult %d", cr);
     } else {
       r->dmabuf_fd = fd;
-      r->mr = ibv_reg_dmabuf_mr(r->pd, 0, bytes, (guint64)(guintptr)ptr, fd,
-                                access);
+      r->mr = ibv_reg_dmabuf_mr(r->pd, offset, bytes, (guint64)(guintptr)ptr,
+                                fd, access);
       if (r->mr)
         r->gpu_mr = "dma-buf (ibv_reg_dmabuf_mr)";
       else
@@ -720,7 +726,17 @@ static gboolean probe_vb_setup(ProbeVbRun *r, GError **error)
                 r->dev_name, r->o->ib_port);
     return FALSE;
   }
-  r->rx_depth = MIN(512u, MIN(max_wr, max_cqe));
+  /* Receives for every send the client may have in flight (and some
+   * slack), or the receiver answers RNR NAKs and, with rnr_retry 7
+   * (retry forever), each stalls the sender by min_rnr_timer. */
+  r->rx_depth = MIN(MAX(512u, p->tx_depth + 16), MIN(max_wr, max_cqe));
+  if (r->rx_depth < p->tx_depth) {
+    g_set_error(error, PROBE_VB_ERROR, PROBE_VB_ERROR_FAILED,
+                "--tx-depth %u is above what %s can post as receives (%u): "
+                "sends would wait for receivers (RNR)",
+                p->tx_depth, r->dev_name, r->rx_depth);
+    return FALSE;
+  }
   /* Every sig-th message signalled; at least two signalled WRs within
    * any tx_depth consecutive ones, so a full queue always has one to
    * wait for. */
@@ -775,7 +791,9 @@ static gboolean probe_vb_setup(ProbeVbRun *r, GError **error)
                            "ibv_create_qp(RC, %u send, %u receive WRs)",
                            p->tx_depth, r->rx_depth);
   }
-  r->max_inline = r->gpu ? 0 : qa.cap.max_inline_data;
+  /* The device may grant more than asked (mlx5 rounds up); inline only
+   * what perftest would, 220 B. */
+  r->max_inline = r->gpu ? 0 : MIN(qa.cap.max_inline_data, 220u);
 
   memset(&a, 0, sizeof(a));
   a.qp_state = IBV_QPS_INIT;
@@ -1355,14 +1373,14 @@ static gboolean probe_vb_exchange(ProbeVbRun *r, GError **error)
 }
 
 /* The header block, once the path is known. */
-static void probe_vb_describe(ProbeVbRun *r, int argc, char **argv)
+static void probe_vb_describe(ProbeVbRun *r)
 {
   ValMeasurements *m = r->m;
   g_autofree char *link =
       probe_ibv_link_str(r->port_attr.active_width, r->port_attr.active_speed);
   char buf[128], gid[INET6_ADDRSTRLEN];
 
-  probe_describe_run(m, PROBE_VB_NAME, argc, argv);
+  probe_describe_run(m, PROBE_VB_NAME);
   val_meas_set(m, "role", r->o->server ? "server" : "client");
   val_meas_set(m, "peer", r->conn.peer);
   val_meas_set(m, "nic", r->dev_name);
@@ -1442,7 +1460,7 @@ static void probe_vb_host_of(const char *peer, char *out, size_t size)
   g_strlcpy(out, peer, MIN(size, len + 1));
 }
 
-static int probe_vb_main(ProbeVbOptions *o, int argc, char **argv)
+static int probe_vb_main(ProbeVbOptions *o)
 {
   ProbeVbRun r;
   g_autoptr(GError) error = NULL;
@@ -1471,7 +1489,7 @@ static int probe_vb_main(ProbeVbOptions *o, int argc, char **argv)
     g_strlcpy(r.dst, o->client, sizeof(r.dst));
   else
     probe_vb_host_of(r.conn.peer, r.dst, sizeof(r.dst));
-  probe_vb_describe(&r, argc, argv);
+  probe_vb_describe(&r);
   {
     ProbeSweep plan_sweep = {.min_bytes = r.plan.min_bytes,
                              .max_bytes = r.plan.max_bytes,
@@ -1515,7 +1533,7 @@ int val_probe_verbs(int argc, char **argv)
 #if IFSIM_HAVE_VERBS
   /* A peer that vanishes mid-write is an EPIPE from send, not a signal. */
   signal(SIGPIPE, SIG_IGN);
-  status = probe_vb_main(&o, argc, argv);
+  status = probe_vb_main(&o);
 #else
   status = probe_no_device(PROBE_VB_NAME,
                            "no RDMA support (built without libibverbs)");

@@ -2,7 +2,9 @@
 # End-to-end tests of the GPU probes (ifsim-probe p2p, hostdev, nccl): help,
 # option errors with their exact messages, the no-device path (exit 77 with
 # the reason) where there is no GPU, and a tiny real sweep of each probe
-# where there is one.  Usage: probe_cuda_test.sh PATH/TO/ifsim-probe
+# where there is one; `nccl --mpi` under mpirun where there is one (said and
+# skipped where mpirun cannot start).
+# Usage: probe_cuda_test.sh PATH/TO/ifsim-probe
 # Exits 0 when every check passes, 1 otherwise (never 77: the no-GPU path is
 # itself a check).
 set -u
@@ -71,7 +73,8 @@ expect 0 "--latency-max" p2p -h
 expect 0 "ifsim-probe hostdev [OPTION" hostdev --help
 expect 0 "--device" hostdev --help
 expect 0 "ifsim-probe nccl [OPTION" nccl --help
-expect 0 "MPI / several hosts are not supported" nccl --help
+expect 0 "over one GPU per MPI process across hosts (--mpi)" nccl --help
+expect 0 "--mpi" nccl --help
 expect 0 "--collective" nccl --help
 
 # --- bad options: exit 2 and the message, with or without a GPU ---------
@@ -86,6 +89,7 @@ expect 2 "Unknown option --frobnicate" p2p --frobnicate
 expect 2 "ifsim-probe: nccl: --collective: 'bcast' is not one of allreduce, allgather, reducescatter, broadcast, reduce, alltoall, sendrecv, all" nccl -c bcast
 expect 2 "ifsim-probe: nccl: --ngpus: '0' is not a decimal number from 1 to 2147483647" nccl -g 0
 expect 2 "ifsim-probe: nccl: --batches: 'x' is not a decimal number from 1 to 2147483647" nccl -B x
+expect 2 "ifsim-probe: nccl: --ngpus: not with --mpi" nccl --mpi -g 2
 expect 2 "ifsim-probe: hostdev: --device: '-1' is not a decimal number from 0 to 2147483647" hostdev -d -1
 expect 2 "ifsim-probe: p2p: --test: 'ce_bogus' is not one of ce_uni, ce_bidir, sm_uni, sm_bidir, ce_latency, sm_latency" p2p -t ce_uni,ce_bogus
 expect 2 "ifsim-probe: hostdev: --test: 'h2h' is not one of h2d, d2h, bidir, latency_h2d, latency_d2h" hostdev --test h2h
@@ -114,6 +118,86 @@ else
       run_ok nccl -b 8 -e 64K -n 3 -w 1 -B 2 -c all -o "$res/nccl.csv" &&
         check_csv "$res/nccl.csv" nccl
       expect 2 "is more than the" nccl -g 4096
+    fi
+  fi
+fi
+
+# --- nccl --mpi ---------------------------------------------------------
+# A build without MPI says so (77, before any MPI call); with MPI, 2 ranks
+# under mpirun: 77 on every rank without a GPU, a real sweep with one GPU
+# per rank where there are GPUs; never a hang (timeout).
+# expect_mpi STATUS PATTERN NP ARGS...: mpirun -np NP ifsim-probe ARGS.
+expect_mpi() {
+  want=$1 pattern=$2 np=$3
+  shift 3
+  # The MPI library does not free all it allocates (Open MPI 4.1: libmpi,
+  # libopen-rte, libevent and its dlclose'd components), which a sanitizer
+  # build would report as leaks; no leak check under mpirun.
+  # shellcheck disable=SC2086 # $mpiflags is a list of words
+  ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0" \
+    timeout 60 mpirun $mpiflags -np "$np" "$PROBE" "$@" >"$out" 2>"$err" \
+    </dev/null
+  got=$?
+  if [ "$got" -eq 124 ]; then
+    echo "FAIL: mpirun -np $np ifsim-probe $*: still running after 60 s"
+    cat "$out" "$err"; fails=$((fails + 1)); return 1
+  fi
+  if grep -qi "MPI_Init" "$out" "$err"; then
+    echo "note: MPI_Init failed under mpirun here; --mpi case skipped:"
+    cat "$err"; return 0
+  fi
+  if [ "$got" -ne "$want" ]; then
+    echo "FAIL: mpirun -np $np ifsim-probe $*: exit $got, expected $want"
+    cat "$out" "$err"; fails=$((fails + 1)); return 1
+  fi
+  if ! cat "$out" "$err" | grep -qF -- "$pattern"; then
+    echo "FAIL: mpirun -np $np ifsim-probe $*: output lacks '$pattern'"
+    cat "$out" "$err"; fails=$((fails + 1)); return 1
+  fi
+  echo "ok: mpirun -np $np ifsim-probe $* -> $got"
+}
+
+# mpirun_works FLAGS: mpirun FLAGS -np 2 true starts and ends.
+mpirun_works() {
+  # shellcheck disable=SC2086
+  timeout 60 mpirun $1 -np 2 true >/dev/null 2>&1 </dev/null
+}
+
+"$PROBE" nccl --help >"$out" 2>&1 </dev/null
+if grep -qF "built without MPI" "$out"; then
+  expect 77 "ifsim-probe: nccl: --mpi: built without MPI (Debian: libopenmpi-dev) (skipped)" nccl --mpi -b 8 -e 64
+elif grep -qF "built without NCCL" "$out"; then
+  expect 77 "no NCCL (built without NCCL)" nccl --mpi -b 8 -e 64
+elif ! command -v mpirun >/dev/null 2>&1; then
+  echo "note: no mpirun here; the --mpi cases are skipped"
+else
+  # Open MPI refuses root without --allow-run-as-root and more ranks than
+  # cores without --oversubscribe; in a container without a network it may
+  # need shared memory only and the loopback for its own traffic.
+  mpiflags=""
+  if mpirun --version 2>&1 | grep -qF "Open MPI"; then
+    mpiflags="--allow-run-as-root --oversubscribe"
+    if ! mpirun_works "$mpiflags"; then
+      mpiflags="$mpiflags --mca btl self,vader --mca oob_tcp_if_include lo"
+    fi
+  fi
+  if ! mpirun_works "$mpiflags"; then
+    echo "note: mpirun cannot start processes here; the --mpi cases are skipped:"
+    # shellcheck disable=SC2086
+    timeout 60 mpirun $mpiflags -np 2 true </dev/null 2>&1 | head -n 20
+  elif ! nvidia-smi -L >/dev/null 2>&1; then
+    expect_mpi 77 "no CUDA GPU" 2 nccl --mpi -b 8 -e 64
+  else
+    ngpu=$(nvidia-smi -L | grep -c "^GPU")
+    if expect_mpi 0 "" "$ngpu" nccl --mpi -b 8 -e 64K -n 3 -w 1 -B 2 -c all \
+        -o "$res/nccl-mpi.csv"; then
+      check_csv "$res/nccl-mpi.csv" nccl
+      for key in "ranks = $ngpu" "nodes = 1" "hosts = "; do
+        if ! grep -qF "# $key" "$res/nccl-mpi.csv"; then
+          echo "FAIL: nccl --mpi: nccl-mpi.csv lacks '# $key'"
+          fails=$((fails + 1))
+        fi
+      done
     fi
   fi
 fi
