@@ -37,26 +37,7 @@ GOptionContext *cli_context_new(const char *parameter_string,
 gboolean cli_parse(GOptionContext *ctx, const char *command, int *argc,
                    char ***argv, int *status);
 
-/* Numbers on the command line are decimal, never octal or hex (GOption's
- * INT/INT64 read "010" as 8).  Options parsed by cli_parse_number_option
- * name their target in a table passed as the option group's user data,
- * ended by an entry whose long_name is NULL. */
-typedef enum {
-  CLI_NUMBER_SIZE,  /* bytes with K/M/G/T suffixes (sim_size_parse) */
-  CLI_NUMBER_COUNT, /* a plain decimal count */
-} CliNumberKind;
-
-typedef struct {
-  const char *long_name; /* without dashes, e.g. "minbytes" */
-  char short_name;       /* e.g. 'b', or 0 */
-  CliNumberKind kind;
-  guint64 *value;
-  gboolean *seen; /* set to TRUE when the option is given; may be NULL */
-} CliNumberTarget;
-
-/* GOptionArgFunc for the options of a CliNumberTarget table. */
-gboolean cli_parse_number_option(const gchar *option_name, const gchar *value,
-                                 gpointer data, GError **error);
+/* Number options (sizes, counts): sim_parse_number_option in sim/units.h. */
 
 int cli_cmd_run(int argc, char **argv);
 int cli_cmd_models(int argc, char **argv);

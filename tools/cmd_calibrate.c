@@ -183,14 +183,7 @@ static char *compare_csv(const ValReport *r)
   for (guint i = 0; i < r->points->len; i++) {
     const ValCompare *c = &g_array_index(r->points, ValCompare, i);
 
-    g_string_append_printf(s, "%s,", val_probe_name(c->point.probe));
-    trc_csv_append_text(s, c->point.test);
-    g_string_append_c(s, ',');
-    trc_csv_append_text(s, c->point.mode);
-    g_string_append_c(s, ',');
-    trc_csv_append_text(s, c->point.src);
-    g_string_append_c(s, ',');
-    trc_csv_append_text(s, c->point.dst);
+    val_point_csv_names(s, &c->point);
     g_string_append_printf(s, ",%u,%" G_GUINT64_FORMAT ",%.6g,%.6g,%.3f\n",
                            c->point.ranks, c->point.size_bytes,
                            c->point.time_us_median, c->predicted_us,

@@ -287,17 +287,19 @@ int cli_cmd_run(int argc, char **argv)
 {
   RunOptions o = {
       .min_bytes = 8, .max_bytes = UINT64_C(8) << 30, .step_factor = 2};
-  CliNumberTarget numbers[] = {
-      {"minbytes", 'b', CLI_NUMBER_SIZE, &o.min_bytes, NULL},
-      {"maxbytes", 'e', CLI_NUMBER_SIZE, &o.max_bytes, NULL},
-      {"stepbytes", 'i', CLI_NUMBER_SIZE, &o.step_bytes, &o.step_bytes_seen},
-      {"stepfactor", 'f', CLI_NUMBER_COUNT, &o.step_factor,
-       &o.step_factor_seen},
-      {"ngpus", 'g', CLI_NUMBER_COUNT, &o.ranks, &o.ranks_seen},
-      {"nranks", 'n', CLI_NUMBER_COUNT, &o.ranks, &o.ranks_seen},
-      {"root", 'r', CLI_NUMBER_COUNT, &o.root, NULL},
-      {"channels", 0, CLI_NUMBER_COUNT, &o.channels, &o.channels_seen},
-      {NULL, 0, 0, NULL, NULL}};
+  SimNumberTarget numbers[] = {
+      {"minbytes", 'b', SIM_NUMBER_SIZE, &o.min_bytes, NULL, 0},
+      {"maxbytes", 'e', SIM_NUMBER_SIZE, &o.max_bytes, NULL, 0},
+      {"stepbytes", 'i', SIM_NUMBER_SIZE, &o.step_bytes, &o.step_bytes_seen,
+       0},
+      {"stepfactor", 'f', SIM_NUMBER_COUNT, &o.step_factor,
+       &o.step_factor_seen, 0},
+      {"ngpus", 'g', SIM_NUMBER_COUNT, &o.ranks, &o.ranks_seen, 0},
+      {"nranks", 'n', SIM_NUMBER_COUNT, &o.ranks, &o.ranks_seen, 0},
+      {"root", 'r', SIM_NUMBER_COUNT, &o.root, NULL, 0},
+      {"channels", 0, SIM_NUMBER_COUNT, &o.channels, &o.channels_seen,
+       0},
+      {NULL, 0, 0, NULL, NULL, 0}};
   GOptionEntry entries[] = {
       {"topology", 't', 0, G_OPTION_ARG_FILENAME, &o.topology,
        "System to simulate (default: the embedded 8-GPU H100 server)",
@@ -310,17 +312,17 @@ int cli_cmd_run(int argc, char **argv)
        "allreduce, allgather, reducescatter, broadcast, reduce, alltoall or "
        "sendrecv (default allreduce)",
        "NAME"},
-      {"minbytes", 'b', 0, G_OPTION_ARG_CALLBACK, cli_parse_number_option,
+      {"minbytes", 'b', 0, G_OPTION_ARG_CALLBACK, sim_parse_number_option,
        "Smallest size, K/M/G/T suffixes are binary (default 8)", "SIZE"},
-      {"maxbytes", 'e', 0, G_OPTION_ARG_CALLBACK, cli_parse_number_option,
+      {"maxbytes", 'e', 0, G_OPTION_ARG_CALLBACK, sim_parse_number_option,
        "Largest size (default 8G)", "SIZE"},
-      {"stepfactor", 'f', 0, G_OPTION_ARG_CALLBACK, cli_parse_number_option,
+      {"stepfactor", 'f', 0, G_OPTION_ARG_CALLBACK, sim_parse_number_option,
        "Multiply the size by N between steps (default 2)", "N"},
-      {"stepbytes", 'i', 0, G_OPTION_ARG_CALLBACK, cli_parse_number_option,
+      {"stepbytes", 'i', 0, G_OPTION_ARG_CALLBACK, sim_parse_number_option,
        "Add SIZE between steps instead of multiplying", "SIZE"},
-      {"ngpus", 'g', 0, G_OPTION_ARG_CALLBACK, cli_parse_number_option,
+      {"ngpus", 'g', 0, G_OPTION_ARG_CALLBACK, sim_parse_number_option,
        "Ranks, one per GPU, whole servers in order (default: every GPU)", "N"},
-      {"nranks", 'n', 0, G_OPTION_ARG_CALLBACK, cli_parse_number_option,
+      {"nranks", 'n', 0, G_OPTION_ARG_CALLBACK, sim_parse_number_option,
        "The same as --ngpus (nccl-tests' -n counts iterations: a prediction "
        "has none)",
        "N"},
@@ -330,7 +332,7 @@ int cli_cmd_run(int argc, char **argv)
        "TYPE"},
       {"op", 'o', 0, G_OPTION_ARG_STRING, &o.redop,
        "Reduction: sum (default), prod, max, min, avg", "OP"},
-      {"root", 'r', 0, G_OPTION_ARG_CALLBACK, cli_parse_number_option,
+      {"root", 'r', 0, G_OPTION_ARG_CALLBACK, sim_parse_number_option,
        "Root rank of Broadcast and Reduce (default 0)", "RANK"},
       {"algo", 0, 0, G_OPTION_ARG_STRING, &o.algo,
        "NCCL algorithms allowed, as NCCL_ALGO: ring, tree, nvls, nvlstree, "
@@ -338,7 +340,7 @@ int cli_cmd_run(int argc, char **argv)
        "LIST"},
       {"proto", 0, 0, G_OPTION_ARG_STRING, &o.proto,
        "NCCL protocols allowed, as NCCL_PROTO: ll, ll128, simple", "LIST"},
-      {"channels", 0, 0, G_OPTION_ARG_CALLBACK, cli_parse_number_option,
+      {"channels", 0, 0, G_OPTION_ARG_CALLBACK, sim_parse_number_option,
        "Force the channel count (as NCCL_MIN_NCHANNELS = NCCL_MAX_NCHANNELS)",
        "N"},
       {"collnet", 0, 0, G_OPTION_ARG_NONE, &o.collnet,

@@ -153,6 +153,17 @@ static void append_number(GString *s, double v)
   g_string_append(s, g_ascii_formatd(buf, sizeof(buf), "%.6g", v));
 }
 
+void val_point_csv_names(GString *s, const ValPoint *p)
+{
+  const char *const names[] = {p->test, p->mode, p->src, p->dst};
+
+  g_string_append(s, val_probe_name(p->probe));
+  for (guint k = 0; k < G_N_ELEMENTS(names); k++) {
+    g_string_append_c(s, ',');
+    trc_csv_append_text(s, names[k]);
+  }
+}
+
 char *val_meas_csv(const ValMeasurements *m)
 {
   GString *s = g_string_new(VAL_MEAS_MAGIC "\n");
@@ -166,25 +177,16 @@ char *val_meas_csv(const ValMeasurements *m)
   for (guint i = 0; i < m->points->len; i++) {
     const ValPoint *p = &g_array_index(m->points, ValPoint, i);
 
-    g_string_append_printf(s, "%s,", val_probe_name(p->probe));
-    trc_csv_append_text(s, p->test);
-    g_string_append_c(s, ',');
-    trc_csv_append_text(s, p->mode);
-    g_string_append_c(s, ',');
-    trc_csv_append_text(s, p->src);
-    g_string_append_c(s, ',');
-    trc_csv_append_text(s, p->dst);
-    g_string_append_printf(s, ",%u,%" G_GUINT64_FORMAT ",%u,", p->ranks,
+    const double numbers[] = {p->time_us_min, p->time_us_median,
+                              p->time_us_max, p->bw_GBps, p->busbw_GBps};
+
+    val_point_csv_names(s, p);
+    g_string_append_printf(s, ",%u,%" G_GUINT64_FORMAT ",%u", p->ranks,
                            p->size_bytes, p->iterations);
-    append_number(s, p->time_us_min);
-    g_string_append_c(s, ',');
-    append_number(s, p->time_us_median);
-    g_string_append_c(s, ',');
-    append_number(s, p->time_us_max);
-    g_string_append_c(s, ',');
-    append_number(s, p->bw_GBps);
-    g_string_append_c(s, ',');
-    append_number(s, p->busbw_GBps);
+    for (guint k = 0; k < G_N_ELEMENTS(numbers); k++) {
+      g_string_append_c(s, ',');
+      append_number(s, numbers[k]);
+    }
     g_string_append_c(s, '\n');
   }
   return g_string_free(s, FALSE);

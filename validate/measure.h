@@ -103,6 +103,10 @@ void val_point_set_times(ValPoint *p, double *us, guint n);
 /* The median of `values` (doubles), sorted in place; 0 when empty. */
 double val_median(GArray *values);
 
+/* Appends the point's first five CSV fields, probe,test,mode,src,dst
+ * (texts quoted where CSV needs it), with no trailing comma. */
+void val_point_csv_names(GString *s, const ValPoint *p);
+
 /* The file's text; see the top of this header. */
 char *val_meas_csv(const ValMeasurements *m);
 

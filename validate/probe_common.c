@@ -9,7 +9,18 @@
 
 void probe_sweep_init(ProbeSweep *s, guint64 min_bytes, guint64 max_bytes)
 {
+  /* Counts up to 2^32 - 1: the probes loop over them in guint. */
+  const SimNumberTarget numbers[] = {
+      {"minbytes", 'b', SIM_NUMBER_SIZE, &s->min_bytes, NULL, 0},
+      {"maxbytes", 'e', SIM_NUMBER_SIZE, &s->max_bytes, NULL, 0},
+      {"stepfactor", 'f', SIM_NUMBER_COUNT, &s->step_factor, NULL, G_MAXUINT32},
+      {"iters", 'n', SIM_NUMBER_COUNT, &s->iters, NULL, G_MAXUINT32},
+      {"warmup", 'w', SIM_NUMBER_COUNT, &s->warmup, NULL, G_MAXUINT32},
+      {NULL, 0, 0, NULL, NULL, 0}};
+
   memset(s, 0, sizeof(*s));
+  G_STATIC_ASSERT(sizeof(numbers) == sizeof(s->numbers));
+  memcpy(s->numbers, numbers, sizeof(numbers));
   s->min_bytes = min_bytes;
   s->max_bytes = max_bytes;
   s->step_factor = 2;
@@ -22,65 +33,27 @@ void probe_sweep_clear(ProbeSweep *s)
   g_clear_pointer(&s->output, g_free);
 }
 
-/* GOptionArgFunc for the sweep's numbers: sizes with K/M/G suffixes and
- * plain decimal counts (GOption's INT64 would read "010" as octal). */
-static gboolean probe_number_option(const gchar *option_name,
-                                    const gchar *value, gpointer data,
-                                    GError **error)
-{
-  ProbeSweep *s = data;
-  const char *name = option_name + (option_name[1] == '-' ? 2 : 1);
-  guint64 *target;
-  gboolean size = FALSE;
-  g_autoptr(GError) inner = NULL;
-
-  if (g_str_equal(name, "b") || g_str_equal(name, "minbytes"))
-    target = &s->min_bytes, size = TRUE;
-  else if (g_str_equal(name, "e") || g_str_equal(name, "maxbytes"))
-    target = &s->max_bytes, size = TRUE;
-  else if (g_str_equal(name, "f") || g_str_equal(name, "stepfactor"))
-    target = &s->step_factor;
-  else if (g_str_equal(name, "n") || g_str_equal(name, "iters"))
-    target = &s->iters;
-  else
-    target = &s->warmup;
-  if (size) {
-    if (!sim_size_parse(value, target, &inner)) {
-      g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "%s: %s",
-                  option_name, inner->message);
-      return FALSE;
-    }
-    return TRUE;
-  }
-  if (!g_ascii_string_to_unsigned(value, 10, 0, G_MAXUINT32, target, NULL)) {
-    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                "%s: '%s' is not a decimal count (expected 0 to %u)",
-                option_name, value, G_MAXUINT32);
-    return FALSE;
-  }
-  return TRUE;
-}
-
 GOptionContext *probe_context_new(const char *name, const char *summary,
                                   ProbeSweep *s, const GOptionEntry *extra)
 {
   const GOptionEntry sweep[] = {
-      {"minbytes", 'b', 0, G_OPTION_ARG_CALLBACK, probe_number_option,
+      {"minbytes", 'b', 0, G_OPTION_ARG_CALLBACK, sim_parse_number_option,
        "Smallest size; K, M, G suffixes are binary", "SIZE"},
-      {"maxbytes", 'e', 0, G_OPTION_ARG_CALLBACK, probe_number_option,
+      {"maxbytes", 'e', 0, G_OPTION_ARG_CALLBACK, sim_parse_number_option,
        "Largest size", "SIZE"},
-      {"stepfactor", 'f', 0, G_OPTION_ARG_CALLBACK, probe_number_option,
+      {"stepfactor", 'f', 0, G_OPTION_ARG_CALLBACK, sim_parse_number_option,
        "Multiply the size by N between steps (default 2)", "N"},
-      {"iters", 'n', 0, G_OPTION_ARG_CALLBACK, probe_number_option,
+      {"iters", 'n', 0, G_OPTION_ARG_CALLBACK, sim_parse_number_option,
        "Timed repetitions per size", "N"},
-      {"warmup", 'w', 0, G_OPTION_ARG_CALLBACK, probe_number_option,
+      {"warmup", 'w', 0, G_OPTION_ARG_CALLBACK, sim_parse_number_option,
        "Untimed repetitions before them", "N"},
       {"output", 'o', 0, G_OPTION_ARG_FILENAME, &s->output,
        "Write the measurements to FILE (default: standard output)", "FILE"},
       G_OPTION_ENTRY_NULL};
   g_autofree char *param = g_strdup_printf("- %s", summary);
   GOptionContext *ctx = g_option_context_new(param);
-  GOptionGroup *group = g_option_group_new(name, summary, summary, s, NULL);
+  GOptionGroup *group =
+      g_option_group_new(name, summary, summary, s->numbers, NULL);
   char lo[SIM_SIZE_FORMAT_LEN], hi[SIM_SIZE_FORMAT_LEN];
   g_autofree char *desc = g_strdup_printf(
       "Defaults: sizes %s to %s, -n %" G_GUINT64_FORMAT

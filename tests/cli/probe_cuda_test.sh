@@ -82,6 +82,8 @@ expect 2 "ifsim-probe: p2p: -b: '12X' is not a size" p2p -b 12X
 expect 2 "ifsim-probe: hostdev: --minbytes 2097152 must be at least 1 and at most --maxbytes 1048576" hostdev -b 2M -e 1M
 expect 2 "ifsim-probe: nccl: --stepfactor 1 must be at least 2" nccl -f 1
 expect 2 "ifsim-probe: p2p: --iters must be at least 1" p2p -n 0
+expect 2 "ifsim-probe: p2p: -n: '4294967296' is not a count (expected a decimal integer from 0 to 4294967295)" p2p -n 4294967296
+expect 2 "ifsim-probe: p2p: -w: '010x' is not a count" p2p -w 010x
 expect 2 "ifsim-probe: p2p: unexpected argument 'extra'" p2p extra
 expect 2 "ifsim-probe: hostdev: unexpected argument 'gpu0'" hostdev gpu0
 expect 2 "ifsim-probe: nccl: unexpected argument 'x'" nccl x

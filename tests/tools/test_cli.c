@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sim/units.h"
 #include "tests/suites.h"
 #include "tools/cli.h"
 
@@ -13,12 +14,13 @@
 static gboolean parse_numbers(const char *args, guint64 *size, guint64 *count,
                               gboolean *seen, GError **error)
 {
-  CliNumberTarget targets[] = {{"size", 's', CLI_NUMBER_SIZE, size, seen},
-                               {"count", 'n', CLI_NUMBER_COUNT, count, NULL},
-                               {NULL, 0, 0, NULL, NULL}};
+  SimNumberTarget targets[] = {
+      {"size", 's', SIM_NUMBER_SIZE, size, seen, 0},
+      {"count", 'n', SIM_NUMBER_COUNT, count, NULL, 0},
+      {NULL, 0, 0, NULL, NULL, 0}};
   GOptionEntry entries[] = {
-      {"size", 's', 0, G_OPTION_ARG_CALLBACK, cli_parse_number_option, "", ""},
-      {"count", 'n', 0, G_OPTION_ARG_CALLBACK, cli_parse_number_option, "", ""},
+      {"size", 's', 0, G_OPTION_ARG_CALLBACK, sim_parse_number_option, "", ""},
+      {"count", 'n', 0, G_OPTION_ARG_CALLBACK, sim_parse_number_option, "", ""},
       G_OPTION_ENTRY_NULL};
   g_autoptr(GOptionContext) ctx = g_option_context_new(NULL);
   GOptionGroup *group = g_option_group_new("t", "t", "t", targets, NULL);
