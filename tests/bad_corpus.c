@@ -41,3 +41,45 @@ guint bad_corpus_check(const char *sub, BadLoadFn load, BadNaming naming)
   }
   return n;
 }
+
+guint bad_corpus_manifest(const char *sub, BadCaseFn fn, gpointer data)
+{
+  g_autofree char *dir =
+      g_build_filename(IFSIM_TEST_DATA_DIR, "bad", sub, NULL);
+  g_autofree char *manifest = g_build_filename(dir, "expect.txt", NULL);
+  g_autofree char *text = NULL;
+  g_autoptr(GHashTable) listed =
+      g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
+  g_auto(GStrv) lines = NULL;
+  const char *name;
+  guint n = 0;
+
+  ck_assert_msg(g_file_get_contents(manifest, &text, NULL, NULL),
+                "%s: no manifest", manifest);
+  lines = g_strsplit(text, "\n", -1);
+  for (guint i = 0; lines[i]; i++) {
+    const char *tab = strchr(lines[i], '\t');
+    g_autofree char *file = NULL, *path = NULL;
+    if (!*lines[i] || *lines[i] == '#')
+      continue;
+    ck_assert_msg(tab && tab[1], "%s:%u: expected FILE<TAB>TEXT", manifest,
+                  i + 1);
+    file = g_strndup(lines[i], (gsize)(tab - lines[i]));
+    path = g_build_filename(dir, file, NULL);
+    ck_assert_msg(g_file_test(path, G_FILE_TEST_IS_REGULAR),
+                  "%s:%u: no file %s", manifest, i + 1, file);
+    ck_assert_msg(!g_hash_table_contains(listed, file),
+                  "%s:%u: %s is listed twice", manifest, i + 1, file);
+    fn(path, file, tab + 1, data);
+    g_hash_table_add(listed, g_steal_pointer(&file));
+    n++;
+  }
+  ck_assert_ptr_nonnull(d);
+  while ((name = g_dir_read_name(d))) {
+    ck_assert_msg(!strcmp(name, "expect.txt") ||
+                      g_hash_table_contains(listed, name),
+                  "%s: %s is not in the manifest", dir, name);
+  }
+  return n;
+}

@@ -1,5 +1,6 @@
-/* The bad-input corpus of tests/data/bad: every file holds, on its first
- * line, "# expect: TEXT", a part of the error message its loader must give. */
+/* The bad-input corpus of tests/data/bad: every INI file holds, on its first
+ * line, "# expect: TEXT", a part of the error message its loader must give;
+ * other corpora list FILE and TEXT in a manifest, expect.txt. */
 #ifndef TESTS_BAD_CORPUS_H
 #define TESTS_BAD_CORPUS_H
 
@@ -16,5 +17,15 @@ typedef enum {
 /* Runs load on every *.ini of tests/data/bad/SUB and asserts that each
  * fails with its expected text and names its file.  Returns how many. */
 guint bad_corpus_check(const char *sub, BadLoadFn load, BadNaming naming);
+
+/* One case of a manifest: the file's path, its name and the expected text. */
+typedef void (*BadCaseFn)(const char *path, const char *name,
+                          const char *expect, gpointer data);
+
+/* For corpora of any file type: tests/data/bad/SUB/expect.txt lists one case
+ * a line, "FILE<TAB>TEXT" (blank lines and "#" comments aside).  Asserts
+ * that the manifest and the directory name the same files, each once, and
+ * runs fn on every case.  Returns how many. */
+guint bad_corpus_manifest(const char *sub, BadCaseFn fn, gpointer data);
 
 #endif /* TESTS_BAD_CORPUS_H */

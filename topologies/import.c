@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "models/params.h"
+#include "topologies/import_internal.h"
 
 #define IMPORT_ERROR MDL_ERROR
 
@@ -272,6 +273,65 @@ static void nvlink_from_count(ImportServer *s, guint32 nv,
   }
 }
 
+/* The header's columns after the devices, in nvidia-smi's order. */
+static const char *const smi_columns[] = {"CPU Affinity", "NUMA Affinity",
+                                          "GPU NUMA ID"};
+
+#define SMI_MAX_DEVICES 256 /* GPUs and NICs in one dump */
+
+/* The smi_columns index of the header's words from w on (*words: how many
+ * it takes), or G_N_ELEMENTS(smi_columns) when none matches. */
+static guint smi_column(char **header, guint w, guint *words)
+{
+  for (guint k = 0; k < G_N_ELEMENTS(smi_columns); k++) {
+    g_auto(GStrv) cw = g_strsplit(smi_columns[k], " ", -1);
+    guint m = 0;
+    while (cw[m] && header[w + m] && strcmp(cw[m], header[w + m]) == 0)
+      m++;
+    if (!cw[m]) {
+      *words = m;
+      return k;
+    }
+  }
+  *words = 1;
+  return G_N_ELEMENTS(smi_columns);
+}
+
+/* "0-23,96-119", "5" or "N/A" */
+static gboolean is_cpu_list(const char *s)
+{
+  if (strcmp(s, "N/A") == 0)
+    return TRUE;
+  for (;;) {
+    if (!g_ascii_isdigit(*s))
+      return FALSE;
+    while (g_ascii_isdigit(*s))
+      s++;
+    if (*s == '-') {
+      if (!g_ascii_isdigit(*++s))
+        return FALSE;
+      while (g_ascii_isdigit(*s))
+        s++;
+    }
+    if (!*s)
+      return TRUE;
+    if (*s++ != ',')
+      return FALSE;
+  }
+}
+
+/* A relation as nvidia-smi prints it. */
+static void rel_text(guint32 rel, guint32 nv, char out[16])
+{
+  static const char *const names[] = {"X",   "NV",   "PIX", "PXB",
+                                      "PHB", "NODE", "SYS"};
+
+  if (rel == REL_NV)
+    g_snprintf(out, 16, "NV%u", nv);
+  else
+    g_strlcpy(out, names[rel], 16);
+}
+
 static char *import_smi(const char *text, gsize len, const char *source,
                         const TopoImportOptions *opt, GError **error)
 {
@@ -284,10 +344,11 @@ static char *import_smi(const char *text, gsize len, const char *source,
   g_autofree guint32 *rel = NULL, *nvc = NULL, *parent = NULL;
   g_autofree gint32 *numa = NULL, *cls = NULL;
   g_autofree gint32 *dev_index = NULL;
-  g_autofree gboolean *seen = NULL, *is_gpu = NULL, *keep = NULL;
-  guint32 n = 0, gpus = 0, nics = 0, hline = 0;
-  GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
-  g_autoptr(GPtrArray) names_owner = names;
+  g_autofree gboolean *is_gpu = NULL, *keep = NULL;
+  g_autofree guint *row_line = NULL, *legend_line = NULL;
+  guint32 n = 0, gpus = 0, nics = 0, hline = 0, ncolumns = 0;
+  guint columns[G_N_ELEMENTS(smi_columns)];
+  g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
 
   for (guint i = 0; lines[i]; i++) {
     g_auto(GStrv) t = mdl_split_words(lines[i]);
@@ -307,20 +368,59 @@ static char *import_smi(const char *text, gsize len, const char *source,
   while (header[n] && strcmp(header[n], "CPU") != 0 &&
          strcmp(header[n], "NUMA") != 0)
     n++;
+  if (n > SMI_MAX_DEVICES) {
+    g_set_error(error, IMPORT_ERROR, MDL_ERROR_VALUE,
+                "%s:%u: %u devices in the header (expected at most %u)", source,
+                hline + 1, n, SMI_MAX_DEVICES);
+    return NULL;
+  }
+  for (guint w = n, words = 0; header[w]; w += words) {
+    guint k = smi_column(header, w, &words);
+    g_autofree char *x = topo_import_excerpt(header[w]);
+    for (guint j = 0; j < ncolumns; j++)
+      k = columns[j] == k ? G_N_ELEMENTS(smi_columns) : k;
+    if (k == G_N_ELEMENTS(smi_columns)) {
+      g_set_error(error, IMPORT_ERROR, MDL_ERROR_SYNTAX,
+                  "%s:%u: unknown or repeated column '%s' in the header "
+                  "(expected the devices, then CPU Affinity, NUMA Affinity, "
+                  "GPU NUMA ID)",
+                  source, hline + 1, x);
+      return NULL;
+    }
+    columns[ncolumns++] = k;
+  }
   rel = g_new0(guint32, n * n);
   nvc = g_new0(guint32, n * n);
   numa = g_new(gint32, n);
-  seen = g_new0(gboolean, n);
+  row_line = g_new0(guint, n);
   is_gpu = g_new0(gboolean, n);
   dev_index = g_new(gint32, n);
   for (guint32 i = 0; i < n; i++) {
+    g_autofree char *want = g_strdup_printf("GPU%u", gpus);
+    g_autofree char *x = topo_import_excerpt(header[i]);
     is_gpu[i] = g_str_has_prefix(header[i], "GPU");
+    if (is_gpu[i] && strcmp(header[i], want) != 0) {
+      g_set_error(error, IMPORT_ERROR, MDL_ERROR_SYNTAX,
+                  "%s:%u: header column '%s' (expected %s: GPUs are "
+                  "numbered in order)",
+                  source, hline + 1, x, want);
+      return NULL;
+    }
+    for (guint32 j = 0; j < i; j++) {
+      if (strcmp(header[i], header[j]) == 0) {
+        g_set_error(error, IMPORT_ERROR, MDL_ERROR_CONFLICT,
+                    "%s:%u: '%s' is twice in the header (columns %u and %u)",
+                    source, hline + 1, x, j + 1, i + 1);
+        return NULL;
+      }
+    }
     dev_index[i] = (gint32)(is_gpu[i] ? gpus++ : nics++);
     numa[i] = -1;
   }
   for (guint li = hline + 1; lines[li]; li++) {
     g_auto(GStrv) t = mdl_split_words(lines[li]);
     guint32 row = n, count = t ? g_strv_length(t) : 0;
+    g_autofree char *x = NULL;
     if (count == 0)
       continue;
     if (g_str_has_prefix(t[0], "Legend"))
@@ -329,38 +429,95 @@ static char *import_smi(const char *text, gsize len, const char *source,
       if (strcmp(t[0], header[i]) == 0)
         row = i;
     }
-    if (row == n)
-      continue; /* not a device row */
-    if (count < n + 1) {
+    x = topo_import_excerpt(t[0]);
+    if (row == n) {
       g_set_error(error, IMPORT_ERROR, MDL_ERROR_SYNTAX,
-                  "%s:%u: row %s has %u cells (expected %u)", source, li + 1,
-                  t[0], count - 1, n);
+                  "%s:%u: '%s' is not a device of the header on line %u "
+                  "(expected a row of the matrix, or Legend:)",
+                  source, li + 1, x, hline + 1);
+      return NULL;
+    }
+    if (row_line[row]) {
+      g_set_error(error, IMPORT_ERROR, MDL_ERROR_CONFLICT,
+                  "%s:%u: a second row for %s (the first is on line %u)",
+                  source, li + 1, x, row_line[row]);
+      return NULL;
+    }
+    if (count < n + 1 || count > n + 1 + ncolumns) {
+      g_set_error(error, IMPORT_ERROR, MDL_ERROR_SYNTAX,
+                  count < n + 1 ? "%s:%u: row %s has %u cells (expected %u)"
+                                : "%s:%u: row %s has %u cells (expected %u "
+                                  "and at most %u affinity columns)",
+                  source, li + 1, x, count - 1, n, ncolumns);
       return NULL;
     }
     for (guint32 c = 0; c < n; c++) {
       guint32 r, v;
-      if (!parse_rel(t[c + 1], &r, &v) || (r == REL_X) != (c == row)) {
+      g_autofree char *cell = topo_import_excerpt(t[c + 1]);
+      const char *what = NULL;
+      if (!parse_rel(t[c + 1], &r, &v))
+        what = g_str_has_prefix(cell, "NV")
+                   ? "is not NV# with # from 1 to 64"
+                   : "is not X (diagonal), NV#, PIX, PXB, PHB, NODE or SYS";
+      else if (r == REL_X && c != row)
+        what = "(self) is off the diagonal";
+      else if (r != REL_X && c == row)
+        what = "is on the diagonal (expected X)";
+      else if (r == REL_NV && (!is_gpu[row] || !is_gpu[c]))
+        what = "(NVLink) joins a NIC (expected PIX, PXB, PHB, NODE or SYS)";
+      if (what) {
         g_set_error(error, IMPORT_ERROR, MDL_ERROR_VALUE,
-                    "%s:%u: %s/%s: '%s' is not X (diagonal), NV#, PIX, PXB, "
-                    "PHB, NODE or SYS",
-                    source, li + 1, t[0], header[c], t[c + 1]);
+                    "%s:%u: %s/%s: '%s' %s", source, li + 1, x, header[c], cell,
+                    what);
         return NULL;
       }
       rel[row * n + c] = r;
       nvc[row * n + c] = v;
     }
-    /* CPU Affinity, then NUMA Affinity (a number or N/A) */
-    if (count >= n + 3) {
-      gint64 v;
-      if (g_ascii_string_to_signed(t[n + 2], 10, 0, 1024, &v, NULL))
-        numa[row] = (gint32)v;
+    /* CPU Affinity (a CPU list), NUMA Affinity and GPU NUMA ID (a node) */
+    for (guint32 j = 0; j + n + 1 < count; j++) {
+      const char *v = t[n + 1 + j];
+      gint64 node = -1;
+      gboolean ok =
+          columns[j] == 0
+              ? is_cpu_list(v)
+              : strcmp(v, "N/A") == 0 ||
+                    g_ascii_string_to_signed(v, 10, 0, 1023, &node, NULL);
+      if (!ok) {
+        g_autofree char *cell = topo_import_excerpt(v);
+        g_set_error(error, IMPORT_ERROR, MDL_ERROR_VALUE,
+                    "%s:%u: %s %s '%s' is not %s or N/A", source, li + 1, x,
+                    smi_columns[columns[j]], cell,
+                    columns[j] == 0 ? "a CPU list such as 0-23,96-119"
+                                    : "a NUMA node from 0 to 1023");
+        return NULL;
+      }
+      if (columns[j] == 1)
+        numa[row] = (gint32)node;
     }
-    seen[row] = TRUE;
+    row_line[row] = li + 1;
   }
   for (guint32 i = 0; i < n; i++) {
-    if (!seen[i]) {
+    if (!row_line[i]) {
       g_set_error(error, IMPORT_ERROR, MDL_ERROR_SYNTAX,
-                  "%s: no row for %s (truncated dump?)", source, header[i]);
+                  "%s:%u: no row for %s, which this header names (truncated "
+                  "dump?)",
+                  source, hline + 1, header[i]);
+      return NULL;
+    }
+  }
+  for (guint32 a = 0; a < n; a++) {
+    for (guint32 b = a + 1; b < n; b++) {
+      char ab[16], ba[16];
+      if (rel[a * n + b] == rel[b * n + a] && nvc[a * n + b] == nvc[b * n + a])
+        continue;
+      rel_text(rel[a * n + b], nvc[a * n + b], ab);
+      rel_text(rel[b * n + a], nvc[b * n + a], ba);
+      g_set_error(error, IMPORT_ERROR, MDL_ERROR_CONFLICT,
+                  "%s:%u: %s/%s is '%s' but %s/%s on line %u is '%s' "
+                  "(expected a symmetric matrix)",
+                  source, row_line[b], header[b], header[a], ba, header[a],
+                  header[b], row_line[a], ab);
       return NULL;
     }
   }
@@ -369,17 +526,36 @@ static char *import_smi(const char *text, gsize len, const char *source,
     return NULL;
   }
   /* NIC legend: "NIC0: mlx5_0" */
+  legend_line = g_new0(guint, n);
   for (guint li = hline + 1; lines[li]; li++) {
     char *l = g_strchug(lines[li]);
     char *p = strstr(l, ": ");
-    g_autofree char *key = NULL;
-    if (!p || !g_str_has_prefix(l, "NIC"))
+    g_autofree char *key = NULL, *x = NULL;
+    guint32 i;
+    if (!p || !g_str_has_prefix(l, "NIC") || memchr(l, ' ', (gsize)(p - l)))
       continue;
     key = g_strndup(l, (gsize)(p - l));
-    for (guint32 i = 0; i < n; i++) {
-      if (!is_gpu[i] && strcmp(header[i], key) == 0)
-        g_ptr_array_add(names, g_strdup(g_strstrip(p + 2)));
+    x = topo_import_excerpt(key);
+    for (i = 0; i < n && (is_gpu[i] || strcmp(header[i], key) != 0); i++)
+      ;
+    if (i == n || legend_line[i]) {
+      g_set_error(error, IMPORT_ERROR, MDL_ERROR_CONFLICT,
+                  i == n ? "%s:%u: the NIC legend names %s, which the header "
+                           "on line %u does not"
+                         : "%s:%u: a second legend entry for %s (the first "
+                           "is on line %u)",
+                  source, li + 1, x, i == n ? hline + 1 : legend_line[i]);
+      return NULL;
     }
+    if (!*g_strstrip(p + 2)) {
+      g_set_error(error, IMPORT_ERROR, MDL_ERROR_SYNTAX,
+                  "%s:%u: no device name after %s: (expected NIC#: NAME, "
+                  "such as NIC0: mlx5_0)",
+                  source, li + 1, x);
+      return NULL;
+    }
+    legend_line[i] = li + 1;
+    g_ptr_array_add(names, g_strdup(p + 2));
   }
   s = import_server_new(gpus, nics);
   s->nic = opt->nic ? opt->nic : "cx7-ndr";
@@ -519,24 +695,70 @@ typedef struct {
 
 typedef struct {
   gint32 pci;
-  guint32 sm, dev;
+  guint32 sm, line;
   GArray *targets; /* XLink */
 } XGpu;
 
 typedef struct {
   char *target;
-  guint32 count;
+  guint32 count, line;
   gboolean nvswitch;
 } XLink;
 
 typedef struct {
   gint32 pci;
   guint64 speed_mbps;
+  guint32 line, nets;
 } XNic;
+
+/* The elements of NCCL's topology XML (src/graph/xml.cc, topo.cc @5067397c
+ * and later): where each may sit, and every attribute NCCL writes on it. */
+enum {
+  X_SYSTEM,
+  X_CPU,
+  X_PCI,
+  X_GPU,
+  X_NVLINK,
+  X_C2C,
+  X_NIC,
+  X_NET,
+  X_GIN,
+  X_RMA,
+  X_PCILINK,
+  X_KINDS
+};
+#define XNET_ATTRS                                                             \
+  "name dev speed port latency guid maxconn gdr coll rail plane net gin rma "  \
+  "keep"
+static const struct {
+  const char *name;
+  guint parents; /* mask of kinds; 0: the root */
+  const char *attrs;
+} xml_kinds[X_KINDS] = {
+    [X_SYSTEM] = {"system", 0, "version name"},
+    [X_CPU] = {"cpu", 1u << X_SYSTEM,
+               "numaid affinity arch vendor familyid modelid host_hash"},
+    [X_PCI] = {"pci", 1u << X_CPU | 1u << X_PCI,
+               "busid class vendor device subsystem_vendor subsystem_device "
+               "link_speed link_width"},
+    [X_GPU] = {"gpu", 1u << X_PCI, "dev sm rank gdr mlopart keep"},
+    [X_NVLINK] = {"nvlink", 1u << X_GPU, "target count tclass"},
+    [X_C2C] = {"c2c", 1u << X_GPU, "bw count"},
+    [X_NIC] = {"nic", 1u << X_CPU | 1u << X_PCI, ""},
+    [X_NET] = {"net", 1u << X_NIC, XNET_ATTRS},
+    [X_GIN] = {"gin", 1u << X_NIC, XNET_ATTRS},
+    [X_RMA] = {"rma", 1u << X_NIC, XNET_ATTRS},
+    [X_PCILINK] = {"pcilink", 1u << X_PCI, "target"},
+};
 
 typedef struct {
   GArray *pci, *gpu, *nic;
-  GArray *stack; /* gint32: pci index at each open element, -1 if not */
+  GArray *stack;    /* gint32: pci index at each open element, -1 if not */
+  GArray *kinds;    /* guint: X_* of each open element */
+  GHashTable *seen; /* "<gpu dev=\"0\">" and such -> line (duplicates) */
+  gboolean root;    /* <system> was opened */
+  char *host;       /* host_hash of the first <cpu> that has one */
+  int host_line;
   guint32 cpus;
   gint32 cur_gpu, cur_nic;
   const char *source;
@@ -562,84 +784,383 @@ static gint32 enclosing_pci(const XmlState *st)
   return -1;
 }
 
+/* The names of the kinds in mask, for "expected inside ..." */
+static char *kind_names(guint mask)
+{
+  GString *s = g_string_new(NULL);
+
+  for (guint k = 0; k < X_KINDS; k++) {
+    if (mask & (1u << k))
+      g_string_append_printf(s, "%s<%s>", s->len ? " or " : "",
+                             xml_kinds[k].name);
+  }
+  return g_string_free(s, FALSE);
+}
+
+/* FALSE with an error when <elem key="v"> was seen before; else notes it. */
+static gboolean xml_once(XmlState *st, int line, const char *elem,
+                         const char *key, const char *v, GError **error)
+{
+  g_autofree char *x = topo_import_excerpt(v);
+  char *what = g_strdup_printf("<%s %s=\"%s\">", elem, key, x);
+  gpointer first = g_hash_table_lookup(st->seen, what);
+
+  if (first) {
+    g_set_error(error, IMPORT_ERROR, MDL_ERROR_CONFLICT,
+                "%s:%d: a second %s (the first is on line %d)", st->source,
+                line, what, GPOINTER_TO_INT(first));
+    g_free(what);
+    return FALSE;
+  }
+  g_hash_table_insert(st->seen, what, GINT_TO_POINTER(line));
+  return TRUE;
+}
+
+/* The error for <elem key="v">: expected `want`. */
+static void xml_bad_value(const XmlState *st, int line, const char *elem,
+                          const char *key, const char *v, const char *want,
+                          GError **error)
+{
+  g_autofree char *x = topo_import_excerpt(v);
+
+  g_set_error(error, IMPORT_ERROR, MDL_ERROR_VALUE,
+              "%s:%d: <%s %s=\"%s\">: expected %s", st->source, line, elem, key,
+              x, want);
+}
+
+/* A whole number in [min, max] from attribute key of elem. */
+static gboolean xml_number(const XmlState *st, int line, const char *elem,
+                           const char *key, const char *v, gint64 min,
+                           gint64 max, const char *unit, gint64 *out,
+                           GError **error)
+{
+  g_autofree char *want = NULL;
+
+  if (g_ascii_string_to_signed(v, 10, min, max, out, NULL))
+    return TRUE;
+  want = g_strdup_printf("a whole number%s from %" G_GINT64_FORMAT
+                         " to %" G_GINT64_FORMAT,
+                         unit, min, max);
+  xml_bad_value(st, line, elem, key, v, want, error);
+  return FALSE;
+}
+
+/* link_speed as NCCL writes it (kvDictPciGen): "32.0 GT/s PCIe",
+ * "16 GT/s", or "" and "Unknown" when sysfs did not say (*gts = 0). */
+static gboolean pci_gts(const char *v, double *gts)
+{
+  static const double rates[] = {2.5, 5, 8, 16, 32, 64};
+  char *end;
+
+  *gts = 0;
+  if (!*v || g_str_has_prefix(v, "Unknown"))
+    return TRUE;
+  *gts = g_ascii_strtod(v, &end);
+  if (end == v || (strcmp(end, " GT/s") && strcmp(end, " GT/s PCIe")))
+    return FALSE;
+  for (guint i = 0; i < G_N_ELEMENTS(rates); i++) {
+    if (*gts == rates[i])
+      return TRUE;
+  }
+  return FALSE;
+}
+
+/* "0x068000": a PCI class code, 2 to 6 hex digits after 0x */
+static gboolean is_pci_class(const char *v)
+{
+  gsize n = strlen(v);
+
+  if (n < 4 || n > 8 || v[0] != '0' || (v[1] != 'x' && v[1] != 'X'))
+    return FALSE;
+  for (const char *p = v + 2; *p; p++) {
+    if (!g_ascii_isxdigit(*p))
+      return FALSE;
+  }
+  return TRUE;
+}
+
+/* "0000:13:00.0": domain, bus, device, function in hex */
+static gboolean is_busid(const char *v)
+{
+  const char *p = v;
+  guint d = 0;
+
+  while (g_ascii_isxdigit(*p))
+    p++, d++;
+  if (d < 4 || d > 8 || *p != ':')
+    return FALSE;
+  return g_ascii_isxdigit(p[1]) && g_ascii_isxdigit(p[2]) && p[3] == ':' &&
+         g_ascii_isxdigit(p[4]) && g_ascii_isxdigit(p[5]) && p[6] == '.' &&
+         g_ascii_isxdigit(p[7]) && !p[8];
+}
+
+/* The element and its attributes: known, each once, where NCCL puts them. */
+static gboolean xml_check(XmlState *st, int line, guint kind, const char **an,
+                          GError **error)
+{
+  guint parent = st->kinds->len
+                     ? g_array_index(st->kinds, guint, st->kinds->len - 1)
+                     : X_KINDS;
+  g_auto(GStrv) known = g_strsplit(xml_kinds[kind].attrs, " ", -1);
+  const char *name = xml_kinds[kind].name;
+
+  if (parent == X_KINDS && (kind != X_SYSTEM || st->root)) {
+    g_set_error(error, IMPORT_ERROR, MDL_ERROR_SYNTAX,
+                "%s:%d: <%s> at the top (expected one <system version=\"1\"> "
+                "holding everything)",
+                st->source, line, name);
+    return FALSE;
+  }
+  if (parent != X_KINDS && !(xml_kinds[kind].parents & (1u << parent))) {
+    g_autofree char *where = kind_names(xml_kinds[kind].parents);
+    g_set_error(error, IMPORT_ERROR, MDL_ERROR_SYNTAX,
+                "%s:%d: <%s> inside <%s> (expected inside %s)", st->source,
+                line, name, xml_kinds[parent].name, where);
+    return FALSE;
+  }
+  for (guint i = 0; an[i]; i++) {
+    g_autofree char *x = topo_import_excerpt(an[i]);
+    if (!g_strv_contains((const char *const *)known, an[i])) {
+      g_set_error(error, IMPORT_ERROR, MDL_ERROR_SYNTAX,
+                  "%s:%d: <%s>: unknown attribute '%s' (expected %s%s)",
+                  st->source, line, name, x, known[0] ? "one of: " : "none",
+                  xml_kinds[kind].attrs);
+      return FALSE;
+    }
+    for (guint j = 0; j < i; j++) {
+      if (strcmp(an[i], an[j]) == 0) {
+        g_set_error(error, IMPORT_ERROR, MDL_ERROR_SYNTAX,
+                    "%s:%d: <%s>: attribute '%s' given twice", st->source, line,
+                    name, x);
+        return FALSE;
+      }
+    }
+  }
+  return TRUE;
+}
+
+/* The line of the markup just parsed.  GMarkup's position is one character
+ * past it: at column 1 of the next line when that character is a newline. */
+static int xml_line(GMarkupParseContext *ctx)
+{
+  int line, col;
+
+  g_markup_parse_context_get_position(ctx, &line, &col);
+  return col == 1 && line > 1 ? line - 1 : line;
+}
+
 static void xml_start(GMarkupParseContext *ctx, const char *name,
                       const char **an, const char **av, gpointer data,
                       GError **error)
 {
   XmlState *st = data;
   gint32 mine = -1;
-  int line, col;
+  int line = xml_line(ctx);
+  guint kind;
 
-  g_markup_parse_context_get_position(ctx, &line, &col);
-  if (strcmp(name, "system") == 0) {
+  for (kind = 0; kind < X_KINDS && strcmp(name, xml_kinds[kind].name); kind++)
+    ;
+  if (kind == X_KINDS) {
+    g_autofree char *x = topo_import_excerpt(name);
+    g_set_error(error, IMPORT_ERROR, MDL_ERROR_SYNTAX,
+                "%s:%d: unknown element <%s> (expected system, cpu, pci, gpu, "
+                "nvlink, c2c, nic, net, gin, rma or pcilink)",
+                st->source, line, x);
+    return;
+  }
+  if (!xml_check(st, line, kind, an, error))
+    return;
+  if (kind == X_SYSTEM) {
     const char *v = attr(an, av, "version");
     if (!v || strcmp(v, "1") != 0) {
+      g_autofree char *x = topo_import_excerpt(v ? v : "");
       g_set_error(error, IMPORT_ERROR, MDL_ERROR_VALUE,
                   "%s:%d: <system version=\"%s\">: XML Topology has wrong "
                   "version (expected 1)",
-                  st->source, line, v ? v : "");
+                  st->source, line, x);
       return;
     }
-  } else if (strcmp(name, "cpu") == 0) {
+    st->root = TRUE;
+  } else if (kind == X_CPU) {
+    const char *numa = attr(an, av, "numaid"),
+               *hash = attr(an, av, "host_hash");
+    gint64 v;
+    if (hash && st->host && strcmp(hash, st->host) != 0) {
+      g_autofree char *x = topo_import_excerpt(hash);
+      g_set_error(error, IMPORT_ERROR, MDL_ERROR_CONFLICT,
+                  "%s:%d: <cpu host_hash=\"%s\"> is another host than the "
+                  "<cpu> on line %d (expected the dump of one server)",
+                  st->source, line, x, st->host_line);
+      return;
+    }
+    if (hash && !st->host) {
+      st->host = g_strdup(hash);
+      st->host_line = line;
+    }
+    if (numa && (!xml_number(st, line, "cpu", "numaid", numa, -1, 1023, "", &v,
+                             error) ||
+                 !xml_once(st, line, "cpu", "numaid", numa, error)))
+      return;
     st->cpus++;
-  } else if (strcmp(name, "pci") == 0) {
+  } else if (kind == X_PCI) {
     XPci p = {.parent = enclosing_pci(st), .cpu = st->cpus ? st->cpus - 1 : 0};
-    const char *cls = attr(an, av, "class");
+    const char *cls = attr(an, av, "class"), *busid = attr(an, av, "busid");
     const char *speed = attr(an, av, "link_speed");
     const char *width = attr(an, av, "link_width");
+    const char *bad = NULL, *v = NULL, *want = NULL;
+    gint64 w = 0;
+    if (busid && !is_busid(busid))
+      bad = "busid", v = busid, want = "a bus id such as 0000:13:00.0";
+    else if (cls && !is_pci_class(cls))
+      bad = "class", v = cls, want = "a PCI class such as 0x060400";
+    else if (speed && !pci_gts(speed, &p.gts))
+      bad = "link_speed", v = speed,
+      want = "2.5, 5.0, 8.0, 16.0, 32.0 or 64.0 GT/s (PCIe), or empty";
+    else if (width && *width &&
+             (!g_ascii_string_to_signed(width, 10, 0, 32, &w, NULL) ||
+              (w & (w - 1) && w != 12)))
+      bad = "link_width", v = width,
+      want = "0 (unknown), 1, 2, 4, 8, 12, 16 or 32 lanes, or empty";
+    if (bad) {
+      xml_bad_value(st, line, "pci", bad, v, want, error);
+      return;
+    }
+    if (busid && !xml_once(st, line, "pci", "busid", busid, error))
+      return;
     p.bridge = cls && g_ascii_strcasecmp(cls, "0x060400") == 0;
-    p.busid = g_strdup(attr(an, av, "busid"));
-    p.gts = speed ? g_ascii_strtod(speed, NULL) : 0;
-    p.width = width ? (guint32)g_ascii_strtoull(width, NULL, 10) : 0;
+    p.busid = g_strdup(busid);
+    p.width = (guint32)w;
     if (p.parent >= 0)
       g_array_index(st->pci, XPci, p.parent).bridge = TRUE;
     g_array_append_val(st->pci, p);
     mine = (gint32)st->pci->len - 1;
-  } else if (strcmp(name, "gpu") == 0) {
-    XGpu g = {.pci = enclosing_pci(st),
-              .targets = g_array_new(FALSE, FALSE, sizeof(XLink))};
+  } else if (kind == X_GPU) {
+    XGpu g = {.pci = enclosing_pci(st), .line = (guint32)line};
     const char *sm = attr(an, av, "sm"), *dev = attr(an, av, "dev");
-    g.sm = sm ? (guint32)g_ascii_strtoull(sm, NULL, 10) : 0;
-    g.dev = dev ? (guint32)g_ascii_strtoull(dev, NULL, 10) : st->gpu->len;
-    if (g.pci < 0) {
-      g_set_error(error, IMPORT_ERROR, MDL_ERROR_SYNTAX,
-                  "%s:%d: <gpu> outside a <pci> element", st->source, line);
-      g_array_free(g.targets, TRUE);
+    gint64 v = 0;
+    if ((sm && !xml_number(st, line, "gpu", "sm", sm, 30, 200,
+                           " (compute capability x10)", &v, error)) ||
+        (dev &&
+         !xml_number(st, line, "gpu", "dev", dev, 0, 1023, "", &v, error)) ||
+        (dev && !xml_once(st, line, "gpu", "dev", dev, error)))
       return;
-    }
+    g.sm = sm ? (guint32)g_ascii_strtoull(sm, NULL, 10) : 0;
+    g.targets = g_array_new(FALSE, FALSE, sizeof(XLink));
     g_array_append_val(st->gpu, g);
     st->cur_gpu = (gint32)st->gpu->len - 1;
-  } else if (strcmp(name, "nvlink") == 0 && st->cur_gpu >= 0) {
+  } else if (kind == X_NVLINK) {
     const char *cnt = attr(an, av, "count"), *tc = attr(an, av, "tclass");
-    XLink l = {.target = g_strdup(attr(an, av, "target")),
-               .count = cnt ? (guint32)g_ascii_strtoull(cnt, NULL, 10) : 1,
-               .nvswitch = tc && g_ascii_strcasecmp(tc, "0x068000") == 0};
-    g_array_append_val(g_array_index(st->gpu, XGpu, st->cur_gpu).targets, l);
-  } else if (strcmp(name, "nic") == 0) {
-    XNic nic = {.pci = enclosing_pci(st)};
+    const char *target = attr(an, av, "target");
+    GArray *links = g_array_index(st->gpu, XGpu, st->cur_gpu).targets;
+    XLink l = {.line = (guint32)line};
+    gint64 v;
+    if (!target || !*target || !cnt || !tc) {
+      g_set_error(error, IMPORT_ERROR, MDL_ERROR_SYNTAX,
+                  "%s:%d: <nvlink> without %s (expected target, count and "
+                  "tclass)",
+                  st->source, line,
+                  !target || !*target ? "a target"
+                  : !cnt              ? "count"
+                                      : "tclass");
+      return;
+    }
+    if (!xml_number(st, line, "nvlink", "count", cnt, 1, 64, "", &v, error))
+      return;
+    if (!is_pci_class(tc)) {
+      xml_bad_value(st, line, "nvlink", "tclass", tc,
+                    "a PCI class such as 0x068000 (NVSwitch)", error);
+      return;
+    }
+    for (guint i = 0; i < links->len; i++) {
+      const XLink *o = &g_array_index(links, XLink, i);
+      if (g_ascii_strcasecmp(o->target, target) == 0) {
+        g_autofree char *x = topo_import_excerpt(target);
+        g_set_error(error, IMPORT_ERROR, MDL_ERROR_CONFLICT,
+                    "%s:%d: a second <nvlink target=\"%s\"> in this <gpu> "
+                    "(the first is on line %u)",
+                    st->source, line, x, o->line);
+        return;
+      }
+    }
+    l.target = g_strdup(target);
+    l.count = (guint32)v;
+    l.nvswitch = g_ascii_strcasecmp(tc, "0x068000") == 0;
+    g_array_append_val(links, l);
+  } else if (kind == X_NIC) {
+    XNic nic = {.pci = enclosing_pci(st), .line = (guint32)line};
+    if (nic.pci < 0) {
+      g_set_error(error, IMPORT_ERROR, MDL_ERROR_SYNTAX,
+                  "%s:%d: <nic> directly inside <cpu> (a NIC without a PCIe "
+                  "device is not modelled)",
+                  st->source, line);
+      return;
+    }
     g_array_append_val(st->nic, nic);
     st->cur_nic = (gint32)st->nic->len - 1;
-  } else if (strcmp(name, "net") == 0 && st->cur_nic >= 0) {
-    const char *sp = attr(an, av, "speed");
-    guint64 v = sp ? g_ascii_strtoull(sp, NULL, 10) : 0;
+  } else if (kind == X_NET) {
+    const char *sp = attr(an, av, "speed"), *dev = attr(an, av, "dev");
+    const char *nm = attr(an, av, "name");
     XNic *nic = &g_array_index(st->nic, XNic, st->cur_nic);
-    nic->speed_mbps = MAX(nic->speed_mbps, v);
+    gint64 v = 0, d;
+    if ((sp && !xml_number(st, line, "net", "speed", sp, 1, 3200000, " of Mb/s",
+                           &v, error)) ||
+        (dev &&
+         !xml_number(st, line, "net", "dev", dev, 0, 1023, "", &d, error)) ||
+        (dev && !xml_once(st, line, "net", "dev", dev, error)) ||
+        (nm && !xml_once(st, line, "net", "name", nm, error)))
+      return;
+    nic->speed_mbps = MAX(nic->speed_mbps, (guint64)v);
+    nic->nets++;
   }
   g_array_append_val(st->stack, mine);
+  g_array_append_val(st->kinds, kind);
 }
 
 static void xml_end(GMarkupParseContext *ctx, const char *name, gpointer data,
                     GError **error)
 {
   XmlState *st = data;
+  int line = xml_line(ctx);
 
-  (void)ctx;
-  (void)error;
   if (strcmp(name, "gpu") == 0)
     st->cur_gpu = -1;
-  if (strcmp(name, "nic") == 0)
+  if (strcmp(name, "nic") == 0) {
+    if (!g_array_index(st->nic, XNic, st->cur_nic).nets) {
+      g_set_error(error, IMPORT_ERROR, MDL_ERROR_SYNTAX,
+                  "%s:%d: <nic> without a <net> (expected <net name dev "
+                  "speed>)",
+                  st->source, line);
+      return;
+    }
     st->cur_nic = -1;
+  }
   g_array_set_size(st->stack, st->stack->len - 1);
+  g_array_set_size(st->kinds, st->kinds->len - 1);
+}
+
+/* Text between elements: NCCL's XML has none but blanks. */
+static void xml_text(GMarkupParseContext *ctx, const char *text, gsize len,
+                     gpointer data, GError **error)
+{
+  XmlState *st = data;
+  int line, col;
+
+  for (gsize i = 0; i < len; i++) {
+    if (!g_ascii_isspace(text[i])) {
+      g_autofree char *t = g_strndup(text + i, len - i);
+      g_autofree char *x = topo_import_excerpt(g_strstrip(t));
+      g_markup_parse_context_get_position(ctx, &line, &col);
+      for (gsize j = i; j < len; j++)
+        line -= text[j] == '\n'; /* back to where the text starts */
+      g_set_error(error, IMPORT_ERROR, MDL_ERROR_SYNTAX,
+                  "%s:%d: text '%s' inside <%s> (expected only elements)",
+                  st->source, line, x,
+                  g_markup_parse_context_get_element(ctx)
+                      ? g_markup_parse_context_get_element(ctx)
+                      : "the document");
+      return;
+    }
+  }
 }
 
 /* The leaf switch (nearest bridge above) and top switch (outermost bridge
@@ -685,19 +1206,123 @@ static void free_xml_state(XmlState *st)
   g_array_free(st->gpu, TRUE);
   g_array_free(st->nic, TRUE);
   g_array_free(st->stack, TRUE);
+  g_array_free(st->kinds, TRUE);
+  g_hash_table_destroy(st->seen);
+  g_free(st->host);
+}
+
+/* The NVLinks every <gpu> lists agree: all to NVSwitches, each GPU with the
+ * first GPU's switches and counts (ifsim servers have alike GPUs); or all
+ * to other GPUs, each link listed from both ends with one count. */
+static gboolean check_nvlinks(const XmlState *st, GError **error)
+{
+  const XGpu *g0 = &g_array_index(st->gpu, XGpu, 0);
+  gboolean sw =
+      g0->targets->len && g_array_index(g0->targets, XLink, 0).nvswitch;
+
+  for (guint a = 0; a < st->gpu->len; a++) {
+    const XGpu *ga = &g_array_index(st->gpu, XGpu, a);
+    if (sw && ga->targets->len != g0->targets->len) {
+      g_set_error(error, IMPORT_ERROR, MDL_ERROR_CONFLICT,
+                  "%s:%u: <gpu> has %u <nvlink> elements, the first <gpu> "
+                  "(line %u) %u (ifsim servers have alike GPUs)",
+                  st->source, ga->line, ga->targets->len, g0->line,
+                  g0->targets->len);
+      return FALSE;
+    }
+    for (guint i = 0; i < ga->targets->len; i++) {
+      const XLink *l = &g_array_index(ga->targets, XLink, i);
+      g_autofree char *x = topo_import_excerpt(l->target);
+      const XLink *back = NULL;
+      guint b, j;
+      if (l->nvswitch != sw && !g0->targets->len) {
+        g_set_error(error, IMPORT_ERROR, MDL_ERROR_CONFLICT,
+                    "%s:%u: <nvlink target=\"%s\"> to an NVSwitch, but the "
+                    "first <gpu> (line %u) has no <nvlink> (ifsim servers "
+                    "have alike GPUs)",
+                    st->source, l->line, x, g0->line);
+        return FALSE;
+      }
+      if (l->nvswitch != sw) {
+        g_set_error(error, IMPORT_ERROR, MDL_ERROR_CONFLICT,
+                    "%s:%u: <nvlink target=\"%s\"> %s, but the first "
+                    "<nvlink> (line %u) %s (expected all NVLinks to "
+                    "NVSwitches, or all to GPUs)",
+                    st->source, l->line, x,
+                    l->nvswitch ? "is to an NVSwitch" : "is not to an NVSwitch",
+                    g_array_index(g0->targets, XLink, 0).line,
+                    sw ? "is" : "is not");
+        return FALSE;
+      }
+      if (sw) {
+        for (j = 0; j < g0->targets->len; j++) {
+          back = &g_array_index(g0->targets, XLink, j);
+          if (g_ascii_strcasecmp(back->target, l->target) == 0)
+            break;
+        }
+        if (j == g0->targets->len || back->count != l->count) {
+          g_set_error(error, IMPORT_ERROR, MDL_ERROR_CONFLICT,
+                      "%s:%u: <nvlink target=\"%s\" count=\"%u\">, but the "
+                      "first <gpu> (line %u) has %u links to it (ifsim "
+                      "servers have alike GPUs)",
+                      st->source, l->line, x, l->count, g0->line,
+                      j == g0->targets->len ? 0 : back->count);
+          return FALSE;
+        }
+        continue;
+      }
+      for (b = 0; b < st->gpu->len; b++) {
+        const XPci *pb =
+            &g_array_index(st->pci, XPci, g_array_index(st->gpu, XGpu, b).pci);
+        if (b != a && pb->busid &&
+            g_ascii_strcasecmp(pb->busid, l->target) == 0)
+          break;
+      }
+      if (b == st->gpu->len) {
+        g_set_error(error, IMPORT_ERROR, MDL_ERROR_CONFLICT,
+                    "%s:%u: <nvlink target=\"%s\">: no other <gpu> sits on "
+                    "that bus id, and its tclass is not 0x068000 (NVSwitch); "
+                    "NVLink to a CPU or bridge is not modelled",
+                    st->source, l->line, x);
+        return FALSE;
+      }
+      {
+        const XGpu *gb = &g_array_index(st->gpu, XGpu, b);
+        const char *mine = g_array_index(st->pci, XPci, ga->pci).busid;
+        for (j = 0; j < gb->targets->len && mine; j++) {
+          back = &g_array_index(gb->targets, XLink, j);
+          if (g_ascii_strcasecmp(back->target, mine) == 0)
+            break;
+        }
+        if (!mine || j == gb->targets->len || back->count != l->count) {
+          g_set_error(error, IMPORT_ERROR, MDL_ERROR_CONFLICT,
+                      "%s:%u: <nvlink target=\"%s\" count=\"%u\">, but "
+                      "the <gpu> there (line %u) has %u links back "
+                      "(expected the same count from both ends)",
+                      st->source, l->line, x, l->count, gb->line,
+                      !mine || j == gb->targets->len ? 0 : back->count);
+          return FALSE;
+        }
+      }
+    }
+  }
+  return TRUE;
 }
 
 static char *import_nccl_xml(const char *text, gsize len, const char *source,
                              const TopoImportOptions *opt, GError **error)
 {
-  GMarkupParser parser = {xml_start, xml_end, NULL, NULL, NULL};
-  XmlState st = {.pci = g_array_new(FALSE, FALSE, sizeof(XPci)),
-                 .gpu = g_array_new(FALSE, FALSE, sizeof(XGpu)),
-                 .nic = g_array_new(FALSE, FALSE, sizeof(XNic)),
-                 .stack = g_array_new(FALSE, FALSE, sizeof(gint32)),
-                 .cur_gpu = -1,
-                 .cur_nic = -1,
-                 .source = source};
+  GMarkupParser parser = {xml_start, xml_end, xml_text, NULL, NULL};
+  XmlState st = {
+      .pci = g_array_new(FALSE, FALSE, sizeof(XPci)),
+      .gpu = g_array_new(FALSE, FALSE, sizeof(XGpu)),
+      .nic = g_array_new(FALSE, FALSE, sizeof(XNic)),
+      .stack = g_array_new(FALSE, FALSE, sizeof(gint32)),
+      .kinds = g_array_new(FALSE, FALSE, sizeof(guint)),
+      .seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL),
+      .cur_gpu = -1,
+      .cur_nic = -1,
+      .source = source};
   GMarkupParseContext *ctx = g_markup_parse_context_new(
       &parser, G_MARKUP_TREAT_CDATA_AS_TEXT, &st, NULL);
   g_autoptr(GError) local = NULL;
@@ -709,11 +1334,16 @@ static char *import_nccl_xml(const char *text, gsize len, const char *source,
 
   if (!g_markup_parse_context_parse(ctx, text, (gssize)len, &local) ||
       !g_markup_parse_context_end_parse(ctx, &local)) {
+    const char *m = strstr(local->message, ": ");
+    int line = xml_line(ctx);
     if (local->domain == IMPORT_ERROR)
       g_propagate_error(error, g_steal_pointer(&local));
     else
-      g_set_error(error, IMPORT_ERROR, MDL_ERROR_SYNTAX, "%s: %s", source,
-                  local->message);
+      g_set_error(error, IMPORT_ERROR, MDL_ERROR_SYNTAX,
+                  "%s:%d: not well-formed XML: %s", source, line,
+                  g_str_has_prefix(local->message, "Error on line") && m
+                      ? m + 2
+                      : local->message);
     goto done;
   }
   if (st.gpu->len == 0) {
@@ -723,6 +1353,8 @@ static char *import_nccl_xml(const char *text, gsize len, const char *source,
                 source);
     goto done;
   }
+  if (!check_nvlinks(&st, error))
+    goto done;
   s = import_server_new(st.gpu->len, st.nic->len);
   s->sockets = MAX(st.cpus, 1);
   {
@@ -739,21 +1371,35 @@ static char *import_nccl_xml(const char *text, gsize len, const char *source,
     note(s, "GPU PCIe link %s from link_speed %.1f GT/s, width %u", s->gpu_pcie,
          p0->gts, width);
     /* NVLink: targets of class NVSwitch, or GPU bus ids */
-    if (g0->targets->len) {
-      gboolean sw = g_array_index(g0->targets, XLink, 0).nvswitch;
+    guint32 most = 0; /* NVLinks of the GPU with the most */
+    for (guint a = 0; a < st.gpu->len; a++) {
+      const GArray *t = g_array_index(st.gpu, XGpu, a).targets;
       guint32 total = 0;
+      for (guint i = 0; i < t->len; i++)
+        total += g_array_index(t, XLink, i).count;
+      most = MAX(most, total);
+    }
+    if (most) {
+      gboolean sw =
+          g0->targets->len && g_array_index(g0->targets, XLink, 0).nvswitch;
+      if (!g0->sm && !opt->nvlink) {
+        g_set_error(error, IMPORT_ERROR, MDL_ERROR_SYNTAX,
+                    "%s:%u: <gpu> with <nvlink> but without sm (expected the "
+                    "compute capability x10, such as 90, or the NVLink model "
+                    "as an option)",
+                    source, g0->line);
+        goto done;
+      }
       s->nvlink = opt->nvlink     ? opt->nvlink
                   : g0->sm >= 100 ? "nvlink5"
                   : g0->sm >= 90  ? "nvlink4"
                                   : "nvlink3";
       note(s, "sm %u: %s", g0->sm, s->nvlink);
-      for (guint i = 0; i < g0->targets->len; i++) {
+      for (guint i = 0; i < g0->targets->len && sw; i++) {
         const XLink *l = &g_array_index(g0->targets, XLink, i);
-        total += l->count;
-        if (sw)
-          g_string_append_printf(s->split, "%s%u", i ? "," : "", l->count);
+        g_string_append_printf(s->split, "%s%u", i ? "," : "", l->count);
       }
-      s->nvlinks_per_gpu = total;
+      s->nvlinks_per_gpu = most;
       if (sw) {
         s->nvswitches = g0->targets->len;
         s->nvswitch = !strcmp(s->nvlink, "nvlink5")   ? "nvswitch4"
@@ -820,6 +1466,13 @@ static char *import_nccl_xml(const char *text, gsize len, const char *source,
   /* NICs: model from the port speed (Mb/s) */
   if (st.nic->len) {
     guint64 speed = g_array_index(st.nic, XNic, 0).speed_mbps;
+    if (!speed && !opt->nic) {
+      g_set_error(error, IMPORT_ERROR, MDL_ERROR_SYNTAX,
+                  "%s:%u: <nic> whose <net> has no speed (expected speed in "
+                  "Mb/s, such as 400000, or the NIC model as an option)",
+                  source, g_array_index(st.nic, XNic, 0).line);
+      goto done;
+    }
     s->nic = opt->nic ? opt->nic : speed >= 400000 ? "cx7-ndr" : "cx6-hdr";
     note(s, "NIC model %s from net speed %" G_GUINT64_FORMAT " Mb/s", s->nic,
          speed);
@@ -861,8 +1514,88 @@ TopoImportFormat topo_import_detect(const char *text, gsize len)
   return TOPO_IMPORT_AUTO;
 }
 
-char *topo_import_ibnet(const char *text, gsize len, const char *source,
-                        const TopoImportOptions *opt, GError **error);
+char *topo_import_excerpt(const char *text)
+{
+  const char *p = text;
+  GString *s = g_string_new(NULL);
+
+  for (guint i = 0; i < 60 && *p; i++) {
+    const char *next = g_utf8_next_char(p);
+    if ((guchar)*p < 0x20)
+      g_string_append_c(s, ' '); /* a tab or such, printed plainly */
+    else
+      g_string_append_len(s, p, next - p);
+    p = next;
+  }
+  if (*p)
+    g_string_append(s, "...");
+  return g_string_free(s, FALSE);
+}
+
+/* Lines longer than this are no dump's (an NCCL XML element is < 1 KB). */
+#define IMPORT_MAX_LINE 65536
+
+/* The line (from 1) holding text[off]. */
+static guint line_of(const char *text, gsize off)
+{
+  guint line = 1;
+
+  for (const char *p = text; (p = memchr(p, '\n', off - (gsize)(p - text)));
+       p++)
+    line++;
+  return line;
+}
+
+/* What the dump of `format` is, for "expected ..." in messages. */
+static const char *format_what(TopoImportFormat format)
+{
+  switch (format) {
+  case TOPO_IMPORT_SMI: return "nvidia-smi topo -m output";
+  case TOPO_IMPORT_NCCL_XML: return "NCCL topology XML";
+  case TOPO_IMPORT_IBNET: return "ibnetdiscover output";
+  default:
+    return "nvidia-smi topo -m output, NCCL topology XML or ibnetdiscover "
+           "output";
+  }
+}
+
+/* Text checks common to every format: not empty, UTF-8 without NUL bytes,
+ * no line longer than IMPORT_MAX_LINE. */
+static gboolean check_text(const char *text, gsize len, const char *source,
+                           TopoImportFormat format, GError **error)
+{
+  const char *end = NULL, *nul = memchr(text, 0, len);
+  gsize start = 0;
+
+  if (len == 0) {
+    g_set_error(error, IMPORT_ERROR, MDL_ERROR_SYNTAX,
+                "%s: the file is empty (expected %s)", source,
+                format_what(format));
+    return FALSE;
+  }
+  if (!g_utf8_validate(text, (gssize)len, &end) || nul) {
+    gsize off = (gsize)((nul && (!end || nul < end) ? nul : end) - text);
+    g_set_error(error, IMPORT_ERROR, MDL_ERROR_SYNTAX,
+                "%s:%u: not a text file (invalid UTF-8 or a NUL byte at "
+                "byte %" G_GSIZE_FORMAT "; expected %s)",
+                source, line_of(text, off), off, format_what(format));
+    return FALSE;
+  }
+  for (gsize i = 0; i <= len; i++) {
+    if (i < len && text[i] != '\n')
+      continue;
+    if (i - start > IMPORT_MAX_LINE) {
+      g_set_error(error, IMPORT_ERROR, MDL_ERROR_SYNTAX,
+                  "%s:%u: the line is %" G_GSIZE_FORMAT " bytes long "
+                  "(expected at most %u in %s)",
+                  source, line_of(text, start), i - start, IMPORT_MAX_LINE,
+                  format_what(format));
+      return FALSE;
+    }
+    start = i + 1;
+  }
+  return TRUE;
+}
 
 char *topo_import(const char *text, gsize len, const char *source,
                   TopoImportFormat format, const TopoImportOptions *opt,
@@ -872,13 +1605,10 @@ char *topo_import(const char *text, gsize len, const char *source,
 
   if (!opt)
     opt = &none;
-  if (!g_utf8_validate(text, (gssize)len, NULL) || memchr(text, 0, len)) {
-    g_set_error(error, IMPORT_ERROR, MDL_ERROR_SYNTAX,
-                "%s: not a text file (invalid UTF-8 or a NUL byte)", source);
-    return NULL;
-  }
   if (format == TOPO_IMPORT_AUTO)
     format = topo_import_detect(text, len);
+  if (!check_text(text, len, source, format, error))
+    return NULL;
   switch (format) {
   case TOPO_IMPORT_SMI: return import_smi(text, len, source, opt, error);
   case TOPO_IMPORT_NCCL_XML:
@@ -887,9 +1617,8 @@ char *topo_import(const char *text, gsize len, const char *source,
     return topo_import_ibnet(text, len, source, opt, error);
   default:
     g_set_error(error, IMPORT_ERROR, MDL_ERROR_SYNTAX,
-                "%s: not a recognised dump (expected nvidia-smi topo -m "
-                "output, NCCL topology XML or ibnetdiscover output)",
-                source);
+                "%s: not a recognised dump (expected %s)", source,
+                format_what(TOPO_IMPORT_AUTO));
     return NULL;
   }
 }

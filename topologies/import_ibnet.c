@@ -8,11 +8,16 @@
  * when the second names an adapter ("node01 mlx5_0"); one GPU per adapter
  * is assumed.  Switch-to-switch links between the same pair with the same
  * width and speed become one bundle.  Widths and speeds name the link
- * models (4xNDR: ib-ndr-4x); EDR to XDR are modelled. */
+ * models (4xNDR: ib-ndr-4x); EDR to XDR are modelled.
+ *
+ * Input is checked, never guessed: every line is a known KEY=0xHEX, a node
+ * line, a port line, a comment or a -g grouping line; a port is listed
+ * once, within its node's port count; node IDs and port GUIDs are unique;
+ * every link reads the same from both ends. */
 #include <string.h>
 
 #include "models/params.h"
-#include "topologies/import.h"
+#include "topologies/import_internal.h"
 
 #define IMPORT_ERROR MDL_ERROR
 
@@ -20,8 +25,8 @@ typedef struct {
   char *id;   /* "S-0008f10400410015" */
   char *desc; /* node description */
   gboolean sw;
-  guint32 nports;
-  GArray *ports; /* IbPort, by local port */
+  guint32 nports, line;
+  GArray *ports; /* IbPort, in the order listed */
 } IbNode;
 
 typedef struct {
@@ -30,7 +35,11 @@ typedef struct {
   guint32 peer_port;
   guint32 width;
   char speed[8];
+  guint32 line;
 } IbPort;
+
+/* The most ports a node has (NodeInfo NumPorts is 8 bits). */
+#define IB_MAX_PORTS 255
 
 static void ib_node_free(gpointer p)
 {
@@ -76,96 +85,320 @@ static gboolean width_speed(const char *s, guint32 *width, char speed[8])
   return found;
 }
 
+/* Hex digits at *p (at most 16), advancing past them. */
+static gboolean hex_digits(const char **p)
+{
+  const char *a = *p;
+
+  while (g_ascii_isxdigit(**p))
+    (*p)++;
+  return *p > a && *p - a <= 16;
+}
+
+/* "[N]" at *p with N in [1, IB_MAX_PORTS], then an optional "[ext N]". */
+static gboolean port_number(const char **p, guint32 *port)
+{
+  guint64 v;
+  const char *q = *p + 1, *end;
+  g_autofree char *num = NULL;
+
+  if (**p != '[' || !(end = strchr(q, ']')))
+    return FALSE;
+  num = g_strndup(q, (gsize)(end - q));
+  if (!g_ascii_string_to_unsigned(num, 10, 1, IB_MAX_PORTS, &v, NULL))
+    return FALSE;
+  *port = (guint32)v;
+  *p = end + 1;
+  if (g_str_has_prefix(*p, "[ext ") && (end = strchr(*p, ']')))
+    *p = end + 1;
+  return TRUE;
+}
+
+/* "(GUID)" at *p, if there, copied to *guid. */
+static gboolean port_guid(const char **p, char **guid)
+{
+  const char *a = *p + 1;
+
+  *guid = NULL;
+  if (**p != '(')
+    return TRUE;
+  *p = a;
+  if (!hex_digits(p) || **p != ')')
+    return FALSE;
+  *guid = g_strndup(a, (gsize)(*p - a));
+  (*p)++;
+  return TRUE;
+}
+
+/* "S-0008f10400410015": S, H or R (switch, adapter, router), hex GUID */
+static gboolean is_node_id(const char *id, char type)
+{
+  const char *p = id;
+
+  return *p++ == type && *p++ == '-' && hex_digits(&p) && !*p;
+}
+
+/* KEY=0xHEX[(HEX)] [# comment], the lines before a node line. */
+static gboolean key_line(const char *l, const char *source, guint line,
+                         GError **error)
+{
+  static const char *const keys[] = {"vendid",     "devid",  "sysimgguid",
+                                     "switchguid", "caguid", "rtguid"};
+  const char *eq = strchr(l, '='), *p = eq + 1;
+  g_autofree char *key = g_strndup(l, (gsize)(eq - l));
+  g_autofree char *x = topo_import_excerpt(l);
+  guint k;
+
+  for (k = 0; k < G_N_ELEMENTS(keys) && strcmp(key, keys[k]); k++)
+    ;
+  if (k == G_N_ELEMENTS(keys)) {
+    g_set_error(error, IMPORT_ERROR, MDL_ERROR_SYNTAX,
+                "%s:%u: unknown key in '%s' (expected vendid, devid, "
+                "sysimgguid, switchguid, caguid or rtguid)",
+                source, line, x);
+    return FALSE;
+  }
+  if (g_str_has_prefix(p, "0x") && (p += 2, hex_digits(&p))) {
+    if (*p == '(') {
+      p++;
+      if (!hex_digits(&p) || *p++ != ')')
+        p = "?";
+    }
+    p += strspn(p, " \t");
+    if (!*p || *p == '#')
+      return TRUE;
+  }
+  g_set_error(error, IMPORT_ERROR, MDL_ERROR_VALUE,
+              "%s:%u: '%s' (expected %s=0xHEX)", source, line, x, key);
+  return FALSE;
+}
+
+/* "Switch|Ca|Rt NPORTS "ID" [# "DESCRIPTION" ...]" */
+static IbNode *node_line(const char *l, const char *source, guint line,
+                         GHashTable *ids, GError **error)
+{
+  const char *p = l + strcspn(l, " \t");
+  g_autofree char *x = topo_import_excerpt(l);
+  g_autofree char *num = NULL, *id = NULL;
+  char type = l[0] == 'C' ? 'H' : l[0] == 'R' ? 'R' : 'S';
+  IbNode *n;
+  guint64 np;
+  gpointer first;
+
+  p += strspn(p, " \t");
+  num = g_strndup(p, strcspn(p, " \t"));
+  if (!g_ascii_string_to_unsigned(num, 10, 1, IB_MAX_PORTS, &np, NULL)) {
+    g_set_error(error, IMPORT_ERROR, MDL_ERROR_SYNTAX,
+                "%s:%u: '%s' is not NODETYPE NPORTS \"ID\" (NPORTS from 1 to "
+                "%u)",
+                source, line, x, IB_MAX_PORTS);
+    return NULL;
+  }
+  p += strlen(num);
+  p += strspn(p, " \t");
+  if (*p != '"' || !(id = quoted(&p))) {
+    g_set_error(error, IMPORT_ERROR, MDL_ERROR_SYNTAX,
+                "%s:%u: node line without a quoted \"ID\" in '%s'", source,
+                line, x);
+    return NULL;
+  }
+  if (!is_node_id(id, type)) {
+    g_autofree char *xi = topo_import_excerpt(id);
+    g_set_error(error, IMPORT_ERROR, MDL_ERROR_SYNTAX,
+                "%s:%u: \"%s\" is not the ID of a%s (expected \"%c-\" and "
+                "its GUID in hex)",
+                source, line, xi,
+                type == 'S'   ? " Switch"
+                : type == 'H' ? " Ca"
+                              : "n Rt",
+                type);
+    return NULL;
+  }
+  if ((first = g_hash_table_lookup(ids, id))) {
+    g_set_error(error, IMPORT_ERROR, MDL_ERROR_CONFLICT,
+                "%s:%u: a second node \"%s\" (the first is on line %u)", source,
+                line, id, ((IbNode *)first)->line);
+    return NULL;
+  }
+  p += strspn(p, " \t");
+  if (*p && *p != '#') {
+    g_set_error(error, IMPORT_ERROR, MDL_ERROR_SYNTAX,
+                "%s:%u: '%s' after the ID (expected # \"DESCRIPTION\")", source,
+                line, x);
+    return NULL;
+  }
+  n = g_new0(IbNode, 1);
+  n->sw = type != 'H';
+  n->nports = (guint32)np;
+  n->line = line;
+  n->ports = g_array_new(FALSE, FALSE, sizeof(IbPort));
+  n->id = g_steal_pointer(&id);
+  n->desc = *p ? quoted(&p) : NULL;
+  if (!n->desc)
+    n->desc = g_strdup(n->id);
+  g_hash_table_insert(ids, n->id, n);
+  return n;
+}
+
+/* "[LOCAL][ext N](GUID) "PEER"[PORT][ext N](GUID) # ... WIDTHxSPEED" */
+static gboolean port_line(const char *l, IbNode *cur, const char *source,
+                          guint line, GHashTable *guids, GError **error)
+{
+  IbPort port = {.line = line};
+  const char *p = l;
+  g_autofree char *x = topo_import_excerpt(l);
+  g_autofree char *guid = NULL, *peer_guid = NULL;
+  const char *what = NULL;
+  gpointer first;
+
+  if (!port_number(&p, &port.local)) {
+    g_set_error(error, IMPORT_ERROR, MDL_ERROR_SYNTAX,
+                "%s:%u: '%s' does not start with [PORT] (a port from 1 to %u)",
+                source, line, x, IB_MAX_PORTS);
+    return FALSE;
+  }
+  if (!cur) {
+    g_set_error(error, IMPORT_ERROR, MDL_ERROR_SYNTAX,
+                "%s:%u: a port line before any Switch, Ca or Rt line", source,
+                line);
+    return FALSE;
+  }
+  if (port.local > cur->nports) {
+    g_set_error(error, IMPORT_ERROR, MDL_ERROR_VALUE,
+                "%s:%u: port %u of \"%s\", which has %u ports (line %u)",
+                source, line, port.local, cur->id, cur->nports, cur->line);
+    return FALSE;
+  }
+  for (guint i = 0; i < cur->ports->len; i++) {
+    const IbPort *o = &g_array_index(cur->ports, IbPort, i);
+    if (o->local == port.local) {
+      g_set_error(error, IMPORT_ERROR, MDL_ERROR_CONFLICT,
+                  "%s:%u: port %u of \"%s\" is listed twice (the first on "
+                  "line %u)",
+                  source, line, port.local, cur->id, o->line);
+      return FALSE;
+    }
+  }
+  if (!port_guid(&p, &guid))
+    what = "(GUID) in hex after [PORT]";
+  else if ((p += strspn(p, " \t"), *p != '"') || !(port.peer = quoted(&p)) ||
+           !port_number(&p, &port.peer_port))
+    what = "\"PEER\"[PORT] (a port from 1 to 255)";
+  else if (!port.peer[0] || !strchr("SHR", port.peer[0]) ||
+           !is_node_id(port.peer, port.peer[0]))
+    what = "a PEER of S-, H- or R- and its GUID in hex";
+  else if ((p += strspn(p, " \t"), !port_guid(&p, &peer_guid)))
+    what = "(GUID) in hex after \"PEER\"[PORT]";
+  else if ((p += strspn(p, " \t"), *p && *p != '#'))
+    what = "# and a comment after \"PEER\"[PORT]";
+  else if (!width_speed(p, &port.width, port.speed))
+    what = "WIDTHxSPEED (such as 4xNDR) at the end";
+  if (what) {
+    g_free(port.peer);
+    g_set_error(error, IMPORT_ERROR, MDL_ERROR_SYNTAX,
+                "%s:%u: expected %s in '%s'", source, line, what, x);
+    return FALSE;
+  }
+  if (guid && (first = g_hash_table_lookup(guids, guid))) {
+    g_free(port.peer);
+    g_set_error(error, IMPORT_ERROR, MDL_ERROR_CONFLICT,
+                "%s:%u: port GUID %s is also on line %u", source, line, guid,
+                GPOINTER_TO_UINT(first));
+    return FALSE;
+  }
+  if (guid)
+    g_hash_table_insert(guids, g_steal_pointer(&guid), GUINT_TO_POINTER(line));
+  g_array_append_val(cur->ports, port);
+  return TRUE;
+}
+
 static gboolean parse(const char *text, const char *source, GPtrArray *nodes,
-                      GError **error)
+                      GHashTable *ids, GError **error)
 {
   g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+  g_autoptr(GHashTable) guids =
+      g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
   IbNode *cur = NULL;
 
   for (guint li = 0; lines[li]; li++) {
     char *l = g_strstrip(lines[li]);
-    if (!*l || *l == '#' || (strchr(l, '=') && *l != '['))
-      continue; /* blank, comment, vendid=/devid=/...guid= */
-    if (g_str_has_prefix(l, "Switch") || g_str_has_prefix(l, "Ca") ||
-        g_str_has_prefix(l, "Rt")) {
-      const char *p = l + strcspn(l, " \t");
-      guint64 np;
-      g_autofree char *num = NULL;
-      char *hash;
-      p += strspn(p, " \t");
-      num = g_strndup(p, strcspn(p, " \t"));
-      if (!g_ascii_string_to_unsigned(num, 10, 1, 4096, &np, NULL)) {
-        g_set_error(error, IMPORT_ERROR, MDL_ERROR_SYNTAX,
-                    "%s:%u: '%s' is not NODETYPE NPORTS \"ID\"", source, li + 1,
-                    l);
+    g_autofree char *word = g_strndup(l, strcspn(l, " \t"));
+    const char *eq = strchr(l, '=');
+    if (!*l || *l == '#' || g_str_has_prefix(l, "Chassis ") ||
+        strcmp(l, "Non-Chassis Nodes") == 0 ||
+        g_str_has_prefix(l, "Hostname: "))
+      continue; /* blank, comment, -g grouping */
+    if (eq && (gsize)(eq - l) == strspn(l, "abcdefghijklmnopqrstuvwxyz")) {
+      if (!key_line(l, source, li + 1, error))
         return FALSE;
-      }
-      cur = g_new0(IbNode, 1);
-      cur->sw = l[0] != 'C';
-      cur->nports = (guint32)np;
-      cur->ports = g_array_new(FALSE, FALSE, sizeof(IbPort));
-      cur->id = quoted(&p);
-      hash = strchr(p, '#');
-      if (hash) {
-        const char *q = hash;
-        cur->desc = quoted(&q);
-      }
-      if (!cur->id) {
-        ib_node_free(cur);
-        g_set_error(error, IMPORT_ERROR, MDL_ERROR_SYNTAX,
-                    "%s:%u: node line without a quoted \"ID\"", source, li + 1);
+    } else if (!strcmp(word, "Switch") || !strcmp(word, "Ca") ||
+               !strcmp(word, "Rt")) {
+      if (!(cur = node_line(l, source, li + 1, ids, error)))
         return FALSE;
-      }
-      if (!cur->desc)
-        cur->desc = g_strdup(cur->id);
       g_ptr_array_add(nodes, cur);
-      continue;
-    }
-    if (*l == '[') {
-      IbPort port = {0};
-      const char *p = l + 1, *after;
-      guint64 v;
-      g_autofree char *local = g_strndup(p, strcspn(p, "]"));
-      if (!cur || !g_ascii_string_to_unsigned(local, 10, 0, 4096, &v, NULL)) {
-        g_set_error(error, IMPORT_ERROR, MDL_ERROR_SYNTAX,
-                    "%s:%u: a port line outside a node, or '%s' is not "
-                    "[PORT]",
-                    source, li + 1, l);
+    } else if (*l == '[') {
+      if (!port_line(l, cur, source, li + 1, guids, error))
         return FALSE;
-      }
-      port.local = (guint32)v;
-      port.peer = quoted(&p);
-      after = p;
-      if (!port.peer || *after != '[') {
-        g_free(port.peer);
-        g_set_error(error, IMPORT_ERROR, MDL_ERROR_SYNTAX,
-                    "%s:%u: expected \"PEER\"[PORT] in '%s'", source, li + 1,
-                    l);
-        return FALSE;
-      }
-      port.peer_port = (guint32)g_ascii_strtoull(after + 1, NULL, 10);
-      if (!width_speed(l, &port.width, port.speed)) {
-        g_free(port.peer);
-        g_set_error(error, IMPORT_ERROR, MDL_ERROR_SYNTAX,
-                    "%s:%u: no WIDTHxSPEED (such as 4xNDR) in '%s'", source,
-                    li + 1, l);
-        return FALSE;
-      }
-      g_array_append_val(cur->ports, port);
-      continue;
+    } else {
+      g_autofree char *x = topo_import_excerpt(l);
+      g_set_error(error, IMPORT_ERROR, MDL_ERROR_SYNTAX,
+                  "%s:%u: unknown line '%s' (expected KEY=0xHEX, "
+                  "Switch|Ca|Rt NPORTS \"ID\", [PORT] \"PEER\"[PORT] or "
+                  "# comment)",
+                  source, li + 1, x);
+      return FALSE;
     }
   }
   return TRUE;
 }
 
-static IbNode *find(GPtrArray *nodes, const char *id)
+/* Every link reads the same from both ends: A[p] -> B[q] and B[q] -> A[p],
+ * with one width and speed. */
+static gboolean check_links(GPtrArray *nodes, GHashTable *ids,
+                            const char *source, GError **error)
 {
   for (guint i = 0; i < nodes->len; i++) {
-    IbNode *n = nodes->pdata[i];
-    if (strcmp(n->id, id) == 0)
-      return n;
+    const IbNode *a = nodes->pdata[i];
+    for (guint j = 0; j < a->ports->len; j++) {
+      const IbPort *p = &g_array_index(a->ports, IbPort, j);
+      const IbNode *b = g_hash_table_lookup(ids, p->peer);
+      const IbPort *q = NULL;
+      if (!b || b == a) {
+        g_set_error(error, IMPORT_ERROR, MDL_ERROR_CONFLICT,
+                    b ? "%s:%u: port %u of \"%s\" leads to its own node"
+                      : "%s:%u: port %u of \"%s\" leads to \"%s\", which is "
+                        "not listed (truncated dump?)",
+                    source, p->line, p->local, a->id, p->peer);
+        return FALSE;
+      }
+      for (guint k = 0; k < b->ports->len && !q; k++) {
+        if (g_array_index(b->ports, IbPort, k).local == p->peer_port)
+          q = &g_array_index(b->ports, IbPort, k);
+      }
+      if (!q || strcmp(q->peer, a->id) || q->peer_port != p->local) {
+        g_set_error(error, IMPORT_ERROR, MDL_ERROR_CONFLICT,
+                    "%s:%u: \"%s\"[%u] leads to \"%s\"[%u], but %s (expected "
+                    "each link listed from both ends)",
+                    source, p->line, a->id, p->local, b->id, p->peer_port,
+                    q ? "that port leads elsewhere"
+                      : "that port is not listed");
+        return FALSE;
+      }
+      if (q->width != p->width || g_ascii_strcasecmp(q->speed, p->speed)) {
+        g_set_error(error, IMPORT_ERROR, MDL_ERROR_CONFLICT,
+                    "%s:%u: \"%s\"[%u] is %ux%s here but %ux%s on line %u",
+                    source, p->line, a->id, p->local, p->width, p->speed,
+                    q->width, q->speed, q->line);
+        return FALSE;
+      }
+    }
   }
-  return NULL;
+  return TRUE;
+}
+
+static IbNode *find(GHashTable *ids, const char *id)
+{
+  return g_hash_table_lookup(ids, id);
 }
 
 /* Host name of an adapter, or NULL when the description names none. */
@@ -188,9 +421,9 @@ static gboolean link_model(const IbPort *p, char out[32], const char *source,
        strcmp(speed, "xdr")) ||
       (p->width != 1 && p->width != 2 && p->width != 4)) {
     g_set_error(error, IMPORT_ERROR, MDL_ERROR_VALUE,
-                "%s: %ux%s links are not modelled (EDR, HDR, NDR or XDR at "
+                "%s:%u: %ux%s links are not modelled (EDR, HDR, NDR or XDR at "
                 "1x, 2x or 4x)",
-                source, p->width, p->speed);
+                source, p->line, p->width, p->speed);
     return FALSE;
   }
   g_snprintf(out, 32, "ib-%s-%ux", speed, p->width);
@@ -209,12 +442,10 @@ static char *sw_name(const char *id)
 }
 
 char *topo_import_ibnet(const char *text, gsize len, const char *source,
-                        const TopoImportOptions *opt, GError **error);
-
-char *topo_import_ibnet(const char *text, gsize len, const char *source,
                         const TopoImportOptions *opt, GError **error)
 {
   g_autoptr(GPtrArray) nodes = g_ptr_array_new_with_free_func(ib_node_free);
+  g_autoptr(GHashTable) ids = g_hash_table_new(g_str_hash, g_str_equal);
   g_autoptr(GPtrArray) hosts = g_ptr_array_new_with_free_func(g_free);
   g_autoptr(GPtrArray) host_cas =
       g_ptr_array_new_with_free_func((GDestroyNotify)g_ptr_array_unref);
@@ -227,7 +458,8 @@ char *topo_import_ibnet(const char *text, gsize len, const char *source,
   guint32 max_ports = 0, cas_per_host = 0, ca_ports = 0;
   const char *sw_base = "quantum-hdr";
 
-  if (!parse(text0, source, nodes, error))
+  if (!parse(text0, source, nodes, ids, error) ||
+      !check_links(nodes, ids, source, error))
     return NULL;
   /* servers: adapters grouped by host name */
   for (guint i = 0; i < nodes->len; i++) {
@@ -260,10 +492,11 @@ char *topo_import_ibnet(const char *text, gsize len, const char *source,
     GPtrArray *cas = host_cas->pdata[k];
     if (k && cas->len != cas_per_host) {
       g_set_error(error, IMPORT_ERROR, MDL_ERROR_CONFLICT,
-                  "%s: host %s has %u adapters, host %s %u: ifsim servers "
+                  "%s:%u: host %s has %u adapters, host %s %u: ifsim servers "
                   "are alike",
-                  source, (char *)hosts->pdata[k], cas->len,
-                  (char *)hosts->pdata[0], cas_per_host);
+                  source, ((IbNode *)cas->pdata[0])->line,
+                  (char *)hosts->pdata[k], cas->len, (char *)hosts->pdata[0],
+                  cas_per_host);
       return NULL;
     }
     cas_per_host = cas->len;
@@ -273,19 +506,20 @@ char *topo_import_ibnet(const char *text, gsize len, const char *source,
         ca_ports = ca->ports->len;
       if (ca->ports->len != ca_ports || ca_ports == 0) {
         g_set_error(error, IMPORT_ERROR, MDL_ERROR_CONFLICT,
-                    "%s: adapter %s has %u connected ports, others %u", source,
-                    ca->id, ca->ports->len, ca_ports);
+                    "%s:%u: adapter %s has %u connected ports, others %u "
+                    "(expected alike adapters with at least one)",
+                    source, ca->line, ca->id, ca->ports->len, ca_ports);
         return NULL;
       }
       for (guint p = 0; p < ca->ports->len; p++) {
         const IbPort *port = &g_array_index(ca->ports, IbPort, p);
-        IbNode *peer = find(nodes, port->peer);
+        IbNode *peer = find(ids, port->peer);
         g_autofree char *peer_name = NULL;
         if (!peer || !peer->sw) {
           g_set_error(error, IMPORT_ERROR, MDL_ERROR_CONFLICT,
-                      "%s: adapter %s port %u leads to %s, not a listed "
+                      "%s:%u: adapter %s port %u leads to %s, not a listed "
                       "switch",
-                      source, ca->id, port->local, port->peer);
+                      source, port->line, ca->id, port->local, port->peer);
           return NULL;
         }
         if (!link_model(port, ca_link, source, error))
@@ -310,7 +544,7 @@ char *topo_import_ibnet(const char *text, gsize len, const char *source,
     order = g_ptr_array_new();
     for (guint p = 0; p < n->ports->len; p++) {
       const IbPort *port = &g_array_index(n->ports, IbPort, p);
-      IbNode *peer = find(nodes, port->peer);
+      IbNode *peer = find(ids, port->peer);
       char model[32];
       g_autofree char *peer_name = NULL;
       char *key;

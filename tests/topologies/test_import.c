@@ -1,9 +1,11 @@
 /* Tests of topologies/import*.c: every fixture in tests/data/import imports
  * into a system file that loads, and the built system has what the dump
  * shows (counts, PCIe classes as hop counts, affinity); imports are
- * deterministic; malformed dumps fail with named errors, never crash. */
+ * deterministic; malformed dumps (inline, and the corpora of
+ * tests/data/bad/import-*) fail with named errors, never crash. */
 #include <string.h>
 
+#include "tests/bad_corpus.h"
 #include "tests/suites.h"
 #include "topologies/import.h"
 #include "topologies/system.h"
@@ -134,6 +136,21 @@ START_TEST(test_nccl_xml_matches_template)
 }
 END_TEST
 
+/* Direct NVLinks count on every GPU, also when the first GPU has none. */
+START_TEST(test_nccl_xml_bridge)
+{
+  g_autoptr(TopoSystem) sys =
+      import_fixture("nccl_topo_nvlink_bridge.xml", NULL);
+  TopoSummary s;
+
+  topo_system_summary(sys, &s);
+  ck_assert_uint_eq(s.gpus, 3);
+  ck_assert_uint_eq(s.nvswitches, 0);
+  ck_assert_uint_eq(s.links_by_family[MDL_FAMILY_NVLINK], 4);
+  ck_assert_uint_eq(hops(sys, topo_gpu(sys, 0, 1), topo_gpu(sys, 0, 2)), 1);
+}
+END_TEST
+
 START_TEST(test_ibnetdiscover)
 {
   g_autoptr(TopoSystem) sys =
@@ -206,6 +223,67 @@ START_TEST(test_bad_dumps)
 }
 END_TEST
 
+/* A token of 60000 characters is quoted in a message in part only. */
+START_TEST(test_bad_long_token)
+{
+  g_autofree char *cell = g_strnfill(60000, 'Q');
+  g_autofree char *smi = g_strdup_printf("\tGPU0\tGPU1\nGPU0\t X \t%s\n", cell);
+  g_autofree char *ib = g_strdup_printf("%s=0x1\n", cell);
+  const char *texts[] = {smi, ib};
+
+  for (guint i = 0; i < G_N_ELEMENTS(texts); i++) {
+    g_autoptr(GError) error = NULL;
+    g_autofree char *ini =
+        topo_import(texts[i], strlen(texts[i]), "long.txt",
+                    i ? TOPO_IMPORT_IBNET : TOPO_IMPORT_SMI, NULL, &error);
+    ck_assert_ptr_null(ini);
+    ck_assert_msg(strstr(error->message, "QQQ...") &&
+                      strlen(error->message) < 400,
+                  "%.400s", error->message);
+  }
+}
+END_TEST
+
+/* tests/data/bad/import-*: each file fails as its format, forced (every
+ * parser path is reached) and detected, naming the file and the place. */
+static void import_bad_case(const char *path, const char *name,
+                            const char *expect, gpointer data)
+{
+  TopoImportFormat format = GPOINTER_TO_INT(data);
+  g_autofree char *text = NULL;
+  gsize len;
+
+  ck_assert(g_file_get_contents(path, &text, &len, NULL));
+  for (guint pass = 0; pass < 2; pass++) {
+    TopoImportFormat f = pass ? TOPO_IMPORT_AUTO : format;
+    g_autoptr(GError) error = NULL;
+    g_autofree char *ini = topo_import(text, len, path, f, NULL, &error);
+    ck_assert_msg(ini == NULL, "%s imported (format %d)", name, f);
+    ck_assert_msg(strstr(error->message, name) != NULL,
+                  "%s: '%s' does not name the file", name, error->message);
+    if (f == format || topo_import_detect(text, len) == format)
+      ck_assert_msg(strstr(error->message, expect) != NULL,
+                    "%s: '%s' lacks '%s' (format %d)", name, error->message,
+                    expect, f);
+  }
+}
+
+START_TEST(test_bad_corpus)
+{
+  static const struct {
+    const char *dir;
+    TopoImportFormat format;
+  } corpora[] = {{"import-smi", TOPO_IMPORT_SMI},
+                 {"import-ncclxml", TOPO_IMPORT_NCCL_XML},
+                 {"import-ibnet", TOPO_IMPORT_IBNET}};
+
+  for (guint i = 0; i < G_N_ELEMENTS(corpora); i++)
+    ck_assert_uint_ge(bad_corpus_manifest(corpora[i].dir, import_bad_case,
+                                          GINT_TO_POINTER(corpora[i].format)),
+                      10);
+}
+END_TEST
+
 Suite *suite_import(void)
 {
   Suite *s = suite_create("import");
@@ -215,8 +293,11 @@ Suite *suite_import(void)
   tcase_add_test(tc, test_smi_dgx_a100);
   tcase_add_test(tc, test_smi_4090);
   tcase_add_test(tc, test_nccl_xml_matches_template);
+  tcase_add_test(tc, test_nccl_xml_bridge);
   tcase_add_test(tc, test_ibnetdiscover);
   tcase_add_test(tc, test_bad_dumps);
+  tcase_add_test(tc, test_bad_long_token);
+  tcase_add_test(tc, test_bad_corpus);
   tcase_set_timeout(tc, 60);
   suite_add_tcase(s, tc);
   return s;
