@@ -421,8 +421,20 @@ gboolean mdl_registry_load_data(MdlRegistry *r, const char *data, gsize len,
                                 const char *source, GError **error)
 {
   g_autoptr(GKeyFile) kf = mdl_ini_load(data, len, source, error);
+  gsize n_groups = 0;
 
-  return kf && registry_apply_atomic(r, kf, source, TRUE, error);
+  if (!kf)
+    return FALSE;
+  g_strfreev(g_key_file_get_groups(kf, &n_groups));
+  /* A model file that sets nothing is a wrong file given, not a choice */
+  if (n_groups == 0) {
+    g_set_error(error, MDL_ERROR, MDL_ERROR_SYNTAX,
+                "%s: no groups (expected [link NAME], [switch NAME], "
+                "[nic NAME] or [nccl])",
+                source);
+    return FALSE;
+  }
+  return registry_apply_atomic(r, kf, source, TRUE, error);
 }
 
 gboolean mdl_registry_load_file(MdlRegistry *r, const char *path,

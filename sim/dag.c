@@ -8,6 +8,7 @@
  * and those reaching zero start, in the order they were added. */
 #include "sim/dag.h"
 
+#include "sim/error.h"
 #include "sim/pool.h"
 
 #define INLINE_DEPS 2
@@ -252,4 +253,43 @@ guint64 sim_dag_alive(const SimDag *dag)
 void sim_dag_stats(const SimDag *dag, SimDagStats *out)
 {
   *out = dag->stats;
+}
+
+gboolean sim_dag_check_finished(const SimDag *dag, SimTime now,
+                                GError **error)
+{
+  guint64 running = 0, transfers = 0, waiting = 0;
+  const Task *first = NULL;
+
+  if (dag->alive == 0)
+    return TRUE;
+  for (guint32 slot = 0; slot < dag->tasks.created; slot++) {
+    const Task *t = task_at(dag, slot);
+
+    if (t->state == TASK_WAITING) {
+      waiting++;
+    } else if (t->state == TASK_RUNNING) {
+      running++;
+      if (t->n_paths > 0) {
+        transfers++;
+        if (!first)
+          first = t;
+      }
+    }
+  }
+  g_autoptr(GString) m = g_string_new(NULL);
+
+  g_string_printf(m,
+                  "the simulation cannot progress at %.3f us: %" G_GUINT64_FORMAT
+                  " tasks are not done: %" G_GUINT64_FORMAT
+                  " started and never ended",
+                  sim_time_to_us(now), dag->alive, running);
+  if (first)
+    g_string_append_printf(m,
+                           " (%" G_GUINT64_FORMAT " transfers; the first "
+                           "moves %" G_GUINT64_FORMAT " bytes)",
+                           transfers, first->bytes);
+  g_string_append_printf(m, ", %" G_GUINT64_FORMAT " wait for them", waiting);
+  g_set_error_literal(error, SIM_ERROR, SIM_ERROR_STALLED, m->str);
+  return FALSE;
 }

@@ -71,4 +71,13 @@ guint64 sim_dag_alive(const SimDag *dag);
 
 void sim_dag_stats(const SimDag *dag, SimDagStats *out);
 
+/* After the engine ran out of events: TRUE when every task is done; else
+ * a SIM_ERROR_STALLED error saying what is stuck at `now` (the transfers
+ * and delays started that never ended, and how many tasks wait).  A task
+ * can only wait for tasks added before it, so tasks never wait in a cycle:
+ * a stall is a started task whose end never came (a transport that gives
+ * a flow no rate), which this reports instead of a wrong time. */
+gboolean sim_dag_check_finished(const SimDag *dag, SimTime now,
+                                GError **error);
+
 #endif /* SIM_DAG_H */

@@ -7,6 +7,8 @@
  * each holding its handle (state CANCELLED) until it is dropped. */
 #include "sim/engine.h"
 
+#include "sim/interrupt.h"
+
 #include "sim/pool.h"
 #include "sim/queue.h"
 
@@ -171,6 +173,10 @@ gboolean sim_engine_cancel(SimEngine *engine, SimEventId id)
   return TRUE;
 }
 
+/* Events between two looks at the interrupt flag: a load and a branch per
+ * 4096 events, and a Ctrl-C answered within a millisecond or so. */
+#define INTERRUPT_POLL_MASK 4095u
+
 static SimRunStatus engine_loop(SimEngine *engine, SimTime limit)
 {
   SimQueueEntry ev;
@@ -196,6 +202,10 @@ static SimRunStatus engine_loop(SimEngine *engine, SimTime limit)
     engine->executed++;
     k = &engine->kinds[ev.kind];
     k->fn(engine, k->ctx, ev.data);
+    if ((engine->executed & INTERRUPT_POLL_MASK) == 0 && sim_interrupted()) {
+      engine->running = FALSE;
+      return SIM_RUN_INTERRUPTED;
+    }
   }
   engine->running = FALSE;
   if (engine->stop_requested) {
@@ -212,9 +222,12 @@ SimRunStatus sim_engine_run(SimEngine *engine)
 
 SimRunStatus sim_engine_run_until(SimEngine *engine, SimTime limit)
 {
+  SimRunStatus st;
+
   g_assert(limit >= engine->now);
-  if (engine_loop(engine, limit) == SIM_RUN_STOPPED)
-    return SIM_RUN_STOPPED;
+  st = engine_loop(engine, limit);
+  if (st == SIM_RUN_STOPPED || st == SIM_RUN_INTERRUPTED)
+    return st;
   engine->now = limit;
   return engine->live == 0 ? SIM_RUN_EMPTY : SIM_RUN_LIMIT;
 }

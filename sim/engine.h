@@ -39,6 +39,7 @@ typedef enum {
   SIM_RUN_EMPTY,   /* no pending event is left */
   SIM_RUN_LIMIT,   /* run_until reached its time limit */
   SIM_RUN_STOPPED, /* a handler called sim_engine_stop */
+  SIM_RUN_INTERRUPTED, /* SIGINT/SIGTERM (sim/interrupt.h); resumable */
 } SimRunStatus;
 
 SimEngine *sim_engine_new(void);

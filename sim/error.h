@@ -13,6 +13,9 @@
 typedef enum {
   SIM_ERROR_PARSE, /* text that is not of the expected form */
   SIM_ERROR_RANGE, /* a well-formed value outside the accepted range */
+  SIM_ERROR_INTERRUPTED, /* SIGINT or SIGTERM arrived (sim/interrupt.h) */
+  SIM_ERROR_MEMORY,      /* the estimate exceeds the memory allowed */
+  SIM_ERROR_STALLED,     /* the simulation cannot progress */
 } SimErrorCode;
 
 GQuark sim_error_quark(void);

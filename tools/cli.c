@@ -6,6 +6,9 @@
 #include <string.h>
 
 #include "sim/config.h"
+#include "sim/error.h"
+#include "sim/interrupt.h"
+#include "sim/memory.h"
 #include "sim/units.h"
 
 G_DEFINE_QUARK(ifsim - cli - error, cli_error)
@@ -72,6 +75,7 @@ int cli_main(int argc, char **argv)
   }
   if (strcmp(name, "--version") == 0)
     name = "version";
+  sim_interrupt_install();
   for (size_t i = 0; i < G_N_ELEMENTS(cli_commands); i++) {
     const CliCommand *c = &cli_commands[i];
     g_autofree char *argv0 = NULL;
@@ -103,6 +107,10 @@ int cli_main(int argc, char **argv)
 int cli_report(const char *command, const GError *error)
 {
   fprintf(stderr, "ifsim: %s: %s\n", command, error->message);
+  /* As a shell reports a process a signal ended: 128 + its number. */
+  if (g_error_matches(error, SIM_ERROR, SIM_ERROR_INTERRUPTED) &&
+      sim_interrupted())
+    return 128 + sim_interrupted();
   if (error->domain == G_OPTION_ERROR)
     fprintf(stderr, "ifsim: %s: see 'ifsim %s --help'\n", command, command);
   return CLI_EXIT_USAGE;
@@ -173,4 +181,18 @@ static int cli_cmd_not_built(const CliCommand *cmd, int argc, char **argv)
   g_set_error(&error, CLI_ERROR, CLI_ERROR_NOT_BUILT,
               "not built yet: this command arrives with %s", cmd->not_built);
   return cli_report(cmd->name, error);
+}
+
+gboolean cli_apply_max_memory(guint64 bytes, gboolean seen, GError **error)
+{
+  if (!seen)
+    return TRUE;
+  if (bytes == 0) {
+    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                "--max-memory: 0 is not an amount of memory (expected a size "
+                "above 0, e.g. 64G)");
+    return FALSE;
+  }
+  sim_memory_set_limit(bytes);
+  return TRUE;
 }

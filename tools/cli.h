@@ -8,6 +8,8 @@
 
 #include <glib.h>
 
+#include "sim/units.h"
+
 #define CLI_EXIT_OK 0
 #define CLI_EXIT_USAGE 2 /* bad input: flags, files, values */
 
@@ -23,7 +25,8 @@ typedef enum {
 int cli_main(int argc, char **argv);
 
 /* Prints "ifsim: <command>: <message>" to stderr (plus a pointer to --help
- * for option errors) and returns CLI_EXIT_USAGE, the status for bad input. */
+ * for option errors) and returns CLI_EXIT_USAGE, the status for bad input;
+ * for a run a signal interrupted (sim/interrupt.h), 128 + the signal. */
 int cli_report(const char *command, const GError *error);
 
 /* Builds a GOptionContext for a subcommand: parameter_string follows the
@@ -45,5 +48,17 @@ int cli_cmd_topo(int argc, char **argv);
 int cli_cmd_version(int argc, char **argv);
 int cli_cmd_calibrate(int argc, char **argv);
 int cli_cmd_validate(int argc, char **argv);
+
+/* --max-memory SIZE, for the commands that build systems and run them
+ * (sim/memory.h): its SimNumberTarget (in the option group's table) and
+ * GOptionEntry, and cli_apply_max_memory() after parsing. */
+#define CLI_MAX_MEMORY_TARGET(bytes, seen)                                     \
+  {"max-memory", 0, SIM_NUMBER_SIZE, (bytes), (seen), 0}
+#define CLI_MAX_MEMORY_ENTRY                                                   \
+  {"max-memory", 0, 0, G_OPTION_ARG_CALLBACK, sim_parse_number_option,        \
+   "Run what is estimated to need up to SIZE of memory (K/M/G/T; default: "   \
+   "refuse more than the memory available)",                                  \
+   "SIZE"}
+gboolean cli_apply_max_memory(guint64 bytes, gboolean seen, GError **error);
 
 #endif /* TOOLS_CLI_H */

@@ -12,6 +12,7 @@
 #include "sim/units.h"
 #include "tools/cli.h"
 #include "traces/csvtext.h"
+#include "traces/output.h"
 #include "validate/calibrate.h"
 
 /* What both commands read: the measurement files and the system. */
@@ -193,12 +194,15 @@ static char *compare_csv(const ValReport *r)
 }
 
 /* Measured (points) and predicted (lines) time against size, log-log, one
- * colour per series, drawn by gnuplot into an SVG or PNG. */
-static gboolean plot(const ValReport *r, const char *path, GError **error)
+ * colour per series, drawn by gnuplot into an SVG or PNG: into a temporary
+ * of outs, renamed to path with the run's other outputs. */
+static gboolean plot(const ValReport *r, TrcOutputs *outs, const char *path,
+                     GError **error)
 {
   g_autofree char *gnuplot = g_find_program_in_path("gnuplot");
   g_autofree char *dir = NULL;
-  g_autofree char *data = NULL, *script = NULL, *tmp = NULL;
+  g_autofree char *data = NULL, *script = NULL;
+  const char *tmp;
   g_autoptr(GString) d = g_string_new(NULL);
   g_autoptr(GString) cmd = g_string_new(NULL);
   g_autofree char *out_err = NULL;
@@ -220,12 +224,14 @@ static gboolean plot(const ValReport *r, const char *path, GError **error)
                 "--plot %s: expected a file name ending in .svg or .png", path);
     return FALSE;
   }
+  tmp = trc_outputs_reserve(outs, path, error);
+  if (!tmp)
+    return FALSE;
   dir = g_dir_make_tmp("ifsim-plot-XXXXXX", error);
   if (!dir)
     return FALSE;
   data = g_build_filename(dir, "points.dat", NULL);
   script = g_build_filename(dir, "plot.gp", NULL);
-  tmp = g_strdup_printf("%s.tmp-plot", path);
   g_string_append_printf(cmd,
                          "set terminal %s\nset output '%s'\n"
                          "set logscale xy\nset xlabel 'size (bytes)'\n"
@@ -278,12 +284,6 @@ static gboolean plot(const ValReport *r, const char *path, GError **error)
                   "--plot: gnuplot failed: %s", out_err ? out_err : "");
       ok = FALSE;
     }
-    if (ok && g_rename(tmp, path) != 0) {
-      g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errno),
-                  "%s: %s", path, g_strerror(errno));
-      ok = FALSE;
-    }
-    g_unlink(tmp);
     g_unlink(data);
     g_unlink(script);
     g_rmdir(dir);
@@ -322,6 +322,7 @@ int cli_cmd_validate(int argc, char **argv)
       "m_beta), and the median and worst |predicted - measured| / measured "
       "over its sizes; then the same over every point.");
   g_autoptr(GError) error = NULL;
+  g_autoptr(TrcOutputs) outs = trc_outputs_new();
   ValReport rep = {0};
   double limit = -1;
   int status = CLI_EXIT_USAGE;
@@ -350,9 +351,11 @@ int cli_cmd_validate(int argc, char **argv)
     print_series(stderr, &rep);
     goto fail;
   }
-  if (csv && !trc_write_text(csv, compare_csv(&rep), &error))
+  if (csv && !trc_outputs_add(outs, csv, compare_csv(&rep), &error))
     goto fail;
-  if (plot_path && !plot(&rep, plot_path, &error))
+  if (plot_path && !plot(&rep, outs, plot_path, &error))
+    goto fail;
+  if (!trc_outputs_commit(outs, &error))
     goto fail;
   printf("# ifsim validate: system %s, %u file(s), %u series, %u points "
          "predicted\n",

@@ -12,13 +12,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <glib/gstdio.h>
 
 #include "models/nccl/nccl.h"
+#include "sim/interrupt.h"
 #include "sim/units.h"
 #include "tools/cli.h"
 #include "traces/collresults.h"
 #include "traces/linkstats.h"
+#include "traces/output.h"
 
 #define COMMAND "run"
 
@@ -35,6 +36,8 @@ typedef struct {
   guint64 ranks;
   gboolean ranks_seen;
   guint64 root;
+  guint64 max_memory;
+  gboolean max_memory_seen;
   guint64 channels;
   gboolean channels_seen;
   char *dtype;
@@ -240,6 +243,7 @@ static gboolean run_check(RunOptions *o, NcclColl *coll, guint32 *type_size,
 }
 
 typedef struct {
+  TrcOutputs *outs;
   const char *path;
   const TopoSystem *sys;
   GError **error;
@@ -251,7 +255,8 @@ static void write_links(void *ctx, const SimTransport *t, SimTime end)
   LinksOut *lo = ctx;
 
   lo->ok = end > 0 &&
-           trc_links_csv_write(lo->path, lo->sys, t, end, FALSE, lo->error);
+           trc_outputs_add(lo->outs, lo->path,
+                           trc_links_csv(lo->sys, t, end, FALSE), lo->error);
   if (end == 0 && lo->error)
     g_set_error(lo->error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
                 "--links-csv: the run took no time");
@@ -299,6 +304,7 @@ int cli_cmd_run(int argc, char **argv)
       {"root", 'r', SIM_NUMBER_COUNT, &o.root, NULL, 0},
       {"channels", 0, SIM_NUMBER_COUNT, &o.channels, &o.channels_seen,
        0},
+      CLI_MAX_MEMORY_TARGET(&o.max_memory, &o.max_memory_seen),
       {NULL, 0, 0, NULL, NULL, 0}};
   GOptionEntry entries[] = {
       {"topology", 't', 0, G_OPTION_ARG_FILENAME, &o.topology,
@@ -359,6 +365,7 @@ int cli_cmd_run(int argc, char **argv)
        "Also write results as JSON (nccl-tests -J layout)", "FILE"},
       {"links-csv", 0, 0, G_OPTION_ARG_FILENAME, &o.links_csv,
        "Write the per-link utilization of the largest size", "FILE"},
+      CLI_MAX_MEMORY_ENTRY,
       G_OPTION_ENTRY_NULL};
   g_autoptr(GOptionContext) ctx = cli_context_new(
       NULL, "Predict how long a collective takes over a range of sizes.",
@@ -376,6 +383,8 @@ int cli_cmd_run(int argc, char **argv)
   g_autoptr(GArray) sizes = NULL;
   g_autoptr(GArray) rows = NULL;
   g_autoptr(GString) explain = NULL;
+  /* Every file of the run, renamed into place at the end together */
+  g_autoptr(TrcOutputs) outs = trc_outputs_new();
   int status = CLI_EXIT_USAGE;
   NcclColl coll;
   NcclOptions nopt;
@@ -392,7 +401,8 @@ int cli_cmd_run(int argc, char **argv)
                 "unexpected argument '%s'", argv[1]);
     goto fail;
   }
-  if (!run_check(&o, &coll, &tsize, &nopt, &error))
+  if (!run_check(&o, &coll, &tsize, &nopt, &error) ||
+      !cli_apply_max_memory(o.max_memory, o.max_memory_seen, &error))
     goto fail;
   sys = topo_system_load(o.topology, (const char *const *)o.models, &error);
   if (!sys)
@@ -419,9 +429,12 @@ int cli_cmd_run(int argc, char **argv)
     NcclChoice ch;
     NcclRunStats st;
     TrcCollRow r = {.size_bytes = size, .count = size / tsize};
-    LinksOut lo = {.path = o.links_csv, .sys = sys, .error = &error};
+    LinksOut lo = {
+        .outs = outs, .path = o.links_csv, .sys = sys, .error = &error};
     gboolean last = i + 1 == sizes->len;
 
+    if (!sim_interrupt_check(&error))
+      goto fail;
     if (!nccl_select(comm, coll, size, &ch, explain, &error))
       goto fail;
     if (explain) {
@@ -459,17 +472,20 @@ int cli_cmd_run(int argc, char **argv)
                        .step_bytes = o.step_bytes_seen ? o.step_bytes : 0,
                        .step_factor = o.step_bytes_seen ? 0 : o.step_factor};
   if (o.csv &&
-      !trc_coll_csv_write(o.csv, &info, (const TrcCollRow *)(void *)rows->data,
-                          rows->len, &error))
+      !trc_outputs_add(outs, o.csv,
+                       trc_coll_csv(&info, (const TrcCollRow *)(void *)rows->data,
+                                    rows->len),
+                       &error))
     goto fail;
-  if (o.json && !trc_coll_json_write(o.json, &info,
+  if (o.json &&
+      !trc_outputs_add(outs, o.json,
+                       trc_coll_json(&info,
                                      (const TrcCollRow *)(void *)rows->data,
-                                     rows->len, &error)) {
-    /* no half of the run's output: the CSV written just before goes too */
-    if (o.csv)
-      g_unlink(o.csv);
+                                     rows->len),
+                       &error))
     goto fail;
-  }
+  if (!trc_outputs_commit(outs, &error))
+    goto fail;
   trc_coll_print_table(stdout, &info, (const TrcCollRow *)(void *)rows->data,
                        rows->len);
   status = CLI_EXIT_OK;

@@ -13,6 +13,7 @@
 #include "tools/cli.h"
 #include "topologies/import.h"
 #include "topologies/system.h"
+#include "traces/output.h"
 
 #define COMMAND "topo"
 
@@ -89,33 +90,11 @@ static void print_links(const TopoSystem *sys)
   }
 }
 
-/* Writes text to path through a temporary name ("-": stdout). */
-static gboolean write_atomic(const char *path, const char *text, GError **error)
-{
-  g_autofree char *tmp = NULL;
-
-  if (strcmp(path, "-") == 0) {
-    fputs(text, stdout);
-    return TRUE;
-  }
-  tmp = g_strdup_printf("%s.tmp", path);
-  if (!g_file_set_contents(tmp, text, -1, error))
-    return FALSE;
-  if (rename(tmp, path) != 0) {
-    g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_FAILED,
-                "%s: cannot rename from %s", path, tmp);
-    remove(tmp);
-    return FALSE;
-  }
-  return TRUE;
-}
-
-static gboolean write_dot(const TopoSystem *sys, const char *path,
-                          GError **error)
+/* The system as a Graphviz graph. */
+static char *dot_text(const TopoSystem *sys)
 {
   const SimFabric *f = topo_system_fabric(sys);
-  g_autoptr(GString) out = g_string_new("graph ifsim {\n  node [shape=box];\n");
-  g_autofree char *tmp = g_strdup_printf("%s.tmp", path);
+  GString *out = g_string_new("graph ifsim {\n  node [shape=box];\n");
 
   for (SimNodeId n = 0; n < sim_fabric_n_nodes(f); n++) {
     const SimNode *node = sim_fabric_node(f, n);
@@ -131,7 +110,7 @@ static gboolean write_dot(const TopoSystem *sys, const char *path,
                            topo_channel_link(sys, c)->name, ch->width);
   }
   g_string_append(out, "}\n");
-  return write_atomic(path, out->str, error);
+  return g_string_free(out, FALSE);
 }
 
 static const char *const format_names[] = {"auto", "smi", "nccl-xml",
@@ -172,6 +151,11 @@ int cli_cmd_topo(int argc, char **argv)
   g_autofree char *import_text = NULL;
   TopoImportOptions iopt = {0};
   g_autofree char *inic = NULL, *invlink = NULL, *iserver = NULL;
+  guint64 max_memory = 0;
+  gboolean max_memory_seen = FALSE;
+  SimNumberTarget numbers[] = {
+      CLI_MAX_MEMORY_TARGET(&max_memory, &max_memory_seen),
+      {NULL, 0, 0, NULL, NULL, 0}};
   GOptionEntry entries[] = {
       {"models", 'm', 0, G_OPTION_ARG_FILENAME_ARRAY, &model_files,
        "Apply a model file first (repeatable)", "FILE"},
@@ -194,6 +178,7 @@ int cli_cmd_topo(int argc, char **argv)
        "NIC model for imports that do not give NIC speeds", "MODEL"},
       {"import-nvlink", 0, 0, G_OPTION_ARG_STRING, &invlink,
        "NVLink model for imports (e.g. nvlink5 for B200's NV18)", "MODEL"},
+      CLI_MAX_MEMORY_ENTRY,
       {"import-server", 0, 0, G_OPTION_ARG_STRING, &iserver,
        "ibnetdiscover: server template of the hosts", "NAME"},
       {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files, NULL,
@@ -207,11 +192,18 @@ int cli_cmd_topo(int argc, char **argv)
       "Config keys: docs/config.md.");
   g_autoptr(TopoSystem) sys = NULL;
   g_autoptr(GError) error = NULL;
+  g_autoptr(TrcOutputs) outs = trc_outputs_new();
   int status = CLI_EXIT_USAGE;
 
-  g_option_context_add_main_entries(ctx, entries, NULL);
+  GOptionGroup *group =
+      g_option_group_new(COMMAND, "topo options", "topo options", numbers, NULL);
+
+  g_option_group_add_entries(group, entries);
+  g_option_context_set_main_group(ctx, group);
   if (!cli_parse(ctx, COMMAND, &argc, &argv, &status))
     return status;
+  if (!cli_apply_max_memory(max_memory, max_memory_seen, &error))
+    return cli_report(COMMAND, error);
   if (list) {
     g_auto(GStrv) ex = topo_builtin_examples();
     g_auto(GStrv) sv = topo_builtin_servers();
@@ -250,10 +242,8 @@ int cli_cmd_topo(int argc, char **argv)
                                 (const char *const *)model_files, &error);
     if (!sys)
       return cli_report(COMMAND, error);
-    if (emit && !write_atomic(emit, import_text, &error))
+    if (emit && !trc_outputs_add(outs, emit, g_strdup(import_text), &error))
       return cli_report(COMMAND, error);
-    if (emit && strcmp(emit, "-") == 0)
-      return CLI_EXIT_OK;
   } else if (example)
     sys = topo_system_load_builtin(example, &error);
   else
@@ -261,10 +251,14 @@ int cli_cmd_topo(int argc, char **argv)
                            (const char *const *)model_files, &error);
   if (!sys)
     return cli_report(COMMAND, error);
+  if (dot && !trc_outputs_add(outs, dot, dot_text(sys), &error))
+    return cli_report(COMMAND, error);
+  if (!trc_outputs_commit(outs, &error))
+    return cli_report(COMMAND, error);
+  if (emit && strcmp(emit, "-") == 0)
+    return CLI_EXIT_OK; /* the system file on stdout, nothing else */
   print_summary(sys);
   if (links)
     print_links(sys);
-  if (dot && !write_dot(sys, dot, &error))
-    return cli_report(COMMAND, error);
   return CLI_EXIT_OK;
 }

@@ -5,7 +5,9 @@
 #
 #   build:   build-essential cmake pkg-config libglib2.0-dev libcsv-dev
 #            libjson-glib-dev (nccl-tests -J JSON)
-#   tests:   check libsubunit-dev
+#   tests:   check libsubunit-dev; valgrind (memcheck over the CLI tests);
+#            clang libclang-rt-14-dev (libFuzzer harnesses of tests/fuzz,
+#            replayed over their corpora in CI)
 #   plots:   gnuplot-nox (used at run time by `ifsim plot`)
 #   probes:  libibverbs-dev (RDMA probes; CUDA comes from the CUDA toolkit,
 #            /usr/local/cuda, which is not a Debian package); libopenmpi-dev
@@ -16,7 +18,7 @@ set -eu
 
 packages="build-essential cmake pkg-config libglib2.0-dev libcsv-dev
 libjson-glib-dev check
-libsubunit-dev gnuplot-nox libibverbs-dev libopenmpi-dev openmpi-bin"
+libsubunit-dev valgrind clang libclang-rt-14-dev gnuplot-nox libibverbs-dev libopenmpi-dev openmpi-bin"
 
 missing=""
 for p in $packages; do

@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "traces/csvtext.h"
+#include "traces/output.h"
 
 static const char *text_or(const char *text, const char *none)
 {

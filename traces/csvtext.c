@@ -25,19 +25,3 @@ void trc_csv_append_text(GString *s, const char *text)
     g_free(buf);
   }
 }
-
-/* g_file_set_contents_full writes a temporary file next to `path`, syncs
- * it and renames it over `path`; on failure it removes the temporary.
- * GLib's message names the temporary; the prefix names the file asked
- * for, as the CLI prints it ("out.csv: Failed to ..."). */
-gboolean trc_write_text(const char *path, char *text, GError **error)
-{
-  g_autofree char *owned = text;
-
-  if (!g_file_set_contents_full(path, owned, (gssize)strlen(owned),
-                                G_FILE_SET_CONTENTS_CONSISTENT, 0666, error)) {
-    g_prefix_error(error, "%s: ", path);
-    return FALSE;
-  }
-  return TRUE;
-}

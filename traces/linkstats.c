@@ -4,6 +4,7 @@
 #include "traces/linkstats.h"
 
 #include "traces/csvtext.h"
+#include "traces/output.h"
 
 char *trc_links_csv(const TopoSystem *sys, const SimTransport *t, SimTime end,
                     gboolean all)

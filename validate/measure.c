@@ -8,6 +8,7 @@
 
 #include "sim/error.h"
 #include "traces/csvtext.h"
+#include "traces/output.h"
 #include "validate/import.h"
 
 static const char *const probe_names[VAL_N_PROBES] = {"p2p", "hostdev",

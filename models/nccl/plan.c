@@ -30,6 +30,8 @@
 #include "models/registry.h"
 #include "sim/dag.h"
 #include "sim/engine.h"
+#include "sim/interrupt.h"
+#include "sim/memory.h"
 #include "sim/transport.h"
 
 #define MAX_ROUNDS 8
@@ -996,6 +998,32 @@ static double channel_cap(const Plan *pl)
   return c->bus_ch[pl->coll][pl->algo][pl->proto] * 1e9;
 }
 
+/* A run's peak memory, with room, from `ifsim run` (Release) on DGX H100
+ * fat-trees: AllReduce, AllGather and Broadcast peak at 6 to 11 KB per
+ * rank and channel (512 to 16384 ranks, 16 channels); AllToAll, whose
+ * every rank sends to every other, at 2.2 KB per pair and channel (32 and
+ * 64 ranks). */
+#define RUN_BYTES_PER_RANK_CHANNEL (16u << 10)
+#define RUN_BYTES_PER_PAIR_CHANNEL (3u << 10)
+
+static gboolean check_memory(const NcclComm *comm, NcclColl coll,
+                             guint32 channels, GError **error)
+{
+  guint64 ranks = nccl_comm_ranks(comm);
+  gboolean pairs = coll == NCCL_COLL_ALLTOALL;
+  guint64 need = (pairs ? ranks * ranks * RUN_BYTES_PER_PAIR_CHANNEL
+                        : ranks * RUN_BYTES_PER_RANK_CHANNEL) *
+                 channels;
+  g_autofree char *what = g_strdup_printf("%s on %" G_GUINT64_FORMAT
+                                          " ranks", nccl_coll_name(coll), ranks);
+  g_autofree char *how = g_strdup_printf(
+      "%u channels, %u bytes per %s and channel", channels,
+      pairs ? RUN_BYTES_PER_PAIR_CHANNEL : RUN_BYTES_PER_RANK_CHANNEL,
+      pairs ? "pair of ranks" : "rank");
+
+  return sim_memory_check(need, what, how, error);
+}
+
 gboolean nccl_run(const NcclComm *comm, NcclColl coll, guint64 bytes,
                   const NcclChoice *choice, NcclExec exec,
                   NcclInspectFn inspect, void *inspect_ctx, NcclRunStats *out,
@@ -1017,6 +1045,8 @@ gboolean nccl_run(const NcclComm *comm, NcclColl coll, guint64 bytes,
   gint64 t0 = g_get_monotonic_time();
   SimDagStats ds;
 
+  if (!check_memory(comm, coll, pl.channels, error))
+    return FALSE;
   pl.paths = g_array_new(FALSE, FALSE, sizeof(SimPath));
   pl.weights = g_array_new(FALSE, FALSE, sizeof(double));
   pl.edges = g_array_new(FALSE, TRUE, sizeof(Edge));
@@ -1058,7 +1088,12 @@ gboolean nccl_run(const NcclComm *comm, NcclColl coll, guint64 bytes,
   dag = sim_dag_new(engine, tr);
   x.dag = dag;
   build_dag(&x);
-  sim_engine_run(engine);
+  if (sim_engine_run(engine) == SIM_RUN_INTERRUPTED)
+    ok = sim_interrupt_check(error);
+  else
+    ok = sim_dag_check_finished(dag, sim_engine_now(engine), error);
+  if (!ok)
+    goto out;
   sim_dag_stats(dag, &ds);
   memset(out, 0, sizeof(*out));
   out->time_ps = ds.last_done;

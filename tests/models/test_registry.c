@@ -193,7 +193,10 @@ START_TEST(test_apply_keyfile_skips_other_groups)
   ck_assert(!mdl_registry_is_model_group("system"));
   ck_assert(mdl_registry_apply_keyfile(r, kf, "topo.ini", &error));
   ck_assert_double_eq(mdl_registry_link(r, "nvlink4")->latency_ns, 75);
-  ck_assert(load(r, "", &error)); /* an empty model file changes nothing */
+  /* an empty model file is a wrong file given: refused, nothing changed */
+  ck_assert(!load(r, "", &error));
+  ck_assert_ptr_nonnull(strstr(error->message, "no groups (expected [link"));
+  ck_assert_double_eq(mdl_registry_link(r, "nvlink4")->latency_ns, 75);
 }
 END_TEST
 

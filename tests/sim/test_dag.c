@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "sim/dag.h"
+#include "sim/error.h"
 #include "tests/suites.h"
 
 #define GBps 1e9
@@ -202,6 +203,62 @@ START_TEST(test_generated)
 }
 END_TEST
 
+/* A transport that starts transfers and never ends them: a stand-in for
+ * one that gives a flow no rate. */
+static void stuck_start(SimTransport *t, const SimTransfer *x)
+{
+  (void)t;
+  (void)x;
+}
+
+static void stuck_free(SimTransport *t)
+{
+  g_free(t);
+}
+
+static const SimTransportOps stuck_ops = {
+    .name = "stuck", .start = stuck_start, .free = stuck_free};
+
+/* A DAG whose transfer never ends is reported, not taken as finished:
+ * what is stuck, when, and how many wait. */
+START_TEST(test_stall_reported)
+{
+  Rig r;
+  SimTransport *stuck = g_new0(SimTransport, 1);
+  SimDag *dag;
+  g_autoptr(GError) error = NULL;
+  SimTask a;
+
+  rig_init(&r, FALSE);
+  sim_transport_init(stuck, &stuck_ops, r.engine, r.fabric);
+  dag = sim_dag_new(r.engine, stuck);
+  {
+    SimTaskSpec d = {.delay_ps = SIM_US(3), .stream = SIM_NONE};
+    SimTaskSpec x = {.bytes = 4096, .paths = &r.ab, .n_paths = 1,
+                     .stream = SIM_NONE};
+    a = sim_dag_add(dag, &d, NULL, 0);
+    a = sim_dag_add(dag, &x, &a, 1);
+    sim_dag_add(dag, &d, &a, 1);
+    sim_dag_add(dag, &d, &a, 1);
+  }
+  ck_assert_int_eq(sim_engine_run(r.engine), SIM_RUN_EMPTY);
+  ck_assert(!sim_dag_check_finished(dag, sim_engine_now(r.engine), &error));
+  ck_assert(g_error_matches(error, SIM_ERROR, SIM_ERROR_STALLED));
+  ck_assert_str_eq(error->message,
+                   "the simulation cannot progress at 3.000 us: 3 tasks are "
+                   "not done: 1 started and never ended (1 transfers; the "
+                   "first moves 4096 bytes), 2 wait for them");
+  sim_dag_free(dag);
+  sim_transport_free(stuck);
+  /* a DAG that ran to the end passes */
+  g_clear_error(&error);
+  delay(&r, SIM_US(1), SIM_NONE, 0, NULL, 0);
+  sim_engine_run(r.engine);
+  ck_assert(sim_dag_check_finished(r.dag, sim_engine_now(r.engine), &error));
+  rig_clear(&r);
+}
+END_TEST
+
 Suite *suite_dag(void)
 {
   Suite *s = suite_create("dag");
@@ -211,6 +268,7 @@ Suite *suite_dag(void)
   tcase_add_test(tc, test_fan_in_out);
   tcase_add_test(tc, test_streams);
   tcase_add_test(tc, test_generated);
+  tcase_add_test(tc, test_stall_reported);
   suite_add_tcase(s, tc);
   return s;
 }

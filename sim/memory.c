@@ -1,0 +1,79 @@
+/* Memory limits; see sim/memory.h. */
+#include "sim/memory.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sim/error.h"
+
+static guint64 user_limit;
+
+void sim_memory_set_limit(guint64 bytes)
+{
+  user_limit = bytes;
+}
+
+/* MemAvailable from /proc/meminfo, or the physical memory, in bytes. */
+static guint64 memory_available(void)
+{
+  g_autofree char *text = NULL;
+  const char *p;
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+
+  if (g_file_get_contents("/proc/meminfo", &text, NULL, NULL) &&
+      (p = strstr(text, "MemAvailable:")) != NULL) {
+    guint64 kib = g_ascii_strtoull(p + strlen("MemAvailable:"), NULL, 10);
+    if (kib > 0)
+      return kib * 1024;
+  }
+  return pages > 0 && page > 0 ? (guint64)pages * (guint64)page : G_MAXUINT64;
+}
+
+guint64 sim_memory_limit(gboolean *user_set)
+{
+  static guint64 available;
+
+  if (user_set)
+    *user_set = user_limit != 0;
+  if (user_limit)
+    return user_limit;
+  if (available == 0)
+    available = memory_available();
+  return available;
+}
+
+/* "30.5 GiB", "64.0 MiB": in ASCII (g_format_size puts a no-break space
+ * between number and unit). */
+static char *format_size(guint64 bytes)
+{
+  const double mib = 1024.0 * 1024.0;
+
+  return (double)bytes >= 1024 * mib
+             ? g_strdup_printf("%.1f GiB", (double)bytes / (1024 * mib))
+             : g_strdup_printf("%.1f MiB", (double)bytes / mib);
+}
+
+gboolean sim_memory_check(guint64 need_bytes, const char *what,
+                          const char *how, GError **error)
+{
+  gboolean user_set;
+  guint64 limit = sim_memory_limit(&user_set);
+  const double gib = 1024.0 * 1024.0 * 1024.0;
+
+  if (need_bytes <= limit)
+    return TRUE;
+  {
+    g_autofree char *need = format_size(need_bytes);
+    g_autofree char *have = format_size(limit);
+
+    g_set_error(error, SIM_ERROR, SIM_ERROR_MEMORY,
+                "%s needs about %s of memory (%s), more than the %s %s; "
+                "--max-memory %.0fG runs it anyway",
+                what, need, how, have,
+                user_set ? "allowed by --max-memory" : "available",
+                ceil((double)need_bytes / gib));
+  }
+  return FALSE;
+}

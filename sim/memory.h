@@ -1,0 +1,29 @@
+/* Memory limits: a scenario too large for the machine is refused before it
+ * is built, with the estimate and the flag that overrides it, instead of
+ * ending in the kernel's OOM killer an hour later.
+ *
+ * Callers estimate what they are about to allocate (topologies/ per GPU of
+ * the system, models/nccl per rank and channel of a run: the constants are
+ * measured peaks, see each caller) and ask sim_memory_check().  The limit
+ * is what the machine has available when the process starts
+ * (MemAvailable in /proc/meminfo; physical memory where that is missing),
+ * or the one set by the user (--max-memory). */
+#ifndef SIM_MEMORY_H
+#define SIM_MEMORY_H
+
+#include <glib.h>
+
+/* Sets the limit in bytes; 0 restores the default (the memory available).
+ * Process-wide, as it is one machine's memory: set by the CLI. */
+void sim_memory_set_limit(guint64 bytes);
+
+/* The limit in bytes, and whether the user set it. */
+guint64 sim_memory_limit(gboolean *user_set);
+
+/* FALSE with a SIM_ERROR_MEMORY error when need_bytes exceeds the limit:
+ * "WHAT needs about X GiB of memory (HOW), more than the Y GiB
+ * available; --max-memory SIZE runs it anyway". */
+gboolean sim_memory_check(guint64 need_bytes, const char *what,
+                          const char *how, GError **error);
+
+#endif /* SIM_MEMORY_H */

@@ -1,0 +1,212 @@
+#!/bin/sh
+# Robustness end to end (issue 10): every file of the bad-input corpus, and
+# generated ones (empty, binary garbage, a 10 MB line, truncated), given to
+# the command that reads that format, must end in exit status 2 with one
+# "ifsim: CMD: ..." message naming the file, no crash (no signal, no
+# sanitizer report), and no output file.  Then: outputs are replaced
+# together or not at all; Ctrl-C leaves nothing; oversized scenarios are
+# refused up front; the same inputs give byte-identical outputs.
+# Usage: robustness_test.sh PATH/TO/ifsim TESTS/DATA
+set -u
+IFSIM=$1
+DATA=$2
+fails=0
+checked=0
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+out=$work/stdout
+err=$work/stderr
+topo=$DATA/../../topologies/examples/dgx-h100.ini
+
+fail() {
+  echo "FAIL: $*"
+  fails=$((fails + 1))
+}
+
+# bad FILE ARGS...: ifsim ARGS (which read FILE) must fail cleanly and
+# write none of the outputs named in $work/o.*.
+bad() {
+  file=$1
+  shift
+  rm -f "$work"/o.* "$work"/.o.*
+  "$IFSIM" "$@" >"$out" 2>"$err" </dev/null
+  got=$?
+  checked=$((checked + 1))
+  name=$(basename "$file")
+  if [ "$got" -ne 2 ]; then
+    fail "ifsim $*: exit $got, expected 2"; head -c 2000 "$err"; return
+  fi
+  if ! grep -q "^ifsim: [a-z]*: " "$err"; then
+    fail "ifsim $*: no 'ifsim: CMD:' message"; head -c 2000 "$err"; return
+  fi
+  if ! grep -qF -- "$name" "$err"; then
+    fail "ifsim $*: the message does not name $name"; head -c 2000 "$err"
+    return
+  fi
+  if grep -q "Sanitizer\|runtime error\|CRITICAL\|WARNING \*\*" "$err"; then
+    fail "ifsim $*: sanitizer or GLib report"; head -c 4000 "$err"; return
+  fi
+  if [ -n "$(ls -A "$work" | grep '^\.\{0,1\}o\.')" ]; then
+    fail "ifsim $*: left output behind: $(ls -A "$work" | grep 'o\.')"
+  fi
+}
+
+# The command that reads each format, the file last.  The checked-in
+# corpus goes through one command per format (the Check suites try every
+# loader path); the generated files through every command.
+topo_cmds() { # system files: described, and run
+  bad "$1" topo "$1" --dot "$work/o.dot"
+  [ -n "${2:-}" ] || return 0
+  bad "$1" run -t "$1" -b 1M -e 1M --csv "$work/o.csv" --json "$work/o.json"
+}
+models_cmd() { bad "$1" run -m "$1" -b 1M -e 1M --csv "$work/o.csv"; }
+import_cmd() { # $2: the --format
+  bad "$1" topo --import "$1" --format "$2" --emit-ini "$work/o.ini"
+  [ -n "${3:-}" ] || return 0
+  bad "$1" topo --import "$1" --emit-ini "$work/o.ini"
+}
+measure_cmds() {
+  bad "$1" validate "$1" -t "$topo" --csv "$work/o.csv"
+  [ -n "${2:-}" ] || return 0
+  bad "$1" calibrate "$1" -t "$topo" -o "$work/o.ini"
+}
+
+# The checked-in corpus.
+for f in "$DATA"/bad/topo/*; do topo_cmds "$f"; done
+for f in "$DATA"/bad/models/*; do models_cmd "$f"; done
+for f in "$DATA"/bad/import-smi/*; do
+  case $f in */expect.txt) continue ;; esac
+  import_cmd "$f" smi
+done
+for f in "$DATA"/bad/import-ncclxml/*; do
+  case $f in */expect.txt) continue ;; esac
+  import_cmd "$f" nccl-xml
+done
+for f in "$DATA"/bad/import-ibnet/*; do
+  case $f in */expect.txt) continue ;; esac
+  import_cmd "$f" ibnetdiscover
+done
+for f in "$DATA"/bad/measure/*; do measure_cmds "$f"; done
+
+# Generated cases, for every format: empty, binary garbage, one 10 MB line,
+# and a good file cut in the middle of a line.
+gen=$work/gen
+mkdir "$gen"
+: >"$gen/empty.txt"
+head -c 65536 /dev/urandom >"$gen/garbage.bin"
+head -c 10485760 /dev/zero | tr '\0' 'x' >"$gen/line10m.txt"
+# cut GOOD NAME: the first 60% of GOOD, ending inside a line.
+cut_file() {
+  size=$(wc -c <"$1")
+  head -c $((size * 6 / 10)) "$1" >"$gen/$2"
+  printf '7x' >>"$gen/$2"
+}
+for g in empty.txt garbage.bin line10m.txt; do
+  topo_cmds "$gen/$g" all
+  models_cmd "$gen/$g"
+  import_cmd "$gen/$g" smi all
+  import_cmd "$gen/$g" nccl-xml
+  import_cmd "$gen/$g" ibnetdiscover
+  measure_cmds "$gen/$g" all
+done
+cut_file "$DATA/import/smi_dgx_h100.txt" cut_smi.txt
+import_cmd "$gen/cut_smi.txt" smi all
+cut_file "$DATA/import/nccl_topo_h100.xml" cut_topo.xml
+import_cmd "$gen/cut_topo.xml" nccl-xml all
+cut_file "$DATA/measure/nccltests_allreduce_8xH100.json" cut_nccl.json
+measure_cmds "$gen/cut_nccl.json" all
+cut_file "$DATA/measure/nvbandwidth_8xH100.txt" cut_nvbw.txt
+measure_cmds "$gen/cut_nvbw.txt" all
+echo "bad input: $checked runs checked"
+
+# --- outputs: together or not at all ---------------------------------------
+echo "earlier" >"$work/keep.csv"
+"$IFSIM" run -b 1M -e 1M --csv "$work/keep.csv" \
+  --json "$work/no-such-dir/r.json" >"$out" 2>"$err"
+st=$?
+[ "$st" -eq 2 ] || fail "a failing --json: exit $st, expected 2"
+[ "$(cat "$work/keep.csv")" = "earlier" ] ||
+  fail "a failing --json replaced the earlier --csv"
+[ -z "$(ls -A "$work" | grep '^\.keep')" ] || fail "a temporary was left"
+grep -qF "no-such-dir/r.json: cannot write" "$err" ||
+  fail "the --json error does not name the file: $(cat "$err")"
+"$IFSIM" run -b 1M -e 1M --csv "$work/same" --json "$work/same" \
+  >"$out" 2>"$err"
+[ $? -eq 2 ] && grep -qF "given for two outputs" "$err" ||
+  fail "one path for --csv and --json was accepted"
+[ ! -e "$work/same" ] || fail "a refused run wrote $work/same"
+
+# --- Ctrl-C: exit 130, no output, earlier results untouched ----------------
+cat >"$work/big.ini" <<'EOF'
+[system]
+server = dgx-h100
+servers = 256
+[scaleout]
+topology = fat-tree
+switch = quantum2-ndr
+tiers = 2
+rail_optimized = true
+EOF
+"$IFSIM" run -t "$work/big.ini" -b 1G -e 4G --csv "$work/keep.csv" \
+  --links-csv "$work/links.csv" >"$out" 2>"$err" &
+pid=$!
+sleep 2
+kill -INT $pid
+wait $pid
+st=$?
+if [ "$st" -ne 130 ]; then
+  fail "Ctrl-C: exit $st, expected 130"; cat "$err"
+fi
+grep -qF "ifsim: run: interrupted (SIGINT)" "$err" ||
+  fail "Ctrl-C: no message: $(cat "$err")"
+[ "$(cat "$work/keep.csv")" = "earlier" ] || fail "Ctrl-C replaced --csv"
+[ ! -e "$work/links.csv" ] || fail "Ctrl-C left --links-csv"
+[ -z "$(ls -A "$work" | grep '^\.')" ] || fail "Ctrl-C left a temporary"
+
+# --- limits: refused up front, with the estimate and the override ---------
+sed 's/servers = 256/servers = 1000000/' "$work/big.ini" >"$work/huge.ini"
+"$IFSIM" topo "$work/huge.ini" >"$out" 2>"$err"
+st=$?
+[ "$st" -eq 2 ] && grep -q "huge.ini: \[system\] servers: the system needs about .* GiB of memory (1000000 servers x 8 GPUs.*--max-memory [0-9]*G runs it anyway" "$err" ||
+  fail "a 1M-server system: exit $st, $(cat "$err")"
+"$IFSIM" run -t "$work/big.ini" --max-memory 64M -b 1M -e 1M >"$out" 2>"$err"
+st=$?
+[ "$st" -eq 2 ] && grep -q "AllReduce on 2048 ranks needs about .* MiB of memory" "$err" ||
+  fail "a run over --max-memory: exit $st, $(cat "$err")"
+
+# --- determinism: the same inputs, byte-identical outputs ------------------
+cat >"$work/ecmp.ini" <<'EOF'
+[system]
+server = dgx-h100
+servers = 16
+[scaleout]
+topology = fat-tree
+switch = quantum2-ndr
+tiers = 2
+oversubscription = 3
+routing = ecmp
+seed = 7
+EOF
+for i in 1 2; do
+  "$IFSIM" run -t "$work/ecmp.ini" -b 1K -e 256M -f 4 --csv "$work/d$i.csv" \
+    --json "$work/d$i.json" --links-csv "$work/l$i.csv" >"$work/t$i.txt" ||
+    fail "determinism run $i failed"
+done
+for x in d1.csv d1.json l1.csv t1.txt; do
+  cmp -s "$work/$x" "$work/$(echo $x | sed 's/1/2/')" ||
+    fail "two runs differ in $x"
+done
+# Another seed changes only what is seeded: ECMP's choice of spine, so the
+# link counts (per link) differ while the table still has every size.
+sed 's/seed = 7/seed = 8/' "$work/ecmp.ini" >"$work/ecmp8.ini"
+"$IFSIM" run -t "$work/ecmp8.ini" -b 1K -e 256M -f 4 --csv "$work/d3.csv" \
+  --links-csv "$work/l3.csv" >/dev/null || fail "seed 8 run failed"
+cmp -s "$work/l1.csv" "$work/l3.csv" && fail "seed 7 and 8 route alike"
+[ "$(wc -l <"$work/d1.csv")" -eq "$(wc -l <"$work/d3.csv")" ] ||
+  fail "seed 8 changed the sizes run"
+
+if [ "$fails" -ne 0 ]; then
+  echo "$fails failure(s)"
+  exit 1
+fi
+echo "all robustness checks passed"

@@ -1,0 +1,133 @@
+/* Tests of traces/output: a run's files replaced together or not at all,
+ * no temporary left behind, a path given twice refused, and the memory
+ * limit's refusal (sim/memory). */
+#include <glib/gstdio.h>
+#include <string.h>
+
+#include "sim/error.h"
+#include "sim/memory.h"
+#include "tests/suites.h"
+#include "traces/output.h"
+
+static gint cmp_names(gconstpointer a, gconstpointer b)
+{
+  return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The names in dir, sorted, joined by spaces. */
+static char *listing(const char *dir)
+{
+  g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
+  g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
+  const char *n;
+
+  while ((n = g_dir_read_name(d)))
+    g_ptr_array_add(names, g_strdup(n));
+  g_ptr_array_sort(names, cmp_names);
+  g_ptr_array_add(names, NULL);
+  return g_strjoinv(" ", (char **)names->pdata);
+}
+
+static char *slurp(const char *path)
+{
+  char *text = NULL;
+
+  ck_assert(g_file_get_contents(path, &text, NULL, NULL));
+  return text;
+}
+
+START_TEST(test_commit_together)
+{
+  g_autofree char *dir = g_dir_make_tmp("ifsim-out-XXXXXX", NULL);
+  g_autofree char *a = g_build_filename(dir, "a.csv", NULL);
+  g_autofree char *b = g_build_filename(dir, "b.json", NULL);
+  g_autofree char *bad = g_build_filename(dir, "no", "c.csv", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *ls = NULL, *ta = NULL, *tb = NULL;
+
+  {
+    g_autoptr(TrcOutputs) o = trc_outputs_new();
+    ck_assert(trc_outputs_add(o, a, g_strdup("new a\n"), &error));
+    ck_assert(trc_outputs_add(o, b, g_strdup("new b\n"), &error));
+    /* before the commit only temporaries exist */
+    ls = listing(dir);
+    ck_assert_ptr_null(strstr(ls, "a.csv "));
+    ck_assert(trc_outputs_commit(o, &error));
+  }
+  g_free(ls);
+  ls = listing(dir);
+  ck_assert_str_eq(ls, "a.csv b.json");
+  ta = slurp(a);
+  ck_assert_str_eq(ta, "new a\n");
+  /* a later run that fails on its second file leaves both as they were */
+  {
+    g_autoptr(TrcOutputs) o = trc_outputs_new();
+    ck_assert(trc_outputs_add(o, a, g_strdup("newer a\n"), &error));
+    ck_assert(!trc_outputs_add(o, bad, g_strdup("c\n"), &error));
+    ck_assert(g_str_has_prefix(error->message, bad));
+    ck_assert_ptr_nonnull(strstr(error->message, ": cannot write ("));
+  }
+  g_free(ls);
+  ls = listing(dir);
+  ck_assert_str_eq(ls, "a.csv b.json");
+  g_free(ta);
+  ta = slurp(a);
+  ck_assert_str_eq(ta, "new a\n");
+  tb = slurp(b);
+  ck_assert_str_eq(tb, "new b\n");
+  /* one path for two outputs */
+  g_clear_error(&error);
+  {
+    g_autoptr(TrcOutputs) o = trc_outputs_new();
+    ck_assert(trc_outputs_add(o, a, g_strdup("x"), &error));
+    ck_assert(!trc_outputs_add(o, a, g_strdup("y"), &error));
+    ck_assert_ptr_nonnull(strstr(error->message, "given for two outputs"));
+  }
+  /* a reserved temporary exists until the set is freed */
+  {
+    g_autoptr(TrcOutputs) o = trc_outputs_new();
+    const char *tmp = trc_outputs_reserve(o, b, NULL);
+    ck_assert_ptr_nonnull(tmp);
+    ck_assert(g_file_test(tmp, G_FILE_TEST_EXISTS));
+  }
+  g_free(ls);
+  ls = listing(dir);
+  ck_assert_str_eq(ls, "a.csv b.json");
+  g_unlink(a);
+  g_unlink(b);
+  g_rmdir(dir);
+}
+END_TEST
+
+START_TEST(test_memory_limit)
+{
+  g_autoptr(GError) error = NULL;
+  gboolean user;
+
+  ck_assert_uint_gt(sim_memory_limit(&user), 0);
+  ck_assert(!user);
+  sim_memory_set_limit(64u << 20);
+  ck_assert_uint_eq(sim_memory_limit(&user), 64u << 20);
+  ck_assert(user);
+  ck_assert(sim_memory_check(64u << 20, "x", "y", &error));
+  ck_assert(!sim_memory_check((64u << 20) + 1, "the run", "3 ranks", &error));
+  ck_assert(g_error_matches(error, SIM_ERROR, SIM_ERROR_MEMORY));
+  ck_assert_str_eq(error->message,
+                   "the run needs about 64.0 MiB of memory (3 ranks), more "
+                   "than the 64.0 MiB allowed by --max-memory; --max-memory "
+                   "1G runs it anyway");
+  sim_memory_set_limit(0);
+  ck_assert(sim_memory_limit(&user) > 0 && !user);
+}
+END_TEST
+
+Suite *suite_output(void)
+{
+  Suite *s = suite_create("output");
+  TCase *tc = tcase_create("output");
+
+  tcase_add_test(tc, test_commit_together);
+  tcase_add_test(tc, test_memory_limit);
+  suite_add_tcase(s, tc);
+  return s;
+}

@@ -1,0 +1,46 @@
+/* TrcOutputs: the files one run writes, replaced together or not at all.
+ *
+ * Each text is written at once to a temporary file next to its destination
+ * (".NAME.XXXXXX", same directory, so the rename cannot cross file
+ * systems), and flushed to disk: a full disk or a missing directory fails
+ * before any earlier result is touched.  trc_outputs_commit() renames them
+ * all into place; freeing the set without a commit (an error, Ctrl-C)
+ * removes the temporaries.  So a failed or interrupted run leaves no
+ * partial output and the files of an earlier run as they were.
+ *
+ * The one window left: when a later rename of a commit fails after an
+ * earlier one succeeded (the directory became read-only in between), the
+ * earlier file is new and the later one old; the error says which. */
+#ifndef TRACES_OUTPUT_H
+#define TRACES_OUTPUT_H
+
+#include <glib.h>
+
+typedef struct TrcOutputs TrcOutputs;
+
+TrcOutputs *trc_outputs_new(void);
+/* Removes the temporaries of what was not committed. */
+void trc_outputs_free(TrcOutputs *o);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(TrcOutputs, trc_outputs_free)
+
+/* Writes text (taken, g_free'd) to a temporary file for path; "-" keeps it
+ * for standard output, printed at commit.  Fails, with "PATH: " leading
+ * the message, when the file cannot be written or path was already given
+ * for another output of the set. */
+gboolean trc_outputs_add(TrcOutputs *o, const char *path, char *text,
+                         GError **error);
+
+/* Creates an empty temporary file for path, for another program to write
+ * (gnuplot's plot); returns its name, owned by o. */
+const char *trc_outputs_reserve(TrcOutputs *o, const char *path,
+                                GError **error);
+
+/* Renames every temporary into place and prints the "-" texts, in the
+ * order they were added.  Refuses, removing the temporaries, when the
+ * process was interrupted (sim/interrupt.h). */
+gboolean trc_outputs_commit(TrcOutputs *o, GError **error);
+
+/* One file, atomically: new, add, commit, free. */
+gboolean trc_write_text(const char *path, char *text, GError **error);
+
+#endif /* TRACES_OUTPUT_H */
