@@ -1,9 +1,11 @@
 /* Importers: recognising the format of a measurement file from its content
  * and the helpers every importer shares; see validate/import.h.
  *
- * Recognition goes from the most to the least specific mark, so that a
- * file never matches two formats:
- *   1. "# ifsim measurements 1" first: our own format (measure.c);
+ * Text that is not UTF-8 is refused first (a UTF-8 byte order mark is
+ * skipped).  Recognition goes from the most to the least specific mark, so
+ * that a file never matches two formats:
+ *   1. "# ifsim measurements N" first: our own format (measure.c, which
+ *      reads version 1 only);
  *   2. '{' first: nccl-tests -J JSON;
  *   3. nccl-tests text: a "# nThread" line, "Rank N ... device" lines, or a
  *      table header with size/count/type columns;
@@ -95,27 +97,96 @@ gboolean val__fail(GError **error, const char *name, guint line,
   return FALSE;
 }
 
+char *val__excerpt(const char *s)
+{
+  const glong keep = 40;
+
+  if (g_utf8_strlen(s, keep + 1) <= keep)
+    return g_strdup(s);
+  return g_strdup_printf("%.*s...",
+                         (int)(g_utf8_offset_to_pointer(s, keep) - s), s);
+}
+
 gboolean val__num(const char *name, guint line, const char *what,
                   const char *tok, double *out, GError **error)
 {
-  if (!val_cell_double(tok, out))
-    return val__fail(error, name, line,
-                     "%s: expected a number, found '%s'", what, tok);
-  if (*out < 0)
-    return val__fail(error, name, line,
-                     "%s: expected a number >= 0, found '%s'", what, tok);
-  return TRUE;
+  g_autofree char *x = NULL;
+
+  if (val_cell_double(tok, out) && *out >= 0)
+    return TRUE;
+  x = val__excerpt(tok);
+  return val__fail(error, name, line, "%s: expected a number%s, found '%s'",
+                   what, val_cell_double(tok, out) ? " >= 0" : "", x);
 }
 
 gboolean val__count(const char *name, guint line, const char *what,
                     const char *tok, guint64 *out, GError **error)
 {
   g_autofree char *t = g_strstrip(g_strdup(tok));
+  g_autofree char *x = NULL;
 
-  if (!g_ascii_string_to_unsigned(t, 10, 1, G_MAXUINT64, out, NULL))
-    return val__fail(error, name, line,
-                     "%s: expected a whole number >= 1, found '%s'", what,
-                     tok);
+  if (g_ascii_string_to_unsigned(t, 10, 1, G_MAXUINT64, out, NULL))
+    return TRUE;
+  x = val__excerpt(tok);
+  return val__fail(error, name, line,
+                   "%s: expected a whole number >= 1, found '%s'", what, x);
+}
+
+gboolean val__numeric_start(const char *tok)
+{
+  if (*tok == '-' || *tok == '+')
+    tok++;
+  return g_ascii_isdigit(*tok);
+}
+
+GHashTable *val__seen_new(void)
+{
+  return g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+}
+
+gboolean val__point_once(GHashTable *seen, const ValPoint *p,
+                         const char *name, guint line, GError **error)
+{
+  /* the key is also the message: ranks 0 is 1, as val_meas_add has it */
+  char *key = g_strdup_printf("%s %s%s%s %s -> %s, ranks %u, %" G_GUINT64_FORMAT
+                              " bytes",
+                              val_probe_name(p->probe), p->test,
+                              p->mode[0] ? " " : "", p->mode, p->src, p->dst,
+                              MAX(p->ranks, 1), p->size_bytes);
+  gpointer first;
+
+  if (g_hash_table_lookup_extended(seen, key, NULL, &first)) {
+    val__fail(error, name, line,
+              "%s again (line %u has it): expected each point once (a "
+              "table, matrix or row given twice?)",
+              key, GPOINTER_TO_UINT(first));
+    g_free(key);
+    return FALSE;
+  }
+  g_hash_table_insert(seen, key, GUINT_TO_POINTER(line));
+  return TRUE;
+}
+
+gboolean val__csv_columns(const ValText *t, const ValCsv *csv,
+                          const char *const *cols, guint ncols,
+                          GError **error)
+{
+  GStrv head = csv->rows->pdata[0];
+  guint line = g_array_index(csv->lines, guint, 0);
+  g_autofree char *x = NULL;
+
+  for (guint c = 0; c < ncols; c++)
+    if (!head[c] || !g_str_equal(head[c], cols[c])) {
+      x = head[c] ? val__excerpt(head[c]) : g_strdup("(missing)");
+      return val__fail(error, t->name, line,
+                       "column %u is '%s', expected '%s'", c + 1, x, cols[c]);
+    }
+  if (head[ncols]) {
+    x = val__excerpt(head[ncols]);
+    return val__fail(error, t->name, line,
+                     "unexpected column %u '%s' (the table has %u: %s,...,%s)",
+                     ncols + 1, x, ncols, cols[0], cols[ncols - 1]);
+  }
   return TRUE;
 }
 
@@ -161,6 +232,18 @@ static gboolean hint_line(const char *line, char **key, char **value)
   *key = g_steal_pointer(&k);
   *value = g_strstrip(g_strdup(eq + 1));
   return TRUE;
+}
+
+guint val__hint_line(const ValText *t, const char *key)
+{
+  guint line = 0;
+
+  for (guint i = 0; i < t->n; i++) {
+    g_autofree char *k = NULL, *v = NULL;
+    if (hint_line(t->lines[i], &k, &v) && g_str_equal(k, key))
+      line = i + 1;
+  }
+  return line;
 }
 
 GHashTable *val__hints(const ValText *t)
@@ -291,63 +374,108 @@ static gboolean looks_perftest(const ValText *t)
   return FALSE;
 }
 
+typedef ValMeasurements *(*CsvImporter)(const ValText *t, const ValCsv *csv,
+                                        GError **error);
+
+/* The importer of the CSV transcription with this header row; NULL for
+ * none. */
+static CsvImporter csv_importer(GStrv head)
+{
+  guint n = g_strv_length(head);
+
+  if (n >= 4 && g_str_equal(head[0], "size_bytes") &&
+      (g_str_equal(head[1], "count_elements") ||
+       g_str_equal(head[1], "time_us")))
+    return val__import_nccl_csv;
+  if (n >= 3 && g_str_equal(head[0], "size_bytes") &&
+      g_str_equal(head[1], "iterations"))
+    return val__import_perftest_csv;
+  if (n >= 4 && g_str_equal(head[0], "matrix") && g_str_equal(head[1], "unit") &&
+      g_str_equal(head[2], "row_gpu"))
+    return val__import_p2p_csv;
+  if (n >= 4 && g_str_equal(head[0], "testcase") &&
+      g_str_equal(head[1], "unit") && g_str_equal(head[2], "row"))
+    return val__import_nvbw_csv;
+  return NULL;
+}
+
 /* CSV transcriptions: the header row decides. */
 static ValMeasurements *import_csv(const ValText *t, const char *text,
                                    gsize len, gboolean *recognised,
                                    GError **error)
 {
+  g_autoptr(GError) inner = NULL;
   ValCsv csv;
   ValMeasurements *m = NULL;
-  GStrv head;
+  CsvImporter import = NULL;
 
   *recognised = FALSE;
-  if (!val_csv_split(t->name, text, len, &csv, NULL))
-    return NULL;
-  if (csv.rows->len == 0) {
-    val_csv_clear(&csv);
+  if (!val_csv_split(t->name, text, len, &csv, &inner)) {
+    /* a row libcsv refuses: still a transcription if its header row (the
+     * first line that is not blank or a comment) is one */
+    for (guint i = 0; i < t->n; i++) {
+      const char *l = t->lines[i] + strspn(t->lines[i], " \t");
+      if (*l == '\0' || *l == '#')
+        continue;
+      if (val_csv_split(t->name, l, strlen(l), &csv, NULL)) {
+        import = csv.rows->len > 0 ? csv_importer(csv.rows->pdata[0]) : NULL;
+        val_csv_clear(&csv);
+      }
+      break;
+    }
+    if (import) {
+      *recognised = TRUE;
+      g_propagate_error(error, g_steal_pointer(&inner));
+    }
     return NULL;
   }
-  head = csv.rows->pdata[0];
-  if (g_strv_length(head) >= 4 && g_str_equal(head[0], "size_bytes") &&
-      (g_str_equal(head[1], "count_elements") ||
-       g_str_equal(head[1], "time_us"))) {
+  if (csv.rows->len > 0 && (import = csv_importer(csv.rows->pdata[0]))) {
     *recognised = TRUE;
-    m = val__import_nccl_csv(t, &csv, error);
-  } else if (g_strv_length(head) >= 3 && g_str_equal(head[0], "size_bytes") &&
-             g_str_equal(head[1], "iterations")) {
-    *recognised = TRUE;
-    m = val__import_perftest_csv(t, &csv, error);
-  } else if (g_strv_length(head) >= 4 && g_str_equal(head[0], "matrix") &&
-             g_str_equal(head[1], "unit") && g_str_equal(head[2], "row_gpu")) {
-    *recognised = TRUE;
-    m = val__import_p2p_csv(t, &csv, error);
-  } else if (g_strv_length(head) >= 4 && g_str_equal(head[0], "testcase") &&
-             g_str_equal(head[1], "unit") && g_str_equal(head[2], "row")) {
-    *recognised = TRUE;
-    m = val__import_nvbw_csv(t, &csv, error);
+    m = import(t, &csv, error);
   }
   val_csv_clear(&csv);
   return m;
 }
 
-/* Text, not binary: no NUL, valid UTF-8, no control characters other
- * than tab, line breaks and form feed. */
-static gboolean check_text(const char *name, const char *text, gsize len,
-                           GError **error)
+/* The line (1-based) that byte `at` of text is on. */
+static guint line_of(const char *text, gsize at)
 {
-  if (memchr(text, '\0', len))
-    return val__fail(error, name, 0,
-                     "binary data (a NUL byte), expected text");
-  if (!g_utf8_validate(text, (gssize)len, NULL))
-    return val__fail(error, name, 0,
-                     "binary data (not UTF-8 text), expected text");
+  guint line = 1;
+
+  for (gsize i = 0; i < at; i++)
+    line += text[i] == '\n';
+  return line;
+}
+
+gboolean val__check_text(const char *name, const char *text, gsize len,
+                         GError **error)
+{
+  const char *bad = memchr(text, '\0', len);
+
+  if (len >= 2 && ((guchar)text[0] == 0xff || (guchar)text[0] == 0xfe) &&
+      (guchar)text[1] == ((guchar)text[0] ^ 0x01))
+    return val__fail(error, name, 1,
+                     "UTF-16 text (its byte order mark), expected UTF-8: "
+                     "save the file as UTF-8");
+  if (bad)
+    return val__fail(error, name, line_of(text, (gsize)(bad - text)),
+                     "binary data (a NUL byte at byte %" G_GSIZE_FORMAT
+                     "), expected text",
+                     (gsize)(bad - text));
+  if (!g_utf8_validate(text, (gssize)len, &bad))
+    return val__fail(error, name, line_of(text, (gsize)(bad - text)),
+                     "binary data (byte 0x%02x at byte %" G_GSIZE_FORMAT
+                     " is not UTF-8 text), expected text",
+                     (unsigned char)*bad, (gsize)(bad - text));
   for (gsize i = 0; i < len; i++) {
     unsigned char c = (unsigned char)text[i];
     if (c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\f')
-      return val__fail(error, name, 0,
+      return val__fail(error, name, line_of(text, i),
                        "binary data (control character 0x%02x at byte %"
-                       G_GSIZE_FORMAT "), expected text",
-                       c, i);
+                       G_GSIZE_FORMAT "%s), expected text",
+                       c, i,
+                       c == 0x1b ? ": a terminal escape sequence, colours?"
+                                 : "");
   }
   return TRUE;
 }
@@ -361,16 +489,23 @@ ValMeasurements *val_import(const char *name, const char *text, gsize len,
   gboolean recognised = FALSE;
 
   g_return_val_if_fail(name != NULL && (text != NULL || len == 0), NULL);
-  if (!check_text(name, text, len, error))
+  if (!val__check_text(name, text, len, error))
     return NULL;
+  if (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0) {
+    /* a UTF-8 byte order mark (spreadsheets write one): skipped */
+    text += 3;
+    len -= 3;
+  }
   while (lead < len && g_ascii_isspace(text[lead]))
     lead++;
   if (lead == len) {
     val__fail(error, name, 0, "empty file (%s)", FORMATS_ACCEPTED);
     return NULL;
   }
-  if (len >= strlen(VAL_MEAS_MAGIC) &&
-      strncmp(text, VAL_MEAS_MAGIC, strlen(VAL_MEAS_MAGIC)) == 0)
+  /* our own format, whatever its version: val_meas_parse says which it
+   * reads */
+  if (len >= strlen(VAL__MEAS_STEM) &&
+      strncmp(text, VAL__MEAS_STEM, strlen(VAL__MEAS_STEM)) == 0)
     return val_meas_parse(name, text, len, error);
   if (text[lead] == '{')
     return val__import_nccltests_json(name, text, len, error);

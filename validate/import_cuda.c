@@ -79,9 +79,9 @@ static gboolean p2p_title(const char *l, P2pMatrix *mx)
   return TRUE;
 }
 
-static gboolean p2p_cell(ValMeasurements *m, const P2pMatrix *mx, guint i,
-                         guint j, double v, const char *name, guint line,
-                         GError **error)
+static gboolean p2p_cell(ValMeasurements *m, GHashTable *seen,
+                         const P2pMatrix *mx, guint i, guint j, double v,
+                         const char *name, guint line, GError **error)
 {
   ValPoint p;
   char a[16], b[16];
@@ -111,8 +111,37 @@ static gboolean p2p_cell(ValMeasurements *m, const P2pMatrix *mx, guint i,
     p.bw_GBps = v;
     p.time_us_median = moved / (v * 1e3);
   }
+  if (!val__point_once(seen, &p, name, line, error))
+    return FALSE;
   val_meas_add(m, &p);
   return TRUE;
+}
+
+/* The column indices "0 1 ... n-1" after a matrix header's first word
+ * ("D\D", "GPU", "CPU" of p2pBandwidthLatencyTest; none for nvbandwidth):
+ * their count, or 0 when they are not that. */
+static guint column_indices(GStrv tok)
+{
+  guint n = 0;
+
+  for (; tok[n]; n++)
+    if (!val__all_digits(tok[n]) || strtoul(tok[n], NULL, 10) != n)
+      return 0;
+  return n;
+}
+
+/* TRUE when a matrix of `rows` rows got them all; else an error at `line`
+ * (0: the end of the file) naming the row missing. */
+static gboolean rows_done(const char *name, guint line, const char *what,
+                          guint rows, guint next_row, GError **error)
+{
+  if (next_row >= rows)
+    return TRUE;
+  return val__fail(error, name, line,
+                   "expected row %u of %s (%u rows), found %s: a truncated "
+                   "matrix?",
+                   next_row, what, rows,
+                   line ? "the next matrix" : "the end of the file");
 }
 
 static void p2p_keys(ValMeasurements *m)
@@ -132,6 +161,7 @@ ValMeasurements *val__import_p2p_text(const ValText *t, GError **error)
 {
   g_autoptr(ValMeasurements) m = val_meas_new();
   g_autoptr(GPtrArray) gpus = g_ptr_array_new_with_free_func(g_free);
+  g_autoptr(GHashTable) seen = val__seen_new();
   P2pMatrix mx = {K_SKIP, "", FALSE};
   gboolean in_matrix = FALSE, cpu_block = FALSE;
   guint ncols = 0, next_row = 0;
@@ -149,18 +179,28 @@ ValMeasurements *val__import_p2p_text(const ValText *t, GError **error)
       continue;
     }
     if (p2p_title(l, &nm)) {
-      if (in_matrix && next_row < ncols) {
-        val__fail(error, t->name, line,
-                  "expected row %u of the matrix above (%u rows), found a "
-                  "new matrix: a truncated matrix?",
-                  next_row, ncols);
+      if (!rows_done(t->name, line, "the matrix above", ncols, next_row,
+                     error))
         return NULL;
-      }
       mx = nm;
       in_matrix = TRUE;
       ncols = next_row = 0;
       cpu_block = FALSE;
       continue;
+    }
+    if (strstr(l, "Matrix (")) { /* a title p2p_title does not know */
+      const char *unit = strstr(l, "Matrix (") + 7;
+      gboolean known_unit = g_str_has_prefix(unit, "(GB/s)") ||
+                            g_str_has_prefix(unit, "(us)");
+      g_autofree char *x = val__excerpt(known_unit ? l : unit);
+      val__fail(error, t->name, line,
+                known_unit ? "'%s': not a matrix title ifsim knows (expected "
+                             "'Unidirectional P2P=Disabled Bandwidth Matrix "
+                             "(GB/s)' and the like)"
+                           : "a matrix in %s: expected (GB/s) for a "
+                             "bandwidth, (us) for a latency matrix",
+                x);
+      return NULL;
     }
     if (!in_matrix)
       continue;
@@ -169,13 +209,36 @@ ValMeasurements *val__import_p2p_text(const ValText *t, GError **error)
       continue;
     if (g_str_equal(tok[0], "D\\D") || g_str_equal(tok[0], "GPU") ||
         g_str_equal(tok[0], "CPU")) {
-      ncols = g_strv_length(tok) - 1;
+      if (!rows_done(t->name, line, "the matrix above", ncols, next_row,
+                     error))
+        return NULL;
+      ncols = column_indices(tok + 1);
+      if (ncols == 0) {
+        val__fail(error, t->name, line,
+                  "expected the column indices '%s 0 1 ...' of a matrix",
+                  tok[0]);
+        return NULL;
+      }
       next_row = 0;
       cpu_block = g_str_equal(tok[0], "CPU");
       continue;
     }
-    if (!val__all_digits(tok[0]) || ncols == 0)
+    if (!val__all_digits(tok[0]))
       continue;
+    if (ncols == 0) {
+      val__fail(error, t->name, line,
+                "a matrix row before the matrix's header (expected 'D\\D "
+                "0 1 ...', 'GPU 0 1 ...' or 'CPU 0 1 ...')");
+      return NULL;
+    }
+    if (next_row >= ncols) {
+      g_autofree char *x = val__excerpt(tok[0]);
+      val__fail(error, t->name, line,
+                "row %s after the matrix's last row, %u: expected %u rows, "
+                "one per column",
+                x, ncols - 1, ncols);
+      return NULL;
+    }
     if (g_strv_length(tok) != ncols + 1) {
       val__fail(error, t->name, line,
                 "expected a row index and %u values, found %u fields: a "
@@ -183,9 +246,10 @@ ValMeasurements *val__import_p2p_text(const ValText *t, GError **error)
                 ncols, g_strv_length(tok));
       return NULL;
     }
-    if ((guint)atoi(tok[0]) != next_row) {
+    if (strtoul(tok[0], NULL, 10) != next_row) {
+      g_autofree char *x = val__excerpt(tok[0]);
       val__fail(error, t->name, line, "expected row %u, found row %s",
-                next_row, tok[0]);
+                next_row, x);
       return NULL;
     }
     for (guint j = 0; j < ncols; j++) {
@@ -194,11 +258,13 @@ ValMeasurements *val__import_p2p_text(const ValText *t, GError **error)
       if (!val__num(t->name, line, what, tok[j + 1], &v, error))
         return NULL;
       if (!cpu_block &&
-          !p2p_cell(m, &mx, next_row, j, v, t->name, line, error))
+          !p2p_cell(m, seen, &mx, next_row, j, v, t->name, line, error))
         return NULL;
     }
     next_row++;
   }
+  if (!rows_done(t->name, 0, "the last matrix", ncols, next_row, error))
+    return NULL;
   if (m->points->len == 0) {
     val__fail(error, t->name, 0,
               "no bandwidth or latency matrix (expected titles such as "
@@ -222,18 +288,37 @@ static gboolean gpu_columns(const ValText *t, const ValCsv *csv, guint ncols,
 
   for (guint c = 0; c < ncols; c++) {
     g_autofree char *want = g_strdup_printf("col_gpu%u", c);
-    if (!g_str_equal(head[3 + c], want))
+    if (!g_str_equal(head[3 + c], want)) {
+      g_autofree char *x = val__excerpt(head[3 + c]);
       return val__fail(error, t->name, g_array_index(csv->lines, guint, 0),
-                       "column %u is '%s', expected '%s'", c + 4, head[3 + c],
-                       want);
+                       "column %u is '%s', expected '%s'", c + 4, x, want);
+    }
   }
   return TRUE;
 }
+
+/* The matrices of the p2pBandwidthLatencyTest transcriptions. */
+static const struct {
+  const char *name;
+  P2pKind kind;
+  const char *unit;
+} p2p_csv_matrices[] = {
+    {"connectivity", K_CONN, "bool"},
+    {"uni_p2p_disabled_bw", K_UNI, "GB/s"},
+    {"uni_p2p_enabled_bw", K_UNI, "GB/s"},
+    {"bi_p2p_disabled_bw", K_BIDIR, "GB/s"},
+    {"bi_p2p_enabled_bw", K_BIDIR, "GB/s"},
+    {"p2p_disabled_latency_gpu", K_LAT, "us"},
+    {"p2p_enabled_latency_gpu", K_LAT, "us"},
+    {"p2p_disabled_latency_cpu", K_SKIP, "us"},
+    {"p2p_enabled_latency_cpu", K_SKIP, "us"},
+};
 
 ValMeasurements *val__import_p2p_csv(const ValText *t, const ValCsv *csv,
                                      GError **error)
 {
   g_autoptr(ValMeasurements) m = val_meas_new();
+  g_autoptr(GHashTable) seen = val__seen_new();
   GStrv head = csv->rows->pdata[0];
   guint ncols = g_strv_length(head) - 3;
 
@@ -253,41 +338,38 @@ ValMeasurements *val__import_p2p_csv(const ValText *t, const ValCsv *csv,
                 g_strv_length(f), ncols + 3, ncols - 1);
       return NULL;
     }
-    if (g_str_equal(mat, "connectivity"))
-      mx.kind = K_CONN, unit = "bool";
-    else if (g_str_has_suffix(mat, "_bw"))
-      mx.kind = g_str_has_prefix(mat, "uni_") ? K_UNI : K_BIDIR,
-      unit = "GB/s";
-    else if (g_str_has_suffix(mat, "_latency_gpu"))
-      mx.kind = K_LAT, unit = "us";
-    else if (g_str_has_suffix(mat, "_latency_cpu"))
-      mx.kind = K_SKIP, unit = "us";
-    if (unit[0] == '\0' || !(strstr(mat, "p2p_disabled") ||
-                             strstr(mat, "p2p_enabled") ||
-                             mx.kind == K_CONN)) {
+    for (guint k = 0; k < G_N_ELEMENTS(p2p_csv_matrices) && !unit[0]; k++)
+      if (g_str_equal(mat, p2p_csv_matrices[k].name)) {
+        mx.kind = p2p_csv_matrices[k].kind;
+        unit = p2p_csv_matrices[k].unit;
+      }
+    if (unit[0] == '\0') {
+      g_autofree char *x = val__excerpt(mat);
       val__fail(error, t->name, line,
                 "matrix '%s': expected connectivity, uni_p2p_{disabled,"
                 "enabled}_bw, bi_p2p_{disabled,enabled}_bw or p2p_{disabled,"
                 "enabled}_latency_{gpu,cpu}",
-                mat);
+                x);
       return NULL;
     }
     mx.mode = strstr(mat, "p2p_enabled") ? "peer" : "nopeer";
     if (!g_str_equal(f[1], unit)) {
-      val__fail(error, t->name, line, "unit '%s' for %s, expected '%s'",
-                f[1], mat, unit);
+      g_autofree char *x = val__excerpt(f[1]);
+      val__fail(error, t->name, line, "unit '%s' for %s, expected '%s'", x,
+                mat, unit);
       return NULL;
     }
     if (!g_ascii_string_to_unsigned(f[2], 10, 0, ncols - 1, &row, NULL)) {
+      g_autofree char *x = val__excerpt(f[2]);
       val__fail(error, t->name, line,
                 "row_gpu: expected a GPU index from 0 to %u, found '%s'",
-                ncols - 1, f[2]);
+                ncols - 1, x);
       return NULL;
     }
     for (guint j = 0; j < ncols; j++) {
       double v;
       if (!val__num(t->name, line, head[3 + j], f[3 + j], &v, error) ||
-          !p2p_cell(m, &mx, (guint)row, j, v, t->name, line, error))
+          !p2p_cell(m, seen, &mx, (guint)row, j, v, t->name, line, error))
         return NULL;
     }
   }
@@ -382,9 +464,10 @@ static guint64 nvbw_buffer_bytes(const char *version)
   return 512ull << 20;
 }
 
-static gboolean nvbw_cell(ValMeasurements *m, const NvbwCase *c,
-                          guint64 bytes, guint row, guint col, double v,
-                          const char *name, guint line, GError **error)
+static gboolean nvbw_cell(ValMeasurements *m, GHashTable *seen,
+                          const NvbwCase *c, guint64 bytes, guint row,
+                          guint col, double v, const char *name, guint line,
+                          GError **error)
 {
   ValPoint p;
   char r[16], k[16];
@@ -413,8 +496,29 @@ static gboolean nvbw_cell(ValMeasurements *m, const NvbwCase *c,
     p.time_us_median =
         (double)bytes * (c->value == V_BIDIR_SM ? 2 : 1) / (v * 1e3);
   }
+  if (!val__point_once(seen, &p, name, line, error))
+    return FALSE;
   val_meas_add(m, &p);
   return TRUE;
+}
+
+/* The rows of an nvbandwidth matrix of ncols columns: one per GPU, or one
+ * for the CPU and for device_local_copy (row 0, a GPU per column). */
+static guint nvbw_rows(const NvbwCase *c, guint ncols)
+{
+  return c->host_row || c->dir == D_LOCAL ? 1 : ncols;
+}
+
+/* rows_done for an nvbandwidth matrix. */
+static gboolean nvbw_rows_done(const char *name, guint line,
+                               const NvbwCase *c, guint ncols, guint next_row,
+                               GError **error)
+{
+  g_autofree char *what = g_strdup_printf("%s's matrix", c->name);
+
+  if (ncols == 0)
+    return TRUE;
+  return rows_done(name, line, what, nvbw_rows(c, ncols), next_row, error);
 }
 
 static void nvbw_keys(ValMeasurements *m, guint64 bytes, GPtrArray *skipped)
@@ -432,15 +536,22 @@ static void nvbw_keys(ValMeasurements *m, guint64 bytes, GPtrArray *skipped)
   }
 }
 
-static guint64 hinted_bytes(const ValText *t, guint64 dflt)
+/* The copy size: a "# nvbandwidth.buffer_size_bytes = N" hint, else
+ * dflt. */
+static gboolean hinted_bytes(const ValText *t, guint64 dflt, guint64 *out,
+                             GError **error)
 {
+  static const char key[] = "nvbandwidth.buffer_size_bytes";
   g_autoptr(GHashTable) h = val__hints(t);
-  const char *v = g_hash_table_lookup(h, "nvbandwidth.buffer_size_bytes");
-  guint64 u;
+  const char *v = g_hash_table_lookup(h, key);
 
-  if (v && g_ascii_string_to_unsigned(v, 10, 1, G_MAXUINT64, &u, NULL))
-    return u;
-  return dflt;
+  *out = dflt;
+  if (v && !g_ascii_string_to_unsigned(v, 10, 1, G_MAXUINT64, out, NULL))
+    return val__fail(error, t->name, val__hint_line(t, key),
+                     "'# %s = %s': expected a whole number of bytes >= 1 "
+                     "(nvbandwidth's -b is in MiB: 512 MiB is 536870912)",
+                     key, v);
+  return TRUE;
 }
 
 ValMeasurements *val__import_nvbw_text(const ValText *t, GError **error)
@@ -448,6 +559,7 @@ ValMeasurements *val__import_nvbw_text(const ValText *t, GError **error)
   g_autoptr(ValMeasurements) m = val_meas_new();
   g_autoptr(GPtrArray) skipped = g_ptr_array_new_with_free_func(g_free);
   g_autoptr(GPtrArray) gpus = g_ptr_array_new_with_free_func(g_free);
+  g_autoptr(GHashTable) seen = val__seen_new();
   g_autofree char *version = NULL;
   const NvbwCase *cur = NULL;
   gboolean in_block = FALSE;
@@ -459,7 +571,8 @@ ValMeasurements *val__import_nvbw_text(const ValText *t, GError **error)
     if (g_str_has_prefix(l, "nvbandwidth Version:") && !version)
       version = g_strstrip(g_strdup(l + 20));
   }
-  bytes = hinted_bytes(t, nvbw_buffer_bytes(version));
+  if (!hinted_bytes(t, nvbw_buffer_bytes(version), &bytes, error))
+    return NULL;
   for (guint i = 0; i < t->n; i++) {
     const char *l = t->lines[i];
     guint line = i + 1;
@@ -495,21 +608,17 @@ ValMeasurements *val__import_nvbw_text(const ValText *t, GError **error)
       name = g_strdup(nm);
       if (g_str_has_suffix(name, "."))
         name[strlen(name) - 1] = '\0';
-      if (in_block && cur && next_row == 0 && ncols > 0) {
-        val__fail(error, t->name, line,
-                  "expected the rows of %s, found the next testcase: a "
-                  "truncated matrix?",
-                  cur->name);
+      if (in_block && cur &&
+          !nvbw_rows_done(t->name, line, cur, ncols, next_row, error))
         return NULL;
-      }
       cur = nvbw_case(name);
       in_block = TRUE;
       ncols = next_row = 0;
       if (!cur) {
-        gboolean seen = FALSE;
-        for (guint j = 0; j < skipped->len && !seen; j++)
-          seen = g_str_equal(skipped->pdata[j], name);
-        if (!seen)
+        gboolean listed = FALSE;
+        for (guint j = 0; j < skipped->len && !listed; j++)
+          listed = g_str_equal(skipped->pdata[j], name);
+        if (!listed)
           g_ptr_array_add(skipped, g_strdup(name));
       }
       continue;
@@ -517,23 +626,45 @@ ValMeasurements *val__import_nvbw_text(const ValText *t, GError **error)
     if (!in_block || !cur)
       continue;
     if (g_str_has_prefix(l, "SUM ") || g_str_has_prefix(l, "COEFFICIENT")) {
+      if (!nvbw_rows_done(t->name, line, cur, ncols, next_row, error))
+        return NULL;
       in_block = FALSE;
+      continue;
+    }
+    if (ncols == 0 && g_str_has_suffix(l, ")") && strrchr(l, '(')) {
+      /* the title: "memcpy CE CPU(row) -> GPU(column) bandwidth (GB/s)" */
+      const char *want = cur->value == V_LAT ? "(ns)" : "(GB/s)";
+      if (!g_str_equal(strrchr(l, '('), want)) {
+        g_autofree char *x = val__excerpt(strrchr(l, '('));
+        val__fail(error, t->name, line,
+                  "%s: the title gives the unit %s, expected %s", cur->name,
+                  x, want);
+        return NULL;
+      }
       continue;
     }
     tok = val__tokens(l);
     if (!tok[0] || !val__all_digits(tok[0]))
       continue;
     if (ncols == 0) { /* the header of column indices */
-      gboolean header = TRUE;
-      for (guint j = 0; tok[j]; j++)
-        header &= val__all_digits(tok[j]) && (guint)atoi(tok[j]) == j;
-      if (header) {
-        ncols = g_strv_length(tok);
+      ncols = column_indices(tok);
+      if (ncols > 0)
         continue;
-      }
       val__fail(error, t->name, line,
                 "expected the column indices '0 1 ...' of %s's matrix",
                 cur->name);
+      return NULL;
+    }
+    if (strtoul(tok[0], NULL, 10) != next_row ||
+        next_row >= nvbw_rows(cur, ncols)) {
+      guint rows = nvbw_rows(cur, ncols);
+      g_autofree char *x = val__excerpt(tok[0]);
+      g_autofree char *want =
+          next_row < rows ? g_strdup_printf("row %u", next_row)
+                          : g_strdup_printf("%u rows (0 to %u), no more", rows,
+                                            rows - 1);
+      val__fail(error, t->name, line, "row %s of %s's matrix: expected %s",
+                x, cur->name, want);
       return NULL;
     }
     if (g_strv_length(tok) != ncols + 1) {
@@ -550,12 +681,15 @@ ValMeasurements *val__import_nvbw_text(const ValText *t, GError **error)
         continue;
       what = g_strdup_printf("%s column %u", cur->name, j);
       if (!val__num(t->name, line, what, tok[j + 1], &v, error) ||
-          !nvbw_cell(m, cur, bytes, (guint)atoi(tok[0]), j, v, t->name, line,
+          !nvbw_cell(m, seen, cur, bytes, next_row, j, v, t->name, line,
                      error))
         return NULL;
     }
     next_row++;
   }
+  if (in_block && cur &&
+      !nvbw_rows_done(t->name, 0, cur, ncols, next_row, error))
+    return NULL;
   if (m->points->len == 0) {
     val__fail(error, t->name, 0,
               "no nvbandwidth matrix ifsim imports (expected 'Running "
@@ -577,11 +711,13 @@ ValMeasurements *val__import_nvbw_csv(const ValText *t, const ValCsv *csv,
 {
   g_autoptr(ValMeasurements) m = val_meas_new();
   g_autoptr(GPtrArray) skipped = g_ptr_array_new_with_free_func(g_free);
+  g_autoptr(GHashTable) seen = val__seen_new();
   GStrv head = csv->rows->pdata[0];
   guint ncols = g_strv_length(head) - 3;
-  guint64 bytes = hinted_bytes(t, nvbw_buffer_bytes(NULL));
+  guint64 bytes;
 
-  if (!gpu_columns(t, csv, ncols, error))
+  if (!hinted_bytes(t, nvbw_buffer_bytes(NULL), &bytes, error) ||
+      !gpu_columns(t, csv, ncols, error))
     return NULL;
   for (guint r = 1; r < csv->rows->len; r++) {
     GStrv f = csv->rows->pdata[r];
@@ -598,28 +734,30 @@ ValMeasurements *val__import_nvbw_csv(const ValText *t, const ValCsv *csv,
       return NULL;
     }
     if (!(c = nvbw_case(f[0]))) {
-      gboolean seen = FALSE;
-      for (guint j = 0; j < skipped->len && !seen; j++)
-        seen = g_str_equal(skipped->pdata[j], f[0]);
-      if (!seen)
+      gboolean listed = FALSE;
+      for (guint j = 0; j < skipped->len && !listed; j++)
+        listed = g_str_equal(skipped->pdata[j], f[0]);
+      if (!listed)
         g_ptr_array_add(skipped, g_strdup(f[0]));
       continue;
     }
     unit = c->value == V_LAT ? "ns" : "GB/s";
     if (!g_str_equal(f[1], unit)) {
-      val__fail(error, t->name, line, "unit '%s' for %s, expected '%s'",
-                f[1], f[0], unit);
+      g_autofree char *x = val__excerpt(f[1]);
+      val__fail(error, t->name, line, "unit '%s' for %s, expected '%s'", x,
+                f[0], unit);
       return NULL;
     }
-    if (c->host_row ? !g_str_has_prefix(f[2], "cpu")
-                    : !g_str_has_prefix(f[2], "gpu")) {
-      val__fail(error, t->name, line, "row '%s' for %s, expected %s", f[2],
-                f[0], c->host_row ? "cpu0" : "gpuN");
-      return NULL;
-    }
-    if (!g_ascii_string_to_unsigned(f[2] + 3, 10, 0, 1023, &row, NULL)) {
-      val__fail(error, t->name, line, "row '%s': expected cpuN or gpuN",
-                f[2]);
+    if (!g_str_has_prefix(f[2], c->host_row ? "cpu" : "gpu") ||
+        !g_ascii_string_to_unsigned(f[2] + 3, 10, 0,
+                                    c->host_row ? 0 : ncols - 1, &row,
+                                    NULL)) {
+      g_autofree char *x = val__excerpt(f[2]);
+      g_autofree char *want =
+          c->host_row ? g_strdup("cpu0")
+                      : g_strdup_printf("gpu0 to gpu%u", ncols - 1);
+      val__fail(error, t->name, line, "row '%s' for %s, expected %s", x,
+                f[0], want);
       return NULL;
     }
     for (guint j = 0; j < ncols; j++) {
@@ -627,7 +765,8 @@ ValMeasurements *val__import_nvbw_csv(const ValText *t, const ValCsv *csv,
       if (g_str_equal(f[3 + j], "N/A"))
         continue;
       if (!val__num(t->name, line, head[3 + j], f[3 + j], &v, error) ||
-          !nvbw_cell(m, c, bytes, (guint)row, j, v, t->name, line, error))
+          !nvbw_cell(m, seen, c, bytes, (guint)row, j, v, t->name, line,
+                     error))
         return NULL;
     }
   }

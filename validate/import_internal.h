@@ -7,6 +7,10 @@
 
 #include "validate/import.h"
 
+/* The start of VAL_MEAS_MAGIC, the same for every version of the
+ * format. */
+#define VAL__MEAS_STEM "# ifsim measurements "
+
 /* The text split into lines ('\r' before '\n' dropped); line i (0-based)
  * is line i + 1 in messages. */
 typedef struct {
@@ -38,6 +42,29 @@ gboolean val__all_digits(const char *s);
 gboolean val__count(const char *name, guint line, const char *what,
                     const char *tok, guint64 *out, GError **error);
 
+/* TRUE when a table row starts with tok: a digit, or a sign and a digit
+ * (a negative size is a bad row, not a line to skip). */
+gboolean val__numeric_start(const char *tok);
+
+/* Text from the file for a message: at most 40 characters, longer text
+ * cut and marked "...", so that a huge line gives a readable error.  The
+ * caller frees it. */
+char *val__excerpt(const char *s);
+
+/* The gate before any parser: no NUL, valid UTF-8, no control characters
+ * other than tab, line breaks and form feed; else an error naming the
+ * file. */
+gboolean val__check_text(const char *name, const char *text, gsize len,
+                         GError **error);
+
+/* Each point once: `seen` (from val__seen_new) maps the names of the
+ * points added so far (probe, test, mode, src, dst, ranks, size) to the
+ * line that gave them.  Records p and returns TRUE when it is new, else
+ * fails naming both lines (a table, matrix or row given twice). */
+GHashTable *val__seen_new(void);
+gboolean val__point_once(GHashTable *seen, const ValPoint *p,
+                         const char *name, guint line, GError **error);
+
 /* Records the GPU names seen (in order, duplicates allowed) as the header
  * keys "gpu" (distinct names joined with " + ") and "gpu.count". */
 void val__set_gpus(ValMeasurements *m, GPtrArray *names);
@@ -51,6 +78,16 @@ GHashTable *val__hints(const ValText *t);
 /* Copies the hints other than collective/ranks/test/mode into m, in the
  * order of the file. */
 void val__copy_hints(ValMeasurements *m, const ValText *t);
+/* The line (1-based) of the last "# key = ..." hint, for messages; 0 when
+ * there is none. */
+guint val__hint_line(const ValText *t, const char *key);
+
+/* The header row of a CSV transcription: exactly the ncols names of
+ * cols, in order; else an error naming the line and the first column
+ * that differs (or the first one too many). */
+gboolean val__csv_columns(const ValText *t, const ValCsv *csv,
+                          const char *const *cols, guint ncols,
+                          GError **error);
 
 /* nccl-tests collective names ("all_reduce", "all_reduce_perf",
  * "allreduce", "AllReduce") -> the test name of measure.h ("allreduce"),

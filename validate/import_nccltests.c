@@ -211,6 +211,7 @@ static ValMeasurements *finish(NcclTable *tb, ValMeasurements *m_in,
                                GError **error)
 {
   g_autoptr(ValMeasurements) m = m_in;
+  g_autoptr(GHashTable) seen = val__seen_new();
   char src[48], num[32];
 
   if (tb->rows->len == 0) {
@@ -258,6 +259,8 @@ static ValMeasurements *finish(NcclTable *tb, ValMeasurements *m_in,
                                        : p.bw_GBps * bus_factor(
                                              tb->collective, tb->ranks);
       }
+      if (!val__point_once(seen, &p, tb->name, r->line, error))
+        return NULL;
       val_meas_add(m, &p);
     }
   }
@@ -275,7 +278,7 @@ static gboolean apply_hints(NcclTable *tb, const ValText *t, GError **error)
   if (c) {
     tb->collective = val__nccl_collective(c);
     if (!tb->collective)
-      return val__fail(error, t->name, 0,
+      return val__fail(error, t->name, val__hint_line(t, "collective"),
                        "'# collective = %s': expected allreduce, allgather, "
                        "reducescatter, broadcast, reduce, alltoall or "
                        "sendrecv",
@@ -283,19 +286,40 @@ static gboolean apply_hints(NcclTable *tb, const ValText *t, GError **error)
   }
   if (n) {
     if (!g_ascii_string_to_unsigned(n, 10, 1, 1 << 20, &u, NULL))
-      return val__fail(error, t->name, 0,
-                       "'# ranks = %s': expected a count from 1", n);
+      return val__fail(error, t->name, val__hint_line(t, "ranks"),
+                       "'# ranks = %s': expected a count from 1 to %u", n,
+                       1u << 20);
     tb->ranks = (guint)u;
   }
   return TRUE;
 }
 
+/* nccl-tests' #wrong: the elements that failed its check of the result
+ * ("N/A" when -c 0 turned the check off).  Other than 0, the run measured
+ * a broken collective, not the machine. */
+static gboolean check_wrong(const char *name, guint line, const char *what,
+                            const char *tok, GError **error)
+{
+  g_autofree char *x = NULL;
+  double v;
+
+  if (g_str_equal(tok, "N/A") || (val_cell_double(tok, &v) && v == 0))
+    return TRUE;
+  x = val__excerpt(tok);
+  return val__fail(error, name, line,
+                   "%s: expected 0 (or N/A), found '%s': nccl-tests found "
+                   "wrong results, the run measured a failing collective",
+                   what, x);
+}
+
 /* --- text output ------------------------------------------------------ */
 
 typedef struct {
-  guint ncols;
+  guint ncols;      /* the columns of a row, without the timestamp */
+  gboolean ts;      /* a timestamp ("2025-03-02 10:11:12") ends each row */
   int size, type, redop, root;
   int group[2]; /* index of the time column of each group, -1 if absent */
+  int wrong[2]; /* index of each group's #wrong column, -1 if absent */
   char layout[160];
 } NcclHeader;
 
@@ -309,12 +333,15 @@ static gboolean parse_header(GStrv tok, NcclHeader *h)
   if (n < 5 || !g_str_equal(tok[0], "size") || !g_str_equal(tok[1], "count"))
     return FALSE;
   h->ncols = n;
+  h->ts = FALSE;
   h->size = 0;
   h->type = h->redop = h->root = -1;
   h->group[0] = h->group[1] = -1;
+  h->wrong[0] = h->wrong[1] = -1;
   for (guint i = 0; i < n; i++) {
     if (g_str_equal(tok[i], "timestamp")) {
       h->ncols--;
+      h->ts = TRUE;
       continue;
     }
     if (g_str_equal(tok[i], "type"))
@@ -325,8 +352,11 @@ static gboolean parse_header(GStrv tok, NcclHeader *h)
       h->root = (int)i;
     else if ((g_str_equal(tok[i], "time") || g_str_equal(tok[i], "cputime")) &&
              g < 2 && i + 2 < n && g_str_equal(tok[i + 1], "algbw") &&
-             g_str_equal(tok[i + 2], "busbw"))
+             g_str_equal(tok[i + 2], "busbw")) {
+      if (i + 3 < n && g_str_equal(tok[i + 3], "#wrong"))
+        h->wrong[g] = (int)i + 3;
       h->group[g++] = (int)i;
+    }
   }
   joined = g_strjoinv(" ", tok);
   g_strlcpy(h->layout, joined, sizeof(h->layout));
@@ -345,8 +375,19 @@ static gboolean parse_row(const char *name, guint line, GStrv tok,
     return val__fail(error, name, line,
                      "expected %u columns (%s), found %u: a truncated row?",
                      h->ncols, h->layout, n);
+  if (n > h->ncols + (h->ts ? 2 : 0))
+    return val__fail(error, name, line,
+                     "expected %u columns (%s)%s, found %u: columns the table "
+                     "header does not name",
+                     h->ncols, h->layout, h->ts ? " and a timestamp" : "", n);
   if (!val__count(name, line, "size", tok[h->size], &r->size, error))
     return FALSE;
+  if (!g_ascii_string_to_unsigned(tok[1], 10, 0, G_MAXUINT64, NULL, NULL)) {
+    g_autofree char *x = val__excerpt(tok[1]);
+    return val__fail(error, name, line,
+                     "count: expected a whole number of elements, found '%s'",
+                     x);
+  }
   if (h->redop >= 0)
     g_strlcpy(r->redop, tok[h->redop], sizeof(r->redop));
   if (h->root >= 0) {
@@ -370,6 +411,11 @@ static gboolean parse_row(const char *name, guint line, GStrv tok,
         !val__num(name, line, wa, tok[c + 1], &r->algbw[k], error) ||
         !val__num(name, line, wb, tok[c + 2], &r->busbw[k], error))
       return FALSE;
+    if (h->wrong[k] >= 0) {
+      g_autofree char *ww = g_strdup_printf("%s #wrong", gname[k]);
+      if (!check_wrong(name, line, ww, tok[h->wrong[k]], error))
+        return FALSE;
+    }
     r->has[k] = TRUE;
   }
   return TRUE;
@@ -414,11 +460,12 @@ ValMeasurements *val__import_nccltests_text(const ValText *t, GError **error)
   g_autoptr(GPtrArray) gpus = g_ptr_array_new_with_free_func(g_free);
   g_autoptr(GHashTable) devices =
       g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr(GHashTable) rank_lines = g_hash_table_new(NULL, NULL);
   g_autofree char *tool = NULL;
   NcclTable tb = {.name = t->name, .rows = rows};
   NcclHeader h;
   gboolean have_header = FALSE;
-  guint max_rank = 0, n_rank_lines = 0;
+  guint max_rank = 0, max_rank_line = 0, n_rank_lines = 0;
   const char *from_name = NULL;
 
   for (guint i = 0; i < t->n; i++) {
@@ -478,8 +525,24 @@ ValMeasurements *val__import_nccltests_text(const ValText *t, GError **error)
       guint rank;
       char *hd = NULL, *gpu = NULL;
       if (parse_rank_line(l, &rank, &hd, &gpu)) {
+        gpointer first = g_hash_table_lookup(rank_lines,
+                                             GUINT_TO_POINTER(rank));
+        if (first) {
+          g_free(hd);
+          g_free(gpu);
+          val__fail(error, t->name, line,
+                    "Rank %u again (line %u has it): expected one device "
+                    "line per rank, from one run",
+                    rank, GPOINTER_TO_UINT(first));
+          return NULL;
+        }
+        g_hash_table_insert(rank_lines, GUINT_TO_POINTER(rank),
+                            GUINT_TO_POINTER(line));
         n_rank_lines++;
-        max_rank = MAX(max_rank, rank);
+        if (rank >= max_rank) {
+          max_rank = rank;
+          max_rank_line = line;
+        }
         if (!g_hash_table_contains(devices, hd))
           g_ptr_array_add(gpus, g_strdup(gpu));
         g_hash_table_add(devices, hd);
@@ -496,7 +559,11 @@ ValMeasurements *val__import_nccltests_text(const ValText *t, GError **error)
     }
     if (l[0] == '#')
       continue;
-    if (val__all_digits(tok[0]) && tok[1] && val__all_digits(tok[1])) {
+    /* a row: after the header, any line that starts with a number (a
+     * negative or garbled size is a bad row, not a line to skip) */
+    if (have_header ? val__numeric_start(tok[0])
+                    : val__all_digits(tok[0]) && tok[1] &&
+                          val__all_digits(tok[1])) {
       NcclRow r;
       if (!have_header) {
         val__fail(error, t->name, line,
@@ -517,6 +584,13 @@ ValMeasurements *val__import_nccltests_text(const ValText *t, GError **error)
         tool = g_strdup(strrchr(tok[j], '/') ? strrchr(tok[j], '/') + 1
                                              : tok[j]);
       }
+  }
+  if (n_rank_lines > 0 && max_rank + 1 != n_rank_lines) {
+    val__fail(error, t->name, max_rank_line,
+              "Rank %u, but %u device lines: expected ranks 0 to %u, one "
+              "line each (a device line missing or garbled?)",
+              max_rank, n_rank_lines, n_rank_lines - 1);
+    return NULL;
   }
   if (!apply_hints(&tb, t, error))
     return NULL;
@@ -554,14 +628,14 @@ ValMeasurements *val__import_nccl_csv(const ValText *t, const ValCsv *csv,
                                             "algbw_GBps", "busbw_GBps"};
   const char *const *cols = wide ? wide_cols : narrow_cols;
   guint ncols = wide ? G_N_ELEMENTS(wide_cols) : G_N_ELEMENTS(narrow_cols);
-  guint hline = g_array_index(csv->lines, guint, 0);
 
-  for (guint c = 0; c < ncols; c++)
-    if (!head[c] || !g_str_equal(head[c], cols[c])) {
-      val__fail(error, t->name, hline, "column %u is '%s', expected '%s'",
-                c + 1, head[c] ? head[c] : "(missing)", cols[c]);
-      return NULL;
-    }
+  if (!val__csv_columns(t, csv, cols, ncols, error))
+    return NULL;
+  if (csv->rows->len == 1) {
+    val__fail(error, t->name, g_array_index(csv->lines, guint, 0),
+              "no rows after the header row (expected one row per size)");
+    return NULL;
+  }
   for (guint i = 1; i < csv->rows->len; i++) {
     GStrv f = csv->rows->pdata[i];
     guint line = g_array_index(csv->lines, guint, i);
@@ -593,7 +667,8 @@ ValMeasurements *val__import_nccl_csv(const ValText *t, const ValCsv *csv,
             !val__num(t->name, line, cols[6 + 4 * k], f[6 + 4 * k],
                       &r.algbw[k], error) ||
             !val__num(t->name, line, cols[7 + 4 * k], f[7 + 4 * k],
-                      &r.busbw[k], error))
+                      &r.busbw[k], error) ||
+            !check_wrong(t->name, line, cols[8 + 4 * k], f[8 + 4 * k], error))
           return NULL;
         r.has[k] = TRUE;
       }
@@ -654,16 +729,69 @@ static gboolean jnum_field(const char *name, JsonNode *o, const char *key,
   JsonNode *v = jget(o, key);
   const char *str = jstr(v);
 
-  if (str)
+  if (str) {
+    g_autofree char *x = val__excerpt(str);
     return val__fail(error, name, 0,
                      "JSON %s.%s: expected a number, found \"%s\"", where, key,
-                     str);
+                     x);
+  }
   if (!jnum(v, out))
     return val__fail(error, name, 0, "JSON %s: expected a number under \"%s\"",
                      where, key);
   if (*out < 0 || !isfinite(*out))
-    return val__fail(error, name, 0, "JSON %s.%s: expected a number >= 0",
-                     where, key);
+    return val__fail(error, name, 0,
+                     "JSON %s.%s: expected a finite number >= 0, found %.15g",
+                     where, key, *out);
+  return TRUE;
+}
+
+/* An optional whole number from 0 to max under o.key: FALSE with an error
+ * when it is there and is not one. */
+static gboolean jwhole_opt(const char *name, JsonNode *o, const char *key,
+                           const char *where, double max, double *out,
+                           GError **error)
+{
+  JsonNode *v = jget(o, key);
+
+  if (!v)
+    return TRUE;
+  if (!jnum(v, out) || *out < 0 || *out > max || *out != floor(*out))
+    return val__fail(error, name, 0,
+                     "JSON %s%s: expected a whole number from 0 to %.0f", where,
+                     key, max);
+  return TRUE;
+}
+
+/* json-glib parses recursively, so a document nested deep enough (a line
+ * of "[[[[...") overflows the stack: refuse it first.  nccl-tests -J
+ * nests 6 levels at most. */
+#define JSON_MAX_DEPTH 64
+
+static gboolean json_depth_ok(const char *name, const char *text, gsize len,
+                              GError **error)
+{
+  guint depth = 0, line = 1;
+  gboolean in_string = FALSE;
+
+  for (gsize i = 0; i < len; i++) {
+    char c = text[i];
+
+    line += c == '\n';
+    if (in_string) {
+      if (c == '\\')
+        i++; /* the escaped character */
+      else if (c == '"')
+        in_string = FALSE;
+    } else if (c == '"')
+      in_string = TRUE;
+    else if ((c == '[' || c == '{') && ++depth > JSON_MAX_DEPTH)
+      return val__fail(error, name, line,
+                       "JSON nested deeper than %u lists and objects "
+                       "(nccl-tests -J output nests 6)",
+                       JSON_MAX_DEPTH);
+    else if ((c == ']' || c == '}') && depth > 0)
+      depth--;
+  }
   return TRUE;
 }
 
@@ -675,11 +803,15 @@ ValMeasurements *val__import_nccltests_json(const char *name, const char *text,
   g_autoptr(ValMeasurements) m = val_meas_new();
   g_autoptr(GArray) rows = g_array_new(FALSE, TRUE, sizeof(NcclRow));
   g_autoptr(GPtrArray) gpus = g_ptr_array_new_with_free_func(g_free);
+  g_autoptr(GHashTable) sizes = /* size -> index + 1 */
+      g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
   NcclTable tb = {.name = name, .rows = rows};
   JsonNode *root, *results, *config, *devices, *args, *v;
   JsonArray *list;
   double num;
 
+  if (!json_depth_ok(name, text, len, error))
+    return NULL;
   if (!json_parser_load_from_data(parser, text, (gssize)len, &inner)) {
     /* json-glib says "<data>:LINE:COL: Parse error: WHAT". */
     const char *msg = inner->message, *what;
@@ -700,13 +832,19 @@ ValMeasurements *val__import_nccltests_json(const char *name, const char *text,
               "-J output)");
     return NULL;
   }
-  if (jnum(jget(root, "nccl_version"), &num)) {
+  num = -1;
+  if (!jwhole_opt(name, root, "nccl_version", "", 9999999, &num, error))
+    return NULL;
+  if (num >= 0) {
     g_autofree char *ver = version_from_code((long)num);
     val_meas_set(m, "nccl.version", ver);
   }
   config = jget(root, "config");
-  if (jnum(jget(config, "iterations"), &num) && num >= 0)
-    tb.iterations = (guint)num;
+  num = 0;
+  if (!jwhole_opt(name, config, "iterations", "config.", G_MAXUINT32, &num,
+                  error))
+    return NULL;
+  tb.iterations = (guint)num;
   devices = jget(config, "devices");
   if (!devices)
     devices = jget(root, "devices");
@@ -736,6 +874,12 @@ ValMeasurements *val__import_nccltests_json(const char *name, const char *text,
   if (!val_meas_get(m, "source"))
     val_meas_set(m, "source", "nccl-tests -J (imported)");
   list = json_node_get_array(results);
+  if (json_array_get_length(list) == 0) {
+    val__fail(error, name, 0,
+              "JSON \"results\": expected one result per size, found an "
+              "empty list (the run failed before its first size?)");
+    return NULL;
+  }
   for (guint i = 0; i < json_array_get_length(list); i++) {
     JsonNode *res = json_array_get_element(list, i);
     NcclRow r = {.line = 0};
@@ -749,19 +893,41 @@ ValMeasurements *val__import_nccltests_json(const char *name, const char *text,
     }
     if (!jnum_field(name, res, "size", where, &size, error))
       return NULL;
-    if (size < 1 || size != floor(size)) {
+    if (size < 1 || size != floor(size) || size >= 0x1p64) {
       val__fail(error, name, 0,
-                "JSON %s.size: expected a whole number of bytes >= 1", where);
+                "JSON %s.size: expected a whole number of bytes from 1 to "
+                "2^64 - 1, found %.15g",
+                where, size);
       return NULL;
     }
     r.size = (guint64)size;
+    {
+      gpointer first = g_hash_table_lookup(sizes, &r.size);
+      if (first) {
+        val__fail(error, name, 0,
+                  "JSON %s.size: %" G_GUINT64_FORMAT " again (results[%u] "
+                  "has it): expected each size once, from one run",
+                  where, r.size, GPOINTER_TO_UINT(first) - 1);
+        return NULL;
+      }
+      g_hash_table_insert(sizes, g_memdup2(&r.size, sizeof(r.size)),
+                          GUINT_TO_POINTER(i + 1));
+    }
     if (jstr(jget(res, "redop")))
       g_strlcpy(r.redop, jstr(jget(res, "redop")), sizeof(r.redop));
-    if ((v = jget(res, "root"))) {
+    if ((v = jget(res, "root")) && !JSON_NODE_HOLDS_NULL(v)) {
+      /* nccl-tests writes the printed "%6i" text: "    -1" */
+      const char *rs = jstr(v);
+      char *end = NULL;
       r.has_root = TRUE;
-      r.root = jnum(v, &num) ? (long)num
-               : jstr(v)     ? strtol(jstr(v), NULL, 10)
-                             : -1;
+      if (jnum(v, &num) && num == floor(num) && num >= -1 && num <= G_MAXINT)
+        r.root = (long)num;
+      else if (!rs || (r.root = strtol(rs, &end, 10), end == rs) || *end ||
+               r.root < -1 || r.root > G_MAXINT) {
+        val__fail(error, name, 0, "JSON %s.root: expected a rank or -1",
+                  where);
+        return NULL;
+      }
     }
     for (int k = 0; k < 2; k++) {
       JsonNode *o = jget(res, keys[k]);
@@ -778,7 +944,29 @@ ValMeasurements *val__import_nccltests_json(const char *name, const char *text,
           !jnum_field(name, o, "alg_bw", at, &r.algbw[k], error) ||
           !jnum_field(name, o, "bus_bw", at, &r.busbw[k], error))
         return NULL;
+      if (r.time_us[k] <= 0) {
+        val__fail(error, name, 0,
+                  "JSON %s.%s: expected a time in microseconds > 0, found 0",
+                  at, tkey);
+        return NULL;
+      }
+      /* nwrong: as #wrong in the text, null when the check was off */
+      if (jnum(jget(o, "nwrong"), &num) && num != 0) {
+        val__fail(error, name, 0,
+                  "JSON %s.nwrong: expected 0 (or null), found %.15g: "
+                  "nccl-tests found wrong results, the run measured a "
+                  "failing collective",
+                  at, num);
+        return NULL;
+      }
       r.has[k] = TRUE;
+    }
+    if (!r.has[0] && !r.has[1]) {
+      val__fail(error, name, 0,
+                "JSON %s: expected \"out_of_place\" or \"in_place\" "
+                "results, found neither",
+                where);
+      return NULL;
     }
     g_array_append_val(rows, r);
   }

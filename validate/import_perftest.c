@@ -53,6 +53,39 @@ static const char *test_from_tool(const char *tok)
   return NULL;
 }
 
+/* The "# test = " and "# mode = " hints into *test and *mode (left as they
+ * are when absent): test one of the tests of banners[] (or the tool's
+ * name, "ib_write_bw"), mode host or gpu. */
+static gboolean hint_test_mode(const ValText *t, GHashTable *hints,
+                               const char **test, const char **mode,
+                               GError **error)
+{
+  const char *v = g_hash_table_lookup(hints, "test");
+
+  if (v) {
+    const char *known = test_from_tool(v);
+    for (guint b = 0; b < G_N_ELEMENTS(banners) && !known; b++)
+      if (g_str_equal(v, banners[b].test))
+        known = banners[b].test;
+    if (!known)
+      return val__fail(error, t->name, val__hint_line(t, "test"),
+                       "'# test = %s': expected write_bw, send_bw, read_bw, "
+                       "write_lat, send_lat or read_lat",
+                       v);
+    *test = known;
+  }
+  v = g_hash_table_lookup(hints, "mode");
+  if (v) {
+    if (!g_str_equal(v, "host") && !g_str_equal(v, "gpu"))
+      return val__fail(error, t->name, val__hint_line(t, "mode"),
+                       "'# mode = %s': expected host or gpu (the memory the "
+                       "run registered)",
+                       v);
+    *mode = v;
+  }
+  return TRUE;
+}
+
 /* " Key  : value" segments of a header line -> verbs.key = value. */
 static void header_pairs(ValMeasurements *m, const char *line, char **device)
 {
@@ -88,12 +121,15 @@ ValMeasurements *val__import_perftest_text(const ValText *t, GError **error)
   g_autoptr(ValMeasurements) m = val_meas_new();
   g_autofree char *device = NULL;
   g_autoptr(GHashTable) hints = val__hints(t);
-  const char *test = g_hash_table_lookup(hints, "test");
-  const char *mode = g_hash_table_lookup(hints, "mode");
+  g_autoptr(GHashTable) seen = val__seen_new();
+  const char *test = NULL, *mode = NULL;
   gboolean gpu = FALSE;
   TableKind kind = T_NONE;
   double unit_Bps = 0;
   guint header_line = 0, n = 0;
+
+  if (!hint_test_mode(t, hints, &test, &mode, error))
+    return NULL;
 
   /* first pass: what was run, on which memory */
   for (guint i = 0; i < t->n; i++) {
@@ -157,9 +193,18 @@ ValMeasurements *val__import_perftest_text(const ValText *t, GError **error)
         header_pairs(m, l, &device);
       continue;
     }
+    if (strstr(l, "#bytes")) {
+      val__fail(error, t->name, line,
+                "a second result table (line %u has the first): expected "
+                "the output of one perftest run",
+                header_line);
+      return NULL;
+    }
     tok = val__tokens(l);
-    if (!tok[0] || !g_ascii_isdigit(tok[0][0]))
-      continue; /* separators, warnings, the closing dashes */
+    /* separators, warnings and the closing dashes are skipped; a row
+     * starts with a number, perhaps a bad one ("-65536") */
+    if (!tok[0] || !val__numeric_start(tok[0]))
+      continue;
     if (g_strv_length(tok) < (kind == T_BW ? 5u : kind == T_LAT ? 5u : 3u)) {
       val__fail(error, t->name, line,
                 "expected %s, found %u columns: a truncated row?",
@@ -219,6 +264,8 @@ ValMeasurements *val__import_perftest_text(const ValText *t, GError **error)
       }
       p.time_us_median = tavg;
     }
+    if (!val__point_once(seen, &p, t->name, line, error))
+      return NULL;
     val_meas_add(m, &p);
     n++;
   }
@@ -253,6 +300,7 @@ ValMeasurements *val__import_perftest_csv(const ValText *t, const ValCsv *csv,
 {
   g_autoptr(ValMeasurements) m = val_meas_new();
   g_autoptr(GHashTable) hints = val__hints(t);
+  g_autoptr(GHashTable) seen = val__seen_new();
   GStrv head = csv->rows->pdata[0];
   guint hline = g_array_index(csv->lines, guint, 0);
   static const char *const bw_cols[] = {"size_bytes", "iterations",
@@ -265,15 +313,11 @@ ValMeasurements *val__import_perftest_csv(const ValText *t, const ValCsv *csv,
   gboolean bw = head[2] && g_str_equal(head[2], "bw_peak_Gbps");
   const char *const *cols = bw ? bw_cols : lat_cols;
   guint ncols = bw ? G_N_ELEMENTS(bw_cols) : G_N_ELEMENTS(lat_cols);
-  const char *test = g_hash_table_lookup(hints, "test");
-  const char *mode = g_hash_table_lookup(hints, "mode");
+  const char *test = NULL, *mode = NULL;
 
-  for (guint c = 0; c < ncols; c++)
-    if (!head[c] || !g_str_equal(head[c], cols[c])) {
-      val__fail(error, t->name, hline, "column %u is '%s', expected '%s'",
-                c + 1, head[c] ? head[c] : "(missing)", cols[c]);
-      return NULL;
-    }
+  if (!val__csv_columns(t, csv, cols, ncols, error) ||
+      !hint_test_mode(t, hints, &test, &mode, error))
+    return NULL;
   if (!test) {
     test = bw ? "write_bw" : "send_lat";
     val_meas_set(m, "import.assumed",
@@ -326,6 +370,8 @@ ValMeasurements *val__import_perftest_csv(const ValText *t, const ValCsv *csv,
       p.time_us_median = d[4];
       p.time_us_max = d[3];
     }
+    if (!val__point_once(seen, &p, t->name, line, error))
+      return NULL;
     val_meas_add(m, &p);
   }
   if (m->points->len == 0) {

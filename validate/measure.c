@@ -9,7 +9,7 @@
 #include "sim/error.h"
 #include "traces/csvtext.h"
 #include "traces/output.h"
-#include "validate/import.h"
+#include "validate/import_internal.h"
 
 static const char *const probe_names[VAL_N_PROBES] = {"p2p", "hostdev",
                                                       "nccl", "verbs"};
@@ -80,15 +80,26 @@ const char *val_meas_get(const ValMeasurements *m, const char *key)
   return NULL;
 }
 
+/* g_strlcpy that does not cut a UTF-8 character in two: the file read
+ * back must be text. */
+static void copy_name(char *dst, const char *src, gsize size)
+{
+  const char *end;
+
+  g_strlcpy(dst, src, size);
+  if (!g_utf8_validate(dst, -1, &end))
+    dst[end - dst] = '\0';
+}
+
 void val_point_init(ValPoint *p, ValProbe probe, const char *test,
                     const char *mode, const char *src, const char *dst)
 {
   memset(p, 0, sizeof(*p));
   p->probe = probe;
-  g_strlcpy(p->test, test, sizeof(p->test));
-  g_strlcpy(p->mode, mode, sizeof(p->mode));
-  g_strlcpy(p->src, src, sizeof(p->src));
-  g_strlcpy(p->dst, dst, sizeof(p->dst));
+  copy_name(p->test, test, sizeof(p->test));
+  copy_name(p->mode, mode, sizeof(p->mode));
+  copy_name(p->src, src, sizeof(p->src));
+  copy_name(p->dst, dst, sizeof(p->dst));
 }
 
 static gboolean test_is_bidir(const char *test)
@@ -212,15 +223,23 @@ gboolean val_meas_write(const ValMeasurements *m, const char *path,
 
 /* --- CSV text ----------------------------------------------------------- */
 
+/* No table ifsim reads has this many columns; a row with more (a huge
+ * line of commas) is refused without holding its fields. */
+#define MAX_FIELDS 4096
+
 typedef struct {
   GPtrArray *fields;
+  guint dropped; /* fields past MAX_FIELDS */
 } RowBuild;
 
 static void on_field(void *data, size_t len, void *user)
 {
   RowBuild *b = user;
 
-  g_ptr_array_add(b->fields, g_strndup(data ? data : "", len));
+  if (b->fields->len >= MAX_FIELDS)
+    b->dropped++;
+  else
+    g_ptr_array_add(b->fields, g_strndup(data ? data : "", len));
 }
 
 gboolean val_csv_split(const char *name, const char *text, gsize len,
@@ -239,6 +258,7 @@ gboolean val_csv_split(const char *name, const char *text, gsize len,
     const char *stop = nl ? nl : end;
     gsize n = (gsize)(stop - at);
     RowBuild b;
+    gboolean parsed;
 
     line++;
     if (n > 0 && at[n - 1] == '\r')
@@ -253,11 +273,20 @@ gboolean val_csv_split(const char *name, const char *text, gsize len,
       }
     }
     b.fields = g_ptr_array_new_with_free_func(g_free);
-    if (csv_parse(&p, at, n, on_field, NULL, &b) != n ||
-        csv_fini(&p, on_field, NULL, &b) != 0) {
-      g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
-                  "%s:%u: not a CSV row (%s)", name, line,
-                  csv_strerror(csv_error(&p)));
+    b.dropped = 0;
+    parsed = csv_parse(&p, at, n, on_field, NULL, &b) == n &&
+             csv_fini(&p, on_field, NULL, &b) == 0;
+    if (!parsed || b.dropped > 0) {
+      if (!parsed)
+        g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
+                    "%s:%u: not a CSV row (%s): expected fields separated "
+                    "by commas, a quote closed on its line",
+                    name, line, csv_strerror(csv_error(&p)));
+      else
+        g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
+                    "%s:%u: %u fields, more than any table ifsim reads (%u "
+                    "at most)",
+                    name, line, b.fields->len + b.dropped, MAX_FIELDS);
       g_ptr_array_free(b.fields, TRUE);
       csv_free(&p);
       val_csv_clear(out);
@@ -312,19 +341,33 @@ static ValMeasurements *parse_own(const char *name, const char *text,
                                   gsize len, GError **error)
 {
   g_autoptr(ValMeasurements) m = val_meas_new();
+  g_autoptr(GHashTable) seen = val__seen_new();
   ValCsv csv;
   gboolean ok = TRUE;
 
-  /* The header block: "# key = value" lines after the magic line. */
+  /* The header block: "# key = value" lines after the magic line.  The
+   * text is `len` bytes, not NUL-terminated: split a copy. */
   {
-    g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+    g_autofree char *copy = g_strndup(text, len);
+    g_auto(GStrv) lines = g_strsplit(copy, "\n", -1);
     for (guint i = 1; lines[i] && lines[i][0] == '#'; i++) {
+      guint before = m->keys->len;
+
       g_strchomp(lines[i]);
       if (!parse_header_line(m, lines[i])) {
         g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
                     "%s:%u: expected a header line '# key = value' (key of "
                     "lower-case letters, digits, '_' and '.')",
                     name, i + 1);
+        return NULL;
+      }
+      if (m->keys->len == before) { /* val_meas_set replaced a value */
+        g_autofree char *key = g_strstrip(
+            g_strndup(lines[i] + 1, strcspn(lines[i] + 1, "=")));
+        g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
+                    "%s:%u: header key '%s' given twice (expected each key "
+                    "once)",
+                    name, i + 1, key);
         return NULL;
       }
     }
@@ -342,15 +385,17 @@ static ValMeasurements *parse_own(const char *name, const char *text,
 
     for (guint c = 0; ok && c < N_COLUMNS; c++)
       if (!head[c] || !g_str_equal(g_strstrip(head[c]), columns[c])) {
+        g_autofree char *x = head[c] ? val__excerpt(head[c]) : NULL;
         g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
                     "%s:%u: column %u is '%s', expected '%s'", name, line,
-                    c + 1, head[c] ? head[c] : "(missing)", columns[c]);
+                    c + 1, x ? x : "(missing)", columns[c]);
         ok = FALSE;
       }
     if (ok && head[N_COLUMNS]) {
+      g_autofree char *x = val__excerpt(head[N_COLUMNS]);
       g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
                   "%s:%u: unexpected column %u '%s' (the format has %u)",
-                  name, line, N_COLUMNS + 1, head[N_COLUMNS], N_COLUMNS);
+                  name, line, N_COLUMNS + 1, x, N_COLUMNS);
       ok = FALSE;
     }
   }
@@ -361,6 +406,7 @@ static ValMeasurements *parse_own(const char *name, const char *text,
     guint64 u;
     double d[5];
     const char *what = NULL;
+    guint bad = 0; /* the field `what` is about */
 
     if (g_strv_length(f) != N_COLUMNS) {
       g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
@@ -372,35 +418,46 @@ static ValMeasurements *parse_own(const char *name, const char *text,
     }
     for (guint c = 0; c < N_COLUMNS; c++)
       g_strstrip(f[c]);
-    if (!val_probe_parse(f[0], &p.probe))
+    if (!val_probe_parse(f[bad = 0], &p.probe))
       what = "probe: expected p2p, hostdev, nccl or verbs";
-    else if (f[1][0] == '\0' || strlen(f[1]) >= sizeof(p.test))
+    else if (f[bad = 1][0] == '\0' || strlen(f[1]) >= sizeof(p.test))
       what = "test: expected a name of 1 to 23 characters";
-    else if (strlen(f[2]) >= sizeof(p.mode))
+    else if (strlen(f[bad = 2]) >= sizeof(p.mode))
       what = "mode: expected at most 15 characters";
-    else if (strlen(f[3]) >= sizeof(p.src) || strlen(f[4]) >= sizeof(p.dst))
+    else if (strlen(f[bad = 3]) >= sizeof(p.src) ||
+             strlen(f[bad = 4]) >= sizeof(p.dst))
       what = "src/dst: expected at most 47 characters";
-    else if (!g_ascii_string_to_unsigned(f[5], 10, 1, G_MAXUINT32, &u, NULL))
+    else if (!g_ascii_string_to_unsigned(f[bad = 5], 10, 1, G_MAXUINT32, &u,
+                                         NULL))
       what = "ranks: expected a count from 1";
     else if ((p.ranks = (guint32)u,
-              !g_ascii_string_to_unsigned(f[6], 10, 1, G_MAXUINT64,
+              !g_ascii_string_to_unsigned(f[bad = 6], 10, 1, G_MAXUINT64,
                                           &p.size_bytes, NULL)))
       what = "size_bytes: expected a size in bytes from 1";
-    else if (!g_ascii_string_to_unsigned(f[7], 10, 0, G_MAXUINT32, &u, NULL))
+    else if (!g_ascii_string_to_unsigned(f[bad = 7], 10, 0, G_MAXUINT32, &u,
+                                         NULL))
       what = "iterations: expected a count";
     else {
       p.iterations = (guint32)u;
       for (guint c = 0; c < 5 && !what; c++)
-        if (!val_cell_double(f[8 + c], &d[c]) || d[c] < 0)
+        if (!val_cell_double(f[bad = 8 + c], &d[c]) || d[c] < 0)
           what = c < 3 ? "times: expected a number of microseconds >= 0"
                        : "bandwidths: expected a number of GB/s >= 0";
-      if (!what && (d[1] <= 0 || d[0] > d[1] || d[1] > d[2]))
-        what = "times: expected 0 < time_us_min <= time_us_median <= "
-               "time_us_max";
+      if (!what && (d[1] <= 0 || d[0] > d[1] || d[1] > d[2])) {
+        g_autofree char *found =
+            g_strdup_printf("%s, %s, %s", f[8], f[9], f[10]);
+        g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
+                    "%s:%u: times: expected 0 < time_us_min <= "
+                    "time_us_median <= time_us_max, found %s",
+                    name, line, found);
+        ok = FALSE;
+        break;
+      }
     }
     if (what) {
-      g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE, "%s:%u: %s", name, line,
-                  what);
+      g_autofree char *x = val__excerpt(f[bad]);
+      g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE, "%s:%u: %s, found '%s'",
+                  name, line, what, x);
       ok = FALSE;
       break;
     }
@@ -413,6 +470,10 @@ static ValMeasurements *parse_own(const char *name, const char *text,
     p.time_us_max = d[2];
     p.bw_GBps = d[3];
     p.busbw_GBps = d[4];
+    if (!val__point_once(seen, &p, name, line, error)) {
+      ok = FALSE;
+      break;
+    }
     g_array_append_val(m->points, p);
   }
   val_csv_clear(&csv);
@@ -427,13 +488,25 @@ static ValMeasurements *parse_own(const char *name, const char *text,
 ValMeasurements *val_meas_parse(const char *name, const char *text, gsize len,
                                 GError **error)
 {
-  if (memchr(text, '\0', len)) {
-    g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
-                "%s: binary data (a NUL byte), expected text", name);
+  if (!val__check_text(name, text, len, error))
     return NULL;
-  }
-  if (g_str_has_prefix(text, VAL_MEAS_MAGIC))
+  if (len >= strlen(VAL__MEAS_STEM) &&
+      memcmp(text, VAL__MEAS_STEM, strlen(VAL__MEAS_STEM)) == 0) {
+    /* the first line, whole: "# ifsim measurements 10" is not version 1 */
+    const char *nl = memchr(text, '\n', len);
+    g_autofree char *first =
+        g_strchomp(g_strndup(text, nl ? (gsize)(nl - text) : len));
+
+    if (!g_str_equal(first, VAL_MEAS_MAGIC)) {
+      g_autofree char *x = val__excerpt(first);
+      g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
+                  "%s:1: '%s': expected '%s' (the version of the format "
+                  "this ifsim reads)",
+                  name, x, VAL_MEAS_MAGIC);
+      return NULL;
+    }
     return parse_own(name, text, len, error);
+  }
   return val_import(name, text, len, error);
 }
 

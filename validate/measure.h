@@ -85,7 +85,7 @@ void val_meas_set(ValMeasurements *m, const char *key, const char *value);
 const char *val_meas_get(const ValMeasurements *m, const char *key);
 
 /* Clears p and sets what names it (texts longer than the fields are
- * cut). */
+ * cut, between UTF-8 characters). */
 void val_point_init(ValPoint *p, ValProbe probe, const char *test,
                     const char *mode, const char *src, const char *dst);
 
@@ -137,8 +137,8 @@ typedef struct {
   GArray *lines;   /* guint */
 } ValCsv;
 
-/* Fails only on a line libcsv rejects (an unterminated quote); the error
- * names the file and line. */
+/* Fails only on a line libcsv rejects (an unterminated quote) or a row of
+ * more than 4096 fields; the error names the file and line. */
 gboolean val_csv_split(const char *name, const char *text, gsize len,
                        ValCsv *out, GError **error);
 void val_csv_clear(ValCsv *c);

@@ -31,6 +31,16 @@ static ValMeasurements *import_ok(const char *sub, const char *name)
   return m;
 }
 
+/* Imports text that must import. */
+static ValMeasurements *import_text_ok(const char *name, const char *text)
+{
+  g_autoptr(GError) error = NULL;
+  ValMeasurements *m = val_import(name, text, strlen(text), &error);
+
+  ck_assert_msg(m != NULL, "%s: %s", name, error ? error->message : "");
+  return m;
+}
+
 static const ValPoint *find(const ValMeasurements *m, ValProbe probe,
                             const char *test, const char *mode,
                             const char *src, const char *dst, guint64 size)
@@ -400,30 +410,320 @@ START_TEST(test_nvbandwidth_old_buffer)
 }
 END_TEST
 
+START_TEST(test_nvbandwidth_one_row)
+{
+  /* a CPU row and device_local_copy: one row, whatever the GPU count */
+  static const char text[] =
+      "nvbandwidth Version: v0.10.0\n"
+      "Running host_device_latency_sm.\n"
+      "memory latency SM CPU(row) <-> GPU(column) (ns)\n"
+      "           0         1\n"
+      " 0    613.22    614.10\n"
+      "\n"
+      "SUM host_device_latency_sm 1227.32\n"
+      "\n"
+      "Waived: \n"
+      "Running device_local_copy.\n"
+      "memcpy local GPU(column) bandwidth (GB/s)\n"
+      "           0         1\n"
+      " 0   1519.07   1518.93\n"
+      "\n"
+      "SUM device_local_copy 3038.00\n";
+  g_autoptr(ValMeasurements) m = import_text_ok("one.txt", text);
+
+  ck_assert_uint_eq(m->points->len, 4);
+  find(m, VAL_PROBE_HOSTDEV, "latency_h2d", "pinned", "host", "gpu1", 8);
+  find(m, VAL_PROBE_P2P, "ce_uni", "local", "gpu1", "gpu1", 512ull << 20);
+}
+END_TEST
+
+/* tests/data/bad/measure: for each format (the file name's prefix) a
+ * good file with one thing broken, and the part of the message that must
+ * name the place (":LINE:", or the JSON path) and what was expected. */
 static const struct {
   const char *file, *expect;
 } bad_files[] = {
+    /* any format */
     {"empty.txt", "empty file"},
     {"binary.bin", "binary data"},
     {"unknown.txt", "not a measurement format ifsim knows (expected: "
                     "ifsim measurement CSV, nccl-tests output"},
-    {"nccl_truncated_row.txt", ":18: expected 13 columns"},
+    /* ifsim's own measurement CSV (validate/measure.c) */
+    {"csv_bad_header_line.csv", ":5: expected a header line '# key = value'"},
+    {"csv_binary_garbage.csv",
+     ":16: binary data (byte 0x8b at byte 782 is not UTF-8 text)"},
+    {"csv_duplicate_key.csv",
+     ":6: header key 'gpu' given twice (expected each key once)"},
+    {"csv_duplicate_row.csv",
+     ":16: hostdev h2d pinned host -> gpu0, ranks 1, 2097152 bytes again "
+     "(line 11 has it)"},
+    {"csv_header_only.csv", ": no measured points after the header row"},
+    {"csv_inf_time.csv",
+     ":14: times: expected a number of microseconds >= 0, found 'inf'"},
+    {"csv_long_line.csv",
+     ":12: src/dst: expected at most 47 characters, found 'hosthost"},
+    {"csv_missing_column.csv",
+     ":9: column 9 is 'time_us_median', expected 'time_us_min'"},
+    {"csv_nan_bw.csv",
+     ":13: bandwidths: expected a number of GB/s >= 0, found 'nan'"},
+    {"csv_negative_time.csv",
+     ":11: times: expected a number of microseconds >= 0, found '-40.9'"},
+    {"csv_probe_unknown.csv",
+     ":14: probe: expected p2p, hostdev, nccl or verbs, found 'hostdevice'"},
+    {"csv_ranks_fraction.csv",
+     ":11: ranks: expected a count from 1, found '1.5'"},
+    {"csv_size_huge.csv",
+     ":12: size_bytes: expected a size in bytes from 1, found "
+     "'18446744073709551616'"},
+    {"csv_size_zero.csv",
+     ":13: size_bytes: expected a size in bytes from 1, found '0'"},
+    {"csv_test_too_long.csv",
+     ":15: test: expected a name of 1 to 23 characters, found "
+     "'bidirectional_pinned_memcpy'"},
+    {"csv_time_order.csv",
+     ":12: times: expected 0 < time_us_min <= time_us_median <= "
+     "time_us_max, found 81.4, 81, 83.1"},
+    {"csv_truncated_row.csv",
+     ":15: 10 fields, expected 13 (probe,...,busbw_GBps)"},
+    {"csv_unit_column.csv", ":9: column 12 is 'bw_MBps', expected 'bw_GBps'"},
+    {"csv_unknown_column.csv",
+     ":9: unexpected column 14 'gpu_clock_MHz' (the format has 13)"},
+    {"csv_unterminated_quote.csv", ":12: not a CSV row"},
+    {"csv_version_2.csv",
+     ":1: '# ifsim measurements 2': expected '# ifsim measurements 1'"},
+    /* nccl-tests text, new and old (no root column) layouts */
+    {"nccl_count_garbage.txt",
+     ":19: count: expected a whole number of elements, found '67108x64'"},
+    {"nccl_duplicate_row.txt",
+     ":20: nccl allreduce oop 0-7 -> all, ranks 8, 268435456 bytes again "
+     "(line 19 has it)"},
+    {"nccl_duplicate_run.txt",
+     ":34: Rank 0 again (line 6 has it): expected one device line per rank"},
+    {"nccl_extra_column.txt",
+     "found 17: columns the table header does not name"},
     {"nccl_garbage_number.txt",
      ":18: out-of-place time: expected a number, found '1x39.2'"},
-    {"nccl_negative.csv", ":2: oop_busbw_GBps: expected a number >= 0"},
-    {"nccl_collective_unknown.csv",
-     "cannot tell which collective was measured"},
-    {"nccl_ranks_disagree.csv", "busbw/algbw ratios disagree"},
+    {"nccl_inf_algbw.txt",
+     ":19: in-place algbw: expected a number, found 'inf'"},
+    {"nccl_long_line.txt", ":19: size: expected a whole number >= 1, found"},
+    {"nccl_nan_busbw.txt",
+     ":19: out-of-place busbw: expected a number, found 'nan'"},
+    {"nccl_negative_size.txt",
+     ":19: size: expected a whole number >= 1, found '-268435456'"},
+    {"nccl_no_rows.txt", ": no result rows (expected a nccl-tests table"},
+    {"nccl_old_extra_column.txt",
+     "error), found 13: columns the table header does not name"},
+    {"nccl_old_garbage.txt",
+     ":35: out-of-place busbw: expected a number, found '15,33'"},
+    {"nccl_old_negative_time.txt",
+     ":35: out-of-place time: expected a number >= 0, found '-478.7'"},
+    {"nccl_old_truncated.txt",
+     ":35: expected 12 columns (size count type redop time algbw"},
+    {"nccl_rank_gap.txt",
+     ":13: Rank 17, but 8 device lines: expected ranks 0 to 7"},
+    {"nccl_ranks_hint.txt",
+     ":1: '# ranks = eight': expected a count from 1 to 1048576"},
+    {"nccl_size_huge.txt", ":19: size: expected a whole number >= 1, found"},
+    {"nccl_terminal_colours.txt", ":24: binary data (control character 0x1b"},
+    {"nccl_truncated_row.txt",
+     ":18: expected 13 columns (size count type redop root time algbw"},
+    {"nccl_wrong_results.txt",
+     ":19: out-of-place #wrong: expected 0 (or N/A), found '1024'"},
+    {"nccl_zero_time.txt",
+     ":19: in-place time: expected a time in microseconds > 0"},
+    /* nccl-tests -J JSON (places are paths in the document) */
+    {"json_deep_nesting.json",
+     ":13: JSON nested deeper than 64 lists and objects"},
+    {"json_duplicate_size.json",
+     ": JSON results[2].size: 268435456 again (results[1] has it)"},
+    {"json_empty_results.json",
+     ": JSON \"results\": expected one result per size, found an empty list"},
+    {"json_iterations_huge.json",
+     ": JSON config.iterations: expected a whole number from 0 to 4294967295"},
+    {"json_long_line.json",
+     ": JSON results[1].in_place.time: expected a finite number >= 0, found "
+     "inf"},
+    {"json_misspelled_key.json",
+     ": JSON results[1].out_of_place: expected a number under \"bus_bw\""},
+    {"json_nan_time.json",
+     ": JSON results[0].out_of_place.time: expected a number, found \"nan\""},
+    {"json_negative_busbw.json",
+     ": JSON results[1].out_of_place.bus_bw: expected a finite number >= 0, "
+     "found -412.35"},
+    {"json_no_place.json",
+     ": JSON results[1]: expected \"out_of_place\" or \"in_place\" results, "
+     "found neither"},
+    {"json_no_results.json",
+     ": JSON: expected an object with a \"results\" list"},
+    {"json_nul_padding.json", ":14: binary data (a NUL byte"},
+    {"json_nwrong.json",
+     ": JSON results[1].in_place.nwrong: expected 0 (or null), found 1024"},
+    {"json_results_object.json",
+     ": JSON: expected an object with a \"results\" list"},
+    {"json_root_garbage.json", ": JSON results[1].root: expected a rank or -1"},
+    {"json_size_fraction.json",
+     ": JSON results[1].size: expected a whole number of bytes from 1 to "
+     "2^64 - 1, found 268435456.5"},
+    {"json_size_huge.json",
+     ": JSON results[1].size: expected a whole number of bytes from 1 to "
+     "2^64 - 1, found 1e+30"},
+    {"json_size_string.json",
+     ": JSON results[1].size: expected a number, found \"268435456\""},
     {"json_syntax.json", ":3:11: not valid JSON: unexpected number"},
-    {"json_no_results.json", "\"results\" list"},
-    {"json_nan_time.json", "expected a number, found \"nan\""},
+    {"json_truncated.json", ":14:0: not valid JSON: unexpected end of file"},
+    {"json_zero_time.json",
+     ": JSON results[1].in_place.time: expected a time in microseconds > 0"},
+    /* perftest text */
+    {"perftest_bytes_huge.txt",
+     ":24: #bytes: expected a whole number >= 1, found "
+     "'99999999999999999999999'"},
+    {"perftest_duplicate_size.txt",
+     ":52: verbs write_bw gpu mlx5_0 -> remote, ranks 1, 65536 bytes again "
+     "(line 51 has it)"},
+    {"perftest_inf_latency.txt", ":24: t_max: expected a number, found 'inf'"},
+    {"perftest_lat_order.txt",
+     ":18: expected 0 < t_min <= t_typical <= t_max, found 2.35, 1.38, 12.63"},
+    {"perftest_latency_fraction.txt",
+     ":24: #bytes: expected a whole number >= 1, found '128.5'"},
+    {"perftest_latin1.txt", ":10: binary data (byte 0xb5"},
+    {"perftest_long_line.txt",
+     ":24: t_typical: expected a number, found '7777"},
+    {"perftest_nan_bw.txt", ":51: BW average: expected a number, found 'nan'"},
+    {"perftest_negative_bytes.txt",
+     ":51: #bytes: expected a whole number >= 1, found '-65536'"},
+    {"perftest_no_rows.txt", ":17: no result rows after the table header"},
+    {"perftest_test_hint.txt",
+     ":1: '# test = write_bandwidth': expected write_bw, send_bw, read_bw"},
     {"perftest_truncated_row.txt", ":37: expected 5 columns"},
-    {"perftest_lat_order.txt", ":18: expected 0 < t_min <= t_typical"},
-    {"perftest_negative.csv", "bw_average_Gbps: expected a number >= 0"},
+    {"perftest_two_tables.txt",
+     ":94: a second result table (line 35 has the first)"},
+    {"perftest_unit_gbytes.txt",
+     ":35: expected the bandwidth unit [MB/sec], [MiB/sec] or [Gb/sec]"},
+    {"perftest_zero_bw.txt",
+     ":51: BW average: expected a bandwidth > 0, found '0.00'"},
+    {"perftest_zero_iterations.txt",
+     ":51: #iterations: expected a whole number >= 1, found '0'"},
+    /* p2pBandwidthLatencyTest text */
+    {"p2p_duplicate_matrix.txt",
+     ":102: p2p ce_uni peer gpu0 -> gpu0, ranks 1, 160000000 bytes again "
+     "(line 92 has it)"},
+    {"p2p_extra_row.txt",
+     ":100: row 8 after the matrix's last row, 7: expected 8 rows"},
+    {"p2p_gpu_block_truncated.txt",
+     ":130: expected row 7 of the matrix above (8 rows), found the next "
+     "matrix"},
+    {"p2p_header_columns.txt",
+     ":91: expected the column indices 'D\\D 0 1 ...' of a matrix"},
+    {"p2p_long_line.txt",
+     ":85: expected a row index and 8 values, found 2866 fields"},
+    {"p2p_missing_header.txt", ":91: a matrix row before the matrix's header"},
+    {"p2p_nan_latency.txt", ":146: column 0: expected a number, found 'nan'"},
+    {"p2p_negative.txt",
+     ":85: column 2: expected a number >= 0, found '-17.17'"},
+    {"p2p_no_matrix.txt", ": no bandwidth or latency matrix"},
+    {"p2p_nul_padding.txt", ":120: binary data (a NUL byte"},
+    {"p2p_row_order.txt", ":85: expected row 3, found row 4"},
+    {"p2p_truncated_file.txt",
+     ": expected row 4 of the last matrix (8 rows), found the end of the file"},
     {"p2p_truncated_row.txt", ":84: expected a row index and 8 values"},
-    {"p2p_bad_unit.csv", ":2: unit 'MB/s'"},
-    {"nvbw_garbage.txt", ":34: device_to_device_memcpy_read_ce column 4: "
-                         "expected a number, found '39x.14'"},
+    {"p2p_unit_mbs.txt",
+     ":90: a matrix in (MB/s): expected (GB/s) for a bandwidth"},
+    {"p2p_unknown_title.txt",
+     ":90: 'Undirectional P2P=Enabled Bandwidth (P2P...': not a matrix "
+     "title ifsim knows"},
+    {"p2p_zero_bw.txt", ":85: column 4: expected a bandwidth > 0, found 0"},
+    /* nvbandwidth text */
+    {"nvbw_buffer_hint.txt",
+     ":7: '# nvbandwidth.buffer_size_bytes = 512MiB': expected a whole "
+     "number of bytes >= 1"},
+    {"nvbw_columns.txt",
+     ":33: expected the column indices '0 1 ...' of "
+     "device_to_device_memcpy_read_ce's matrix"},
+    {"nvbw_duplicate_testcase.txt",
+     ":83: hostdev h2d pinned host -> gpu0, ranks 1, 536870912 bytes again "
+     "(line 69 has it)"},
+    {"nvbw_extra_row.txt",
+     ":56: row 8 of device_to_device_memcpy_write_ce's matrix: expected 8 "
+     "rows (0 to 7), no more"},
+    {"nvbw_garbage.txt",
+     ":34: device_to_device_memcpy_read_ce column 4: expected a number, "
+     "found '39x.14'"},
+    {"nvbw_latency_unit.txt",
+     ":18: device_to_device_latency_sm: the title gives the unit (us), "
+     "expected (ns)"},
+    {"nvbw_long_line.txt",
+     ":37: expected a row index and 8 values, found 2009 fields"},
+    {"nvbw_nan.txt",
+     ":37: device_to_device_memcpy_read_ce column 5: expected a number, "
+     "found 'nan'"},
+    {"nvbw_negative.txt",
+     ":37: device_to_device_memcpy_read_ce column 2: expected a number >= "
+     "0, found '-395.23'"},
+    {"nvbw_no_testcase.txt", ": no nvbandwidth matrix ifsim imports"},
+    {"nvbw_row_index.txt",
+     ":37: row 9 of device_to_device_memcpy_read_ce's matrix: expected row 3"},
+    {"nvbw_terminal_colours.txt", ":66: binary data (control character 0x1b"},
+    {"nvbw_truncated_file.txt",
+     ": expected row 7 of device_to_device_memcpy_write_ce's matrix (8 "
+     "rows), found the end of the file"},
+    {"nvbw_truncated_matrix.txt",
+     ":56: expected row 7 of device_to_device_memcpy_write_ce's matrix (8 "
+     "rows), found the next matrix"},
+    {"nvbw_zero.txt",
+     ":37: device_to_device_memcpy_read_ce column 5: expected a value > 0, "
+     "found 0"},
+    /* the CSV transcriptions of tests/data/reference */
+    {"ref_long_line.csv", ":3: oop_algbw_GBps: expected a number, found '2222"},
+    {"ref_nccl_4col_nan.csv", ":7: algbw_GBps: expected a number, found 'nan'"},
+    {"ref_nccl_collective_unknown.csv",
+     ":2: cannot tell which collective was measured"},
+    {"ref_nccl_duplicate_size.csv",
+     ":4: nccl allreduce oop 0-7 -> all, ranks 8, 268435456 bytes again "
+     "(line 3 has it)"},
+    {"ref_nccl_extra_column.csv",
+     ":1: unexpected column 14 'notes' (the table has 13: "
+     "size_bytes,...,ip_wrong)"},
+    {"ref_nccl_header_only.csv",
+     ":1: no rows after the header row (expected one row per size)"},
+    {"ref_nccl_negative.csv",
+     ":2: oop_busbw_GBps: expected a number >= 0, found '-382.99'"},
+    {"ref_nccl_ranks_disagree.csv",
+     ":2: the number of ranks is not in the file and the busbw/algbw ratios "
+     "disagree"},
+    {"ref_nccl_ranks_hint.csv",
+     ":1: '# ranks = eight': expected a count from 1 to 1048576"},
+    {"ref_nccl_time_ms.csv",
+     ":1: column 6 is 'oop_time_ms', expected 'oop_time_us'"},
+    {"ref_nccl_truncated.csv",
+     ":7: 9 fields, expected 13 (size_bytes,...,ip_wrong)"},
+    {"ref_nccl_wrong.csv", ":3: oop_wrong: expected 0 (or N/A), found '7'"},
+    {"ref_nvbw_row_range.csv",
+     ":9: row 'gpu9' for device_to_device_latency_sm, expected gpu0 to gpu7"},
+    {"ref_nvbw_unit.csv",
+     ":2: unit 'us' for device_to_device_latency_sm, expected 'ns'"},
+    {"ref_nvbw_zero.csv",
+     ":2: device_to_device_latency_sm column 1: expected a value > 0, found 0"},
+    {"ref_p2p_bad_unit.csv",
+     ":2: unit 'MB/s' for uni_p2p_enabled_bw, expected 'GB/s'"},
+    {"ref_p2p_connectivity_only.csv", ": no bandwidth or latency rows"},
+    {"ref_p2p_duplicate_row.csv",
+     ":13: p2p ce_uni nopeer gpu2 -> gpu0, ranks 1, 160000000 bytes again "
+     "(line 12 has it)"},
+    {"ref_p2p_matrix_name.csv",
+     ":18: matrix 'tri_p2p_enabled_bw': expected connectivity, "
+     "uni_p2p_{disabled,enabled}_bw"},
+    {"ref_p2p_row_range.csv",
+     ":17: row_gpu: expected a GPU index from 0 to 7, found '8'"},
+    {"ref_perftest_iterations_zero.csv",
+     ":13: iterations: expected a whole number >= 1, found '0'"},
+    {"ref_perftest_lat_nan.csv",
+     ":8: t_typical_us: expected a number, found 'NaN'"},
+    {"ref_perftest_mode_hint.csv", ":2: '# mode = cuda': expected host or gpu"},
+    {"ref_perftest_negative.csv",
+     ":2: bw_average_Gbps: expected a number >= 0, found '-0.11'"},
+    {"ref_perftest_test_hint.csv",
+     ":1: '# test = write_bandwith': expected write_bw, send_bw, read_bw"},
+    {"ref_utf16.csv", ":1: UTF-16 text (its byte order mark), expected UTF-8"},
 };
 
 START_TEST(test_bad_files)
@@ -444,14 +744,18 @@ START_TEST(test_bad_files)
 }
 END_TEST
 
-/* Every file of tests/data/bad/measure is in the table above. */
+/* Every file of tests/data/bad/measure is in the table above, and every
+ * format has at least 10 cases. */
 START_TEST(test_bad_corpus_complete)
 {
+  static const char *const prefixes[] = {"csv_", "nccl_", "json_",
+                                         "perftest_", "p2p_", "nvbw_",
+                                         "ref_"};
   g_autofree char *dir =
       g_build_filename(IFSIM_TEST_DATA_DIR, "bad", "measure", NULL);
   g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
   const char *name;
-  guint n = 0;
+  guint n = 0, per[G_N_ELEMENTS(prefixes)] = {0};
 
   ck_assert_ptr_nonnull(d);
   while ((name = g_dir_read_name(d))) {
@@ -459,9 +763,14 @@ START_TEST(test_bad_corpus_complete)
     for (guint i = 0; i < G_N_ELEMENTS(bad_files) && !listed; i++)
       listed = g_str_equal(bad_files[i].file, name);
     ck_assert_msg(listed, "%s is not in the bad_files table", name);
+    for (guint k = 0; k < G_N_ELEMENTS(prefixes); k++)
+      per[k] += g_str_has_prefix(name, prefixes[k]);
     n++;
   }
   ck_assert_uint_eq(n, G_N_ELEMENTS(bad_files));
+  for (guint k = 0; k < G_N_ELEMENTS(prefixes); k++)
+    ck_assert_msg(per[k] >= 10, "%u bad %s* files, expected at least 10",
+                  per[k], prefixes[k]);
 }
 END_TEST
 
@@ -504,6 +813,51 @@ START_TEST(test_bad_inline)
 }
 END_TEST
 
+START_TEST(test_nccltests_timestamps)
+{
+  /* nccl-tests -T prints a timestamp, two words, after the in-place
+   * columns; the header names it with one */
+  static const char text[] =
+      "# ranks = 8\n"
+      "# nThread 1 nGpus 8 minBytes 1024 maxBytes 2048 step: 2(factor) "
+      "warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0\n"
+      "#  size  count  type  redop  root  time  algbw  busbw  #wrong  time  "
+      "algbw  busbw  #wrong  timestamp\n"
+      "    1024   256  float  sum  -1  20.10  0.05  0.09  0  19.90  0.05  "
+      "0.09  0  2025-03-02 10:11:12\n"
+      "    2048   512  float  sum  -1  20.30  0.10  0.18  0  20.20  0.10  "
+      "0.18  0  2025-03-02 10:11:12\n"
+      "# Collective test concluded: all_reduce_perf\n";
+  g_autoptr(GError) error = NULL;
+  g_autoptr(ValMeasurements) m = import_text_ok("ts.txt", text);
+  g_autofree char *more = NULL;
+
+  ck_assert_uint_eq(m->points->len, 4);
+  /* a third word is a column the header does not name */
+  more = g_strdup(text);
+  memcpy(strstr(more, "10:11:12\n"), "10:11 12", 8);
+  g_clear_pointer(&m, val_meas_free);
+  m = val_import("ts.txt", more, strlen(more), &error);
+  ck_assert_ptr_null(m);
+  ck_assert_msg(strstr(error->message, "ts.txt:4: expected 13 columns") &&
+                    strstr(error->message, "and a timestamp, found 16"),
+                "%s", error->message);
+}
+END_TEST
+
+START_TEST(test_utf8_bom)
+{
+  /* spreadsheets start a UTF-8 CSV with a byte order mark */
+  static const char text[] = "\xef\xbb\xbf# collective = allreduce\n"
+                             "# ranks = 8\n"
+                             "size_bytes,time_us,algbw_GBps,busbw_GBps\n"
+                             "1048576,101.9,10.29,18.00\n";
+  g_autoptr(ValMeasurements) m = import_text_ok("bom.csv", text);
+
+  ck_assert_uint_eq(m->points->len, 1);
+}
+END_TEST
+
 START_TEST(test_own_format_passthrough)
 {
   static const char text[] =
@@ -512,11 +866,8 @@ START_TEST(test_own_format_passthrough)
       "time_us_median,time_us_max,bw_GBps,busbw_GBps\n"
       "hostdev,h2d,pinned,host,gpu0,1,1048576,20,21.1,21.3,22.0,49.23,"
       "49.23\n";
-  g_autoptr(GError) error = NULL;
-  g_autoptr(ValMeasurements) m =
-      val_import("own.csv", text, strlen(text), &error);
+  g_autoptr(ValMeasurements) m = import_text_ok("own.csv", text);
 
-  ck_assert_msg(m != NULL, "%s", error ? error->message : "");
   ck_assert_uint_eq(m->points->len, 1);
 }
 END_TEST
@@ -542,7 +893,10 @@ Suite *suite_importmeas(void)
   tcase_add_test(tc, test_nvbandwidth_text);
   tcase_add_test(tc, test_nvbandwidth_csv);
   tcase_add_test(tc, test_nvbandwidth_old_buffer);
+  tcase_add_test(tc, test_nvbandwidth_one_row);
   tcase_add_test(tc, test_own_format_passthrough);
+  tcase_add_test(tc, test_nccltests_timestamps);
+  tcase_add_test(tc, test_utf8_bom);
   tcase_add_test(bad, test_bad_files);
   tcase_add_test(bad, test_bad_corpus_complete);
   tcase_add_test(bad, test_bad_inline);

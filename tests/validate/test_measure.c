@@ -158,7 +158,8 @@ START_TEST(test_binary)
 
   ck_assert_ptr_null(m);
   ck_assert_str_eq(error->message,
-                   "t.csv: binary data (a NUL byte), expected text");
+                   "t.csv:2: binary data (a NUL byte at byte 23), expected "
+                   "text");
 }
 END_TEST
 
