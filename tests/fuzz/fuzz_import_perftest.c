@@ -1,0 +1,10 @@
+/* libFuzzer harness: perftest text (ib_write_bw, ib_send_lat, ...;
+ * validate/import_perftest.c), and its CSV transcription through
+ * val_import; see fuzz_import.h. */
+#include "tests/fuzz/fuzz_import.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+  fuzz_import_run(data, size, val__import_perftest_text);
+  return 0;
+}
