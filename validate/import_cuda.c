@@ -157,6 +157,19 @@ static void p2p_keys(ValMeasurements *m)
                "it)");
 }
 
+/* A matrix row is its index and one value per column (p2p and nvbandwidth
+ * matrices alike). */
+static gboolean row_width_ok(const ValText *t, guint line, GStrv tok,
+                             guint ncols, GError **error)
+{
+  if (g_strv_length(tok) == ncols + 1)
+    return TRUE;
+  return val__fail(error, t->name, line,
+                   "expected a row index and %u values, found %u fields: a "
+                   "truncated row?",
+                   ncols, g_strv_length(tok));
+}
+
 ValMeasurements *val__import_p2p_text(const ValText *t, GError **error)
 {
   g_autoptr(ValMeasurements) m = val_meas_new();
@@ -239,13 +252,8 @@ ValMeasurements *val__import_p2p_text(const ValText *t, GError **error)
                 x, ncols - 1, ncols);
       return NULL;
     }
-    if (g_strv_length(tok) != ncols + 1) {
-      val__fail(error, t->name, line,
-                "expected a row index and %u values, found %u fields: a "
-                "truncated row?",
-                ncols, g_strv_length(tok));
+    if (!row_width_ok(t, line, tok, ncols, error))
       return NULL;
-    }
     if (strtoul(tok[0], NULL, 10) != next_row) {
       g_autofree char *x = val__excerpt(tok[0]);
       val__fail(error, t->name, line, "expected row %u, found row %s",
@@ -667,13 +675,8 @@ ValMeasurements *val__import_nvbw_text(const ValText *t, GError **error)
                 x, cur->name, want);
       return NULL;
     }
-    if (g_strv_length(tok) != ncols + 1) {
-      val__fail(error, t->name, line,
-                "expected a row index and %u values, found %u fields: a "
-                "truncated row?",
-                ncols, g_strv_length(tok));
+    if (!row_width_ok(t, line, tok, ncols, error))
       return NULL;
-    }
     for (guint j = 0; j < ncols; j++) {
       double v;
       g_autofree char *what = NULL;
