@@ -56,6 +56,8 @@ typedef struct {
   double cap_Bps;        /* a cap on the transfer's payload rate, shared by
                             its paths by weight; 0: none */
   guint64 tag;           /* given back to the completion function */
+  guint32 vl;            /* packet transport: virtual lane / priority (0 by
+                            default; others ignore it) */
 } SimTransfer;
 
 /* Per-channel counters, for link utilization reports. */
@@ -136,11 +138,13 @@ void sim_transport_stats(const SimTransport *t, SimTransportStats *out);
 void sim_transport_channel_stats(const SimTransport *t, SimChannelId c,
                                  SimChannelStats *out);
 
-/* The time rule both transports share: bytes at `rate` (payload bytes/s,
- * > 0) in whole picoseconds, rounded up so that nothing beats the rate. */
+/* The time rule every transport shares: bytes at `rate` (payload bytes/s,
+ * > 0) in whole picoseconds, rounded up so that nothing beats the rate.
+ * One rounding (bytes x 10^12 is exact below 9007 bytes), so a packet of
+ * 1502 bytes at 12.5 GB/s takes exactly 120160 ps. */
 static inline SimTime sim_serialize_ps(double bytes, double rate)
 {
-  double ps = bytes / rate * 1e12;
+  double ps = bytes * 1e12 / rate;
   SimTime t = (SimTime)ps;
 
   return (double)t < ps ? t + 1 : t;

@@ -13,6 +13,7 @@ Suite *suite_engine(void);
 Suite *suite_rng(void);
 Suite *suite_transport(void);
 Suite *suite_dag(void);
+Suite *suite_packet(void);
 Suite *suite_links(void);
 Suite *suite_registry(void);
 Suite *suite_topo(void);

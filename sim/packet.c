@@ -1,0 +1,1030 @@
+/* The packet transport; what it models is in sim/packet.h.
+ *
+ * Records:
+ *   Port     one per channel: the output port at the channel's source, its
+ *            busy time, counters, and n_vl VL records;
+ *   Vl       per (channel, VL): the FIFO of packets queued for the
+ *            channel, the ring of local flows that start on it, credits
+ *            (CREDIT), the pause state set by the receiver (PFC) and the
+ *            bytes that came in on the channel and are still in its
+ *            destination node (PFC ingress accounting);
+ *   Flow     one path of a transfer: its path, packet sizes and wire bytes
+ *            per hop, send and receive sequence numbers (go-back-N), DCQCN
+ *            state; alive until done and no packet of it is left;
+ *   Packet   one packet, queued at a port or travelling to the next node.
+ *
+ * Events: ARRIVE (a packet reaches the node at the end of its hop: all of
+ * it, or its head on a cut-through hop), WAKE (a port may send: its
+ * packet on the wire ended, a paced flow may go), CREDIT (credit back at
+ * a sender), PFC (XOFF/XON takes effect), NAK, CNP, RTO and the DCQCN
+ * timers (per flow, ignored when stale), SAMPLE and ZERO (a transfer of 0
+ * bytes ends).
+ *
+ * Per packet and hop: one ARRIVE; the source port adds one WAKE per
+ * packet while it has more to send; CREDIT adds one per packet and
+ * credit-controlled hop. */
+#include "sim/packet.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "sim/pool.h"
+#include "sim/rng.h"
+
+#define NIL SIM_POOL_NIL
+#define DCQCN_F 5 /* fast recovery events before additive increase */
+
+typedef struct {
+  guint32 head, tail;      /* FIFO of packets queued for the channel */
+  guint32 local;           /* ring of local flows (the last one), or NIL */
+  guint32 n_local;
+  guint64 queue_bytes;     /* wire bytes queued */
+  gint64 credits;          /* CREDIT: bytes the sender may still send */
+  guint64 ingress_bytes;   /* PFC: came in on this channel, still in dst */
+  gboolean paused;         /* PFC: the receiver sent XOFF (in effect) */
+  gboolean xoff_sent;      /* PFC: the receiver's side */
+  gboolean turn_local;     /* alternates transit and local packets */
+} Vl;
+
+typedef struct {
+  const SimPacketLink *link;
+  double rate;
+  SimTime lat;
+  SimTime busy_until;
+  guint32 vl0, n_vl, rr;
+  guint32 n_paused;
+  gboolean stalled;
+  gboolean wake_pending, touched;
+  SimTime wake_t; /* when the pending wake runs */
+  guint64 queue_bytes;
+  guint32 active_flows;
+  SimTime paused_since, stall_since;
+  SimPortStats st;
+  guint32 peak_flows;
+} Port;
+
+typedef struct {
+  guint32 next_local; /* ring link at the source port's VL */
+  guint32 xfer;
+  guint32 gen;
+  guint32 vl;
+  SimPath path;
+  guint32 n_pkts, mtu, last_payload;
+  guint32 next_seq;  /* sender: next packet to send */
+  guint32 high_seq;  /* sender: packets ever sent once */
+  guint32 expected;  /* receiver: next packet in order */
+  guint32 nak_seq;
+  guint32 alive;     /* packets of this flow queued or travelling */
+  gboolean done, in_ring, nak_sent;
+  SimTime path_lat;
+  SimTime next_allowed; /* DCQCN pacing */
+  SimTime rto;      /* go-back-N timeout (0: no hop can lose packets) */
+  SimTime rto_due;
+  /* DCQCN (dc != NULL) */
+  const SimPacketLink *dc;
+  guint32 dc_hop;
+  double line, rc, rt, alpha;
+  guint32 t_stage, bc_stage;
+  guint64 bc_bytes;
+  gboolean cnp_since_alpha;
+  SimTime rate_due, alpha_due;
+  SimTime last_cnp; /* receiver */
+  gboolean cnp_ever;
+  guint32 wire_full[SIM_PATH_MAX_HOPS];
+  guint32 wire_last[SIM_PATH_MAX_HOPS];
+} Flow;
+
+typedef struct {
+  guint32 next;
+  guint32 flow;
+  guint32 seq;
+  guint32 payload;
+  guint8 hop;
+  guint8 vl;
+  guint8 ecn;
+  SimTime tail; /* when all of it has reached the node it is headed to */
+} Packet;
+
+typedef struct {
+  guint64 tag;
+  guint32 left; /* flows not done */
+} Xfer;
+
+typedef struct {
+  SimTransport base;
+  Port *port;  /* [n_channels] */
+  Vl *vl;      /* [sum of n_vl] */
+  SimPool flows, packets, xfers;
+  SimRng rng;
+  SimPacketStats st;
+  SimPacketLink fallback;
+  SimKind k_arrive, k_wake, k_credit, k_pfc, k_nak, k_cnp, k_rto, k_rate,
+      k_alpha, k_sample, k_zero;
+  SimTime sample_interval;
+  gboolean sample_pending;
+  GArray *samples;  /* SimQueueSample */
+  GArray *touched;  /* SimChannelId: channels to sample */
+} Packets;
+
+static const SimTransportOps packet_ops;
+
+static inline Flow *flow_at(Packets *p, guint32 i)
+{
+  return sim_pool_at(&p->flows, i);
+}
+
+static inline Packet *pkt_at(Packets *p, guint32 i)
+{
+  return sim_pool_at(&p->packets, i);
+}
+
+static inline guint64 flow_ev(guint32 idx, guint32 gen)
+{
+  return (guint64)gen << 32 | idx;
+}
+
+/* The flow an event names, or NULL when it has gone since. */
+static Flow *flow_of_event(Packets *p, guint64 data)
+{
+  guint32 idx = (guint32)data, gen = (guint32)(data >> 32);
+  Flow *f;
+
+  if (idx >= p->flows.created)
+    return NULL;
+  f = flow_at(p, idx);
+  return f->gen == gen && !f->done ? f : NULL;
+}
+
+static guint32 pkt_wire(const Flow *f, const Packet *k)
+{
+  return k->seq + 1 == f->n_pkts ? f->wire_last[k->hop] : f->wire_full[k->hop];
+}
+
+static guint64 credit_need(const SimPacketLink *l, guint32 wire)
+{
+  guint64 u = MAX(l->credit_unit, 1u);
+
+  return (wire + u - 1) / u * u;
+}
+
+static void port_kick(Packets *p, SimChannelId c);
+
+static void wake_at(Packets *p, SimChannelId c, SimTime when)
+{
+  Port *o = &p->port[c];
+
+  when = MAX(when, sim_engine_now(p->base.engine));
+  if (o->wake_pending && o->wake_t <= when)
+    return;
+  o->wake_pending = TRUE;
+  o->wake_t = when;
+  sim_engine_schedule(p->base.engine, when, p->k_wake, c);
+}
+
+static void touch(Packets *p, SimChannelId c)
+{
+  Port *o = &p->port[c];
+
+  if (p->sample_interval && !o->touched) {
+    o->touched = TRUE;
+    g_array_append_val(p->touched, c);
+  }
+}
+
+/* ---- flows ------------------------------------------------------------ */
+
+static void flow_release(Packets *p, guint32 fi)
+{
+  Flow *f = flow_at(p, fi);
+
+  if (f->done && f->alive == 0 && !f->in_ring) {
+    f->gen++;
+    sim_pool_free(&p->flows, fi);
+  }
+}
+
+static void ring_add(Packets *p, guint32 fi)
+{
+  Flow *f = flow_at(p, fi);
+  SimChannelId c = f->path.hop[0];
+  Vl *v = &p->vl[p->port[c].vl0 + f->vl];
+
+  if (f->in_ring)
+    return;
+  f->in_ring = TRUE;
+  if (v->local == NIL) {
+    f->next_local = fi;
+  } else {
+    Flow *last = flow_at(p, v->local);
+    f->next_local = last->next_local;
+    last->next_local = fi;
+  }
+  v->local = fi;
+  v->n_local++;
+}
+
+/* Unlinks flow fi, whose predecessor in the ring is prev. */
+static void ring_remove(Packets *p, Vl *v, guint32 prev, guint32 fi)
+{
+  Flow *f = flow_at(p, fi);
+
+  if (prev == fi) {
+    v->local = NIL;
+  } else {
+    flow_at(p, prev)->next_local = f->next_local;
+    if (v->local == fi)
+      v->local = prev;
+  }
+  f->in_ring = FALSE;
+  v->n_local--;
+}
+
+static void flow_done(Packets *p, guint32 fi)
+{
+  Flow *f = flow_at(p, fi);
+  Xfer *x = sim_pool_at(&p->xfers, f->xfer);
+
+  f->done = TRUE;
+  for (guint32 h = 0; h < f->path.n; h++)
+    p->port[f->path.hop[h]].active_flows--;
+  if (--x->left == 0) {
+    guint64 tag = x->tag;
+    sim_pool_free(&p->xfers, f->xfer);
+    sim_transport_finish(&p->base, tag);
+  }
+  flow_release(p, fi);
+}
+
+/* ---- DCQCN (sender side) ---------------------------------------------- */
+
+static void dcqcn_arm_rate(Packets *p, guint32 fi, Flow *f)
+{
+  f->rate_due = sim_engine_now(p->base.engine) + f->dc->dcqcn_rate_increase;
+  sim_engine_schedule(p->base.engine, f->rate_due, p->k_rate,
+                      flow_ev(fi, f->gen));
+}
+
+static void dcqcn_arm_alpha(Packets *p, guint32 fi, Flow *f)
+{
+  f->alpha_due = sim_engine_now(p->base.engine) + f->dc->dcqcn_alpha_period;
+  sim_engine_schedule(p->base.engine, f->alpha_due, p->k_alpha,
+                      flow_ev(fi, f->gen));
+}
+
+static void dcqcn_increase(Flow *f)
+{
+  const SimPacketLink *l = f->dc;
+
+  if (f->t_stage < DCQCN_F && f->bc_stage < DCQCN_F) {
+    /* fast recovery: towards the target only */
+  } else if (f->t_stage > DCQCN_F && f->bc_stage > DCQCN_F) {
+    f->rt += (double)(MIN(f->t_stage, f->bc_stage) - DCQCN_F) * l->dcqcn_rhai_Bps;
+  } else {
+    f->rt += l->dcqcn_rai_Bps;
+  }
+  f->rt = MIN(f->rt, f->line);
+  f->rc = (f->rt + f->rc) / 2;
+  if (f->line - f->rc < f->line * 1e-6)
+    f->rc = f->rt = f->line;
+}
+
+static void on_cnp(SimEngine *e, void *ctx, guint64 data)
+{
+  Packets *p = ctx;
+  Flow *f = flow_of_event(p, data);
+  guint32 fi = (guint32)data;
+  gboolean was_full;
+
+  (void)e;
+  if (!f || !f->dc)
+    return;
+  was_full = f->rc >= f->line;
+  f->rt = f->rc;
+  f->rc = MAX(f->rc * (1 - f->alpha / 2), f->dc->dcqcn_min_rate_Bps);
+  f->alpha = (1 - f->dc->dcqcn_g) * f->alpha + f->dc->dcqcn_g;
+  f->t_stage = f->bc_stage = 0;
+  f->bc_bytes = 0;
+  f->cnp_since_alpha = TRUE;
+  dcqcn_arm_rate(p, fi, f);
+  if (was_full)
+    dcqcn_arm_alpha(p, fi, f);
+}
+
+static void on_rate_timer(SimEngine *e, void *ctx, guint64 data)
+{
+  Packets *p = ctx;
+  Flow *f = flow_of_event(p, data);
+
+  if (!f || f->rate_due != sim_engine_now(e) || f->rc >= f->line)
+    return;
+  f->t_stage++;
+  dcqcn_increase(f);
+  if (f->rc < f->line)
+    dcqcn_arm_rate(p, (guint32)data, f);
+}
+
+static void on_alpha_timer(SimEngine *e, void *ctx, guint64 data)
+{
+  Packets *p = ctx;
+  Flow *f = flow_of_event(p, data);
+
+  if (!f || f->alpha_due != sim_engine_now(e))
+    return;
+  if (!f->cnp_since_alpha)
+    f->alpha *= 1 - f->dc->dcqcn_g;
+  f->cnp_since_alpha = FALSE;
+  if (f->rc < f->line)
+    dcqcn_arm_alpha(p, (guint32)data, f);
+}
+
+/* A packet of f left the source: pacing and the byte counter. */
+static void dcqcn_sent(Packets *p, Flow *f, const Packet *k, SimTime now)
+{
+  if (!f->dc || f->rc >= f->line)
+    return;
+  f->next_allowed =
+      now + sim_serialize_ps(f->wire_full[f->dc_hop] * (double)k->payload /
+                                 f->mtu,
+                             f->rc);
+  f->bc_bytes += k->payload;
+  if (f->bc_bytes >= f->dc->dcqcn_byte_counter) {
+    f->bc_bytes = 0;
+    f->bc_stage++;
+    dcqcn_increase(f);
+  }
+  (void)p;
+}
+
+/* ---- sending ------------------------------------------------------------ */
+
+/* Puts packet ki on channel c now; c is idle. */
+static void transmit(Packets *p, SimChannelId c, guint32 ki)
+{
+  SimEngine *e = p->base.engine;
+  SimTime now = sim_engine_now(e);
+  Port *o = &p->port[c];
+  Packet *k = pkt_at(p, ki);
+  Flow *f = flow_at(p, k->flow);
+  guint32 wire = pkt_wire(f, k);
+  SimTime ser = sim_serialize_ps(wire, o->rate);
+  SimTime end = MAX(now + ser, k->hop > 0 ? k->tail : 0);
+  gboolean last_hop = k->hop + 1u == f->path.n;
+  SimNodeId next = sim_fabric_channel(p->base.fabric, c)->dst;
+  SimTime arrive;
+
+  if (k->hop > 0) {
+    /* the packet leaves this node: its buffer on the way in is free */
+    SimChannelId in = f->path.hop[k->hop - 1];
+    Port *oi = &p->port[in];
+    guint32 win = k->seq + 1 == f->n_pkts ? f->wire_last[k->hop - 1]
+                                          : f->wire_full[k->hop - 1];
+    if (oi->link->flow_control == SIM_FC_CREDIT)
+      sim_engine_schedule(e, end + oi->lat, p->k_credit,
+                          (guint64)in << 32 | (guint64)k->vl << 29 |
+                              credit_need(oi->link, win));
+    else if (oi->link->flow_control == SIM_FC_PFC) {
+      Vl *vi = &p->vl[oi->vl0 + k->vl];
+      vi->ingress_bytes -= win;
+      if (vi->xoff_sent && vi->ingress_bytes < oi->link->pfc_xon_bytes) {
+        vi->xoff_sent = FALSE;
+        sim_engine_schedule(e, now + oi->lat, p->k_pfc,
+                            (guint64)in << 32 | (guint64)k->vl << 1);
+      }
+    }
+  }
+  if (o->link->flow_control == SIM_FC_CREDIT)
+    p->vl[o->vl0 + k->vl].credits -= (gint64)credit_need(o->link, wire);
+
+  o->busy_until = end;
+  o->st.packets++;
+  o->st.payload_bytes += k->payload;
+  o->st.wire_bytes += wire;
+  o->st.busy_ps += ser;
+  p->st.packet_hops++;
+
+  if (o->link->cut_through && !last_hop) {
+    arrive = now + sim_serialize_ps(MIN(o->link->cut_through_bytes, wire),
+                                    o->rate) + o->lat;
+    k->tail = end + o->lat;
+  } else {
+    arrive = end + o->lat;
+    k->tail = arrive;
+  }
+  if (!last_hop) {
+    SimTime nl = sim_fabric_node(p->base.fabric, next)->latency_ps;
+    arrive += nl;
+    k->tail += nl;
+  }
+  sim_engine_schedule(e, arrive, p->k_arrive, ki);
+}
+
+/* Can channel c send a packet of `wire` bytes on v now as far as credit
+ * goes?  A packet larger than the whole buffer goes when it is empty.
+ * Records stalls. */
+static gboolean has_credit(Packets *p, SimChannelId c, Vl *v, guint32 wire)
+{
+  Port *o = &p->port[c];
+  guint64 need;
+
+  if (o->link->flow_control != SIM_FC_CREDIT)
+    return TRUE;
+  need = MIN(credit_need(o->link, wire), o->link->buffer_bytes);
+  if (v->credits >= (gint64)need)
+    return TRUE;
+  o->st.credit_stalls++;
+  p->st.credit_stalls++;
+  if (!o->stalled) {
+    o->stalled = TRUE;
+    o->stall_since = sim_engine_now(p->base.engine);
+  }
+  return FALSE;
+}
+
+static gboolean port_has_work(Packets *p, const Port *o)
+{
+  for (guint32 i = 0; i < o->n_vl; i++) {
+    const Vl *v = &p->vl[o->vl0 + i];
+    if (v->head != NIL || v->local != NIL)
+      return TRUE;
+  }
+  return FALSE;
+}
+
+/* The next eligible local flow of v, unlinking finished ones; NIL if none
+ * may send now (*wake: the earliest paced time, if any). */
+static guint32 pick_local(Packets *p, Vl *v, SimTime now, SimTime *wake)
+{
+  guint32 n = v->n_local;
+
+  while (n-- > 0 && v->local != NIL) {
+    guint32 prev = v->local;
+    guint32 fi = flow_at(p, prev)->next_local;
+    Flow *f = flow_at(p, fi);
+
+    if (f->done || f->next_seq >= f->n_pkts) {
+      ring_remove(p, v, prev, fi);
+      flow_release(p, fi);
+      continue;
+    }
+    v->local = fi; /* round robin: fi goes last */
+    if (f->next_allowed <= now)
+      return fi;
+    *wake = MIN(*wake, f->next_allowed);
+  }
+  return NIL;
+}
+
+static guint32 new_packet(Packets *p, guint32 fi)
+{
+  Flow *f = flow_at(p, fi);
+  guint32 ki = sim_pool_alloc(&p->packets);
+  Packet *k = pkt_at(p, ki);
+  guint32 seq = f->next_seq++;
+
+  k->next = NIL;
+  k->flow = fi;
+  k->seq = seq;
+  k->payload = seq + 1 == f->n_pkts ? f->last_payload : f->mtu;
+  k->hop = 0;
+  k->vl = (guint8)f->vl;
+  k->ecn = 0;
+  k->tail = 0;
+  f->alive++;
+  p->st.packets_injected++;
+  if (seq < f->high_seq)
+    p->st.packets_resent++;
+  else
+    f->high_seq = seq + 1;
+  p->st.peak_packets = MAX(p->st.peak_packets, p->packets.in_use);
+  if (f->rto && f->next_seq == f->n_pkts) {
+    f->rto_due = sim_engine_now(p->base.engine) + f->rto;
+    sim_engine_schedule(p->base.engine, f->rto_due, p->k_rto,
+                        flow_ev(fi, f->gen));
+  }
+  return ki;
+}
+
+static void port_kick(Packets *p, SimChannelId c)
+{
+  SimEngine *e = p->base.engine;
+  SimTime now = sim_engine_now(e);
+  Port *o = &p->port[c];
+  SimTime wake = G_MAXUINT64;
+
+  if (o->busy_until > now) {
+    wake_at(p, c, o->busy_until);
+    return;
+  }
+  for (guint32 i = 0; i < o->n_vl; i++) {
+    guint32 vi = (o->rr + i) % o->n_vl;
+    Vl *v = &p->vl[o->vl0 + vi];
+    guint32 ki = NIL, fi = NIL;
+    gboolean transit = v->head != NIL;
+
+    if (v->paused || (!transit && v->local == NIL))
+      continue;
+    if (v->local != NIL && (!transit || v->turn_local)) {
+      fi = pick_local(p, v, now, &wake);
+      if (fi == NIL && !transit)
+        continue;
+    }
+    if (fi != NIL) {
+      Flow *f = flow_at(p, fi);
+      guint32 seq = f->next_seq;
+      guint32 wire = seq + 1 == f->n_pkts ? f->wire_last[0] : f->wire_full[0];
+      if (!has_credit(p, c, v, wire))
+        continue;
+      ki = new_packet(p, fi);
+      dcqcn_sent(p, f, pkt_at(p, ki), now);
+      v->turn_local = FALSE;
+    } else {
+      Packet *k = pkt_at(p, v->head);
+      guint32 wire = pkt_wire(flow_at(p, k->flow), k);
+      if (!has_credit(p, c, v, wire))
+        continue;
+      ki = v->head;
+      v->head = k->next;
+      if (v->head == NIL)
+        v->tail = NIL;
+      v->queue_bytes -= wire;
+      o->queue_bytes -= wire;
+      v->turn_local = TRUE;
+    }
+    o->rr = (vi + 1) % o->n_vl;
+    transmit(p, c, ki);
+    if (port_has_work(p, o))
+      wake_at(p, c, o->busy_until);
+    return;
+  }
+  if (wake != G_MAXUINT64)
+    wake_at(p, c, wake);
+}
+
+static void on_wake(SimEngine *e, void *ctx, guint64 data)
+{
+  Packets *p = ctx;
+  SimChannelId c = (SimChannelId)data;
+
+  if (p->port[c].wake_t == sim_engine_now(e))
+    p->port[c].wake_pending = FALSE;
+  port_kick(p, c);
+}
+
+/* ---- arrivals ------------------------------------------------------------- */
+
+static void drop(Packets *p, Port *o, guint32 ki)
+{
+  Packet *k = pkt_at(p, ki);
+  guint32 fi = k->flow;
+
+  o->st.drops++;
+  p->st.drops++;
+  flow_at(p, fi)->alive--;
+  sim_pool_free(&p->packets, ki);
+  flow_release(p, fi);
+}
+
+static void deliver(Packets *p, guint32 ki)
+{
+  SimEngine *e = p->base.engine;
+  SimTime now = sim_engine_now(e);
+  Packet *k = pkt_at(p, ki);
+  guint32 fi = k->flow;
+  Flow *f = flow_at(p, fi);
+
+  if (!f->done && k->ecn && f->dc &&
+      (!f->cnp_ever || now - f->last_cnp >= f->dc->dcqcn_cnp_interval)) {
+    f->cnp_ever = TRUE;
+    f->last_cnp = now;
+    p->st.cnps++;
+    sim_engine_schedule(e, now + f->path_lat, p->k_cnp, flow_ev(fi, f->gen));
+  }
+  if (!f->done) {
+    if (k->seq == f->expected) {
+      f->expected++;
+      f->nak_sent = FALSE;
+    } else if (k->seq > f->expected && !f->nak_sent) {
+      f->nak_sent = TRUE;
+      f->nak_seq = f->expected;
+      p->st.naks++;
+      sim_engine_schedule(e, now + f->path_lat, p->k_nak, flow_ev(fi, f->gen));
+    }
+  }
+  f->alive--;
+  sim_pool_free(&p->packets, ki);
+  if (!f->done && f->expected == f->n_pkts)
+    flow_done(p, fi);
+  else
+    flow_release(p, fi);
+}
+
+static gboolean ecn_mark(Packets *p, const SimPacketLink *l, guint64 q)
+{
+  double prob;
+
+  if (q <= l->ecn_kmin_bytes)
+    return FALSE;
+  if (q >= l->ecn_kmax_bytes)
+    return TRUE;
+  prob = l->ecn_pmax * (double)(q - l->ecn_kmin_bytes) /
+         (double)(l->ecn_kmax_bytes - l->ecn_kmin_bytes);
+  return sim_rng_uniform(&p->rng) < prob;
+}
+
+static void on_arrive(SimEngine *e, void *ctx, guint64 data)
+{
+  Packets *p = ctx;
+  SimTime now = sim_engine_now(e);
+  guint32 ki = (guint32)data;
+  Packet *k = pkt_at(p, ki);
+  Flow *f = flow_at(p, k->flow);
+  SimChannelId in = f->path.hop[k->hop], out;
+  Port *oi = &p->port[in], *oo;
+  guint32 win = pkt_wire(f, k), wout;
+  Vl *v;
+
+  if (k->hop + 1u == f->path.n) {
+    if (oi->link->flow_control == SIM_FC_CREDIT)
+      sim_engine_schedule(e, now + oi->lat, p->k_credit,
+                          (guint64)in << 32 | (guint64)k->vl << 29 |
+                              credit_need(oi->link, win));
+    deliver(p, ki);
+    return;
+  }
+  k->hop++;
+  out = f->path.hop[k->hop];
+  oo = &p->port[out];
+  wout = pkt_wire(f, k);
+  v = &p->vl[oo->vl0 + k->vl];
+  if (oi->link->flow_control == SIM_FC_PFC) {
+    Vl *vi = &p->vl[oi->vl0 + k->vl];
+    const SimPacketLink *l = oi->link;
+    if (vi->ingress_bytes + win > l->pfc_xoff_bytes + l->pfc_headroom_bytes) {
+      drop(p, oo, ki);
+      return;
+    }
+    vi->ingress_bytes += win;
+    if (!vi->xoff_sent && vi->ingress_bytes >= l->pfc_xoff_bytes) {
+      vi->xoff_sent = TRUE;
+      p->st.pauses++;
+      sim_engine_schedule(e, now + oi->lat, p->k_pfc,
+                          (guint64)in << 32 | (guint64)k->vl << 1 | 1);
+    }
+  }
+  if (oo->link->flow_control == SIM_FC_LOSSY &&
+      oo->queue_bytes + wout > oo->link->buffer_bytes) {
+    if (oi->link->flow_control == SIM_FC_PFC)
+      p->vl[oi->vl0 + k->vl].ingress_bytes -= win;
+    drop(p, oo, ki);
+    return;
+  }
+  if (oo->link->ecn && ecn_mark(p, oo->link, oo->queue_bytes)) {
+    k->ecn = 1;
+    oo->st.ecn_marks++;
+    p->st.ecn_marks++;
+  }
+  k->next = NIL;
+  if (v->tail == NIL)
+    v->head = ki;
+  else
+    pkt_at(p, v->tail)->next = ki;
+  v->tail = ki;
+  v->queue_bytes += wout;
+  oo->queue_bytes += wout;
+  oo->st.max_queue_bytes = MAX(oo->st.max_queue_bytes, oo->queue_bytes);
+  touch(p, out);
+  port_kick(p, out);
+}
+
+/* ---- control messages ------------------------------------------------- */
+
+static void on_credit(SimEngine *e, void *ctx, guint64 data)
+{
+  Packets *p = ctx;
+  SimChannelId c = (SimChannelId)(data >> 32);
+  guint32 vl = (guint32)(data >> 29) & 7u;
+  Port *o = &p->port[c];
+
+  p->vl[o->vl0 + vl].credits += (gint64)(data & ((1u << 29) - 1));
+  if (o->stalled) {
+    o->stalled = FALSE;
+    o->st.credit_stall_ps += sim_engine_now(e) - o->stall_since;
+  }
+  port_kick(p, c);
+}
+
+static void on_pfc(SimEngine *e, void *ctx, guint64 data)
+{
+  Packets *p = ctx;
+  SimChannelId c = (SimChannelId)(data >> 32);
+  guint32 vl = (guint32)(data >> 1) & 7u;
+  gboolean on = data & 1;
+  Port *o = &p->port[c];
+  Vl *v = &p->vl[o->vl0 + vl];
+  SimTime now = sim_engine_now(e);
+
+  if (v->paused == on)
+    return;
+  v->paused = on;
+  if (on) {
+    o->st.pauses++;
+    if (o->n_paused++ == 0)
+      o->paused_since = now;
+  } else {
+    if (--o->n_paused == 0)
+      o->st.paused_ps += now - o->paused_since;
+    port_kick(p, c);
+  }
+}
+
+static void rewind_to(Packets *p, guint32 fi, guint32 seq)
+{
+  Flow *f = flow_at(p, fi);
+
+  if (f->next_seq <= seq)
+    return;
+  f->next_seq = seq;
+  ring_add(p, fi);
+  port_kick(p, f->path.hop[0]);
+}
+
+static void on_nak(SimEngine *e, void *ctx, guint64 data)
+{
+  Packets *p = ctx;
+  Flow *f = flow_of_event(p, data);
+
+  (void)e;
+  if (f)
+    rewind_to(p, (guint32)data, f->nak_seq);
+}
+
+static void on_rto(SimEngine *e, void *ctx, guint64 data)
+{
+  Packets *p = ctx;
+  Flow *f = flow_of_event(p, data);
+
+  if (!f || f->rto_due != sim_engine_now(e) || f->next_seq < f->n_pkts)
+    return;
+  if (f->expected < f->n_pkts) {
+    p->st.timeouts++;
+    rewind_to(p, (guint32)data, f->expected);
+  }
+}
+
+static void on_sample(SimEngine *e, void *ctx, guint64 data)
+{
+  Packets *p = ctx;
+  SimTime now = sim_engine_now(e);
+  guint32 keep = 0;
+
+  (void)data;
+  p->sample_pending = FALSE;
+  for (guint32 i = 0; i < p->touched->len; i++) {
+    SimChannelId c = g_array_index(p->touched, SimChannelId, i);
+    Port *o = &p->port[c];
+    SimQueueSample s = {now, c, o->queue_bytes};
+    g_array_append_val(p->samples, s);
+    if (o->queue_bytes > 0)
+      g_array_index(p->touched, SimChannelId, keep++) = c;
+    else
+      o->touched = FALSE;
+  }
+  g_array_set_size(p->touched, keep);
+  if (p->base.in_flight > 0) {
+    p->sample_pending = TRUE;
+    sim_engine_schedule(e, now + p->sample_interval, p->k_sample, 0);
+  }
+}
+
+static void on_zero(SimEngine *e, void *ctx, guint64 data)
+{
+  Packets *p = ctx;
+  Xfer *x = sim_pool_at(&p->xfers, (guint32)data);
+  guint64 tag = x->tag;
+
+  (void)e;
+  sim_pool_free(&p->xfers, (guint32)data);
+  sim_transport_finish(&p->base, tag);
+}
+
+/* ---- transfers -------------------------------------------------------- */
+
+static guint32 wire_of(Packets *p, SimChannelId c, guint32 payload)
+{
+  double w = sim_transport_wire_ratio(&p->base, c, payload);
+
+  return (guint32)MAX(llround((double)payload * w), (long long)payload);
+}
+
+static void start_flow(Packets *p, guint32 xi, const SimTransfer *x,
+                       guint32 i, guint64 bytes)
+{
+  const SimPath *path = &x->paths[i];
+  guint32 fi = sim_pool_alloc(&p->flows);
+  Flow *f = flow_at(p, fi);
+  guint32 gen = f->gen;
+  guint32 mtu = 0;
+
+  memset(f, 0, sizeof *f);
+  f->gen = gen + 1;
+  f->xfer = xi;
+  f->path = *path;
+  f->path_lat = sim_path_latency_ps(p->base.fabric, path);
+  for (guint32 h = 0; h < path->n; h++) {
+    Port *o = &p->port[path->hop[h]];
+    mtu = MAX(mtu, o->link->mtu);
+    o->active_flows++;
+    o->peak_flows = MAX(o->peak_flows, o->active_flows);
+  }
+  /* one VL on the whole path: the transfer's, if every hop has it */
+  f->vl = x->vl;
+  for (guint32 h = 0; h < path->n; h++)
+    f->vl = MIN(f->vl, p->port[path->hop[h]].n_vl - 1);
+  f->mtu = (guint32)MIN((guint64)mtu, bytes);
+  f->n_pkts = (guint32)((bytes + f->mtu - 1) / f->mtu);
+  f->last_payload = (guint32)(bytes - (guint64)(f->n_pkts - 1) * f->mtu);
+  f->nak_seq = 0;
+  f->dc_hop = 0;
+  for (guint32 h = 0; h < path->n; h++) {
+    const SimPacketLink *l = p->port[path->hop[h]].link;
+    f->wire_full[h] = wire_of(p, path->hop[h], f->mtu);
+    f->wire_last[h] = wire_of(p, path->hop[h], f->last_payload);
+    if ((l->flow_control == SIM_FC_LOSSY || l->flow_control == SIM_FC_PFC) &&
+        l->rto && (!f->rto || l->rto < f->rto))
+      f->rto = l->rto;
+    if (!f->dc && l->dcqcn) {
+      f->dc = l;
+      f->dc_hop = h;
+      f->line = p->port[path->hop[h]].rate;
+      f->rc = f->rt = f->line;
+      f->alpha = 1;
+    }
+  }
+  ring_add(p, fi);
+  port_kick(p, path->hop[0]);
+}
+
+static void packet_start(SimTransport *t, const SimTransfer *x)
+{
+  Packets *p = (Packets *)t;
+  guint32 xi = sim_pool_alloc(&p->xfers);
+  Xfer *xr = sim_pool_at(&p->xfers, xi);
+  guint32 n = 0;
+
+  xr->tag = x->tag;
+  for (guint32 i = 0; i < x->n_paths; i++)
+    if (sim_transfer_share(x, i) > 0)
+      n++;
+  xr->left = n;
+  if (p->sample_interval && !p->sample_pending) {
+    SimTime now = sim_engine_now(t->engine);
+    p->sample_pending = TRUE;
+    sim_engine_schedule(t->engine,
+                        (now / p->sample_interval + 1) * p->sample_interval,
+                        p->k_sample, 0);
+  }
+  if (n == 0) {
+    SimTime lat = 0;
+    for (guint32 i = 0; i < x->n_paths; i++)
+      lat = MAX(lat, sim_path_latency_ps(t->fabric, &x->paths[i]));
+    sim_engine_schedule_in(t->engine, lat, p->k_zero, xi);
+    return;
+  }
+  for (guint32 i = 0; i < x->n_paths; i++) {
+    guint64 b = sim_transfer_share(x, i);
+    if (b > 0)
+      start_flow(p, xi, x, i, b);
+  }
+}
+
+/* ---- the transport ------------------------------------------------------ */
+
+static void packet_channel_stats(const SimTransport *t, SimChannelId c,
+                                 SimChannelStats *out)
+{
+  const Port *o = &((const Packets *)t)->port[c];
+
+  out->payload_bytes = (double)o->st.payload_bytes;
+  out->wire_bytes = (double)o->st.wire_bytes;
+  out->busy_ps = o->st.busy_ps;
+  out->peak_flows = o->peak_flows;
+}
+
+static void packet_free(SimTransport *t)
+{
+  Packets *p = (Packets *)t;
+
+  sim_pool_clear(&p->flows);
+  sim_pool_clear(&p->packets);
+  sim_pool_clear(&p->xfers);
+  g_array_free(p->samples, TRUE);
+  g_array_free(p->touched, TRUE);
+  g_free(p->port);
+  g_free(p->vl);
+  g_free(p);
+}
+
+static const SimTransportOps packet_ops = {
+    .name = "packet",
+    .start = packet_start,
+    .channel_stats = packet_channel_stats,
+    .free = packet_free,
+};
+
+SimTransport *sim_packet_new(SimEngine *engine, const SimFabric *fabric,
+                             SimPacketLinkFn link, void *link_ctx)
+{
+  Packets *p = g_new0(Packets, 1);
+  guint32 nc = sim_fabric_n_channels(fabric), n_vl = 0;
+
+  sim_transport_init(&p->base, &packet_ops, engine, fabric);
+  p->fallback = (SimPacketLink){.mtu = 4096, .n_vl = 1, .credit_unit = 1};
+  p->port = g_new0(Port, MAX(nc, 1));
+  for (guint32 c = 0; c < nc; c++) {
+    Port *o = &p->port[c];
+    const SimChannel *ch = sim_fabric_channel(fabric, c);
+    o->link = link ? link(link_ctx, c) : &p->fallback;
+    g_assert(o->link && o->link->mtu > 0);
+    g_assert(o->link->n_vl >= 1 && o->link->n_vl <= SIM_PACKET_MAX_VL);
+    o->rate = ch->rate_Bps;
+    o->lat = ch->latency_ps;
+    o->vl0 = n_vl;
+    o->n_vl = o->link->n_vl;
+    n_vl += o->n_vl;
+  }
+  p->vl = g_new0(Vl, MAX(n_vl, 1));
+  for (guint32 c = 0; c < nc; c++) {
+    Port *o = &p->port[c];
+    for (guint32 v = 0; v < o->n_vl; v++) {
+      Vl *vl = &p->vl[o->vl0 + v];
+      vl->head = vl->tail = vl->local = NIL;
+      vl->credits = (gint64)o->link->buffer_bytes;
+    }
+  }
+  sim_pool_init(&p->flows, sizeof(Flow), 10);
+  sim_pool_init(&p->packets, sizeof(Packet), 14);
+  sim_pool_init(&p->xfers, sizeof(Xfer), 10);
+  sim_rng_init(&p->rng, 1, 0);
+  p->samples = g_array_new(FALSE, FALSE, sizeof(SimQueueSample));
+  p->touched = g_array_new(FALSE, FALSE, sizeof(SimChannelId));
+  p->k_arrive = sim_engine_register(engine, "packet.arrive", on_arrive, p);
+  p->k_wake = sim_engine_register(engine, "packet.wake", on_wake, p);
+  p->k_credit = sim_engine_register(engine, "packet.credit", on_credit, p);
+  p->k_pfc = sim_engine_register(engine, "packet.pfc", on_pfc, p);
+  p->k_nak = sim_engine_register(engine, "packet.nak", on_nak, p);
+  p->k_cnp = sim_engine_register(engine, "packet.cnp", on_cnp, p);
+  p->k_rto = sim_engine_register(engine, "packet.rto", on_rto, p);
+  p->k_rate = sim_engine_register(engine, "packet.dcqcn_rate", on_rate_timer, p);
+  p->k_alpha =
+      sim_engine_register(engine, "packet.dcqcn_alpha", on_alpha_timer, p);
+  p->k_sample = sim_engine_register(engine, "packet.sample", on_sample, p);
+  p->k_zero = sim_engine_register(engine, "packet.zero", on_zero, p);
+  return &p->base;
+}
+
+gboolean sim_transport_is_packet(const SimTransport *t)
+{
+  return t->ops == &packet_ops;
+}
+
+void sim_packet_set_seed(SimTransport *t, guint64 seed)
+{
+  g_assert(sim_transport_is_packet(t));
+  sim_rng_init(&((Packets *)t)->rng, seed, 0);
+}
+
+void sim_packet_set_sampling(SimTransport *t, SimTime interval)
+{
+  g_assert(sim_transport_is_packet(t));
+  ((Packets *)t)->sample_interval = interval;
+}
+
+const SimQueueSample *sim_packet_samples(const SimTransport *t, gsize *n)
+{
+  const Packets *p = (const Packets *)t;
+
+  g_assert(sim_transport_is_packet(t));
+  *n = p->samples->len;
+  return (const SimQueueSample *)(void *)p->samples->data;
+}
+
+void sim_packet_port_stats(const SimTransport *t, SimChannelId c,
+                           SimPortStats *out)
+{
+  const Packets *p = (const Packets *)t;
+  const Port *o;
+  SimTime now = sim_engine_now(t->engine);
+
+  g_assert(sim_transport_is_packet(t));
+  g_assert(c < sim_fabric_n_channels(t->fabric));
+  o = &p->port[c];
+  *out = o->st;
+  if (o->n_paused)
+    out->paused_ps += now - o->paused_since;
+}
+
+void sim_packet_stats(const SimTransport *t, SimPacketStats *out)
+{
+  g_assert(sim_transport_is_packet(t));
+  *out = ((const Packets *)t)->st;
+}

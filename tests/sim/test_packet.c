@@ -1,0 +1,650 @@
+/* Tests of sim/packet: the closed form of an idle path (headers, store and
+ * forward, cut-through, node latency), 2:1 incast under credits (nothing
+ * lost, half each), PFC incast (nothing lost, pauses propagate upstream),
+ * lossy incast (drops, go-back-N, every byte delivered), DCQCN (CNPs, fair
+ * shares), virtual lanes, determinism, and the packet and flow transports
+ * on an uncontended ring (the gap is the store-and-forward fill, stated
+ * and checked). */
+#include <math.h>
+#include <string.h>
+
+#include "sim/dag.h"
+#include "sim/engine.h"
+#include "sim/packet.h"
+#include "sim/rng.h"
+#include "tests/suites.h"
+
+#define GBps 1e9
+#define HDR 30 /* wire bytes per packet in these tests (as ns-3's UDP) */
+
+typedef struct {
+  SimEngine *engine;
+  SimFabric *fabric;
+  SimTransport *t;
+  SimPacketLink link[4]; /* by channel tech */
+  SimTime done_at[64];
+  guint32 n_done;
+} Rig;
+
+static void on_done(void *ctx, guint64 tag, SimTime now)
+{
+  Rig *r = ctx;
+
+  ck_assert_uint_lt(tag, 64);
+  ck_assert_uint_eq(r->done_at[tag], SIM_TIME_MAX);
+  r->done_at[tag] = now;
+  r->n_done++;
+}
+
+static const SimPacketLink *link_of(void *ctx, SimChannelId c)
+{
+  Rig *r = ctx;
+
+  return &r->link[sim_fabric_channel(r->fabric, c)->tech];
+}
+
+/* HDR wire bytes per packet of at most mtu (every link's mtu is the same
+ * in these tests). */
+static double wire_hdr(void *ctx, SimChannelId c, guint64 bytes)
+{
+  Rig *r = ctx;
+  guint32 mtu = link_of(r, c)->mtu;
+  guint64 pkts = (bytes + mtu - 1) / mtu;
+
+  return (double)(bytes + pkts * HDR) / (double)bytes;
+}
+
+static void rig_init(Rig *r)
+{
+  memset(r, 0, sizeof *r);
+  r->engine = sim_engine_new();
+  r->fabric = sim_fabric_new();
+  for (guint i = 0; i < G_N_ELEMENTS(r->done_at); i++)
+    r->done_at[i] = SIM_TIME_MAX;
+  for (guint i = 0; i < G_N_ELEMENTS(r->link); i++)
+    r->link[i] = (SimPacketLink){.mtu = 1000, .n_vl = 1, .credit_unit = 1};
+}
+
+static void rig_go(Rig *r)
+{
+  sim_fabric_finalize(r->fabric);
+  r->t = sim_packet_new(r->engine, r->fabric, link_of, r);
+  sim_transport_set_done(r->t, on_done, r);
+  sim_transport_set_wire(r->t, wire_hdr, r);
+}
+
+static void rig_clear(Rig *r)
+{
+  sim_transport_free(r->t);
+  sim_fabric_free(r->fabric);
+  sim_engine_free(r->engine);
+}
+
+static SimNodeId host(Rig *r, const char *name)
+{
+  return sim_fabric_add_node(r->fabric, 0, SIM_NODE_ENDPOINT, 0, 0, 0, name);
+}
+
+static SimNodeId sw(Rig *r, const char *name, SimTime lat)
+{
+  SimNodeId n =
+      sim_fabric_add_node(r->fabric, 1, SIM_NODE_FORWARDS, 0, 0, 0, name);
+  sim_fabric_set_node_latency(r->fabric, n, lat);
+  return n;
+}
+
+static void send(Rig *r, const SimChannelId *hops, guint32 n, guint64 bytes,
+                 guint64 tag, guint32 vl)
+{
+  SimPath p = {0};
+  SimTransfer x = {.bytes = bytes, .paths = &p, .n_paths = 1, .tag = tag,
+                   .vl = vl};
+
+  for (guint32 i = 0; i < n; i++)
+    sim_path_push(&p, hops[i]);
+  sim_transport_start(r->t, &x);
+}
+
+/* Two senders a0, a1 into switch s, on to b: ch[0] a0->s, ch[1] a1->s,
+ * ch[2] s->b; links at `rate` (the last at down_rate), latency lat. */
+static void incast(Rig *r, double rate, double down_rate, SimTime lat,
+                   SimChannelId ch[3])
+{
+  SimNodeId a0 = host(r, "a0"), a1 = host(r, "a1"), s = sw(r, "s", 0);
+  SimNodeId b = host(r, "b");
+
+  ch[0] = sim_fabric_add_link(r->fabric, a0, s, 0, 1, rate, lat);
+  ch[1] = sim_fabric_add_link(r->fabric, a1, s, 0, 1, rate, lat);
+  ch[2] = sim_fabric_add_link(r->fabric, s, b, 0, 1, down_rate, lat);
+  rig_go(r);
+}
+
+/* An idle path: host -> sw -> sw -> host, 25 GB/s, 1 us links, 50 ns
+ * switches: the first hop serializes every packet, each later hop adds one
+ * full packet's serialization (the short last packet waits behind the full
+ * one before it); plus latencies.  As ns-3's analytic_pkt. */
+START_TEST(test_closed_form_store_and_forward)
+{
+  Rig r;
+  SimNodeId a, s1, s2, b;
+  SimChannelId h[3];
+  guint64 bytes = 10 * 1000 + 123;
+  SimTime ser_full, ser_last, expect;
+
+  rig_init(&r);
+  a = host(&r, "a");
+  s1 = sw(&r, "s1", 50000);
+  s2 = sw(&r, "s2", 50000);
+  b = host(&r, "b");
+  h[0] = sim_fabric_add_link(r.fabric, a, s1, 0, 1, 25 * GBps, 1000000);
+  h[1] = sim_fabric_add_link(r.fabric, s1, s2, 0, 1, 25 * GBps, 1000000);
+  h[2] = sim_fabric_add_link(r.fabric, s2, b, 0, 1, 25 * GBps, 1000000);
+  rig_go(&r);
+  send(&r, h, 3, bytes, 0, 0);
+  sim_engine_run(r.engine);
+  ser_full = sim_serialize_ps(1000 + HDR, 25 * GBps);
+  ser_last = sim_serialize_ps(123 + HDR, 25 * GBps);
+  expect = 10 * ser_full + ser_last + 2 * ser_full + 3 * 1000000 + 2 * 50000;
+  ck_assert_uint_eq(r.done_at[0], expect);
+  {
+    SimPacketStats st;
+    SimPortStats ps;
+    sim_packet_stats(r.t, &st);
+    ck_assert_uint_eq(st.packets_injected, 11);
+    ck_assert_uint_eq(st.packet_hops, 33);
+    ck_assert_uint_eq(st.drops, 0);
+    sim_packet_port_stats(r.t, h[1], &ps);
+    ck_assert_uint_eq(ps.payload_bytes, bytes);
+    ck_assert_uint_eq(ps.wire_bytes, bytes + 11 * HDR);
+  }
+  rig_clear(&r);
+}
+END_TEST
+
+/* Cut-through switches forward once cut_through_bytes have arrived: each
+ * later hop adds that much serialization, not a whole packet's. */
+START_TEST(test_closed_form_cut_through)
+{
+  Rig r;
+  SimNodeId a, s1, s2, b;
+  SimChannelId h[3];
+  SimTime ser_full, ser_last, ser_ct, expect;
+
+  rig_init(&r);
+  for (guint i = 0; i < 4; i++) {
+    r.link[i].cut_through = TRUE;
+    r.link[i].cut_through_bytes = 64;
+  }
+  a = host(&r, "a");
+  s1 = sw(&r, "s1", 100000);
+  s2 = sw(&r, "s2", 100000);
+  b = host(&r, "b");
+  h[0] = sim_fabric_add_link(r.fabric, a, s1, 0, 1, 50 * GBps, 500000);
+  h[1] = sim_fabric_add_link(r.fabric, s1, s2, 0, 1, 50 * GBps, 500000);
+  h[2] = sim_fabric_add_link(r.fabric, s2, b, 0, 1, 50 * GBps, 500000);
+  rig_go(&r);
+  send(&r, h, 3, 4000, 0, 0);
+  sim_engine_run(r.engine);
+  ser_full = sim_serialize_ps(1000 + HDR, 50 * GBps);
+  ser_last = ser_full;
+  ser_ct = sim_serialize_ps(64, 50 * GBps);
+  expect = 3 * ser_full + ser_last + 2 * ser_ct + 3 * 500000 + 2 * 100000;
+  ck_assert_uint_eq(r.done_at[0], expect);
+  rig_clear(&r);
+}
+END_TEST
+
+/* Two senders into one port under credits: nothing is lost, the
+ * switch's queue stays within the credits given, and each gets half. */
+START_TEST(test_incast_credits)
+{
+  Rig r;
+  SimChannelId ch[3], up0, up1, down;
+  SimPortStats p0, p1, pd;
+  SimPacketStats st;
+  guint64 bytes = 2000000;
+  double total;
+
+  rig_init(&r);
+  r.link[0].flow_control = SIM_FC_CREDIT;
+  r.link[0].buffer_bytes = 8192;
+  r.link[0].credit_unit = 64;
+  incast(&r, 25 * GBps, 25 * GBps, 100000, ch);
+  up0 = ch[0];
+  up1 = ch[1];
+  down = ch[2];
+  send(&r, (SimChannelId[]){up0, down}, 2, bytes, 0, 0);
+  send(&r, (SimChannelId[]){up1, down}, 2, bytes, 1, 0);
+  sim_engine_run(r.engine);
+  ck_assert_uint_eq(r.n_done, 2);
+  sim_packet_stats(r.t, &st);
+  ck_assert_uint_eq(st.drops, 0);
+  ck_assert_uint_eq(st.packets_resent, 0);
+  ck_assert_uint_gt(st.credit_stalls, 0);
+  sim_packet_port_stats(r.t, up0, &p0);
+  sim_packet_port_stats(r.t, up1, &p1);
+  sim_packet_port_stats(r.t, down, &pd);
+  ck_assert_uint_gt(p0.credit_stall_ps, 0);
+  /* the two senders' queued packets: at most both buffers' worth */
+  ck_assert_uint_le(pd.max_queue_bytes, 2 * 8192);
+  /* both end together, at twice one transfer's wire time */
+  total = (double)sim_serialize_ps(2.0 * 2000 * (1000 + HDR), 25 * GBps);
+  ck_assert_double_le(fabs((double)r.done_at[0] - (double)r.done_at[1]),
+                      0.01 * total);
+  ck_assert_double_ge((double)MAX(r.done_at[0], r.done_at[1]), total);
+  ck_assert_double_le((double)MAX(r.done_at[0], r.done_at[1]), 1.01 * total);
+  ck_assert_uint_eq(pd.payload_bytes, 2 * bytes);
+  rig_clear(&r);
+}
+END_TEST
+
+/* PFC: three senders into one port, two of them through a second switch:
+ * nothing is lost, the bottleneck switch pauses the link from the first
+ * switch, and that one in turn pauses its own senders. */
+START_TEST(test_incast_pfc_propagates)
+{
+  Rig r;
+  SimNodeId a0, a1, a2, s1, s2, b;
+  SimChannelId u0, u1, u2, mid, down;
+  SimPortStats pu0, pmid;
+  SimPacketStats st;
+
+  rig_init(&r);
+  r.link[0].flow_control = SIM_FC_PFC;
+  /* XON above the 25 KB that drain while it travels and the data follows
+   * (2 x 0.5 us at 25 GB/s), so the bottleneck never runs dry; headroom
+   * for the same 25 KB in flight when XOFF lands, plus a packet */
+  r.link[0].pfc_xoff_bytes = 60000;
+  r.link[0].pfc_xon_bytes = 40000;
+  r.link[0].pfc_headroom_bytes = 30000;
+  a0 = host(&r, "a0");
+  a1 = host(&r, "a1");
+  a2 = host(&r, "a2");
+  s1 = sw(&r, "s1", 0);
+  s2 = sw(&r, "s2", 0);
+  b = host(&r, "b");
+  u0 = sim_fabric_add_link(r.fabric, a0, s1, 0, 1, 25 * GBps, 500000);
+  u1 = sim_fabric_add_link(r.fabric, a1, s1, 0, 1, 25 * GBps, 500000);
+  mid = sim_fabric_add_link(r.fabric, s1, s2, 0, 1, 25 * GBps, 500000);
+  u2 = sim_fabric_add_link(r.fabric, a2, s2, 0, 1, 25 * GBps, 500000);
+  down = sim_fabric_add_link(r.fabric, s2, b, 0, 1, 25 * GBps, 500000);
+  rig_go(&r);
+  send(&r, (SimChannelId[]){u0, mid, down}, 3, 3000000, 0, 0);
+  send(&r, (SimChannelId[]){u1, mid, down}, 3, 3000000, 1, 0);
+  send(&r, (SimChannelId[]){u2, down}, 2, 3000000, 2, 0);
+  sim_engine_run(r.engine);
+  ck_assert_uint_eq(r.n_done, 3);
+  sim_packet_stats(r.t, &st);
+  ck_assert_uint_eq(st.drops, 0);
+  ck_assert_uint_eq(st.packets_resent, 0);
+  sim_packet_port_stats(r.t, mid, &pmid);
+  sim_packet_port_stats(r.t, u0, &pu0);
+  ck_assert_uint_gt(pmid.pauses, 0);
+  ck_assert_uint_gt(pmid.paused_ps, 0);
+  ck_assert_uint_gt(pu0.pauses, 0); /* two hops upstream */
+  /* the bottleneck stays busy: 9 MB through one 25 GB/s port */
+  ck_assert_double_le(
+      (double)MAX(MAX(r.done_at[0], r.done_at[1]), r.done_at[2]),
+      1.02 * (double)sim_serialize_ps(9000.0 * (1000 + HDR), 25 * GBps));
+  rig_clear(&r);
+}
+END_TEST
+
+/* Lossy: a small egress buffer drops packets of a 2:1 incast; go-back-N
+ * recovers and every byte arrives. */
+START_TEST(test_incast_lossy_go_back_n)
+{
+  Rig r;
+  SimChannelId ch[3], up0, up1, down;
+  SimPortStats pd;
+  SimPacketStats st;
+
+  rig_init(&r);
+  r.link[0].flow_control = SIM_FC_LOSSY;
+  r.link[0].buffer_bytes = 16 * (1000 + HDR);
+  r.link[0].rto = 200000000; /* 200 us */
+  incast(&r, 25 * GBps, 25 * GBps, 1000000, ch);
+  up0 = ch[0];
+  up1 = ch[1];
+  down = ch[2];
+  send(&r, (SimChannelId[]){up0, down}, 2, 1000000, 0, 0);
+  send(&r, (SimChannelId[]){up1, down}, 2, 1000000, 1, 0);
+  sim_engine_run(r.engine);
+  ck_assert_uint_eq(r.n_done, 2);
+  sim_packet_stats(r.t, &st);
+  ck_assert_uint_gt(st.drops, 0);
+  ck_assert_uint_gt(st.naks, 0);
+  ck_assert_uint_gt(st.packets_resent, 0);
+  sim_packet_port_stats(r.t, down, &pd);
+  ck_assert_uint_eq(pd.drops, st.drops);
+  ck_assert_uint_le(pd.max_queue_bytes, 16 * (1000 + HDR));
+  /* delivered in order: at least every byte crossed the bottleneck */
+  ck_assert_uint_ge(pd.payload_bytes, 2000000);
+  ck_assert_uint_eq(sim_engine_pending(r.engine), 0);
+  rig_clear(&r);
+}
+END_TEST
+
+/* Lossy with the last packets lost and nothing after them: only the
+ * retransmit timer can recover. */
+START_TEST(test_lossy_timeout)
+{
+  Rig r;
+  SimChannelId ch[3], up0, up1, down;
+  SimPacketStats st;
+
+  rig_init(&r);
+  r.link[0].flow_control = SIM_FC_LOSSY;
+  r.link[0].buffer_bytes = 2 * (1000 + HDR);
+  r.link[0].rto = 50000000; /* 50 us */
+  incast(&r, 25 * GBps, 12.5 * GBps, 100000, ch);
+  up0 = ch[0];
+  up1 = ch[1];
+  down = ch[2];
+  send(&r, (SimChannelId[]){up0, down}, 2, 8000, 0, 0);
+  send(&r, (SimChannelId[]){up1, down}, 2, 8000, 1, 0);
+  sim_engine_run(r.engine);
+  ck_assert_uint_eq(r.n_done, 2);
+  sim_packet_stats(r.t, &st);
+  ck_assert_uint_gt(st.drops, 0);
+  ck_assert_uint_gt(st.timeouts, 0);
+  ck_assert_uint_ge(MAX(r.done_at[0], r.done_at[1]), 50000000);
+  rig_clear(&r);
+}
+END_TEST
+
+/* DCQCN: two long flows into one port with ECN marking converge to fair
+ * shares of it, with CNPs and no loss (PFC under it). */
+START_TEST(test_dcqcn_fair)
+{
+  Rig r;
+  SimChannelId ch[3], up0, up1, down;
+  SimPortStats p0[2], p1[2];
+  SimPacketStats st;
+  double r0, r1, window;
+
+  rig_init(&r);
+  r.link[0] = (SimPacketLink){
+      .mtu = 1000, .n_vl = 1, .credit_unit = 1,
+      .flow_control = SIM_FC_PFC, .pfc_xoff_bytes = 400000,
+      .pfc_xon_bytes = 300000, .pfc_headroom_bytes = 200000,
+      .ecn = TRUE, .ecn_kmin_bytes = 10000, .ecn_kmax_bytes = 100000,
+      .ecn_pmax = 0.1, .dcqcn = TRUE, .dcqcn_g = 1.0 / 256,
+      .dcqcn_alpha_period = 55000000, .dcqcn_rate_increase = 55000000,
+      .dcqcn_byte_counter = 10 * 1024 * 1024, .dcqcn_rai_Bps = 5e6 / 8 * 100,
+      .dcqcn_rhai_Bps = 50e6 / 8 * 100, .dcqcn_min_rate_Bps = 1e6,
+      .dcqcn_cnp_interval = 50000000, .rto = 0};
+  incast(&r, 12.5 * GBps, 12.5 * GBps, 1000000, ch);
+  up0 = ch[0];
+  up1 = ch[1];
+  down = ch[2];
+  send(&r, (SimChannelId[]){up0, down}, 2, 1000000000, 0, 0);
+  send(&r, (SimChannelId[]){up1, down}, 2, 1000000000, 1, 0);
+  /* DCQCN rates oscillate around the fair share (+-15% over 2 ms here);
+   * measured from 20 ms to 140 ms */
+  sim_engine_run_until(r.engine, 20000000000ull);
+  sim_packet_port_stats(r.t, up0, &p0[0]);
+  sim_packet_port_stats(r.t, up1, &p1[0]);
+  sim_engine_run_until(r.engine, 140000000000ull);
+  sim_packet_port_stats(r.t, up0, &p0[1]);
+  sim_packet_port_stats(r.t, up1, &p1[1]);
+  sim_engine_run(r.engine);
+  ck_assert_uint_eq(r.n_done, 2);
+  sim_packet_stats(r.t, &st);
+  ck_assert_uint_gt(st.cnps, 10);
+  ck_assert_uint_gt(st.ecn_marks, 0);
+  ck_assert_uint_eq(st.drops, 0);
+  window = 120e-3;
+  r0 = (double)(p0[1].payload_bytes - p0[0].payload_bytes) / window;
+  r1 = (double)(p1[1].payload_bytes - p1[0].payload_bytes) / window;
+  /* fair within 5%, and the port used */
+  ck_assert_double_le(fabs(r0 - r1), 0.05 * (r0 + r1) / 2);
+  ck_assert_double_ge(r0 + r1, 0.85 * 12.5 * GBps * 1000 / (1000 + HDR));
+  rig_clear(&r);
+}
+END_TEST
+
+/* One sender, two flows through a switch under credits: to a slow host b
+ * on VL 0 and a fast host c on VL `vl_c` (links with n_vl VLs); sets when
+ * each ended. */
+static void vl_run(guint32 n_vl, guint32 vl_c, SimTime done[2])
+{
+  Rig r;
+  SimNodeId a, s, b, c;
+  SimChannelId up, d1, d2;
+
+  rig_init(&r);
+  r.link[0].flow_control = SIM_FC_CREDIT;
+  r.link[0].n_vl = n_vl;
+  r.link[0].buffer_bytes = 4096;
+  r.link[0].credit_unit = 64;
+  a = host(&r, "a");
+  s = sw(&r, "s", 0);
+  b = host(&r, "b");
+  c = host(&r, "c");
+  up = sim_fabric_add_link(r.fabric, a, s, 0, 1, 25 * GBps, 100000);
+  d1 = sim_fabric_add_link(r.fabric, s, b, 0, 1, 1 * GBps, 100000);
+  d2 = sim_fabric_add_link(r.fabric, s, c, 0, 1, 25 * GBps, 100000);
+  rig_go(&r);
+  send(&r, (SimChannelId[]){up, d1}, 2, 200000, 0, 0);
+  send(&r, (SimChannelId[]){up, d2}, 2, 200000, 1, vl_c);
+  sim_engine_run(r.engine);
+  ck_assert_uint_eq(r.n_done, 2);
+  done[0] = r.done_at[0];
+  done[1] = r.done_at[1];
+  rig_clear(&r);
+}
+
+/* Credits per VL: on its own VL, the flow to the fast host is not held up
+ * by the slow host's full buffer; on the same VL it is (head-of-line
+ * blocking: the switch's buffer for the link in is full of packets for
+ * b). */
+START_TEST(test_virtual_lanes)
+{
+  SimTime own[2], shared[2];
+
+  vl_run(2, 1, own);
+  vl_run(1, 0, shared);
+  ck_assert_uint_lt(own[1] * 5, own[0]);
+  ck_assert_uint_gt(shared[1] * 3, shared[0]);
+  ck_assert_uint_gt(shared[1], 5 * own[1]);
+}
+END_TEST
+
+/* ---- a ring over a star, on both transports --------------------------- */
+
+typedef struct {
+  SimDag *dag;
+  guint32 n, steps;
+  guint64 chunk;
+  SimPath *path;
+  SimTask *id[2];
+  guint32 *step;
+} Ring;
+
+static void ring_add(Ring *g, guint32 rank, guint32 k);
+
+static void ring_done(void *ctx, guint64 user, SimTime now)
+{
+  Ring *g = ctx;
+
+  (void)now;
+  if (g->step[user] + 1 < g->steps)
+    ring_add(g, (guint32)user, g->step[user] + 1);
+}
+
+static void ring_add(Ring *g, guint32 rank, guint32 k)
+{
+  guint32 left = (rank + g->n - 1) % g->n, right = (rank + 1) % g->n;
+  SimTask after[2] = {SIM_TASK_NONE, SIM_TASK_NONE};
+  SimTaskSpec spec = {.bytes = g->chunk, .paths = &g->path[rank],
+                      .n_paths = 1, .stream = SIM_NONE, .done = ring_done,
+                      .ctx = g, .user = rank};
+
+  if (k > 0) {
+    after[0] = g->id[(k - 1) & 1][left];
+    after[1] = g->id[(k - 1) & 1][right];
+  }
+  g->step[rank] = k;
+  g->id[k & 1][rank] = sim_dag_add(g->dag, &spec, after, 2);
+}
+
+static SimTime run_ring(gboolean packet, guint32 n, guint64 bytes,
+                        SimTime *ser_pkt)
+{
+  Rig r;
+  SimNodeId s, *h = g_new(SimNodeId, n);
+  SimChannelId *up = g_new(SimChannelId, n);
+  Ring g = {0};
+  SimDagStats ds;
+
+  rig_init(&r);
+  s = sw(&r, "s", 0);
+  for (guint32 i = 0; i < n; i++) {
+    h[i] = host(&r, "h");
+    up[i] = sim_fabric_add_link(r.fabric, h[i], s, 0, 1, 25 * GBps, 1000000);
+  }
+  sim_fabric_finalize(r.fabric);
+  r.t = packet ? sim_packet_new(r.engine, r.fabric, link_of, &r)
+               : sim_flow_new(r.engine, r.fabric);
+  sim_transport_set_wire(r.t, wire_hdr, &r);
+  g.dag = sim_dag_new(r.engine, r.t);
+  g.n = n;
+  g.steps = 2 * (n - 1);
+  g.chunk = bytes / n;
+  g.path = g_new0(SimPath, n);
+  g.id[0] = g_new0(SimTask, n);
+  g.id[1] = g_new0(SimTask, n);
+  g.step = g_new0(guint32, n);
+  for (guint32 i = 0; i < n; i++) {
+    sim_path_push(&g.path[i], up[i]);
+    sim_path_push(&g.path[i], sim_channel_reverse(up[(i + 1) % n]));
+  }
+  for (guint32 i = 0; i < n; i++)
+    ring_add(&g, i, 0);
+  sim_engine_run(r.engine);
+  sim_dag_stats(g.dag, &ds);
+  ck_assert_uint_eq(ds.done, (guint64)n * g.steps);
+  *ser_pkt = sim_serialize_ps(1000 + HDR, 25 * GBps);
+  sim_dag_free(g.dag);
+  rig_clear(&r);
+  g_free(g.path);
+  g_free(g.id[0]);
+  g_free(g.id[1]);
+  g_free(g.step);
+  g_free(h);
+  g_free(up);
+  return ds.last_done;
+}
+
+/* Uncontended ring AllReduce: with the same header bytes in both, the
+ * packet transport is slower than the flow transport only by store and
+ * forward: one packet's serialization at the switch per step, so the gap
+ * is 2(n-1) x ser(packet) exactly up to rounding, and under 2%. */
+START_TEST(test_ring_packet_vs_flow)
+{
+  SimTime ser, tf, tp;
+  guint32 n = 8;
+
+  tf = run_ring(FALSE, n, 8 * 1000 * 1000, &ser);
+  tp = run_ring(TRUE, n, 8 * 1000 * 1000, &ser);
+  ck_assert_uint_gt(tp, tf);
+  ck_assert_double_le(fabs((double)(tp - tf) - 2.0 * (n - 1) * (double)ser),
+                      2.0 * (n - 1) * 1000); /* 1 ns per step of rounding */
+  ck_assert_double_le((double)(tp - tf) / (double)tf, 0.02);
+}
+END_TEST
+
+/* Same inputs, same seed: the same times and counters. */
+START_TEST(test_deterministic)
+{
+  SimTime at[2][2];
+  SimPacketStats st[2];
+
+  for (int k = 0; k < 2; k++) {
+    Rig r;
+    SimChannelId ch[3], up0, up1, down;
+
+    rig_init(&r);
+    r.link[0].flow_control = SIM_FC_PFC;
+    r.link[0].pfc_xoff_bytes = 20000;
+    r.link[0].pfc_xon_bytes = 10000;
+    r.link[0].pfc_headroom_bytes = 40000;
+    r.link[0].ecn = TRUE;
+    r.link[0].ecn_kmin_bytes = 2000;
+    r.link[0].ecn_kmax_bytes = 20000;
+    r.link[0].ecn_pmax = 0.2;
+    incast(&r, 25 * GBps, 25 * GBps, 100000, ch);
+    up0 = ch[0];
+    up1 = ch[1];
+    down = ch[2];
+    sim_packet_set_seed(r.t, 42);
+    send(&r, (SimChannelId[]){up0, down}, 2, 500000, 0, 0);
+    send(&r, (SimChannelId[]){up1, down}, 2, 700000, 1, 0);
+    sim_engine_run(r.engine);
+    at[k][0] = r.done_at[0];
+    at[k][1] = r.done_at[1];
+    sim_packet_stats(r.t, &st[k]);
+    rig_clear(&r);
+  }
+  ck_assert_uint_eq(at[0][0], at[1][0]);
+  ck_assert_uint_eq(at[0][1], at[1][1]);
+  ck_assert_int_eq(memcmp(&st[0], &st[1], sizeof st[0]), 0);
+  ck_assert_uint_gt(st[0].ecn_marks, 0);
+}
+END_TEST
+
+/* Queue samples: taken while queues are non-empty, ending with a zero. */
+START_TEST(test_sampling_and_zero_bytes)
+{
+  Rig r;
+  SimChannelId ch[3], up0, up1, down;
+  const SimQueueSample *q;
+  gsize n;
+  guint64 peak = 0;
+
+  rig_init(&r);
+  incast(&r, 25 * GBps, 25 * GBps, 100000, ch);
+  up0 = ch[0];
+  up1 = ch[1];
+  down = ch[2];
+  sim_packet_set_sampling(r.t, 1000000); /* 1 us */
+  send(&r, (SimChannelId[]){up0, down}, 2, 200000, 0, 0);
+  send(&r, (SimChannelId[]){up1, down}, 2, 200000, 1, 0);
+  send(&r, (SimChannelId[]){up1, down}, 2, 0, 2, 0);
+  sim_engine_run(r.engine);
+  ck_assert_uint_eq(r.n_done, 3);
+  ck_assert_uint_eq(r.done_at[2], 200000); /* the path's latency */
+  q = sim_packet_samples(r.t, &n);
+  ck_assert_uint_gt(n, 5);
+  for (gsize i = 0; i < n; i++) {
+    ck_assert_uint_eq(q[i].channel, down);
+    ck_assert_uint_eq(q[i].t % 1000000, 0);
+    peak = MAX(peak, q[i].queue_bytes);
+  }
+  ck_assert_uint_eq(q[n - 1].queue_bytes, 0);
+  ck_assert_uint_gt(peak, 50000); /* half the bytes wait at the switch */
+  rig_clear(&r);
+}
+END_TEST
+
+Suite *suite_packet(void)
+{
+  Suite *s = suite_create("packet");
+  TCase *tc = tcase_create("core");
+
+  tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, test_closed_form_store_and_forward);
+  tcase_add_test(tc, test_closed_form_cut_through);
+  tcase_add_test(tc, test_incast_credits);
+  tcase_add_test(tc, test_incast_pfc_propagates);
+  tcase_add_test(tc, test_incast_lossy_go_back_n);
+  tcase_add_test(tc, test_lossy_timeout);
+  tcase_add_test(tc, test_dcqcn_fair);
+  tcase_add_test(tc, test_virtual_lanes);
+  tcase_add_test(tc, test_ring_packet_vs_flow);
+  tcase_add_test(tc, test_deterministic);
+  tcase_add_test(tc, test_sampling_and_zero_bytes);
+  suite_add_tcase(s, tc);
+  return s;
+}
