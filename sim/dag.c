@@ -290,6 +290,7 @@ gboolean sim_dag_check_finished(const SimDag *dag, SimTime now,
                            "moves %" G_GUINT64_FORMAT " bytes)",
                            transfers, first->bytes);
   g_string_append_printf(m, ", %" G_GUINT64_FORMAT " wait for them", waiting);
+  sim_transport_explain_stall(dag->transport, m);
   g_set_error_literal(error, SIM_ERROR, SIM_ERROR_STALLED, m->str);
   return FALSE;
 }

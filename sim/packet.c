@@ -440,7 +440,7 @@ static gboolean has_credit(Packets *p, SimChannelId c, Vl *v, guint32 wire)
   return FALSE;
 }
 
-static gboolean port_has_work(Packets *p, const Port *o)
+static gboolean port_has_work(const Packets *p, const Port *o)
 {
   for (guint32 i = 0; i < o->n_vl; i++) {
     const Vl *v = &p->vl[o->vl0 + i];
@@ -924,11 +924,48 @@ static void packet_free(SimTransport *t)
   g_free(p);
 }
 
+/* Ports that hold packets and may not send: paused by PFC or out of
+ * credit.  With nothing left to happen, they wait on each other: a cycle
+ * of full buffers. */
+static void packet_explain_stall(const SimTransport *t, GString *out)
+{
+  const Packets *p = (const Packets *)t;
+  guint32 nc = sim_fabric_n_channels(t->fabric), paused = 0, starved = 0;
+  SimChannelId first = SIM_NONE;
+
+  for (SimChannelId c = 0; c < nc; c++) {
+    const Port *o = &p->port[c];
+    if (!port_has_work(p, o))
+      continue;
+    if (o->n_paused)
+      paused++;
+    else if (o->stalled)
+      starved++;
+    else
+      continue;
+    if (first == SIM_NONE)
+      first = c;
+  }
+  if (first == SIM_NONE)
+    return;
+  {
+    const SimChannel *ch = sim_fabric_channel(t->fabric, first);
+    g_string_append_printf(
+        out,
+        "; %u ports with packets are paused by PFC and %u wait for credit "
+        "(the first: %s -> %s): a cycle of full buffers, a PFC or credit "
+        "deadlock (routes whose buffer dependencies form a loop)",
+        paused, starved, sim_fabric_node_name(t->fabric, ch->src),
+        sim_fabric_node_name(t->fabric, ch->dst));
+  }
+}
+
 static const SimTransportOps packet_ops = {
     .name = "packet",
     .start = packet_start,
     .channel_stats = packet_channel_stats,
     .free = packet_free,
+    .explain_stall = packet_explain_stall,
 };
 
 SimTransport *sim_packet_new(SimEngine *engine, const SimFabric *fabric,

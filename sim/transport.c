@@ -29,6 +29,12 @@ const char *sim_transport_name(const SimTransport *t)
   return t->ops->name;
 }
 
+void sim_transport_explain_stall(const SimTransport *t, GString *out)
+{
+  if (t->ops->explain_stall)
+    t->ops->explain_stall(t, out);
+}
+
 void sim_transport_stats(const SimTransport *t, SimTransportStats *out)
 {
   *out = t->stats;

@@ -91,6 +91,9 @@ typedef struct {
   void (*channel_stats)(const SimTransport *t, SimChannelId c,
                         SimChannelStats *out);
   void (*free)(SimTransport *t);
+  /* Optional: appends why transfers in flight cannot move (a deadlock of
+   * full buffers), when the transport knows; nothing otherwise. */
+  void (*explain_stall)(const SimTransport *t, GString *out);
 } SimTransportOps;
 
 /* The base every transport starts with. */
@@ -134,6 +137,8 @@ void sim_transport_set_wire(SimTransport *t, SimWireFn fn, void *ctx);
 void sim_transport_start(SimTransport *t, const SimTransfer *x);
 
 const char *sim_transport_name(const SimTransport *t);
+/* Appends the transport's explanation of a stall (see explain_stall). */
+void sim_transport_explain_stall(const SimTransport *t, GString *out);
 void sim_transport_stats(const SimTransport *t, SimTransportStats *out);
 void sim_transport_channel_stats(const SimTransport *t, SimChannelId c,
                                  SimChannelStats *out);

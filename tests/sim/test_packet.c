@@ -10,6 +10,7 @@
 
 #include "sim/dag.h"
 #include "sim/engine.h"
+#include "sim/error.h"
 #include "sim/packet.h"
 #include "sim/rng.h"
 #include "tests/suites.h"
@@ -451,6 +452,55 @@ START_TEST(test_virtual_lanes)
 }
 END_TEST
 
+/* A credit deadlock: four switches in a ring, each host sending three
+ * switch hops round it, one packet of buffer per link.  Every buffer fills
+ * with packets that need the next one: the run stops, and the stall error
+ * says why. */
+START_TEST(test_credit_deadlock_reported)
+{
+  Rig r;
+  SimNodeId sw_[4], h[4];
+  SimChannelId ring[4], up[4];
+  SimPath p[4];
+  SimDag *dag;
+  GError *error = NULL;
+
+  rig_init(&r);
+  r.link[0].flow_control = SIM_FC_CREDIT;
+  r.link[0].buffer_bytes = 1000 + HDR;
+  for (int i = 0; i < 4; i++) {
+    sw_[i] = sw(&r, "s", 0);
+    h[i] = host(&r, "h");
+  }
+  for (int i = 0; i < 4; i++) {
+    ring[i] = sim_fabric_add_link(r.fabric, sw_[i], sw_[(i + 1) % 4], 0, 1,
+                                  25 * GBps, 100000);
+    up[i] = sim_fabric_add_link(r.fabric, h[i], sw_[i], 0, 1, 25 * GBps,
+                                100000);
+  }
+  rig_go(&r);
+  dag = sim_dag_new(r.engine, r.t);
+  for (int i = 0; i < 4; i++) {
+    SimTaskSpec spec = {.bytes = 1000000, .paths = &p[i], .n_paths = 1,
+                        .stream = SIM_NONE};
+    sim_path_clear(&p[i]);
+    sim_path_push(&p[i], up[i]);
+    for (int k = 0; k < 3; k++)
+      sim_path_push(&p[i], ring[(i + k) % 4]);
+    sim_path_push(&p[i], sim_channel_reverse(up[(i + 3) % 4]));
+    sim_dag_add(dag, &spec, NULL, 0);
+  }
+  sim_engine_run(r.engine);
+  ck_assert(!sim_dag_check_finished(dag, sim_engine_now(r.engine), &error));
+  ck_assert(g_error_matches(error, SIM_ERROR, SIM_ERROR_STALLED));
+  ck_assert_ptr_nonnull(strstr(error->message, "wait for credit"));
+  ck_assert_ptr_nonnull(strstr(error->message, "credit deadlock"));
+  g_error_free(error);
+  sim_dag_free(dag);
+  rig_clear(&r);
+}
+END_TEST
+
 /* ---- a ring over a star, on both transports --------------------------- */
 
 typedef struct {
@@ -642,6 +692,7 @@ Suite *suite_packet(void)
   tcase_add_test(tc, test_lossy_timeout);
   tcase_add_test(tc, test_dcqcn_fair);
   tcase_add_test(tc, test_virtual_lanes);
+  tcase_add_test(tc, test_credit_deadlock_reported);
   tcase_add_test(tc, test_ring_packet_vs_flow);
   tcase_add_test(tc, test_deterministic);
   tcase_add_test(tc, test_sampling_and_zero_bytes);
