@@ -77,7 +77,9 @@ typedef struct {
   guint32 alive;     /* packets of this flow queued or travelling */
   gboolean done, in_ring, nak_sent;
   SimTime path_lat;
-  SimTime next_allowed; /* DCQCN pacing */
+  SimTime next_allowed; /* pacing: the transfer's cap, DCQCN */
+  double cap;           /* payload bytes/s this path may not exceed; 0:
+                           none */
   SimTime rto;      /* go-back-N timeout (0: no hop can lose packets) */
   SimTime rto_due;
   /* DCQCN (dc != NULL) */
@@ -337,15 +339,19 @@ static void on_alpha_timer(SimEngine *e, void *ctx, guint64 data)
     dcqcn_arm_alpha(p, (guint32)data, f);
 }
 
-/* A packet of f left the source: pacing and the byte counter. */
-static void dcqcn_sent(Packets *p, Flow *f, const Packet *k, SimTime now)
+/* A packet of f left the source: pacing (the transfer's cap, the DCQCN
+ * rate) and DCQCN's byte counter. */
+static void paced_sent(Packets *p, Flow *f, const Packet *k, SimTime now)
 {
+  if (f->cap > 0)
+    f->next_allowed = now + sim_serialize_ps(k->payload, f->cap);
   if (!f->dc || f->rc >= f->line)
     return;
-  f->next_allowed =
+  f->next_allowed = MAX(
+      f->next_allowed,
       now + sim_serialize_ps(f->wire_full[f->dc_hop] * (double)k->payload /
                                  f->mtu,
-                             f->rc);
+                             f->rc));
   f->bc_bytes += k->payload;
   if (f->bc_bytes >= f->dc->dcqcn_byte_counter) {
     f->bc_bytes = 0;
@@ -535,7 +541,7 @@ static void port_kick(Packets *p, SimChannelId c)
       if (!has_credit(p, c, v, wire))
         continue;
       ki = new_packet(p, fi);
-      dcqcn_sent(p, f, pkt_at(p, ki), now);
+      paced_sent(p, f, pkt_at(p, ki), now);
       v->turn_local = FALSE;
     } else {
       Packet *k = pkt_at(p, v->head);
@@ -830,6 +836,10 @@ static void start_flow(Packets *p, guint32 xi, const SimTransfer *x,
   f->xfer = xi;
   f->path = *path;
   f->path_lat = sim_path_latency_ps(p->base.fabric, path);
+  {
+    double cap = sim_transfer_path_cap(x, i);
+    f->cap = cap < G_MAXDOUBLE ? cap : 0;
+  }
   for (guint32 h = 0; h < path->n; h++) {
     Port *o = &p->port[path->hop[h]];
     mtu = MAX(mtu, o->link->mtu);

@@ -64,6 +64,10 @@
  * rai) and hyper (RT += i * rhai) increase, never above line rate nor
  * below `dcqcn_min_rate`.
  *
+ * A transfer's rate cap (SimTransfer.cap_Bps: an endpoint's injection
+ * limit) paces its packets at the source: one packet's payload per
+ * payload / cap.
+ *
  * Control messages (credits, PAUSE, NAK, CNP) take time but no bandwidth.
  * A transfer is done when its last byte has been delivered in order.  A
  * path set's shares run as separate flows. */

@@ -195,6 +195,36 @@ START_TEST(test_closed_form_cut_through)
 }
 END_TEST
 
+/* A transfer's rate cap paces its packets at the source: one payload per
+ * payload / cap, then the last packet crosses the idle path. */
+START_TEST(test_cap_paces)
+{
+  Rig r;
+  SimNodeId a, s, b;
+  SimChannelId h[2];
+  SimPath p = {0};
+  SimTransfer x = {.bytes = 10000, .paths = &p, .n_paths = 1,
+                   .cap_Bps = 5 * GBps};
+
+  rig_init(&r);
+  a = host(&r, "a");
+  s = sw(&r, "s", 0);
+  b = host(&r, "b");
+  h[0] = sim_fabric_add_link(r.fabric, a, s, 0, 1, 25 * GBps, 1000000);
+  h[1] = sim_fabric_add_link(r.fabric, s, b, 0, 1, 25 * GBps, 1000000);
+  rig_go(&r);
+  sim_path_push(&p, h[0]);
+  sim_path_push(&p, h[1]);
+  sim_transport_start(r.t, &x);
+  sim_engine_run(r.engine);
+  ck_assert_uint_eq(r.done_at[0],
+                    9 * sim_serialize_ps(1000, 5 * GBps) +
+                        2 * sim_serialize_ps(1000 + HDR, 25 * GBps) +
+                        2 * 1000000);
+  rig_clear(&r);
+}
+END_TEST
+
 /* Two senders into one port under credits: nothing is lost, the
  * switch's queue stays within the credits given, and each gets half. */
 START_TEST(test_incast_credits)
@@ -686,6 +716,7 @@ Suite *suite_packet(void)
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, test_closed_form_store_and_forward);
   tcase_add_test(tc, test_closed_form_cut_through);
+  tcase_add_test(tc, test_cap_paces);
   tcase_add_test(tc, test_incast_credits);
   tcase_add_test(tc, test_incast_pfc_propagates);
   tcase_add_test(tc, test_incast_lossy_go_back_n);
