@@ -35,15 +35,15 @@
 #define DCQCN_F 5 /* fast recovery events before additive increase */
 
 typedef struct {
-  guint32 head, tail;      /* FIFO of packets queued for the channel */
-  guint32 local;           /* ring of local flows (the last one), or NIL */
+  guint32 head, tail; /* FIFO of packets queued for the channel */
+  guint32 local;      /* ring of local flows (the last one), or NIL */
   guint32 n_local;
-  guint64 queue_bytes;     /* wire bytes queued */
-  gint64 credits;          /* CREDIT: bytes the sender may still send */
-  guint64 ingress_bytes;   /* PFC: came in on this channel, still in dst */
-  gboolean paused;         /* PFC: the receiver sent XOFF (in effect) */
-  gboolean xoff_sent;      /* PFC: the receiver's side */
-  gboolean turn_local;     /* alternates transit and local packets */
+  guint64 queue_bytes;   /* wire bytes queued */
+  gint64 credits;        /* CREDIT: bytes the sender may still send */
+  guint64 ingress_bytes; /* PFC: came in on this channel, still in dst */
+  gboolean paused;       /* PFC: the receiver sent XOFF (in effect) */
+  gboolean xoff_sent;    /* PFC: the receiver's side */
+  gboolean turn_local;   /* alternates transit and local packets */
 } Vl;
 
 typedef struct {
@@ -70,17 +70,17 @@ typedef struct {
   guint32 vl;
   SimPath path;
   guint32 n_pkts, mtu, last_payload;
-  guint32 next_seq;  /* sender: next packet to send */
-  guint32 high_seq;  /* sender: packets ever sent once */
-  guint32 expected;  /* receiver: next packet in order */
+  guint32 next_seq; /* sender: next packet to send */
+  guint32 high_seq; /* sender: packets ever sent once */
+  guint32 expected; /* receiver: next packet in order */
   guint32 nak_seq;
-  guint32 alive;     /* packets of this flow queued or travelling */
+  guint32 alive; /* packets of this flow queued or travelling */
   gboolean done, in_ring, nak_sent;
   SimTime path_lat;
   SimTime next_allowed; /* pacing: the transfer's cap, DCQCN */
   double cap;           /* payload bytes/s this path may not exceed; 0:
                            none */
-  SimTime rto;      /* go-back-N timeout (0: no hop can lose packets) */
+  SimTime rto;          /* go-back-N timeout (0: no hop can lose packets) */
   SimTime rto_due;
   /* DCQCN (dc != NULL) */
   const SimPacketLink *dc;
@@ -114,8 +114,8 @@ typedef struct {
 
 typedef struct {
   SimTransport base;
-  Port *port;  /* [n_channels] */
-  Vl *vl;      /* [sum of n_vl] */
+  Port *port; /* [n_channels] */
+  Vl *vl;     /* [sum of n_vl] */
   SimPool flows, packets, xfers;
   SimRng rng;
   SimPacketStats st;
@@ -124,8 +124,8 @@ typedef struct {
       k_alpha, k_sample, k_zero;
   SimTime sample_interval;
   gboolean sample_pending;
-  GArray *samples;  /* SimQueueSample */
-  GArray *touched;  /* SimChannelId: channels to sample */
+  GArray *samples; /* SimQueueSample */
+  GArray *touched; /* SimChannelId: channels to sample */
 } Packets;
 
 static const SimTransportOps packet_ops;
@@ -280,7 +280,8 @@ static void dcqcn_increase(Flow *f)
   if (f->t_stage < DCQCN_F && f->bc_stage < DCQCN_F) {
     /* fast recovery: towards the target only */
   } else if (f->t_stage > DCQCN_F && f->bc_stage > DCQCN_F) {
-    f->rt += (double)(MIN(f->t_stage, f->bc_stage) - DCQCN_F) * l->dcqcn_rhai_Bps;
+    f->rt +=
+        (double)(MIN(f->t_stage, f->bc_stage) - DCQCN_F) * l->dcqcn_rhai_Bps;
   } else {
     f->rt += l->dcqcn_rai_Bps;
   }
@@ -347,11 +348,10 @@ static void paced_sent(Packets *p, Flow *f, const Packet *k, SimTime now)
     f->next_allowed = now + sim_serialize_ps(k->payload, f->cap);
   if (!f->dc || f->rc >= f->line)
     return;
-  f->next_allowed = MAX(
-      f->next_allowed,
-      now + sim_serialize_ps(f->wire_full[f->dc_hop] * (double)k->payload /
-                                 f->mtu,
-                             f->rc));
+  f->next_allowed = MAX(f->next_allowed,
+                        now + sim_serialize_ps(f->wire_full[f->dc_hop] *
+                                                   (double)k->payload / f->mtu,
+                                               f->rc));
   f->bc_bytes += k->payload;
   if (f->bc_bytes >= f->dc->dcqcn_byte_counter) {
     f->bc_bytes = 0;
@@ -384,11 +384,20 @@ static void transmit(Packets *p, SimChannelId c, guint32 ki)
     Port *oi = &p->port[in];
     guint32 win = k->seq + 1 == f->n_pkts ? f->wire_last[k->hop - 1]
                                           : f->wire_full[k->hop - 1];
-    if (oi->link->flow_control == SIM_FC_CREDIT)
-      sim_engine_schedule(e, end + oi->lat, p->k_credit,
+    if (oi->link->flow_control == SIM_FC_CREDIT) {
+      /* Freed as it is read out: when the packet is the link's own packet,
+       * once its tail has left; when it stands for several of the link's
+       * packets (4 KiB of RDMA data as 16 PCIe TLPs), once the first of
+       * them has: the receiver frees and returns credit per link packet,
+       * and a loop per 4 KiB would hold the link below its rate. */
+      SimTime freed = end;
+      if (oi->link->mtu < k->payload)
+        freed = now + sim_serialize_ps(
+                          (double)wire * oi->link->mtu / k->payload, o->rate);
+      sim_engine_schedule(e, freed + oi->lat, p->k_credit,
                           (guint64)in << 32 | (guint64)k->vl << 29 |
                               credit_need(oi->link, win));
-    else if (oi->link->flow_control == SIM_FC_PFC) {
+    } else if (oi->link->flow_control == SIM_FC_PFC) {
       Vl *vi = &p->vl[oi->vl0 + k->vl];
       vi->ingress_bytes -= win;
       if (vi->xoff_sent && vi->ingress_bytes < oi->link->pfc_xon_bytes) {
@@ -409,8 +418,9 @@ static void transmit(Packets *p, SimChannelId c, guint32 ki)
   p->st.packet_hops++;
 
   if (o->link->cut_through && !last_hop) {
-    arrive = now + sim_serialize_ps(MIN(o->link->cut_through_bytes, wire),
-                                    o->rate) + o->lat;
+    arrive = now +
+             sim_serialize_ps(MIN(o->link->cut_through_bytes, wire), o->rate) +
+             o->lat;
     k->tail = end + o->lat;
   } else {
     arrive = end + o->lat;
@@ -822,8 +832,8 @@ static guint32 wire_of(Packets *p, SimChannelId c, guint32 payload)
   return (guint32)MAX(llround((double)payload * w), (long long)payload);
 }
 
-static void start_flow(Packets *p, guint32 xi, const SimTransfer *x,
-                       guint32 i, guint64 bytes)
+static void start_flow(Packets *p, guint32 xi, const SimTransfer *x, guint32 i,
+                       guint64 bytes)
 {
   const SimPath *path = &x->paths[i];
   guint32 fi = sim_pool_alloc(&p->flows);
@@ -1021,7 +1031,8 @@ SimTransport *sim_packet_new(SimEngine *engine, const SimFabric *fabric,
   p->k_nak = sim_engine_register(engine, "packet.nak", on_nak, p);
   p->k_cnp = sim_engine_register(engine, "packet.cnp", on_cnp, p);
   p->k_rto = sim_engine_register(engine, "packet.rto", on_rto, p);
-  p->k_rate = sim_engine_register(engine, "packet.dcqcn_rate", on_rate_timer, p);
+  p->k_rate =
+      sim_engine_register(engine, "packet.dcqcn_rate", on_rate_timer, p);
   p->k_alpha =
       sim_engine_register(engine, "packet.dcqcn_alpha", on_alpha_timer, p);
   p->k_sample = sim_engine_register(engine, "packet.sample", on_sample, p);

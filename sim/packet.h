@@ -29,7 +29,10 @@
  *               `credit_unit` blocks; a packet starts only with credit for
  *               all its wire bytes; the credit comes back one channel
  *               latency after the packet has left the receiver's buffer
- *               (its tail sent on, or delivered): no packet is ever lost;
+ *               (its tail sent on, or delivered; when it stands for
+ *               several of the link's packets, as 4 KiB of RDMA data for
+ *               16 PCIe TLPs, once the first of them has left): no packet
+ *               is ever lost;
  *   PFC         SIM_FC_PFC (lossless RoCE): the receiver counts the bytes
  *               that came in on a channel per priority and are still in
  *               the node; at `pfc_xoff_bytes` it sends XOFF upstream, below
@@ -98,17 +101,17 @@ typedef struct {
                                 port's queue limit */
   guint32 credit_unit;       /* CREDIT: bytes per credit (>= 1) */
   guint64 pfc_xoff_bytes, pfc_xon_bytes, pfc_headroom_bytes; /* PFC */
-  gboolean ecn;                     /* RED marking at this port */
+  gboolean ecn; /* RED marking at this port */
   guint64 ecn_kmin_bytes, ecn_kmax_bytes;
   double ecn_pmax;
-  gboolean dcqcn;                   /* flows starting here run DCQCN */
+  gboolean dcqcn; /* flows starting here run DCQCN */
   double dcqcn_g;
-  SimTime dcqcn_alpha_period;       /* alpha decay timer (55 us in DCQCN) */
-  SimTime dcqcn_rate_increase;      /* rate increase timer */
-  guint64 dcqcn_byte_counter;       /* bytes per rate increase event */
+  SimTime dcqcn_alpha_period;  /* alpha decay timer (55 us in DCQCN) */
+  SimTime dcqcn_rate_increase; /* rate increase timer */
+  guint64 dcqcn_byte_counter;  /* bytes per rate increase event */
   double dcqcn_rai_Bps, dcqcn_rhai_Bps, dcqcn_min_rate_Bps;
-  SimTime dcqcn_cnp_interval;       /* receiver: least time between CNPs */
-  SimTime rto;                      /* go-back-N retransmit timeout */
+  SimTime dcqcn_cnp_interval; /* receiver: least time between CNPs */
+  SimTime rto;                /* go-back-N retransmit timeout */
 } SimPacketLink;
 
 #define SIM_PACKET_MAX_VL 8
@@ -120,28 +123,28 @@ typedef const SimPacketLink *(*SimPacketLinkFn)(void *ctx, SimChannelId c);
 
 /* Per-channel counters (the output port at the channel's source). */
 typedef struct {
-  guint64 packets;        /* packets sent on the channel (incl. resent) */
-  guint64 payload_bytes;  /* their payload */
-  guint64 wire_bytes;     /* their wire bytes */
-  guint64 drops;          /* packets dropped entering this port's node
+  guint64 packets;       /* packets sent on the channel (incl. resent) */
+  guint64 payload_bytes; /* their payload */
+  guint64 wire_bytes;    /* their wire bytes */
+  guint64 drops;         /* packets dropped entering this port's node
                              queue (LOSSY) or its headroom (PFC) */
-  guint64 ecn_marks;      /* packets marked as queued at this port */
-  guint64 pauses;         /* XOFFs this channel's sender received */
-  SimTime paused_ps;      /* time with at least one VL paused */
-  guint64 credit_stalls;  /* times a head packet waited for credit */
+  guint64 ecn_marks;     /* packets marked as queued at this port */
+  guint64 pauses;        /* XOFFs this channel's sender received */
+  SimTime paused_ps;     /* time with at least one VL paused */
+  guint64 credit_stalls; /* times a head packet waited for credit */
   SimTime credit_stall_ps;
   guint64 max_queue_bytes; /* deepest queue (wire bytes, all VLs) */
-  SimTime busy_ps;        /* time serializing */
+  SimTime busy_ps;         /* time serializing */
 } SimPortStats;
 
 /* Totals over the run. */
 typedef struct {
   guint64 packets_injected; /* first sends and resends at sources */
   guint64 packets_resent;
-  guint64 packet_hops;      /* packets put on a channel */
+  guint64 packet_hops; /* packets put on a channel */
   guint64 drops;
   guint64 naks, timeouts, cnps, pauses, credit_stalls, ecn_marks;
-  guint64 peak_packets;     /* most packets alive (queued or on a wire) */
+  guint64 peak_packets; /* most packets alive (queued or on a wire) */
 } SimPacketStats;
 
 /* A queue-depth sample: channel c's queue (wire bytes, all VLs) at t. */

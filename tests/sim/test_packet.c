@@ -98,8 +98,8 @@ static void send(Rig *r, const SimChannelId *hops, guint32 n, guint64 bytes,
                  guint64 tag, guint32 vl)
 {
   SimPath p = {0};
-  SimTransfer x = {.bytes = bytes, .paths = &p, .n_paths = 1, .tag = tag,
-                   .vl = vl};
+  SimTransfer x = {
+      .bytes = bytes, .paths = &p, .n_paths = 1, .tag = tag, .vl = vl};
 
   for (guint32 i = 0; i < n; i++)
     sim_path_push(&p, hops[i]);
@@ -203,8 +203,8 @@ START_TEST(test_cap_paces)
   SimNodeId a, s, b;
   SimChannelId h[2];
   SimPath p = {0};
-  SimTransfer x = {.bytes = 10000, .paths = &p, .n_paths = 1,
-                   .cap_Bps = 5 * GBps};
+  SimTransfer x = {
+      .bytes = 10000, .paths = &p, .n_paths = 1, .cap_Bps = 5 * GBps};
 
   rig_init(&r);
   a = host(&r, "a");
@@ -395,16 +395,27 @@ START_TEST(test_dcqcn_fair)
   double r0, r1, window;
 
   rig_init(&r);
-  r.link[0] = (SimPacketLink){
-      .mtu = 1000, .n_vl = 1, .credit_unit = 1,
-      .flow_control = SIM_FC_PFC, .pfc_xoff_bytes = 400000,
-      .pfc_xon_bytes = 300000, .pfc_headroom_bytes = 200000,
-      .ecn = TRUE, .ecn_kmin_bytes = 10000, .ecn_kmax_bytes = 100000,
-      .ecn_pmax = 0.1, .dcqcn = TRUE, .dcqcn_g = 1.0 / 256,
-      .dcqcn_alpha_period = 55000000, .dcqcn_rate_increase = 55000000,
-      .dcqcn_byte_counter = 10 * 1024 * 1024, .dcqcn_rai_Bps = 5e6 / 8 * 100,
-      .dcqcn_rhai_Bps = 50e6 / 8 * 100, .dcqcn_min_rate_Bps = 1e6,
-      .dcqcn_cnp_interval = 50000000, .rto = 0};
+  r.link[0] = (SimPacketLink){.mtu = 1000,
+                              .n_vl = 1,
+                              .credit_unit = 1,
+                              .flow_control = SIM_FC_PFC,
+                              .pfc_xoff_bytes = 400000,
+                              .pfc_xon_bytes = 300000,
+                              .pfc_headroom_bytes = 200000,
+                              .ecn = TRUE,
+                              .ecn_kmin_bytes = 10000,
+                              .ecn_kmax_bytes = 100000,
+                              .ecn_pmax = 0.1,
+                              .dcqcn = TRUE,
+                              .dcqcn_g = 1.0 / 256,
+                              .dcqcn_alpha_period = 55000000,
+                              .dcqcn_rate_increase = 55000000,
+                              .dcqcn_byte_counter = 10 * 1024 * 1024,
+                              .dcqcn_rai_Bps = 5e6 / 8 * 100,
+                              .dcqcn_rhai_Bps = 50e6 / 8 * 100,
+                              .dcqcn_min_rate_Bps = 1e6,
+                              .dcqcn_cnp_interval = 50000000,
+                              .rto = 0};
   incast(&r, 12.5 * GBps, 12.5 * GBps, 1000000, ch);
   up0 = ch[0];
   up1 = ch[1];
@@ -505,14 +516,14 @@ START_TEST(test_credit_deadlock_reported)
   for (int i = 0; i < 4; i++) {
     ring[i] = sim_fabric_add_link(r.fabric, sw_[i], sw_[(i + 1) % 4], 0, 1,
                                   25 * GBps, 100000);
-    up[i] = sim_fabric_add_link(r.fabric, h[i], sw_[i], 0, 1, 25 * GBps,
-                                100000);
+    up[i] =
+        sim_fabric_add_link(r.fabric, h[i], sw_[i], 0, 1, 25 * GBps, 100000);
   }
   rig_go(&r);
   dag = sim_dag_new(r.engine, r.t);
   for (int i = 0; i < 4; i++) {
-    SimTaskSpec spec = {.bytes = 1000000, .paths = &p[i], .n_paths = 1,
-                        .stream = SIM_NONE};
+    SimTaskSpec spec = {
+        .bytes = 1000000, .paths = &p[i], .n_paths = 1, .stream = SIM_NONE};
     sim_path_clear(&p[i]);
     sim_path_push(&p[i], up[i]);
     for (int k = 0; k < 3; k++)
@@ -557,9 +568,13 @@ static void ring_add(Ring *g, guint32 rank, guint32 k)
 {
   guint32 left = (rank + g->n - 1) % g->n, right = (rank + 1) % g->n;
   SimTask after[2] = {SIM_TASK_NONE, SIM_TASK_NONE};
-  SimTaskSpec spec = {.bytes = g->chunk, .paths = &g->path[rank],
-                      .n_paths = 1, .stream = SIM_NONE, .done = ring_done,
-                      .ctx = g, .user = rank};
+  SimTaskSpec spec = {.bytes = g->chunk,
+                      .paths = &g->path[rank],
+                      .n_paths = 1,
+                      .stream = SIM_NONE,
+                      .done = ring_done,
+                      .ctx = g,
+                      .user = rank};
 
   if (k > 0) {
     after[0] = g->id[(k - 1) & 1][left];
