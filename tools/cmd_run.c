@@ -6,12 +6,13 @@
  * NCCL_PROTO, NCCL_MIN_NCHANNELS, NCCL_MAX_NCHANNELS environment
  * variables, the flags taking precedence).  Each size is chosen and
  * planned as NCCL would (models/nccl) and executed on the system's fabric
- * by the chosen transport. */
+ * by the chosen transport.  Reports of the largest size: per-link
+ * utilization (any transport), per-port packet counters and queue-depth
+ * samples (the packet transport). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
 
 #include "models/nccl/nccl.h"
 #include "sim/interrupt.h"
@@ -20,6 +21,7 @@
 #include "traces/collresults.h"
 #include "traces/linkstats.h"
 #include "traces/output.h"
+#include "traces/portstats.h"
 
 #define COMMAND "run"
 
@@ -48,6 +50,9 @@ typedef struct {
   char *csv;
   char *json;
   char *links_csv;
+  char *ports_csv;
+  char *queue_samples;
+  char *sample_interval;
   gboolean explain;
   gboolean collnet;
 } RunOptions;
@@ -77,6 +82,9 @@ static void run_options_clear(RunOptions *o)
   g_free(o->csv);
   g_free(o->json);
   g_free(o->links_csv);
+  g_free(o->ports_csv);
+  g_free(o->queue_samples);
+  g_free(o->sample_interval);
 }
 
 /* Sets a bad-value error; returns FALSE. */
@@ -132,6 +140,47 @@ static gboolean env_channels(const char *name, guint32 *out, GError **error)
   return TRUE;
 }
 
+/* Queue samples without --sample-interval: every microsecond. */
+#define RUN_DEFAULT_SAMPLE_PS SIM_US(1)
+
+static NcclExec run_exec(const RunOptions *o)
+{
+  if (o->fidelity && strcmp(o->fidelity, "analytical") == 0)
+    return NCCL_EXEC_ANALYTICAL;
+  if (o->fidelity && strcmp(o->fidelity, "packet") == 0)
+    return NCCL_EXEC_PACKET;
+  return NCCL_EXEC_FLOW;
+}
+
+/* The packet transport's reports and their sampling interval. */
+static gboolean run_check_packet(const RunOptions *o, SimTime *sample_ps,
+                                 GError **error)
+{
+  gboolean packet = run_exec(o) == NCCL_EXEC_PACKET;
+
+  *sample_ps = 0;
+  if (o->ports_csv && !packet)
+    return bad(error, "--ports-csv: per-port counters come from the packet "
+                      "transport; add --fidelity packet");
+  if (o->queue_samples && !packet)
+    return bad(error, "--queue-samples: queue samples come from the packet "
+                      "transport; add --fidelity packet");
+  if (o->sample_interval && !o->queue_samples)
+    return bad(error, "--sample-interval: goes with --queue-samples");
+  if (!o->queue_samples)
+    return TRUE;
+  *sample_ps = RUN_DEFAULT_SAMPLE_PS;
+  if (o->sample_interval) {
+    if (!sim_time_parse(o->sample_interval, sample_ps, error)) {
+      g_prefix_error(error, "--sample-interval: ");
+      return FALSE;
+    }
+    if (*sample_ps == 0)
+      return bad(error, "--sample-interval: must be above 0 ps");
+  }
+  return TRUE;
+}
+
 static gboolean run_check(RunOptions *o, NcclColl *coll, guint32 *type_size,
                           NcclOptions *nopt, GError **error)
 {
@@ -148,11 +197,6 @@ static gboolean run_check(RunOptions *o, NcclColl *coll, guint32 *type_size,
                o->collective);
   if (!run_check_name(&o->fidelity, "--fidelity", run_fidelities, error))
     return FALSE;
-  if (o->fidelity && strcmp(o->fidelity, "packet") == 0)
-    return bad(error,
-               "--fidelity: '%s' needs the packet transport, which is not "
-               "built yet; use flow or analytical",
-               o->fidelity);
   if (!o->dtype)
     o->dtype = g_strdup("float");
   for (t = 0; t < (int)G_N_ELEMENTS(run_types); t++) {
@@ -171,6 +215,8 @@ static gboolean run_check(RunOptions *o, NcclColl *coll, guint32 *type_size,
   if (!run_check_name(&o->redop, "--op", run_redops, error))
     return FALSE;
   memset(nopt, 0, sizeof(*nopt));
+  if (!run_check_packet(o, &nopt->packet_sample_ps, error))
+    return FALSE;
   if (algo && !nccl_parse_algos(algo, o->algo ? "--algo" : "NCCL_ALGO",
                                 &nopt->algos, error))
     return FALSE;
@@ -242,24 +288,38 @@ static gboolean run_check(RunOptions *o, NcclColl *coll, guint32 *type_size,
   return TRUE;
 }
 
+/* The reports of the largest size, taken from its transport. */
 typedef struct {
   TrcOutputs *outs;
-  const char *path;
+  const RunOptions *o;
   const TopoSystem *sys;
   GError **error;
   gboolean ok;
-} LinksOut;
+} RunReports;
 
-static void write_links(void *ctx, const SimTransport *t, SimTime end)
+static void write_reports(void *ctx, const SimTransport *t, SimTime end)
 {
-  LinksOut *lo = ctx;
+  RunReports *r = ctx;
+  const RunOptions *o = r->o;
 
-  lo->ok = end > 0 &&
-           trc_outputs_add(lo->outs, lo->path,
-                           trc_links_csv(lo->sys, t, end, FALSE), lo->error);
-  if (end == 0 && lo->error)
-    g_set_error(lo->error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
-                "--links-csv: the run took no time");
+  if (end == 0) {
+    g_set_error(r->error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                "%s: the run took no time",
+                o->links_csv   ? "--links-csv"
+                : o->ports_csv ? "--ports-csv"
+                               : "--queue-samples");
+    r->ok = FALSE;
+    return;
+  }
+  r->ok = (!o->links_csv ||
+           trc_outputs_add(r->outs, o->links_csv,
+                           trc_links_csv(r->sys, t, end, FALSE), r->error)) &&
+          (!o->ports_csv ||
+           trc_outputs_add(r->outs, o->ports_csv,
+                           trc_ports_csv_transport(t, end), r->error)) &&
+          (!o->queue_samples ||
+           trc_outputs_add(r->outs, o->queue_samples,
+                           trc_queue_samples_csv_transport(t), r->error));
 }
 
 /* The sizes of the sweep, as nccl-tests steps them, each rounded down to
@@ -354,7 +414,7 @@ int cli_cmd_run(int argc, char **argv)
        "NVLS), as NCCL_COLLNET_ENABLE=1 with the SHARP plugin",
        NULL},
       {"fidelity", 0, 0, G_OPTION_ARG_STRING, &o.fidelity,
-       "Transport: flow (default) or analytical", "LEVEL"},
+       "Transport: flow (default), analytical or packet", "LEVEL"},
       {"explain", 0, 0, G_OPTION_ARG_NONE, &o.explain,
        "Print, per size, NCCL's estimate for every algorithm and protocol "
        "and why the choice won",
@@ -365,6 +425,16 @@ int cli_cmd_run(int argc, char **argv)
        "Also write results as JSON (nccl-tests -J layout)", "FILE"},
       {"links-csv", 0, 0, G_OPTION_ARG_FILENAME, &o.links_csv,
        "Write the per-link utilization of the largest size", "FILE"},
+      {"ports-csv", 0, 0, G_OPTION_ARG_FILENAME, &o.ports_csv,
+       "Write the per-port packet counters of the largest size (--fidelity "
+       "packet)",
+       "FILE"},
+      {"queue-samples", 0, 0, G_OPTION_ARG_FILENAME, &o.queue_samples,
+       "Write the queue depths of the largest size's ports over time "
+       "(--fidelity packet)",
+       "FILE"},
+      {"sample-interval", 0, 0, G_OPTION_ARG_STRING, &o.sample_interval,
+       "Time between queue samples, e.g. 500ns, 2us (default 1us)", "TIME"},
       CLI_MAX_MEMORY_ENTRY,
       G_OPTION_ENTRY_NULL};
   g_autoptr(GOptionContext) ctx = cli_context_new(
@@ -429,9 +499,9 @@ int cli_cmd_run(int argc, char **argv)
     NcclChoice ch;
     NcclRunStats st;
     TrcCollRow r = {.size_bytes = size, .count = size / tsize};
-    LinksOut lo = {
-        .outs = outs, .path = o.links_csv, .sys = sys, .error = &error};
+    RunReports rep = {.outs = outs, .o = &o, .sys = sys, .error = &error};
     gboolean last = i + 1 == sizes->len;
+    gboolean reports = last && (o.links_csv || o.ports_csv || o.queue_samples);
 
     if (!sim_interrupt_check(&error))
       goto fail;
@@ -441,13 +511,10 @@ int cli_cmd_run(int argc, char **argv)
       fputs(explain->str, stdout);
       g_string_truncate(explain, 0);
     }
-    if (!nccl_run(comm, coll, size, &ch,
-                  o.fidelity && strcmp(o.fidelity, "analytical") == 0
-                      ? NCCL_EXEC_ANALYTICAL
-                      : NCCL_EXEC_FLOW,
-                  last && o.links_csv ? write_links : NULL, &lo, &st, &error))
+    if (!nccl_run(comm, coll, size, &ch, run_exec(&o),
+                  reports ? write_reports : NULL, &rep, &st, &error))
       goto fail;
-    if (last && o.links_csv && !lo.ok)
+    if (reports && !rep.ok)
       goto fail;
     r.time_us = sim_time_to_us(st.time_ps);
     r.algbw_GBps = (double)size / (r.time_us * 1e3);

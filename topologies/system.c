@@ -230,6 +230,8 @@ void topo_system_free(TopoSystem *sys)
   topo_fattree_free(sys->ft);
   topo_dragonfly_free(sys->df);
   topo_explicit_free(sys->ex);
+  if (sys->packet_links)
+    g_ptr_array_free(sys->packet_links, TRUE);
   g_free(sys->scaleout.link);
   g_free(sys->scaleout.sw);
   g_free(sys->scaleout.global_link);

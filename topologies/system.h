@@ -27,6 +27,7 @@
 
 #include "models/registry.h"
 #include "sim/fabric.h"
+#include "sim/packet.h"
 #include "sim/route.h"
 
 typedef enum {
@@ -115,6 +116,13 @@ const MdlNic *topo_node_nic(const TopoSystem *sys, SimNodeId n);
  * writes, largest packets) on channel c's link model.  ctx is the
  * TopoSystem. */
 double topo_wire_ratio(void *sys, SimChannelId c, guint64 bytes);
+
+/* A SimPacketLinkFn (sim/packet.h) for the packet transport over this
+ * system's fabric: channel c's packets, flow control, buffers, ECN and
+ * DCQCN, from its link model and the switch models at its ends
+ * (topologies/packet.c documents the mapping).  ctx is the TopoSystem;
+ * the result is cached in it and lives as long as it. */
+const SimPacketLink *topo_packet_link(void *sys, SimChannelId c);
 
 /* Node of GPU g of server s, of NIC i of server s. */
 SimNodeId topo_gpu(const TopoSystem *sys, guint32 server, guint32 gpu);

@@ -127,6 +127,8 @@ struct TopoSystem {
   TopoDragonfly *df;
   TopoExplicit *ex;
   guint32 net_switch_count[4];
+  /* topo_packet_link's cache (packet.c): built on first use */
+  GPtrArray *packet_links;
 };
 
 /* Sets "WHERE KEY: MESSAGE" with the given code; returns FALSE. */

@@ -25,3 +25,13 @@ void trc_csv_append_text(GString *s, const char *text)
     g_free(buf);
   }
 }
+
+void trc_csv_append_channel(GString *s, const SimFabric *f, SimChannelId c)
+{
+  const SimChannel *ch = sim_fabric_channel(f, c);
+
+  g_string_append_printf(s, "%u,", c);
+  trc_csv_append_text(s, sim_fabric_node_name(f, ch->src));
+  g_string_append_c(s, ',');
+  trc_csv_append_text(s, sim_fabric_node_name(f, ch->dst));
+}

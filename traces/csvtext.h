@@ -1,15 +1,23 @@
-/* What the text reports in traces/ (linkstats.c, collresults.c) share: CSV
- * text fields, quoted the same way in every report (numbers are printed
- * with printf, unquoted).  Reports are written through traces/output.h. */
+/* What the text reports in traces/ (linkstats.c, portstats.c,
+ * collresults.c) share: CSV text fields, quoted the same way in every
+ * report (numbers are printed with printf, unquoted), and the columns that
+ * name a channel.  Reports are written through traces/output.h. */
 #ifndef TRACES_CSVTEXT_H
 #define TRACES_CSVTEXT_H
 
 #include <glib.h>
+
+#include "sim/fabric.h"
 
 /* Appends `text` to s as one CSV field: as it is, or, when it holds a
  * comma, a double quote or a line break, quoted by libcsv (surrounded by
  * double quotes, inner quotes doubled; RFC 4180).  NULL appends an empty
  * field. */
 void trc_csv_append_text(GString *s, const char *text);
+
+/* Appends the fields `channel,src,dst` of channel c of f: its id and the
+ * names of the nodes it leads from and to (the first columns of the
+ * per-channel reports, so that they join). */
+void trc_csv_append_channel(GString *s, const SimFabric *f, SimChannelId c);
 
 #endif /* TRACES_CSVTEXT_H */

@@ -23,10 +23,7 @@ char *trc_links_csv(const TopoSystem *sys, const SimTransport *t, SimTime end,
     sim_transport_channel_stats(t, c, &st);
     if (!all && st.payload_bytes == 0 && st.peak_flows == 0)
       continue;
-    g_string_append_printf(s, "%u,", c);
-    trc_csv_append_text(s, sim_fabric_node_name(f, ch->src));
-    g_string_append_c(s, ',');
-    trc_csv_append_text(s, sim_fabric_node_name(f, ch->dst));
+    trc_csv_append_channel(s, f, c);
     g_string_append_c(s, ',');
     trc_csv_append_text(s, topo_channel_link(sys, c)->name);
     g_string_append_printf(s, ",%.6f,%.0f,%.0f,%.6f,%.6f,%.6f,%u\n",

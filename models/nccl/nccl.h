@@ -64,7 +64,12 @@ typedef enum {
 
 #define NCCL_MAX_CHANNELS 32
 
-typedef enum { NCCL_EXEC_ANALYTICAL, NCCL_EXEC_FLOW } NcclExec;
+/* The transport a plan runs on (sim/transport.h, sim/packet.h). */
+typedef enum {
+  NCCL_EXEC_ANALYTICAL,
+  NCCL_EXEC_FLOW,
+  NCCL_EXEC_PACKET, /* over topo_packet_link's view of the links */
+} NcclExec;
 
 typedef struct {
   guint32 algos;                      /* bit per NcclAlgo allowed; 0: all */
@@ -74,6 +79,8 @@ typedef struct {
   gboolean collnet; /* NCCL_COLLNET_ENABLE: use SHARP where the network
                        has it (CollNet, multi-node NVLS); off by default,
                        as in NCCL, which needs the SHARP plugin */
+  SimTime packet_sample_ps; /* NCCL_EXEC_PACKET: sample queue depths this
+                               often (sim_packet_set_sampling); 0: off */
 } NcclOptions;
 
 const char *nccl_coll_name(NcclColl c);      /* "AllReduce" */
@@ -134,7 +141,8 @@ typedef struct {
 } NcclRunStats;
 
 /* Called after a run with its transport and end time, before both go:
- * for per-link reports (traces/linkstats.h). */
+ * for per-link reports (traces/linkstats.h) and, on the packet transport,
+ * per-port counters and queue samples (traces/portstats.h). */
 typedef void (*NcclInspectFn)(void *ctx, const SimTransport *t, SimTime end);
 
 /* Plans the call with `choice` and executes it on a fresh engine over the

@@ -32,6 +32,7 @@
 #include "sim/engine.h"
 #include "sim/interrupt.h"
 #include "sim/memory.h"
+#include "sim/packet.h"
 #include "sim/transport.h"
 
 #define MAX_ROUNDS 8
@@ -1006,8 +1007,37 @@ static double channel_cap(const Plan *pl)
 #define RUN_BYTES_PER_RANK_CHANNEL (16u << 10)
 #define RUN_BYTES_PER_PAIR_CHANNEL (3u << 10)
 
+/* The packet transport adds, per fabric channel, its port record with up
+ * to SIM_PACKET_MAX_VL VL records, and the packets alive: a packet lives
+ * only while queued at a port or on a wire, sources cut packets only as
+ * their first port can send them, and the buffer each hop leads into
+ * (credits, PFC xoff + headroom, the lossy limit) bounds what is queued
+ * for or travelling on it.  Collectives run on one VL, so a channel holds
+ * at most (that buffer / MTU) + 2 packets (one on its wire, one at the
+ * head of its queue).  Upper bounds of the records in sim/packet.c, with
+ * pool slack; not yet measured. */
+#define RUN_PACKET_BYTES_PER_PORT 512u
+#define RUN_PACKET_BYTES_PER_PACKET 64u
+
+/* Most packets the fabric's buffers let be alive at once. */
+static guint64 packet_bound(const TopoSystem *sys)
+{
+  const SimFabric *f = topo_system_fabric(sys);
+  guint64 n = 0;
+
+  for (SimChannelId c = 0; c < sim_fabric_n_channels(f); c++) {
+    const SimPacketLink *l = topo_packet_link((void *)sys, c);
+    guint64 buf = l->flow_control == SIM_FC_PFC
+                      ? l->pfc_xoff_bytes + l->pfc_headroom_bytes
+                      : l->buffer_bytes;
+
+    n += buf / l->mtu + 2;
+  }
+  return n;
+}
+
 static gboolean check_memory(const NcclComm *comm, NcclColl coll,
-                             guint32 channels, GError **error)
+                             guint32 channels, NcclExec exec, GError **error)
 {
   guint64 ranks = nccl_comm_ranks(comm);
   gboolean pairs = coll == NCCL_COLL_ALLTOALL;
@@ -1021,7 +1051,40 @@ static gboolean check_memory(const NcclComm *comm, NcclColl coll,
       pairs ? RUN_BYTES_PER_PAIR_CHANNEL : RUN_BYTES_PER_RANK_CHANNEL,
       pairs ? "pair of ranks" : "rank");
 
+  if (exec == NCCL_EXEC_PACKET) {
+    guint32 ports = sim_fabric_n_channels(topo_system_fabric(comm->sys));
+    guint64 packets = packet_bound(comm->sys);
+    char *more = g_strdup_printf(
+        "%s; packets: %u ports x %u bytes, up to %" G_GUINT64_FORMAT
+        " packets x %u bytes",
+        how, ports, RUN_PACKET_BYTES_PER_PORT, packets,
+        RUN_PACKET_BYTES_PER_PACKET);
+
+    need += (guint64)ports * RUN_PACKET_BYTES_PER_PORT +
+            packets * RUN_PACKET_BYTES_PER_PACKET;
+    g_free(how);
+    how = more;
+  }
   return sim_memory_check(need, what, how, error);
+}
+
+/* The transport a run executes on, with the link models' wire overheads. */
+static SimTransport *run_transport(const NcclComm *comm, SimEngine *engine,
+                                   const SimFabric *fabric, NcclExec exec)
+{
+  SimTransport *tr;
+
+  switch (exec) {
+  case NCCL_EXEC_ANALYTICAL: tr = sim_analytical_new(engine, fabric); break;
+  case NCCL_EXEC_PACKET:
+    tr = sim_packet_new(engine, fabric, topo_packet_link, (void *)comm->sys);
+    sim_packet_set_sampling(tr, comm->opt.packet_sample_ps);
+    break;
+  case NCCL_EXEC_FLOW:
+  default: tr = sim_flow_new(engine, fabric); break;
+  }
+  sim_transport_set_wire(tr, topo_wire_ratio, (void *)comm->sys);
+  return tr;
 }
 
 gboolean nccl_run(const NcclComm *comm, NcclColl coll, guint64 bytes,
@@ -1045,7 +1108,7 @@ gboolean nccl_run(const NcclComm *comm, NcclColl coll, guint64 bytes,
   gint64 t0 = g_get_monotonic_time();
   SimDagStats ds;
 
-  if (!check_memory(comm, coll, pl.channels, error))
+  if (!check_memory(comm, coll, pl.channels, exec, error))
     return FALSE;
   pl.paths = g_array_new(FALSE, FALSE, sizeof(SimPath));
   pl.weights = g_array_new(FALSE, FALSE, sizeof(double));
@@ -1082,9 +1145,7 @@ gboolean nccl_run(const NcclComm *comm, NcclColl coll, guint64 bytes,
   if (!ok)
     goto out;
   engine = sim_engine_new();
-  tr = exec == NCCL_EXEC_ANALYTICAL ? sim_analytical_new(engine, pl.fabric)
-                                    : sim_flow_new(engine, pl.fabric);
-  sim_transport_set_wire(tr, topo_wire_ratio, (void *)comm->sys);
+  tr = run_transport(comm, engine, pl.fabric, exec);
   dag = sim_dag_new(engine, tr);
   x.dag = dag;
   build_dag(&x);

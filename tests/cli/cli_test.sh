@@ -26,6 +26,15 @@ expect() {
   echo "ok: ifsim $* -> $got"
 }
 
+# contains FILE PATTERN: the file holds PATTERN (fixed string).
+contains() {
+  if grep -qF -- "$2" "$1" 2>/dev/null; then
+    echo "ok: $1 holds '$2'"
+  else
+    echo "FAIL: $1 lacks '$2'"; fails=$((fails + 1))
+  fi
+}
+
 expect 0 "Usage: ifsim COMMAND" --help
 expect 0 "calibrate" help
 expect 2 "Usage: ifsim COMMAND"
@@ -67,7 +76,38 @@ expect 0 "  268435456      67108864     float    none       0" run -c broadcast 
 expect 0 "# 1048576 P2P Simple" run -c sendrecv -b 1M -e 1M
 expect 0 "   1048576        262144     float    none      -1" run -c alltoall -b 1M -e 1M
 expect 2 "--root: 8 is not a rank (0 to 7)" run -c reduce -r 8
-expect 2 "--fidelity: 'packet' needs the packet transport" run --fidelity packet
+expect 2 "--ports-csv: per-port counters come from the packet transport; add --fidelity packet" run -b 1M -e 1M --ports-csv ports.csv
+expect 2 "--queue-samples: queue samples come from the packet transport; add --fidelity packet" run -b 1M -e 1M --fidelity flow --queue-samples q.csv
+expect 2 "--sample-interval: goes with --queue-samples" run -b 1M -e 1M --fidelity packet --sample-interval 1us
+expect 2 "--sample-interval: '2 parsecs' is not a time" run -b 1M -e 1M --fidelity packet --queue-samples q.csv --sample-interval "2 parsecs"
+expect 2 "--sample-interval: must be above 0 ps" run -b 1M -e 1M --fidelity packet --queue-samples q.csv --sample-interval 0ns
+if [ -e ports.csv ] || [ -e q.csv ]; then
+  echo "FAIL: a refused run wrote a packet report"; fails=$((fails + 1))
+fi
+# packet fidelity: the same busbw as flow (within 5%) on the uncontended
+# 8-GPU server, and its per-port report and queue samples
+pk=$(mktemp -d)
+expect 0 "all_reduce_perf" run -g 8 -b 1M -e 4M --fidelity packet --csv "$pk/p.csv" --links-csv "$pk/l.csv" --ports-csv "$pk/ports.csv" --queue-samples "$pk/q.csv" --sample-interval 500ns
+expect 0 "all_reduce_perf" run -g 8 -b 1M -e 4M --csv "$pk/f.csv"
+contains "$pk/p.csv" "# fidelity: packet"
+grep '^[0-9]' "$pk/f.csv" | cut -d, -f1,8 >"$pk/f.bw"
+grep '^[0-9]' "$pk/p.csv" | cut -d, -f1,8 >"$pk/p.bw"
+if [ "$(wc -l <"$pk/p.bw")" -ne 3 ] ||
+   ! paste -d, "$pk/p.bw" "$pk/f.bw" | awk -F, '
+       { r = $2 / $4; printf "size %s: packet %s GB/s, flow %s GB/s\n", $1, $2, $4
+         if ($1 != $3 || r < 0.95 || r > 1.05) bad = 1 }
+       END { exit bad }'; then
+  echo "FAIL: run --fidelity packet busbw is not within 5% of flow"; fails=$((fails + 1))
+fi
+if ! head -1 "$pk/ports.csv" | grep -q '^channel,src,dst,packets,payload_bytes,wire_bytes,drops,ecn_marks,pauses_received,pauses_sent,paused_us,credit_stalls,credit_stall_us,max_queue_bytes,busy_us,utilization$' ||
+   [ "$(grep -c '^[0-9]' "$pk/ports.csv")" -lt 8 ]; then
+  echo "FAIL: run --ports-csv"; cat "$pk/ports.csv"; fails=$((fails + 1))
+fi
+if ! head -1 "$pk/q.csv" | grep -q '^time_us,channel,src,dst,queue_bytes$' ||
+   ! head -1 "$pk/l.csv" | grep -q '^channel,src,dst'; then
+  echo "FAIL: run --queue-samples / --links-csv with packet fidelity"; fails=$((fails + 1))
+fi
+rm -rf "$pk"
 expect 2 "ranks: 12 does not fill whole servers of 8 GPUs" run -g 12 -t "$(dirname "$0")/../../topologies/examples/dgx-h100-superpod.ini"
 expect 2 "ranks: 16 is not between 2 and the system's 8 GPUs" run -g 16
 expect 2 "--datatype: 'float7' is not one of" run -d float7
@@ -129,15 +169,6 @@ expect 2 "ifsim: models: $bad: [link nvlink4] latency_ns: -5 is outside [0, 1000
 printf '[link nvlink4]\nlatency_ns = 150\n' >"$bad"
 expect 0 "latency_ns                 = 150" models -m "$bad" nvlink4
 rm -f "$bad"
-
-# contains FILE PATTERN: the file holds PATTERN (fixed string).
-contains() {
-  if grep -qF -- "$2" "$1" 2>/dev/null; then
-    echo "ok: $1 holds '$2'"
-  else
-    echo "FAIL: $1 lacks '$2'"; fails=$((fails + 1))
-  fi
-}
 
 # calibrate and validate on the published measurements (tests/data/reference)
 REF=$(dirname "$0")/../data/reference

@@ -1,8 +1,11 @@
 /* Tests of topologies/: known shapes (counts and bisection bandwidth),
  * routing (valid paths, hop counts, NVLink spraying, ECMP spread, D-mod-k,
- * adaptive, dragonfly policies), the built-in examples and templates, and
- * the bad-input corpus tests/data/bad/topo. */
+ * adaptive, dragonfly policies), the built-in examples and templates, the
+ * packet transport's view of the links (topologies/packet.c), and the
+ * bad-input corpus tests/data/bad/topo. */
 #include <string.h>
+
+#include "models/link.h"
 
 #include "tests/bad_corpus.h"
 #include "tests/suites.h"
@@ -437,6 +440,170 @@ START_TEST(test_repo_files_match_builtins)
 }
 END_TEST
 
+/* --- packet parameters ---------------------------------------------------- */
+
+/* The first channel from a node of kind a to one of kind b. */
+static SimChannelId find_channel(const TopoSystem *sys, TopoNodeKind a,
+                                 TopoNodeKind b)
+{
+  const SimFabric *f = topo_system_fabric(sys);
+
+  for (SimChannelId c = 0; c < sim_fabric_n_channels(f); c++) {
+    const SimChannel *ch = sim_fabric_channel(f, c);
+
+    if (sim_fabric_node(f, ch->src)->kind == a &&
+        sim_fabric_node(f, ch->dst)->kind == b)
+      return c;
+  }
+  ck_abort_msg("no channel from kind %d to kind %d", a, b);
+  return SIM_NONE;
+}
+
+static TopoSystem *load_builtin(const char *name)
+{
+  g_autoptr(GError) error = NULL;
+  TopoSystem *sys = topo_system_load_builtin(name, &error);
+
+  ck_assert_msg(sys != NULL, "%s", error ? error->message : "");
+  return sys;
+}
+
+static guint32 width_of(const TopoSystem *sys, SimChannelId c)
+{
+  return sim_fabric_channel(topo_system_fabric(sys), c)->width;
+}
+
+/* DGX H100 SuperPOD: NDR into a Quantum-2 switch is credit-based and
+ * cut-through, 4 KiB MTU, 8 VLs, 64-byte credits, 64 KiB per VL, 44
+ * overhead bytes (delimiters 2, LRH 8, BTH 12, RETH 16, ICRC 4, VCRC 2);
+ * into a NIC it is
+ * store and forward.  NVLink into an NVSwitch: 256-byte packets, 16-byte
+ * credits, 4 KiB per link times the links bundled.  No ECN, DCQCN or
+ * timeout on lossless families; one cached record per kind of channel. */
+START_TEST(test_packet_link_ib_nvlink)
+{
+  g_autoptr(TopoSystem) sys = load_builtin("dgx-h100-superpod");
+  SimChannelId up = find_channel(sys, TOPO_NODE_NIC, TOPO_NODE_NET_SWITCH);
+  SimChannelId nv = find_channel(sys, TOPO_NODE_GPU, TOPO_NODE_NVSWITCH);
+  const SimPacketLink *p = topo_packet_link(sys, up);
+  const SimPacketLink *down = topo_packet_link(sys, sim_channel_reverse(up));
+  const SimPacketLink *n = topo_packet_link(sys, nv);
+
+  ck_assert_str_eq(topo_channel_link(sys, up)->name, "ib-ndr-4x");
+  ck_assert_uint_eq(width_of(sys, up), 1);
+  ck_assert_uint_eq(p->flow_control, SIM_FC_CREDIT);
+  ck_assert(p->cut_through);
+  ck_assert_uint_eq(p->mtu, 4096);
+  ck_assert_uint_eq(p->n_vl, 8);
+  ck_assert_uint_eq(p->credit_unit, 64);
+  ck_assert_uint_eq(p->buffer_bytes, 65536);
+  ck_assert_uint_eq(p->cut_through_bytes, 44);
+  ck_assert(!p->ecn && !p->dcqcn);
+  ck_assert_uint_eq(p->rto, 0);
+  ck_assert_uint_eq(down->flow_control, SIM_FC_CREDIT);
+  ck_assert(!down->cut_through);
+  ck_assert_ptr_eq(topo_packet_link(sys, up), p);
+  ck_assert_ptr_ne(down, p);
+
+  ck_assert_str_eq(topo_channel_link(sys, nv)->name, "nvlink4");
+  ck_assert_uint_eq(n->flow_control, SIM_FC_CREDIT);
+  ck_assert(n->cut_through);
+  ck_assert_uint_eq(n->mtu, 256);
+  ck_assert_uint_eq(n->n_vl, 1);
+  ck_assert_uint_eq(n->credit_unit, 16);
+  ck_assert_uint_eq(n->buffer_bytes, topo_channel_link(sys, nv)->credit_buffer_bytes *
+                                          width_of(sys, nv));
+  ck_assert_uint_eq(n->cut_through_bytes,
+                    mdl_link_wire_bytes(topo_channel_link(sys, nv), 256, 0,
+                                        MDL_OP_WRITE) -
+                        256);
+}
+END_TEST
+
+/* The RoCE example: lossless by PFC with the link model's thresholds;
+ * switch ports mark ECN, the NIC's does not; every RoCE hop carries
+ * DCQCN with rates in bytes/s and timers in ps, alpha every 55 us; the
+ * go-back-N timeout.  UPI sets no credit buffer: twice the hop's
+ * bandwidth-delay product, whole credits. */
+START_TEST(test_packet_link_roce)
+{
+  g_autoptr(TopoSystem) sys = load_builtin("roce-400g-fattree");
+  SimChannelId up = find_channel(sys, TOPO_NODE_NIC, TOPO_NODE_NET_SWITCH);
+  SimChannelId mid =
+      find_channel(sys, TOPO_NODE_NET_SWITCH, TOPO_NODE_NET_SWITCH);
+  SimChannelId upi = find_channel(sys, TOPO_NODE_CPU, TOPO_NODE_CPU);
+  const SimPacketLink *p = topo_packet_link(sys, up);
+  const SimPacketLink *q = topo_packet_link(sys, mid);
+  const SimPacketLink *u = topo_packet_link(sys, upi);
+  const MdlLink *ul = topo_channel_link(sys, upi);
+  /* twice the credit loop: 2 latencies, 2 full packets, 150 ns forwarding */
+  double full = (double)mdl_link_wire_bytes(ul, ul->max_payload_bytes, 0,
+                                            MDL_OP_WRITE);
+  double bdp2 = 2 * mdl_link_rate_Bps(ul) *
+                (2 * sim_time_to_s(mdl_link_latency_ps(ul)) +
+                 2 * full / mdl_link_rate_Bps(ul) + 150e-9) *
+                width_of(sys, upi);
+  guint32 w = width_of(sys, mid);
+
+  ck_assert_uint_eq(width_of(sys, up), 1);
+  ck_assert_uint_eq(p->flow_control, SIM_FC_PFC);
+  ck_assert(p->cut_through);
+  ck_assert_uint_eq(p->n_vl, 8);
+  ck_assert_uint_eq(p->pfc_xoff_bytes, 262144);
+  ck_assert_uint_eq(p->pfc_xon_bytes, 131072);
+  ck_assert_uint_eq(p->pfc_headroom_bytes, 131072);
+  ck_assert(!p->ecn);
+  ck_assert(p->dcqcn);
+  ck_assert_double_eq_tol(p->dcqcn_g, 1.0 / 204.8, 1e-12);
+  ck_assert_uint_eq(p->dcqcn_alpha_period, SIM_US(55));
+  ck_assert_uint_eq(p->dcqcn_rate_increase, SIM_US(300));
+  ck_assert_uint_eq(p->dcqcn_byte_counter, 32767);
+  ck_assert_double_eq_tol(p->dcqcn_rai_Bps, 5e6 / 8, 1e-6);
+  ck_assert_double_eq_tol(p->dcqcn_rhai_Bps, 50e6 / 8, 1e-6);
+  ck_assert_double_eq_tol(p->dcqcn_min_rate_Bps, 1e6 / 8, 1e-6);
+  ck_assert_uint_eq(p->dcqcn_cnp_interval, SIM_US(50));
+  ck_assert_uint_eq(p->rto, 67108864000ull);
+
+  ck_assert(q->ecn && q->dcqcn);
+  ck_assert_uint_eq(q->ecn_kmin_bytes, 10240ull * w);
+  ck_assert_uint_eq(q->ecn_kmax_bytes, 102400ull * w);
+  ck_assert_double_eq_tol(q->ecn_pmax, 0.01, 1e-12);
+  ck_assert_uint_eq(q->pfc_xoff_bytes, 262144ull * w);
+
+  ck_assert_str_eq(ul->name, "upi2");
+  ck_assert_uint_eq(u->flow_control, SIM_FC_CREDIT);
+  ck_assert_uint_eq(u->buffer_bytes % u->credit_unit, 0);
+  ck_assert(u->buffer_bytes >= bdp2 &&
+            u->buffer_bytes < bdp2 + u->credit_unit * width_of(sys, upi));
+}
+END_TEST
+
+/* Lossy RoCE: a port's queue limit is the switch's shared buffer split
+ * evenly over its ports, or, where the switch sets none (and at the NIC),
+ * what the port holds before dropping under PFC (xoff + headroom). */
+START_TEST(test_packet_link_lossy)
+{
+  g_autoptr(TopoSystem) sys =
+      load_text("[system]\nserver = host\nservers = 4\n"
+                "[server host]\ngpus = 1\nsockets = 1\ngpu_pcie = pcie5-x16\n"
+                "nic = cx7-400g\nnics = 1\n"
+                "[link roce-v2-400g]\nflow_control = lossy\n"
+                "[switch sw]\nbased_on = spectrum4-400g\nports = 8\n"
+                "buffer_bytes = 8000000\n"
+                "[scaleout]\ntopology = fat-tree\nswitch = sw\ntiers = 1\n");
+  SimChannelId up = find_channel(sys, TOPO_NODE_NIC, TOPO_NODE_NET_SWITCH);
+  const SimPacketLink *p = topo_packet_link(sys, up);
+  const SimPacketLink *q = topo_packet_link(sys, sim_channel_reverse(up));
+
+  ck_assert_uint_eq(p->flow_control, SIM_FC_LOSSY);
+  ck_assert_uint_eq(p->buffer_bytes, 262144 + 131072);
+  ck_assert_uint_eq(q->flow_control, SIM_FC_LOSSY);
+  ck_assert_uint_eq(q->buffer_bytes, 8000000 / 8);
+  ck_assert(q->ecn && !p->ecn);
+  ck_assert(!q->cut_through && p->cut_through);
+}
+END_TEST
+
 static gboolean load_system_file(const char *path, GError **error)
 {
   g_autoptr(TopoSystem) sys = topo_system_load(path, NULL, error);
@@ -473,6 +640,12 @@ Suite *suite_topo(void)
   tcase_add_test(tc, test_dragonfly_routing);
   tcase_add_test(tc, test_planes);
   tcase_set_timeout(tc, 120);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("packet");
+  tcase_add_test(tc, test_packet_link_ib_nvlink);
+  tcase_add_test(tc, test_packet_link_roce);
+  tcase_add_test(tc, test_packet_link_lossy);
+  tcase_set_timeout(tc, 60);
   suite_add_tcase(s, tc);
   tc = tcase_create("files");
   tcase_add_test(tc, test_builtins_load);

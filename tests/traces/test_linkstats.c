@@ -2,7 +2,8 @@
  * CSV: NVLink spraying over the four NVSwitches as a path set, wire
  * overheads from the link models, an incast that the flow transport
  * shares and the analytical one does not, and the report read back with
- * libcsv. */
+ * libcsv; the per-port packet report and queue samples (traces/portstats.h)
+ * from given counters and from a packet run. */
 #include <csv.h>
 #include <glib/gstdio.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include "tests/suites.h"
 #include "topologies/system.h"
 #include "traces/linkstats.h"
+#include "traces/portstats.h"
 
 #define GIB (G_GUINT64_CONSTANT(1) << 30)
 
@@ -169,6 +171,144 @@ START_TEST(test_incast_and_report)
 }
 END_TEST
 
+/* The text parses as strict CSV with `cols` fields on every line; returns
+ * the number of lines. */
+static guint csv_lines(const char *text, guint cols)
+{
+  struct csv_parser p;
+  gsize len = strlen(text);
+  guint lines = 0;
+
+  ck_assert_int_eq(csv_init(&p, CSV_STRICT), 0);
+  ck_assert_uint_eq(csv_parse(&p, text, len, NULL, NULL, NULL), len);
+  csv_fini(&p, NULL, NULL, NULL);
+  csv_free(&p);
+  {
+    g_auto(GStrv) rows = g_strsplit(text, "\n", -1);
+    for (guint i = 0; rows[i] && *rows[i]; i++, lines++) {
+      g_auto(GStrv) f = g_strsplit(rows[i], ",", -1);
+      ck_assert_uint_eq(g_strv_length(f), cols);
+    }
+  }
+  return lines;
+}
+
+/* Given counters: a row per channel that carried packets or whose link
+ * saw pauses; pauses_sent is the reverse channel's pauses_received; times
+ * in us; utilization = wire bytes / (rate x run time). */
+START_TEST(test_ports_csv)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(TopoSystem) sys = topo_system_load_builtin("server:dgx-h100",
+                                                       &error);
+  const SimFabric *f = topo_system_fabric(sys);
+  guint32 n = sim_fabric_n_channels(f);
+  g_autofree SimPortStats *st = g_new0(SimPortStats, n);
+  g_autofree char *csv = NULL;
+  g_autofree char *row0 = NULL;
+  g_autofree char *row1 = NULL;
+  SimTime end = SIM_US(10);
+  double rate = sim_fabric_channel(f, 0)->rate_Bps;
+
+  st[0] = (SimPortStats){.packets = 10,
+                         .payload_bytes = 2560,
+                         .wire_bytes = 2880,
+                         .drops = 1,
+                         .ecn_marks = 2,
+                         .pauses = 3,
+                         .paused_ps = SIM_NS(1500),
+                         .credit_stalls = 4,
+                         .credit_stall_ps = SIM_NS(250),
+                         .max_queue_bytes = 512,
+                         .busy_ps = SIM_US(1)};
+  st[1].pauses = 5; /* channel 0's reverse: paused, carried nothing */
+  st[2].busy_ps = SIM_US(1); /* nothing counted: no row */
+  csv = trc_ports_csv(f, st, end);
+  row0 = g_strdup_printf("0,%s,%s,10,2560,2880,1,2,3,5,1.500000,4,0.250000,"
+                         "512,1.000000,%.6f\n",
+                         sim_fabric_node_name(f, sim_fabric_channel(f, 0)->src),
+                         sim_fabric_node_name(f, sim_fabric_channel(f, 0)->dst),
+                         2880 / rate / 1e-5);
+  row1 = g_strdup_printf("1,%s,%s,0,0,0,0,0,5,3,0.000000,0,0.000000,0,"
+                         "0.000000,0.000000\n",
+                         sim_fabric_node_name(f, sim_fabric_channel(f, 1)->src),
+                         sim_fabric_node_name(f, sim_fabric_channel(f, 1)->dst));
+  ck_assert(g_str_has_prefix(
+      csv, "channel,src,dst,packets,payload_bytes,wire_bytes,drops,ecn_marks,"
+           "pauses_received,pauses_sent,paused_us,credit_stalls,"
+           "credit_stall_us,max_queue_bytes,busy_us,utilization\n"));
+  ck_assert_msg(strstr(csv, row0) != NULL, "%s lacks %s", csv, row0);
+  ck_assert_msg(strstr(csv, row1) != NULL, "%s lacks %s", csv, row1);
+  ck_assert_uint_eq(csv_lines(csv, 16), 3);
+}
+END_TEST
+
+START_TEST(test_queue_samples_csv)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(TopoSystem) sys = topo_system_load_builtin("server:dgx-h100",
+                                                       &error);
+  const SimFabric *f = topo_system_fabric(sys);
+  SimQueueSample q[2] = {{.t = SIM_NS(500), .channel = 1, .queue_bytes = 288},
+                         {.t = SIM_NS(1500), .channel = 0, .queue_bytes = 0}};
+  g_autofree char *csv = trc_queue_samples_csv(f, q, 2);
+  g_autofree char *want = g_strdup_printf(
+      "time_us,channel,src,dst,queue_bytes\n0.500000,1,%s,%s,288\n"
+      "1.500000,0,%s,%s,0\n",
+      sim_fabric_node_name(f, sim_fabric_channel(f, 1)->src),
+      sim_fabric_node_name(f, sim_fabric_channel(f, 1)->dst),
+      sim_fabric_node_name(f, sim_fabric_channel(f, 0)->src),
+      sim_fabric_node_name(f, sim_fabric_channel(f, 0)->dst));
+  g_autofree char *none = trc_queue_samples_csv(f, NULL, 0);
+
+  ck_assert_str_eq(csv, want);
+  ck_assert_str_eq(none, "time_us,channel,src,dst,queue_bytes\n");
+}
+END_TEST
+
+/* A packet run of GPU 1 to GPU 0 over the NVSwitches: the rows into GPU 0
+ * carry the whole transfer, no port is busier than the run, and queue
+ * samples were taken. */
+START_TEST(test_ports_of_packet_run)
+{
+  Box b = {0};
+  g_autoptr(GError) error = NULL;
+  g_autofree char *csv = NULL;
+  g_autofree char *samples = NULL;
+  double into0 = 0;
+
+  b.sys = topo_system_load_builtin("server:dgx-h100", &error);
+  ck_assert_msg(b.sys != NULL, "%s", error ? error->message : "");
+  b.engine = sim_engine_new();
+  b.t = sim_packet_new(b.engine, topo_system_fabric(b.sys), topo_packet_link,
+                       b.sys);
+  sim_transport_set_wire(b.t, topo_wire_ratio, b.sys);
+  sim_packet_set_sampling(b.t, SIM_NS(100));
+  b.dag = sim_dag_new(b.engine, b.t);
+  ck_assert(topo_route(b.sys, topo_gpu(b.sys, 0, 1), topo_gpu(b.sys, 0, 0), 1,
+                       NULL, &b.ps[1], &error));
+  send_to_0(&b, 1, 1u << 20);
+  sim_engine_run(b.engine);
+  ck_assert_uint_gt(b.end, 0);
+  csv = trc_ports_csv_transport(b.t, b.end);
+  samples = trc_queue_samples_csv_transport(b.t);
+  ck_assert_uint_eq(csv_lines(csv, 16), 1 + 2 * b.ps[1].n);
+  {
+    g_auto(GStrv) lines = g_strsplit(csv, "\n", -1);
+    for (guint i = 1; lines[i] && *lines[i]; i++) {
+      g_auto(GStrv) fl = g_strsplit(lines[i], ",", -1);
+      ck_assert(g_ascii_strtod(fl[15], NULL) <= 1.0 + 1e-9);
+      ck_assert(g_ascii_strtod(fl[14], NULL) <= sim_time_to_us(b.end));
+      if (g_str_equal(fl[2], "s0.gpu0"))
+        into0 += g_ascii_strtod(fl[4], NULL);
+    }
+  }
+  ck_assert(into0 == (double)(1u << 20));
+  ck_assert_uint_gt(csv_lines(samples, 5), 1);
+  box_clear(&b);
+}
+END_TEST
+
 Suite *suite_traces(void)
 {
   Suite *s = suite_create("traces");
@@ -177,6 +317,12 @@ Suite *suite_traces(void)
   tcase_set_timeout(tc, 30);
   tcase_add_test(tc, test_nvlink_pair);
   tcase_add_test(tc, test_incast_and_report);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("portstats");
+  tcase_set_timeout(tc, 30);
+  tcase_add_test(tc, test_ports_csv);
+  tcase_add_test(tc, test_queue_samples_csv);
+  tcase_add_test(tc, test_ports_of_packet_run);
   suite_add_tcase(s, tc);
   return s;
 }
