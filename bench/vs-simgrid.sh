@@ -35,12 +35,9 @@ if ! pkg-config --exists simgrid 2>/dev/null; then
   echo "  apt-get install -y libsimgrid-dev g++ python3 time" >&2
   exit 2
 fi
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "$build" --target bench_ring -j"$(nproc)" >/dev/null
-
-field() { # field NAME LINE
-  sed -n "s/.*[[:space:]]$1=\([^[:space:]]*\).*/\1/p" <<<"$2"
-}
+# shellcheck source=bench/common.sh
+. "$root/bench/common.sh"
+build_bench_ring
 
 echo "# ifsim $(git -C "$root" describe --always --dirty 2>/dev/null || echo '?')" \
      "vs SimGrid $(pkg-config --modversion simgrid); $(nproc) cores;" \
