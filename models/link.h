@@ -101,6 +101,15 @@ typedef struct {
   } pcie;
   struct {
     gboolean grh; /* global route header (routing between subnets) */
+    /* congestion control (IBTA vol. 1 annex A10), packet transport */
+    gboolean cc;
+    guint32 cc_threshold_bytes; /* switch queue that makes packets FECN
+                                   eligible */
+    guint32 cc_marking_rate;    /* eligible packets skipped between marks */
+    guint32 cc_ccti_increase;   /* CCTI steps per BECN */
+    guint32 cc_ccti_limit;
+    double cc_ccti_timer_us;    /* one CCTI step back per period */
+    double cc_ipd_step_ns;      /* inter-packet delay per CCTI step */
   } ib;
   struct {
     guint32 version; /* MdlRoceVersion */

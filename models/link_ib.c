@@ -21,13 +21,38 @@
 static const MdlParamSpec ib_params[] = {
     {"grh", MDL_PARAM_BOOL, MDL_LINK_OFF(ib.grh), 0, 0, NULL, "false",
      "global route header in every packet"},
+    {"cc", MDL_PARAM_BOOL, MDL_LINK_OFF(ib.cc), 0, 0, NULL, "false",
+     "congestion control: FECN at switch ports, BECN, CCT rate limit"},
+    {"cc_threshold_bytes", MDL_PARAM_UINT, MDL_LINK_OFF(ib.cc_threshold_bytes),
+     0, 1u << 30, NULL, "0", "CC: switch queue depth that marks FECN, bytes"},
+    {"cc_marking_rate", MDL_PARAM_UINT, MDL_LINK_OFF(ib.cc_marking_rate), 0,
+     65535, NULL, "0", "CC: eligible packets left unmarked between marks"},
+    {"cc_ccti_increase", MDL_PARAM_UINT, MDL_LINK_OFF(ib.cc_ccti_increase), 0,
+     255, NULL, "1", "CC: CCTI steps per BECN"},
+    {"cc_ccti_limit", MDL_PARAM_UINT, MDL_LINK_OFF(ib.cc_ccti_limit), 0, 16383,
+     NULL, "127", "CC: highest CCTI"},
+    {"cc_ccti_timer_us", MDL_PARAM_DOUBLE, MDL_LINK_OFF(ib.cc_ccti_timer_us), 0,
+     1e6, NULL, "0", "CC: period of one CCTI step back, us"},
+    {"cc_ipd_step_ns", MDL_PARAM_DOUBLE, MDL_LINK_OFF(ib.cc_ipd_step_ns), 0,
+     1e6, NULL, "0", "CC: inter-packet delay per CCTI step, ns"},
     MDL_PARAM_END,
 };
 
 static gboolean ib_check(const MdlLink *l, const char *where, GError **error)
 {
-  return mdl_check_power_of_two(l->max_payload_bytes, 256, 4096, where,
-                                "max_payload_bytes", error);
+  if (!mdl_check_power_of_two(l->max_payload_bytes, 256, 4096, where,
+                              "max_payload_bytes", error))
+    return FALSE;
+  if (l->ib.cc && (l->ib.cc_threshold_bytes == 0 ||
+                   l->ib.cc_ccti_timer_us <= 0 || l->ib.cc_ipd_step_ns <= 0 ||
+                   l->ib.cc_ccti_increase == 0 || l->ib.cc_ccti_limit == 0)) {
+    g_set_error(error, MDL_ERROR, MDL_ERROR_CONFLICT,
+                "%s cc = true needs cc_threshold_bytes, cc_ccti_timer_us, "
+                "cc_ipd_step_ns, cc_ccti_increase and cc_ccti_limit above 0",
+                where);
+    return FALSE;
+  }
+  return TRUE;
 }
 
 /* Headers, CRCs and delimiters of every packet, without extended headers. */

@@ -55,7 +55,8 @@ typedef struct {
   guint32 n_paused;
   gboolean stalled;
   gboolean wake_pending, touched;
-  SimTime wake_t; /* when the pending wake runs */
+  guint32 fecn_skip; /* eligible packets since the last FECN mark */
+  SimTime wake_t;    /* when the pending wake runs */
   guint64 queue_bytes;
   guint32 active_flows;
   SimTime paused_since, stall_since;
@@ -85,6 +86,10 @@ typedef struct {
   /* DCQCN (dc != NULL) */
   const SimPacketLink *dc;
   guint32 dc_hop;
+  /* InfiniBand congestion control (ib != NULL) */
+  const SimPacketLink *ib;
+  guint32 ccti;
+  SimTime ccti_due; /* the CCTI timer's next run; 0: not running */
   double line, rc, rt, alpha;
   guint32 t_stage, bc_stage;
   guint64 bc_bytes;
@@ -121,7 +126,7 @@ typedef struct {
   SimPacketStats st;
   SimPacketLink fallback;
   SimKind k_arrive, k_wake, k_credit, k_pfc, k_nak, k_cnp, k_rto, k_rate,
-      k_alpha, k_sample, k_zero;
+      k_alpha, k_sample, k_zero, k_ccti;
   SimTime sample_interval;
   gboolean sample_pending;
   GArray *samples; /* SimQueueSample */
@@ -291,6 +296,36 @@ static void dcqcn_increase(Flow *f)
     f->rc = f->rt = f->line;
 }
 
+/* ---- InfiniBand congestion control (sender side) --------------------- */
+
+static void ccti_arm(Packets *p, guint32 fi, Flow *f)
+{
+  f->ccti_due = sim_engine_now(p->base.engine) + f->ib->ibcc_ccti_timer;
+  sim_engine_schedule(p->base.engine, f->ccti_due, p->k_ccti,
+                      flow_ev(fi, f->gen));
+}
+
+static void on_becn(Packets *p, guint32 fi, Flow *f)
+{
+  p->st.becns++;
+  f->ccti = MIN(f->ccti + f->ib->ibcc_ccti_increase, f->ib->ibcc_ccti_limit);
+  if (!f->ccti_due)
+    ccti_arm(p, fi, f);
+}
+
+static void on_ccti_timer(SimEngine *e, void *ctx, guint64 data)
+{
+  Packets *p = ctx;
+  Flow *f = flow_of_event(p, data);
+
+  if (!f || f->ccti_due != sim_engine_now(e))
+    return;
+  f->ccti_due = 0;
+  if (f->ccti > 0 && --f->ccti > 0)
+    ccti_arm(p, (guint32)data, f);
+}
+
+/* A CNP (RoCE, for DCQCN) or a BECN (InfiniBand) reached the sender. */
 static void on_cnp(SimEngine *e, void *ctx, guint64 data)
 {
   Packets *p = ctx;
@@ -299,6 +334,8 @@ static void on_cnp(SimEngine *e, void *ctx, guint64 data)
   gboolean was_full;
 
   (void)e;
+  if (f && !f->dc && f->ib)
+    on_becn(p, fi, f);
   if (!f || !f->dc)
     return;
   was_full = f->rc >= f->line;
@@ -346,6 +383,11 @@ static void paced_sent(Packets *p, Flow *f, const Packet *k, SimTime now)
 {
   if (f->cap > 0)
     f->next_allowed = now + sim_serialize_ps(k->payload, f->cap);
+  if (f->ib && f->ccti > 0)
+    f->next_allowed = MAX(
+        f->next_allowed,
+        now + sim_serialize_ps(pkt_wire(f, k), p->port[f->path.hop[0]].rate) +
+            f->ccti * f->ib->ibcc_ipd_step);
   if (!f->dc || f->rc >= f->line)
     return;
   f->next_allowed = MAX(f->next_allowed,
@@ -614,6 +656,9 @@ static void deliver(Packets *p, guint32 ki)
     f->last_cnp = now;
     p->st.cnps++;
     sim_engine_schedule(e, now + f->path_lat, p->k_cnp, flow_ev(fi, f->gen));
+  } else if (!f->done && k->ecn && !f->dc && f->ib) {
+    /* a BECN for every FECN */
+    sim_engine_schedule(e, now + f->path_lat, p->k_cnp, flow_ev(fi, f->gen));
   }
   if (!f->done) {
     if (k->seq == f->expected) {
@@ -698,6 +743,13 @@ static void on_arrive(SimEngine *e, void *ctx, guint64 data)
     k->ecn = 1;
     oo->st.ecn_marks++;
     p->st.ecn_marks++;
+  } else if (oo->link->ibcc_mark &&
+             oo->queue_bytes >= oo->link->ibcc_threshold_bytes &&
+             oo->fecn_skip++ >= oo->link->ibcc_marking_rate) {
+    oo->fecn_skip = 0;
+    k->ecn = 1;
+    oo->st.ecn_marks++;
+    p->st.fecn_marks++;
   }
   k->next = NIL;
   if (v->tail == NIL)
@@ -872,6 +924,8 @@ static void start_flow(Packets *p, guint32 xi, const SimTransfer *x, guint32 i,
     if ((l->flow_control == SIM_FC_LOSSY || l->flow_control == SIM_FC_PFC) &&
         l->rto && (!f->rto || l->rto < f->rto))
       f->rto = l->rto;
+    if (!f->ib && l->ibcc)
+      f->ib = l;
     if (!f->dc && l->dcqcn) {
       f->dc = l;
       f->dc_hop = h;
@@ -1037,6 +1091,7 @@ SimTransport *sim_packet_new(SimEngine *engine, const SimFabric *fabric,
       sim_engine_register(engine, "packet.dcqcn_alpha", on_alpha_timer, p);
   p->k_sample = sim_engine_register(engine, "packet.sample", on_sample, p);
   p->k_zero = sim_engine_register(engine, "packet.zero", on_zero, p);
+  p->k_ccti = sim_engine_register(engine, "packet.ibcc_ccti", on_ccti_timer, p);
   return &p->base;
 }
 

@@ -71,7 +71,18 @@
  * limit) paces its packets at the source: one packet's payload per
  * payload / cap.
  *
- * Control messages (credits, PAUSE, NAK, CNP) take time but no bandwidth.
+ * InfiniBand congestion control (IBTA vol. 1 annex A10), where the links
+ * enable it: a switch port with `ibcc_mark` marks FECN on packets queued
+ * while its queue holds `ibcc_threshold_bytes` or more (one of every
+ * `ibcc_marking_rate` + 1 of them); the receiver returns a BECN for each
+ * marked packet, arriving one path latency later; the sender's flow then
+ * raises its congestion control table index (CCTI) by
+ * `ibcc_ccti_increase`, at most to `ibcc_ccti_limit`, and waits CCTI x
+ * `ibcc_ipd_step` between its packets; the index drops by one every
+ * `ibcc_ccti_timer`.
+ *
+ * Control messages (credits, PAUSE, NAK, CNP, BECN) take time but no
+ * bandwidth.
  * A transfer is done when its last byte has been delivered in order.  A
  * path set's shares run as separate flows. */
 #ifndef SIM_PACKET_H
@@ -112,6 +123,16 @@ typedef struct {
   double dcqcn_rai_Bps, dcqcn_rhai_Bps, dcqcn_min_rate_Bps;
   SimTime dcqcn_cnp_interval; /* receiver: least time between CNPs */
   SimTime rto;                /* go-back-N retransmit timeout */
+  /* InfiniBand congestion control (IBTA vol. 1 annex A10) */
+  gboolean ibcc;                /* flows entering here obey BECNs */
+  gboolean ibcc_mark;           /* this (switch) port marks FECN */
+  guint64 ibcc_threshold_bytes; /* queue depth that makes packets eligible */
+  guint32 ibcc_marking_rate;    /* eligible packets not marked between marks */
+  guint32 ibcc_ccti_increase;   /* CCTI steps per BECN */
+  guint32 ibcc_ccti_limit;      /* the highest CCTI */
+  SimTime ibcc_ccti_timer;      /* one CCTI step back per period */
+  SimTime ibcc_ipd_step;        /* inter-packet delay per CCTI step (the
+                                 congestion control table, linear) */
 } SimPacketLink;
 
 #define SIM_PACKET_MAX_VL 8
@@ -128,7 +149,8 @@ typedef struct {
   guint64 wire_bytes;    /* their wire bytes */
   guint64 drops;         /* packets dropped entering this port's node
                              queue (LOSSY) or its headroom (PFC) */
-  guint64 ecn_marks;     /* packets marked as queued at this port */
+  guint64 ecn_marks;     /* packets marked as queued at this port (ECN;
+                            FECN on InfiniBand) */
   guint64 pauses;        /* XOFFs this channel's sender received */
   SimTime paused_ps;     /* time with at least one VL paused */
   guint64 credit_stalls; /* times a head packet waited for credit */
@@ -144,6 +166,7 @@ typedef struct {
   guint64 packet_hops; /* packets put on a channel */
   guint64 drops;
   guint64 naks, timeouts, cnps, pauses, credit_stalls, ecn_marks;
+  guint64 fecn_marks, becns;
   guint64 peak_packets; /* most packets alive (queued or on a wire) */
 } SimPacketStats;
 

@@ -45,7 +45,10 @@
  *                      SIGCOMM 2015, section 5), which the link models do
  *                      not carry;
  *   rto                l.roce.retransmit_timeout_us (0 on the families
- *                      that cannot lose packets).
+ *                      that cannot lose packets);
+ *   ibcc, ibcc_*       InfiniBand links with cc = true: the CC figures,
+ *                      us and ns to ps; FECN marking (ibcc_mark) on ports
+ *                      of switches only, the threshold scaled by width.
  *
  * Bundles: the transport serves a channel as one port at width times one
  * link's rate, while every physical link has its own buffers, so every
@@ -165,6 +168,16 @@ static void packet_link_init(SimPacketLink *p, const MdlLink *l, guint32 width,
     break;
   }
   p->buffer_bytes *= width;
+  if (l->family == MDL_FAMILY_IB && l->ib.cc) {
+    p->ibcc = TRUE;
+    p->ibcc_mark = src_sw != NULL;
+    p->ibcc_threshold_bytes = (guint64)l->ib.cc_threshold_bytes * width;
+    p->ibcc_marking_rate = l->ib.cc_marking_rate;
+    p->ibcc_ccti_increase = l->ib.cc_ccti_increase;
+    p->ibcc_ccti_limit = l->ib.cc_ccti_limit;
+    p->ibcc_ccti_timer = us_ps(l->ib.cc_ccti_timer_us);
+    p->ibcc_ipd_step = us_ps(l->ib.cc_ipd_step_ns / 1000);
+  }
   if (l->family != MDL_FAMILY_ROCE || !l->roce.ecn)
     return;
   p->ecn = src_sw != NULL;

@@ -542,6 +542,85 @@ START_TEST(test_credit_deadlock_reported)
 }
 END_TEST
 
+/* Congestion spreading and InfiniBand CC: four senders share host X's
+ * port, two of them through the link s1 -> s2 that a victim flow to Y also
+ * takes.  Under credits alone, s2's buffer for that link fills with
+ * packets for X and the victim gets a third of what is left; with CC, the
+ * senders to X slow down on BECNs, the buffer drains and the victim gets
+ * at least twice as much, while X's port stays mostly busy. */
+static void victim_run(gboolean cc, double *victim, double *hot,
+                       SimPacketStats *st)
+{
+  Rig r;
+  SimNodeId s1, s2, a[5], x, y;
+  SimChannelId c[5], mid, down_x, down_y;
+  SimPortStats px[2], py[2];
+
+  rig_init(&r);
+  for (guint i = 0; i < 2; i++)
+    r.link[i] = (SimPacketLink){.mtu = 4096,
+                                .n_vl = 1,
+                                .credit_unit = 64,
+                                .flow_control = SIM_FC_CREDIT,
+                                .buffer_bytes = 32768,
+                                .ibcc = cc,
+                                .ibcc_mark = cc && i == 1,
+                                .ibcc_threshold_bytes = 8192,
+                                .ibcc_ccti_increase = 1,
+                                .ibcc_ccti_limit = 127,
+                                .ibcc_ccti_timer = 5000000,
+                                .ibcc_ipd_step = 10000};
+  s1 = sw(&r, "s1", 0);
+  s2 = sw(&r, "s2", 0);
+  for (guint i = 0; i < 5; i++)
+    a[i] = host(&r, "a");
+  x = host(&r, "x");
+  y = host(&r, "y");
+  /* a0, a1 and the victim a4 on s1; a2, a3 on s2 */
+  for (guint i = 0; i < 5; i++)
+    c[i] = sim_fabric_add_link(r.fabric, a[i], i == 2 || i == 3 ? s2 : s1, 0, 1,
+                               25 * GBps, 200000);
+  mid = sim_fabric_add_link(r.fabric, s1, s2, 1, 1, 25 * GBps, 200000);
+  down_x = sim_fabric_add_link(r.fabric, s2, x, 1, 1, 25 * GBps, 200000);
+  down_y = sim_fabric_add_link(r.fabric, s2, y, 1, 1, 25 * GBps, 200000);
+  rig_go(&r);
+  send(&r, (SimChannelId[]){c[0], mid, down_x}, 3, 400000000, 0, 0);
+  send(&r, (SimChannelId[]){c[1], mid, down_x}, 3, 400000000, 1, 0);
+  send(&r, (SimChannelId[]){c[2], down_x}, 2, 400000000, 2, 0);
+  send(&r, (SimChannelId[]){c[3], down_x}, 2, 400000000, 3, 0);
+  send(&r, (SimChannelId[]){c[4], mid, down_y}, 3, 400000000, 4, 0);
+  sim_engine_run_until(r.engine, 200000000ull);
+  sim_packet_port_stats(r.t, down_x, &px[0]);
+  sim_packet_port_stats(r.t, down_y, &py[0]);
+  sim_engine_run_until(r.engine, 1200000000ull);
+  sim_packet_port_stats(r.t, down_x, &px[1]);
+  sim_packet_port_stats(r.t, down_y, &py[1]);
+  sim_packet_stats(r.t, st);
+  *victim = (double)(py[1].payload_bytes - py[0].payload_bytes) / 1e-3;
+  *hot = (double)(px[1].payload_bytes - px[0].payload_bytes) / 1e-3;
+  rig_clear(&r);
+}
+
+START_TEST(test_ib_congestion_control)
+{
+  double v0, h0, v1, h1;
+  SimPacketStats st0, st1;
+
+  victim_run(FALSE, &v0, &h0, &st0);
+  victim_run(TRUE, &v1, &h1, &st1);
+  ck_assert_uint_eq(st0.becns, 0);
+  ck_assert_uint_gt(st1.fecn_marks, 0);
+  /* one BECN per FECN delivered; the last ones are still on their way */
+  ck_assert_uint_gt(st1.becns, 0);
+  ck_assert_uint_le(st1.becns, st1.fecn_marks);
+  ck_assert_uint_eq(st0.drops + st1.drops, 0);
+  ck_assert_double_le(v0, 0.2 * 25 * GBps); /* spread: under a fifth */
+  ck_assert_double_ge(v1, 2 * v0);          /* CC frees the victim */
+  ck_assert_double_ge(h1, 0.9 * 25 * GBps * 4096 / (4096 + HDR));
+  ck_assert_double_ge(h0, 0.99 * 25 * GBps * 4096 / (4096 + HDR));
+}
+END_TEST
+
 /* ---- a ring over a star, on both transports --------------------------- */
 
 typedef struct {
@@ -739,6 +818,7 @@ Suite *suite_packet(void)
   tcase_add_test(tc, test_dcqcn_fair);
   tcase_add_test(tc, test_virtual_lanes);
   tcase_add_test(tc, test_credit_deadlock_reported);
+  tcase_add_test(tc, test_ib_congestion_control);
   tcase_add_test(tc, test_ring_packet_vs_flow);
   tcase_add_test(tc, test_deterministic);
   tcase_add_test(tc, test_sampling_and_zero_bytes);

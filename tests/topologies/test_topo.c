@@ -604,6 +604,32 @@ START_TEST(test_packet_link_lossy)
 }
 END_TEST
 
+/* InfiniBand CC on: every IB channel carries the sender's figures, only
+ * switch ports mark FECN; ps from us and ns. */
+START_TEST(test_packet_link_ib_cc)
+{
+  g_autoptr(TopoSystem) sys =
+      load_text("[system]\nserver = host\nservers = 4\n"
+                "[server host]\ngpus = 1\nsockets = 1\ngpu_pcie = pcie5-x16\n"
+                "nic = cx7-ndr\nnics = 1\n"
+                "[link ib-ndr-4x]\ncc = true\n"
+                "[scaleout]\ntopology = fat-tree\nswitch = quantum2-ndr\n"
+                "tiers = 1\n");
+  SimChannelId up = find_channel(sys, TOPO_NODE_NIC, TOPO_NODE_NET_SWITCH);
+  const SimPacketLink *p = topo_packet_link(sys, up);
+  const SimPacketLink *q = topo_packet_link(sys, sim_channel_reverse(up));
+
+  ck_assert(p->ibcc && q->ibcc);
+  ck_assert(!p->ibcc_mark && q->ibcc_mark);
+  ck_assert_uint_eq(q->ibcc_threshold_bytes, 16384);
+  ck_assert_uint_eq(q->ibcc_ccti_increase, 1);
+  ck_assert_uint_eq(q->ibcc_ccti_limit, 127);
+  ck_assert_uint_eq(q->ibcc_ccti_timer, SIM_US(5));
+  ck_assert_uint_eq(q->ibcc_ipd_step, 10000);
+  ck_assert(!q->ecn && !q->dcqcn);
+}
+END_TEST
+
 static gboolean load_system_file(const char *path, GError **error)
 {
   g_autoptr(TopoSystem) sys = topo_system_load(path, NULL, error);
@@ -645,6 +671,7 @@ Suite *suite_topo(void)
   tcase_add_test(tc, test_packet_link_ib_nvlink);
   tcase_add_test(tc, test_packet_link_roce);
   tcase_add_test(tc, test_packet_link_lossy);
+  tcase_add_test(tc, test_packet_link_ib_cc);
   tcase_set_timeout(tc, 60);
   suite_add_tcase(s, tc);
   tc = tcase_create("files");
