@@ -99,6 +99,17 @@ if [ "$(wc -l <"$pk/p.bw")" -ne 3 ] ||
        END { exit bad }'; then
   echo "FAIL: run --fidelity packet busbw is not within 5% of flow"; fails=$((fails + 1))
 fi
+# uncontended ring AllReduce: headers count in both transports, so packets
+# differ from flows only by store and forward per step, under 2%
+expect 0 "all_reduce_perf" run -g 8 -b 16M -e 64M -f 4 --algo ring --fidelity packet --csv "$pk/rp.csv"
+expect 0 "all_reduce_perf" run -g 8 -b 16M -e 64M -f 4 --algo ring --csv "$pk/rf.csv"
+grep '^[0-9]' "$pk/rp.csv" | cut -d, -f1,8 >"$pk/rp.bw"
+grep '^[0-9]' "$pk/rf.csv" | cut -d, -f1,8 >"$pk/rf.bw"
+if ! paste -d, "$pk/rp.bw" "$pk/rf.bw" | awk -F, '
+       { n++; r = $2 / $4; if ($1 != $3 || r < 0.98 || r > 1.02) bad = 1 }
+       END { exit bad || n != 2 }'; then
+  echo "FAIL: ring AllReduce: packet busbw not within 2% of flow"; fails=$((fails + 1))
+fi
 if ! head -1 "$pk/ports.csv" | grep -q '^channel,src,dst,packets,payload_bytes,wire_bytes,drops,ecn_marks,pauses_received,pauses_sent,paused_us,credit_stalls,credit_stall_us,max_queue_bytes,busy_us,utilization$' ||
    [ "$(grep -c '^[0-9]' "$pk/ports.csv")" -lt 8 ]; then
   echo "FAIL: run --ports-csv"; cat "$pk/ports.csv"; fails=$((fails + 1))
