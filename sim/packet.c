@@ -78,11 +78,14 @@ typedef struct {
   guint32 alive; /* packets of this flow queued or travelling */
   gboolean done, in_ring, nak_sent;
   SimTime path_lat;
-  SimTime next_allowed; /* pacing: the transfer's cap, DCQCN */
-  double cap;           /* payload bytes/s this path may not exceed; 0:
+  SimTime next_allowed;  /* pacing: the transfer's cap, DCQCN */
+  double cap;            /* payload bytes/s this path may not exceed; 0:
                            none */
-  SimTime rto;          /* go-back-N timeout (0: no hop can lose packets) */
-  SimTime rto_due;
+  SimTime rto;           /* go-back-N timeout (0: no hop can lose packets) */
+  SimTime rto_due;       /* the timer's next run; 0: not running */
+  guint32 rto_expected;  /* the receiver's progress when it was armed */
+  SimTime last_progress; /* when the receiver last took a packet */
+  SimEventId rto_ev;     /* cancelled when the flow is done */
   /* DCQCN (dc != NULL) */
   const SimPacketLink *dc;
   guint32 dc_hop;
@@ -252,6 +255,10 @@ static void flow_done(Packets *p, guint32 fi)
   Xfer *x = sim_pool_at(&p->xfers, f->xfer);
 
   f->done = TRUE;
+  if (f->rto_due) {
+    sim_engine_cancel(p->base.engine, f->rto_ev);
+    f->rto_due = 0;
+  }
   for (guint32 h = 0; h < f->path.n; h++)
     p->port[f->path.hop[h]].active_flows--;
   if (--x->left == 0) {
@@ -357,8 +364,8 @@ static void on_rate_timer(SimEngine *e, void *ctx, guint64 data)
 
   if (!f || f->rate_due != sim_engine_now(e) || f->rc >= f->line)
     return;
-  f->t_stage++;
   dcqcn_increase(f);
+  f->t_stage++;
   if (f->rc < f->line)
     dcqcn_arm_rate(p, (guint32)data, f);
 }
@@ -373,7 +380,7 @@ static void on_alpha_timer(SimEngine *e, void *ctx, guint64 data)
   if (!f->cnp_since_alpha)
     f->alpha *= 1 - f->dc->dcqcn_g;
   f->cnp_since_alpha = FALSE;
-  if (f->rc < f->line)
+  if (f->rc < f->line || f->alpha > 1e-6)
     dcqcn_arm_alpha(p, (guint32)data, f);
 }
 
@@ -397,13 +404,47 @@ static void paced_sent(Packets *p, Flow *f, const Packet *k, SimTime now)
   f->bc_bytes += k->payload;
   if (f->bc_bytes >= f->dc->dcqcn_byte_counter) {
     f->bc_bytes = 0;
-    f->bc_stage++;
     dcqcn_increase(f);
+    f->bc_stage++;
   }
   (void)p;
 }
 
 /* ---- sending ------------------------------------------------------------ */
+
+/* Gives back `win` wire bytes of credit on channel `in`, VL vl, freed at
+ * `freed` (the credit arrives one channel latency later). */
+static void return_credit(Packets *p, SimChannelId in, guint32 vl, guint32 win,
+                          SimTime freed)
+{
+  const Port *oi = &p->port[in];
+
+  sim_engine_schedule(p->base.engine, freed + oi->lat, p->k_credit,
+                      (guint64)in << 32 | (guint64)vl << 29 |
+                          credit_need(oi->link, win));
+}
+
+/* A packet that came in on `in` left its node, freed at `freed` (sent on,
+ * or dropped): the credit it held comes back, or, under PFC, its bytes
+ * leave the ingress count and XON goes out at or below pfc_xon_bytes. */
+static void release_in(Packets *p, SimChannelId in, guint32 vl, guint32 win,
+                       SimTime freed)
+{
+  const Port *oi = &p->port[in];
+  SimTime now = sim_engine_now(p->base.engine);
+
+  if (oi->link->flow_control == SIM_FC_CREDIT) {
+    return_credit(p, in, vl, win, freed);
+  } else if (oi->link->flow_control == SIM_FC_PFC) {
+    Vl *vi = &p->vl[oi->vl0 + vl];
+    vi->ingress_bytes -= win;
+    if (vi->xoff_sent && vi->ingress_bytes <= oi->link->pfc_xon_bytes) {
+      vi->xoff_sent = FALSE;
+      sim_engine_schedule(p->base.engine, now + oi->lat, p->k_pfc,
+                          (guint64)in << 32 | (guint64)vl << 1);
+    }
+  }
+}
 
 /* Puts packet ki on channel c now; c is idle. */
 static void transmit(Packets *p, SimChannelId c, guint32 ki)
@@ -426,28 +467,16 @@ static void transmit(Packets *p, SimChannelId c, guint32 ki)
     Port *oi = &p->port[in];
     guint32 win = k->seq + 1 == f->n_pkts ? f->wire_last[k->hop - 1]
                                           : f->wire_full[k->hop - 1];
-    if (oi->link->flow_control == SIM_FC_CREDIT) {
-      /* Freed as it is read out: when the packet is the link's own packet,
-       * once its tail has left; when it stands for several of the link's
-       * packets (4 KiB of RDMA data as 16 PCIe TLPs), once the first of
-       * them has: the receiver frees and returns credit per link packet,
-       * and a loop per 4 KiB would hold the link below its rate. */
-      SimTime freed = end;
-      if (oi->link->mtu < k->payload)
-        freed = now + sim_serialize_ps(
-                          (double)wire * oi->link->mtu / k->payload, o->rate);
-      sim_engine_schedule(e, freed + oi->lat, p->k_credit,
-                          (guint64)in << 32 | (guint64)k->vl << 29 |
-                              credit_need(oi->link, win));
-    } else if (oi->link->flow_control == SIM_FC_PFC) {
-      Vl *vi = &p->vl[oi->vl0 + k->vl];
-      vi->ingress_bytes -= win;
-      if (vi->xoff_sent && vi->ingress_bytes < oi->link->pfc_xon_bytes) {
-        vi->xoff_sent = FALSE;
-        sim_engine_schedule(e, now + oi->lat, p->k_pfc,
-                            (guint64)in << 32 | (guint64)k->vl << 1);
-      }
-    }
+    /* Freed as it is read out: when the packet is the link's own packet,
+     * once its tail has left; when it stands for several of the link's
+     * packets (4 KiB of RDMA data as 16 PCIe TLPs), once the first of
+     * them has: the receiver frees and returns credit per link packet,
+     * and a loop per 4 KiB would hold the link below its rate. */
+    SimTime freed = end;
+    if (oi->link->mtu < k->payload)
+      freed = now + sim_serialize_ps((double)wire * oi->link->mtu / k->payload,
+                                     o->rate);
+    release_in(p, in, k->vl, win, freed);
   }
   if (o->link->flow_control == SIM_FC_CREDIT)
     p->vl[o->vl0 + k->vl].credits -= (gint64)credit_need(o->link, wire);
@@ -489,9 +518,9 @@ static gboolean has_credit(Packets *p, SimChannelId c, Vl *v, guint32 wire)
   need = MIN(credit_need(o->link, wire), o->link->buffer_bytes);
   if (v->credits >= (gint64)need)
     return TRUE;
-  o->st.credit_stalls++;
-  p->st.credit_stalls++;
   if (!o->stalled) {
+    o->st.credit_stalls++;
+    p->st.credit_stalls++;
     o->stalled = TRUE;
     o->stall_since = sim_engine_now(p->base.engine);
   }
@@ -532,6 +561,19 @@ static guint32 pick_local(Packets *p, Vl *v, SimTime now, SimTime *wake)
   return NIL;
 }
 
+static void rto_arm_at(Packets *p, guint32 fi, Flow *f, SimTime when)
+{
+  f->rto_due = when;
+  f->rto_expected = f->expected;
+  f->rto_ev = sim_engine_schedule_cancellable(p->base.engine, f->rto_due,
+                                              p->k_rto, flow_ev(fi, f->gen));
+}
+
+static void rto_arm(Packets *p, guint32 fi, Flow *f)
+{
+  rto_arm_at(p, fi, f, sim_engine_now(p->base.engine) + f->rto);
+}
+
 static guint32 new_packet(Packets *p, guint32 fi)
 {
   Flow *f = flow_at(p, fi);
@@ -554,11 +596,8 @@ static guint32 new_packet(Packets *p, guint32 fi)
   else
     f->high_seq = seq + 1;
   p->st.peak_packets = MAX(p->st.peak_packets, p->packets.in_use);
-  if (f->rto && f->next_seq == f->n_pkts) {
-    f->rto_due = sim_engine_now(p->base.engine) + f->rto;
-    sim_engine_schedule(p->base.engine, f->rto_due, p->k_rto,
-                        flow_ev(fi, f->gen));
-  }
+  if (f->rto && !f->rto_due)
+    rto_arm(p, fi, f);
   return ki;
 }
 
@@ -663,8 +702,11 @@ static void deliver(Packets *p, guint32 ki)
   if (!f->done) {
     if (k->seq == f->expected) {
       f->expected++;
+      f->last_progress = now;
       f->nak_sent = FALSE;
     } else if (k->seq > f->expected && !f->nak_sent) {
+      /* one NAK per gap (IBTA RC: no other until the expected packet
+       * comes); a resent packet lost again is the timer's */
       f->nak_sent = TRUE;
       f->nak_seq = f->expected;
       p->st.naks++;
@@ -685,7 +727,7 @@ static gboolean ecn_mark(Packets *p, const SimPacketLink *l, guint64 q)
 
   if (q <= l->ecn_kmin_bytes)
     return FALSE;
-  if (q >= l->ecn_kmax_bytes)
+  if (q > l->ecn_kmax_bytes)
     return TRUE;
   prob = l->ecn_pmax * (double)(q - l->ecn_kmin_bytes) /
          (double)(l->ecn_kmax_bytes - l->ecn_kmin_bytes);
@@ -705,10 +747,9 @@ static void on_arrive(SimEngine *e, void *ctx, guint64 data)
   Vl *v;
 
   if (k->hop + 1u == f->path.n) {
+    /* consumed at once: nothing enters a PFC ingress count here */
     if (oi->link->flow_control == SIM_FC_CREDIT)
-      sim_engine_schedule(e, now + oi->lat, p->k_credit,
-                          (guint64)in << 32 | (guint64)k->vl << 29 |
-                              credit_need(oi->link, win));
+      return_credit(p, in, k->vl, win, now);
     deliver(p, ki);
     return;
   }
@@ -734,8 +775,7 @@ static void on_arrive(SimEngine *e, void *ctx, guint64 data)
   }
   if (oo->link->flow_control == SIM_FC_LOSSY &&
       oo->queue_bytes + wout > oo->link->buffer_bytes) {
-    if (oi->link->flow_control == SIM_FC_PFC)
-      p->vl[oi->vl0 + k->vl].ingress_bytes -= win;
+    release_in(p, in, k->vl, win, now);
     drop(p, oo, ki);
     return;
   }
@@ -826,17 +866,30 @@ static void on_nak(SimEngine *e, void *ctx, guint64 data)
     rewind_to(p, (guint32)data, f->nak_seq);
 }
 
+/* The retransmit timer, as an RC requester's ACK timeout: it runs while
+ * the flow has packets out, and fires when the receiver made no progress
+ * for a whole period; the sender then resends from the first packet not
+ * delivered. */
 static void on_rto(SimEngine *e, void *ctx, guint64 data)
 {
   Packets *p = ctx;
   Flow *f = flow_of_event(p, data);
+  guint32 fi = (guint32)data;
 
-  if (!f || f->rto_due != sim_engine_now(e) || f->next_seq < f->n_pkts)
+  if (!f || f->rto_due != sim_engine_now(e))
     return;
-  if (f->expected < f->n_pkts) {
-    p->st.timeouts++;
-    rewind_to(p, (guint32)data, f->expected);
+  f->rto_due = 0;
+  if (f->expected != f->rto_expected) {
+    /* progress since: a period after the last of it, as a requester
+     * restarts its timer on every ACK */
+    rto_arm_at(p, fi, f, f->last_progress + f->rto);
+    return;
   }
+  if (f->high_seq > f->expected) {
+    p->st.timeouts++;
+    rewind_to(p, fi, f->expected);
+  }
+  rto_arm(p, fi, f);
 }
 
 static void on_sample(SimEngine *e, void *ctx, guint64 data)
@@ -858,7 +911,9 @@ static void on_sample(SimEngine *e, void *ctx, guint64 data)
       o->touched = FALSE;
   }
   g_array_set_size(p->touched, keep);
-  if (p->base.in_flight > 0) {
+  /* on while transfers move: not when nothing else is left to happen (a
+   * stall, which sim_dag_check_finished then reports) */
+  if (p->base.in_flight > 0 && sim_engine_pending(e) > 0) {
     p->sample_pending = TRUE;
     sim_engine_schedule(e, now + p->sample_interval, p->k_sample, 0);
   }
@@ -1055,7 +1110,8 @@ SimTransport *sim_packet_new(SimEngine *engine, const SimFabric *fabric,
     Port *o = &p->port[c];
     const SimChannel *ch = sim_fabric_channel(fabric, c);
     o->link = link ? link(link_ctx, c) : &p->fallback;
-    g_assert(o->link && o->link->mtu > 0);
+    /* credit events carry a packet's bytes in 29 bits */
+    g_assert(o->link && o->link->mtu > 0 && o->link->mtu < (1u << 28));
     g_assert(o->link->n_vl >= 1 && o->link->n_vl <= SIM_PACKET_MAX_VL);
     o->rate = ch->rate_Bps;
     o->lat = ch->latency_ps;
@@ -1134,6 +1190,8 @@ void sim_packet_port_stats(const SimTransport *t, SimChannelId c,
   *out = o->st;
   if (o->n_paused)
     out->paused_ps += now - o->paused_since;
+  if (o->stalled)
+    out->credit_stall_ps += now - o->stall_since;
 }
 
 void sim_packet_stats(const SimTransport *t, SimPacketStats *out)

@@ -35,8 +35,8 @@
  *               is ever lost;
  *   PFC         SIM_FC_PFC (lossless RoCE): the receiver counts the bytes
  *               that came in on a channel per priority and are still in
- *               the node; at `pfc_xoff_bytes` it sends XOFF upstream, below
- *               `pfc_xon_bytes` XON, each taking effect one channel latency
+ *               the node; at `pfc_xoff_bytes` it sends XOFF upstream, at or
+ *               below `pfc_xon_bytes` XON, each taking effect one channel latency
  *               later; the sender finishes the packet on the wire and then
  *               sends nothing of that priority while paused.  Beyond
  *               xoff + `pfc_headroom_bytes` a packet is dropped (a
@@ -48,20 +48,24 @@
  *
  * Loss recovery is go-back-N, as RoCE NICs do: the receiver accepts only
  * the next packet in order; the first packet past a gap makes it send a
- * NAK, and the sender, one path latency later, resends from the first
- * missing packet; a sender whose last packet has gone waits
- * `rto` (the link's retransmit timeout) and then resends from the first
- * packet not delivered.
+ * NAK (one per gap, as IBTA RC responders do), and the sender, one path
+ * latency later, resends from the first missing packet; a retransmit timer
+ * (`rto`, the link's; an RC requester's ACK timeout) runs while the flow
+ * has packets out and, when the receiver made no progress for a whole
+ * period, resends from the first packet not delivered: a resent packet
+ * lost again, a lost last packet.
  *
  * Congestion control: a port with `ecn` marks a packet as it is queued,
  * with probability 0 below `ecn_kmin_bytes` of queue, rising linearly to
  * `ecn_pmax` at `ecn_kmax_bytes`, 1 above (RED).  A receiver that gets a
  * marked packet sends a CNP to its sender (at most one per
- * `dcqcn_cnp_interval`), arriving one path latency later.  Senders whose
- * path starts on a channel with `dcqcn` pace each flow at its DCQCN rate
+ * `dcqcn_cnp_interval`), arriving one path latency later.  Flows whose
+ * path crosses a channel with `dcqcn` (the NIC's port; the first such one
+ * gives the figures and line rate) are paced at their DCQCN rate
  * (Zhu et al., SIGCOMM 2015; the ConnectX rules): a CNP cuts the rate
  * (RT = RC, RC *= 1 - alpha / 2, alpha = (1 - g) alpha + g); without CNP,
- * alpha decays every `dcqcn_alpha_period` and the rate recovers each
+ * alpha decays every `dcqcn_alpha_period` (also at line rate, until it is
+ * negligible) and the rate recovers each
  * `dcqcn_rate_increase` period and each `dcqcn_byte_counter` bytes sent:
  * fast recovery for 5 events (RC = (RT + RC) / 2), then additive (RT +=
  * rai) and hyper (RT += i * rhai) increase, never above line rate nor
@@ -103,7 +107,7 @@ typedef enum {
  * packets and flow control, and (on Ethernet) ECN and DCQCN.  Builders
  * derive it from the link and switch models (topologies/packet.c). */
 typedef struct {
-  guint32 mtu;               /* payload bytes per packet, > 0 */
+  guint32 mtu;               /* payload bytes per packet, 1 .. 2^28 - 1 */
   guint32 flow_control;      /* SimFlowControl */
   guint32 n_vl;              /* VLs / priorities, 1 .. SIM_PACKET_MAX_VL */
   gboolean cut_through;      /* the receiving node forwards on the header */
@@ -153,7 +157,8 @@ typedef struct {
                             FECN on InfiniBand) */
   guint64 pauses;        /* XOFFs this channel's sender received */
   SimTime paused_ps;     /* time with at least one VL paused */
-  guint64 credit_stalls; /* times a head packet waited for credit */
+  guint64 credit_stalls; /* times the port ran out of credit with
+                            packets to send */
   SimTime credit_stall_ps;
   guint64 max_queue_bytes; /* deepest queue (wire bytes, all VLs) */
   SimTime busy_ps;         /* time serializing */

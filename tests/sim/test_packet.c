@@ -384,6 +384,76 @@ START_TEST(test_lossy_timeout)
 }
 END_TEST
 
+/* XON at pfc_xon_bytes = 0 (the models' default): sent once the ingress
+ * count is empty; nothing stays paused. */
+START_TEST(test_pfc_xon_zero)
+{
+  Rig r;
+  SimChannelId ch[3];
+  SimPacketStats st;
+
+  rig_init(&r);
+  r.link[0].flow_control = SIM_FC_PFC;
+  r.link[0].pfc_xoff_bytes = 20000;
+  r.link[0].pfc_xon_bytes = 0;
+  r.link[0].pfc_headroom_bytes = 40000;
+  incast(&r, 25 * GBps, 25 * GBps, 100000, ch);
+  send(&r, (SimChannelId[]){ch[0], ch[2]}, 2, 500000, 0, 0);
+  send(&r, (SimChannelId[]){ch[1], ch[2]}, 2, 500000, 1, 0);
+  sim_engine_run(r.engine);
+  ck_assert_uint_eq(r.n_done, 2);
+  sim_packet_stats(r.t, &st);
+  ck_assert_uint_gt(st.pauses, 0);
+  ck_assert_uint_eq(st.drops, 0);
+  rig_clear(&r);
+}
+END_TEST
+
+/* Drops at a lossy port give back what the packet held on the way in:
+ * the credit of a credit link (else the sender starves), the PFC ingress
+ * bytes and XON of a PFC link (else it stays paused). */
+START_TEST(test_lossy_drop_releases_inbound)
+{
+  for (int pfc = 0; pfc < 2; pfc++) {
+    Rig r;
+    SimNodeId a0, a1, s, b;
+    SimChannelId c0, c1, d;
+    SimPacketStats st;
+
+    rig_init(&r);
+    if (pfc) {
+      r.link[0].flow_control = SIM_FC_PFC;
+      r.link[0].pfc_xoff_bytes = 1000;
+      r.link[0].pfc_xon_bytes = 500;
+      r.link[0].pfc_headroom_bytes = 100000;
+    } else {
+      r.link[0].flow_control = SIM_FC_CREDIT;
+      r.link[0].buffer_bytes = 8 * (1000 + HDR);
+    }
+    r.link[1].flow_control = SIM_FC_LOSSY;
+    r.link[1].buffer_bytes = (pfc ? 1 : 4) * (1000 + HDR);
+    r.link[1].rto = 20000000; /* 20 us */
+    a0 = host(&r, "a0");
+    a1 = host(&r, "a1");
+    s = sw(&r, "s", 0);
+    b = host(&r, "b");
+    c0 = sim_fabric_add_link(r.fabric, a0, s, 0, 1, 25 * GBps, 100000);
+    /* a1's link: flow control of its own (none, or PFC as a0's) */
+    c1 =
+        sim_fabric_add_link(r.fabric, a1, s, pfc ? 0 : 2, 1, 25 * GBps, 100000);
+    d = sim_fabric_add_link(r.fabric, s, b, 1, 1, 25 * GBps, 100000);
+    rig_go(&r);
+    send(&r, (SimChannelId[]){c0, d}, 2, 1000000, 0, 0);
+    send(&r, (SimChannelId[]){c1, d}, 2, 1000000, 1, 0);
+    sim_engine_run(r.engine);
+    ck_assert_uint_eq(r.n_done, 2);
+    sim_packet_stats(r.t, &st);
+    ck_assert_uint_gt(st.drops, 100);
+    rig_clear(&r);
+  }
+}
+END_TEST
+
 /* DCQCN: two long flows into one port with ECN marking converge to fair
  * shares of it, with CNPs and no loss (PFC under it). */
 START_TEST(test_dcqcn_fair)
@@ -520,6 +590,8 @@ START_TEST(test_credit_deadlock_reported)
         sim_fabric_add_link(r.fabric, h[i], sw_[i], 0, 1, 25 * GBps, 100000);
   }
   rig_go(&r);
+  /* queue sampling must not keep a stuck run going */
+  sim_packet_set_sampling(r.t, 1000000);
   dag = sim_dag_new(r.engine, r.t);
   for (int i = 0; i < 4; i++) {
     SimTaskSpec spec = {
@@ -531,7 +603,7 @@ START_TEST(test_credit_deadlock_reported)
     sim_path_push(&p[i], sim_channel_reverse(up[(i + 3) % 4]));
     sim_dag_add(dag, &spec, NULL, 0);
   }
-  sim_engine_run(r.engine);
+  ck_assert_int_eq(sim_engine_run(r.engine), SIM_RUN_EMPTY);
   ck_assert(!sim_dag_check_finished(dag, sim_engine_now(r.engine), &error));
   ck_assert(g_error_matches(error, SIM_ERROR, SIM_ERROR_STALLED));
   ck_assert_ptr_nonnull(strstr(error->message, "wait for credit"));
@@ -815,6 +887,8 @@ Suite *suite_packet(void)
   tcase_add_test(tc, test_incast_pfc_propagates);
   tcase_add_test(tc, test_incast_lossy_go_back_n);
   tcase_add_test(tc, test_lossy_timeout);
+  tcase_add_test(tc, test_pfc_xon_zero);
+  tcase_add_test(tc, test_lossy_drop_releases_inbound);
   tcase_add_test(tc, test_dcqcn_fair);
   tcase_add_test(tc, test_virtual_lanes);
   tcase_add_test(tc, test_credit_deadlock_reported);
