@@ -25,6 +25,8 @@ typedef struct {
   SimPacketLink link[4]; /* by channel tech */
   SimTime done_at[64];
   guint32 n_done;
+  guint64 seed;      /* ECN marking seed, if set, before rig_go */
+  SimTime sample_ps; /* queue sampling interval, if set, before rig_go */
 } Rig;
 
 static void on_done(void *ctx, guint64 tag, SimTime now)
@@ -72,6 +74,9 @@ static void rig_go(Rig *r)
   r->t = sim_packet_new(r->engine, r->fabric, link_of, r);
   sim_transport_set_done(r->t, on_done, r);
   sim_transport_set_wire(r->t, wire_hdr, r);
+  if (r->seed)
+    sim_packet_set_seed(r->t, r->seed);
+  sim_packet_set_sampling(r->t, r->sample_ps);
 }
 
 static void rig_clear(Rig *r)
@@ -107,9 +112,10 @@ static void send(Rig *r, const SimChannelId *hops, guint32 n, guint64 bytes,
 }
 
 /* Two senders a0, a1 into switch s, on to b: ch[0] a0->s, ch[1] a1->s,
- * ch[2] s->b; links at `rate` (the last at down_rate), latency lat. */
+ * ch[2] s->b; links at `rate` (the last at down_rate), latency lat.  Starts
+ * a0 -> b of bytes0 (tag 0) and a1 -> b of bytes1 (tag 1). */
 static void incast(Rig *r, double rate, double down_rate, SimTime lat,
-                   SimChannelId ch[3])
+                   guint64 bytes0, guint64 bytes1, SimChannelId ch[3])
 {
   SimNodeId a0 = host(r, "a0"), a1 = host(r, "a1"), s = sw(r, "s", 0);
   SimNodeId b = host(r, "b");
@@ -118,6 +124,8 @@ static void incast(Rig *r, double rate, double down_rate, SimTime lat,
   ch[1] = sim_fabric_add_link(r->fabric, a1, s, 0, 1, rate, lat);
   ch[2] = sim_fabric_add_link(r->fabric, s, b, 0, 1, down_rate, lat);
   rig_go(r);
+  send(r, (SimChannelId[]){ch[0], ch[2]}, 2, bytes0, 0, 0);
+  send(r, (SimChannelId[]){ch[1], ch[2]}, 2, bytes1, 1, 0);
 }
 
 /* An idle path: host -> sw -> sw -> host, 25 GB/s, 1 us links, 50 ns
@@ -230,7 +238,7 @@ END_TEST
 START_TEST(test_incast_credits)
 {
   Rig r;
-  SimChannelId ch[3], up0, up1, down;
+  SimChannelId ch[3];
   SimPortStats p0, p1, pd;
   SimPacketStats st;
   guint64 bytes = 2000000;
@@ -240,21 +248,16 @@ START_TEST(test_incast_credits)
   r.link[0].flow_control = SIM_FC_CREDIT;
   r.link[0].buffer_bytes = 8192;
   r.link[0].credit_unit = 64;
-  incast(&r, 25 * GBps, 25 * GBps, 100000, ch);
-  up0 = ch[0];
-  up1 = ch[1];
-  down = ch[2];
-  send(&r, (SimChannelId[]){up0, down}, 2, bytes, 0, 0);
-  send(&r, (SimChannelId[]){up1, down}, 2, bytes, 1, 0);
+  incast(&r, 25 * GBps, 25 * GBps, 100000, bytes, bytes, ch);
   sim_engine_run(r.engine);
   ck_assert_uint_eq(r.n_done, 2);
   sim_packet_stats(r.t, &st);
   ck_assert_uint_eq(st.drops, 0);
   ck_assert_uint_eq(st.packets_resent, 0);
   ck_assert_uint_gt(st.credit_stalls, 0);
-  sim_packet_port_stats(r.t, up0, &p0);
-  sim_packet_port_stats(r.t, up1, &p1);
-  sim_packet_port_stats(r.t, down, &pd);
+  sim_packet_port_stats(r.t, ch[0], &p0);
+  sim_packet_port_stats(r.t, ch[1], &p1);
+  sim_packet_port_stats(r.t, ch[2], &pd);
   ck_assert_uint_gt(p0.credit_stall_ps, 0);
   /* the two senders' queued packets: at most both buffers' worth */
   ck_assert_uint_le(pd.max_queue_bytes, 2 * 8192);
@@ -326,7 +329,7 @@ END_TEST
 START_TEST(test_incast_lossy_go_back_n)
 {
   Rig r;
-  SimChannelId ch[3], up0, up1, down;
+  SimChannelId ch[3];
   SimPortStats pd;
   SimPacketStats st;
 
@@ -334,19 +337,14 @@ START_TEST(test_incast_lossy_go_back_n)
   r.link[0].flow_control = SIM_FC_LOSSY;
   r.link[0].buffer_bytes = 16 * (1000 + HDR);
   r.link[0].rto = 200000000; /* 200 us */
-  incast(&r, 25 * GBps, 25 * GBps, 1000000, ch);
-  up0 = ch[0];
-  up1 = ch[1];
-  down = ch[2];
-  send(&r, (SimChannelId[]){up0, down}, 2, 1000000, 0, 0);
-  send(&r, (SimChannelId[]){up1, down}, 2, 1000000, 1, 0);
+  incast(&r, 25 * GBps, 25 * GBps, 1000000, 1000000, 1000000, ch);
   sim_engine_run(r.engine);
   ck_assert_uint_eq(r.n_done, 2);
   sim_packet_stats(r.t, &st);
   ck_assert_uint_gt(st.drops, 0);
   ck_assert_uint_gt(st.naks, 0);
   ck_assert_uint_gt(st.packets_resent, 0);
-  sim_packet_port_stats(r.t, down, &pd);
+  sim_packet_port_stats(r.t, ch[2], &pd);
   ck_assert_uint_eq(pd.drops, st.drops);
   ck_assert_uint_le(pd.max_queue_bytes, 16 * (1000 + HDR));
   /* delivered in order: at least every byte crossed the bottleneck */
@@ -361,19 +359,14 @@ END_TEST
 START_TEST(test_lossy_timeout)
 {
   Rig r;
-  SimChannelId ch[3], up0, up1, down;
+  SimChannelId ch[3];
   SimPacketStats st;
 
   rig_init(&r);
   r.link[0].flow_control = SIM_FC_LOSSY;
   r.link[0].buffer_bytes = 2 * (1000 + HDR);
   r.link[0].rto = 50000000; /* 50 us */
-  incast(&r, 25 * GBps, 12.5 * GBps, 100000, ch);
-  up0 = ch[0];
-  up1 = ch[1];
-  down = ch[2];
-  send(&r, (SimChannelId[]){up0, down}, 2, 8000, 0, 0);
-  send(&r, (SimChannelId[]){up1, down}, 2, 8000, 1, 0);
+  incast(&r, 25 * GBps, 12.5 * GBps, 100000, 8000, 8000, ch);
   sim_engine_run(r.engine);
   ck_assert_uint_eq(r.n_done, 2);
   sim_packet_stats(r.t, &st);
@@ -397,9 +390,7 @@ START_TEST(test_pfc_xon_zero)
   r.link[0].pfc_xoff_bytes = 20000;
   r.link[0].pfc_xon_bytes = 0;
   r.link[0].pfc_headroom_bytes = 40000;
-  incast(&r, 25 * GBps, 25 * GBps, 100000, ch);
-  send(&r, (SimChannelId[]){ch[0], ch[2]}, 2, 500000, 0, 0);
-  send(&r, (SimChannelId[]){ch[1], ch[2]}, 2, 500000, 1, 0);
+  incast(&r, 25 * GBps, 25 * GBps, 100000, 500000, 500000, ch);
   sim_engine_run(r.engine);
   ck_assert_uint_eq(r.n_done, 2);
   sim_packet_stats(r.t, &st);
@@ -459,7 +450,7 @@ END_TEST
 START_TEST(test_dcqcn_fair)
 {
   Rig r;
-  SimChannelId ch[3], up0, up1, down;
+  SimChannelId ch[3];
   SimPortStats p0[2], p1[2];
   SimPacketStats st;
   double r0, r1, window;
@@ -486,20 +477,15 @@ START_TEST(test_dcqcn_fair)
                               .dcqcn_min_rate_Bps = 1e6,
                               .dcqcn_cnp_interval = 50000000,
                               .rto = 0};
-  incast(&r, 12.5 * GBps, 12.5 * GBps, 1000000, ch);
-  up0 = ch[0];
-  up1 = ch[1];
-  down = ch[2];
-  send(&r, (SimChannelId[]){up0, down}, 2, 1000000000, 0, 0);
-  send(&r, (SimChannelId[]){up1, down}, 2, 1000000000, 1, 0);
+  incast(&r, 12.5 * GBps, 12.5 * GBps, 1000000, 1000000000, 1000000000, ch);
   /* DCQCN rates oscillate around the fair share (+-15% over 2 ms here);
    * measured from 20 ms to 140 ms */
   sim_engine_run_until(r.engine, 20000000000ull);
-  sim_packet_port_stats(r.t, up0, &p0[0]);
-  sim_packet_port_stats(r.t, up1, &p1[0]);
+  sim_packet_port_stats(r.t, ch[0], &p0[0]);
+  sim_packet_port_stats(r.t, ch[1], &p1[0]);
   sim_engine_run_until(r.engine, 140000000000ull);
-  sim_packet_port_stats(r.t, up0, &p0[1]);
-  sim_packet_port_stats(r.t, up1, &p1[1]);
+  sim_packet_port_stats(r.t, ch[0], &p0[1]);
+  sim_packet_port_stats(r.t, ch[1], &p1[1]);
   sim_engine_run(r.engine);
   ck_assert_uint_eq(r.n_done, 2);
   sim_packet_stats(r.t, &st);
@@ -589,9 +575,9 @@ START_TEST(test_credit_deadlock_reported)
     up[i] =
         sim_fabric_add_link(r.fabric, h[i], sw_[i], 0, 1, 25 * GBps, 100000);
   }
-  rig_go(&r);
   /* queue sampling must not keep a stuck run going */
-  sim_packet_set_sampling(r.t, 1000000);
+  r.sample_ps = 1000000;
+  rig_go(&r);
   dag = sim_dag_new(r.engine, r.t);
   for (int i = 0; i < 4; i++) {
     SimTaskSpec spec = {
@@ -809,7 +795,7 @@ START_TEST(test_deterministic)
 
   for (int k = 0; k < 2; k++) {
     Rig r;
-    SimChannelId ch[3], up0, up1, down;
+    SimChannelId ch[3];
 
     rig_init(&r);
     r.link[0].flow_control = SIM_FC_PFC;
@@ -820,13 +806,8 @@ START_TEST(test_deterministic)
     r.link[0].ecn_kmin_bytes = 2000;
     r.link[0].ecn_kmax_bytes = 20000;
     r.link[0].ecn_pmax = 0.2;
-    incast(&r, 25 * GBps, 25 * GBps, 100000, ch);
-    up0 = ch[0];
-    up1 = ch[1];
-    down = ch[2];
-    sim_packet_set_seed(r.t, 42);
-    send(&r, (SimChannelId[]){up0, down}, 2, 500000, 0, 0);
-    send(&r, (SimChannelId[]){up1, down}, 2, 700000, 1, 0);
+    r.seed = 42;
+    incast(&r, 25 * GBps, 25 * GBps, 100000, 500000, 700000, ch);
     sim_engine_run(r.engine);
     at[k][0] = r.done_at[0];
     at[k][1] = r.done_at[1];
@@ -844,27 +825,22 @@ END_TEST
 START_TEST(test_sampling_and_zero_bytes)
 {
   Rig r;
-  SimChannelId ch[3], up0, up1, down;
+  SimChannelId ch[3];
   const SimQueueSample *q;
   gsize n;
   guint64 peak = 0;
 
   rig_init(&r);
-  incast(&r, 25 * GBps, 25 * GBps, 100000, ch);
-  up0 = ch[0];
-  up1 = ch[1];
-  down = ch[2];
-  sim_packet_set_sampling(r.t, 1000000); /* 1 us */
-  send(&r, (SimChannelId[]){up0, down}, 2, 200000, 0, 0);
-  send(&r, (SimChannelId[]){up1, down}, 2, 200000, 1, 0);
-  send(&r, (SimChannelId[]){up1, down}, 2, 0, 2, 0);
+  r.sample_ps = 1000000; /* 1 us */
+  incast(&r, 25 * GBps, 25 * GBps, 100000, 200000, 200000, ch);
+  send(&r, (SimChannelId[]){ch[1], ch[2]}, 2, 0, 2, 0);
   sim_engine_run(r.engine);
   ck_assert_uint_eq(r.n_done, 3);
   ck_assert_uint_eq(r.done_at[2], 200000); /* the path's latency */
   q = sim_packet_samples(r.t, &n);
   ck_assert_uint_gt(n, 5);
   for (gsize i = 0; i < n; i++) {
-    ck_assert_uint_eq(q[i].channel, down);
+    ck_assert_uint_eq(q[i].channel, ch[2]);
     ck_assert_uint_eq(q[i].t % 1000000, 0);
     peak = MAX(peak, q[i].queue_bytes);
   }
