@@ -50,6 +50,7 @@ typedef struct {
   const SimPacketLink *link;
   double rate;
   SimTime lat;
+  SimTime next_lat; /* the forwarding latency of the node it leads to */
   SimTime busy_until;
   guint32 vl0, n_vl, rr;
   guint32 n_paused;
@@ -407,7 +408,6 @@ static void paced_sent(Packets *p, Flow *f, const Packet *k, SimTime now)
     dcqcn_increase(f);
     f->bc_stage++;
   }
-  (void)p;
 }
 
 /* ---- sending ------------------------------------------------------------ */
@@ -458,7 +458,6 @@ static void transmit(Packets *p, SimChannelId c, guint32 ki)
   SimTime ser = sim_serialize_ps(wire, o->rate);
   SimTime end = MAX(now + ser, k->hop > 0 ? k->tail : 0);
   gboolean last_hop = k->hop + 1u == f->path.n;
-  SimNodeId next = sim_fabric_channel(p->base.fabric, c)->dst;
   SimTime arrive;
 
   if (k->hop > 0) {
@@ -498,9 +497,8 @@ static void transmit(Packets *p, SimChannelId c, guint32 ki)
     k->tail = arrive;
   }
   if (!last_hop) {
-    SimTime nl = sim_fabric_node(p->base.fabric, next)->latency_ps;
-    arrive += nl;
-    k->tail += nl;
+    arrive += o->next_lat;
+    k->tail += o->next_lat;
   }
   sim_engine_schedule(e, arrive, p->k_arrive, ki);
 }
@@ -1115,6 +1113,7 @@ SimTransport *sim_packet_new(SimEngine *engine, const SimFabric *fabric,
     g_assert(o->link->n_vl >= 1 && o->link->n_vl <= SIM_PACKET_MAX_VL);
     o->rate = ch->rate_Bps;
     o->lat = ch->latency_ps;
+    o->next_lat = sim_fabric_node(fabric, ch->dst)->latency_ps;
     o->vl0 = n_vl;
     o->n_vl = o->link->n_vl;
     n_vl += o->n_vl;
