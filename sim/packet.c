@@ -166,9 +166,15 @@ static Flow *flow_of_event(Packets *p, guint64 data)
   return f->gen == gen && !f->done ? f : NULL;
 }
 
+/* Wire bytes of f's packet `seq` on hop h (the last packet may be short). */
+static guint32 flow_wire(const Flow *f, guint32 seq, guint32 hop)
+{
+  return seq + 1 == f->n_pkts ? f->wire_last[hop] : f->wire_full[hop];
+}
+
 static guint32 pkt_wire(const Flow *f, const Packet *k)
 {
-  return k->seq + 1 == f->n_pkts ? f->wire_last[k->hop] : f->wire_full[k->hop];
+  return flow_wire(f, k->seq, k->hop);
 }
 
 static guint64 credit_need(const SimPacketLink *l, guint32 wire)
@@ -464,8 +470,7 @@ static void transmit(Packets *p, SimChannelId c, guint32 ki)
     /* the packet leaves this node: its buffer on the way in is free */
     SimChannelId in = f->path.hop[k->hop - 1];
     Port *oi = &p->port[in];
-    guint32 win = k->seq + 1 == f->n_pkts ? f->wire_last[k->hop - 1]
-                                          : f->wire_full[k->hop - 1];
+    guint32 win = flow_wire(f, k->seq, k->hop - 1u);
     /* Freed as it is read out: when the packet is the link's own packet,
      * once its tail has left; when it stands for several of the link's
      * packets (4 KiB of RDMA data as 16 PCIe TLPs), once the first of
@@ -626,7 +631,7 @@ static void port_kick(Packets *p, SimChannelId c)
     if (fi != NIL) {
       Flow *f = flow_at(p, fi);
       guint32 seq = f->next_seq;
-      guint32 wire = seq + 1 == f->n_pkts ? f->wire_last[0] : f->wire_full[0];
+      guint32 wire = flow_wire(f, seq, 0);
       if (!has_credit(p, c, v, wire))
         continue;
       ki = new_packet(p, fi);
