@@ -5,6 +5,7 @@
 #include <stddef.h>
 
 #include "models/link.h"
+#include "sim/units.h"
 
 #define MDL_LINK_OFF(f) offsetof(MdlLink, f)
 
@@ -22,11 +23,6 @@ static inline guint64 mdl_packets(guint64 bytes, guint32 payload, guint32 *last)
   n = (bytes + payload - 1) / payload;
   *last = (guint32)(bytes - (n - 1) * payload);
   return n;
-}
-
-static inline guint64 mdl_round_up(guint64 v, guint64 unit)
-{
-  return (v + unit - 1) / unit * unit;
 }
 
 static inline gboolean mdl_is_power_of_two(guint64 v)

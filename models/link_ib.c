@@ -68,8 +68,8 @@ static guint64 ib_wire_bytes(const MdlLink *l, guint64 bytes, guint32 payload,
   guint32 last;
   guint64 n = mdl_packets(bytes, payload, &last);
 
-  return n * ib_packet_overhead(l) + (n - 1) * mdl_round_up(payload, IB_PAD) +
-         mdl_round_up(last, IB_PAD) + mdl_rdma_extension_bytes(op, n);
+  return n * ib_packet_overhead(l) + (n - 1) * sim_round_up(payload, IB_PAD) +
+         sim_round_up(last, IB_PAD) + mdl_rdma_extension_bytes(op, n);
 }
 
 /* One packet back per message: the RC ACK, or the READ request. */

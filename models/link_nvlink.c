@@ -45,7 +45,7 @@ static guint64 nvlink_packet_bytes(const MdlLink *l, guint32 payload)
 {
   return (guint64)(NVLINK_HEADER_FLITS + l->nvlink.extension_flits) *
              NVLINK_FLIT_BYTES +
-         mdl_round_up(payload, NVLINK_FLIT_BYTES);
+         sim_round_up(payload, NVLINK_FLIT_BYTES);
 }
 
 static guint64 nvlink_wire_bytes(const MdlLink *l, guint64 bytes,

@@ -84,7 +84,7 @@ static double pcie_control_overhead(const MdlLink *l)
  * non-FLIT mode the STP token and LCRC. */
 static guint64 pcie_tlp_bytes(const MdlLink *l, guint32 header, guint32 payload)
 {
-  guint64 b = header + mdl_round_up(payload, PCIE_DW);
+  guint64 b = header + sim_round_up(payload, PCIE_DW);
 
   if (l->pcie.ecrc)
     b += PCIE_ECRC_BYTES;
@@ -98,7 +98,7 @@ static guint64 pcie_on_wire(const MdlLink *l, guint64 tlp_bytes)
 {
   if (l->pcie.generation < 6)
     return tlp_bytes;
-  return mdl_round_up(tlp_bytes * PCIE_FLIT_BYTES, PCIE_FLIT_TLP_BYTES) /
+  return sim_round_up(tlp_bytes * PCIE_FLIT_BYTES, PCIE_FLIT_TLP_BYTES) /
          PCIE_FLIT_TLP_BYTES;
 }
 

@@ -180,8 +180,8 @@ static guint64 roce_wire_bytes(const MdlLink *l, guint64 bytes, guint32 payload,
   /* Extended headers ride on the first (and, for READ, last) packet; they
    * are added to the last packet here, which only matters for padding of
    * sub-64-byte frames. */
-  return (n - 1) * roce_frame_bytes(l, l3 + mdl_round_up(payload, ROCE_PAD)) +
-         roce_frame_bytes(l, l3 + mdl_round_up(last, ROCE_PAD) + ext);
+  return (n - 1) * roce_frame_bytes(l, l3 + sim_round_up(payload, ROCE_PAD)) +
+         roce_frame_bytes(l, l3 + sim_round_up(last, ROCE_PAD) + ext);
 }
 
 /* One frame back per message: the RC ACK, or the READ request. */

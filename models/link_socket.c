@@ -28,12 +28,12 @@ static gboolean socket_check(const MdlLink *l, const char *where,
 static guint64 socket_wire_bytes(const MdlLink *l, guint64 bytes,
                                  guint32 payload, MdlOp op)
 {
-  guint64 flits = mdl_round_up(bytes * 8, l->socket.flit_data_bits) /
+  guint64 flits = sim_round_up(bytes * 8, l->socket.flit_data_bits) /
                   l->socket.flit_data_bits;
 
   (void)payload;
   (void)op;
-  return mdl_round_up(flits * l->socket.flit_bits, 8) / 8;
+  return sim_round_up(flits * l->socket.flit_bits, 8) / 8;
 }
 
 /* Coherence and request traffic of socket links is not modelled. */

@@ -30,6 +30,7 @@
 
 #include "sim/pool.h"
 #include "sim/rng.h"
+#include "sim/units.h"
 
 #define NIL SIM_POOL_NIL
 #define DCQCN_F 5 /* fast recovery events before additive increase */
@@ -179,9 +180,7 @@ static guint32 pkt_wire(const Flow *f, const Packet *k)
 
 static guint64 credit_need(const SimPacketLink *l, guint32 wire)
 {
-  guint64 u = MAX(l->credit_unit, 1u);
-
-  return (wire + u - 1) / u * u;
+  return sim_round_up(wire, MAX(l->credit_unit, 1u));
 }
 
 static void port_kick(Packets *p, SimChannelId c);

@@ -10,6 +10,13 @@
 #include <glib.h>
 #include <stdint.h>
 
+/* v rounded up to a whole number of `unit`s (unit > 0): packets padded to
+ * words, bytes to credits. */
+static inline guint64 sim_round_up(guint64 v, guint64 unit)
+{
+  return (v + unit - 1) / unit * unit;
+}
+
 /* Longest text sim_size_format writes, with its NUL. */
 #define SIM_SIZE_FORMAT_LEN 32
 

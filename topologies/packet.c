@@ -67,6 +67,7 @@
 
 #include "models/device.h"
 #include "sim/packet.h"
+#include "sim/units.h"
 #include "topologies/system_internal.h"
 
 /* What a receiving node's forwarding adds to a credit loop where the
@@ -99,11 +100,6 @@ static double Mbps_Bps(double Mbps)
   return Mbps * 1e6 / 8.0;
 }
 
-static guint64 round_up(guint64 v, guint64 unit)
-{
-  return (v + unit - 1) / unit * unit;
-}
-
 /* Wire bytes of one full packet (a posted write, an RDMA WRITE). */
 static guint64 full_packet_wire_bytes(const MdlLink *l)
 {
@@ -122,7 +118,7 @@ static guint64 default_buffer_bytes(const MdlLink *l)
                 2 * (double)full / rate + TOPO_FORWARD_ALLOWANCE_NS * 1e-9;
   guint64 unit = MAX(l->credit_unit_bytes, 1u);
 
-  return round_up(MAX((guint64)ceil(2 * loop * rate), full), unit);
+  return sim_round_up(MAX((guint64)ceil(2 * loop * rate), full), unit);
 }
 
 /* The limit of a lossy port at a node with switch model sw (or none). */
@@ -153,7 +149,7 @@ static void packet_link_init(SimPacketLink *p, const MdlLink *l, guint32 width,
     p->flow_control = SIM_FC_CREDIT;
     p->buffer_bytes =
         l->credit_buffer_bytes > 0
-            ? round_up(MAX((guint64)l->credit_buffer_bytes, full), unit)
+            ? sim_round_up(MAX((guint64)l->credit_buffer_bytes, full), unit)
             : default_buffer_bytes(l);
     break;
   case MDL_FC_PFC:
