@@ -26,6 +26,10 @@ const MdlParamSpec mdl_nccl_params[] = {
      NULL, "1", "Simple protocol (and send/recv) rate relative to the model"},
     {"latency_us", MDL_PARAM_DOUBLE, NOFF(latency_us), 0, 1000, NULL, "0",
      "added to every collective's launch latency, us"},
+    {"host_launch_us", MDL_PARAM_DOUBLE, NOFF(host_launch_us), 0, 1000, NULL,
+     "4.8",
+     "host time to launch one rank's collective (NCCL's enqueue and "
+     "cudaLaunchKernel), us; a process driving G GPUs launches them in turn"},
     MDL_PARAM_END,
 };
 #undef NOFF

@@ -38,6 +38,7 @@ typedef struct {
   double ll128_efficiency;  /* of LL128 */
   double simple_efficiency; /* of Simple (and point-to-point) */
   double latency_us;        /* added to every collective's launch */
+  double host_launch_us;    /* host time to launch one rank's kernel */
 } MdlNcclTuning;
 
 extern const MdlParamSpec mdl_nccl_params[];

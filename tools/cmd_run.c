@@ -37,6 +37,7 @@ typedef struct {
   gboolean step_factor_seen;
   guint64 ranks;
   gboolean ranks_seen;
+  guint64 gpus_per_process;
   guint64 root;
   guint64 max_memory;
   gboolean max_memory_seen;
@@ -248,6 +249,10 @@ static gboolean run_check(RunOptions *o, NcclColl *coll, guint32 *type_size,
     return FALSE;
   }
   nopt->ranks = o->ranks_seen ? (guint32)o->ranks : 0;
+  if (o->gpus_per_process < 1 || o->gpus_per_process > G_MAXUINT32)
+    return bad(error, "--gpus-per-process: %" G_GUINT64_FORMAT "; at least 1",
+               o->gpus_per_process);
+  nopt->gpus_per_process = (guint32)o->gpus_per_process;
   {
     const char *cn = g_getenv("NCCL_COLLNET_ENABLE");
 
@@ -351,7 +356,10 @@ static GArray *run_sizes(const RunOptions *o, guint64 align)
 int cli_cmd_run(int argc, char **argv)
 {
   RunOptions o = {
-      .min_bytes = 8, .max_bytes = UINT64_C(8) << 30, .step_factor = 2};
+      .min_bytes = 8,
+      .max_bytes = UINT64_C(8) << 30,
+      .step_factor = 2,
+      .gpus_per_process = 1};
   SimNumberTarget numbers[] = {
       {"minbytes", 'b', SIM_NUMBER_SIZE, &o.min_bytes, NULL, 0},
       {"maxbytes", 'e', SIM_NUMBER_SIZE, &o.max_bytes, NULL, 0},
@@ -362,6 +370,8 @@ int cli_cmd_run(int argc, char **argv)
       {"ngpus", 'g', SIM_NUMBER_COUNT, &o.ranks, &o.ranks_seen, 0},
       {"nranks", 'n', SIM_NUMBER_COUNT, &o.ranks, &o.ranks_seen, 0},
       {"root", 'r', SIM_NUMBER_COUNT, &o.root, NULL, 0},
+      {"gpus-per-process", 0, SIM_NUMBER_COUNT, &o.gpus_per_process, NULL,
+       0},
       {"channels", 0, SIM_NUMBER_COUNT, &o.channels, &o.channels_seen,
        0},
       CLI_MAX_MEMORY_TARGET(&o.max_memory, &o.max_memory_seen),
@@ -392,6 +402,12 @@ int cli_cmd_run(int argc, char **argv)
        "The same as --ngpus (nccl-tests' -n counts iterations: a prediction "
        "has none)",
        "N"},
+      {"gpus-per-process", 0, 0, G_OPTION_ARG_CALLBACK,
+       sim_parse_number_option,
+       "GPUs one process drives, launching their kernels in turn, as "
+       "nccl-tests -g G (default 1: one rank per process, as under mpirun); "
+       "times never go below G x [nccl] host_launch_us",
+       "G"},
       {"datatype", 'd', 0, G_OPTION_ARG_STRING, &o.dtype,
        "Element type: float (default), half, bfloat16, double, int8, uint8, "
        "int32, uint32, int64, uint64, f8e4m3, f8e5m2",
@@ -480,6 +496,17 @@ int cli_cmd_run(int argc, char **argv)
   comm = nccl_comm_new(sys, &nopt, &error);
   if (!comm)
     goto fail;
+  {
+    guint32 ppn = nccl_comm_ranks(comm) / nccl_comm_nodes(comm);
+
+    if (nopt.gpus_per_process > ppn || ppn % nopt.gpus_per_process) {
+      g_set_error(&error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                  "--gpus-per-process: %u does not divide the %u ranks of "
+                  "each server (a process drives GPUs of one server)",
+                  nopt.gpus_per_process, ppn);
+      goto fail;
+    }
+  }
   if (nccl_coll_is_rooted(coll) && o.root >= nccl_comm_ranks(comm)) {
     g_set_error(&error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
                 "--root: %" G_GUINT64_FORMAT " is not a rank (0 to %u)", o.root,
@@ -516,7 +543,7 @@ int cli_cmd_run(int argc, char **argv)
       goto fail;
     if (reports && !rep.ok)
       goto fail;
-    r.time_us = sim_time_to_us(st.time_ps);
+    r.time_us = sim_time_to_us(nccl_tests_time(comm, st.time_ps));
     r.algbw_GBps = (double)size / (r.time_us * 1e3);
     r.busbw_GBps = r.algbw_GBps * nccl_bus_factor(coll, nccl_comm_ranks(comm));
     r.algo = coll >= NCCL_N_TUNED_COLLS ? "P2P" : nccl_algo_name(ch.algo);

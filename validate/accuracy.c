@@ -19,31 +19,37 @@
   "[scaleout]\ntopology = fat-tree\nswitch = quantum2-ndr\ntiers = 2\n"        \
   "rail_optimized = true\nrouting = dmodk\n"
 
+/* The process layout is the source's command line where it gives one
+ * (`-g 8`: one process for the server's 8 GPUs; `all_reduce_perf_mpi
+ * -g 1`: one per GPU).  The RTX 4090 run is taken to be `-g 8`, a
+ * one-machine run; the 4-node and ANOMALOUS runs one rank per process
+ * (the 4-node floor, 35 us, is below eight launches; the ANOMALOUS sizes
+ * start at 8 MiB, where the layout does not matter). */
 static const NcclDataset datasets[] = {
     {"nccl_allreduce_8xA100_nvlink3_stas00mlengineering.csv",
-     "8x A100 NVLink3/NVSwitch AllReduce", "[system]\nserver = dgx-a100\n",
-     "allreduce", 8, 3, FALSE},
+     "8x A100 NVLink3/NVSwitch AllReduce, -g 8",
+     "[system]\nserver = dgx-a100\n", "allreduce", 8, 8, 3, FALSE},
     {"nccl_allreduce_8xH100_sxm_nccltests290.csv",
-     "8x H100 SXM AllReduce (NVLS)", "[system]\nserver = dgx-h100\n",
-     "allreduce", 8, 7, FALSE},
+     "8x H100 SXM AllReduce (NVLS), -g 8", "[system]\nserver = dgx-h100\n",
+     "allreduce", 8, 8, 7, FALSE},
     {"nccl_allreduce_16xH100_2node_ndr8x400_nccltests309.csv",
-     "2x 8 H100, 8x NDR 400G per node, AllReduce", H100_NDR("2"), "allreduce",
-     16, 7, FALSE},
+     "2x 8 H100, 8x NDR 400G per node, AllReduce, MPI -g 1", H100_NDR("2"),
+     "allreduce", 16, 1, 7, FALSE},
     {"nccl_allreduce_32xH100_4node_ndr8x400_vm_nccltests309.csv",
      "4x 8 H100, 8x NDR 400G per node (VMs), AllReduce", H100_NDR("4"),
-     "allreduce", 32, 7, FALSE},
+     "allreduce", 32, 1, 7, FALSE},
     {"nccl_allreduce_8xRTX4090_pcie_P2Punlocked_chlc.csv",
-     "8x RTX 4090 PCIe Gen4, P2P unlocked, AllReduce",
+     "8x RTX 4090 PCIe Gen4, P2P unlocked, AllReduce, -g 8 (assumed)",
      "[system]\nserver = rtx4090-8\n"
      "[server rtx4090-8]\ngpus = 8\nsockets = 2\nsocket_link = upi2\n"
      "root_complex = root-complex-gen4\ngpu_pcie = pcie4-x16\n"
      "gpu_arch = sm89\n",
-     "allreduce", 8, 7, FALSE},
-    {"nccl_sendrecv_8xA100_nvlink_liplus.csv", "8x A100 NVLink SendRecv",
-     "[system]\nserver = dgx-a100\n", "sendrecv", 8, 7, FALSE},
+     "allreduce", 8, 8, 7, FALSE},
+    {"nccl_sendrecv_8xA100_nvlink_liplus.csv", "8x A100 NVLink SendRecv, -g 8",
+     "[system]\nserver = dgx-a100\n", "sendrecv", 8, 8, 7, FALSE},
     {"nccl_allreduce_16xH100_2node_ndr_ANOMALOUS_nccltests290.csv",
      "2x 8 H100 NDR, misconfigured (ANOMALOUS)", H100_NDR("2"), "allreduce", 16,
-     7, TRUE},
+     1, 7, TRUE},
 };
 
 const NcclDataset *nccl_datasets(guint *n)
@@ -63,7 +69,8 @@ gboolean nccl_accuracy_run(const NcclDataset *d, const char *dir,
   g_autoptr(GArray) large = g_array_new(FALSE, FALSE, sizeof(double));
   g_autoptr(GArray) small = g_array_new(FALSE, FALSE, sizeof(double));
   g_autoptr(GArray) ratio = g_array_new(FALSE, FALSE, sizeof(double));
-  NcclOptions opt = {.ranks = d->ranks};
+  NcclOptions opt = {.ranks = d->ranks,
+                     .gpus_per_process = d->gpus_per_process};
   NcclColl coll;
 
   memset(out, 0, sizeof(*out));
@@ -105,7 +112,8 @@ gboolean nccl_accuracy_run(const NcclDataset *d, const char *dir,
         !nccl_run(comm, coll, r.size_bytes, &ch, NCCL_EXEC_FLOW, NULL, NULL,
                   &st, error))
       return FALSE;
-    r.predicted_GBps = (double)r.size_bytes / sim_time_to_s(st.time_ps) / 1e9 *
+    r.predicted_GBps = (double)r.size_bytes /
+                       sim_time_to_s(nccl_tests_time(comm, st.time_ps)) / 1e9 *
                        nccl_bus_factor(coll, d->ranks);
     r.error = (r.predicted_GBps - r.measured_GBps) / r.measured_GBps;
     g_strlcpy(r.algo,

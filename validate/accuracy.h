@@ -12,8 +12,10 @@ typedef struct {
   const char *system_ini; /* the matching system, as INI text */
   const char *collective;
   guint32 ranks;
-  guint32 busbw_col;  /* column of the measured busbw */
-  gboolean anomalous; /* a misconfigured system: must be predicted well
+  guint32 gpus_per_process; /* nccl-tests -g: 8 for one process driving
+                               the 8 GPUs of a server, 1 under MPI */
+  guint32 busbw_col;        /* column of the measured busbw */
+  gboolean anomalous;       /* a misconfigured system: must be predicted well
                          above what it measured */
 } NcclDataset;
 

@@ -79,6 +79,9 @@ typedef struct {
   gboolean collnet; /* NCCL_COLLNET_ENABLE: use SHARP where the network
                        has it (CollNet, multi-node NVLS); off by default,
                        as in NCCL, which needs the SHARP plugin */
+  guint32 gpus_per_process; /* ranks one host thread launches in turn, as
+                               nccl-tests -g G does; 0 or 1: one rank per
+                               process (mpirun -np N ... -g 1) */
   SimTime packet_sample_ps; /* NCCL_EXEC_PACKET: sample queue depths this
                                often (sim_packet_set_sampling); 0: off */
 } NcclOptions;
@@ -144,6 +147,13 @@ typedef struct {
  * for per-link reports (traces/linkstats.h) and, on the packet transport,
  * per-port counters and queue samples (traces/portstats.h). */
 typedef void (*NcclInspectFn)(void *ctx, const SimTransport *t, SimTime end);
+
+/* The time per call nccl-tests reports for calls that take call_ps on the
+ * GPUs, run back to back: a process driving G GPUs (gpus_per_process)
+ * launches their kernels one after another, G x [nccl] host_launch_us per
+ * iteration, while the GPUs run the previous call; the slower of the two
+ * sets the pace. */
+SimTime nccl_tests_time(const NcclComm *comm, SimTime call_ps);
 
 /* Plans the call with `choice` and executes it on a fresh engine over the
  * given transport; inspect (may be NULL) sees the transport at the end.

@@ -57,6 +57,11 @@ void nccl_tune(NcclComm *comm);
 double nccl_hw_latency_us(guint32 hw, NcclAlgo a, NcclProto p);
 double nccl_base_latency_us(NcclAlgo a, NcclProto p);
 
+/* The data bytes NCCL's kernels move per pipeline step for a collective
+ * call (enqueue.cc calcCollChunking) on nch channels. */
+guint64 nccl_slice_bytes(const NcclComm *c, NcclColl coll, NcclAlgo a,
+                         NcclProto p, guint32 nch, guint64 bytes);
+
 /* NCCL's NVLS efficiency of an architecture (NCCL_ARCH_*; 0 without). */
 double nccl_nvls_efficiency(guint32 arch);
 

@@ -11,6 +11,7 @@
 
 #include "models/nccl/nccl_internal.h"
 #include "models/params.h"
+#include "models/registry.h"
 
 static const char *const coll_names[NCCL_N_COLLS] = {
     "Broadcast", "Reduce",   "AllGather", "ReduceScatter",
@@ -597,4 +598,94 @@ gboolean nccl_select(const NcclComm *c, NcclColl coll, guint64 bytes,
                            algo_names[best_a], proto_names[best_p],
                            out->channels, best);
   return TRUE;
+}
+
+/* NCCL's pipelining unit for a call: calcCollChunking in enqueue.cc
+ * (2.2x).  A step is a buffer / NCCL_STEPS (Simple 4 MiB, LL 512 KiB of
+ * lines, LL128 4.7 MB of lines); Ring Simple moves chunks of 4 steps in
+ * slices of 2, the others one step at a time.  LL carries half its lines
+ * as data, LL128 15/16.  Small calls shrink the chunk so that the pipeline
+ * still fills: Tree LL128 by its depth in nodes and ranks per node, NVLS
+ * and NVLSTree (128 KiB chunks, 64 KiB at 4 nodes and more) by the
+ * operations in flight (channels x heads, a head per GPU of a node),
+ * CollNet Chain by its depth, PAT by its channels.  Returns data bytes. */
+guint64 nccl_slice_bytes(const NcclComm *c, NcclColl coll, NcclAlgo a,
+                         NcclProto p, guint32 nch, guint64 bytes)
+{
+  const guint64 simple_step = (4u << 20) / 8;
+  guint64 chunk, ops = (guint64)MAX(nch, 1) * c->ppn;
+
+  switch (p) {
+  case NCCL_PROTO_LL: return 64 * 1024 / 2;
+  case NCCL_PROTO_LL128: chunk = 614400 / 16 * 15; break;
+  default: chunk = a == NCCL_ALGO_RING ? 4 * simple_step : simple_step; break;
+  }
+  nch = MAX(nch, 1);
+  switch (a) {
+  case NCCL_ALGO_RING: return p == NCCL_PROTO_SIMPLE ? chunk / 2 : chunk;
+  case NCCL_ALGO_TREE:
+    if (p == NCCL_PROTO_LL128) {
+      double ppn = (double)c->nranks / c->nnodes;
+      double steps = 1 + log2i(c->nnodes) + 0.1 * ppn;
+
+      while ((double)(bytes / (nch * chunk)) < steps * 64 / ppn &&
+             chunk > 131072)
+        chunk /= 2;
+      while ((double)(bytes / (nch * chunk)) < steps * 16 / ppn &&
+             chunk > 32768)
+        chunk /= 2;
+    }
+    return chunk;
+  case NCCL_ALGO_NVLS:
+    chunk =
+        c->nnodes > 1 &&
+                c->bw[NCCL_COLL_ALLREDUCE][NCCL_ALGO_NVLS][NCCL_PROTO_SIMPLE] <
+                    150
+            ? 32768
+            : 131072;
+    if (bytes < 64 * ops * chunk && chunk > 65536)
+      chunk = 65536;
+    if (bytes < 8 * ops * chunk && chunk > 32768)
+      chunk = 32768;
+    if (bytes < 2 * ops * chunk && chunk > 16384)
+      chunk = 16384;
+    return chunk;
+  case NCCL_ALGO_NVLS_TREE:
+    chunk = c->nnodes >= 4 ? 65536 : 131072;
+    if (bytes < 16 * ops * chunk && chunk > 131072)
+      chunk = 131072;
+    if (bytes < 4 * ops * chunk && chunk > 65536)
+      chunk = 65536;
+    if (bytes < ops * chunk && chunk > 32768)
+      chunk = 32768;
+    return chunk;
+  case NCCL_ALGO_COLLNET_CHAIN:
+    chunk = MIN(256u << 10, simple_step);
+    while (bytes / (nch * chunk) < (guint64)c->ppn * 64 && chunk > 131072)
+      chunk /= 2;
+    while (bytes / (nch * chunk) < (guint64)c->ppn * 8 && chunk > 65536)
+      chunk /= 2;
+    while (bytes / (nch * chunk) < c->ppn && chunk > 32768)
+      chunk /= 2;
+    return chunk;
+  case NCCL_ALGO_PAT:
+    while (chunk * nch * (coll == NCCL_COLL_ALLGATHER ? 32 : 16) > bytes &&
+           chunk > 65536)
+      chunk /= 2;
+    return chunk;
+  default:
+    /* CollNet Direct shrinks by its heads and depth, which ifsim's
+     * CollNet plan does not have: one step */
+    return chunk;
+  }
+}
+
+SimTime nccl_tests_time(const NcclComm *c, SimTime call_ps)
+{
+  const MdlNcclTuning *t = mdl_registry_nccl(topo_system_models(c->sys));
+  guint32 g = MAX(c->opt.gpus_per_process, 1);
+
+  SimTime host = (SimTime)llround(g * t->host_launch_us * SIM_PS_PER_US);
+
+  return MAX(call_ps, host);
 }

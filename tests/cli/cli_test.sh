@@ -58,6 +58,11 @@ expect 0 "# Collective test concluded: all_reduce_perf" run -c all_reduce --algo
 expect 0 "8589934592    2147483648     float     sum      -1" run
 expect 0 "# 8589934592 NVLS Simple 16" run
 expect 0 "-> Ring/LL on 1 channels" run -b 8 -e 8 --explain
+# one process launching 8 kernels in turn (nccl-tests -g 8): 8 x 4.8 us
+expect 0 "           8             2     float     sum      -1    38.40" run -b 8 -e 8 --gpus-per-process 8
+expect 2 "--gpus-per-process: 3 does not divide the 8 ranks of each server" run --gpus-per-process 3
+expect 2 "--gpus-per-process: 0; at least 1" run --gpus-per-process 0
+expect 2 "--gpus-per-process: 'x' is not a count" run --gpus-per-process x
 expect 0 "NVLS          Simple  off: excluded by the algorithm choice" run -b 8 -e 8 --explain --algo ^nvls
 export NCCL_ALGO=tree
 expect 0 "# 1048576 Tree" run -b 1M -e 1M
