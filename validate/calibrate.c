@@ -323,7 +323,8 @@ static gboolean predict_p2p(const TopoSystem *sys, const ValPoint *p,
 static gboolean predict_nccl(const TopoSystem *sys, const ValPoint *p,
                              double *time_us, GError **error)
 {
-  NcclOptions opt = {.ranks = p->ranks};
+  NcclOptions opt = {.ranks = p->ranks,
+                     .gpus_per_process = p->gpus_per_process};
   g_autoptr(NcclComm) comm = NULL;
   NcclColl coll;
   NcclChoice ch;
@@ -339,7 +340,7 @@ static gboolean predict_nccl(const TopoSystem *sys, const ValPoint *p,
       !nccl_run(comm, coll, p->size_bytes, &ch, NCCL_EXEC_FLOW, NULL, NULL,
                 &st, error))
     return FALSE;
-  *time_us = sim_time_to_s(st.time_ps) * 1e6;
+  *time_us = sim_time_to_us(nccl_tests_time(comm, st.time_ps));
   return TRUE;
 }
 
@@ -466,9 +467,16 @@ void val_report_build(const TopoSystem *sys, ValMeasurements *const *sets,
   memset(out, 0, sizeof(*out));
   out->series = g_array_new(FALSE, TRUE, sizeof(ValSeries));
   out->points = g_array_new(FALSE, TRUE, sizeof(ValCompare));
-  for (guint k = 0; k < n_sets; k++)
+  for (guint k = 0; k < n_sets; k++) {
+    const char *gpp = val_meas_get(sets[k], "gpus_per_process");
+    guint64 per_process = 0;
+
+    /* checked by the reader; probes and the nccl-tests import write it */
+    if (gpp)
+      g_ascii_string_to_unsigned(gpp, 10, 1, 1024, &per_process, NULL);
     for (guint i = 0; i < sets[k]->points->len; i++) {
-      const ValPoint *p = &g_array_index(sets[k]->points, ValPoint, i);
+      ValPoint pt = g_array_index(sets[k]->points, ValPoint, i);
+      const ValPoint *p = &pt;
       char *key = series_key(p);
       gpointer at;
       GArray *g;
@@ -481,8 +489,11 @@ void val_report_build(const TopoSystem *sys, ValMeasurements *const *sets,
         g_hash_table_insert(index, key, GUINT_TO_POINTER(groups->len));
         g_ptr_array_add(groups, g);
       }
-      g_array_append_val(g, *p);
+      if (pt.probe == VAL_PROBE_NCCL)
+        pt.gpus_per_process = (guint32)per_process;
+      g_array_append_val(g, pt);
     }
+  }
   for (guint i = 0; i < groups->len; i++)
     build_series(sys, groups->pdata[i], i, out);
   for (guint i = 0; i < out->points->len; i++) {

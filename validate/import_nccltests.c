@@ -433,14 +433,14 @@ static char *version_from_code(long code)
 
 /* "... Rank N [Group G] Pid P on HOST device D [BUS] NAME" */
 static gboolean parse_rank_line(const char *l, guint *rank, char **host_dev,
-                                char **gpu)
+                                char **gpu, char **host_pid)
 {
   const char *r = strstr(l, "Rank "), *on = strstr(l, " on "),
-             *dev = strstr(l, " device "), *br;
+             *dev = strstr(l, " device "), *pid = strstr(l, " Pid "), *br;
   g_auto(GStrv) ht = NULL;
   char *end;
 
-  if (!r || !on || !dev || !strstr(l, " Pid "))
+  if (!r || !on || !dev || !pid)
     return FALSE;
   *rank = (guint)strtoul(r + 5, &end, 10);
   if (end == r + 5)
@@ -450,6 +450,8 @@ static gboolean parse_rank_line(const char *l, guint *rank, char **host_dev,
   *host_dev = g_strdup_printf("%s:%ld", ht[0] ? ht[0] : "",
                               strtol(dev + 8, NULL, 10));
   *gpu = g_strstrip(g_strdup(br ? br + 1 : ""));
+  *host_pid = g_strdup_printf("%s:%ld", ht[0] ? ht[0] : "",
+                              strtol(pid + 5, NULL, 10));
   return TRUE;
 }
 
@@ -461,6 +463,9 @@ ValMeasurements *val__import_nccltests_text(const ValText *t, GError **error)
   g_autoptr(GHashTable) devices =
       g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
   g_autoptr(GHashTable) rank_lines = g_hash_table_new(NULL, NULL);
+  g_autoptr(GHashTable) procs =
+      g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  guint gpus_per_process = 0;
   g_autofree char *tool = NULL;
   NcclTable tb = {.name = t->name, .rows = rows};
   NcclHeader h;
@@ -523,8 +528,13 @@ ValMeasurements *val__import_nccltests_text(const ValText *t, GError **error)
     }
     {
       guint rank;
-      char *hd = NULL, *gpu = NULL;
-      if (parse_rank_line(l, &rank, &hd, &gpu)) {
+      char *hd = NULL, *gpu = NULL, *hp = NULL;
+      if (parse_rank_line(l, &rank, &hd, &gpu, &hp)) {
+        guint per = GPOINTER_TO_UINT(g_hash_table_lookup(procs, hp)) + 1;
+
+        /* ranks of one process: their kernels launch in turn */
+        g_hash_table_insert(procs, hp, GUINT_TO_POINTER(per));
+        gpus_per_process = MAX(gpus_per_process, per);
         gpointer first = g_hash_table_lookup(rank_lines,
                                              GUINT_TO_POINTER(rank));
         if (first) {
@@ -597,8 +607,12 @@ ValMeasurements *val__import_nccltests_text(const ValText *t, GError **error)
   if (from_name)
     tb.collective = from_name;
   if (n_rank_lines > 0) {
+    char num[16];
+
     tb.ranks = MAX(max_rank + 1, g_hash_table_size(devices));
     val__set_gpus(m, gpus);
+    g_snprintf(num, sizeof(num), "%u", gpus_per_process);
+    val_meas_set(m, "gpus_per_process", num);
   }
   {
     g_autofree char *src = g_strdup_printf(

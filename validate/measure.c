@@ -374,6 +374,19 @@ static ValMeasurements *parse_own(const char *name, const char *text,
                     name, i + 1, key);
         return NULL;
       }
+      if (strcmp(g_ptr_array_index(m->keys, m->keys->len - 1),
+                 "gpus_per_process") == 0 &&
+          !g_ascii_string_to_unsigned(
+              g_ptr_array_index(m->values, m->values->len - 1), 10, 1, 1024,
+              NULL, NULL)) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
+                    "%s:%u: gpus_per_process '%s': expected a count from 1 "
+                    "to 1024 (GPUs one process drove)",
+                    name, i + 1,
+                    (const char *)g_ptr_array_index(m->values,
+                                                    m->values->len - 1));
+        return NULL;
+      }
     }
   }
   if (!val_csv_split(name, text, len, &csv, error))

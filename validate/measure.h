@@ -62,6 +62,8 @@ typedef struct {
   guint32 iterations;   /* operations timed (0: not known, imported) */
   double time_us_min, time_us_median, time_us_max;
   double bw_GBps, busbw_GBps;
+  guint32 gpus_per_process; /* nccl: GPUs one process drove (the header's
+                               gpus_per_process; 0: not known, one) */
 } ValPoint;
 
 /* A set of points and the machine they were measured on. */

@@ -432,6 +432,14 @@ static int probe_nccl_local(const ProbeNcclPlan *plan, int n, int gpus)
   for (int r = 0; r < n; r++)
     devs[r] = r;
   probe_nccl_describe(m, gpus);
+  {
+    char num[16];
+
+    /* one process launches every rank's kernels (validate/calibrate.c
+     * predicts the time per call with that) */
+    g_snprintf(num, sizeof(num), "%d", n);
+    val_meas_set(m, "gpus_per_process", num);
+  }
   ok = probe_nccl_setup(&pn, n, n, 0, devs, plan, &error);
   if (ok && !probe_nccl_ok(ncclCommInitAll(pn.comms, n, devs),
                            "ncclCommInitAll", &error)) {

@@ -170,8 +170,10 @@ static int probe_mpi_measure(const ProbeMpi *pm, const ProbeNcclPlan *plan)
       !probe_nccl_ok(ncclCommInitRank(&pn.comms[0], pm->size, id, pm->rank),
                      "ncclCommInitRank", &error))
     probe_mpi_abort(pm, error);
-  if (pm->rank == 0)
+  if (pm->rank == 0) {
     probe_nccl_describe(m, count);
+    val_meas_set(m, "gpus_per_process", "1");
+  }
   probe_mpi_describe(pm, m);
   pn.barrier = probe_mpi_barrier;
   pn.slowest = probe_mpi_slowest;

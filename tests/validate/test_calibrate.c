@@ -379,6 +379,29 @@ START_TEST(test_nccl_protocols)
 }
 END_TEST
 
+/* A measurement taken by one process driving 8 GPUs (the header's
+ * gpus_per_process, as ifsim-probe nccl and a -g 8 nccl-tests log give
+ * it) is predicted with 8 kernel launches per call. */
+START_TEST(test_nccl_gpus_per_process)
+{
+  g_autoptr(TopoSystem) sys = load("[system]\nserver = dgx-h100\n", NULL);
+  g_autoptr(GError) error = NULL;
+  const MdlLink *limit;
+  guint hops;
+  double one, eight;
+  ValPoint p = point(VAL_PROBE_NCCL, "allreduce", "0-7", "all", 8, 0);
+
+  g_strlcpy(p.mode, "oop", sizeof(p.mode));
+  p.ranks = 8;
+  ck_assert_msg(val_predict_point(sys, &p, &one, &limit, &hops, &error), "%s",
+                error ? error->message : "");
+  p.gpus_per_process = 8;
+  ck_assert(val_predict_point(sys, &p, &eight, &limit, &hops, &error));
+  ck_assert_double_lt(one, 38.4);
+  ck_assert_double_eq_tol(eight, 38.4, 1e-9);
+}
+END_TEST
+
 Suite *suite_calibrate(void)
 {
   Suite *s = suite_create("calibrate");
@@ -392,6 +415,7 @@ Suite *suite_calibrate(void)
   tcase_add_test(tc, test_calibration_nothing);
   tcase_add_test(tc, test_carry_over);
   tcase_add_test(tc, test_nccl_protocols);
+  tcase_add_test(tc, test_nccl_gpus_per_process);
   suite_add_tcase(s, tc);
   return s;
 }

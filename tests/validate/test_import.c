@@ -90,6 +90,7 @@ START_TEST(test_nccltests_text)
   check_key(m, "ranks", "8");
   check_key(m, "nccl.version", "2.18.3+cuda12.2");
   check_key(m, "nccltests.ngpus", "8");
+  check_key(m, "gpus_per_process", "1"); /* a Pid per rank */
   ck_assert_ptr_null(val_meas_get(m, "ranks.inferred"));
   p = find(m, VAL_PROBE_NCCL, "allreduce", "ip", "0-7", "all", 1073741824);
   ck_assert_double_eq_tol(p->busbw_GBps, 464.70, 1e-9);
@@ -100,6 +101,17 @@ START_TEST(test_nccltests_text)
   p = find(m, VAL_PROBE_NCCL, "allreduce", "oop", "0-7", "all", 4294967296);
   ck_assert_double_eq_tol(p->busbw_GBps, 473.60, 1e-9);
   check_round_trip(m);
+}
+END_TEST
+
+/* The same run from one process (-g 8): every Rank line has its Pid. */
+START_TEST(test_nccltests_one_process)
+{
+  g_autoptr(ValMeasurements) m =
+      import_ok("measure", "nccltests_allreduce_8xH100_g8.txt");
+
+  check_key(m, "ranks", "8");
+  check_key(m, "gpus_per_process", "8");
 }
 END_TEST
 
@@ -454,6 +466,8 @@ static const struct {
      ":16: binary data (byte 0x8b at byte 782 is not UTF-8 text)"},
     {"csv_duplicate_key.csv",
      ":6: header key 'gpu' given twice (expected each key once)"},
+    {"csv_gpus_per_process_zero.csv",
+     ":3: gpus_per_process '0': expected a count from 1 to 1024"},
     {"csv_duplicate_row.csv",
      ":16: hostdev h2d pinned host -> gpu0, ranks 1, 2097152 bytes again "
      "(line 11 has it)"},
@@ -879,6 +893,7 @@ Suite *suite_importmeas(void)
   TCase *bad = tcase_create("bad");
 
   tcase_add_test(tc, test_nccltests_text);
+  tcase_add_test(tc, test_nccltests_one_process);
   tcase_add_test(tc, test_nccltests_old_layout);
   tcase_add_test(tc, test_nccltests_json);
   tcase_add_test(tc, test_nccl_reference_csvs);
