@@ -1133,6 +1133,14 @@ gboolean nccl_run(const NcclComm *comm, NcclColl coll, guint64 bytes,
                  ? nccl_slice_bytes(comm, coll, choice->algo, choice->proto,
                                     choice->channels, bytes)
                  : slice_bytes(choice->algo, choice->proto);
+  /* LL and LL128 carry a flag in every line, so a receiver forwards each
+   * warp's lines as soon as they land, not a whole step: the head crosses
+   * a hop after one warp's data, 32 lines of 8 data bytes for LL, NCCL's
+   * LL128 grain (32 x 8 x 8 B x 15/16 = 1920 B) for LL128. */
+  if (choice->proto == NCCL_PROTO_LL)
+    pl.slice = MIN(pl.slice, 32 * 8);
+  else if (choice->proto == NCCL_PROTO_LL128)
+    pl.slice = MIN(pl.slice, 1920);
   pl.cap_Bps = channel_cap(&pl) * proto_efficiency(&pl);
   pl.base_ps =
       (coll < NCCL_N_TUNED_COLLS
