@@ -592,11 +592,13 @@ gboolean nccl_select(const NcclComm *c, NcclColl coll, guint64 bytes,
         clamp_channels(c, size_channels(c, out->algo, out->proto, nc, bytes));
   }
   if (explain)
-    g_string_append_printf(explain,
-                           "  -> %s/%s on %u channels: the smallest "
-                           "estimate (%.2f us)\n",
-                           algo_names[best_a], proto_names[best_p],
-                           out->channels, best);
+    g_string_append_printf(
+        explain,
+        "  -> %s/%s on %u channels: the smallest estimate (%.2f us); "
+        "NCCL's pipeline step %" G_GUINT64_FORMAT " B\n",
+        algo_names[best_a], proto_names[best_p], out->channels, best,
+        nccl_slice_bytes(c, coll, out->algo, out->proto, out->channels,
+                         bytes));
   return TRUE;
 }
 

@@ -58,6 +58,7 @@ expect 0 "# Collective test concluded: all_reduce_perf" run -c all_reduce --algo
 expect 0 "8589934592    2147483648     float     sum      -1" run
 expect 0 "# 8589934592 NVLS Simple 16" run
 expect 0 "-> Ring/LL on 1 channels" run -b 8 -e 8 --explain
+expect 0 "-> NVLS/Simple on 16 channels: the smallest estimate (3204.64 us); NCCL's pipeline step 131072 B" run -b 1G -e 1G --explain
 # one process launching 8 kernels in turn (nccl-tests -g 8): 8 x 4.8 us
 expect 0 "           8             2     float     sum      -1    38.40" run -b 8 -e 8 --gpus-per-process 8
 expect 2 "--gpus-per-process: 3 does not divide the 8 ranks of each server" run --gpus-per-process 3
