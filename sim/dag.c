@@ -4,8 +4,11 @@
  * when its task is forgotten, so an old id no longer matches and reads as
  * done.  Each task counts what it waits for (`waiting`, plus one while it
  * is being added) and lists the tasks waiting for it: two inline, more in
- * pooled overflow blocks.  When a task ends its dependents' counts fall,
- * and those reaching zero start, in the order they were added. */
+ * pooled overflow blocks appended at a remembered tail (a plan's launch
+ * task has every first body transfer waiting on it: walking the blocks on
+ * each append made adding them quadratic).  When a task ends its
+ * dependents' counts fall, and those reaching zero start, in the order
+ * they were added. */
 #include "sim/dag.h"
 
 #include "sim/error.h"
@@ -32,7 +35,10 @@ typedef struct {
   SimTask dep[INLINE_DEPS]; /* tasks waiting for this one */
   guint32 n_dep;
   guint32 more; /* first overflow block, SIM_POOL_NIL if none */
+  guint32 tail; /* last overflow block, when `more` is one */
 } Task;
+
+G_STATIC_ASSERT(sizeof(Task) <= 128); /* two cache lines */
 
 typedef struct {
   guint32 next; /* first: free link; next block or SIM_POOL_NIL */
@@ -71,24 +77,28 @@ static Task *task_live(const SimDag *dag, SimTask id)
 
 static void add_dependent(SimDag *dag, Task *t, SimTask waiter)
 {
-  guint32 *link;
+  DepBlock *b;
+  guint32 blk;
 
   if (t->n_dep < INLINE_DEPS) {
     t->dep[t->n_dep++] = waiter;
     return;
   }
-  link = &t->more;
-  while (*link != SIM_POOL_NIL) {
-    DepBlock *b = sim_pool_at(&dag->blocks, *link);
+  if (t->more != SIM_POOL_NIL) {
+    b = sim_pool_at(&dag->blocks, t->tail);
     if (b->n < BLOCK_DEPS) {
       b->dep[b->n++] = waiter;
       return;
     }
-    link = &b->next;
   }
-  /* Pool items never move, so `link` stays valid across the alloc. */
-  *link = sim_pool_alloc(&dag->blocks);
-  DepBlock *b = sim_pool_at(&dag->blocks, *link);
+  /* Pool items never move, so `b` stays valid across the alloc. */
+  blk = sim_pool_alloc(&dag->blocks);
+  if (t->more == SIM_POOL_NIL)
+    t->more = blk;
+  else
+    b->next = blk;
+  t->tail = blk;
+  b = sim_pool_at(&dag->blocks, blk);
   b->next = SIM_POOL_NIL;
   b->n = 1;
   b->dep[0] = waiter;

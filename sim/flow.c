@@ -121,6 +121,7 @@ typedef struct {
   guint32 n_set;         /* the set's flows here */
   guint32 first;         /* where they start in set_list */
   guint32 peak;          /* most flows at once, once above one */
+  gboolean seeded;       /* in ft->seeds already */
 } ChanCold;
 
 typedef struct {
@@ -338,6 +339,19 @@ static void next_fill_stamp(FlowTransport *ft)
     reset_stamps(ft);
 }
 
+/* Makes channel c a seed of the next recomputation, once: when many
+ * flows on a busy channel start or end in one instant, set_seed then reads
+ * its entries once, not once per flow (quadratic for an AllToAll's
+ * thousands of flows per NIC).  Later copies would add no flow anyway:
+ * the first read marks every movable one. */
+static inline void seed_push(FlowTransport *ft, guint32 c)
+{
+  if (ft->cold[c].seeded)
+    return;
+  ft->cold[c].seeded = TRUE;
+  vec_push(&ft->seeds, c);
+}
+
 /* Flows whose rate a recomputation may change: those at least as fast as
  * the threshold, and those just arrived (rate 0). */
 static inline gboolean movable(const FlowTransport *ft, const Flow *fl)
@@ -368,6 +382,7 @@ static void set_seed(FlowTransport *ft)
   ft->comp_ch.n = ft->comp_fl.n = 0;
   for (guint32 i = 0; i < ft->seeds.n; i++) {
     const Chan *ch = &ft->chan[ft->seeds.v[i]];
+    ft->cold[ft->seeds.v[i]].seeded = FALSE;
     for (guint32 e = 0; e < ch->n; e++) {
       guint32 f = (guint32)(ch->ent[e] >> 8);
       Flow *fl = flow_at(ft, f);
@@ -827,7 +842,7 @@ static gboolean flow_remove(FlowTransport *ft, Flow *fl, SimTime now,
     } else {
       others = TRUE;
       if (done)
-        vec_push(&ft->seeds, hp->ch);
+        seed_push(ft, hp->ch);
     }
   }
   ft->active--;
@@ -871,7 +886,7 @@ static void flow_activate(SimEngine *engine, void *ctx, guint64 data)
   if (!flow_insert(ft, f, fl, now))
     return;
   for (guint32 h = 0; h < fl->n_hops; h++)
-    vec_push(&ft->seeds, flow_hop(ft, fl, h)->ch);
+    seed_push(ft, flow_hop(ft, fl, h)->ch);
   request_recompute(ft, 0);
 }
 

@@ -1,6 +1,7 @@
 /* Tests of sim/dag: chains, fan-in and fan-out (past the inline dependent
- * slots), streams, delays, joins, waiting on finished tasks, tasks added
- * by completion functions, and the same DAG over both transports. */
+ * slots, and thousands wide), streams, delays, joins, waiting on finished
+ * tasks, tasks added by completion functions, and the same DAG over both
+ * transports. */
 #include <string.h>
 
 #include "sim/dag.h"
@@ -153,6 +154,59 @@ START_TEST(test_streams)
 }
 END_TEST
 
+/* Completion order by user value, for fan-outs wider than Rig.order. */
+typedef struct {
+  GArray *order; /* guint64 user values */
+} Seen;
+
+static void on_seen(void *ctx, guint64 user, SimTime now)
+{
+  (void)now;
+  g_array_append_val(((Seen *)ctx)->order, user);
+}
+
+/* Fan-outs of thousands (a plan's launch task: every first body transfer
+ * waits on it) append at the dependents' tail, not by walking them: all
+ * start in the order added, also when a second wide fan-out reuses the
+ * overflow blocks the first freed, and when two sources interleave. */
+START_TEST(test_wide_fan_out)
+{
+  enum { WIDE = 5000 };
+  Rig r;
+  Seen seen = {g_array_new(FALSE, FALSE, sizeof(guint64))};
+  SimTaskSpec s = {.stream = SIM_NONE, .done = on_seen, .ctx = &seen};
+
+  rig_init(&r, FALSE);
+  for (guint round = 0; round < 2; round++) {
+    SimTask a, b;
+
+    g_array_set_size(seen.order, 0);
+    s.delay_ps = SIM_US(1);
+    s.user = G_MAXUINT64;
+    a = sim_dag_add(r.dag, &s, NULL, 0);
+    s.delay_ps = SIM_US(2);
+    b = sim_dag_add(r.dag, &s, NULL, 0);
+    s.delay_ps = 0;
+    /* even users wait on a, odd ones on a and b */
+    for (guint64 i = 0; i < WIDE; i++) {
+      s.user = i;
+      sim_dag_add(r.dag, &s, (SimTask[]){a, b}, i % 2 ? 2 : 1);
+    }
+    sim_engine_run(r.engine);
+    ck_assert_uint_eq(seen.order->len, WIDE + 2);
+    ck_assert_uint_eq(sim_dag_alive(r.dag), 0);
+    /* a, then the evens in order; b, then the odds in order */
+    for (guint i = 0; i < WIDE / 2; i++) {
+      ck_assert_uint_eq(g_array_index(seen.order, guint64, 1 + i), 2 * i);
+      ck_assert_uint_eq(g_array_index(seen.order, guint64, WIDE / 2 + 2 + i),
+                        2 * i + 1);
+    }
+  }
+  g_array_free(seen.order, TRUE);
+  rig_clear(&r);
+}
+END_TEST
+
 typedef struct {
   Rig *r;
   SimTask first;
@@ -266,6 +320,7 @@ Suite *suite_dag(void)
 
   tcase_add_loop_test(tc, test_chain_and_parallel, 0, 2);
   tcase_add_test(tc, test_fan_in_out);
+  tcase_add_test(tc, test_wide_fan_out);
   tcase_add_test(tc, test_streams);
   tcase_add_test(tc, test_generated);
   tcase_add_test(tc, test_stall_reported);

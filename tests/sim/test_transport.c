@@ -1,9 +1,10 @@
 /* Tests of sim/analytical and sim/flow: closed forms (an idle path, equal
- * shares, the classic max-min example, rate changes mid-flight), latency
- * semantics incl. a flow that meets another before its bytes begin, wire
- * weights, caps, path sets, statistics, and random workloads checked for
- * conservation and max-min optimality, determinism and agreement of the
- * two transports when nothing is shared. */
+ * shares, the classic max-min example, rate changes mid-flight, an incast
+ * whose flows end in batches), latency semantics incl. a flow that meets
+ * another before its bytes begin, wire weights, caps, path sets,
+ * statistics, and random workloads checked for conservation and max-min
+ * optimality, determinism and agreement of the two transports when
+ * nothing is shared. */
 #include <math.h>
 #include <string.h>
 
@@ -241,6 +242,45 @@ START_TEST(test_removal_slows_another)
   ck_assert_time_near(done_at(&r, 0), SIM_MS(1));
   ck_assert_time_near(done_at(&r, 2), 4833333334);
   ck_assert_time_near(done_at(&r, 1), 5033333334);
+  rig_clear(&r);
+}
+END_TEST
+
+/* An incast as an AllToAll makes one: 2 x 300 flows from 300 senders
+ * over fast access links into one 1 GB/s link, half of 100 kB and half of
+ * 300 kB.  All share it at 1/600 GB/s; the small ones end together at
+ * 60 ms (one recomputation, its seed channels each read once however many
+ * flows left them), then the large ones' 200 kB left at 1/300 GB/s take
+ * 60 ms more.  Checked for max-min after every recomputation. */
+START_TEST(test_incast_batches)
+{
+  enum { SENDERS = 300 };
+  Rig r;
+  SimNodeId hub, sink, src[SENDERS];
+  SimChannelId shared, access[SENDERS];
+  SimTransportStats st;
+
+  rig_init(&r);
+  nodes(&r, SENDERS, src);
+  hub = node(&r, "hub");
+  sink = node(&r, "sink");
+  shared = link(&r, hub, sink, 1 * GBps, 0);
+  for (guint i = 0; i < SENDERS; i++)
+    access[i] = link(&r, src[i], hub, 100 * GBps, 0);
+  rig_go(&r, "flow");
+  for (guint i = 0; i < SENDERS; i++) {
+    SimPath p = path_of(2, (SimChannelId[]){access[i], shared});
+    start(&r, &p, 100000, 2 * i);
+    start(&r, &p, 300000, 2 * i + 1);
+  }
+  sim_engine_run(r.engine);
+  for (guint i = 0; i < SENDERS; i++) {
+    ck_assert_time_near(done_at(&r, 2 * i), SIM_MS(60));
+    ck_assert_time_near(done_at(&r, 2 * i + 1), SIM_MS(120));
+  }
+  sim_transport_stats(r.t, &st);
+  ck_assert_uint_eq(st.transfers_done, 2 * SENDERS);
+  ck_assert_uint_le(st.recomputes, 2);
   rig_clear(&r);
 }
 END_TEST
@@ -646,6 +686,7 @@ Suite *suite_transport(void)
   tcase_add_test(tc, test_classic_max_min);
   tcase_add_test(tc, test_rate_change);
   tcase_add_test(tc, test_removal_slows_another);
+  tcase_add_test(tc, test_incast_batches);
   tcase_add_test(tc, test_latency_then_bytes);
   tcase_add_test(tc, test_wire_and_cap);
   tcase_add_test(tc, test_path_set);
