@@ -54,12 +54,20 @@ guint64 sim_transfer_share(const SimTransfer *x, guint32 i)
   g_assert(i < x->n_paths);
   if (!x->weights || x->n_paths == 1)
     return x->bytes;
-  if (i + 1 < x->n_paths)
-    return (guint64)llround((double)x->bytes * x->weights[i]);
-  for (guint32 j = 0; j + 1 < x->n_paths; j++)
-    given += (guint64)llround((double)x->bytes * x->weights[j]);
-  g_assert(given <= x->bytes);
-  return x->bytes - given;
+  /* Rounded shares of a few bytes over many paths can add up to more than
+   * the transfer (32 paths of 1/32 of 16 bytes each round to 1): a share
+   * never takes more than what the earlier ones left. */
+  for (guint32 j = 0;; j++) {
+    guint64 left = x->bytes - given;
+    guint64 s = j + 1 < x->n_paths
+                    ? MIN((guint64)llround((double)x->bytes * x->weights[j]),
+                          left)
+                    : left;
+
+    if (j == i)
+      return s;
+    given += s;
+  }
 }
 
 void sim_transport_start(SimTransport *t, const SimTransfer *x)

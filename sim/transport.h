@@ -164,8 +164,9 @@ static inline double sim_transfer_path_cap(const SimTransfer *x, guint32 i)
   return x->weights ? x->cap_Bps * x->weights[i] : x->cap_Bps;
 }
 
-/* Bytes of share i of a transfer split by weights: rounded shares, the
- * last taking what remains so that they sum to `bytes` exactly. */
+/* Bytes of share i of a transfer split by weights: rounded shares, each
+ * at most what the earlier ones left, the last taking what remains, so
+ * that they sum to `bytes` exactly. */
 guint64 sim_transfer_share(const SimTransfer *x, guint32 i);
 
 /* Wire bytes per payload byte on c for `bytes` under t's hook. */

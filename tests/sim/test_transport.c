@@ -420,6 +420,22 @@ START_TEST(test_path_set)
     ps[1] = path_of(1, &c2);
     ck_assert_uint_eq(sim_transfer_share(&x, 0) + sim_transfer_share(&x, 1),
                       1000001);
+    {
+      /* 16 bytes over 32 equal paths: each share rounds to 1 on its own
+       * (an abort on GB200 NVL72's 1 KiB AllReduce); the first 16 get a
+       * byte, the others none */
+      double w32[32];
+      SimTransfer few = {.bytes = 16, .weights = w32, .n_paths = 32};
+      guint64 sum = 0;
+
+      for (guint i = 0; i < 32; i++)
+        w32[i] = 1.0 / 32;
+      for (guint i = 0; i < 32; i++) {
+        ck_assert_uint_eq(sim_transfer_share(&few, i), i < 16 ? 1 : 0);
+        sum += sim_transfer_share(&few, i);
+      }
+      ck_assert_uint_eq(sum, 16);
+    }
     sim_transport_start(r.t, &x);
     x.bytes = 0;
     x.tag = 1;
