@@ -149,6 +149,9 @@ typedef struct {
   SimTime step_ps;             /* protocol latency per step on it */
   guint32 upstream;            /* the edge feeding it, or SIM_NONE */
   guint32 channel;
+  guint32 lanes;      /* channels it stands for, each at the channel
+                         cap: a p2p pair's channels share its route (0:
+                         one) */
   SimTask first_head; /* the first head hop over it */
   SimTask *rounds;    /* [MAX_ROUNDS] */
 } Edge;
@@ -792,23 +795,30 @@ static gboolean plan_pat(Plan *pl, GError **error)
 static gboolean plan_p2p(Plan *pl, GError **error)
 {
   guint32 n = pl->comm->nranks;
+  guint64 bytes = 0;
 
+  /* What one pair carries: its part of every channel's share. */
   for (guint32 c = 0; c < pl->channels; c++) {
     guint64 sc = share(pl->bytes, pl->channels, c);
 
-    for (guint32 r = 0; r < n; r++) {
-      for (guint32 d = 1; d < n; d++) {
-        guint32 e;
+    bytes += pl->coll == NCCL_COLL_SENDRECV ? sc : sc / n;
+  }
+  /* A pair's channels all take the sender's route (across nodes through
+   * its own NIC) with the same bytes and cap, and every pair has as many:
+   * one transfer of all of them at `channels` caps gets what they would
+   * together under max-min sharing, with 1/channels of the transfers (an
+   * AllToAll has n^2 pairs). */
+  for (guint32 r = 0; r < n; r++) {
+    for (guint32 d = 1; d < n; d++) {
+      guint32 e;
 
-        if (pl->coll == NCCL_COLL_SENDRECV && d > 1)
-          break;
-        /* across nodes through the sender's own NIC */
-        if (!add_edge(pl, r, (r + d) % n, c, r % pl->comm->ppn,
-                      pl->coll == NCCL_COLL_SENDRECV ? sc : sc / n, SIM_NONE,
-                      &e, error))
-          return FALSE;
-        add_hop(pl, e, SIM_NONE, SIM_NONE);
-      }
+      if (pl->coll == NCCL_COLL_SENDRECV && d > 1)
+        break;
+      if (!add_edge(pl, r, (r + d) % n, 0, r % pl->comm->ppn, bytes, SIM_NONE,
+                    &e, error))
+        return FALSE;
+      g_array_index(pl->edges, Edge, e).lanes = pl->channels;
+      add_hop(pl, e, SIM_NONE, SIM_NONE);
     }
   }
   return TRUE;
@@ -834,7 +844,7 @@ static SimTask add_transfer(Exec *x, const Edge *e, guint64 payload,
                      ? &g_array_index(pl->weights, double, e->first_path)
                      : NULL,
       .n_paths = e->n_paths,
-      .cap_Bps = pl->cap_Bps * pl->inflate,
+      .cap_Bps = pl->cap_Bps * pl->inflate * MAX(e->lanes, 1),
       .stream = stream};
 
   x->transfers++;
@@ -903,7 +913,7 @@ static void build_dag(Exec *x)
     guint64 body = edges[0].bytes - edges[0].head_bytes;
     SimTime lat = sim_path_latency_ps(
         pl->fabric, &g_array_index(pl->paths, SimPath, edges[0].first_path));
-    double t_body = (double)body / rate * 1e12;
+    double t_body = (double)body / (rate * MAX(edges[0].lanes, 1)) * 1e12;
 
     if (lat > 0)
       rounds = (guint32)CLAMP(t_body * 0.01 / (double)lat, 1, MAX_ROUNDS);
@@ -974,8 +984,7 @@ static guint64 slice_bytes(NcclAlgo a, NcclProto p)
 /* A calibration's efficiency of the protocol ([nccl] in a model file). */
 static double proto_efficiency(const Plan *pl)
 {
-  const MdlNcclTuning *t =
-      mdl_registry_nccl(topo_system_models(pl->comm->sys));
+  const MdlNcclTuning *t = mdl_registry_nccl(topo_system_models(pl->comm->sys));
 
   switch (pl->proto) {
   case NCCL_PROTO_LL: return t->ll_efficiency;
@@ -1002,10 +1011,11 @@ static double channel_cap(const Plan *pl)
 /* A run's peak memory, with room, from `ifsim run` (Release) on DGX H100
  * fat-trees: AllReduce, AllGather and Broadcast peak at 6 to 11 KB per
  * rank and channel (512 to 16384 ranks, 16 channels); AllToAll, whose
- * every rank sends to every other, at 2.2 KB per pair and channel (32 and
- * 64 ranks). */
+ * every rank sends to every other (one transfer per pair, plan_p2p), at
+ * 2.8 to 4.7 KB per pair with the fabric (128 ranks on the RoCE example,
+ * 320 on the DGX A100 HDR pod). */
 #define RUN_BYTES_PER_RANK_CHANNEL (16u << 10)
-#define RUN_BYTES_PER_PAIR_CHANNEL (3u << 10)
+#define RUN_BYTES_PER_PAIR (6u << 10)
 
 /* The packet transport adds, per fabric channel, its port record with up
  * to SIM_PACKET_MAX_VL VL records, and the packets alive: a packet lives
@@ -1042,15 +1052,14 @@ static gboolean check_memory(const NcclComm *comm, NcclColl coll,
 {
   guint64 ranks = nccl_comm_ranks(comm);
   gboolean pairs = coll == NCCL_COLL_ALLTOALL;
-  guint64 need = (pairs ? ranks * ranks * RUN_BYTES_PER_PAIR_CHANNEL
-                        : ranks * RUN_BYTES_PER_RANK_CHANNEL) *
-                 channels;
-  g_autofree char *what = g_strdup_printf("%s on %" G_GUINT64_FORMAT
-                                          " ranks", nccl_coll_name(coll), ranks);
-  g_autofree char *how = g_strdup_printf(
-      "%u channels, %u bytes per %s and channel", channels,
-      pairs ? RUN_BYTES_PER_PAIR_CHANNEL : RUN_BYTES_PER_RANK_CHANNEL,
-      pairs ? "pair of ranks" : "rank");
+  guint64 need = pairs ? ranks * ranks * RUN_BYTES_PER_PAIR
+                       : ranks * RUN_BYTES_PER_RANK_CHANNEL * channels;
+  g_autofree char *what = g_strdup_printf("%s on %" G_GUINT64_FORMAT " ranks",
+                                          nccl_coll_name(coll), ranks);
+  g_autofree char *how =
+      pairs ? g_strdup_printf("%u bytes per pair of ranks", RUN_BYTES_PER_PAIR)
+            : g_strdup_printf("%u channels, %u bytes per rank and channel",
+                              channels, RUN_BYTES_PER_RANK_CHANNEL);
 
   if (exec == NCCL_EXEC_PACKET) {
     guint32 ports = sim_fabric_n_channels(topo_system_fabric(comm->sys));
