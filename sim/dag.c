@@ -77,7 +77,7 @@ static Task *task_live(const SimDag *dag, SimTask id)
 
 static void add_dependent(SimDag *dag, Task *t, SimTask waiter)
 {
-  DepBlock *b;
+  DepBlock *tail = NULL, *b;
   guint32 blk;
 
   if (t->n_dep < INLINE_DEPS) {
@@ -85,18 +85,18 @@ static void add_dependent(SimDag *dag, Task *t, SimTask waiter)
     return;
   }
   if (t->more != SIM_POOL_NIL) {
-    b = sim_pool_at(&dag->blocks, t->tail);
-    if (b->n < BLOCK_DEPS) {
-      b->dep[b->n++] = waiter;
+    tail = sim_pool_at(&dag->blocks, t->tail);
+    if (tail->n < BLOCK_DEPS) {
+      tail->dep[tail->n++] = waiter;
       return;
     }
   }
-  /* Pool items never move, so `b` stays valid across the alloc. */
+  /* Pool items never move, so `tail` stays valid across the alloc. */
   blk = sim_pool_alloc(&dag->blocks);
-  if (t->more == SIM_POOL_NIL)
-    t->more = blk;
+  if (tail)
+    tail->next = blk;
   else
-    b->next = blk;
+    t->more = blk;
   t->tail = blk;
   b = sim_pool_at(&dag->blocks, blk);
   b->next = SIM_POOL_NIL;
