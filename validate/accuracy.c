@@ -28,28 +28,28 @@
 static const NcclDataset datasets[] = {
     {"nccl_allreduce_8xA100_nvlink3_stas00mlengineering.csv",
      "8x A100 NVLink3/NVSwitch AllReduce, -g 8",
-     "[system]\nserver = dgx-a100\n", "allreduce", 8, 8, 3, FALSE},
+     "[system]\nserver = dgx-a100\n", "allreduce", 8, 8, 1, FALSE},
     {"nccl_allreduce_8xH100_sxm_nccltests290.csv",
      "8x H100 SXM AllReduce (NVLS), -g 8", "[system]\nserver = dgx-h100\n",
-     "allreduce", 8, 8, 7, FALSE},
+     "allreduce", 8, 8, 5, FALSE},
     {"nccl_allreduce_16xH100_2node_ndr8x400_nccltests309.csv",
      "2x 8 H100, 8x NDR 400G per node, AllReduce, MPI -g 1", H100_NDR("2"),
-     "allreduce", 16, 1, 7, FALSE},
+     "allreduce", 16, 1, 5, FALSE},
     {"nccl_allreduce_32xH100_4node_ndr8x400_vm_nccltests309.csv",
      "4x 8 H100, 8x NDR 400G per node (VMs), AllReduce", H100_NDR("4"),
-     "allreduce", 32, 1, 7, FALSE},
+     "allreduce", 32, 1, 5, FALSE},
     {"nccl_allreduce_8xRTX4090_pcie_P2Punlocked_chlc.csv",
      "8x RTX 4090 PCIe Gen4, P2P unlocked, AllReduce, -g 8 (assumed)",
      "[system]\nserver = rtx4090-8\n"
      "[server rtx4090-8]\ngpus = 8\nsockets = 2\nsocket_link = upi2\n"
      "root_complex = root-complex-gen4\ngpu_pcie = pcie4-x16\n"
      "gpu_arch = sm89\n",
-     "allreduce", 8, 8, 7, FALSE},
+     "allreduce", 8, 8, 5, FALSE},
     {"nccl_sendrecv_8xA100_nvlink_liplus.csv", "8x A100 NVLink SendRecv, -g 8",
-     "[system]\nserver = dgx-a100\n", "sendrecv", 8, 8, 7, FALSE},
+     "[system]\nserver = dgx-a100\n", "sendrecv", 8, 8, 5, FALSE},
     {"nccl_allreduce_16xH100_2node_ndr_ANOMALOUS_nccltests290.csv",
      "2x 8 H100 NDR, misconfigured (ANOMALOUS)", H100_NDR("2"), "allreduce", 16,
-     1, 7, TRUE},
+     1, 5, TRUE},
 };
 
 const NcclDataset *nccl_datasets(guint *n)
@@ -90,24 +90,25 @@ gboolean nccl_accuracy_run(const NcclDataset *d, const char *dir,
     NcclAccuracyRow r = {0};
     NcclChoice ch;
     NcclRunStats st;
+    double t_us;
     char *end;
 
     g_strstrip(lines[i]);
     if (lines[i][0] == '\0')
       continue;
     cells = g_strsplit(lines[i], ",", -1);
-    if (g_strv_length(cells) <= d->busbw_col ||
+    if (g_strv_length(cells) <= d->time_col ||
         !g_ascii_string_to_unsigned(cells[0], 10, 1, G_MAXUINT64, &r.size_bytes,
                                     NULL) ||
-        (r.measured_GBps = g_ascii_strtod(cells[d->busbw_col], &end),
-         end == cells[d->busbw_col] || *end)) {
+        (t_us = g_ascii_strtod(cells[d->time_col], &end),
+         end == cells[d->time_col] || *end || !(t_us > 0))) {
       g_set_error(error, MDL_ERROR, MDL_ERROR_VALUE,
-                  "%s:%u: expected a size and a busbw in column %u", path,
-                  i + 1, d->busbw_col + 1);
+                  "%s:%u: expected a size and a time (us) in column %u", path,
+                  i + 1, d->time_col + 1);
       return FALSE;
     }
-    if (r.measured_GBps <= 0)
-      continue; /* printed as 0.00: below the print precision */
+    r.measured_GBps =
+        (double)r.size_bytes / (t_us * 1e3) * nccl_bus_factor(coll, d->ranks);
     if (!nccl_select(comm, coll, r.size_bytes, &ch, NULL, error) ||
         !nccl_run(comm, coll, r.size_bytes, &ch, NCCL_EXEC_FLOW, NULL, NULL,
                   &st, error))

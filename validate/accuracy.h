@@ -14,8 +14,10 @@ typedef struct {
   guint32 ranks;
   guint32 gpus_per_process; /* nccl-tests -g: 8 for one process driving
                                the 8 GPUs of a server, 1 under MPI */
-  guint32 busbw_col;        /* column of the measured busbw */
-  gboolean anomalous;       /* a misconfigured system: must be predicted well
+  guint32 time_col;   /* column of the measured time, us: the busbw columns
+                       are printed to 0.01 GB/s, too coarse for small
+                       sizes */
+  gboolean anomalous; /* a misconfigured system: must be predicted well
                          above what it measured */
 } NcclDataset;
 

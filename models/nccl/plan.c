@@ -891,9 +891,12 @@ static void build_dag(Exec *x)
       continue;
     }
     e = &edges[h->edge];
-    b = MIN(MIN(pl->slice, pl->proto == NCCL_PROTO_SIMPLE
-                               ? MAX(e->visit_bytes / 2, 1)
-                               : e->visit_bytes),
+    /* Simple collectives pipeline a step in two slices; a p2p message
+     * of up to a slice goes whole (one step, one flag) */
+    b = MIN(MIN(pl->slice,
+                pl->proto == NCCL_PROTO_SIMPLE && pl->coll < NCCL_N_TUNED_COLLS
+                    ? MAX(e->visit_bytes / 2, 1)
+                    : e->visit_bytes),
             e->bytes - e->head_bytes);
     wait = e->step_ps ? add_delay(x, e->step_ps, after, n) : SIM_TASK_NONE;
     if (wait != SIM_TASK_NONE) {

@@ -597,20 +597,27 @@ gboolean nccl_select(const NcclComm *c, NcclColl coll, guint64 bytes,
         "  -> %s/%s on %u channels: the smallest estimate (%.2f us); "
         "NCCL's pipeline step %" G_GUINT64_FORMAT " B\n",
         algo_names[best_a], proto_names[best_p], out->channels, best,
-        nccl_slice_bytes(c, coll, out->algo, out->proto, out->channels,
-                         bytes));
+        nccl_slice_bytes(c, coll, out->algo, out->proto, out->channels, bytes));
   return TRUE;
 }
 
 /* NCCL's pipelining unit for a call: calcCollChunking in enqueue.cc
  * (2.2x).  A step is a buffer / NCCL_STEPS (Simple 4 MiB, LL 512 KiB of
- * lines, LL128 4.7 MB of lines); Ring Simple moves chunks of 4 steps in
- * slices of 2, the others one step at a time.  LL carries half its lines
- * as data, LL128 15/16.  Small calls shrink the chunk so that the pipeline
- * still fills: Tree LL128 by its depth in nodes and ranks per node, NVLS
- * and NVLSTree (128 KiB chunks, 64 KiB at 4 nodes and more) by the
- * operations in flight (channels x heads, a head per GPU of a node),
- * CollNet Chain by its depth, PAT by its channels.  Returns data bytes. */
+ * lines, LL128 4 915 200 B of lines); Ring Simple AllReduce, AllGather and
+ * ReduceScatter move chunks of 4 steps in slices of 2 (collectives.h
+ * *_CHUNKSTEPS, *_SLICESTEPS), Broadcast and Reduce and the other
+ * algorithms one step at a time.  LL carries half its lines as data,
+ * LL128 15/16.  Small calls shrink the chunk so that the pipeline still
+ * fills: Tree LL128 by its depth in nodes and ranks per node, NVLS (128
+ * KiB chunks, 32 KiB across nodes below 150 GB/s) and NVLSTree (128 KiB,
+ * 64 KiB at 4 nodes and more) by the operations in flight (channels x
+ * heads, a head per GPU of a node), CollNet Chain by its depth, PAT by
+ * its channels.  LL128 chunks are then whole grains of 1920 B (a warp's
+ * lines).  Returns data bytes. */
+/* NCCL's LL128 grain (ncclProtoGrainSize): a warp's 16 lines of 16
+ * eight-byte words, 15 of each line data: 32 x 8 x 8 B x 15/16. */
+#define NCCL_LL128_GRAIN 1920u
+
 guint64 nccl_slice_bytes(const NcclComm *c, NcclColl coll, NcclAlgo a,
                          NcclProto p, guint32 nch, guint64 bytes)
 {
@@ -620,11 +627,17 @@ guint64 nccl_slice_bytes(const NcclComm *c, NcclColl coll, NcclAlgo a,
   switch (p) {
   case NCCL_PROTO_LL: return 64 * 1024 / 2;
   case NCCL_PROTO_LL128: chunk = 614400 / 16 * 15; break;
-  default: chunk = a == NCCL_ALGO_RING ? 4 * simple_step : simple_step; break;
+  default:
+    chunk = a == NCCL_ALGO_RING && coll != NCCL_COLL_BROADCAST &&
+                    coll != NCCL_COLL_REDUCE
+                ? 4 * simple_step
+                : simple_step;
+    break;
   }
   nch = MAX(nch, 1);
   switch (a) {
-  case NCCL_ALGO_RING: return p == NCCL_PROTO_SIMPLE ? chunk / 2 : chunk;
+  case NCCL_ALGO_RING:
+    return p == NCCL_PROTO_SIMPLE && chunk > simple_step ? chunk / 2 : chunk;
   case NCCL_ALGO_TREE:
     if (p == NCCL_PROTO_LL128) {
       double ppn = (double)c->nranks / c->nnodes;
@@ -636,6 +649,7 @@ guint64 nccl_slice_bytes(const NcclComm *c, NcclColl coll, NcclAlgo a,
       while ((double)(bytes / (nch * chunk)) < steps * 16 / ppn &&
              chunk > 32768)
         chunk /= 2;
+      chunk = chunk / NCCL_LL128_GRAIN * NCCL_LL128_GRAIN;
     }
     return chunk;
   case NCCL_ALGO_NVLS:
@@ -654,8 +668,6 @@ guint64 nccl_slice_bytes(const NcclComm *c, NcclColl coll, NcclAlgo a,
     return chunk;
   case NCCL_ALGO_NVLS_TREE:
     chunk = c->nnodes >= 4 ? 65536 : 131072;
-    if (bytes < 16 * ops * chunk && chunk > 131072)
-      chunk = 131072;
     if (bytes < 4 * ops * chunk && chunk > 65536)
       chunk = 65536;
     if (bytes < ops * chunk && chunk > 32768)
