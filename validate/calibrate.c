@@ -336,6 +336,17 @@ static gboolean predict_nccl(const TopoSystem *sys, const ValPoint *p,
     return FALSE;
   }
   comm = nccl_comm_new(sys, &opt, error);
+  if (comm && p->gpus_per_process > 1) {
+    guint32 ppn = nccl_comm_ranks(comm) / nccl_comm_nodes(comm);
+
+    if (p->gpus_per_process > ppn || ppn % p->gpus_per_process) {
+      g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
+                  "gpus_per_process %u does not divide the %u ranks of each "
+                  "server (a process drives GPUs of one server)",
+                  p->gpus_per_process, ppn);
+      return FALSE;
+    }
+  }
   if (!comm || !nccl_select(comm, coll, p->size_bytes, &ch, NULL, error) ||
       !nccl_run(comm, coll, p->size_bytes, &ch, NCCL_EXEC_FLOW, NULL, NULL,
                 &st, error))
@@ -366,9 +377,9 @@ gboolean val_predict_point(const TopoSystem *sys, const ValPoint *p,
 
 static char *series_key(const ValPoint *p)
 {
-  return g_strdup_printf("%s\x1f%s\x1f%s\x1f%s\x1f%s\x1f%u",
+  return g_strdup_printf("%s\x1f%s\x1f%s\x1f%s\x1f%s\x1f%u\x1f%u",
                          val_probe_name(p->probe), p->test, p->mode, p->src,
-                         p->dst, p->ranks);
+                         p->dst, p->ranks, p->gpus_per_process);
 }
 
 static int cmp_point_size(const void *a, const void *b)
@@ -476,11 +487,13 @@ void val_report_build(const TopoSystem *sys, ValMeasurements *const *sets,
       g_ascii_string_to_unsigned(gpp, 10, 1, 1024, &per_process, NULL);
     for (guint i = 0; i < sets[k]->points->len; i++) {
       ValPoint pt = g_array_index(sets[k]->points, ValPoint, i);
-      const ValPoint *p = &pt;
-      char *key = series_key(p);
+      char *key;
       gpointer at;
       GArray *g;
 
+      if (pt.probe == VAL_PROBE_NCCL)
+        pt.gpus_per_process = (guint32)per_process;
+      key = series_key(&pt);
       if (g_hash_table_lookup_extended(index, key, NULL, &at)) {
         g = groups->pdata[GPOINTER_TO_UINT(at)];
         g_free(key);
@@ -489,8 +502,6 @@ void val_report_build(const TopoSystem *sys, ValMeasurements *const *sets,
         g_hash_table_insert(index, key, GUINT_TO_POINTER(groups->len));
         g_ptr_array_add(groups, g);
       }
-      if (pt.probe == VAL_PROBE_NCCL)
-        pt.gpus_per_process = (guint32)per_process;
       g_array_append_val(g, pt);
     }
   }
@@ -579,6 +590,15 @@ static void add_change(GPtrArray *changes, const char *group,
  * of its small sizes moves [nccl] latency_us; above them, per protocol
  * NCCL chose, the median of predicted over measured time (less that
  * excess) scales the protocol's efficiency. */
+/* Whether a collective point's prediction is the launch floor of its
+ * process (G x host_launch_us) rather than the GPUs' time. */
+static gboolean point_at_floor(const ValCompare *c, const MdlNcclTuning *t)
+{
+  double floor_us = MAX(c->point.gpus_per_process, 1) * t->host_launch_us;
+
+  return c->predicted_us <= floor_us * (1 + 1e-9);
+}
+
 static void nccl_changes(const TopoSystem *sys, const ValReport *r, guint i,
                          GPtrArray *changes)
 {
@@ -595,18 +615,33 @@ static void nccl_changes(const TopoSystem *sys, const ValReport *r, guint i,
   NcclOptions opt = {.ranks = v->key.ranks};
   g_autoptr(NcclComm) comm = nccl_comm_new(sys, &opt, NULL);
   g_autoptr(GArray) excess = g_array_new(FALSE, FALSE, sizeof(double));
+  g_autoptr(GArray) launch = g_array_new(FALSE, FALSE, sizeof(double));
   GArray *ratio[NCCL_N_PROTOS] = {NULL};
   double lat = 0;
   NcclColl coll;
 
   if (!comm || !nccl_coll_parse(v->key.test, &coll))
     return;
+  /* A point predicted at the launch floor (one process launching G
+   * kernels per call, nccl_tests_time) says how long the host takes, not
+   * the GPUs: it fits host_launch_us, and neither the latency nor the
+   * protocols' rates. */
   for (guint k = 0; k < r->points->len; k++) {
     const ValCompare *c = &g_array_index(r->points, ValCompare, k);
+    double g = MAX(c->point.gpus_per_process, 1);
     double d = c->point.time_us_median - c->predicted_us;
-    if (c->series == i && c->point.size_bytes <= NCCL_LATENCY_MAX_BYTES)
+
+    if (c->series != i || c->point.size_bytes > NCCL_LATENCY_MAX_BYTES)
+      continue;
+    if (point_at_floor(c, t))
+      g_array_append_val(
+          launch, (double){c->point.time_us_median / g - t->host_launch_us});
+    else
       g_array_append_val(excess, d);
   }
+  if (launch->len > 0)
+    add_change(changes, "nccl", "host_launch_us", t->host_launch_us, FALSE,
+               val_median(launch), v);
   if (excess->len > 0) {
     lat = MAX(0.0, val_median(excess));
     add_change(changes, "nccl", "latency_us", t->latency_us, FALSE, lat, v);
@@ -617,7 +652,7 @@ static void nccl_changes(const TopoSystem *sys, const ValReport *r, guint i,
     double q;
 
     if (c->series != i || c->point.size_bytes <= NCCL_LATENCY_MAX_BYTES ||
-        c->point.time_us_median <= lat ||
+        c->point.time_us_median <= lat || point_at_floor(c, t) ||
         !nccl_select(comm, coll, c->point.size_bytes, &ch, NULL, NULL))
       continue;
     /* point-to-point collectives run Simple */

@@ -514,8 +514,13 @@ ValMeasurements *val__import_nccltests_text(const ValText *t, GError **error)
       for (guint j = 0; v[j] && v[j + 1]; j++) {
         if (g_str_equal(v[j], "nThread"))
           val_meas_set(m, "nccltests.nthread", v[j + 1]);
-        else if (g_str_equal(v[j], "nGpus"))
+        else if (g_str_equal(v[j], "nGpus")) {
+          guint64 g;
+
           val_meas_set(m, "nccltests.ngpus", v[j + 1]);
+          if (g_ascii_string_to_unsigned(v[j + 1], 10, 1, 1024, &g, NULL))
+            val_meas_set(m, "gpus_per_process", v[j + 1]);
+        }
         else if (g_str_equal(v[j], "iters:") &&
                  (j == 0 || !g_str_equal(v[j - 1], "agg"))) {
           guint64 it;
@@ -611,8 +616,11 @@ ValMeasurements *val__import_nccltests_text(const ValText *t, GError **error)
 
     tb.ranks = MAX(max_rank + 1, g_hash_table_size(devices));
     val__set_gpus(m, gpus);
+    /* the GPUs one thread launches in turn: -g (the nGpus line), else
+     * the most ranks of one process */
     g_snprintf(num, sizeof(num), "%u", gpus_per_process);
-    val_meas_set(m, "gpus_per_process", num);
+    if (!val_meas_get(m, "gpus_per_process"))
+      val_meas_set(m, "gpus_per_process", num);
   }
   {
     g_autofree char *src = g_strdup_printf(
@@ -859,6 +867,16 @@ ValMeasurements *val__import_nccltests_json(const char *name, const char *text,
                   error))
     return NULL;
   tb.iterations = (guint)num;
+  num = 0;
+  if (!jwhole_opt(name, config, "ngpus", "config.", 1024, &num, error))
+    return NULL;
+  if (num >= 1) {
+    /* -g: the GPUs each thread launches in turn */
+    char n[16];
+
+    g_snprintf(n, sizeof(n), "%ld", (long)num);
+    val_meas_set(m, "gpus_per_process", n);
+  }
   devices = jget(config, "devices");
   if (!devices)
     devices = jget(root, "devices");

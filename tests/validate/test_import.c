@@ -90,7 +90,7 @@ START_TEST(test_nccltests_text)
   check_key(m, "ranks", "8");
   check_key(m, "nccl.version", "2.18.3+cuda12.2");
   check_key(m, "nccltests.ngpus", "8");
-  check_key(m, "gpus_per_process", "1"); /* a Pid per rank */
+  check_key(m, "gpus_per_process", "8"); /* -g 8: the nGpus line */
   ck_assert_ptr_null(val_meas_get(m, "ranks.inferred"));
   p = find(m, VAL_PROBE_NCCL, "allreduce", "ip", "0-7", "all", 1073741824);
   ck_assert_double_eq_tol(p->busbw_GBps, 464.70, 1e-9);
@@ -104,7 +104,8 @@ START_TEST(test_nccltests_text)
 }
 END_TEST
 
-/* The same run from one process (-g 8): every Rank line has its Pid. */
+/* The same run from one process, its nGpus lost: the Rank lines of one
+ * Pid give the GPUs it launched. */
 START_TEST(test_nccltests_one_process)
 {
   g_autoptr(ValMeasurements) m =
@@ -147,6 +148,7 @@ START_TEST(test_nccltests_json)
   check_key(m, "nccl.version", "2.18.3");
   check_key(m, "gpu.count", "8");
   check_key(m, "ranks", "8");
+  check_key(m, "gpus_per_process", "8"); /* config.ngpus */
   p = find(m, VAL_PROBE_NCCL, "allreduce", "ip", "0-7", "all", 1073741824);
   ck_assert_double_eq_tol(p->busbw_GBps, 464.70, 1e-9);
   ck_assert_uint_eq(p->iterations, 2);
