@@ -20,7 +20,8 @@ typedef struct {
   char *topology;
   char **models;
   char **files;
-  GPtrArray *sets; /* ValMeasurements */
+  char *gpus_per_process; /* --gpus-per-process, for files without it */
+  GPtrArray *sets;        /* ValMeasurements */
   TopoSystem *sys;
 } Inputs;
 
@@ -29,6 +30,7 @@ static void inputs_clear(Inputs *in)
   g_free(in->topology);
   g_strfreev(in->models);
   g_strfreev(in->files);
+  g_free(in->gpus_per_process);
   if (in->sets)
     g_ptr_array_unref(in->sets);
   topo_system_free(in->sys);
@@ -48,11 +50,22 @@ static gboolean inputs_load(Inputs *in, GError **error)
                 "taken on");
     return FALSE;
   }
+  if (in->gpus_per_process &&
+      !g_ascii_string_to_unsigned(in->gpus_per_process, 10, 1, 1024, NULL,
+                                  NULL)) {
+    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                "--gpus-per-process: '%s' is not a count from 1 to 1024",
+                in->gpus_per_process);
+    return FALSE;
+  }
   in->sets = g_ptr_array_new_with_free_func((GDestroyNotify)val_meas_free);
   for (guint i = 0; in->files[i]; i++) {
     ValMeasurements *m = val_meas_load(in->files[i], error);
     if (!m)
       return FALSE;
+    /* the file's own value wins */
+    if (in->gpus_per_process && !val_meas_get(m, "gpus_per_process"))
+      val_meas_set(m, "gpus_per_process", in->gpus_per_process);
     g_ptr_array_add(in->sets, m);
   }
   in->sys = topo_system_load(in->topology, (const char *const *)in->models,
@@ -103,6 +116,10 @@ int cli_cmd_calibrate(int argc, char **argv)
        "Model file applied first (repeatable)", "FILE"},
       {"output", 'o', 0, G_OPTION_ARG_FILENAME, &output,
        "Write the calibrated model file here (required)", "CALIBRATED.ini"},
+      {"gpus-per-process", 0, 0, G_OPTION_ARG_STRING, &in.gpus_per_process,
+       "For nccl measurements that do not say it (no gpus_per_process key): "
+       "the GPUs one process drove, as nccl-tests -g G",
+       "G"},
       {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &in.files, NULL,
        NULL},
       G_OPTION_ENTRY_NULL};
@@ -311,6 +328,10 @@ int cli_cmd_validate(int argc, char **argv)
       {"max-error", 0, 0, G_OPTION_ARG_STRING, &max_error,
        "Exit 1 when the median |error| over all points exceeds PCT percent",
        "PCT"},
+      {"gpus-per-process", 0, 0, G_OPTION_ARG_STRING, &in.gpus_per_process,
+       "For nccl measurements that do not say it (no gpus_per_process key): "
+       "the GPUs one process drove, as nccl-tests -g G",
+       "G"},
       {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &in.files, NULL,
        NULL},
       G_OPTION_ENTRY_NULL};

@@ -219,6 +219,13 @@ expect 0 "# all points: median |error|" validate "$REF/nccl_allreduce_8xH100_sxm
 contains "$cal/v.csv" "probe,test,mode,src,dst,ranks,size_bytes,measured_us,predicted_us,error_pct"
 contains "$cal/v.svg" "<svg"
 expect 1 "exceeds --max-error 1%" validate "$REF/nccl_allreduce_8xA100_nvlink3_stas00mlengineering.csv" -t "$cal/a100.ini" --max-error 1
+# a published run that does not say its process layout: -g 8 given here
+printf '[system]\nserver = rtx4090-8\n[server rtx4090-8]\ngpus = 8\nsockets = 2\nsocket_link = upi2\nroot_complex = root-complex-gen4\ngpu_pcie = pcie4-x16\ngpu_arch = sm89\n' >"$cal/rtx.ini"
+expect 0 "# all points: median |error| 46.4%" validate "$REF/nccl_allreduce_8xRTX4090_pcie_P2Punlocked_chlc.csv" -t "$cal/rtx.ini"
+expect 0 "# all points: median |error| 10.6%" validate "$REF/nccl_allreduce_8xRTX4090_pcie_P2Punlocked_chlc.csv" -t "$cal/rtx.ini" --gpus-per-process 8
+expect 0 "# wrote $cal/r8.ini" calibrate "$REF/nccl_allreduce_8xRTX4090_pcie_P2Punlocked_chlc.csv" -t "$cal/rtx.ini" --gpus-per-process 8 -o "$cal/r8.ini"
+contains "$cal/r8.ini" "host_launch_us = 5.2"
+expect 2 "ifsim: validate: --gpus-per-process: '0' is not a count from 1 to 1024" validate "$REF/nccl_allreduce_8xRTX4090_pcie_P2Punlocked_chlc.csv" -t "$cal/rtx.ini" --gpus-per-process 0
 expect 0 "median |error|" validate "$REF/p2p_8xA100_sxm4_80gb_distserve3.csv" "$MEAS/p2p_8xA100_sxm4.txt" -t "$cal/a100.ini"
 rm -rf "$cal"
 
