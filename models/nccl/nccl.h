@@ -25,6 +25,7 @@
 
 #include <glib.h>
 
+#include "sim/dag.h"
 #include "sim/time.h"
 #include "sim/transport.h"
 #include "topologies/system.h"
@@ -84,6 +85,15 @@ typedef struct {
                                process (mpirun -np N ... -g 1) */
   SimTime packet_sample_ps; /* NCCL_EXEC_PACKET: sample queue depths this
                                often (sim_packet_set_sampling); 0: off */
+  /* The GPUs of a communicator that is not the first `ranks` GPUs: rank r
+   * is GPU local_gpus[r % n_local] of server servers[r / n_local] (a
+   * process group of a job: a TP group inside a server, a DP group of one
+   * GPU per server, a job placed on some servers).  NULL: servers in order
+   * from 0, GPUs from 0.  Copied by nccl_comm_new. */
+  const guint32 *servers;
+  guint32 n_servers;
+  const guint32 *local_gpus;
+  guint32 n_local;
 } NcclOptions;
 
 const char *nccl_coll_name(NcclColl c);      /* "AllReduce" */
@@ -119,6 +129,11 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(NcclComm, nccl_comm_free)
 
 guint32 nccl_comm_ranks(const NcclComm *comm);
 guint32 nccl_comm_nodes(const NcclComm *comm);
+/* The system's GPU (fabric node) of rank r, its server and its index in
+ * that server. */
+SimNodeId nccl_comm_rank_gpu(const NcclComm *comm, guint32 r);
+guint32 nccl_comm_rank_server(const NcclComm *comm, guint32 r);
+guint32 nccl_comm_rank_local(const NcclComm *comm, guint32 r);
 
 /* What NCCL would run for one call, and its own estimate. */
 typedef struct {
@@ -162,5 +177,36 @@ gboolean nccl_run(const NcclComm *comm, NcclColl coll, guint64 bytes,
                   const NcclChoice *choice, NcclExec exec,
                   NcclInspectFn inspect, void *inspect_ctx, NcclRunStats *out,
                   GError **error);
+
+/* A session: one engine, transport and DAG over a system, into which
+ * several calls are planned, on any communicators of that system, each
+ * launching once the tasks it is given are done: the collectives of a
+ * training step with their compute (delay tasks of the DAG), or several
+ * jobs at once.  They share the fabric as concurrent kernels do. */
+typedef struct NcclSession NcclSession;
+
+NcclSession *nccl_session_new(const TopoSystem *sys, NcclExec exec,
+                              SimTime packet_sample_ps);
+void nccl_session_free(NcclSession *s);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(NcclSession, nccl_session_free)
+
+/* The DAG, for the caller's own tasks (compute, joins). */
+SimDag *nccl_session_dag(NcclSession *s);
+SimEngine *nccl_session_engine(NcclSession *s);
+const SimTransport *nccl_session_transport(const NcclSession *s);
+
+/* Plans a call with `choice` to launch once every task of after[] is done
+ * (none: at 0); *done (may be NULL) gets a task that ends with the call.
+ * one_way: Send/Recv from rank 0 to rank 1 only (a pipeline stage's
+ * send), not both ways as sendrecv_perf.  Fails when the choice cannot run
+ * here or the session's memory estimate exceeds the limit. */
+gboolean nccl_session_add(NcclSession *s, const NcclComm *comm, NcclColl coll,
+                          guint64 bytes, const NcclChoice *choice,
+                          gboolean one_way, const SimTask *after,
+                          guint32 n_after, SimTask *done, GError **error);
+
+/* Runs everything planned to its end; out (may be NULL) gets the time of
+ * the last task and the counts. */
+gboolean nccl_session_run(NcclSession *s, NcclRunStats *out, GError **error);
 
 #endif /* MODELS_NCCL_NCCL_H */

@@ -21,6 +21,8 @@ struct NcclComm {
   TopoGpuInfo gpu;
   NcclOptions opt;
   guint32 nranks, nnodes, ppn;
+  guint32 *server_of; /* [nnodes]: the system's server of each node */
+  guint32 *local_of;  /* [ppn]: the server's GPU of each local rank */
   guint32 arch;       /* NCCL_ARCH_* */
   gboolean nvl_intra; /* ranks of a node talk over NVLink (else PCIe) */
   /* What NCCL's topology search finds (graphs[a] in tuning.cc), per

@@ -49,35 +49,121 @@ static double link_GBps(const MdlLink *l)
   return l ? mdl_link_rate_Bps(l) / 1e9 : 0;
 }
 
+/* Checks a list of distinct indices below `limit`; `what` names it. */
+static gboolean check_indices(const guint32 *v, guint32 n, guint32 limit,
+                              const char *what, GError **error)
+{
+  g_autofree guint8 *seen = g_new0(guint8, limit);
+
+  for (guint32 i = 0; i < n; i++) {
+    if (v[i] >= limit) {
+      g_set_error(error, MDL_ERROR, MDL_ERROR_VALUE,
+                  "%s: %u is not below the system's %u", what, v[i], limit);
+      return FALSE;
+    }
+    if (seen[v[i]]++) {
+      g_set_error(error, MDL_ERROR, MDL_ERROR_VALUE,
+                  "%s: %u appears twice (each once)", what, v[i]);
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
+/* The servers and GPUs of the communicator: opt's lists, or the first
+ * `ranks` GPUs, servers in order. */
+static gboolean comm_place(NcclComm *c, guint32 g, guint32 servers,
+                           GError **error)
+{
+  guint32 total = g * servers;
+
+  if (c->opt.servers || c->opt.local_gpus) {
+    if (!c->opt.servers || !c->opt.local_gpus || c->opt.n_servers == 0 ||
+        c->opt.n_local == 0) {
+      g_set_error(error, MDL_ERROR, MDL_ERROR_VALUE,
+                  "a communicator's GPUs need both its servers and their "
+                  "GPUs");
+      return FALSE;
+    }
+    if (!check_indices(c->opt.servers, c->opt.n_servers, servers, "servers",
+                       error) ||
+        !check_indices(c->opt.local_gpus, c->opt.n_local, g, "GPUs of a server",
+                       error))
+      return FALSE;
+    c->nnodes = c->opt.n_servers;
+    c->ppn = c->opt.n_local;
+    c->nranks = c->nnodes * c->ppn;
+    if (c->nranks < 2 || (c->opt.ranks && c->opt.ranks != c->nranks)) {
+      g_set_error(error, MDL_ERROR, MDL_ERROR_VALUE,
+                  "ranks: %u servers of %u GPUs make %u ranks (expected at "
+                  "least 2%s)",
+                  c->nnodes, c->ppn, c->nranks,
+                  c->opt.ranks ? ", and as many as asked" : "");
+      return FALSE;
+    }
+    c->server_of = g_memdup2(c->opt.servers, c->nnodes * sizeof(guint32));
+    c->local_of = g_memdup2(c->opt.local_gpus, c->ppn * sizeof(guint32));
+  } else {
+    c->nranks = c->opt.ranks ? c->opt.ranks : total;
+    if (c->nranks < 2 || c->nranks > total) {
+      g_set_error(error, MDL_ERROR, MDL_ERROR_VALUE,
+                  "ranks: %u is not between 2 and the system's %u GPUs (%u "
+                  "servers of %u)",
+                  c->nranks, total, servers, g);
+      return FALSE;
+    }
+    if (c->nranks > g && c->nranks % g != 0) {
+      g_set_error(error, MDL_ERROR, MDL_ERROR_VALUE,
+                  "ranks: %u does not fill whole servers of %u GPUs (one rank "
+                  "per GPU, servers in order)",
+                  c->nranks, g);
+      return FALSE;
+    }
+    c->ppn = MIN(c->nranks, g);
+    c->nnodes = c->nranks / c->ppn;
+    c->server_of = g_new(guint32, c->nnodes);
+    c->local_of = g_new(guint32, c->ppn);
+    for (guint32 k = 0; k < c->nnodes; k++)
+      c->server_of[k] = k;
+    for (guint32 i = 0; i < c->ppn; i++)
+      c->local_of[i] = i;
+  }
+  /* the lists are the communicator's own now */
+  c->opt.servers = c->server_of;
+  c->opt.local_gpus = c->local_of;
+  c->opt.n_servers = c->nnodes;
+  c->opt.n_local = c->ppn;
+  return TRUE;
+}
+
+/* The NICs a node's ranks reach the network by: each GPU's nearest. */
+static guint32 comm_nics(const NcclComm *c)
+{
+  g_autofree guint8 *used = g_new0(guint8, c->gpu.nics);
+  guint32 n = 0;
+
+  for (guint32 i = 0; i < c->ppn; i++) {
+    guint32 nic = topo_gpu_nic(c->sys, c->local_of[i]);
+
+    if (nic < c->gpu.nics && !used[nic]++)
+      n++;
+  }
+  return n;
+}
+
 NcclComm *nccl_comm_new(const TopoSystem *sys, const NcclOptions *opt,
                         GError **error)
 {
   NcclComm *c = g_new0(NcclComm, 1);
   guint32 g = topo_system_gpus_per_server(sys);
-  guint32 total = g * topo_system_servers(sys);
   const MdlRegistry *models = topo_system_models(sys);
 
   c->sys = sys;
   if (opt)
     c->opt = *opt;
   topo_system_gpu_info(sys, &c->gpu);
-  c->nranks = c->opt.ranks ? c->opt.ranks : total;
-  if (c->nranks < 2 || c->nranks > total) {
-    g_set_error(error, MDL_ERROR, MDL_ERROR_VALUE,
-                "ranks: %u is not between 2 and the system's %u GPUs (%u "
-                "servers of %u)",
-                c->nranks, total, topo_system_servers(sys), g);
+  if (!comm_place(c, g, topo_system_servers(sys), error))
     goto fail;
-  }
-  if (c->nranks > g && c->nranks % g != 0) {
-    g_set_error(error, MDL_ERROR, MDL_ERROR_VALUE,
-                "ranks: %u does not fill whole servers of %u GPUs (one rank "
-                "per GPU, servers in order)",
-                c->nranks, g);
-    goto fail;
-  }
-  c->ppn = MIN(c->nranks, g);
-  c->nnodes = c->nranks / c->ppn;
   c->arch = c->gpu.sm >= 100  ? NCCL_ARCH_BLACKWELL
             : c->gpu.sm >= 90 ? NCCL_ARCH_HOPPER
             : c->gpu.sm >= 80 ? NCCL_ARCH_AMPERE
@@ -108,7 +194,7 @@ NcclComm *nccl_comm_new(const TopoSystem *sys, const NcclOptions *opt,
     port = mdl_registry_link(models, c->gpu.nic->port_link);
     c->nic_GBps = link_GBps(port) * MAX(c->gpu.nic->ports, 1);
     c->bw_inter =
-        MIN(c->bw_intra, c->gpu.nics * c->nic_GBps / (double)c->channels);
+        MIN(c->bw_intra, comm_nics(c) * c->nic_GBps / (double)c->channels);
   }
   /* NCCL_NVLS_NCHANNELS: 16 by default. */
   c->nvls_channels = c->gpu.nvls && c->nvl_intra ? 16 : 0;
@@ -117,12 +203,16 @@ NcclComm *nccl_comm_new(const TopoSystem *sys, const NcclOptions *opt,
   nccl_tune(c);
   return c;
 fail:
-  g_free(c);
+  nccl_comm_free(c);
   return NULL;
 }
 
 void nccl_comm_free(NcclComm *comm)
 {
+  if (!comm)
+    return;
+  g_free(comm->server_of);
+  g_free(comm->local_of);
   g_free(comm);
 }
 
@@ -134,6 +224,22 @@ guint32 nccl_comm_ranks(const NcclComm *comm)
 guint32 nccl_comm_nodes(const NcclComm *comm)
 {
   return comm->nnodes;
+}
+
+guint32 nccl_comm_rank_server(const NcclComm *comm, guint32 r)
+{
+  return comm->server_of[r / comm->ppn];
+}
+
+guint32 nccl_comm_rank_local(const NcclComm *comm, guint32 r)
+{
+  return comm->local_of[r % comm->ppn];
+}
+
+SimNodeId nccl_comm_rank_gpu(const NcclComm *comm, guint32 r)
+{
+  return topo_gpu(comm->sys, nccl_comm_rank_server(comm, r),
+                  nccl_comm_rank_local(comm, r));
 }
 
 /* --- plans --------------------------------------------------------------- */
@@ -188,11 +294,22 @@ typedef struct {
   GArray *preds;        /* guint32 hop indices */
   GHashTable *route_of; /* (src, dst, rail) -> index in routes + 1 */
   GArray *routes;       /* Route: the path sets computed so far */
+  gboolean one_way;     /* Send/Recv: rank 0 to rank 1 only */
+  guint32 stream_base;  /* its edges' DAG streams start here */
 } Plan;
 
 static SimNodeId rank_gpu(const Plan *pl, guint32 r)
 {
-  return topo_gpu(pl->sys, r / pl->comm->ppn, r % pl->comm->ppn);
+  return nccl_comm_rank_gpu(pl->comm, r);
+}
+
+/* The ECMP hash seed of a rank's connections: its GPU's index in the
+ * system, so that two jobs' rank 0s do not hash alike. */
+static guint32 rank_seed(const Plan *pl, guint32 r)
+{
+  return nccl_comm_rank_server(pl->comm, r) *
+             topo_system_gpus_per_server(pl->sys) +
+         nccl_comm_rank_local(pl->comm, r);
 }
 
 static guint32 rank_node(const Plan *pl, guint32 r)
@@ -256,8 +373,8 @@ static gboolean route_ranks(Plan *pl, guint32 a, guint32 b, guint32 rail,
     return TRUE;
   }
   if (rank_node(pl, a) == rank_node(pl, b)) {
-    if (!topo_route(pl->sys, rank_gpu(pl, a), rank_gpu(pl, b), a, NULL, &ps,
-                    error))
+    if (!topo_route(pl->sys, rank_gpu(pl, a), rank_gpu(pl, b), rank_seed(pl, a),
+                    NULL, &ps, error))
       return FALSE;
   } else {
     guint32 via = rank_node(pl, a) * c->ppn + rail % c->ppn;
@@ -271,8 +388,8 @@ static gboolean route_ranks(Plan *pl, guint32 a, guint32 b, guint32 rail,
     } else {
       SimPathSet head;
 
-      if (!topo_route(pl->sys, rank_gpu(pl, a), rank_gpu(pl, via), a, NULL,
-                      &head, error) ||
+      if (!topo_route(pl->sys, rank_gpu(pl, a), rank_gpu(pl, via),
+                      rank_seed(pl, a), NULL, &head, error) ||
           !concat_sets(&head, &tail, &both, error))
         return FALSE;
       ps = both;
@@ -280,8 +397,8 @@ static gboolean route_ranks(Plan *pl, guint32 a, guint32 b, guint32 rail,
     if (to != b) {
       SimPathSet last;
 
-      if (!topo_route(pl->sys, rank_gpu(pl, to), rank_gpu(pl, b), b, NULL,
-                      &last, error) ||
+      if (!topo_route(pl->sys, rank_gpu(pl, to), rank_gpu(pl, b),
+                      rank_seed(pl, b), NULL, &last, error) ||
           !concat_sets(&ps, &last, &both, error))
         return FALSE;
       ps = both;
@@ -716,7 +833,8 @@ static gboolean plan_collnet(Plan *pl, GError **error)
     for (guint32 k = 0; k < m; k++) {
       guint32 head = ring_rank(pl, c, k * ppn);
       guint32 gathered = SIM_NONE, e, up, back;
-      SimNodeId nic = topo_nic(pl->sys, k, topo_gpu_nic(pl->sys, head % ppn));
+      guint32 rail_nic = topo_gpu_nic(pl->sys, cm->local_of[head % ppn]);
+      SimNodeId nic = topo_nic(pl->sys, cm->server_of[k], rail_nic);
       SimPath net;
       SimPathSet ps = {.n = 1, .weight = {1.0}};
       guint32 peer = (k + 1) % m;
@@ -731,10 +849,9 @@ static gboolean plan_collnet(Plan *pl, GError **error)
         gathered = add_hop(pl, e, direct ? SIM_NONE : gathered, gathered);
       }
       /* up to the first network switch and back, as SHARP aggregates */
-      if (!topo_route_network(
-              pl->sys, nic,
-              topo_nic(pl->sys, peer, topo_gpu_nic(pl->sys, head % ppn)), c,
-              NULL, &net, error))
+      if (!topo_route_network(pl->sys, nic,
+                              topo_nic(pl->sys, cm->server_of[peer], rail_nic),
+                              c, NULL, &net, error))
         return FALSE;
       ps.path[0].n = 1;
       ps.path[0].hop[0] = net.hop[0];
@@ -812,7 +929,7 @@ static gboolean plan_p2p(Plan *pl, GError **error)
     for (guint32 d = 1; d < n; d++) {
       guint32 e;
 
-      if (pl->coll == NCCL_COLL_SENDRECV && d > 1)
+      if (pl->coll == NCCL_COLL_SENDRECV && (d > 1 || (pl->one_way && r > 0)))
         break;
       if (!add_edge(pl, r, (r + d) % n, 0, r % pl->comm->ppn, bytes, SIM_NONE,
                     &e, error))
@@ -830,6 +947,10 @@ typedef struct {
   Plan *pl;
   SimDag *dag;
   guint64 transfers;
+  const SimTask *after; /* what the launch waits for */
+  guint32 n_after;
+  SimTask done; /* a join after the call's last tasks (want_done) */
+  gboolean want_done;
 } Exec;
 
 static SimTask add_transfer(Exec *x, const Edge *e, guint64 payload,
@@ -859,13 +980,41 @@ static SimTask add_delay(Exec *x, SimTime d, const SimTask *after,
   return sim_dag_add(x->dag, &spec, after, n_after);
 }
 
+/* A join after everything of a built plan that nothing else of it waits
+ * for: each edge's last round (its stream orders the earlier ones) and the
+ * head hops no later hop waits for. */
+static SimTask add_join(Exec *x, SimTask launch, guint32 rounds)
+{
+  Plan *pl = x->pl;
+  Edge *edges = (Edge *)(void *)pl->edges->data;
+  Hop *hops = (Hop *)(void *)pl->hops->data;
+  g_autofree guint8 *waited = g_new0(guint8, pl->hops->len + 1);
+  g_autoptr(GArray) last = g_array_new(FALSE, FALSE, sizeof(SimTask));
+
+  g_array_append_val(last, launch);
+  for (guint32 i = 0; i < pl->preds->len; i++)
+    waited[g_array_index(pl->preds, guint32, i)] = 1;
+  for (guint32 i = 0; i < pl->hops->len; i++)
+    if (!waited[i])
+      g_array_append_val(last, hops[i].task);
+  for (guint32 i = 0; i < pl->edges->len; i++) {
+    for (guint32 m = rounds; m-- > 0;) {
+      if (edges[i].rounds[m] != SIM_TASK_NONE) {
+        g_array_append_val(last, edges[i].rounds[m]);
+        break;
+      }
+    }
+  }
+  return add_delay(x, 0, (const SimTask *)(const void *)last->data, last->len);
+}
+
 /* Builds the DAG of a plan: the launch, the head hops, the body rounds. */
 static void build_dag(Exec *x)
 {
   Plan *pl = x->pl;
   Edge *edges = (Edge *)(void *)pl->edges->data;
   Hop *hops = (Hop *)(void *)pl->hops->data;
-  SimTask launch = add_delay(x, pl->base_ps, NULL, 0);
+  SimTask launch = add_delay(x, pl->base_ps, x->after, x->n_after);
   guint32 rounds = 1;
   double rate = pl->cap_Bps > 0 ? pl->cap_Bps : 1e12;
 
@@ -946,9 +1095,11 @@ static void build_dag(Exec *x)
           n = 1;
         }
       }
-      e->rounds[m] = add_transfer(x, e, b, after, n, i);
+      e->rounds[m] = add_transfer(x, e, b, after, n, pl->stream_base + i);
     }
   }
+  if (x->want_done)
+    x->done = add_join(x, launch, rounds);
 }
 
 static void plan_clear(Plan *pl)
@@ -1050,54 +1201,285 @@ static guint64 packet_bound(const TopoSystem *sys)
   return n;
 }
 
-static gboolean check_memory(const NcclComm *comm, NcclColl coll,
-                             guint32 channels, NcclExec exec, GError **error)
+/* Memory a call's plan and run take, bytes (without the packet
+ * transport's ports and packets). */
+static guint64 plan_need(const NcclComm *comm, NcclColl coll, guint32 channels)
 {
   guint64 ranks = nccl_comm_ranks(comm);
-  gboolean pairs = coll == NCCL_COLL_ALLTOALL;
-  guint64 need = pairs ? ranks * ranks * RUN_BYTES_PER_PAIR
-                       : ranks * RUN_BYTES_PER_RANK_CHANNEL * channels;
-  g_autofree char *what = g_strdup_printf("%s on %" G_GUINT64_FORMAT " ranks",
-                                          nccl_coll_name(coll), ranks);
-  g_autofree char *how =
-      pairs ? g_strdup_printf("%u bytes per pair of ranks", RUN_BYTES_PER_PAIR)
-            : g_strdup_printf("%u channels, %u bytes per rank and channel",
-                              channels, RUN_BYTES_PER_RANK_CHANNEL);
+
+  return coll == NCCL_COLL_ALLTOALL
+             ? ranks * ranks * RUN_BYTES_PER_PAIR
+             : ranks * RUN_BYTES_PER_RANK_CHANNEL * channels;
+}
+
+/* Checks need (+ the packet transport's records) against the limit. */
+static gboolean check_need(const TopoSystem *sys, guint64 need, NcclExec exec,
+                           const char *what, const char *how, GError **error)
+{
+  g_autofree char *more = NULL;
 
   if (exec == NCCL_EXEC_PACKET) {
-    guint32 ports = sim_fabric_n_channels(topo_system_fabric(comm->sys));
-    guint64 packets = packet_bound(comm->sys);
-    char *more = g_strdup_printf(
+    guint32 ports = sim_fabric_n_channels(topo_system_fabric(sys));
+    guint64 packets = packet_bound(sys);
+
+    more = g_strdup_printf(
         "%s; packets: %u ports x %u bytes, up to %" G_GUINT64_FORMAT
         " packets x %u bytes",
         how, ports, RUN_PACKET_BYTES_PER_PORT, packets,
         RUN_PACKET_BYTES_PER_PACKET);
-
     need += (guint64)ports * RUN_PACKET_BYTES_PER_PORT +
             packets * RUN_PACKET_BYTES_PER_PACKET;
-    g_free(how);
     how = more;
   }
   return sim_memory_check(need, what, how, error);
 }
 
-/* The transport a run executes on, with the link models' wire overheads. */
-static SimTransport *run_transport(const NcclComm *comm, SimEngine *engine,
-                                   const SimFabric *fabric, NcclExec exec)
+static gboolean check_memory(const NcclComm *comm, NcclColl coll,
+                             guint32 channels, NcclExec exec, GError **error)
 {
+  guint64 ranks = nccl_comm_ranks(comm);
+  g_autofree char *what = g_strdup_printf("%s on %" G_GUINT64_FORMAT " ranks",
+                                          nccl_coll_name(coll), ranks);
+  g_autofree char *how =
+      coll == NCCL_COLL_ALLTOALL
+          ? g_strdup_printf("%u bytes per pair of ranks", RUN_BYTES_PER_PAIR)
+          : g_strdup_printf("%u channels, %u bytes per rank and channel",
+                            channels, RUN_BYTES_PER_RANK_CHANNEL);
+
+  return check_need(comm->sys, plan_need(comm, coll, channels), exec, what, how,
+                    error);
+}
+
+static gboolean session_check_memory(NcclSession *s, GError **error);
+
+/* The transport a run executes on, with the link models' wire overheads. */
+static SimTransport *run_transport(const TopoSystem *sys, SimEngine *engine,
+                                   NcclExec exec, SimTime packet_sample_ps)
+{
+  const SimFabric *fabric = topo_system_fabric(sys);
   SimTransport *tr;
 
   switch (exec) {
   case NCCL_EXEC_ANALYTICAL: tr = sim_analytical_new(engine, fabric); break;
   case NCCL_EXEC_PACKET:
-    tr = sim_packet_new(engine, fabric, topo_packet_link, (void *)comm->sys);
-    sim_packet_set_sampling(tr, comm->opt.packet_sample_ps);
+    tr = sim_packet_new(engine, fabric, topo_packet_link, (void *)sys);
+    sim_packet_set_sampling(tr, packet_sample_ps);
     break;
   case NCCL_EXEC_FLOW:
   default: tr = sim_flow_new(engine, fabric); break;
   }
-  sim_transport_set_wire(tr, topo_wire_ratio, (void *)comm->sys);
+  sim_transport_set_wire(tr, topo_wire_ratio, (void *)sys);
   return tr;
+}
+
+/* Plans a call: fills pl (zeroed but for comm) with its edges and hops. */
+static gboolean plan_build(Plan *pl, const NcclComm *comm, NcclColl coll,
+                           guint64 bytes, const NcclChoice *choice,
+                           GError **error)
+{
+  gboolean ok = FALSE;
+
+  pl->comm = comm;
+  pl->sys = comm->sys;
+  pl->fabric = topo_system_fabric(comm->sys);
+  pl->coll = coll;
+  pl->algo = choice->algo;
+  pl->proto = choice->proto;
+  pl->channels = MAX(choice->channels, 1);
+  pl->bytes = bytes;
+  pl->paths = g_array_new(FALSE, FALSE, sizeof(SimPath));
+  pl->weights = g_array_new(FALSE, FALSE, sizeof(double));
+  pl->edges = g_array_new(FALSE, TRUE, sizeof(Edge));
+  pl->hops = g_array_new(FALSE, TRUE, sizeof(Hop));
+  pl->preds = g_array_new(FALSE, FALSE, sizeof(guint32));
+  pl->routes = g_array_new(FALSE, FALSE, sizeof(Route));
+  pl->route_of =
+      g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+  pl->inflate = choice->proto == NCCL_PROTO_LL      ? 2.0
+                : choice->proto == NCCL_PROTO_LL128 ? 128.0 / 120.0
+                                                    : 1.0;
+  /* NCCL's own pipelining unit, but for NVLS and NVLSTree: their 128 KiB
+   * (or smaller) chunks each synchronize the node's GPUs through the
+   * switch, which the plan does not charge; a head of one Simple step
+   * (512 KiB) stands for that, and meets the measured 8x H100 and 2x8
+   * H100 curves from 4 MiB within 8% where NCCL's chunks overshoot them
+   * by 20% (bench_accuracy). */
+  pl->slice = coll < NCCL_N_TUNED_COLLS && choice->algo != NCCL_ALGO_NVLS &&
+                      choice->algo != NCCL_ALGO_NVLS_TREE
+                  ? nccl_slice_bytes(comm, coll, choice->algo, choice->proto,
+                                     choice->channels, bytes)
+                  : slice_bytes(choice->algo, choice->proto);
+  /* LL and LL128 carry a flag in every line, so a receiver forwards each
+   * warp's lines as soon as they land, not a whole step: the head crosses
+   * a hop after one warp's data, 32 lines of 8 data bytes for LL, NCCL's
+   * LL128 grain (32 x 8 x 8 B x 15/16 = 1920 B) for LL128. */
+  if (choice->proto == NCCL_PROTO_LL)
+    pl->slice = MIN(pl->slice, 32 * 8);
+  else if (choice->proto == NCCL_PROTO_LL128)
+    pl->slice = MIN(pl->slice, 1920);
+  pl->cap_Bps = channel_cap(pl) * proto_efficiency(pl);
+  pl->base_ps =
+      (coll < NCCL_N_TUNED_COLLS
+           ? us_ps(nccl_base_latency_us(choice->algo, choice->proto))
+           : 0) +
+      us_ps(mdl_registry_nccl(topo_system_models(comm->sys))->latency_us);
+  if (coll >= NCCL_N_TUNED_COLLS) {
+    ok = plan_p2p(pl, error);
+  } else {
+    switch (choice->algo) {
+    case NCCL_ALGO_RING: ok = plan_ring(pl, error); break;
+    case NCCL_ALGO_TREE: ok = plan_tree(pl, error); break;
+    case NCCL_ALGO_NVLS:
+    case NCCL_ALGO_NVLS_TREE: ok = plan_nvls(pl, error); break;
+    case NCCL_ALGO_COLLNET_DIRECT:
+    case NCCL_ALGO_COLLNET_CHAIN: ok = plan_collnet(pl, error); break;
+    case NCCL_ALGO_PAT: ok = plan_pat(pl, error); break;
+    default: break;
+    }
+  }
+  return ok;
+}
+
+/* --- sessions ------------------------------------------------------------ */
+
+/* The paths a built plan's transfers read when they start. */
+typedef struct {
+  GArray *paths;
+  GArray *weights;
+} KeptPaths;
+
+struct NcclSession {
+  const TopoSystem *sys;
+  NcclExec exec;
+  SimEngine *engine;
+  SimTransport *tr;
+  SimDag *dag;
+  GPtrArray *kept; /* KeptPaths of every call, until the run ends */
+  guint32 streams; /* DAG streams used */
+  guint64 need;    /* memory estimate of the calls, bytes */
+  guint64 calls, transfers;
+  gint64 t0;
+};
+
+static void kept_free(gpointer p)
+{
+  KeptPaths *k = p;
+
+  g_array_free(k->paths, TRUE);
+  g_array_free(k->weights, TRUE);
+  g_free(k);
+}
+
+NcclSession *nccl_session_new(const TopoSystem *sys, NcclExec exec,
+                              SimTime packet_sample_ps)
+{
+  NcclSession *s = g_new0(NcclSession, 1);
+
+  s->sys = sys;
+  s->exec = exec;
+  s->engine = sim_engine_new();
+  s->tr = run_transport(sys, s->engine, exec, packet_sample_ps);
+  s->dag = sim_dag_new(s->engine, s->tr);
+  s->kept = g_ptr_array_new_with_free_func(kept_free);
+  s->t0 = g_get_monotonic_time();
+  return s;
+}
+
+void nccl_session_free(NcclSession *s)
+{
+  if (!s)
+    return;
+  /* the DAG first: it took the transport's completion function */
+  sim_dag_free(s->dag);
+  sim_transport_free(s->tr);
+  sim_engine_free(s->engine);
+  g_ptr_array_free(s->kept, TRUE);
+  g_free(s);
+}
+
+SimDag *nccl_session_dag(NcclSession *s)
+{
+  return s->dag;
+}
+
+SimEngine *nccl_session_engine(NcclSession *s)
+{
+  return s->engine;
+}
+
+const SimTransport *nccl_session_transport(const NcclSession *s)
+{
+  return s->tr;
+}
+
+/* Plans pl's call into the session after `after`; its join in *done. */
+static void session_exec(NcclSession *s, Plan *pl, const SimTask *after,
+                         guint32 n_after, SimTask *done)
+{
+  Exec x = {.pl = pl,
+            .dag = s->dag,
+            .after = after,
+            .n_after = n_after,
+            .want_done = done != NULL};
+  KeptPaths *k = g_new(KeptPaths, 1);
+
+  pl->stream_base = s->streams;
+  s->streams += pl->edges->len;
+  build_dag(&x);
+  s->transfers += x.transfers;
+  s->calls++;
+  if (done)
+    *done = x.done;
+  /* the transfers not started yet read their paths from these */
+  k->paths = pl->paths;
+  k->weights = pl->weights;
+  pl->paths = pl->weights = NULL;
+  g_ptr_array_add(s->kept, k);
+}
+
+gboolean nccl_session_add(NcclSession *s, const NcclComm *comm, NcclColl coll,
+                          guint64 bytes, const NcclChoice *choice,
+                          gboolean one_way, const SimTask *after,
+                          guint32 n_after, SimTask *done, GError **error)
+{
+  Plan pl = {.one_way = one_way};
+  gboolean ok;
+
+  if (comm->sys != s->sys) {
+    g_set_error(error, MDL_ERROR, MDL_ERROR_CONFLICT,
+                "a communicator of another system than the session's");
+    return FALSE;
+  }
+  s->need += plan_need(comm, coll, MAX(choice->channels, 1));
+  ok = session_check_memory(s, error) &&
+       plan_build(&pl, comm, coll, bytes, choice, error);
+  if (ok)
+    session_exec(s, &pl, after, n_after, done);
+  plan_clear(&pl);
+  return ok;
+}
+
+gboolean nccl_session_run(NcclSession *s, NcclRunStats *out, GError **error)
+{
+  SimDagStats ds;
+  gboolean ok;
+
+  if (sim_engine_run(s->engine) == SIM_RUN_INTERRUPTED)
+    ok = sim_interrupt_check(error);
+  else
+    ok = sim_dag_check_finished(s->dag, sim_engine_now(s->engine), error);
+  if (!ok)
+    return FALSE;
+  sim_dag_stats(s->dag, &ds);
+  if (out) {
+    memset(out, 0, sizeof(*out));
+    out->time_ps = ds.last_done;
+    out->transfers = s->transfers;
+    out->tasks = ds.added;
+    out->peak_tasks = ds.peak_alive;
+    out->wall_s = (double)(g_get_monotonic_time() - s->t0) / 1e6;
+  }
+  return TRUE;
 }
 
 gboolean nccl_run(const NcclComm *comm, NcclColl coll, guint64 bytes,
@@ -1105,97 +1487,33 @@ gboolean nccl_run(const NcclComm *comm, NcclColl coll, guint64 bytes,
                   NcclInspectFn inspect, void *inspect_ctx, NcclRunStats *out,
                   GError **error)
 {
-  Plan pl = {.comm = comm,
-             .sys = comm->sys,
-             .fabric = topo_system_fabric(comm->sys),
-             .coll = coll,
-             .algo = choice->algo,
-             .proto = choice->proto,
-             .channels = MAX(choice->channels, 1),
-             .bytes = bytes};
-  g_autoptr(SimEngine) engine = NULL;
-  g_autoptr(SimTransport) tr = NULL;
-  g_autoptr(SimDag) dag = NULL;
-  Exec x = {.pl = &pl};
+  Plan pl = {0};
+  g_autoptr(NcclSession) s = NULL;
   gboolean ok = FALSE;
   gint64 t0 = g_get_monotonic_time();
-  SimDagStats ds;
 
-  if (!check_memory(comm, coll, pl.channels, exec, error))
+  if (!check_memory(comm, coll, MAX(choice->channels, 1), exec, error))
     return FALSE;
-  pl.paths = g_array_new(FALSE, FALSE, sizeof(SimPath));
-  pl.weights = g_array_new(FALSE, FALSE, sizeof(double));
-  pl.edges = g_array_new(FALSE, TRUE, sizeof(Edge));
-  pl.hops = g_array_new(FALSE, TRUE, sizeof(Hop));
-  pl.preds = g_array_new(FALSE, FALSE, sizeof(guint32));
-  pl.routes = g_array_new(FALSE, FALSE, sizeof(Route));
-  pl.route_of =
-      g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
-  pl.inflate = choice->proto == NCCL_PROTO_LL      ? 2.0
-               : choice->proto == NCCL_PROTO_LL128 ? 128.0 / 120.0
-                                                   : 1.0;
-  /* NCCL's own pipelining unit, but for NVLS and NVLSTree: their 128 KiB
-   * (or smaller) chunks each synchronize the node's GPUs through the
-   * switch, which the plan does not charge; a head of one Simple step
-   * (512 KiB) stands for that, and meets the measured 8x H100 and 2x8
-   * H100 curves from 4 MiB within 8% where NCCL's chunks overshoot them
-   * by 20% (bench_accuracy). */
-  pl.slice = coll < NCCL_N_TUNED_COLLS && choice->algo != NCCL_ALGO_NVLS &&
-                     choice->algo != NCCL_ALGO_NVLS_TREE
-                 ? nccl_slice_bytes(comm, coll, choice->algo, choice->proto,
-                                    choice->channels, bytes)
-                 : slice_bytes(choice->algo, choice->proto);
-  /* LL and LL128 carry a flag in every line, so a receiver forwards each
-   * warp's lines as soon as they land, not a whole step: the head crosses
-   * a hop after one warp's data, 32 lines of 8 data bytes for LL, NCCL's
-   * LL128 grain (32 x 8 x 8 B x 15/16 = 1920 B) for LL128. */
-  if (choice->proto == NCCL_PROTO_LL)
-    pl.slice = MIN(pl.slice, 32 * 8);
-  else if (choice->proto == NCCL_PROTO_LL128)
-    pl.slice = MIN(pl.slice, 1920);
-  pl.cap_Bps = channel_cap(&pl) * proto_efficiency(&pl);
-  pl.base_ps =
-      (coll < NCCL_N_TUNED_COLLS
-           ? us_ps(nccl_base_latency_us(choice->algo, choice->proto))
-           : 0) +
-      us_ps(mdl_registry_nccl(topo_system_models(comm->sys))->latency_us);
-  if (coll >= NCCL_N_TUNED_COLLS) {
-    ok = plan_p2p(&pl, error);
-  } else {
-    switch (choice->algo) {
-    case NCCL_ALGO_RING: ok = plan_ring(&pl, error); break;
-    case NCCL_ALGO_TREE: ok = plan_tree(&pl, error); break;
-    case NCCL_ALGO_NVLS:
-    case NCCL_ALGO_NVLS_TREE: ok = plan_nvls(&pl, error); break;
-    case NCCL_ALGO_COLLNET_DIRECT:
-    case NCCL_ALGO_COLLNET_CHAIN: ok = plan_collnet(&pl, error); break;
-    case NCCL_ALGO_PAT: ok = plan_pat(&pl, error); break;
-    default: break;
-    }
-  }
-  if (!ok)
+  if (!plan_build(&pl, comm, coll, bytes, choice, error))
     goto out;
-  engine = sim_engine_new();
-  tr = run_transport(comm, engine, pl.fabric, exec);
-  dag = sim_dag_new(engine, tr);
-  x.dag = dag;
-  build_dag(&x);
-  if (sim_engine_run(engine) == SIM_RUN_INTERRUPTED)
-    ok = sim_interrupt_check(error);
-  else
-    ok = sim_dag_check_finished(dag, sim_engine_now(engine), error);
-  if (!ok)
-    goto out;
-  sim_dag_stats(dag, &ds);
-  memset(out, 0, sizeof(*out));
-  out->time_ps = ds.last_done;
-  out->transfers = x.transfers;
-  out->tasks = ds.added;
-  out->peak_tasks = ds.peak_alive;
-  out->wall_s = (double)(g_get_monotonic_time() - t0) / 1e6;
-  if (inspect)
-    inspect(inspect_ctx, tr, ds.last_done);
+  s = nccl_session_new(comm->sys, exec, comm->opt.packet_sample_ps);
+  s->t0 = t0;
+  session_exec(s, &pl, NULL, 0, NULL);
+  ok = nccl_session_run(s, out, error);
+  if (ok && inspect)
+    inspect(inspect_ctx, s->tr, out->time_ps);
 out:
   plan_clear(&pl);
   return ok;
+}
+
+static gboolean session_check_memory(NcclSession *s, GError **error)
+{
+  g_autofree char *what =
+      g_strdup_printf("%" G_GUINT64_FORMAT " collective calls", s->calls + 1);
+
+  return check_need(s->sys, s->need, s->exec, what,
+                    "16 KiB per rank and channel of each call, 6 KiB per "
+                    "pair of ranks of an AllToAll",
+                    error);
 }

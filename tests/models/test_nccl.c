@@ -345,6 +345,194 @@ START_TEST(test_accuracy)
 }
 END_TEST
 
+/* A run's time in ps, NCCL's choice unless `choice` is given. */
+static SimTime run_ps(const NcclComm *c, NcclColl coll, guint64 bytes,
+                      const NcclChoice *choice)
+{
+  g_autoptr(GError) error = NULL;
+  NcclChoice ch;
+  NcclRunStats st;
+
+  if (choice)
+    ch = *choice;
+  else
+    ck_assert_msg(nccl_select(c, coll, bytes, &ch, NULL, &error), "%s",
+                  error ? error->message : "");
+  ck_assert_msg(
+      nccl_run(c, coll, bytes, &ch, NCCL_EXEC_FLOW, NULL, NULL, &st, &error),
+      "%s", error ? error->message : "");
+  return st.time_ps;
+}
+
+/* Records when a session task ends. */
+static void note_end(void *ctx, guint64 user, SimTime now)
+{
+  ((SimTime *)ctx)[user] = now;
+}
+
+/* A join task that records its end in ends[slot]. */
+static SimTask end_marker(NcclSession *s, SimTask after, SimTime *ends,
+                          guint64 slot)
+{
+  SimTaskSpec spec = {
+      .stream = SIM_NONE, .done = note_end, .ctx = ends, .user = slot};
+
+  return sim_dag_add(nccl_session_dag(s), &spec, &after, 1);
+}
+
+/* Communicators over listed servers and GPUs: the lists that name the
+ * default GPUs give the default's times exactly; a DP group of one GPU per
+ * server runs at its one NIC's rate; bad lists are refused. */
+START_TEST(test_comm_subsets)
+{
+  g_autoptr(TopoSystem) sys = load("dgx-h100-superpod");
+  static const guint32 servers[4] = {0, 1, 2, 3};
+  static const guint32 all_gpus[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+  static const guint32 gpu3[1] = {3};
+  static const guint32 spread[4] = {0, 9, 18, 27};
+  static const guint32 dup[2] = {1, 1};
+  NcclOptions dflt = {.ranks = 32};
+  NcclOptions listed = {
+      .servers = servers, .n_servers = 4, .local_gpus = all_gpus, .n_local = 8};
+  NcclOptions dp = {.servers = spread,
+                    .n_servers = 4,
+                    .local_gpus = gpu3,
+                    .n_local = 1,
+                    .algos = 1u << NCCL_ALGO_RING};
+  NcclOptions bad = {
+      .servers = dup, .n_servers = 2, .local_gpus = all_gpus, .n_local = 8};
+  g_autoptr(GError) error = NULL;
+  g_autoptr(NcclComm) a = comm_of(sys, &dflt);
+  g_autoptr(NcclComm) b = comm_of(sys, &listed);
+  g_autoptr(NcclComm) d = comm_of(sys, &dp);
+  double bw;
+
+  for (guint64 bytes = 1024; bytes <= GIB; bytes <<= 5)
+    ck_assert_uint_eq(run_ps(a, NCCL_COLL_ALLREDUCE, bytes, NULL),
+                      run_ps(b, NCCL_COLL_ALLREDUCE, bytes, NULL));
+  ck_assert_uint_eq(nccl_comm_nodes(d), 4);
+  ck_assert_uint_eq(nccl_comm_rank_server(d, 2), 18);
+  ck_assert_uint_eq(nccl_comm_rank_local(d, 2), 3);
+  ck_assert(nccl_comm_rank_gpu(d, 2) == topo_gpu(sys, 18, 3));
+  /* one GPU per server leaves by its own NDR NIC: 50 GB/s of line rate,
+   * about 48 of data */
+  bw = busbw(d, NCCL_COLL_ALLREDUCE, GIB, NCCL_EXEC_FLOW, NULL);
+  ck_assert_msg(bw > 40 && bw < 50, "DP ring over one NIC: %g GB/s", bw);
+  ck_assert(nccl_comm_new(sys, &bad, &error) == NULL);
+  ck_assert_str_eq(error->message, "servers: 1 appears twice (each once)");
+  g_clear_error(&error);
+  bad.servers = spread;
+  bad.n_servers = 4;
+  bad.local_gpus = NULL;
+  ck_assert(nccl_comm_new(sys, &bad, &error) == NULL);
+  ck_assert_str_eq(error->message, "a communicator's GPUs need both its "
+                                   "servers and their GPUs");
+  g_clear_error(&error);
+  bad.local_gpus = gpu3;
+  bad.n_local = 1;
+  bad.servers = (const guint32[]){0, 32};
+  bad.n_servers = 2;
+  ck_assert(nccl_comm_new(sys, &bad, &error) == NULL);
+  ck_assert_str_eq(error->message, "servers: 32 is not below the system's 32");
+}
+END_TEST
+
+/* Sessions: one call ends when nccl_run says; a call after another starts
+ * when it ends; calls inside different servers do not meet; two calls on
+ * the same GPUs at once share their links. */
+START_TEST(test_session)
+{
+  g_autoptr(TopoSystem) sys = load("dgx-h100-superpod");
+  static const guint32 s0[1] = {0}, s1[1] = {1};
+  static const guint32 all_gpus[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+  NcclOptions o0 = {
+      .servers = s0, .n_servers = 1, .local_gpus = all_gpus, .n_local = 8};
+  NcclOptions o1 = {
+      .servers = s1, .n_servers = 1, .local_gpus = all_gpus, .n_local = 8};
+  g_autoptr(NcclComm) c0 = comm_of(sys, &o0);
+  g_autoptr(NcclComm) c1 = comm_of(sys, &o1);
+  g_autoptr(GError) error = NULL;
+  NcclChoice ch;
+  SimTime alone, ends[4] = {0};
+  guint64 bytes = 256 * MIB;
+
+  ck_assert(nccl_select(c0, NCCL_COLL_ALLREDUCE, bytes, &ch, NULL, NULL));
+  alone = run_ps(c0, NCCL_COLL_ALLREDUCE, bytes, &ch);
+  /* A then B on server 0; C on server 1 alongside */
+  {
+    g_autoptr(NcclSession) s = nccl_session_new(sys, NCCL_EXEC_FLOW, 0);
+    SimTask a, b, c;
+    NcclRunStats st;
+
+    ck_assert(nccl_session_add(s, c0, NCCL_COLL_ALLREDUCE, bytes, &ch, FALSE,
+                               NULL, 0, &a, &error));
+    ck_assert(nccl_session_add(s, c0, NCCL_COLL_ALLREDUCE, bytes, &ch, FALSE,
+                               &a, 1, &b, &error));
+    ck_assert(nccl_session_add(s, c1, NCCL_COLL_ALLREDUCE, bytes, &ch, FALSE,
+                               NULL, 0, &c, &error));
+    end_marker(s, a, ends, 0);
+    end_marker(s, b, ends, 1);
+    end_marker(s, c, ends, 2);
+    ck_assert_msg(nccl_session_run(s, &st, &error), "%s",
+                  error ? error->message : "");
+    ck_assert_uint_eq(ends[0], alone);
+    ck_assert_uint_eq(ends[1], 2 * alone);
+    ck_assert_uint_eq(ends[2], alone);
+    ck_assert_uint_eq(st.time_ps, 2 * alone);
+  }
+  /* two at once on the same GPUs share their NVLinks: each slower than
+   * alone, never faster than half the aggregate (NVLS alone runs under
+   * its channels' caps, below the links' rate, so not a full 2x) */
+  {
+    g_autoptr(NcclSession) s = nccl_session_new(sys, NCCL_EXEC_FLOW, 0);
+    SimTask a, b;
+
+    ck_assert(nccl_session_add(s, c0, NCCL_COLL_ALLREDUCE, bytes, &ch, FALSE,
+                               NULL, 0, &a, &error));
+    ck_assert(nccl_session_add(s, c0, NCCL_COLL_ALLREDUCE, bytes, &ch, FALSE,
+                               NULL, 0, &b, &error));
+    end_marker(s, a, ends, 0);
+    end_marker(s, b, ends, 1);
+    ck_assert(nccl_session_run(s, NULL, &error));
+    ck_assert_msg(ends[0] > alone * 1.3 && ends[1] > alone * 1.3 &&
+                      ends[0] <= alone * 2 && ends[1] <= alone * 2,
+                  "concurrent %g and %g x alone", (double)ends[0] / alone,
+                  (double)ends[1] / alone);
+  }
+  /* a one-way send moves the message once: as long as sendrecv_perf's
+   * pair (both directions on full-duplex links), and a session refuses a
+   * communicator of another system */
+  {
+    static const guint32 two[2] = {0, 5};
+    static const guint32 g2[1] = {2};
+    NcclOptions po = {
+        .servers = two, .n_servers = 2, .local_gpus = g2, .n_local = 1};
+    g_autoptr(NcclComm) pp = comm_of(sys, &po);
+    g_autoptr(NcclSession) s = nccl_session_new(sys, NCCL_EXEC_FLOW, 0);
+    g_autoptr(TopoSystem) other = load("dgx-h100");
+    g_autoptr(NcclComm) oc = comm_of(other, NULL);
+    NcclChoice p2p;
+    SimTask a;
+    NcclRunStats st, st2;
+    SimTime both;
+
+    ck_assert(nccl_select(pp, NCCL_COLL_SENDRECV, 64 * MIB, &p2p, NULL, NULL));
+    both = run_ps(pp, NCCL_COLL_SENDRECV, 64 * MIB, &p2p);
+    ck_assert(nccl_session_add(s, pp, NCCL_COLL_SENDRECV, 64 * MIB, &p2p, TRUE,
+                               NULL, 0, &a, &error));
+    ck_assert(nccl_session_run(s, &st, &error));
+    ck_assert_uint_eq(st.time_ps, both);
+    ck_assert(nccl_run(pp, NCCL_COLL_SENDRECV, 64 * MIB, &p2p, NCCL_EXEC_FLOW,
+                       NULL, NULL, &st2, &error));
+    ck_assert_uint_eq(st.transfers * 2, st2.transfers);
+    ck_assert(!nccl_session_add(s, oc, NCCL_COLL_ALLREDUCE, 8, &ch, FALSE, NULL,
+                                0, NULL, &error));
+    ck_assert_str_eq(error->message,
+                     "a communicator of another system than the session's");
+  }
+}
+END_TEST
+
 Suite *suite_nccl(void)
 {
   Suite *s = suite_create("nccl");
@@ -359,6 +547,8 @@ Suite *suite_nccl(void)
   tcase_add_test(tc, test_chunking);
   tcase_add_test(tc, test_tests_time);
   tcase_add_test(tc, test_accuracy);
+  tcase_add_test(tc, test_comm_subsets);
+  tcase_add_test(tc, test_session);
   suite_add_tcase(s, tc);
   return s;
 }
