@@ -195,15 +195,27 @@ SimDag *nccl_session_dag(NcclSession *s);
 SimEngine *nccl_session_engine(NcclSession *s);
 const SimTransport *nccl_session_transport(const NcclSession *s);
 
-/* Plans a call with `choice` to launch once every task of after[] is done
- * (none: at 0); *done (may be NULL) gets a task that ends with the call.
- * one_way: Send/Recv from rank 0 to rank 1 only (a pipeline stage's
- * send), not both ways as sendrecv_perf.  Fails when the choice cannot run
- * here or the session's memory estimate exceeds the limit. */
+/* How a call joins a session. */
+typedef struct {
+  const SimTask *after; /* it launches once these are done (none: now) */
+  guint32 n_after;
+  gboolean one_way; /* Send/Recv from rank 0 to rank 1 only (a pipeline
+                       stage's send), not both ways as sendrecv_perf */
+  SimTaskFn done;   /* called (may be NULL) when the call ends */
+  void *ctx;
+  guint64 user;
+} NcclCallSpec;
+
+/* Plans a call with `choice` (spec may be NULL: at once, no callback);
+ * *done (may be NULL) gets a task that ends with the call.  Calls may be
+ * added before the run or while it runs (from a task's completion
+ * function); a call's plan is released when it ends.  Fails when the
+ * choice cannot run here or the calls in flight would exceed the memory
+ * limit (sim/memory.h). */
 gboolean nccl_session_add(NcclSession *s, const NcclComm *comm, NcclColl coll,
                           guint64 bytes, const NcclChoice *choice,
-                          gboolean one_way, const SimTask *after,
-                          guint32 n_after, SimTask *done, GError **error);
+                          const NcclCallSpec *spec, SimTask *done,
+                          GError **error);
 
 /* Runs everything planned to its end; out (may be NULL) gets the time of
  * the last task and the counts. */

@@ -951,6 +951,8 @@ typedef struct {
   guint32 n_after;
   SimTask done; /* a join after the call's last tasks (want_done) */
   gboolean want_done;
+  SimTaskFn done_fn; /* the join's completion function, context */
+  void *done_ctx;
 } Exec;
 
 static SimTask add_transfer(Exec *x, const Edge *e, guint64 payload,
@@ -1005,7 +1007,11 @@ static SimTask add_join(Exec *x, SimTask launch, guint32 rounds)
       }
     }
   }
-  return add_delay(x, 0, (const SimTask *)(const void *)last->data, last->len);
+  SimTaskSpec spec = {
+      .stream = SIM_NONE, .done = x->done_fn, .ctx = x->done_ctx};
+
+  return sim_dag_add(x->dag, &spec, (const SimTask *)(const void *)last->data,
+                     last->len);
 }
 
 /* Builds the DAG of a plan: the launch, the head hops, the body rounds. */
@@ -1412,49 +1418,99 @@ const SimTransport *nccl_session_transport(const NcclSession *s)
   return s->tr;
 }
 
-/* Plans pl's call into the session after `after`; its join in *done. */
+/* A call of a session until its join ends: what to release then. */
+typedef struct {
+  NcclSession *s;
+  KeptPaths *kept;
+  guint64 need;
+  SimTaskFn fn;
+  void *ctx;
+  guint64 user;
+} SessionCall;
+
+/* Plans pl's call into the session after `after`; when call is given, a
+ * join after the call's last tasks (in *done) releases its paths and
+ * calls call->fn. */
 static void session_exec(NcclSession *s, Plan *pl, const SimTask *after,
-                         guint32 n_after, SimTask *done)
+                         guint32 n_after, SessionCall *call, SimTask *done);
+
+static void session_call_done(void *ctx, guint64 user, SimTime now)
+{
+  SessionCall *c = ctx;
+
+  (void)user;
+  kept_free(c->kept);
+  c->s->need -= c->need;
+  if (c->fn)
+    c->fn(c->ctx, c->user, now);
+  g_free(c);
+}
+
+static void session_exec(NcclSession *s, Plan *pl, const SimTask *after,
+                         guint32 n_after, SessionCall *call, SimTask *done)
 {
   Exec x = {.pl = pl,
             .dag = s->dag,
             .after = after,
             .n_after = n_after,
-            .want_done = done != NULL};
+            .want_done = call != NULL,
+            .done_fn = session_call_done,
+            .done_ctx = call};
   KeptPaths *k = g_new(KeptPaths, 1);
 
-  pl->stream_base = s->streams;
-  s->streams += pl->edges->len;
-  build_dag(&x);
-  s->transfers += x.transfers;
-  s->calls++;
-  if (done)
-    *done = x.done;
   /* the transfers not started yet read their paths from these */
   k->paths = pl->paths;
   k->weights = pl->weights;
   pl->paths = pl->weights = NULL;
-  g_ptr_array_add(s->kept, k);
+  if (call)
+    call->kept = k;
+  else
+    g_ptr_array_add(s->kept, k);
+  pl->paths = k->paths; /* build_dag reads them; plan_clear must not */
+  pl->weights = k->weights;
+  pl->stream_base = s->streams;
+  s->streams += pl->edges->len;
+  build_dag(&x);
+  pl->paths = pl->weights = NULL;
+  s->transfers += x.transfers;
+  s->calls++;
+  if (done)
+    *done = x.done;
 }
 
 gboolean nccl_session_add(NcclSession *s, const NcclComm *comm, NcclColl coll,
                           guint64 bytes, const NcclChoice *choice,
-                          gboolean one_way, const SimTask *after,
-                          guint32 n_after, SimTask *done, GError **error)
+                          const NcclCallSpec *spec, SimTask *done,
+                          GError **error)
 {
-  Plan pl = {.one_way = one_way};
+  static const NcclCallSpec none = {0};
+  Plan pl = {0};
+  guint64 need = plan_need(comm, coll, MAX(choice->channels, 1));
+  SessionCall *call;
   gboolean ok;
 
+  if (!spec)
+    spec = &none;
+  pl.one_way = spec->one_way;
   if (comm->sys != s->sys) {
     g_set_error(error, MDL_ERROR, MDL_ERROR_CONFLICT,
                 "a communicator of another system than the session's");
     return FALSE;
   }
-  s->need += plan_need(comm, coll, MAX(choice->channels, 1));
+  s->need += need;
   ok = session_check_memory(s, error) &&
        plan_build(&pl, comm, coll, bytes, choice, error);
-  if (ok)
-    session_exec(s, &pl, after, n_after, done);
+  if (ok) {
+    call = g_new0(SessionCall, 1);
+    call->s = s;
+    call->need = need;
+    call->fn = spec->done;
+    call->ctx = spec->ctx;
+    call->user = spec->user;
+    session_exec(s, &pl, spec->after, spec->n_after, call, done);
+  } else {
+    s->need -= need;
+  }
   plan_clear(&pl);
   return ok;
 }
@@ -1498,7 +1554,7 @@ gboolean nccl_run(const NcclComm *comm, NcclColl coll, guint64 bytes,
     goto out;
   s = nccl_session_new(comm->sys, exec, comm->opt.packet_sample_ps);
   s->t0 = t0;
-  session_exec(s, &pl, NULL, 0, NULL);
+  session_exec(s, &pl, NULL, 0, NULL, NULL);
   ok = nccl_session_run(s, out, error);
   if (ok && inspect)
     inspect(inspect_ctx, s->tr, out->time_ps);
@@ -1509,8 +1565,9 @@ out:
 
 static gboolean session_check_memory(NcclSession *s, GError **error)
 {
-  g_autofree char *what =
-      g_strdup_printf("%" G_GUINT64_FORMAT " collective calls", s->calls + 1);
+  g_autofree char *what = g_strdup_printf(
+      "the collective calls in flight at once (call %" G_GUINT64_FORMAT ")",
+      s->calls + 1);
 
   return check_need(s->sys, s->need, s->exec, what,
                     "16 KiB per rank and channel of each call, 6 KiB per "

@@ -462,14 +462,15 @@ START_TEST(test_session)
   {
     g_autoptr(NcclSession) s = nccl_session_new(sys, NCCL_EXEC_FLOW, 0);
     SimTask a, b, c;
+    NcclCallSpec after_a = {.after = &a, .n_after = 1};
     NcclRunStats st;
 
-    ck_assert(nccl_session_add(s, c0, NCCL_COLL_ALLREDUCE, bytes, &ch, FALSE,
-                               NULL, 0, &a, &error));
-    ck_assert(nccl_session_add(s, c0, NCCL_COLL_ALLREDUCE, bytes, &ch, FALSE,
-                               &a, 1, &b, &error));
-    ck_assert(nccl_session_add(s, c1, NCCL_COLL_ALLREDUCE, bytes, &ch, FALSE,
-                               NULL, 0, &c, &error));
+    ck_assert(nccl_session_add(s, c0, NCCL_COLL_ALLREDUCE, bytes, &ch, NULL, &a,
+                               &error));
+    ck_assert(nccl_session_add(s, c0, NCCL_COLL_ALLREDUCE, bytes, &ch, &after_a,
+                               &b, &error));
+    ck_assert(nccl_session_add(s, c1, NCCL_COLL_ALLREDUCE, bytes, &ch, NULL, &c,
+                               &error));
     end_marker(s, a, ends, 0);
     end_marker(s, b, ends, 1);
     end_marker(s, c, ends, 2);
@@ -487,10 +488,10 @@ START_TEST(test_session)
     g_autoptr(NcclSession) s = nccl_session_new(sys, NCCL_EXEC_FLOW, 0);
     SimTask a, b;
 
-    ck_assert(nccl_session_add(s, c0, NCCL_COLL_ALLREDUCE, bytes, &ch, FALSE,
-                               NULL, 0, &a, &error));
-    ck_assert(nccl_session_add(s, c0, NCCL_COLL_ALLREDUCE, bytes, &ch, FALSE,
-                               NULL, 0, &b, &error));
+    ck_assert(nccl_session_add(s, c0, NCCL_COLL_ALLREDUCE, bytes, &ch, NULL, &a,
+                               &error));
+    ck_assert(nccl_session_add(s, c0, NCCL_COLL_ALLREDUCE, bytes, &ch, NULL, &b,
+                               &error));
     end_marker(s, a, ends, 0);
     end_marker(s, b, ends, 1);
     ck_assert(nccl_session_run(s, NULL, &error));
@@ -515,18 +516,19 @@ START_TEST(test_session)
     SimTask a;
     NcclRunStats st, st2;
     SimTime both;
+    NcclCallSpec one = {.one_way = TRUE};
 
     ck_assert(nccl_select(pp, NCCL_COLL_SENDRECV, 64 * MIB, &p2p, NULL, NULL));
     both = run_ps(pp, NCCL_COLL_SENDRECV, 64 * MIB, &p2p);
-    ck_assert(nccl_session_add(s, pp, NCCL_COLL_SENDRECV, 64 * MIB, &p2p, TRUE,
-                               NULL, 0, &a, &error));
+    ck_assert(nccl_session_add(s, pp, NCCL_COLL_SENDRECV, 64 * MIB, &p2p, &one,
+                               &a, &error));
     ck_assert(nccl_session_run(s, &st, &error));
     ck_assert_uint_eq(st.time_ps, both);
     ck_assert(nccl_run(pp, NCCL_COLL_SENDRECV, 64 * MIB, &p2p, NCCL_EXEC_FLOW,
                        NULL, NULL, &st2, &error));
     ck_assert_uint_eq(st.transfers * 2, st2.transfers);
-    ck_assert(!nccl_session_add(s, oc, NCCL_COLL_ALLREDUCE, 8, &ch, FALSE, NULL,
-                                0, NULL, &error));
+    ck_assert(!nccl_session_add(s, oc, NCCL_COLL_ALLREDUCE, 8, &ch, NULL, NULL,
+                                &error));
     ck_assert_str_eq(error->message,
                      "a communicator of another system than the session's");
   }
