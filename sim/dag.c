@@ -115,7 +115,7 @@ static void task_start(SimDag *dag, SimTask id, Task *t)
                      .cap_Bps = t->cap_Bps,
                      .tag = id};
     sim_transport_start(dag->transport, &x);
-  } else {
+  } else if (t->delay_ps != SIM_DELAY_EXTERNAL) {
     sim_engine_schedule_in(dag->engine, t->delay_ps, dag->delay_kind, id);
   }
 }
@@ -250,6 +250,15 @@ SimTask sim_dag_add(SimDag *dag, const SimTaskSpec *spec, const SimTask *after,
   return id;
 }
 
+void sim_dag_complete(SimDag *dag, SimTask t)
+{
+  Task *x = task_live(dag, t);
+
+  g_assert(x && x->state == TASK_RUNNING && x->n_paths == 0 &&
+           x->delay_ps == SIM_DELAY_EXTERNAL);
+  task_finish(dag, t, sim_engine_now(dag->engine));
+}
+
 gboolean sim_dag_is_done(const SimDag *dag, SimTask t)
 {
   return task_live(dag, t) == NULL;
@@ -265,8 +274,7 @@ void sim_dag_stats(const SimDag *dag, SimDagStats *out)
   *out = dag->stats;
 }
 
-gboolean sim_dag_check_finished(const SimDag *dag, SimTime now,
-                                GError **error)
+gboolean sim_dag_check_finished(const SimDag *dag, SimTime now, GError **error)
 {
   guint64 running = 0, transfers = 0, waiting = 0;
   const Task *first = NULL;
@@ -289,11 +297,11 @@ gboolean sim_dag_check_finished(const SimDag *dag, SimTime now,
   }
   g_autoptr(GString) m = g_string_new(NULL);
 
-  g_string_printf(m,
-                  "the simulation cannot progress at %.3f us: %" G_GUINT64_FORMAT
-                  " tasks are not done: %" G_GUINT64_FORMAT
-                  " started and never ended",
-                  sim_time_to_us(now), dag->alive, running);
+  g_string_printf(
+      m,
+      "the simulation cannot progress at %.3f us: %" G_GUINT64_FORMAT
+      " tasks are not done: %" G_GUINT64_FORMAT " started and never ended",
+      sim_time_to_us(now), dag->alive, running);
   if (first)
     g_string_append_printf(m,
                            " (%" G_GUINT64_FORMAT " transfers; the first "

@@ -63,6 +63,15 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(SimDag, sim_dag_free)
 SimTask sim_dag_add(SimDag *dag, const SimTaskSpec *spec, const SimTask *after,
                     guint32 n_after);
 
+/* A delay_ps that never elapses: the task, once started, ends when
+ * sim_dag_complete() says so (work planned only when it can start, such as
+ * a collective whose inputs are ready, stands behind such a task). */
+#define SIM_DELAY_EXTERNAL G_MAXUINT64
+
+/* Ends a started task of delay SIM_DELAY_EXTERNAL now; its dependents
+ * start.  Any other task, or one not started yet, is a programming error. */
+void sim_dag_complete(SimDag *dag, SimTask t);
+
 /* TRUE once t is done (and for SIM_TASK_NONE). */
 gboolean sim_dag_is_done(const SimDag *dag, SimTask t);
 

@@ -257,6 +257,56 @@ START_TEST(test_generated)
 }
 END_TEST
 
+/* An external task: started, it ends only when completed, here by a
+ * delay's completion function 5 us later; its dependents start then, and an
+ * external task never completed is a stall. */
+typedef struct {
+  Rig *r;
+  SimTask ext;
+} Completer;
+
+static void complete_ext(void *ctx, guint64 user, SimTime now)
+{
+  Completer *c = ctx;
+
+  on_task(c->r, user, now);
+  sim_dag_complete(c->r->dag, c->ext);
+}
+
+START_TEST(test_external)
+{
+  Rig r;
+  Completer c = {&r, SIM_TASK_NONE};
+  SimTaskSpec ext = {.delay_ps = SIM_DELAY_EXTERNAL,
+                     .stream = SIM_NONE,
+                     .done = on_task,
+                     .ctx = &r,
+                     .user = 1};
+  SimTaskSpec kick = {.delay_ps = SIM_US(5),
+                      .stream = SIM_NONE,
+                      .done = complete_ext,
+                      .ctx = &c,
+                      .user = 2};
+  g_autoptr(GError) error = NULL;
+
+  rig_init(&r, TRUE);
+  c.ext = sim_dag_add(r.dag, &ext, NULL, 0);
+  delay(&r, SIM_US(1), SIM_NONE, 3, &c.ext, 1);
+  sim_dag_add(r.dag, &kick, NULL, 0);
+  ck_assert_int_eq(sim_engine_run(r.engine), SIM_RUN_EMPTY);
+  ck_assert_uint_eq(r.at[2], SIM_US(5));
+  ck_assert_uint_eq(r.at[1], SIM_US(5));
+  ck_assert_uint_eq(r.at[3], SIM_US(6));
+  ck_assert(sim_dag_check_finished(r.dag, sim_engine_now(r.engine), NULL));
+  ext.user = 4;
+  sim_dag_add(r.dag, &ext, NULL, 0);
+  sim_engine_run(r.engine);
+  ck_assert(!sim_dag_check_finished(r.dag, sim_engine_now(r.engine), &error));
+  ck_assert_ptr_nonnull(strstr(error->message, "1 started and never ended"));
+  rig_clear(&r);
+}
+END_TEST
+
 /* A transport that starts transfers and never ends them: a stand-in for
  * one that gives a flow no rate. */
 static void stuck_start(SimTransport *t, const SimTransfer *x)
@@ -288,8 +338,8 @@ START_TEST(test_stall_reported)
   dag = sim_dag_new(r.engine, stuck);
   {
     SimTaskSpec d = {.delay_ps = SIM_US(3), .stream = SIM_NONE};
-    SimTaskSpec x = {.bytes = 4096, .paths = &r.ab, .n_paths = 1,
-                     .stream = SIM_NONE};
+    SimTaskSpec x = {
+        .bytes = 4096, .paths = &r.ab, .n_paths = 1, .stream = SIM_NONE};
     a = sim_dag_add(dag, &d, NULL, 0);
     a = sim_dag_add(dag, &x, &a, 1);
     sim_dag_add(dag, &d, &a, 1);
@@ -324,6 +374,7 @@ Suite *suite_dag(void)
   tcase_add_test(tc, test_streams);
   tcase_add_test(tc, test_generated);
   tcase_add_test(tc, test_stall_reported);
+  tcase_add_test(tc, test_external);
   suite_add_tcase(s, tc);
   return s;
 }
