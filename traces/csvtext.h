@@ -20,4 +20,21 @@ void trc_csv_append_text(GString *s, const char *text);
  * per-channel reports, so that they join). */
 void trc_csv_append_channel(GString *s, const SimFabric *f, SimChannelId c);
 
+/* Rows of CSV text, one per line: blank lines and lines starting with '#'
+ * skipped, fields parsed by libcsv (quotes as RFC 4180; a field cannot
+ * span lines), each row's 1-based line number kept.  Read by the
+ * measurement importers (validate/) and the workload reader
+ * (traces/workload.c). */
+typedef struct {
+  GPtrArray *rows; /* GStrv */
+  GArray *lines;   /* guint */
+} TrcCsv;
+
+/* Splits text into rows.  Fails only on a line libcsv rejects (an
+ * unterminated quote) or a row of more than 4096 fields; the error names
+ * the file (`name`) and line.  On failure *out is left cleared. */
+gboolean trc_csv_split(const char *name, const char *text, gsize len,
+                       TrcCsv *out, GError **error);
+void trc_csv_clear(TrcCsv *c);
+
 #endif /* TRACES_CSVTEXT_H */

@@ -25,6 +25,8 @@
 
 #include <glib.h>
 
+#include "traces/csvtext.h"
+
 #define VAL_MEAS_MAGIC "# ifsim measurements 1"
 
 /* What was measured.  The probe names the family; `test` the experiment
@@ -131,13 +133,8 @@ ValMeasurements *val_meas_parse(const char *name, const char *text,
 
 /* --- CSV text, for this format and the importers ------------------- */
 
-/* Rows of CSV text, one per line: blank lines and lines starting with '#'
- * skipped, fields parsed by libcsv (quotes as RFC 4180; a field cannot
- * span lines), each row's 1-based line number kept. */
-typedef struct {
-  GPtrArray *rows; /* GStrv */
-  GArray *lines;   /* guint */
-} ValCsv;
+/* Rows of CSV text, one per line (traces/csvtext.h, trc_csv_split). */
+typedef TrcCsv ValCsv;
 
 /* Fails only on a line libcsv rejects (an unterminated quote) or a row of
  * more than 4096 fields; the error names the file and line. */

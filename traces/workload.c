@@ -1,0 +1,633 @@
+/* The workload CSV format: reader, writer and checks (docs/workload.md).
+ *
+ * A file is `# key: value` layout lines (tp, pp, dp, ep, all required),
+ * then the header `id,name,op,group,size_bytes,compute_us,stage,peer,deps`
+ * (any order, each column once), then one op a row.  Rows are split by
+ * trc_csv_split (libcsv); every value is checked where it is read and the
+ * error names file:line, the column and what was expected.  Dependencies
+ * name earlier ids only, so a workload is a DAG by construction.
+ *
+ * compute_us is decimal text read exactly: up to 6 fraction digits are
+ * whole picoseconds, further digits round the picoseconds once (half up);
+ * the writer prints picoseconds / 10^6 exactly, so files round-trip. */
+#include "traces/workload.h"
+
+#include <string.h>
+
+#include "sim/error.h"
+#include "sim/units.h"
+#include "traces/csvtext.h"
+
+static const char *const group_names[WRK_N_GROUPS] = {
+    "", "tp", "dp", "pp", "ep", "world", "edp"};
+
+static const char *const coll_csv_names[NCCL_N_COLLS] = {
+    "broadcast", "reduce",   "allgather", "reducescatter",
+    "allreduce", "alltoall", "sendrecv"};
+
+const char *wrk_group_name(WrkGroup g)
+{
+  g_assert(g < WRK_N_GROUPS);
+  return group_names[g];
+}
+
+const char *wrk_coll_name(NcclColl c)
+{
+  g_assert(c < NCCL_N_COLLS);
+  return coll_csv_names[c];
+}
+
+void wrk_free(WrkWorkload *w)
+{
+  if (w == NULL)
+    return;
+  for (guint32 i = 0; i < w->n_ops; i++) {
+    g_free(w->ops[i].name);
+    g_free(w->ops[i].deps);
+  }
+  g_free(w->ops);
+  g_free(w->source);
+  g_free(w);
+}
+
+/* --- checks shared by every source ------------------------------------ */
+
+gboolean wrk_validate(const WrkWorkload *w, GError **error)
+{
+  guint64 ranks = (guint64)w->tp * w->pp * w->dp;
+  GHashTable *ids;
+  gboolean ok = TRUE;
+
+  if (w->tp == 0 || w->pp == 0 || w->dp == 0 || w->ep == 0 ||
+      w->tp > WRK_MAX_DIM || w->pp > WRK_MAX_DIM || w->dp > WRK_MAX_DIM ||
+      w->ep > WRK_MAX_DIM || ranks > WRK_MAX_RANKS) {
+    g_set_error(error, SIM_ERROR, SIM_ERROR_RANGE,
+                "%s: layout tp %u, pp %u, dp %u, ep %u: expected each in "
+                "[1, %u] and tp x pp x dp at most %u",
+                w->source, w->tp, w->pp, w->dp, w->ep, WRK_MAX_DIM,
+                WRK_MAX_RANKS);
+    return FALSE;
+  }
+  if (w->dp % w->ep != 0) {
+    g_set_error(error, SIM_ERROR, SIM_ERROR_RANGE,
+                "%s: ep %u does not divide dp %u (expert-parallel groups "
+                "are blocks of ep data-parallel ranks)",
+                w->source, w->ep, w->dp);
+    return FALSE;
+  }
+  ids = g_hash_table_new(g_direct_hash, g_direct_equal);
+  for (guint32 i = 0; i < w->n_ops && ok; i++) {
+    const WrkOp *o = &w->ops[i];
+    const char *bad = NULL;
+
+    if (o->id == 0 ||
+        g_hash_table_contains(ids, GUINT_TO_POINTER(o->id)))
+      bad = "its id is 0 or not unique";
+    else if (o->compute && (o->group != WRK_GROUP_NONE || o->bytes != 0 ||
+                            o->compute_ps == 0))
+      bad = "a compute op needs compute time > 0, no group, no size";
+    else if (!o->compute &&
+             (o->group == WRK_GROUP_NONE || o->group >= WRK_N_GROUPS ||
+              o->bytes == 0 || o->compute_ps != 0 || o->coll >= NCCL_N_COLLS))
+      bad = "a collective needs a group and a size > 0, no compute time";
+    else if (o->stage < -1 || o->stage >= (gint32)w->pp)
+      bad = "its stage is not -1 or a stage of the pipeline";
+    else if (!o->compute && (o->group == WRK_GROUP_PP) !=
+                                (o->coll == NCCL_COLL_SENDRECV))
+      bad = "SendRecv runs over the pp group and only SendRecv does";
+    else if (o->group == WRK_GROUP_PP &&
+             (o->stage < 0 || (o->peer != 1 && o->peer != -1) ||
+              o->stage + o->peer < 0 || o->stage + o->peer >= (gint32)w->pp))
+      bad = "a pp SendRecv needs a stage and a peer +1/-1 inside the pipeline";
+    else if (o->group != WRK_GROUP_PP && o->peer != 0)
+      bad = "only a pp SendRecv has a peer";
+    for (guint32 k = 0; k < o->n_deps && bad == NULL; k++)
+      if (o->deps[k] >= i)
+        bad = "a dependency is not an earlier op";
+    if (bad) {
+      g_set_error(error, SIM_ERROR, SIM_ERROR_RANGE, "%s: op %u '%s': %s",
+                  w->source, o->id, o->name ? o->name : "", bad);
+      ok = FALSE;
+    }
+    g_hash_table_add(ids, GUINT_TO_POINTER(o->id));
+  }
+  g_hash_table_destroy(ids);
+  return ok;
+}
+
+/* --- numbers ------------------------------------------------------------ */
+
+/* Decimal digits only, no sign, no spaces: a count in [1, max]. */
+static gboolean parse_count(const char *t, guint64 max, guint64 *out)
+{
+  guint64 v = 0;
+
+  if (t[0] == '\0')
+    return FALSE;
+  for (const char *c = t; *c; c++) {
+    if (!g_ascii_isdigit(*c))
+      return FALSE;
+    if (v > (max - (guint64)(*c - '0')) / 10)
+      return FALSE;
+    v = v * 10 + (guint64)(*c - '0');
+  }
+  if (v == 0)
+    return FALSE;
+  *out = v;
+  return TRUE;
+}
+
+/* "12.5" microseconds -> 12500000 ps, exactly; digits past the sixth
+ * fraction digit round once, half up.  Fails on another form, on 0 after
+ * rounding and beyond SIM_TIME_MAX. */
+static gboolean parse_us(const char *t, SimTime *out)
+{
+  SimTime v = 0;
+  const char *c = t;
+  guint frac = 0;
+  gboolean digits = FALSE, round_up = FALSE;
+
+  for (; g_ascii_isdigit(*c); c++, digits = TRUE) {
+    if (v > (SIM_TIME_MAX - (SimTime)(*c - '0')) / 10)
+      return FALSE;
+    v = v * 10 + (SimTime)(*c - '0');
+  }
+  if (*c == '.') {
+    for (c++; g_ascii_isdigit(*c); c++, digits = TRUE) {
+      if (frac < 6) {
+        if (v > (SIM_TIME_MAX - (SimTime)(*c - '0')) / 10)
+          return FALSE;
+        v = v * 10 + (SimTime)(*c - '0');
+        frac++;
+      } else if (frac == 6) {
+        round_up = *c >= '5';
+        frac++;
+      }
+    }
+  }
+  if (!digits || *c != '\0')
+    return FALSE;
+  for (; frac < 6; frac++) {
+    if (v > SIM_TIME_MAX / 10)
+      return FALSE;
+    v *= 10;
+  }
+  if (round_up) {
+    if (v == SIM_TIME_MAX)
+      return FALSE;
+    v++;
+  }
+  if (v == 0)
+    return FALSE;
+  *out = v;
+  return TRUE;
+}
+
+static void append_us(GString *s, SimTime ps)
+{
+  guint64 frac = ps % SIM_PS_PER_US;
+  char buf[8];
+  int n;
+
+  g_string_append_printf(s, "%" G_GUINT64_FORMAT, ps / SIM_PS_PER_US);
+  if (frac == 0)
+    return;
+  n = g_snprintf(buf, sizeof buf, "%06" G_GUINT64_FORMAT, frac);
+  while (n > 0 && buf[n - 1] == '0')
+    buf[--n] = '\0';
+  g_string_append_printf(s, ".%s", buf);
+}
+
+/* --- reading ------------------------------------------------------------ */
+
+enum {
+  COL_ID,
+  COL_NAME,
+  COL_OP,
+  COL_GROUP,
+  COL_SIZE,
+  COL_COMPUTE,
+  COL_STAGE,
+  COL_PEER,
+  COL_DEPS,
+  N_COLS
+};
+
+static const char *const col_names[N_COLS] = {
+    "id",         "name",  "op",   "group", "size_bytes",
+    "compute_us", "stage", "peer", "deps"};
+
+static const char *const layout_keys[] = {"tp", "pp", "dp", "ep"};
+
+#define HEADER_TEXT "id,name,op,group,size_bytes,compute_us,stage,peer,deps"
+
+typedef struct {
+  const char *name;
+  guint line;
+  int col[N_COLS]; /* field index of each column */
+  guint n_fields;
+} Reader;
+
+static gboolean fail(GError **error, const Reader *r, int col,
+                     const char *value, const char *fmt, ...)
+    G_GNUC_PRINTF(5, 6);
+
+/* "file:line: column 'x' ('value'): message" */
+static gboolean fail(GError **error, const Reader *r, int col,
+                     const char *value, const char *fmt, ...)
+{
+  va_list ap;
+  g_autofree char *msg = NULL;
+
+  va_start(ap, fmt);
+  msg = g_strdup_vprintf(fmt, ap);
+  va_end(ap);
+  if (col >= 0)
+    g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
+                "%s:%u: column %s ('%s'): %s", r->name, r->line,
+                col_names[col], value, msg);
+  else
+    g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE, "%s:%u: %s", r->name,
+                r->line, msg);
+  return FALSE;
+}
+
+/* The `# key: value` lines before the header.  Other comments there must
+ * not look like a key (a typo such as `# tpp: 8` must not pass). */
+static gboolean read_layout(const char *name, const char *data, gsize len,
+                            guint32 values[4], GError **error)
+{
+  const char *at = data, *end = data + len;
+  guint line = 0;
+
+  for (int k = 0; k < 4; k++)
+    values[k] = 0;
+  while (at < end) {
+    const char *nl = memchr(at, '\n', (size_t)(end - at));
+    const char *stop = nl ? nl : end;
+    g_autofree char *text = g_strstrip(g_strndup(at, (gsize)(stop - at)));
+    const char *colon;
+    gsize klen = 0;
+
+    line++;
+    at = stop + (nl != NULL);
+    if (text[0] == '\0')
+      continue;
+    if (text[0] != '#')
+      break;
+    colon = strchr(text, ':');
+    {
+      const char *key = text + 1;
+      while (*key == ' ' || *key == '\t')
+        key++;
+      while (g_ascii_isalnum(key[klen]) || key[klen] == '_')
+        klen++;
+      if (klen == 0 || colon != key + klen)
+        continue; /* a free comment */
+      for (int k = 0; k < 4; k++) {
+        if (strlen(layout_keys[k]) == klen &&
+            strncmp(key, layout_keys[k], klen) == 0) {
+          g_autofree char *v = g_strstrip(g_strdup(colon + 1));
+          guint64 n;
+
+          if (values[k] != 0) {
+            g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
+                        "%s:%u: layout key '%s' given twice", name, line,
+                        layout_keys[k]);
+            return FALSE;
+          }
+          if (!parse_count(v, WRK_MAX_DIM, &n)) {
+            g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
+                        "%s:%u: layout key '%s': '%s' is not a whole number "
+                        "in [1, %u]",
+                        name, line, layout_keys[k], v, WRK_MAX_DIM);
+            return FALSE;
+          }
+          values[k] = (guint32)n;
+          goto next;
+        }
+      }
+      g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
+                  "%s:%u: unknown layout key '%.*s' (expected tp, pp, dp or "
+                  "ep; a free comment must not start with 'word:')",
+                  name, line, (int)klen, key);
+      return FALSE;
+    }
+  next:;
+  }
+  for (int k = 0; k < 4; k++) {
+    if (values[k] == 0) {
+      g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
+                  "%s: layout key '%s' missing: expected a line '# %s: N' "
+                  "before the header (tp, pp, dp and ep are required)",
+                  name, layout_keys[k], layout_keys[k]);
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
+static gboolean read_header(Reader *r, char **fields, GError **error)
+{
+  for (int c = 0; c < N_COLS; c++)
+    r->col[c] = -1;
+  r->n_fields = g_strv_length(fields);
+  for (guint f = 0; f < r->n_fields; f++) {
+    int c;
+
+    for (c = 0; c < N_COLS; c++)
+      if (g_str_equal(fields[f], col_names[c]))
+        break;
+    if (c == N_COLS)
+      return fail(error, r, -1, NULL,
+                  "header: unknown column '%s' (expected the columns "
+                  "" HEADER_TEXT ")",
+                  fields[f]);
+    if (r->col[c] >= 0)
+      return fail(error, r, -1, NULL, "header: column '%s' given twice",
+                  fields[f]);
+    r->col[c] = (int)f;
+  }
+  for (int c = 0; c < N_COLS; c++)
+    if (r->col[c] < 0)
+      return fail(error, r, -1, NULL,
+                  "header: column '%s' missing (expected the columns "
+                  "" HEADER_TEXT ")",
+                  col_names[c]);
+  return TRUE;
+}
+
+static gboolean read_row(Reader *r, WrkWorkload *w, GHashTable *index_of,
+                         char **fields, WrkOp *o, GError **error)
+{
+  const char *f[N_COLS];
+  guint64 n;
+  guint32 i = w->n_ops;
+
+  if (g_strv_length(fields) != r->n_fields)
+    return fail(error, r, -1, NULL,
+                "%u fields, expected %u (the header's columns " HEADER_TEXT
+                "; a truncated row?)",
+                g_strv_length(fields), r->n_fields);
+  for (int c = 0; c < N_COLS; c++)
+    f[c] = fields[r->col[c]];
+  o->line = r->line;
+  o->stage = -1;
+
+  if (!parse_count(f[COL_ID], G_MAXUINT32, &n))
+    return fail(error, r, COL_ID, f[COL_ID],
+                "expected a whole number in [1, %u]", G_MAXUINT32);
+  o->id = (guint32)n;
+  if (g_hash_table_contains(index_of, GUINT_TO_POINTER(o->id)))
+    return fail(error, r, COL_ID, f[COL_ID],
+                "duplicate id (ids must be unique)");
+  if (f[COL_NAME][0] == '\0')
+    return fail(error, r, COL_NAME, f[COL_NAME], "expected a name");
+  o->name = g_strdup(f[COL_NAME]);
+
+  if (g_str_equal(f[COL_OP], "compute")) {
+    o->compute = TRUE;
+  } else if (!nccl_coll_parse(f[COL_OP], &o->coll)) {
+    return fail(error, r, COL_OP, f[COL_OP],
+                "unknown op: expected compute, allreduce, allgather, "
+                "reducescatter, broadcast, reduce, alltoall or sendrecv");
+  }
+
+  if (o->compute) {
+    if (f[COL_GROUP][0] != '\0')
+      return fail(error, r, COL_GROUP, f[COL_GROUP],
+                  "a compute op has no group: expected an empty field");
+    if (f[COL_SIZE][0] != '\0')
+      return fail(error, r, COL_SIZE, f[COL_SIZE],
+                  "a compute op has no size: expected an empty field");
+    if (!parse_us(f[COL_COMPUTE], &o->compute_ps))
+      return fail(error, r, COL_COMPUTE, f[COL_COMPUTE],
+                  "expected a decimal number of microseconds above 0 "
+                  "(e.g. 12.5)");
+  } else {
+    g_autoptr(GError) e = NULL;
+    int g;
+
+    for (g = 1; g < WRK_N_GROUPS; g++)
+      if (g_str_equal(f[COL_GROUP], group_names[g]))
+        break;
+    if (g == WRK_N_GROUPS)
+      return fail(error, r, COL_GROUP, f[COL_GROUP],
+                  "a collective needs its group: expected tp, dp, pp, ep, "
+                  "edp or world");
+    o->group = (WrkGroup)g;
+    if (f[COL_SIZE][0] == '\0')
+      return fail(error, r, COL_SIZE, f[COL_SIZE],
+                  "a collective needs its size: expected bytes above 0 "
+                  "(e.g. 16777216 or 16M)");
+    if (!sim_size_parse(f[COL_SIZE], &o->bytes, &e) || o->bytes == 0)
+      return fail(error, r, COL_SIZE, f[COL_SIZE],
+                  "expected bytes above 0, at most 2^64 - 1 (e.g. 16777216 "
+                  "or 16M)");
+    if (f[COL_COMPUTE][0] != '\0')
+      return fail(error, r, COL_COMPUTE, f[COL_COMPUTE],
+                  "a collective has no compute time: expected an empty "
+                  "field");
+    if (o->group == WRK_GROUP_PP && w->pp == 1)
+      return fail(error, r, COL_GROUP, f[COL_GROUP],
+                  "group pp in a job without pipeline parallelism (pp 1)");
+    if ((o->group == WRK_GROUP_PP) != (o->coll == NCCL_COLL_SENDRECV))
+      return fail(error, r, COL_GROUP, f[COL_GROUP],
+                  o->group == WRK_GROUP_PP
+                      ? "only sendrecv runs over pp"
+                      : "sendrecv runs over pp: expected pp");
+  }
+
+  if (f[COL_STAGE][0] != '\0') {
+    if (g_str_equal(f[COL_STAGE], "0"))
+      o->stage = 0;
+    else if (parse_count(f[COL_STAGE], G_MAXINT32, &n) && n < w->pp)
+      o->stage = (gint32)n;
+    else
+      return fail(error, r, COL_STAGE, f[COL_STAGE],
+                  "expected a stage in [0, %u] or empty (every stage)",
+                  w->pp - 1);
+  }
+
+  if (f[COL_PEER][0] != '\0') {
+    if (o->group != WRK_GROUP_PP)
+      return fail(error, r, COL_PEER, f[COL_PEER],
+                  "only a pp sendrecv has a peer: expected an empty field");
+    if (g_str_equal(f[COL_PEER], "1") || g_str_equal(f[COL_PEER], "+1"))
+      o->peer = 1;
+    else if (g_str_equal(f[COL_PEER], "-1"))
+      o->peer = -1;
+    else
+      return fail(error, r, COL_PEER, f[COL_PEER],
+                  "expected +1 (next stage) or -1 (previous stage)");
+  }
+  if (o->group == WRK_GROUP_PP) {
+    if (o->peer == 0)
+      return fail(error, r, COL_PEER, f[COL_PEER],
+                  "a pp sendrecv needs its peer: expected +1 or -1");
+    if (o->stage < 0)
+      return fail(error, r, COL_STAGE, f[COL_STAGE],
+                  "a pp sendrecv needs its sender's stage: expected a "
+                  "stage in [0, %u]",
+                  w->pp - 1);
+    if (o->stage + o->peer < 0 || o->stage + o->peer >= (gint32)w->pp)
+      return fail(error, r, COL_PEER, f[COL_PEER],
+                  "stage %d has no stage %d to send to: expected a peer "
+                  "inside [0, %u]",
+                  o->stage, o->stage + o->peer, w->pp - 1);
+  }
+
+  if (f[COL_DEPS][0] == '\0') {
+    if (i > 0) {
+      o->deps = g_new(guint32, 1);
+      o->deps[0] = i - 1;
+      o->n_deps = 1;
+    }
+  } else if (!g_str_equal(f[COL_DEPS], "none")) {
+    g_auto(GStrv) parts = g_strsplit(f[COL_DEPS], ";", -1);
+    guint np = g_strv_length(parts);
+
+    o->deps = g_new(guint32, np);
+    for (guint k = 0; k < np; k++) {
+      gpointer idx;
+      char *t = g_strstrip(parts[k]);
+
+      if (!parse_count(t, G_MAXUINT32, &n))
+        return fail(error, r, COL_DEPS, f[COL_DEPS],
+                    "'%s' is not an id: expected earlier ids separated by "
+                    "';', empty (the previous row) or none",
+                    t);
+      if (!g_hash_table_lookup_extended(index_of, GUINT_TO_POINTER(n), NULL,
+                                        &idx))
+        return fail(error, r, COL_DEPS, f[COL_DEPS],
+                    "no earlier op has id %s (a dependency must be an "
+                    "earlier row)",
+                    t);
+      for (guint j = 0; j < o->n_deps; j++)
+        if (o->deps[j] == GPOINTER_TO_UINT(idx))
+          return fail(error, r, COL_DEPS, f[COL_DEPS], "id %s listed twice",
+                      t);
+      o->deps[o->n_deps++] = GPOINTER_TO_UINT(idx);
+    }
+  }
+  return TRUE;
+}
+
+WrkWorkload *wrk_load_csv_data(const char *data, gsize len, const char *name,
+                               GError **error)
+{
+  g_autoptr(WrkWorkload) w = g_new0(WrkWorkload, 1);
+  g_autoptr(GHashTable) index_of =
+      g_hash_table_new(g_direct_hash, g_direct_equal);
+  guint32 layout[4];
+  TrcCsv csv = {0};
+  Reader r = {.name = name};
+  guint rows;
+
+  w->source = g_strdup(name);
+  if (!read_layout(name, data, len, layout, error))
+    return NULL;
+  w->tp = layout[0];
+  w->pp = layout[1];
+  w->dp = layout[2];
+  w->ep = layout[3];
+  if (!wrk_validate(w, error))
+    return NULL;
+  if (!trc_csv_split(name, data, len, &csv, error))
+    return NULL;
+  rows = csv.rows->len;
+  if (rows == 0) {
+    trc_csv_clear(&csv);
+    g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
+                "%s: no header: expected the line " HEADER_TEXT
+                " after the layout lines",
+                name);
+    return NULL;
+  }
+  r.line = g_array_index(csv.lines, guint, 0);
+  if (!read_header(&r, g_ptr_array_index(csv.rows, 0), error)) {
+    trc_csv_clear(&csv);
+    return NULL;
+  }
+  if (rows == 1) {
+    trc_csv_clear(&csv);
+    g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
+                "%s: no ops: expected rows after the header", name);
+    return NULL;
+  }
+  w->ops = g_new0(WrkOp, rows - 1);
+  for (guint k = 1; k < rows; k++) {
+    WrkOp *o = &w->ops[w->n_ops];
+
+    r.line = g_array_index(csv.lines, guint, k);
+    if (!read_row(&r, w, index_of, g_ptr_array_index(csv.rows, k), o,
+                  error)) {
+      w->n_ops++; /* freed with the rest */
+      trc_csv_clear(&csv);
+      return NULL;
+    }
+    g_hash_table_insert(index_of, GUINT_TO_POINTER(o->id),
+                        GUINT_TO_POINTER(w->n_ops));
+    w->n_ops++;
+  }
+  trc_csv_clear(&csv);
+  g_assert(wrk_validate(w, NULL));
+  return g_steal_pointer(&w);
+}
+
+WrkWorkload *wrk_load_csv(const char *path, GError **error)
+{
+  g_autofree char *text = NULL;
+  gsize len;
+
+  if (!g_file_get_contents(path, &text, &len, error))
+    return NULL;
+  if (len == 0) {
+    g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
+                "%s: empty file: expected a workload CSV (docs/workload.md)",
+                path);
+    return NULL;
+  }
+  return wrk_load_csv_data(text, len, path, error);
+}
+
+/* --- writing ------------------------------------------------------------ */
+
+char *wrk_to_csv(const WrkWorkload *w)
+{
+  GString *s = g_string_new(NULL);
+
+  g_string_append(s, "# ifsim training-step workload (docs/workload.md)\n");
+  g_string_append_printf(s, "# tp: %u\n# pp: %u\n# dp: %u\n# ep: %u\n",
+                         w->tp, w->pp, w->dp, w->ep);
+  g_string_append(s, HEADER_TEXT "\n");
+  for (guint32 i = 0; i < w->n_ops; i++) {
+    const WrkOp *o = &w->ops[i];
+
+    g_string_append_printf(s, "%u,", o->id);
+    trc_csv_append_text(s, o->name);
+    if (o->compute) {
+      g_string_append(s, ",compute,,,");
+      append_us(s, o->compute_ps);
+    } else {
+      g_string_append_printf(s, ",%s,%s,%" G_GUINT64_FORMAT ",",
+                             coll_csv_names[o->coll], group_names[o->group],
+                             o->bytes);
+    }
+    g_string_append_c(s, ',');
+    if (o->stage >= 0)
+      g_string_append_printf(s, "%d", o->stage);
+    g_string_append_c(s, ',');
+    if (o->peer != 0)
+      g_string_append(s, o->peer > 0 ? "+1" : "-1");
+    g_string_append_c(s, ',');
+    if (o->n_deps == 0 && i > 0)
+      g_string_append(s, "none");
+    else if (!(o->n_deps == 1 && o->deps[0] == i - 1))
+      for (guint32 k = 0; k < o->n_deps; k++)
+        g_string_append_printf(s, "%s%u", k ? ";" : "",
+                               w->ops[o->deps[k]].id);
+    g_string_append_c(s, '\n');
+  }
+  return g_string_free(s, FALSE);
+}

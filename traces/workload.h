@@ -1,0 +1,140 @@
+/* Training-step workloads: the operations one step of a job runs on every
+ * rank (compute, collectives over its process groups, pipeline send/recv)
+ * and the dependencies between them.  Read from the workload CSV format
+ * (docs/workload.md), generated for the common LLM layouts (Megatron-LM's
+ * accounting, traces/workload_llm.c) or imported from ASTRA-sim 1.0 /
+ * SimAI text workloads (traces/workload_astra.c); `ifsim replay` executes
+ * them on a fabric.
+ *
+ * Layout: ranks = tp x pp x dp, rank r = tp_idx + tp x (dp_idx + dp x
+ * stage).  TP group: same (dp_idx, stage); DP group: same (tp_idx, stage);
+ * EP group: blocks of ep consecutive dp indices with the same (tp_idx,
+ * stage); EDP group (the data-parallel group of expert weights): same
+ * (tp_idx, stage, dp_idx mod ep), dp / ep ranks; PP send/recv: from
+ * (tp_idx, dp_idx, stage) to (tp_idx, dp_idx, stage + peer); WORLD: all.
+ *
+ * Invariants of every WrkWorkload these functions return: ops[i].deps are
+ * indices below i (no cycles), ids are unique and positive, a compute op
+ * has group NONE, bytes 0 and compute_ps > 0; a collective has a group,
+ * bytes > 0 and compute_ps 0; stage < pp; peer is +1 or -1 exactly on
+ * SendRecv over PP (and then stage + peer is a stage), 0 elsewhere; ep
+ * divides dp. */
+#ifndef TRACES_WORKLOAD_H
+#define TRACES_WORKLOAD_H
+
+#include <glib.h>
+
+#include "models/nccl/nccl.h"
+#include "sim/time.h"
+
+typedef enum {
+  WRK_GROUP_NONE,
+  WRK_GROUP_TP,
+  WRK_GROUP_DP,
+  WRK_GROUP_PP,
+  WRK_GROUP_EP,
+  WRK_GROUP_WORLD,
+  WRK_GROUP_EDP, /* expert data parallel: dp / ep ranks (SimAI's DP_EP) */
+  WRK_N_GROUPS
+} WrkGroup;
+
+/* "tp", "dp", "pp", "ep", "world", "edp"; "" for NONE. */
+const char *wrk_group_name(WrkGroup g);
+
+/* The collective's name in the CSV: "allreduce", "sendrecv", ... */
+const char *wrk_coll_name(NcclColl c);
+
+typedef struct {
+  guint32 id;       /* as in the file (unique, positive) */
+  char *name;       /* "mb0.l3.fwd.attn_allreduce" */
+  gboolean compute; /* TRUE: compute_ps of work on each rank that runs it */
+  NcclColl coll;    /* a collective (NCCL_COLL_SENDRECV for PP send/recv) */
+  WrkGroup group;   /* the process group it runs over (NONE for compute) */
+  guint64 bytes;    /* nccl-tests convention (models/nccl/nccl.h) */
+  SimTime compute_ps;
+  gint32 stage;     /* -1: every pipeline stage runs it; else the stage */
+  gint32 peer;      /* SendRecv on PP: +1 next stage, -1 previous; else 0 */
+  guint32 *deps;    /* indices into WrkWorkload.ops, all below this op's */
+  guint32 n_deps;
+  guint32 line;     /* source line (0 when generated) */
+} WrkOp;
+
+typedef struct {
+  char *source;           /* the file name, or "generated" */
+  guint32 tp, pp, dp, ep; /* ranks = tp * pp * dp; ep divides dp */
+  WrkOp *ops;
+  guint32 n_ops;
+} WrkWorkload;
+
+/* Largest tp, pp, dp or ep, and largest tp x pp x dp, accepted. */
+#define WRK_MAX_DIM (1u << 20)
+#define WRK_MAX_RANKS (1u << 24)
+
+/* Reads a workload CSV (docs/workload.md).  Every error names the file,
+ * the line, the column and what was expected there. */
+WrkWorkload *wrk_load_csv(const char *path, GError **error);
+WrkWorkload *wrk_load_csv_data(const char *data, gsize len, const char *name,
+                               GError **error);
+
+/* The workload CSV text of w: wrk_load_csv_data() of it gives w back
+ * exactly, every field but `source` and `line`. */
+char *wrk_to_csv(const WrkWorkload *w);
+
+void wrk_free(WrkWorkload *w);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(WrkWorkload, wrk_free)
+
+/* Checks the invariants above (for workloads built in code); the error
+ * names w->source and the op. */
+gboolean wrk_validate(const WrkWorkload *w, GError **error);
+
+/* --- ASTRA-sim 1.0 / SimAI text workloads (traces/workload_astra.c) --- */
+
+typedef struct {
+  guint32 tp;         /* model-parallel ranks; 0: from the file's
+                         model_parallel_NPU_group (HYBRID_TRANSFORMER*), 1
+                         for DATA, all ranks for MODEL */
+  guint32 gpus;       /* ranks of the job; 0: from the file's all_gpus */
+  double ns_per_tick; /* length of one tick of the compute columns (> 0);
+                         ASTRA-sim and SimAI run 1 ns ticks (CLOCK_PERIOD
+                         1, system/Common.hh) */
+} WrkAstraOptions;
+
+WrkWorkload *wrk_load_astra_opts(const char *path, const WrkAstraOptions *opt,
+                                 GError **error);
+/* The same with gpus from the file and ASTRA-sim's 1 ns tick. */
+WrkWorkload *wrk_load_astra(const char *path, guint32 tp_override_or_0,
+                            GError **error);
+
+/* --- LLM layouts (traces/workload_llm.c) ------------------------------ */
+
+typedef enum { WRK_SCHED_1F1B, WRK_SCHED_GPIPE } WrkSchedule;
+typedef enum { WRK_MLP_GELU, WRK_MLP_SWIGLU } WrkMlp;
+
+/* One training step of a decoder-only transformer (docs/workload.md lists
+ * every key, its unit and formula). */
+typedef struct {
+  guint64 params;      /* total parameters; 0: derived from the shapes */
+  guint32 layers, hidden, ffn, heads; /* heads 0: not checked */
+  WrkMlp mlp;          /* 2 (GELU) or 3 (SwiGLU) weight matrices */
+  guint32 vocab;
+  guint32 seq;         /* tokens per sequence */
+  guint32 mbs;         /* micro-batch size, sequences */
+  guint32 microbatches; /* per step, per DP rank */
+  guint32 tp, pp, dp, ep;
+  guint32 experts, top_k; /* experts 0: dense */
+  guint32 dtype_bytes; /* activations, gradients and parameters */
+  double tflops;       /* peak dense TFLOP/s per GPU */
+  double mfu;          /* achieved fraction of it, (0, 1] */
+  double optimizer_us; /* the optimizer step per rank */
+  WrkSchedule schedule;
+  gboolean sp;          /* sequence parallelism (AllGather/ReduceScatter) */
+  guint32 zero;         /* 0: gradient AllReduce; 1-3: RS + param AG */
+  guint64 bucket_bytes; /* DP gradient bucket; 0: one bucket per stage */
+} WrkLlmParams;
+
+/* Parses "key=value,key=value,...".  A missing required key, an unknown
+ * key (the error lists the valid ones) or a nonsensical value fails. */
+gboolean wrk_llm_parse(const char *spec, WrkLlmParams *out, GError **error);
+WrkWorkload *wrk_generate_llm(const WrkLlmParams *p, GError **error);
+
+#endif /* TRACES_WORKLOAD_H */

@@ -1,0 +1,542 @@
+/* ASTRA-sim 1.0 / SimAI text workloads (docs/workload.md, "Importing").
+ *
+ * Line 1: `<PARALLELISM> [key: value ...]`; line 2: the layer count; then
+ * 12 whitespace-separated fields per layer: name, dep, fwd_compute,
+ * fwd_comm_type, fwd_comm_bytes, ig_compute, ig_comm_type, ig_comm_bytes,
+ * wg_compute, wg_comm_type, wg_comm_bytes, wg_update_time.  Compute times
+ * are ticks (1 ns in ASTRA-sim and SimAI: CLOCK_PERIOD 1, FREQ = 1000 / it
+ * ticks per microsecond, astra-sim/system/Common.hh), sizes bytes.
+ *
+ * What a step runs follows SimAI's astra-sim/workload/Workload.cc
+ * (aliyun/SimAI, the text-workload reader ASTRA-sim 1.0 also had):
+ * - decode_involved_dimensions: DATA runs only weight-gradient comms (over
+ *   all dimensions: DP); MODEL only forward and input-gradient comms (TP
+ *   = every rank); HYBRID_DATA_MODEL model parallelism on the first
+ *   dimension (TP) for fwd/ig, data on the rest (DP) for wg;
+ *   HYBRID_TRANSFORMER[_FWD_IN_BCKWD] fwd/ig over the
+ *   model_parallel_NPU_group dimensions (TP), wg over the rest (DP).
+ * - initialize_workload: a type's `_EP` suffix runs it over the expert-
+ *   parallel group, `_DP_EP` over the expert-data-parallel one; without a
+ *   suffix fwd/ig comms are TP, wg comms DP.
+ * - iterate_*: forward layer by layer, compute then a blocking comm;
+ *   backward from the last layer: HYBRID_TRANSFORMER* input-gradient
+ *   compute and a blocking comm, then weight-gradient compute and a
+ *   non-blocking comm; MODEL / HYBRID_DATA_MODEL the input-gradient comm
+ *   non-blocking (waited for before the next layer, not issued for layer
+ *   0), then the weight-gradient compute (and, HYBRID_DATA_MODEL, its
+ *   comm); DATA weight-gradient compute and comm first, then the input
+ *   gradient, none for layer 0.
+ * - Layer::call: every comm is followed by wg_update_time ticks before it
+ *   counts as finished (fwd_update_time = input_grad_update_time =
+ *   weight_grad_update_time).
+ * The step ends when every op, the non-blocking comms included, is done. */
+#include "traces/workload.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "sim/error.h"
+
+typedef enum {
+  POL_DATA,
+  POL_MODEL,
+  POL_DATA_MODEL,
+  POL_TRANSFORMER,
+  POL_TRANSFORMER_FWD_IN_BCKWD,
+} Policy;
+
+static const struct {
+  const char *name;
+  Policy pol;
+} policies[] = {
+    {"DATA", POL_DATA},
+    {"MODEL", POL_MODEL},
+    {"HYBRID_DATA_MODEL", POL_DATA_MODEL},
+    {"HYBRID_TRANSFORMER", POL_TRANSFORMER},
+    {"HYBRID_TRANSFORMER_FWD_IN_BCKWD", POL_TRANSFORMER_FWD_IN_BCKWD},
+};
+
+typedef struct {
+  char *text;
+  guint line;
+} Tok;
+
+typedef struct {
+  const char *path;
+  GArray *ops;     /* WrkOp */
+  gint64 last;     /* the chain's last op */
+  gint64 wait;     /* an off-chain op the next chain op waits for */
+  SimTime upd_ps;  /* this layer's update delay */
+  double ps_per_tick;
+} Imp;
+
+static guint32 emit(Imp *m, char *name, gboolean compute, NcclColl c,
+                    WrkGroup g, guint64 bytes, SimTime ps, const gint64 *deps,
+                    guint n)
+{
+  WrkOp o = {0};
+
+  o.id = m->ops->len + 1;
+  o.name = name;
+  o.compute = compute;
+  o.coll = c;
+  o.group = g;
+  o.bytes = bytes;
+  o.compute_ps = ps;
+  o.stage = -1;
+  o.deps = g_new(guint32, n ? n : 1);
+  for (guint k = 0; k < n; k++)
+    if (deps[k] >= 0)
+      o.deps[o.n_deps++] = (guint32)deps[k];
+  g_array_append_val(m->ops, o);
+  return o.id - 1;
+}
+
+/* A compute op on the chain (none for 0 ticks). */
+static void compute(Imp *m, const char *layer, const char *what, SimTime ps)
+{
+  gint64 deps[2] = {m->last, m->wait};
+
+  if (ps == 0)
+    return;
+  m->last = emit(m, g_strdup_printf("%s.%s", layer, what), TRUE, 0,
+                 WRK_GROUP_NONE, 0, ps, deps, m->wait >= 0 ? 2 : 1);
+  m->wait = -1;
+}
+
+typedef struct {
+  gboolean none;
+  NcclColl coll;
+  WrkGroup group; /* NONE: the phase's default */
+  guint64 bytes;
+} Comm;
+
+/* A comm after the chain's last op, then its update delay.  blocking: the
+ * chain continues after it; else it hangs off the chain (`wait` says
+ * whether the chain's next op waits for it). */
+static void comm(Imp *m, const char *layer, const char *what, const Comm *c,
+                 WrkGroup dflt, gboolean blocking, gboolean wait)
+{
+  gint64 deps[2] = {m->last, m->wait};
+  gint64 done;
+
+  if (c->none)
+    return;
+  done = emit(m,
+              g_strdup_printf("%s.%s_%s", layer, what, wrk_coll_name(c->coll)),
+              FALSE, c->coll, c->group ? c->group : dflt, c->bytes, 0, deps,
+              blocking && m->wait >= 0 ? 2 : 1);
+  if (blocking)
+    m->wait = -1;
+  if (m->upd_ps > 0)
+    done = emit(m, g_strdup_printf("%s.%s_update", layer, what), TRUE, 0,
+                WRK_GROUP_NONE, 0, m->upd_ps, &done, 1);
+  if (blocking)
+    m->last = done;
+  else if (wait)
+    m->wait = done;
+}
+
+static gboolean tok_error(GError **error, const char *path, const Tok *t,
+                          const char *fmt, ...) G_GNUC_PRINTF(4, 5);
+static gboolean tok_error(GError **error, const char *path, const Tok *t,
+                          const char *fmt, ...)
+{
+  va_list ap;
+  g_autofree char *msg = NULL;
+
+  va_start(ap, fmt);
+  msg = g_strdup_vprintf(fmt, ap);
+  va_end(ap);
+  g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE, "%s:%u: '%s': %s", path,
+              t->line, t->text, msg);
+  return FALSE;
+}
+
+static gboolean parse_u64(const char *t, guint64 *out)
+{
+  guint64 v = 0;
+
+  if (!*t)
+    return FALSE;
+  for (const char *c = t; *c; c++) {
+    if (!g_ascii_isdigit(*c) || v > (G_MAXUINT64 - (guint64)(*c - '0')) / 10)
+      return FALSE;
+    v = v * 10 + (guint64)(*c - '0');
+  }
+  *out = v;
+  return TRUE;
+}
+
+static gboolean parse_comm(const char *path, const Tok *type, const Tok *size,
+                           Comm *c, GError **error)
+{
+  static const struct {
+    const char *name;
+    NcclColl coll;
+  } types[] = {{"ALLREDUCE", NCCL_COLL_ALLREDUCE},
+               {"ALLGATHER", NCCL_COLL_ALLGATHER},
+               {"REDUCESCATTER", NCCL_COLL_REDUCESCATTER},
+               {"ALLTOALL", NCCL_COLL_ALLTOALL}};
+  const char *t = type->text;
+
+  memset(c, 0, sizeof *c);
+  if (!parse_u64(size->text, &c->bytes))
+    return tok_error(error, path, size, "expected a size in bytes");
+  if (g_str_equal(t, "NONE")) {
+    c->none = TRUE;
+    return TRUE;
+  }
+  if (g_str_has_prefix(t, "ALLREDUCEALLTOALL"))
+    return tok_error(error, path, type,
+                     "SimAI's ALLREDUCEALLTOALL is no single collective (its "
+                     "Workload.cc reads it as ALLREDUCE without a group): "
+                     "write ALLREDUCE or ALLTOALL");
+  for (guint i = 0; i < G_N_ELEMENTS(types); i++) {
+    gsize n = strlen(types[i].name);
+
+    if (strncmp(t, types[i].name, n) != 0)
+      continue;
+    c->coll = types[i].coll;
+    if (t[n] == '\0')
+      c->group = WRK_GROUP_NONE;
+    else if (g_str_equal(t + n, "_EP"))
+      c->group = WRK_GROUP_EP;
+    else if (g_str_equal(t + n, "_DP_EP"))
+      c->group = WRK_GROUP_EDP;
+    else
+      break;
+    if (c->bytes == 0)
+      return tok_error(error, path, size,
+                       "a %s moves bytes: expected a size above 0", t);
+    return TRUE;
+  }
+  return tok_error(error, path, type,
+                   "unknown comm type: expected NONE, ALLREDUCE, ALLGATHER, "
+                   "REDUCESCATTER or ALLTOALL, optionally with _EP or "
+                   "_DP_EP");
+}
+
+static gboolean ticks_ps(const Imp *m, const Tok *t, SimTime *out,
+                         GError **error)
+{
+  guint64 ticks;
+  double ps;
+
+  if (!parse_u64(t->text, &ticks))
+    return tok_error(error, m->path, t, "expected a whole number of ticks");
+  ps = round((double)ticks * m->ps_per_tick);
+  if (ps >= 1.8e19)
+    return tok_error(error, m->path, t, "ticks beyond 2^64 ps");
+  *out = (SimTime)ps;
+  return TRUE;
+}
+
+/* Line 1's `key: value` pairs, as Workload.cc reads them. */
+typedef struct {
+  guint64 mp, ep, pp, all_gpus;
+  gboolean has_mp, has_ep, has_all_gpus;
+} Header;
+
+static gboolean parse_header(const char *path, char **tok, Policy *pol,
+                             Header *h, GError **error)
+{
+  Tok t = {.line = 1};
+  guint i;
+
+  memset(h, 0, sizeof *h);
+  t.text = tok[0] ? tok[0] : "";
+  for (i = 0; i < G_N_ELEMENTS(policies); i++)
+    if (g_str_equal(t.text, policies[i].name))
+      break;
+  if (i == G_N_ELEMENTS(policies))
+    return tok_error(error, path, &t,
+                     "parallelism not imported: expected DATA, MODEL, "
+                     "HYBRID_DATA_MODEL, HYBRID_TRANSFORMER or "
+                     "HYBRID_TRANSFORMER_FWD_IN_BCKWD (HYBRID_MODEL_DATA "
+                     "puts DP innermost, which ifsim's rank layout does not; "
+                     "HYBRID_DLRM*, HYBRID_CUSTOMIZED, MICRO and "
+                     "DISTRIBUTED_INFERENCE are not training steps of this "
+                     "form)");
+  *pol = policies[i].pol;
+  h->pp = 1;
+  for (i = 1; tok[i]; i += 2) {
+    guint64 v;
+
+    t.text = tok[i];
+    if (tok[i + 1] == NULL || !parse_u64(tok[i + 1], &v))
+      return tok_error(error, path, &t, "expected a whole number after it");
+    if (g_str_equal(tok[i], "model_parallel_NPU_group:")) {
+      h->mp = v;
+      h->has_mp = TRUE;
+    } else if (g_str_equal(tok[i], "ep:")) {
+      h->ep = v;
+      h->has_ep = TRUE;
+    } else if (g_str_equal(tok[i], "pp:")) {
+      h->pp = v;
+    } else if (g_str_equal(tok[i], "all_gpus:")) {
+      h->all_gpus = v;
+      h->has_all_gpus = TRUE;
+    } else if (g_str_equal(tok[i], "checkpoints:") ||
+               g_str_equal(tok[i], "checkpoint_initiates:")) {
+      if (v != 0)
+        return tok_error(error, path, &t,
+                         "activation recomputation (forward in backward) is "
+                         "not imported: expected 0");
+    } else if (g_str_equal(tok[i], "vpp:") || g_str_equal(tok[i], "ga:") ||
+               g_str_equal(tok[i], "pp_comm") ||
+               g_str_equal(tok[i], "pp_comm:")) {
+      /* Workload.cc reads these only to warn about a format mismatch; the
+       * layer rows are the step. */
+    } else {
+      return tok_error(error, path, &t,
+                       "unknown key: expected model_parallel_NPU_group:, "
+                       "ep:, pp:, vpp:, ga:, all_gpus:, checkpoints:, "
+                       "checkpoint_initiates: or pp_comm");
+    }
+  }
+  if (h->pp != 1) {
+    t.text = "pp:";
+    return tok_error(error, path, &t,
+                     "pipeline parallelism (pp %" G_GUINT64_FORMAT
+                     ") is not in the layer rows (SimAI models it "
+                     "elsewhere): expected pp: 1",
+                     h->pp);
+  }
+  return TRUE;
+}
+
+WrkWorkload *wrk_load_astra_opts(const char *path, const WrkAstraOptions *opt,
+                                 GError **error)
+{
+  g_autofree char *text = NULL;
+  g_auto(GStrv) lines = NULL;
+  g_auto(GStrv) head = NULL;
+  g_autoptr(GArray) toks = g_array_new(FALSE, FALSE, sizeof(Tok));
+  g_autoptr(WrkWorkload) w = g_new0(WrkWorkload, 1);
+  Imp m = {.path = path, .last = -1, .wait = -1};
+  Policy pol;
+  Header h;
+  guint64 n_layers, gpus, tp;
+  guint nl;
+  Tok t;
+  gboolean ok = TRUE;
+
+  w->source = g_strdup(path);
+  if (!(opt->ns_per_tick > 0) || !isfinite(opt->ns_per_tick) ||
+      opt->ns_per_tick > 1e9) {
+    g_set_error(error, SIM_ERROR, SIM_ERROR_RANGE,
+                "%s: tick length %g ns: expected (0, 10^9] ns (ASTRA-sim "
+                "and SimAI run 1 ns ticks)",
+                path, opt->ns_per_tick);
+    return NULL;
+  }
+  m.ps_per_tick = opt->ns_per_tick * 1000.0;
+  if (!g_file_get_contents(path, &text, NULL, error))
+    return NULL;
+  lines = g_strsplit(text, "\n", -1);
+  nl = g_strv_length(lines);
+  if (nl < 2 || g_strstrip(lines[0])[0] == '\0') {
+    g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
+                "%s: expected the parallelism line and the layer count "
+                "(ASTRA-sim text workload)",
+                path);
+    return NULL;
+  }
+  head = g_strsplit_set(lines[0], " \t\r", -1);
+  {
+    /* drop the empty strings of repeated separators */
+    guint k = 0;
+    for (guint j = 0; head[j]; j++)
+      if (*head[j])
+        head[k++] = head[j];
+      else
+        g_free(head[j]);
+    head[k] = NULL;
+  }
+  if (!parse_header(path, head, &pol, &h, error))
+    return NULL;
+  t.line = 2;
+  t.text = g_strstrip(lines[1]);
+  if (!parse_u64(t.text, &n_layers) || n_layers == 0 || n_layers > 1000000) {
+    tok_error(error, path, &t, "expected the layer count in [1, 10^6]");
+    return NULL;
+  }
+  for (guint j = 2; j < nl; j++) {
+    g_auto(GStrv) parts = g_strsplit_set(lines[j], " \t\r", -1);
+    for (char **p = parts; *p; p++)
+      if (**p) {
+        Tok x = {.text = g_strdup(*p), .line = j + 1};
+        g_array_append_val(toks, x);
+      }
+  }
+
+  /* The layout. */
+  gpus = opt->gpus ? opt->gpus : h.all_gpus;
+  if (gpus == 0 || gpus > WRK_MAX_RANKS) {
+    g_set_error(error, SIM_ERROR, SIM_ERROR_RANGE,
+                "%s: the job's ranks: expected all_gpus: N on line 1 or the "
+                "number of GPUs given, in [1, %u]",
+                path, WRK_MAX_RANKS);
+    ok = FALSE;
+  }
+  tp = opt->tp;
+  if (ok && tp == 0) {
+    if (pol == POL_DATA)
+      tp = 1;
+    else if (pol == POL_MODEL)
+      tp = gpus;
+    else if (h.has_mp)
+      tp = h.mp;
+  }
+  if (ok && (tp == 0 || gpus % tp != 0 ||
+             (pol == POL_DATA && tp != 1) || (pol == POL_MODEL && tp != gpus))) {
+    g_set_error(error, SIM_ERROR, SIM_ERROR_RANGE,
+                "%s: model-parallel size %" G_GUINT64_FORMAT " for %s on %"
+                G_GUINT64_FORMAT " ranks: expected a divisor of the ranks "
+                "(model_parallel_NPU_group: N, or given; DATA is 1, MODEL "
+                "all ranks)",
+                path, tp, head[0], gpus);
+    ok = FALSE;
+  }
+  if (!ok) {
+    for (guint j = 0; j < toks->len; j++)
+      g_free(g_array_index(toks, Tok, j).text);
+    return NULL;
+  }
+  w->tp = (guint32)tp;
+  w->pp = 1;
+  w->dp = (guint32)(gpus / tp);
+  w->ep = h.has_ep ? (guint32)MIN(h.ep, G_MAXUINT32) : 1;
+  if (ok && !wrk_validate(w, error))
+    ok = FALSE;
+  if (ok && toks->len != n_layers * 12) {
+    Tok *at = toks->len > n_layers * 12
+                  ? &g_array_index(toks, Tok, n_layers * 12)
+                  : NULL;
+    if (at)
+      tok_error(error, path, at,
+                "more fields than %" G_GUINT64_FORMAT " layers of 12",
+                n_layers);
+    else
+      g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
+                  "%s: %u fields after line 2: expected %" G_GUINT64_FORMAT
+                  " layers of 12 (name dep fwd_compute fwd_comm_type "
+                  "fwd_comm_bytes ig_compute ig_comm_type ig_comm_bytes "
+                  "wg_compute wg_comm_type wg_comm_bytes wg_update_time)",
+                  path, toks->len, n_layers);
+    ok = FALSE;
+  }
+
+  m.ops = g_array_new(FALSE, TRUE, sizeof(WrkOp));
+  {
+    guint32 L = ok ? (guint32)n_layers : 0;
+    g_autofree SimTime *fwd = g_new0(SimTime, L + 1);
+    g_autofree SimTime *ig = g_new0(SimTime, L + 1);
+    g_autofree SimTime *wg = g_new0(SimTime, L + 1);
+    g_autofree SimTime *upd = g_new0(SimTime, L + 1);
+    g_autofree Comm *cf = g_new0(Comm, L + 1);
+    g_autofree Comm *ci = g_new0(Comm, L + 1);
+    g_autofree Comm *cw = g_new0(Comm, L + 1);
+    g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
+
+    for (guint32 i = 0; i < L && ok; i++) {
+      Tok *r = &g_array_index(toks, Tok, i * 12);
+      gint64 dep;
+      char *end;
+
+      g_ptr_array_add(names, g_strdup_printf("l%u.%s", i, r[0].text));
+      dep = g_ascii_strtoll(r[1].text, &end, 10);
+      (void)dep; /* read and ignored, as Workload.cc does */
+      if (*end != '\0' || end == r[1].text) {
+        tok_error(error, path, &r[1], "expected the dependency (an integer)");
+        ok = FALSE;
+        break;
+      }
+      ok = ticks_ps(&m, &r[2], &fwd[i], error) &&
+           parse_comm(path, &r[3], &r[4], &cf[i], error) &&
+           ticks_ps(&m, &r[5], &ig[i], error) &&
+           parse_comm(path, &r[6], &r[7], &ci[i], error) &&
+           ticks_ps(&m, &r[8], &wg[i], error) &&
+           parse_comm(path, &r[9], &r[10], &cw[i], error) &&
+           ticks_ps(&m, &r[11], &upd[i], error);
+      if (ok && pol == POL_DATA && (!cf[i].none || !ci[i].none)) {
+        tok_error(error, path, !cf[i].none ? &r[3] : &r[6],
+                  "DATA parallelism runs no forward or input-gradient comm "
+                  "(Workload.cc: no dimension involved): expected NONE");
+        ok = FALSE;
+      }
+      if (ok && pol == POL_MODEL && !cw[i].none) {
+        tok_error(error, path, &r[9],
+                  "MODEL parallelism runs no weight-gradient comm "
+                  "(Workload.cc: no dimension involved): expected NONE");
+        ok = FALSE;
+      }
+    }
+
+    /* Forward. */
+    for (guint32 i = 0; i < L && ok; i++) {
+      const char *nm = g_ptr_array_index(names, i);
+      m.upd_ps = upd[i];
+      compute(&m, nm, "fwd_compute", fwd[i]);
+      if (pol != POL_DATA)
+        comm(&m, nm, "fwd", &cf[i], WRK_GROUP_TP, TRUE, TRUE);
+    }
+    /* Backward, from the last layer. */
+    for (guint32 j = 0; j < L && ok; j++) {
+      guint32 i = L - 1 - j;
+      const char *nm = g_ptr_array_index(names, i);
+
+      m.upd_ps = upd[i];
+      switch (pol) {
+      case POL_TRANSFORMER:
+      case POL_TRANSFORMER_FWD_IN_BCKWD:
+        compute(&m, nm, "ig_compute", ig[i]);
+        comm(&m, nm, "ig", &ci[i], WRK_GROUP_TP, TRUE, TRUE);
+        compute(&m, nm, "wg_compute", wg[i]);
+        comm(&m, nm, "wg", &cw[i], WRK_GROUP_DP, FALSE, FALSE);
+        break;
+      case POL_MODEL:
+      case POL_DATA_MODEL:
+        compute(&m, nm, "ig_compute", ig[i]);
+        if (i > 0)
+          comm(&m, nm, "ig", &ci[i], WRK_GROUP_TP, FALSE, TRUE);
+        compute(&m, nm, "wg_compute", wg[i]);
+        if (pol == POL_DATA_MODEL)
+          comm(&m, nm, "wg", &cw[i], WRK_GROUP_DP, FALSE, FALSE);
+        break;
+      case POL_DATA:
+        compute(&m, nm, "wg_compute", wg[i]);
+        comm(&m, nm, "wg", &cw[i], WRK_GROUP_DP, FALSE, FALSE);
+        if (i > 0)
+          compute(&m, nm, "ig_compute", ig[i]);
+        break;
+      }
+    }
+  }
+  for (guint j = 0; j < toks->len; j++)
+    g_free(g_array_index(toks, Tok, j).text);
+  w->n_ops = m.ops->len;
+  w->ops = (WrkOp *)(void *)g_array_free(m.ops, FALSE);
+  if (!ok)
+    return NULL;
+  if (w->n_ops == 0) {
+    g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
+                "%s: no compute and no comm in %" G_GUINT64_FORMAT
+                " layers: nothing to run",
+                path, n_layers);
+    return NULL;
+  }
+  if (!wrk_validate(w, error))
+    return NULL;
+  return g_steal_pointer(&w);
+}
+
+WrkWorkload *wrk_load_astra(const char *path, guint32 tp_override_or_0,
+                            GError **error)
+{
+  /* ASTRA-sim's own tick: CLOCK_PERIOD 1 ns (system/Common.hh). */
+  WrkAstraOptions opt = {.tp = tp_override_or_0, .ns_per_tick = 1.0};
+
+  return wrk_load_astra_opts(path, &opt, error);
+}
