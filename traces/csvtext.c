@@ -1,6 +1,8 @@
-/* CSV text fields; see traces/csvtext.h.  libcsv's csv_write() always
- * quotes, so plain text is copied as it is and only text that needs it
- * goes through libcsv: a reader sees `NVLink4`, not `"NVLink4"`. */
+/* CSV text fields and rows; see traces/csvtext.h.  libcsv's csv_write()
+ * always quotes, so plain text is copied as it is and only text that needs
+ * it goes through libcsv: a reader sees `NVLink4`, not `"NVLink4"`.
+ * Reading splits the text into lines first (a field cannot span lines) and
+ * gives each to libcsv, so every row keeps its line number. */
 #include "traces/csvtext.h"
 
 #include <csv.h>

@@ -18,8 +18,8 @@
 #include "sim/units.h"
 #include "traces/csvtext.h"
 
-static const char *const group_names[WRK_N_GROUPS] = {
-    "", "tp", "dp", "pp", "ep", "world", "edp"};
+static const char *const group_names[WRK_N_GROUPS] = {"",   "tp",    "dp", "pp",
+                                                      "ep", "world", "edp"};
 
 static const char *const coll_csv_names[NCCL_N_COLLS] = {
     "broadcast", "reduce",   "allgather", "reducescatter",
@@ -80,8 +80,7 @@ gboolean wrk_validate(const WrkWorkload *w, GError **error)
     const WrkOp *o = &w->ops[i];
     const char *bad = NULL;
 
-    if (o->id == 0 ||
-        g_hash_table_contains(ids, GUINT_TO_POINTER(o->id)))
+    if (o->id == 0 || g_hash_table_contains(ids, GUINT_TO_POINTER(o->id)))
       bad = "its id is 0 or not unique";
     else if (o->compute && (o->group != WRK_GROUP_NONE || o->bytes != 0 ||
                             o->compute_ps == 0))
@@ -92,8 +91,8 @@ gboolean wrk_validate(const WrkWorkload *w, GError **error)
       bad = "a collective needs a group and a size > 0, no compute time";
     else if (o->stage < -1 || o->stage >= (gint32)w->pp)
       bad = "its stage is not -1 or a stage of the pipeline";
-    else if (!o->compute && (o->group == WRK_GROUP_PP) !=
-                                (o->coll == NCCL_COLL_SENDRECV))
+    else if (!o->compute &&
+             (o->group == WRK_GROUP_PP) != (o->coll == NCCL_COLL_SENDRECV))
       bad = "SendRecv runs over the pp group and only SendRecv does";
     else if (o->group == WRK_GROUP_PP &&
              (o->stage < 0 || (o->peer != 1 && o->peer != -1) ||
@@ -244,8 +243,8 @@ static gboolean fail(GError **error, const Reader *r, int col,
   va_end(ap);
   if (col >= 0)
     g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
-                "%s:%u: column %s ('%s'): %s", r->name, r->line,
-                col_names[col], value, msg);
+                "%s:%u: column %s ('%s'): %s", r->name, r->line, col_names[col],
+                value, msg);
   else
     g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE, "%s:%u: %s", r->name,
                 r->line, msg);
@@ -505,8 +504,7 @@ static gboolean read_row(Reader *r, WrkWorkload *w, GHashTable *index_of,
                     t);
       for (guint j = 0; j < o->n_deps; j++)
         if (o->deps[j] == GPOINTER_TO_UINT(idx))
-          return fail(error, r, COL_DEPS, f[COL_DEPS], "id %s listed twice",
-                      t);
+          return fail(error, r, COL_DEPS, f[COL_DEPS], "id %s listed twice", t);
       o->deps[o->n_deps++] = GPOINTER_TO_UINT(idx);
     }
   }
@@ -560,8 +558,7 @@ WrkWorkload *wrk_load_csv_data(const char *data, gsize len, const char *name,
     WrkOp *o = &w->ops[w->n_ops];
 
     r.line = g_array_index(csv.lines, guint, k);
-    if (!read_row(&r, w, index_of, g_ptr_array_index(csv.rows, k), o,
-                  error)) {
+    if (!read_row(&r, w, index_of, g_ptr_array_index(csv.rows, k), o, error)) {
       w->n_ops++; /* freed with the rest */
       trc_csv_clear(&csv);
       return NULL;
@@ -598,8 +595,8 @@ char *wrk_to_csv(const WrkWorkload *w)
   GString *s = g_string_new(NULL);
 
   g_string_append(s, "# ifsim training-step workload (docs/workload.md)\n");
-  g_string_append_printf(s, "# tp: %u\n# pp: %u\n# dp: %u\n# ep: %u\n",
-                         w->tp, w->pp, w->dp, w->ep);
+  g_string_append_printf(s, "# tp: %u\n# pp: %u\n# dp: %u\n# ep: %u\n", w->tp,
+                         w->pp, w->dp, w->ep);
   g_string_append(s, HEADER_TEXT "\n");
   for (guint32 i = 0; i < w->n_ops; i++) {
     const WrkOp *o = &w->ops[i];
@@ -625,8 +622,7 @@ char *wrk_to_csv(const WrkWorkload *w)
       g_string_append(s, "none");
     else if (!(o->n_deps == 1 && o->deps[0] == i - 1))
       for (guint32 k = 0; k < o->n_deps; k++)
-        g_string_append_printf(s, "%s%u", k ? ";" : "",
-                               w->ops[o->deps[k]].id);
+        g_string_append_printf(s, "%s%u", k ? ";" : "", w->ops[o->deps[k]].id);
     g_string_append_c(s, '\n');
   }
   return g_string_free(s, FALSE);

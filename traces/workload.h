@@ -52,11 +52,11 @@ typedef struct {
   WrkGroup group;   /* the process group it runs over (NONE for compute) */
   guint64 bytes;    /* nccl-tests convention (models/nccl/nccl.h) */
   SimTime compute_ps;
-  gint32 stage;     /* -1: every pipeline stage runs it; else the stage */
-  gint32 peer;      /* SendRecv on PP: +1 next stage, -1 previous; else 0 */
-  guint32 *deps;    /* indices into WrkWorkload.ops, all below this op's */
+  gint32 stage;  /* -1: every pipeline stage runs it; else the stage */
+  gint32 peer;   /* SendRecv on PP: +1 next stage, -1 previous; else 0 */
+  guint32 *deps; /* indices into WrkWorkload.ops, all below this op's */
   guint32 n_deps;
-  guint32 line;     /* source line (0 when generated) */
+  guint32 line; /* source line (0 when generated) */
 } WrkOp;
 
 typedef struct {
@@ -113,19 +113,19 @@ typedef enum { WRK_MLP_GELU, WRK_MLP_SWIGLU } WrkMlp;
 /* One training step of a decoder-only transformer (docs/workload.md lists
  * every key, its unit and formula). */
 typedef struct {
-  guint64 params;      /* total parameters; 0: derived from the shapes */
+  guint64 params; /* total parameters; 0: derived from the shapes */
   guint32 layers, hidden, ffn, heads; /* heads 0: not checked */
-  WrkMlp mlp;          /* 2 (GELU) or 3 (SwiGLU) weight matrices */
+  WrkMlp mlp; /* 2 (GELU) or 3 (SwiGLU) weight matrices */
   guint32 vocab;
-  guint32 seq;         /* tokens per sequence */
-  guint32 mbs;         /* micro-batch size, sequences */
+  guint32 seq;          /* tokens per sequence */
+  guint32 mbs;          /* micro-batch size, sequences */
   guint32 microbatches; /* per step, per DP rank */
   guint32 tp, pp, dp, ep;
   guint32 experts, top_k; /* experts 0: dense */
-  guint32 dtype_bytes; /* activations, gradients and parameters */
-  double tflops;       /* peak dense TFLOP/s per GPU */
-  double mfu;          /* achieved fraction of it, (0, 1] */
-  double optimizer_us; /* the optimizer step per rank */
+  guint32 dtype_bytes;    /* activations, gradients and parameters */
+  double tflops;          /* peak dense TFLOP/s per GPU */
+  double mfu;             /* achieved fraction of it, (0, 1] */
+  double optimizer_us;    /* the optimizer step per rank */
   WrkSchedule schedule;
   gboolean sp;          /* sequence parallelism (AllGather/ReduceScatter) */
   guint32 zero;         /* 0: gradient AllReduce; 1-3: RS + param AG */

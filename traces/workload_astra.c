@@ -63,10 +63,10 @@ typedef struct {
 
 typedef struct {
   const char *path;
-  GArray *ops;     /* WrkOp */
-  gint64 last;     /* the chain's last op */
-  gint64 wait;     /* an off-chain op the next chain op waits for */
-  SimTime upd_ps;  /* this layer's update delay */
+  GArray *ops;    /* WrkOp */
+  gint64 last;    /* the chain's last op */
+  gint64 wait;    /* an off-chain op the next chain op waits for */
+  SimTime upd_ps; /* this layer's update delay */
   double ps_per_tick;
 } Imp;
 
@@ -122,10 +122,10 @@ static void comm(Imp *m, const char *layer, const char *what, const Comm *c,
 
   if (c->none)
     return;
-  done = emit(m,
-              g_strdup_printf("%s.%s_%s", layer, what, wrk_coll_name(c->coll)),
-              FALSE, c->coll, c->group ? c->group : dflt, c->bytes, 0, deps,
-              blocking && m->wait >= 0 ? 2 : 1);
+  done =
+      emit(m, g_strdup_printf("%s.%s_%s", layer, what, wrk_coll_name(c->coll)),
+           FALSE, c->coll, c->group ? c->group : dflt, c->bytes, 0, deps,
+           blocking && m->wait >= 0 ? 2 : 1);
   if (blocking)
     m->wait = -1;
   if (m->upd_ps > 0)
@@ -389,11 +389,12 @@ WrkWorkload *wrk_load_astra_opts(const char *path, const WrkAstraOptions *opt,
     else if (h.has_mp)
       tp = h.mp;
   }
-  if (ok && (tp == 0 || gpus % tp != 0 ||
-             (pol == POL_DATA && tp != 1) || (pol == POL_MODEL && tp != gpus))) {
+  if (ok && (tp == 0 || gpus % tp != 0 || (pol == POL_DATA && tp != 1) ||
+             (pol == POL_MODEL && tp != gpus))) {
     g_set_error(error, SIM_ERROR, SIM_ERROR_RANGE,
-                "%s: model-parallel size %" G_GUINT64_FORMAT " for %s on %"
-                G_GUINT64_FORMAT " ranks: expected a divisor of the ranks "
+                "%s: model-parallel size %" G_GUINT64_FORMAT
+                " for %s on %" G_GUINT64_FORMAT
+                " ranks: expected a divisor of the ranks "
                 "(model_parallel_NPU_group: N, or given; DATA is 1, MODEL "
                 "all ranks)",
                 path, tp, head[0], gpus);

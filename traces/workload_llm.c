@@ -66,15 +66,15 @@ typedef enum {
 } Key;
 
 static const char *const key_names[N_KEYS] = {
-    "params", "layers",  "hidden", "ffn",    "heads",        "mlp",
-    "vocab",  "seq",     "mbs",    "microbatches", "gbs",    "tp",
-    "pp",     "dp",      "ep",     "experts", "top_k",       "dtype",
-    "tflops", "mfu",     "optimizer_us", "schedule", "sp",   "zero",
-    "bucket"};
+    "params",       "layers",   "hidden", "ffn",    "heads",
+    "mlp",          "vocab",    "seq",    "mbs",    "microbatches",
+    "gbs",          "tp",       "pp",     "dp",     "ep",
+    "experts",      "top_k",    "dtype",  "tflops", "mfu",
+    "optimizer_us", "schedule", "sp",     "zero",   "bucket"};
 
-static const Key required[] = {K_LAYERS, K_HIDDEN, K_FFN,    K_VOCAB,
-                               K_SEQ,    K_MBS,    K_TP,     K_PP,
-                               K_DP,     K_TFLOPS, K_MFU,    K_OPTIMIZER_US};
+static const Key required[] = {K_LAYERS, K_HIDDEN, K_FFN, K_VOCAB,
+                               K_SEQ,    K_MBS,    K_TP,  K_PP,
+                               K_DP,     K_TFLOPS, K_MFU, K_OPTIMIZER_US};
 
 static gboolean bad_value(GError **error, Key k, const char *v,
                           const char *expected)
@@ -84,8 +84,7 @@ static gboolean bad_value(GError **error, Key k, const char *v,
   return FALSE;
 }
 
-static gboolean parse_u32(const char *v, guint32 min, guint32 max,
-                          guint32 *out)
+static gboolean parse_u32(const char *v, guint32 min, guint32 max, guint32 *out)
 {
   guint64 n = 0;
 
@@ -140,8 +139,8 @@ static gboolean parse_count_si(const char *v, guint64 *out)
   return TRUE;
 }
 
-static gboolean parse_value(Key k, const char *v, WrkLlmParams *p,
-                            guint32 *gbs, GError **error)
+static gboolean parse_value(Key k, const char *v, WrkLlmParams *p, guint32 *gbs,
+                            GError **error)
 {
   guint32 *u32 = NULL;
   guint32 max = WRK_MAX_DIM;
@@ -212,23 +211,37 @@ static gboolean parse_value(Key k, const char *v, WrkLlmParams *p,
   case K_HIDDEN: u32 = &p->hidden; break;
   case K_FFN: u32 = &p->ffn; break;
   case K_HEADS: u32 = &p->heads; break;
-  case K_VOCAB: u32 = &p->vocab; max = 1u << 24; break;
+  case K_VOCAB:
+    u32 = &p->vocab;
+    max = 1u << 24;
+    break;
   case K_SEQ: u32 = &p->seq; break;
   case K_MBS: u32 = &p->mbs; break;
-  case K_MICROBATCHES: u32 = &p->microbatches; max = 1u << 16; break;
-  case K_GBS: u32 = gbs; max = 1u << 30; break;
+  case K_MICROBATCHES:
+    u32 = &p->microbatches;
+    max = 1u << 16;
+    break;
+  case K_GBS:
+    u32 = gbs;
+    max = 1u << 30;
+    break;
   case K_TP: u32 = &p->tp; break;
   case K_PP: u32 = &p->pp; break;
   case K_DP: u32 = &p->dp; break;
   case K_EP: u32 = &p->ep; break;
-  case K_EXPERTS: u32 = &p->experts; max = 1u << 16; break;
-  case K_TOP_K: u32 = &p->top_k; max = 1u << 16; break;
+  case K_EXPERTS:
+    u32 = &p->experts;
+    max = 1u << 16;
+    break;
+  case K_TOP_K:
+    u32 = &p->top_k;
+    max = 1u << 16;
+    break;
   case N_KEYS: g_assert_not_reached();
   }
   if (!parse_u32(v, k == K_EXPERTS ? 0 : 1, max, u32)) {
-    g_autofree char *what =
-        g_strdup_printf("a whole number in [%u, %u]", k == K_EXPERTS ? 0 : 1,
-                        max);
+    g_autofree char *what = g_strdup_printf("a whole number in [%u, %u]",
+                                            k == K_EXPERTS ? 0 : 1, max);
     return bad_value(error, k, v, what);
   }
   return TRUE;
@@ -300,10 +313,11 @@ gboolean wrk_llm_parse(const char *spec, WrkLlmParams *out, GError **error)
     guint64 per = (guint64)p.mbs * p.dp;
 
     if (gbs % per != 0 || gbs / per > (1u << 16))
-      return spec_error(error,
-                        "gbs=%u is not a multiple of mbs x dp = %" G_GUINT64_FORMAT
-                        " (microbatches = gbs / (mbs x dp), at most 65536)",
-                        gbs, per);
+      return spec_error(
+          error,
+          "gbs=%u is not a multiple of mbs x dp = %" G_GUINT64_FORMAT
+          " (microbatches = gbs / (mbs x dp), at most 65536)",
+          gbs, per);
     p.microbatches = (guint32)(gbs / per);
   }
   if (p.layers % p.pp != 0)
@@ -314,9 +328,9 @@ gboolean wrk_llm_parse(const char *spec, WrkLlmParams *out, GError **error)
   if (p.dp % p.ep != 0)
     return spec_error(error, "ep=%u does not divide dp=%u", p.ep, p.dp);
   if ((guint64)p.tp * p.pp * p.dp > WRK_MAX_RANKS)
-    return spec_error(error, "tp x pp x dp = %" G_GUINT64_FORMAT
-                             " ranks, more than %u",
-                      (guint64)p.tp * p.pp * p.dp, WRK_MAX_RANKS);
+    return spec_error(
+        error, "tp x pp x dp = %" G_GUINT64_FORMAT " ranks, more than %u",
+        (guint64)p.tp * p.pp * p.dp, WRK_MAX_RANKS);
   if (p.experts == 0 && (seen[K_TOP_K] || p.ep > 1))
     return spec_error(error, "top_k and ep > 1 need experts (an MoE model)");
   if (p.experts > 0) {
@@ -354,12 +368,12 @@ gboolean wrk_llm_parse(const char *spec, WrkLlmParams *out, GError **error)
 
 typedef struct {
   const WrkLlmParams *p;
-  GArray *ops;      /* WrkOp */
-  gint64 *last;     /* per stage: the chain's last op, -1 none */
-  GArray *bucket;   /* guint32: bwd computes the open bucket covers */
-  GArray *grads;    /* guint32: this stage's gradient collectives */
-  guint32 n_bucket; /* buckets closed on this stage */
-  guint32 covered;  /* layers of this stage whose gradients are bucketed */
+  GArray *ops;           /* WrkOp */
+  gint64 *last;          /* per stage: the chain's last op, -1 none */
+  GArray *bucket;        /* guint32: bwd computes the open bucket covers */
+  GArray *grads;         /* guint32: this stage's gradient collectives */
+  guint32 n_bucket;      /* buckets closed on this stage */
+  guint32 covered;       /* layers of this stage whose gradients are bucketed */
   guint64 dense, expert; /* parameters (all ranks, all layers) */
   GError *error;
 } Gen;
@@ -410,8 +424,7 @@ static guint32 chain(Gen *g, gint32 st, char *name, gboolean compute,
     deps[n++] = (guint32)g->last[st];
   if (extra >= 0 && (n == 0 || deps[0] != (guint32)extra))
     deps[n++] = (guint32)extra;
-  g->last[st] =
-      emit(g, name, compute, coll, group, bytes, ps, st, 0, deps, n);
+  g->last[st] = emit(g, name, compute, coll, group, bytes, ps, st, 0, deps, n);
   return (guint32)g->last[st];
 }
 
@@ -439,8 +452,7 @@ static guint64 grad_bytes(const Gen *g, guint64 params, guint32 shards,
                           guint32 k)
 {
   const WrkLlmParams *p = g->p;
-  unsigned __int128 num =
-      (unsigned __int128)params * p->dtype_bytes * k;
+  unsigned __int128 num = (unsigned __int128)params * p->dtype_bytes * k;
 
   return (guint64)(num / ((unsigned __int128)shards * p->tp * p->layers));
 }
@@ -479,14 +491,13 @@ static void close_bucket(Gen *g, gint32 st, guint32 from, guint32 to)
 }
 
 typedef struct {
-  guint64 act;        /* b s h x dtype: a TP collective's whole array */
-  guint64 p2p;        /* a pipeline message */
-  guint64 a2a;        /* an EP all-to-all's send buffer per rank */
+  guint64 act;            /* b s h x dtype: a TP collective's whole array */
+  guint64 p2p;            /* a pipeline message */
+  guint64 a2a;            /* an EP all-to-all's send buffer per rank */
   double attn, mlp, head; /* forward FLOPs per rank */
 } Sizes;
 
-static void forward(Gen *g, const Sizes *z, gint32 st, guint32 mb,
-                    gint64 recv)
+static void forward(Gen *g, const Sizes *z, gint32 st, guint32 mb, gint64 recv)
 {
   const WrkLlmParams *p = g->p;
   guint32 per = p->layers / p->pp;
@@ -496,16 +507,16 @@ static void forward(Gen *g, const Sizes *z, gint32 st, guint32 mb,
     g_autofree char *x = g_strdup_printf("mb%u.l%u.fwd", mb, l);
 
     if (tpc && p->sp)
-      comm(g, st, &recv, x, "attn_allgather", NCCL_COLL_ALLGATHER,
-           WRK_GROUP_TP, z->act);
+      comm(g, st, &recv, x, "attn_allgather", NCCL_COLL_ALLGATHER, WRK_GROUP_TP,
+           z->act);
     compute(g, st, &recv, x, "attn", z->attn);
     if (tpc)
       comm(g, st, &recv, x, p->sp ? "attn_reducescatter" : "attn_allreduce",
-           p->sp ? NCCL_COLL_REDUCESCATTER : NCCL_COLL_ALLREDUCE,
-           WRK_GROUP_TP, z->act);
+           p->sp ? NCCL_COLL_REDUCESCATTER : NCCL_COLL_ALLREDUCE, WRK_GROUP_TP,
+           z->act);
     if (tpc && p->sp)
-      comm(g, st, &recv, x, "mlp_allgather", NCCL_COLL_ALLGATHER,
-           WRK_GROUP_TP, z->act);
+      comm(g, st, &recv, x, "mlp_allgather", NCCL_COLL_ALLGATHER, WRK_GROUP_TP,
+           z->act);
     if (moe)
       comm(g, st, &recv, x, "dispatch_alltoall", NCCL_COLL_ALLTOALL,
            WRK_GROUP_EP, z->a2a);
@@ -515,8 +526,8 @@ static void forward(Gen *g, const Sizes *z, gint32 st, guint32 mb,
            WRK_GROUP_EP, z->a2a);
     if (tpc)
       comm(g, st, &recv, x, p->sp ? "mlp_reducescatter" : "mlp_allreduce",
-           p->sp ? NCCL_COLL_REDUCESCATTER : NCCL_COLL_ALLREDUCE,
-           WRK_GROUP_TP, z->act);
+           p->sp ? NCCL_COLL_REDUCESCATTER : NCCL_COLL_ALLREDUCE, WRK_GROUP_TP,
+           z->act);
   }
   if (st == (gint32)p->pp - 1) {
     g_autofree char *x = g_strdup_printf("mb%u.head", mb);
@@ -524,8 +535,8 @@ static void forward(Gen *g, const Sizes *z, gint32 st, guint32 mb,
   }
 }
 
-static void backward(Gen *g, const Sizes *z, gint32 st, guint32 mb,
-                     gint64 recv, gboolean last)
+static void backward(Gen *g, const Sizes *z, gint32 st, guint32 mb, gint64 recv,
+                     gboolean last)
 {
   const WrkLlmParams *p = g->p;
   guint32 per = p->layers / p->pp;
@@ -542,8 +553,8 @@ static void backward(Gen *g, const Sizes *z, gint32 st, guint32 mb,
     guint32 wgrad;
 
     if (tpc && p->sp)
-      comm(g, st, &recv, x, "mlp_allgather", NCCL_COLL_ALLGATHER,
-           WRK_GROUP_TP, z->act);
+      comm(g, st, &recv, x, "mlp_allgather", NCCL_COLL_ALLGATHER, WRK_GROUP_TP,
+           z->act);
     if (moe)
       comm(g, st, &recv, x, "combine_alltoall", NCCL_COLL_ALLTOALL,
            WRK_GROUP_EP, z->a2a);
@@ -553,17 +564,17 @@ static void backward(Gen *g, const Sizes *z, gint32 st, guint32 mb,
            WRK_GROUP_EP, z->a2a);
     if (tpc)
       comm(g, st, &recv, x, p->sp ? "mlp_reducescatter" : "mlp_allreduce",
-           p->sp ? NCCL_COLL_REDUCESCATTER : NCCL_COLL_ALLREDUCE,
-           WRK_GROUP_TP, z->act);
+           p->sp ? NCCL_COLL_REDUCESCATTER : NCCL_COLL_ALLREDUCE, WRK_GROUP_TP,
+           z->act);
     if (tpc && p->sp)
-      comm(g, st, &recv, x, "attn_allgather", NCCL_COLL_ALLGATHER,
-           WRK_GROUP_TP, z->act);
+      comm(g, st, &recv, x, "attn_allgather", NCCL_COLL_ALLGATHER, WRK_GROUP_TP,
+           z->act);
     compute(g, st, &recv, x, "attn", 2 * z->attn);
     wgrad = (guint32)g->last[st];
     if (tpc)
       comm(g, st, &recv, x, p->sp ? "attn_reducescatter" : "attn_allreduce",
-           p->sp ? NCCL_COLL_REDUCESCATTER : NCCL_COLL_ALLREDUCE,
-           WRK_GROUP_TP, z->act);
+           p->sp ? NCCL_COLL_REDUCESCATTER : NCCL_COLL_ALLREDUCE, WRK_GROUP_TP,
+           z->act);
     if (!last)
       continue;
     /* The layer's weight gradients are complete after this, its last
@@ -607,20 +618,19 @@ static void finish_stage(Gen *g, gint32 st)
     return;
   for (guint32 k = 0; k < g->grads->len; k++) {
     const WrkOp *rs = &g_array_index(g->ops, WrkOp, deps[k]);
-    g_autofree char *base = g_strndup(
-        rs->name, (gsize)(strrchr(rs->name, '.') - rs->name));
+    g_autofree char *base =
+        g_strndup(rs->name, (gsize)(strrchr(rs->name, '.') - rs->name));
     char *ag_name = g_strdup_printf("%s.param_allgather", base);
 
-    emit(g, ag_name, FALSE, NCCL_COLL_ALLGATHER, rs->group, rs->bytes, 0, st,
-         0, &opt, 1);
+    emit(g, ag_name, FALSE, NCCL_COLL_ALLGATHER, rs->group, rs->bytes, 0, st, 0,
+         &opt, 1);
   }
 }
 
 /* Parameters from the shapes: per layer 4 h^2 (attention) + 2 h (norms)
  * + m h ffn (MLP; x experts, + h x experts router, for MoE), plus the
  * embedding V h (tied with the output layer); weights only. */
-static void count_params(const WrkLlmParams *p, guint64 *dense,
-                         guint64 *expert)
+static void count_params(const WrkLlmParams *p, guint64 *dense, guint64 *expert)
 {
   guint64 h = p->hidden, m = p->mlp == WRK_MLP_SWIGLU ? 3 : 2;
   guint64 mlp = m * h * p->ffn;
@@ -721,10 +731,10 @@ WrkWorkload *wrk_generate_llm(const WrkLlmParams *p, GError **error)
           forward(&g, &z, (gint32)st, mb, recv);
           if (st + 1 < pp) {
             guint32 d = (guint32)g.last[st];
-            send_f[st * m + mb] = emit(
-                &g, g_strdup_printf("mb%u.s%u.fwd_send", mb, st), FALSE,
-                NCCL_COLL_SENDRECV, WRK_GROUP_PP, z.p2p, 0, (gint32)st, 1,
-                &d, 1);
+            send_f[st * m + mb] =
+                emit(&g, g_strdup_printf("mb%u.s%u.fwd_send", mb, st), FALSE,
+                     NCCL_COLL_SENDRECV, WRK_GROUP_PP, z.p2p, 0, (gint32)st, 1,
+                     &d, 1);
           }
         } else {
           gint64 recv = st + 1 < pp ? send_b[(st + 1) * m + mb] : -1;
@@ -739,10 +749,10 @@ WrkWorkload *wrk_generate_llm(const WrkLlmParams *p, GError **error)
           backward(&g, &z, (gint32)st, mb, recv, final);
           if (st > 0) {
             guint32 d = (guint32)g.last[st];
-            send_b[st * m + mb] = emit(
-                &g, g_strdup_printf("mb%u.s%u.bwd_send", mb, st), FALSE,
-                NCCL_COLL_SENDRECV, WRK_GROUP_PP, z.p2p, 0, (gint32)st, -1,
-                &d, 1);
+            send_b[st * m + mb] =
+                emit(&g, g_strdup_printf("mb%u.s%u.bwd_send", mb, st), FALSE,
+                     NCCL_COLL_SENDRECV, WRK_GROUP_PP, z.p2p, 0, (gint32)st, -1,
+                     &d, 1);
           }
           if (final)
             finish_stage(&g, (gint32)st);

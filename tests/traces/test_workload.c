@@ -202,8 +202,7 @@ START_TEST(test_llm_small)
   ck_assert_uint_eq(w->ops[find(w, "mb0.l1.fwd.mlp")].compute_ps, 171798692);
   ck_assert_uint_eq(w->ops[find(w, "mb0.head.fwd")].compute_ps, 671088640);
   ck_assert_uint_eq(w->ops[find(w, "mb0.head.bwd")].compute_ps, 1342177280);
-  ck_assert_uint_eq(w->ops[find(w, "mb0.l1.bwd.attn")].compute_ps,
-                    257698038);
+  ck_assert_uint_eq(w->ops[find(w, "mb0.l1.bwd.attn")].compute_ps, 257698038);
   ck_assert_uint_eq(w->ops[find(w, "mb0.l0.bwd.mlp")].compute_ps, 343597384);
   ck_assert_uint_eq(w->ops[find(w, "mb0.l0.fwd.attn_allreduce")].bytes,
                     2097152);
@@ -324,6 +323,23 @@ START_TEST(test_llm_sp_moe)
   ck_assert_int_eq(w->ops[find(w, "s0.expert_grad_bucket0.allreduce")].group,
                    WRK_GROUP_EDP);
   assert_round_trip(w);
+}
+END_TEST
+
+START_TEST(test_llm_docs_example)
+{
+  /* docs/workload-example.csv is this spec's output, byte for byte. */
+  g_autoptr(WrkWorkload) w =
+      generate("layers=2,hidden=1024,ffn=4096,vocab=32000,seq=1024,mbs=1,"
+               "microbatches=2,tp=2,pp=2,dp=2,tflops=100,mfu=0.5,"
+               "optimizer_us=10");
+  g_autofree char *path =
+      g_build_filename(IFSIM_SOURCE_DIR, "docs", "workload-example.csv", NULL);
+  g_autofree char *text = NULL, *want = NULL;
+
+  ck_assert(g_file_get_contents(path, &want, NULL, NULL));
+  text = wrk_to_csv(w);
+  ck_assert_str_eq(text, want);
 }
 END_TEST
 
@@ -538,6 +554,7 @@ Suite *suite_workload(void)
   tcase_add_test(tc, test_llm_1f1b);
   tcase_add_test(tc, test_llm_buckets);
   tcase_add_test(tc, test_llm_sp_moe);
+  tcase_add_test(tc, test_llm_docs_example);
   tcase_add_test(tc, test_llm_spec_errors);
   tcase_add_test(tc, test_llm_gbs);
   tcase_add_test(tc, test_astra_2layer);
