@@ -197,7 +197,7 @@ NcclComm *nccl_comm_new(const TopoSystem *sys, const NcclOptions *opt,
         MIN(c->bw_intra, comm_nics(c) * c->nic_GBps / (double)c->channels);
   }
   /* NCCL_NVLS_NCHANNELS: 16 by default. */
-  c->nvls_channels = c->gpu.nvls && c->nvl_intra ? 16 : 0;
+  c->nvls_channels = c->gpu.nvls && c->nvl_intra && c->ppn > 1 ? 16 : 0;
   c->collnet = c->opt.collnet && c->gpu.sharp && c->nnodes > 1;
   c->pat = c->ppn == 1 && c->nnodes > 1;
   nccl_tune(c);

@@ -1,0 +1,804 @@
+/* `ifsim replay`: one training step of one or more jobs on a system
+ * (traces/replay.h): the step time, the compute, the exposed
+ * communication per process group, a per-op breakdown; with several jobs
+ * (--jobs), each one's slowdown against running alone and the links
+ * where they collide. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/nccl/nccl.h"
+#include "sim/interrupt.h"
+#include "sim/units.h"
+#include "tools/cli.h"
+#include "traces/csvtext.h"
+#include "traces/linkstats.h"
+#include "traces/output.h"
+#include "traces/replay.h"
+#include "traces/workload.h"
+
+#define COMMAND "replay"
+
+typedef struct {
+  char *topology;
+  char **models;
+  char *llm;
+  char *astra;
+  guint64 astra_tp;
+  gboolean astra_tp_seen;
+  char *ns_per_tick;
+  char *jobs;
+  char *placement;
+  guint64 seed;
+  char *servers;
+  char *algo;
+  char *proto;
+  guint64 channels;
+  gboolean channels_seen;
+  gboolean collnet;
+  char *fidelity;
+  char *csv;
+  char *summary_csv;
+  char *links_csv;
+  char *write_workload;
+  guint64 max_memory;
+  gboolean max_memory_seen;
+  char **rest;
+} ReplayOptions;
+
+/* One job as the command line or a jobs file gives it. */
+typedef struct {
+  char *name;
+  WrkWorkload *w;
+  RplPlacement placement;
+  guint64 seed;
+  GArray *list; /* guint32: explicit servers */
+  guint32 *servers;
+  guint32 n_servers;
+} JobSpec;
+
+static void options_clear(ReplayOptions *o)
+{
+  g_free(o->topology);
+  g_strfreev(o->models);
+  g_free(o->llm);
+  g_free(o->astra);
+  g_free(o->ns_per_tick);
+  g_free(o->jobs);
+  g_free(o->placement);
+  g_free(o->servers);
+  g_free(o->algo);
+  g_free(o->proto);
+  g_free(o->fidelity);
+  g_free(o->csv);
+  g_free(o->summary_csv);
+  g_free(o->links_csv);
+  g_free(o->write_workload);
+  g_strfreev(o->rest);
+}
+
+static void job_clear(JobSpec *j)
+{
+  g_free(j->name);
+  wrk_free(j->w);
+  if (j->list)
+    g_array_free(j->list, TRUE);
+  g_free(j->servers);
+}
+
+/* "0-7,16,20-23": server indices in the order given. */
+static gboolean parse_servers(const char *text, const char *what, GArray **out,
+                              GError **error)
+{
+  g_auto(GStrv) parts = g_strsplit(text, ",", -1);
+  GArray *a = g_array_new(FALSE, FALSE, sizeof(guint32));
+
+  for (guint i = 0; parts[i]; i++) {
+    g_auto(GStrv) ends = g_strsplit(g_strstrip(parts[i]), "-", 2);
+    guint64 lo, hi;
+
+    if (!ends[0] ||
+        !g_ascii_string_to_unsigned(ends[0], 10, 0, G_MAXUINT32, &lo, NULL) ||
+        (ends[1] && !g_ascii_string_to_unsigned(ends[1], 10, lo, G_MAXUINT32,
+                                                &hi, NULL))) {
+      g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                  "%s: '%s' is not a server or a range of servers (expected "
+                  "e.g. 0-7,16,20-23)",
+                  what, parts[i]);
+      g_array_free(a, TRUE);
+      return FALSE;
+    }
+    if (!ends[1])
+      hi = lo;
+    for (guint64 s = lo; s <= hi; s++) {
+      guint32 v = (guint32)s;
+
+      g_array_append_val(a, v);
+    }
+  }
+  *out = a;
+  return TRUE;
+}
+
+/* Reads a workload: a CSV file, an ASTRA-sim text file or an LLM spec. */
+static WrkWorkload *load_workload(const char *csv, const char *astra,
+                                  const char *llm, guint32 astra_tp,
+                                  const char *ns_per_tick, const char *where,
+                                  GError **error)
+{
+  int given = (csv != NULL) + (astra != NULL) + (llm != NULL);
+
+  if (given != 1) {
+    g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                "%s: %s (expected exactly one of a workload CSV, an ASTRA-sim "
+                "text workload or an LLM layout)",
+                where, given ? "more than one workload" : "no workload");
+    return NULL;
+  }
+  if (llm) {
+    WrkLlmParams p;
+
+    if (!wrk_llm_parse(llm, &p, error)) {
+      g_prefix_error(error, "%s: ", where);
+      return NULL;
+    }
+    return wrk_generate_llm(&p, error);
+  }
+  if (astra) {
+    WrkAstraOptions ao = {.tp = astra_tp, .ns_per_tick = 1.0};
+
+    if (ns_per_tick) {
+      char *end = NULL;
+
+      ao.ns_per_tick = g_ascii_strtod(ns_per_tick, &end);
+      if (!end || *end || !(ao.ns_per_tick > 0) || ao.ns_per_tick > 1e12) {
+        g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                    "%s: ns_per_tick '%s' is not a tick length in ns above 0",
+                    where, ns_per_tick);
+        return NULL;
+      }
+    }
+    return wrk_load_astra_opts(astra, &ao, error);
+  }
+  return wrk_load_csv(csv, error);
+}
+
+static const char *const job_keys[] = {"workload", "llm",         "astra",
+                                       "astra_tp", "ns_per_tick", "placement",
+                                       "seed",     "servers",     NULL};
+
+/* The jobs of a jobs file: groups [job NAME]; paths relative to it. */
+static gboolean load_jobs(const char *path, GArray *jobs, GError **error)
+{
+  g_autoptr(GKeyFile) kf = g_key_file_new();
+  g_auto(GStrv) groups = NULL;
+  g_autofree char *dir = g_path_get_dirname(path);
+
+  if (!g_key_file_load_from_file(kf, path, G_KEY_FILE_NONE, error)) {
+    g_prefix_error(error, "%s: ", path);
+    return FALSE;
+  }
+  groups = g_key_file_get_groups(kf, NULL);
+  for (guint gi = 0; groups[gi]; gi++) {
+    const char *g = groups[gi];
+    g_auto(GStrv) keys = NULL;
+    g_autofree char *where = NULL;
+    g_autofree char *csv = NULL, *astra = NULL, *llm = NULL, *ns = NULL;
+    g_autofree char *pl = NULL, *seed = NULL, *servers = NULL, *tp = NULL;
+    JobSpec j = {0};
+    guint64 astra_tp = 0;
+
+    if (!g_str_has_prefix(g, "job ") || !g[4]) {
+      g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                  "%s: group [%s]: expected [job NAME]", path, g);
+      return FALSE;
+    }
+    where = g_strdup_printf("%s: [%s]", path, g);
+    keys = g_key_file_get_keys(kf, g, NULL, NULL);
+    for (guint k = 0; keys && keys[k]; k++) {
+      if (!g_strv_contains(job_keys, keys[k])) {
+        g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                    "%s: unknown key '%s' (expected workload, llm, astra, "
+                    "astra_tp, ns_per_tick, placement, seed, servers)",
+                    where, keys[k]);
+        return FALSE;
+      }
+    }
+#define GET(var, key) var = g_key_file_get_string(kf, g, key, NULL)
+    GET(csv, "workload");
+    GET(astra, "astra");
+    GET(llm, "llm");
+    GET(ns, "ns_per_tick");
+    GET(pl, "placement");
+    GET(seed, "seed");
+    GET(servers, "servers");
+    GET(tp, "astra_tp");
+#undef GET
+    if (csv && !g_path_is_absolute(csv)) {
+      char *p = g_build_filename(dir, csv, NULL);
+      g_free(csv);
+      csv = p;
+    }
+    if (astra && !g_path_is_absolute(astra)) {
+      char *p = g_build_filename(dir, astra, NULL);
+      g_free(astra);
+      astra = p;
+    }
+    if (tp &&
+        !g_ascii_string_to_unsigned(tp, 10, 1, G_MAXUINT32, &astra_tp, NULL)) {
+      g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                  "%s: astra_tp '%s' is not a count of ranks", where, tp);
+      return FALSE;
+    }
+    j.name = g_strdup(g + 4);
+    j.w = load_workload(csv, astra, llm, (guint32)astra_tp, ns, where, error);
+    if (!j.w)
+      goto bad;
+    j.placement = servers ? RPL_PLACE_EXPLICIT : RPL_PLACE_PACKED;
+    if (pl && !(servers && strcmp(pl, "explicit") == 0) &&
+        !rpl_placement_parse(pl, &j.placement)) {
+      g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                  "%s: placement '%s' is not one of packed, spread, random, "
+                  "explicit",
+                  where, pl);
+      goto bad;
+    }
+    if ((pl && strcmp(pl, "explicit") == 0 && !servers) ||
+        (servers && j.placement != RPL_PLACE_EXPLICIT)) {
+      g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                  "%s: servers and placement = explicit go together", where);
+      goto bad;
+    }
+    if (seed && (j.placement != RPL_PLACE_RANDOM ||
+                 !g_ascii_string_to_unsigned(seed, 10, 0, G_MAXUINT64, &j.seed,
+                                             NULL))) {
+      g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE, "%s: seed '%s': %s",
+                  where, seed,
+                  j.placement != RPL_PLACE_RANDOM
+                      ? "only placement = random takes a seed"
+                      : "expected a number");
+      goto bad;
+    }
+    if (servers && !parse_servers(servers, where, &j.list, error))
+      goto bad;
+    g_array_append_val(jobs, j);
+    continue;
+  bad:
+    job_clear(&j);
+    return FALSE;
+  }
+  if (jobs->len == 0) {
+    g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                "%s: no [job NAME] group", path);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* Places every job, in order, on the system's servers. */
+static gboolean place_jobs(const TopoSystem *sys, GArray *jobs, GError **error)
+{
+  guint32 total = topo_system_servers(sys);
+  guint32 g = topo_system_gpus_per_server(sys);
+  g_autofree guint8 *used = g_new0(guint8, total);
+
+  for (guint i = 0; i < jobs->len; i++) {
+    JobSpec *j = &g_array_index(jobs, JobSpec, i);
+    guint32 ranks = j->w->tp * j->w->pp * j->w->dp;
+    guint32 n = rpl_servers_needed(ranks, g);
+
+    if (n == 0) {
+      g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                  "job %s: %u ranks (tp %u x pp %u x dp %u) do not fill whole "
+                  "servers of %u GPUs",
+                  j->name, ranks, j->w->tp, j->w->pp, j->w->dp, g);
+      return FALSE;
+    }
+    if (j->list && j->list->len != n) {
+      g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                  "job %s: %u servers listed, its %u ranks need %u", j->name,
+                  j->list->len, ranks, n);
+      return FALSE;
+    }
+    j->servers = g_new(guint32, n);
+    j->n_servers = n;
+    if (!rpl_place(total, used, n, j->placement, j->seed,
+                   j->list ? (const guint32 *)(void *)j->list->data : NULL,
+                   j->servers, error)) {
+      g_prefix_error(error, "job %s: ", j->name);
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
+/* "0-7, 9" for a sorted or unsorted list: runs of consecutive servers. */
+static char *servers_text(const guint32 *s, guint32 n)
+{
+  GString *t = g_string_new(NULL);
+
+  for (guint32 i = 0; i < n;) {
+    guint32 k = i;
+
+    while (k + 1 < n && s[k + 1] == s[k] + 1)
+      k++;
+    g_string_append_printf(t, "%s%u", t->len ? "," : "", s[i]);
+    if (k > i)
+      g_string_append_printf(t, "-%u", s[k]);
+    i = k + 1;
+  }
+  return g_string_free(t, FALSE);
+}
+
+/* Per-channel figures of a run, from its transport at the end. */
+typedef struct {
+  const TopoSystem *sys;
+  guint8 *used; /* [channels]: carried bytes (alone runs) */
+  double *busy; /* [channels]: busy fraction (the run of all jobs) */
+  double *util; /* [channels]: utilization */
+  TrcOutputs *outs;
+  const char *links_csv;
+  GError **error;
+  gboolean ok;
+} LinkCtx;
+
+static void inspect_links(void *ctx, const SimTransport *t, SimTime end)
+{
+  LinkCtx *l = ctx;
+  const SimFabric *f = topo_system_fabric(l->sys);
+
+  l->ok = TRUE;
+  for (SimChannelId c = 0; c < sim_fabric_n_channels(f); c++) {
+    SimChannelStats st;
+
+    sim_transport_channel_stats(t, c, &st);
+    if (l->used)
+      l->used[c] = st.payload_bytes > 0;
+    if (l->busy && end > 0) {
+      l->busy[c] = sim_time_to_s(st.busy_ps) / sim_time_to_s(end);
+      l->util[c] = st.wire_bytes / sim_fabric_channel(f, c)->rate_Bps /
+                   sim_time_to_s(end);
+    }
+  }
+  if (l->links_csv && end > 0)
+    l->ok = trc_outputs_add(l->outs, l->links_csv,
+                            trc_links_csv(l->sys, t, end, FALSE), l->error);
+}
+
+static const WrkGroup report_groups[] = {WRK_GROUP_TP,  WRK_GROUP_DP,
+                                         WRK_GROUP_PP,  WRK_GROUP_EP,
+                                         WRK_GROUP_EDP, WRK_GROUP_WORLD};
+
+static char *summary_csv(const JobSpec *jobs, const RplResult *res, guint n,
+                         const double *slowdown)
+{
+  GString *s = g_string_new("job,step_us,compute_us,exposed_us");
+
+  for (guint g = 0; g < G_N_ELEMENTS(report_groups); g++)
+    g_string_append_printf(s, ",exposed_%s_us",
+                           wrk_group_name(report_groups[g]));
+  g_string_append(s, ",slowdown\n");
+  for (guint i = 0; i < n; i++) {
+    trc_csv_append_text(s, jobs[i].name);
+    g_string_append_printf(s, ",%.3f,%.3f,%.3f", sim_time_to_us(res[i].step_ps),
+                           res[i].compute_us, res[i].exposed_us);
+    for (guint g = 0; g < G_N_ELEMENTS(report_groups); g++)
+      g_string_append_printf(s, ",%.3f",
+                             res[i].exposed_group_us[report_groups[g]]);
+    if (slowdown)
+      g_string_append_printf(s, ",%.4f\n", slowdown[i]);
+    else
+      g_string_append(s, ",\n");
+  }
+  return g_string_free(s, FALSE);
+}
+
+static char *ops_csv(const JobSpec *jobs, const RplResult *res, guint n)
+{
+  GString *s = g_string_new(
+      "job,id,name,op,group,stage,size_bytes,compute_us,instances,algo,proto,"
+      "channels,start_us,end_us,duration_us\n");
+
+  for (guint i = 0; i < n; i++) {
+    const WrkWorkload *w = jobs[i].w;
+
+    for (guint32 o = 0; o < w->n_ops; o++) {
+      const WrkOp *op = &w->ops[o];
+      const RplOpResult *r = &res[i].ops[o];
+
+      trc_csv_append_text(s, jobs[i].name);
+      g_string_append_printf(s, ",%u,", op->id);
+      trc_csv_append_text(s, op->name);
+      g_string_append_printf(s, ",%s,%s,",
+                             op->compute ? "compute" : wrk_coll_name(op->coll),
+                             wrk_group_name(op->group));
+      if (op->stage >= 0)
+        g_string_append_printf(s, "%d", op->stage);
+      g_string_append_printf(s, ",%" G_GUINT64_FORMAT ",%.3f,%u,", op->bytes,
+                             sim_time_to_us(op->compute_ps), r->instances);
+      if (r->chosen)
+        g_string_append_printf(
+            s, "%s,%s,%u",
+            op->coll >= NCCL_N_TUNED_COLLS ? "P2P"
+                                           : nccl_algo_name(r->choice.algo),
+            nccl_proto_name(r->choice.proto), r->choice.channels);
+      else
+        g_string_append(s, ",,");
+      g_string_append_printf(
+          s, ",%.3f,%.3f,%.3f\n", sim_time_to_us(r->start_ps),
+          sim_time_to_us(r->end_ps), sim_time_to_us(r->end_ps - r->start_ps));
+    }
+  }
+  return g_string_free(s, FALSE);
+}
+
+static int cmp_busy(gconstpointer a, gconstpointer b, gpointer busy)
+{
+  double x = ((const double *)busy)[*(const guint32 *)a];
+  double y = ((const double *)busy)[*(const guint32 *)b];
+
+  if (x != y)
+    return x > y ? -1 : 1;
+  return *(const guint32 *)a < *(const guint32 *)b ? -1 : 1;
+}
+
+/* The report on stdout. */
+static void print_report(const TopoSystem *sys, const JobSpec *jobs,
+                         const RplResult *res, guint n, const double *slowdown,
+                         const char *fidelity, guint8 *const *used,
+                         const double *busy, const double *util)
+{
+  const SimFabric *f = topo_system_fabric(sys);
+
+  printf("# ifsim replay on %s (%s), %u job%s\n", topo_system_name(sys),
+         fidelity, n, n == 1 ? "" : "s");
+  for (guint i = 0; i < n; i++) {
+    const WrkWorkload *w = jobs[i].w;
+    g_autofree char *srv = servers_text(jobs[i].servers, jobs[i].n_servers);
+    const WrkOp *top[3] = {NULL};
+    SimTime top_t[3] = {0};
+
+    printf("\njob %s: %u ranks (tp %u, pp %u, dp %u, ep %u) on server%s %s\n",
+           jobs[i].name, res[i].ranks, w->tp, w->pp, w->dp, w->ep,
+           jobs[i].n_servers == 1 ? "" : "s", srv);
+    printf("  step time        %14.3f us\n", sim_time_to_us(res[i].step_ps));
+    printf("  compute          %14.3f us per rank (mean)\n", res[i].compute_us);
+    printf("  exposed comm     %14.3f us per rank (mean)\n", res[i].exposed_us);
+    for (guint g = 0; g < G_N_ELEMENTS(report_groups); g++) {
+      double v = res[i].exposed_group_us[report_groups[g]];
+
+      if (v > 0)
+        printf("    %-5s          %14.3f us\n",
+               wrk_group_name(report_groups[g]), v);
+    }
+    if (slowdown)
+      printf("  slowdown         %14.3fx against running alone\n", slowdown[i]);
+    for (guint32 o = 0; o < w->n_ops; o++) {
+      SimTime d = res[i].ops[o].end_ps - res[i].ops[o].start_ps;
+
+      if (w->ops[o].compute || res[i].ops[o].instances == 0)
+        continue;
+      for (guint k = 0; k < 3; k++) {
+        if (!top[k] || d > top_t[k]) {
+          memmove(&top[k + 1], &top[k], (2 - k) * sizeof(top[0]));
+          memmove(&top_t[k + 1], &top_t[k], (2 - k) * sizeof(top_t[0]));
+          top[k] = &w->ops[o];
+          top_t[k] = d;
+          break;
+        }
+      }
+    }
+    for (guint k = 0; k < 3 && top[k]; k++) {
+      const RplOpResult *r = &res[i].ops[top[k] - w->ops];
+
+      printf("  %s %-24s %s %s %" G_GUINT64_FORMAT " B: %.3f us%s%s%s\n",
+             k == 0 ? "longest:" : "        ", top[k]->name,
+             wrk_group_name(top[k]->group), wrk_coll_name(top[k]->coll),
+             top[k]->bytes, sim_time_to_us(top_t[k]), r->chosen ? " (" : "",
+             r->chosen ? (top[k]->coll >= NCCL_N_TUNED_COLLS
+                              ? "P2P"
+                              : nccl_algo_name(r->choice.algo))
+                       : "",
+             r->chosen ? ")" : "");
+    }
+  }
+  if (used && busy) {
+    g_autoptr(GArray) shared = g_array_new(FALSE, FALSE, sizeof(guint32));
+
+    for (SimChannelId c = 0; c < sim_fabric_n_channels(f); c++) {
+      guint k = 0;
+
+      for (guint i = 0; i < n; i++)
+        k += used[i][c];
+      if (k >= 2)
+        g_array_append_val(shared, c);
+    }
+    g_array_sort_with_data(shared, cmp_busy, (gpointer)busy);
+    printf("\nlinks the jobs share: %u", shared->len);
+    printf(shared->len ? " (the busiest first)\n" : "\n");
+    for (guint k = 0; k < MIN(shared->len, 10u); k++) {
+      guint32 c = g_array_index(shared, guint32, k);
+      const SimChannel *ch = sim_fabric_channel(f, c);
+      g_autoptr(GString) who = g_string_new(NULL);
+
+      for (guint i = 0; i < n; i++)
+        if (used[i][c])
+          g_string_append_printf(who, "%s%s", who->len ? "," : "",
+                                 jobs[i].name);
+      printf("  %s -> %s (%s): %.1f%% busy, %.1f%% utilized, jobs %s\n",
+             sim_fabric_node_name(f, ch->src), sim_fabric_node_name(f, ch->dst),
+             topo_channel_link(sys, c)->name, 100 * busy[c], 100 * util[c],
+             who->str);
+    }
+  }
+}
+
+static NcclExec exec_of(const char *fidelity)
+{
+  if (fidelity && strcmp(fidelity, "analytical") == 0)
+    return NCCL_EXEC_ANALYTICAL;
+  if (fidelity && strcmp(fidelity, "packet") == 0)
+    return NCCL_EXEC_PACKET;
+  return NCCL_EXEC_FLOW;
+}
+
+static gboolean check_options(ReplayOptions *o, NcclOptions *n, GError **error)
+{
+  memset(n, 0, sizeof(*n));
+  if (o->fidelity && strcmp(o->fidelity, "flow") != 0 &&
+      strcmp(o->fidelity, "analytical") != 0 &&
+      strcmp(o->fidelity, "packet") != 0) {
+    g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                "--fidelity: '%s' is not one of analytical, flow, packet",
+                o->fidelity);
+    return FALSE;
+  }
+  if (o->algo && !nccl_parse_algos(o->algo, "--algo", &n->algos, error))
+    return FALSE;
+  if (o->proto && !nccl_parse_protos(o->proto, "--proto", &n->protos, error))
+    return FALSE;
+  if (o->channels_seen) {
+    if (o->channels == 0 || o->channels > NCCL_MAX_CHANNELS) {
+      g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                  "--channels: %" G_GUINT64_FORMAT " is not from 1 to %d",
+                  o->channels, NCCL_MAX_CHANNELS);
+      return FALSE;
+    }
+    n->min_channels = n->max_channels = (guint32)o->channels;
+  }
+  n->collnet = o->collnet;
+  if (o->jobs && (o->rest || o->llm || o->astra || o->placement || o->servers ||
+                  o->write_workload)) {
+    g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                "--jobs: the jobs file names each job's workload and "
+                "placement; give no workload, --llm, --astra, --placement, "
+                "--servers or --write-workload with it");
+    return FALSE;
+  }
+  if (o->rest && o->rest[0] && o->rest[1]) {
+    g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                "unexpected argument '%s' (one workload file)", o->rest[1]);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+int cli_cmd_replay(int argc, char **argv)
+{
+  ReplayOptions o = {0};
+  SimNumberTarget numbers[] = {
+      {"astra-tp", 0, SIM_NUMBER_COUNT, &o.astra_tp, &o.astra_tp_seen, 0},
+      {"seed", 0, SIM_NUMBER_COUNT, &o.seed, NULL, 0},
+      {"channels", 0, SIM_NUMBER_COUNT, &o.channels, &o.channels_seen, 0},
+      CLI_MAX_MEMORY_TARGET(&o.max_memory, &o.max_memory_seen),
+      {NULL, 0, 0, NULL, NULL, 0}};
+  GOptionEntry entries[] = {
+      {"topology", 't', 0, G_OPTION_ARG_FILENAME, &o.topology,
+       "System to run on (default: the embedded 8-GPU H100 server)",
+       "TOPO.ini"},
+      {"models", 'm', 0, G_OPTION_ARG_FILENAME_ARRAY, &o.models,
+       "Model file applied before the system's own groups (repeatable)",
+       "FILE"},
+      {"llm", 0, 0, G_OPTION_ARG_STRING, &o.llm,
+       "Generate the step of an LLM layout instead of reading a workload: "
+       "key=value,... (docs/workload.md)",
+       "SPEC"},
+      {"astra", 0, 0, G_OPTION_ARG_FILENAME, &o.astra,
+       "Read an ASTRA-sim 1.0 / SimAI text workload", "FILE"},
+      {"astra-tp", 0, 0, G_OPTION_ARG_CALLBACK, sim_parse_number_option,
+       "Model-parallel ranks of the ASTRA-sim workload (default: its "
+       "model_parallel_NPU_group)",
+       "N"},
+      {"ns-per-tick", 0, 0, G_OPTION_ARG_STRING, &o.ns_per_tick,
+       "Length of an ASTRA-sim compute tick in ns (default 1, ASTRA-sim's)",
+       "NS"},
+      {"jobs", 0, 0, G_OPTION_ARG_FILENAME, &o.jobs,
+       "Run several jobs at once: an INI file of [job NAME] groups "
+       "(docs/replay.md)",
+       "JOBS.ini"},
+      {"placement", 0, 0, G_OPTION_ARG_STRING, &o.placement,
+       "Servers the job takes: packed (default, the lowest), spread, random",
+       "POLICY"},
+      {"seed", 0, 0, G_OPTION_ARG_CALLBACK, sim_parse_number_option,
+       "Seed of --placement random (default 0)", "N"},
+      {"servers", 0, 0, G_OPTION_ARG_STRING, &o.servers,
+       "The job's servers, in rank order (e.g. 0-3,8-11)", "LIST"},
+      {"algo", 0, 0, G_OPTION_ARG_STRING, &o.algo,
+       "NCCL algorithms allowed, as NCCL_ALGO", "LIST"},
+      {"proto", 0, 0, G_OPTION_ARG_STRING, &o.proto,
+       "NCCL protocols allowed, as NCCL_PROTO", "LIST"},
+      {"channels", 0, 0, G_OPTION_ARG_CALLBACK, sim_parse_number_option,
+       "Force every collective's channel count", "N"},
+      {"collnet", 0, 0, G_OPTION_ARG_NONE, &o.collnet,
+       "Let NCCL use the network's SHARP reductions", NULL},
+      {"fidelity", 0, 0, G_OPTION_ARG_STRING, &o.fidelity,
+       "Transport: flow (default), analytical or packet", "LEVEL"},
+      {"csv", 0, 0, G_OPTION_ARG_FILENAME, &o.csv,
+       "Write one row per op of each job: its instances, NCCL's choice, "
+       "first start and last end",
+       "FILE"},
+      {"summary-csv", 0, 0, G_OPTION_ARG_FILENAME, &o.summary_csv,
+       "Write one row per job: step, compute, exposed communication per "
+       "group, slowdown (for 'ifsim plot')",
+       "FILE"},
+      {"links-csv", 0, 0, G_OPTION_ARG_FILENAME, &o.links_csv,
+       "Write per-link utilization of the run (all jobs together)", "FILE"},
+      {"write-workload", 0, 0, G_OPTION_ARG_FILENAME, &o.write_workload,
+       "Write the workload as read or generated, as a workload CSV", "FILE"},
+      CLI_MAX_MEMORY_ENTRY,
+      {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o.rest, NULL,
+       NULL},
+      G_OPTION_ENTRY_NULL};
+  g_autoptr(GOptionContext) ctx = cli_context_new(
+      "[WORKLOAD.csv]",
+      "Replay one training step of a job (or several at once) on a system: "
+      "step time, compute, exposed communication per process group.",
+      "The workload is a workload CSV (docs/workload.md), an ASTRA-sim text "
+      "workload (--astra) or a generated LLM layout (--llm).  --jobs runs "
+      "several jobs at once, each placed on its own servers, and reports "
+      "each one's slowdown against running alone and the links they "
+      "share.");
+  GOptionGroup *group = g_option_group_new(COMMAND, "", "", numbers, NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(TopoSystem) sys = NULL;
+  g_autoptr(TrcOutputs) outs = trc_outputs_new();
+  g_autoptr(GArray) jobs = g_array_new(FALSE, TRUE, sizeof(JobSpec));
+  g_autofree RplJob *rj = NULL;
+  g_autofree RplResult *res = NULL;
+  g_autofree double *slowdown = NULL;
+  g_autofree guint8 **used = NULL;
+  g_autofree double *busy = NULL, *util = NULL;
+  guint n = 0;
+  int status = CLI_EXIT_USAGE;
+  NcclOptions nopt;
+  RplOptions ro;
+
+  g_option_group_add_entries(group, entries);
+  g_option_context_set_main_group(ctx, group);
+  if (!cli_parse(ctx, COMMAND, &argc, &argv, &status))
+    goto out;
+  if (!check_options(&o, &nopt, &error) ||
+      !cli_apply_max_memory(o.max_memory, o.max_memory_seen, &error))
+    goto fail;
+  if (o.jobs) {
+    if (!load_jobs(o.jobs, jobs, &error))
+      goto fail;
+  } else {
+    JobSpec j = {.name = g_strdup("job")};
+
+    j.w = load_workload(o.rest ? o.rest[0] : NULL, o.astra, o.llm,
+                        (guint32)o.astra_tp, o.ns_per_tick, "workload", &error);
+    if (!j.w) {
+      job_clear(&j);
+      goto fail;
+    }
+    if (o.placement && !rpl_placement_parse(o.placement, &j.placement)) {
+      job_clear(&j);
+      g_set_error(&error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                  "--placement: '%s' is not one of packed, spread, random",
+                  o.placement);
+      goto fail;
+    }
+    if (o.servers) {
+      if (o.placement) {
+        job_clear(&j);
+        g_set_error(&error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                    "--servers and --placement exclude each other");
+        goto fail;
+      }
+      j.placement = RPL_PLACE_EXPLICIT;
+      if (!parse_servers(o.servers, "--servers", &j.list, &error)) {
+        job_clear(&j);
+        goto fail;
+      }
+    }
+    j.seed = o.seed;
+    g_array_append_val(jobs, j);
+  }
+  n = jobs->len;
+  if (o.write_workload &&
+      !trc_outputs_add(outs, o.write_workload,
+                       wrk_to_csv(g_array_index(jobs, JobSpec, 0).w), &error))
+    goto fail;
+  sys = topo_system_load(o.topology, (const char *const *)o.models, &error);
+  if (!sys || !place_jobs(sys, jobs, &error))
+    goto fail;
+  rj = g_new0(RplJob, n);
+  res = g_new0(RplResult, n);
+  for (guint i = 0; i < n; i++) {
+    JobSpec *j = &g_array_index(jobs, JobSpec, i);
+
+    rj[i] = (RplJob){.name = j->name,
+                     .w = j->w,
+                     .servers = j->servers,
+                     .n_servers = j->n_servers};
+  }
+  ro = (RplOptions){.nccl = nopt, .exec = exec_of(o.fidelity)};
+  {
+    guint32 nch = sim_fabric_n_channels(topo_system_fabric(sys));
+    LinkCtx lc = {
+        .sys = sys, .outs = outs, .links_csv = o.links_csv, .error = &error};
+    g_autoptr(RplRun) run = NULL;
+
+    if (n > 1) {
+      busy = g_new0(double, nch);
+      util = g_new0(double, nch);
+      lc.busy = busy;
+      lc.util = util;
+    }
+    ro.inspect = inspect_links;
+    ro.inspect_ctx = &lc;
+    run = rpl_run(sys, rj, n, &ro, res, &error);
+    if (!run || !lc.ok)
+      goto fail;
+  }
+  if (n > 1) {
+    /* each job alone on its servers: the slowdown, and the links it uses */
+    slowdown = g_new0(double, n);
+    used = g_new0(guint8 *, n);
+    for (guint i = 0; i < n; i++) {
+      guint32 nch = sim_fabric_n_channels(topo_system_fabric(sys));
+      LinkCtx lc = {.sys = sys};
+      RplResult alone;
+      g_autoptr(RplRun) run = NULL;
+
+      used[i] = g_new0(guint8, nch);
+      lc.used = used[i];
+      ro.inspect = inspect_links;
+      ro.inspect_ctx = &lc;
+      run = rpl_run(sys, &rj[i], 1, &ro, &alone, &error);
+      if (!run)
+        goto fail;
+      slowdown[i] = alone.step_ps ? (double)res[i].step_ps / alone.step_ps : 1;
+      rpl_result_clear(&alone);
+    }
+  }
+  if (o.csv &&
+      !trc_outputs_add(outs, o.csv,
+                       ops_csv((const JobSpec *)(void *)jobs->data, res, n),
+                       &error))
+    goto fail;
+  if (o.summary_csv &&
+      !trc_outputs_add(
+          outs, o.summary_csv,
+          summary_csv((const JobSpec *)(void *)jobs->data, res, n, slowdown),
+          &error))
+    goto fail;
+  if (!trc_outputs_commit(outs, &error))
+    goto fail;
+  print_report(sys, (const JobSpec *)(void *)jobs->data, res, n, slowdown,
+               o.fidelity ? o.fidelity : "flow", used, busy, util);
+  status = CLI_EXIT_OK;
+  goto out;
+fail:
+  status = cli_report(COMMAND, error);
+out:
+  for (guint i = 0; res && i < n; i++)
+    rpl_result_clear(&res[i]);
+  for (guint i = 0; used && i < n; i++)
+    g_free(used[i]);
+  for (guint i = 0; i < jobs->len; i++)
+    job_clear(&g_array_index(jobs, JobSpec, i));
+  options_clear(&o);
+  return status;
+}

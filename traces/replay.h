@@ -1,0 +1,106 @@
+/* Replay of training steps (`ifsim replay`): the operations of one step of
+ * one or more jobs (traces/workload.h) executed on a system's fabric, the
+ * collectives as NCCL runs them (models/nccl sessions), the compute as
+ * delays, every rank waiting for its own dependencies.
+ *
+ * A job's ranks fill its servers in order (rank r on GPU r % g of the
+ * job's server r / g, g GPUs per server; a job of fewer than g ranks takes
+ * GPUs 0 .. ranks-1 of one server).  Each op runs on every instance of its
+ * process group (every TP group, every DP group, ...; the stage's only
+ * when the op names a stage) over a communicator of that instance's GPUs;
+ * an instance starts once each of its ranks has finished that rank's
+ * dependencies, and the next ops of its ranks wait for its end.  Several
+ * jobs run at once on one fabric and share its links.
+ *
+ * What it reports, per job: the step time (the end of its last op), per
+ * op its first start, last end and NCCL's choice, and per rank the time
+ * spent computing and the exposed communication: the time a collective of
+ * the rank's is in flight while the rank computes nothing, in all and per
+ * process group (a moment with collectives of two groups in flight counts
+ * for both groups, once for the total); means over the ranks. */
+#ifndef TRACES_REPLAY_H
+#define TRACES_REPLAY_H
+
+#include <glib.h>
+
+#include "models/nccl/nccl.h"
+#include "topologies/system.h"
+#include "traces/workload.h"
+
+typedef struct {
+  const char *name;
+  const WrkWorkload *w;
+  const guint32 *servers; /* the servers its ranks fill, in order */
+  guint32 n_servers;
+} RplJob;
+
+/* Servers a job of `ranks` ranks needs on servers of g GPUs; 0 when the
+ * ranks do not fill whole servers (and are more than one server's). */
+guint32 rpl_servers_needed(guint32 ranks, guint32 g);
+
+typedef enum {
+  RPL_PLACE_PACKED,  /* the lowest free servers, in order */
+  RPL_PLACE_SPREAD,  /* free servers evenly spaced over the free list */
+  RPL_PLACE_RANDOM,  /* free servers drawn with the seed */
+  RPL_PLACE_EXPLICIT /* the given list */
+} RplPlacement;
+
+/* Parses "packed", "spread", "random"; FALSE for anything else. */
+gboolean rpl_placement_parse(const char *s, RplPlacement *out);
+
+/* Chooses n servers among the `total` not marked in used[] by the policy
+ * (seed for RANDOM, list for EXPLICIT), marks them and writes them to out
+ * in rank order.  Fails when too few are free or an explicit server is
+ * out of range or taken. */
+gboolean rpl_place(guint32 total, guint8 *used, guint32 n, RplPlacement p,
+                   guint64 seed, const guint32 *list, guint32 *out,
+                   GError **error);
+
+typedef struct {
+  SimTime start_ps, end_ps; /* first instance's start, last one's end */
+  guint32 instances;        /* instances that ran */
+  NcclChoice choice;        /* the first instance's (collectives of more
+                               than one rank) */
+  gboolean chosen;
+} RplOpResult;
+
+typedef struct {
+  SimTime step_ps;   /* the end of the job's last op */
+  double compute_us; /* per rank, mean */
+  double exposed_us; /* per rank, mean */
+  double exposed_group_us[WRK_N_GROUPS];
+  guint32 ranks;
+  RplOpResult *ops; /* [w->n_ops] */
+} RplResult;
+
+typedef struct {
+  NcclOptions nccl; /* algorithm, protocol, channel limits, collnet for
+                       every communicator (ranks, servers ignored) */
+  NcclExec exec;
+  /* Called with the fabric at the end (link reports); may be NULL. */
+  NcclInspectFn inspect;
+  void *inspect_ctx;
+} RplOptions;
+
+typedef struct RplRun RplRun;
+
+/* Runs the jobs at once from time 0; out[j] gets job j's results.  The
+ * returned run keeps each op instance's times for rpl_run_slices(). */
+RplRun *rpl_run(const TopoSystem *sys, const RplJob *jobs, guint32 n_jobs,
+                const RplOptions *o, RplResult *out, GError **error);
+void rpl_run_free(RplRun *run);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(RplRun, rpl_run_free)
+
+/* Calls fn for every (rank, op) that ran, with its start and end, job by
+ * job, rank by rank, op by op; returns how many. */
+typedef void (*RplSliceFn)(void *ctx, guint32 job, guint32 rank, guint32 op,
+                           SimTime start, SimTime end);
+guint64 rpl_run_slices(const RplRun *run, RplSliceFn fn, void *ctx);
+
+/* The system's server and GPU of a job's rank. */
+void rpl_rank_gpu(const RplRun *run, guint32 job, guint32 rank, guint32 *server,
+                  guint32 *gpu);
+
+void rpl_result_clear(RplResult *r);
+
+#endif /* TRACES_REPLAY_H */
