@@ -27,5 +27,6 @@ Suite *suite_measure(void);
 Suite *suite_importmeas(void);
 Suite *suite_calibrate(void);
 Suite *suite_verbsnet(void);
+Suite *suite_plot(void);
 
 #endif /* TESTS_SUITES_H */
