@@ -28,5 +28,6 @@ Suite *suite_importmeas(void);
 Suite *suite_calibrate(void);
 Suite *suite_verbsnet(void);
 Suite *suite_workload(void);
+Suite *suite_plot(void);
 
 #endif /* TESTS_SUITES_H */

@@ -49,6 +49,7 @@ int cli_cmd_version(int argc, char **argv);
 int cli_cmd_calibrate(int argc, char **argv);
 int cli_cmd_validate(int argc, char **argv);
 int cli_cmd_replay(int argc, char **argv);
+int cli_cmd_plot(int argc, char **argv);
 
 /* --max-memory SIZE, for the commands that build systems and run them
  * (sim/memory.h): its SimNumberTarget (in the option group's table) and

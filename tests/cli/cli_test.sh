@@ -229,6 +229,88 @@ expect 2 "ifsim: validate: --gpus-per-process: '0' is not a count from 1 to 1024
 expect 0 "median |error|" validate "$REF/p2p_8xA100_sxm4_80gb_distserve3.csv" "$MEAS/p2p_8xA100_sxm4.txt" -t "$cal/a100.ini"
 rm -rf "$cal"
 
+# ifsim plot: a PNG from each kind of CSV; PNG signature, plausible size and
+# IHDR width x height.  Failures leave no image and an older one as it was.
+DATA=$(dirname "$0")/../data/plot
+plt=$(mktemp -d)
+# png_ok FILE WIDTH HEIGHT
+png_ok() {
+  sig=$(od -An -tx1 -N8 "$1" 2>/dev/null | tr -d ' \n')
+  bytes=$(wc -c <"$1" 2>/dev/null || echo 0)
+  dims=$(od -An -tu1 -j16 -N8 "$1" 2>/dev/null)
+  set -- "$1" "$2" "$3" $dims
+  w=$(( ($4 << 24) | ($5 << 16) | ($6 << 8) | $7 ))
+  h=$(( ($8 << 24) | ($9 << 16) | (${10} << 8) | ${11} ))
+  if [ "$sig" = 89504e470d0a1a0a ] && [ "$bytes" -gt 5000 ] &&
+     [ "$w" -eq "$2" ] && [ "$h" -eq "$3" ]; then
+    echo "ok: $1 is a ${w}x${h} PNG of $bytes bytes"
+  else
+    echo "FAIL: $1: signature $sig, $bytes bytes, ${w}x${h} (expected a ${2}x${3} PNG over 5000 bytes)"
+    fails=$((fails + 1))
+  fi
+}
+# absent FILE: no such file
+absent() {
+  if [ -e "$1" ]; then
+    echo "FAIL: $1 exists"; fails=$((fails + 1))
+  else
+    echo "ok: no $1"
+  fi
+}
+expect 0 "Image width in pixels" plot --help
+expect 0 "all_reduce_perf" run --csv "$plt/ar.csv" --links-csv "$plt/links.csv" -b 8 -e 64M
+expect 0 "all_gather_perf" run -c allgather --csv "$plt/ag.csv" -b 8 -e 64M
+expect 0 "# wrote $plt/run.png (run, from 2 files)" plot "$plt/ar.csv" "$plt/ag.csv" -o "$plt/run.png" --width 800 --height 600 --script "$plt/run.gp"
+png_ok "$plt/run.png" 800 600
+contains "$plt/run.gp" "set output '$plt/run.png'"
+contains "$plt/run.gp" "LEGEND[2] = 'AllGather on One NVIDIA DGX H100'"
+contains "$plt/run.gp" "set xtics ('16B' 16, '64B' 64, '256B' 256, '1K' 1024,"
+expect 0 "# wrote $plt/links.png (links, from 1 file)" plot "$plt/links.csv" -o "$plt/links.png"
+png_ok "$plt/links.png" 1024 768
+expect 0 "# wrote $plt/sweep.png (sweep" plot "$DATA/sweep.csv" -o "$plt/sweep.png" --title "HDR or NDR?"
+png_ok "$plt/sweep.png" 1024 768
+expect 0 "# wrote $plt/replay.png (replay-summary" plot "$DATA/replay_summary.csv" -o "$plt/replay.png" --width 640 --height 480
+png_ok "$plt/replay.png" 640 480
+expect 0 "# wrote $plt/samples.png (link-samples" plot "$DATA/link_samples.csv" -o "$plt/samples.png" --max-links 3
+png_ok "$plt/samples.png" 1024 768
+expect 0 "# wrote $plt/samples.svg" plot "$DATA/link_samples.csv" -o "$plt/samples.svg"
+contains "$plt/samples.svg" "<svg"
+expect 2 "-o $plt/x.jpg: expected a file name ending in .png or .svg" plot "$DATA/sweep.csv" -o "$plt/x.jpg"
+expect 2 "-o OUT.png is required" plot "$DATA/sweep.csv"
+expect 2 "--width: 10 is outside [64, 16384] (pixels)" plot "$DATA/sweep.csv" -o "$plt/x.png" --width 10
+expect 2 "is a run CSV (expected files of one kind)" plot "$plt/ar.csv" "$DATA/sweep.csv" -o "$plt/x.png"
+printf '# system: x\nsize_bytes,time_us\n8,1\n' >"$plt/bad.csv"
+expect 2 "$plt/bad.csv:2: header 'size_bytes,time_us' is of no CSV ifsim plots (expected the header of one of: run (size_bytes," plot "$plt/bad.csv" -o "$plt/x.png"
+head -n 12 "$plt/ar.csv" >"$plt/cut.csv"; printf '4096,1024,flo' >>"$plt/cut.csv"
+expect 2 "$plt/cut.csv:13: 3 fields, expected 12 as in the header (a truncated row?)" plot "$plt/cut.csv" -o "$plt/x.png"
+head -n 10 "$plt/ar.csv" >"$plt/empty.csv"
+expect 2 "$plt/empty.csv:10: no data rows after the header" plot "$plt/empty.csv" -o "$plt/x.png"
+absent "$plt/x.png"
+cp "$plt/run.png" "$plt/old.png"
+export IFSIM_GNUPLOT=/nonexistent
+expect 2 "gnuplot not found: IFSIM_GNUPLOT='/nonexistent' is not a program" plot "$plt/ar.csv" -o "$plt/x.png"
+absent "$plt/x.png"
+expect 2 "gnuplot not found" plot "$plt/ar.csv" -o "$plt/old.png"
+printf '#!/bin/sh\necho "line 3: invalid command" >&2\nexit 1\n' >"$plt/broken-gnuplot"
+chmod +x "$plt/broken-gnuplot"
+export IFSIM_GNUPLOT="$plt/broken-gnuplot"
+expect 2 "gnuplot ($plt/broken-gnuplot) failed: line 3: invalid command" plot "$plt/ar.csv" -o "$plt/old.png"
+unset IFSIM_GNUPLOT
+expect 2 "cut.csv:13" plot "$plt/cut.csv" -o "$plt/old.png"
+if cmp -s "$plt/run.png" "$plt/old.png" && [ -z "$(find "$plt" -name '.old.png.*')" ]; then
+  echo "ok: failed plots left the older $plt/old.png as it was, no temporaries"
+else
+  echo "FAIL: a failed plot changed $plt/old.png or left a temporary"; fails=$((fails + 1))
+fi
+# the same inputs, the same script
+expect 0 "# wrote" plot "$plt/ar.csv" "$plt/ag.csv" -o "$plt/run.png" --width 800 --height 600 --script "$plt/run2.gp"
+if cmp -s "$plt/run.gp" "$plt/run2.gp"; then
+  echo "ok: the generated script is deterministic"
+else
+  echo "FAIL: two runs wrote different scripts"; fails=$((fails + 1))
+fi
+rm -rf "$plt"
+
 if [ "$fails" -ne 0 ]; then
   echo "$fails CLI test(s) failed"
   exit 1
