@@ -29,5 +29,6 @@ Suite *suite_calibrate(void);
 Suite *suite_verbsnet(void);
 Suite *suite_workload(void);
 Suite *suite_plot(void);
+Suite *suite_replay(void);
 
 #endif /* TESTS_SUITES_H */
