@@ -684,7 +684,20 @@ int cli_cmd_replay(int argc, char **argv)
     if (!load_jobs(o.jobs, jobs, &error))
       goto fail;
   } else {
-    JobSpec j = {.name = g_strdup("job")};
+    const char *file = o.rest ? o.rest[0] : o.astra;
+    JobSpec j = {0};
+
+    /* the job is named after its file, "llm" for a generated one */
+    if (file) {
+      g_autofree char *base = g_path_get_basename(file);
+      char *dot = strrchr(base, '.');
+
+      if (dot && dot != base)
+        *dot = '\0';
+      j.name = g_strdup(base);
+    } else {
+      j.name = g_strdup("llm");
+    }
 
     j.w = load_workload(o.rest ? o.rest[0] : NULL, o.astra, o.llm,
                         (guint32)o.astra_tp, o.ns_per_tick, "workload", &error);

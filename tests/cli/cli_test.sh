@@ -311,6 +311,38 @@ else
 fi
 rm -rf "$plt"
 
+# ifsim replay: a workload CSV, a generated LLM step, an ASTRA-sim file,
+# several jobs on one fabric; the summary plots; bad input
+RP=$(dirname "$0")/../data/replay
+WL=$(dirname "$0")/../data/workload
+EX=$(dirname "$0")/../../docs/workload-example.csv
+A100=$(dirname "$0")/../../topologies/examples/dgx-a100-pod-hdr.ini
+rp=$(mktemp -d)
+expect 0 "Replay one training step" replay --help
+expect 0 "job workload-example: 8 ranks (tp 2, pp 2, dp 2, ep 1) on server 0" replay "$EX" --csv "$rp/ops.csv" --summary-csv "$rp/sum.csv" --write-workload "$rp/w.csv"
+contains "$rp/ops.csv" "job,id,name,op,group,stage,size_bytes,compute_us,instances,algo,proto,channels,start_us,end_us,duration_us"
+contains "$rp/sum.csv" "job,step_us,compute_us,exposed_us,exposed_tp_us,exposed_dp_us,exposed_pp_us,exposed_ep_us,exposed_edp_us,exposed_world_us,slowdown"
+if cmp -s "$EX" "$rp/w.csv"; then
+  echo "ok: --write-workload wrote the workload as read"
+else
+  echo "FAIL: --write-workload differs from $EX"; fails=$((fails + 1))
+fi
+expect 0 "job llm: 8 ranks (tp 4, pp 2, dp 1, ep 1)" replay --llm "layers=4,hidden=1024,ffn=4096,vocab=32000,seq=512,mbs=1,microbatches=2,tp=4,pp=2,dp=1,tflops=989,mfu=0.5,optimizer_us=100"
+expect 0 "job astra_2layer: 8 ranks (tp 8, pp 1, dp 1, ep 1)" replay --astra "$WL/astra_2layer.txt" --astra-tp 8
+expect 0 "links the jobs share: 72 (the busiest first)" replay --jobs "$RP/jobs.ini" -t "$A100" --summary-csv "$rp/jobs.csv" --links-csv "$rp/links.csv"
+contains "$rp/jobs.csv" "a,"
+expect 0 "# wrote" plot "$rp/jobs.csv" -o "$rp/jobs.png" --width 640 --height 480
+png_ok "$rp/jobs.png" 640 480
+expect 2 "ifsim: replay: workload: no workload" replay
+expect 2 "--placement: 'best' is not one of packed, spread, random" replay "$EX" --placement best
+expect 2 "bad_key.ini: [job a]: unknown key 'placment'" replay --jobs "$RP/bad_key.ini"
+expect 2 "job b: server 7 is taken (expected a free server below 40)" replay --jobs "$RP/taken.ini" -t "$A100"
+expect 2 "job workload-example: 2 servers listed, its 8 ranks need 1" replay "$EX" --servers 0-1
+expect 2 "--jobs: the jobs file names each job's workload" replay --jobs "$RP/jobs.ini" "$EX"
+expect 2 "$rp/none/x.csv" replay "$EX" --summary-csv "$rp/s2.csv" --csv "$rp/none/x.csv"
+absent "$rp/s2.csv"
+rm -rf "$rp"
+
 if [ "$fails" -ne 0 ]; then
   echo "$fails CLI test(s) failed"
   exit 1
