@@ -30,6 +30,7 @@ typedef struct {
   double cap_Bps;
   SimTime delay_ps;
   SimTaskFn done;
+  SimTaskFn started;
   void *ctx;
   guint64 user;
   SimTask dep[INLINE_DEPS]; /* tasks waiting for this one */
@@ -107,6 +108,9 @@ static void add_dependent(SimDag *dag, Task *t, SimTask waiter)
 static void task_start(SimDag *dag, SimTask id, Task *t)
 {
   t->state = TASK_RUNNING;
+  /* Before the transport sees it: a zero-time task may end inside. */
+  if (G_UNLIKELY(t->started != NULL))
+    t->started(t->ctx, t->user, sim_engine_now(dag->engine));
   if (t->n_paths > 0) {
     SimTransfer x = {.bytes = t->bytes,
                      .paths = t->paths,
@@ -216,6 +220,7 @@ SimTask sim_dag_add(SimDag *dag, const SimTaskSpec *spec, const SimTask *after,
   t->cap_Bps = spec->cap_Bps;
   t->delay_ps = spec->delay_ps;
   t->done = spec->done;
+  t->started = spec->started;
   t->ctx = spec->ctx;
   t->user = spec->user;
   t->n_dep = 0;
