@@ -105,12 +105,16 @@ static void add_dependent(SimDag *dag, Task *t, SimTask waiter)
   b->dep[0] = waiter;
 }
 
+/* Out of line, so that task_start keeps no state across a call when no
+ * task has a start function. */
+static G_GNUC_NO_INLINE void task_notify_start(SimDag *dag, const Task *t)
+{
+  t->started(t->ctx, t->user, sim_engine_now(dag->engine));
+}
+
 static void task_start(SimDag *dag, SimTask id, Task *t)
 {
   t->state = TASK_RUNNING;
-  /* Before the transport sees it: a zero-time task may end inside. */
-  if (G_UNLIKELY(t->started != NULL))
-    t->started(t->ctx, t->user, sim_engine_now(dag->engine));
   if (t->n_paths > 0) {
     SimTransfer x = {.bytes = t->bytes,
                      .paths = t->paths,
@@ -122,6 +126,10 @@ static void task_start(SimDag *dag, SimTask id, Task *t)
   } else {
     sim_engine_schedule_in(dag->engine, t->delay_ps, dag->delay_kind, id);
   }
+  /* After the transport took it: t is still this task, since transfers
+   * and delays end by events, never inside the call. */
+  if (G_UNLIKELY(t->started != NULL))
+    task_notify_start(dag, t);
 }
 
 static void release(SimDag *dag, SimTask waiter)
