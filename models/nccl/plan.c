@@ -149,6 +149,7 @@ typedef struct {
   SimTime step_ps;             /* protocol latency per step on it */
   guint32 upstream;            /* the edge feeding it, or SIM_NONE */
   guint32 channel;
+  guint32 src, dst;   /* ranks, SIM_NONE for a switch (trace hooks) */
   guint32 lanes;      /* channels it stands for, each at the channel
                          cap: a p2p pair's channels share its route (0:
                          one) */
@@ -329,7 +330,9 @@ static gboolean add_edge(Plan *pl, guint32 a, guint32 b, guint32 channel,
   Edge e = {.bytes = bytes,
             .visit_bytes = bytes,
             .upstream = upstream,
-            .channel = channel};
+            .channel = channel,
+            .src = a,
+            .dst = b};
 
   if (!route_ranks(pl, a, b, rail, &e.first_path, &e.n_paths, error))
     return FALSE;
@@ -341,13 +344,16 @@ static gboolean add_edge(Plan *pl, guint32 a, guint32 b, guint32 channel,
 }
 
 /* Adds an edge over explicit paths (a GPU's links to its NVSwitches). */
-static guint32 add_edge_paths(Plan *pl, const SimPathSet *ps, guint32 channel,
-                              guint64 bytes, SimTime step_ps)
+static guint32 add_edge_paths(Plan *pl, const SimPathSet *ps, guint32 src,
+                              guint32 dst, guint32 channel, guint64 bytes,
+                              SimTime step_ps)
 {
   Edge e = {.bytes = bytes,
             .visit_bytes = bytes,
             .upstream = SIM_NONE,
             .channel = channel,
+            .src = src,
+            .dst = dst,
             .step_ps = step_ps};
 
   e.first_path = add_paths(pl, ps);
@@ -653,7 +659,7 @@ static gboolean plan_nvls(Plan *pl, GError **error)
 
         if (!switch_paths(pl, rank_gpu(pl, k * ppn + i), FALSE, &ps, error))
           return FALSE;
-        e = add_edge_paths(pl, &ps, c, vol, step);
+        e = add_edge_paths(pl, &ps, k * ppn + i, SIM_NONE, c, vol, step);
         ups[n_up++] = add_hop(pl, e, SIM_NONE, SIM_NONE);
       }
       /* the switch has every GPU's slice: a join */
@@ -691,7 +697,8 @@ static gboolean plan_nvls(Plan *pl, GError **error)
 
         if (!switch_paths(pl, rank_gpu(pl, k * ppn + i), TRUE, &ps, error))
           return FALSE;
-        e = add_edge_paths(pl, &ps, c, vol, up ? 0 : step);
+        e = add_edge_paths(pl, &ps, SIM_NONE, k * ppn + i, c, vol,
+                           up ? 0 : step);
         add_hop(pl, e, prev, SIM_NONE);
       }
     }
@@ -739,11 +746,11 @@ static gboolean plan_collnet(Plan *pl, GError **error)
       ps.path[0].n = 1;
       ps.path[0].hop[0] = net.hop[0];
       up = add_edge_paths(
-          pl, &ps, c, sc,
+          pl, &ps, head, SIM_NONE, c, sc,
           us_ps(nccl_hw_latency_us(NCCL_HW_NET, pl->algo, NCCL_PROTO_SIMPLE)));
       up = add_hop(pl, up, gathered, SIM_NONE);
       ps.path[0].hop[0] = sim_channel_reverse(net.hop[0]);
-      back = add_edge_paths(pl, &ps, c, sc, 0);
+      back = add_edge_paths(pl, &ps, SIM_NONE, head, c, sc, 0);
       back = add_hop(pl, back, up, SIM_NONE);
       for (guint32 i = 1; i < ppn; i++) {
         guint32 to = ring_rank(pl, c, k * ppn + i);
@@ -830,7 +837,33 @@ typedef struct {
   Plan *pl;
   SimDag *dag;
   guint64 transfers;
+  const NcclTrace *trace; /* with a transfer hook, else NULL */
+  GArray *traced;         /* Traced, by the tasks' user value */
 } Exec;
+
+/* A transfer the trace hook will see. */
+typedef struct {
+  guint32 edge;
+  guint64 bytes;
+  SimTime start;
+} Traced;
+
+static void traced_start(void *ctx, guint64 user, SimTime now)
+{
+  Exec *x = ctx;
+
+  g_array_index(x->traced, Traced, user).start = now;
+}
+
+static void traced_done(void *ctx, guint64 user, SimTime now)
+{
+  Exec *x = ctx;
+  const Traced *r = &g_array_index(x->traced, Traced, user);
+  const Edge *e = &g_array_index(x->pl->edges, Edge, r->edge);
+
+  x->trace->transfer(x->trace->ctx, e->src, e->channel, e->dst, r->bytes,
+                     r->start, now);
+}
 
 static SimTask add_transfer(Exec *x, const Edge *e, guint64 payload,
                             const SimTask *after, guint32 n_after,
@@ -848,6 +881,15 @@ static SimTask add_transfer(Exec *x, const Edge *e, guint64 payload,
       .stream = stream};
 
   x->transfers++;
+  if (x->trace) {
+    Traced r = {.edge = (guint32)(e - (const Edge *)(void *)pl->edges->data),
+                .bytes = payload};
+    spec.started = traced_start;
+    spec.done = traced_done;
+    spec.ctx = x;
+    spec.user = x->traced->len;
+    g_array_append_val(x->traced, r);
+  }
   return sim_dag_add(x->dag, &spec, after, n_after);
 }
 
@@ -1179,6 +1221,12 @@ gboolean nccl_run(const NcclComm *comm, NcclColl coll, guint64 bytes,
   tr = run_transport(comm, engine, pl.fabric, exec);
   dag = sim_dag_new(engine, tr);
   x.dag = dag;
+  if (comm->opt.trace && comm->opt.trace->attach)
+    comm->opt.trace->attach(comm->opt.trace->ctx, engine, tr);
+  if (comm->opt.trace && comm->opt.trace->transfer) {
+    x.trace = comm->opt.trace;
+    x.traced = g_array_new(FALSE, FALSE, sizeof(Traced));
+  }
   build_dag(&x);
   if (sim_engine_run(engine) == SIM_RUN_INTERRUPTED)
     ok = sim_interrupt_check(error);
@@ -1196,6 +1244,8 @@ gboolean nccl_run(const NcclComm *comm, NcclColl coll, guint64 bytes,
   if (inspect)
     inspect(inspect_ctx, tr, ds.last_done);
 out:
+  if (x.traced)
+    g_array_free(x.traced, TRUE);
   plan_clear(&pl);
   return ok;
 }
