@@ -393,6 +393,7 @@ typedef struct {
   gboolean sample_links;
   guint64 transfers; /* seen, also past the limit */
   SimTime *rank_end; /* [ranks]: each rank's last transfer's end */
+  guint64 *chan_used; /* [ranks]: bit per channel the rank's slices use */
 } RunTrace;
 
 static void trace_transfer(void *ctx, guint32 rank, guint32 channel,
@@ -421,6 +422,7 @@ static void trace_transfer(void *ctx, guint32 rank, guint32 channel,
                            ",\"peer\":\"switch\",\"channel\":%u}",
                            bytes, channel);
   trc_timeline_slice(rt->tl, pid, channel, name, "transfer", start, end, args);
+  rt->chan_used[pid] |= G_GUINT64_CONSTANT(1) << MIN(channel, 63);
   if (rank != SIM_NONE)
     rt->rank_end[rank] = MAX(rt->rank_end[rank], end);
   if (peer != SIM_NONE)
@@ -455,7 +457,8 @@ static gboolean run_timeline(RunTrace *rt, const RunOptions *o,
     trc_timeline_process(rt->tl, r, name, (gint32)r);
     for (guint32 c = 0; c < NCCL_MAX_CHANNELS; c++) {
       g_autofree char *cn = g_strdup_printf("channel %u", c);
-      trc_timeline_thread(rt->tl, r, c, cn);
+      if (rt->chan_used[r] & (G_GUINT64_CONSTANT(1) << c))
+        trc_timeline_thread(rt->tl, r, c, cn);
     }
     trc_timeline_thread(rt->tl, r, NCCL_MAX_CHANNELS, "collective");
     trc_timeline_slice(rt->tl, r, NCCL_MAX_CHANNELS, nccl_coll_name(coll),
@@ -677,6 +680,7 @@ int cli_cmd_run(int argc, char **argv)
   if (!comm)
     goto fail;
   rt.rank_end = g_new0(SimTime, nccl_comm_ranks(comm));
+  rt.chan_used = g_new0(guint64, nccl_comm_ranks(comm));
   {
     guint32 ppn = nccl_comm_ranks(comm) / nccl_comm_nodes(comm);
 
@@ -805,6 +809,7 @@ out:
   trc_timeline_free(rt.tl);
   trc_link_sampler_free(rt.sampler);
   g_free(rt.rank_end);
+  g_free(rt.chan_used);
   run_options_clear(&o);
   return status;
 }
