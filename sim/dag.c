@@ -30,6 +30,7 @@ typedef struct {
   double cap_Bps;
   SimTime delay_ps;
   SimTaskFn done;
+  SimTaskFn started;
   void *ctx;
   guint64 user;
   SimTask dep[INLINE_DEPS]; /* tasks waiting for this one */
@@ -104,6 +105,13 @@ static void add_dependent(SimDag *dag, Task *t, SimTask waiter)
   b->dep[0] = waiter;
 }
 
+/* Out of line, so that task_start keeps no state across a call when no
+ * task has a start function. */
+static G_GNUC_NO_INLINE void task_notify_start(SimDag *dag, const Task *t)
+{
+  t->started(t->ctx, t->user, sim_engine_now(dag->engine));
+}
+
 static void task_start(SimDag *dag, SimTask id, Task *t)
 {
   t->state = TASK_RUNNING;
@@ -118,6 +126,10 @@ static void task_start(SimDag *dag, SimTask id, Task *t)
   } else if (t->delay_ps != SIM_DELAY_EXTERNAL) {
     sim_engine_schedule_in(dag->engine, t->delay_ps, dag->delay_kind, id);
   }
+  /* After the transport took it: t is still this task, since transfers
+   * and delays end by events, never inside the call. */
+  if (G_UNLIKELY(t->started != NULL))
+    task_notify_start(dag, t);
 }
 
 static void release(SimDag *dag, SimTask waiter)
@@ -216,6 +228,7 @@ SimTask sim_dag_add(SimDag *dag, const SimTaskSpec *spec, const SimTask *after,
   t->cap_Bps = spec->cap_Bps;
   t->delay_ps = spec->delay_ps;
   t->done = spec->done;
+  t->started = spec->started;
   t->ctx = spec->ctx;
   t->user = spec->user;
   t->n_dep = 0;

@@ -4,7 +4,8 @@
  * a graph: per rank, an ordered stream of sends, receives and reductions;
  * across ranks, "this send starts when that one has arrived".  The DAG
  * starts each task the moment everything it waits for is done and calls
- * the task's completion function when it ends; the transport behind it
+ * the task's optional start function then and its completion function
+ * when it ends; the transport behind it
  * (analytical or flow) decides how long transfers take.
  *
  * Tasks may be added at any time, also from completion functions, so a
@@ -40,7 +41,10 @@ typedef struct {
   double cap_Bps;
   SimTime delay_ps;
   guint32 stream; /* SIM_NONE: no stream */
-  SimTaskFn done; /* may be NULL */
+  SimTaskFn done;    /* may be NULL */
+  SimTaskFn started; /* called when the task starts (its transfer enters
+                        the transport, its delay begins), with the same ctx
+                        and user; may be NULL */
   void *ctx;
   guint64 user;
 } SimTaskSpec;

@@ -973,8 +973,26 @@ static void flow_channel_stats(const SimTransport *t, SimChannelId c,
   const Chan *ch = &ft->chan[c];
   const ChanCold *cd = &ft->cold[c];
 
+  SimTime now = sim_engine_now(t->engine);
+
   out->payload_bytes = ch->payload_bytes;
   out->wire_bytes = ch->payload_bytes + cd->overhead_bytes;
+  /* Flows still on the channel have moved part of their bytes: what
+   * their rate carried since their last rate change (none before their
+   * bytes begin), so the counters are exact at any instant. */
+  for (guint32 i = 0; i < ch->n; i++) {
+    FlowTransport *fm = (FlowTransport *)ft;
+    const Flow *fl = flow_at(fm, (guint32)(ch->ent[i] >> 8));
+    const FlowHop *hp = flow_hop(fm, fl, (guint32)(ch->ent[i] & 0xff));
+    double left = fl->remaining;
+    double moved;
+
+    if (now > fl->since)
+      left -= fl->rate * sim_time_to_s(now - fl->since);
+    moved = CLAMP((double)fl->bytes - left, 0.0, (double)fl->bytes);
+    out->payload_bytes += moved;
+    out->wire_bytes += moved * hp->w;
+  }
   out->busy_ps = ch->busy_ps;
   /* A channel busy now counts its time so far. */
   if (ch->n > 0)

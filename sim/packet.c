@@ -53,6 +53,8 @@ typedef struct {
   SimTime lat;
   SimTime next_lat; /* the forwarding latency of the node it leads to */
   SimTime busy_until;
+  SimTime tx_start;            /* the packet leaving: since, */
+  guint32 tx_wire, tx_payload; /* its bytes (counted in st already) */
   guint32 vl0, n_vl, rr;
   guint32 n_paused;
   gboolean stalled;
@@ -485,6 +487,9 @@ static void transmit(Packets *p, SimChannelId c, guint32 ki)
     p->vl[o->vl0 + k->vl].credits -= (gint64)credit_need(o->link, wire);
 
   o->busy_until = end;
+  o->tx_start = now;
+  o->tx_wire = wire;
+  o->tx_payload = k->payload;
   o->st.packets++;
   o->st.payload_bytes += k->payload;
   o->st.wire_bytes += wire;
@@ -1035,9 +1040,21 @@ static void packet_channel_stats(const SimTransport *t, SimChannelId c,
 {
   const Port *o = &((const Packets *)t)->port[c];
 
+  SimTime now = sim_engine_now(t->engine);
+
   out->payload_bytes = (double)o->st.payload_bytes;
   out->wire_bytes = (double)o->st.wire_bytes;
   out->busy_ps = o->st.busy_ps;
+  /* A packet is counted when it starts to leave: take back the part of
+   * it still to go (it leaves evenly over [tx_start, busy_until]), so the
+   * counters are exact at any instant. */
+  if (o->busy_until > now && o->tx_start <= now) {
+    double rest =
+        (double)(o->busy_until - now) / (double)(o->busy_until - o->tx_start);
+
+    out->payload_bytes -= rest * o->tx_payload;
+    out->wire_bytes -= rest * o->tx_wire;
+  }
   out->peak_flows = o->peak_flows;
 }
 

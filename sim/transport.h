@@ -62,7 +62,11 @@ typedef struct {
 
 /* Per-channel counters, for link utilization reports. */
 typedef struct {
-  double payload_bytes; /* payload carried to completion */
+  double payload_bytes; /* payload carried so far: at the engine's now,
+                           including the part of transfers in flight that
+                           has crossed (flow, packet transports; the
+                           analytical one counts a transfer whole when it
+                           starts) */
   double wire_bytes;    /* the same with per-packet overheads (w x payload) */
   SimTime busy_ps;      /* time with at least one flow on the channel */
   guint32 peak_flows;   /* most flows on it at once */

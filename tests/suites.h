@@ -21,6 +21,7 @@ Suite *suite_import(void);
 Suite *suite_traces(void);
 Suite *suite_collresults(void);
 Suite *suite_output(void);
+Suite *suite_timeline(void);
 Suite *suite_nccl(void);
 Suite *suite_cli(void);
 Suite *suite_measure(void);

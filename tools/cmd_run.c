@@ -19,9 +19,11 @@
 #include "sim/units.h"
 #include "tools/cli.h"
 #include "traces/collresults.h"
+#include "traces/linksamples.h"
 #include "traces/linkstats.h"
 #include "traces/output.h"
 #include "traces/portstats.h"
+#include "traces/timeline.h"
 
 #define COMMAND "run"
 
@@ -54,6 +56,9 @@ typedef struct {
   char *ports_csv;
   char *queue_samples;
   char *sample_interval;
+  char *timeline;
+  char *link_samples;
+  char *hot_links;
   gboolean explain;
   gboolean collnet;
 } RunOptions;
@@ -86,6 +91,9 @@ static void run_options_clear(RunOptions *o)
   g_free(o->ports_csv);
   g_free(o->queue_samples);
   g_free(o->sample_interval);
+  g_free(o->timeline);
+  g_free(o->link_samples);
+  g_free(o->hot_links);
 }
 
 /* Sets a bad-value error; returns FALSE. */
@@ -166,8 +174,10 @@ static gboolean run_check_packet(const RunOptions *o, SimTime *sample_ps,
   if (o->queue_samples && !packet)
     return bad(error, "--queue-samples: queue samples come from the packet "
                       "transport; add --fidelity packet");
-  if (o->sample_interval && !o->queue_samples)
-    return bad(error, "--sample-interval: goes with --queue-samples");
+  if (o->sample_interval && !o->queue_samples && !o->link_samples &&
+      !o->timeline)
+    return bad(error, "--sample-interval: goes with --queue-samples, "
+                      "--link-samples or --timeline");
   if (!o->queue_samples)
     return TRUE;
   *sample_ps = RUN_DEFAULT_SAMPLE_PS;
@@ -177,6 +187,50 @@ static gboolean run_check_packet(const RunOptions *o, SimTime *sample_ps,
       return FALSE;
     }
     if (*sample_ps == 0)
+      return bad(error, "--sample-interval: must be above 0 ps");
+  }
+  return TRUE;
+}
+
+/* Most events a --timeline may hold: about 200 MB of JSON, what
+ * ui.perfetto.dev still opens in a browser tab. */
+#define RUN_MAX_TIMELINE_EVENTS 2000000
+/* Hot links sampled without --hot-links. */
+#define RUN_DEFAULT_HOT_LINKS 32
+
+/* --link-samples, --hot-links and the link sampling interval (0: 1/200 of
+ * NCCL's estimate of the largest size, chosen when it is known). */
+static gboolean run_check_links(const RunOptions *o, guint32 *hot,
+                                SimTime *link_ps, GError **error)
+{
+  guint64 k;
+
+  *hot = RUN_DEFAULT_HOT_LINKS;
+  *link_ps = 0;
+  if (o->link_samples && run_exec(o) == NCCL_EXEC_ANALYTICAL)
+    return bad(error, "--link-samples: the analytical transport ignores "
+                      "contention, so its links have no utilization over "
+                      "time; use --fidelity flow or packet");
+  if (o->hot_links && !o->link_samples && !o->timeline)
+    return bad(error, "--hot-links: goes with --link-samples or --timeline");
+  if (o->hot_links) {
+    if (g_ascii_strcasecmp(o->hot_links, "all") == 0)
+      *hot = 0;
+    else if (g_ascii_string_to_unsigned(o->hot_links, 10, 1, G_MAXUINT32, &k,
+                                        NULL))
+      *hot = (guint32)k;
+    else
+      return bad(error,
+                 "--hot-links: '%s' is not a count of links (1 or "
+                 "more) or 'all'",
+                 o->hot_links);
+  }
+  if (o->sample_interval && (o->link_samples || o->timeline)) {
+    if (!sim_time_parse(o->sample_interval, link_ps, error)) {
+      g_prefix_error(error, "--sample-interval: ");
+      return FALSE;
+    }
+    if (*link_ps == 0)
       return bad(error, "--sample-interval: must be above 0 ps");
   }
   return TRUE;
@@ -300,6 +354,7 @@ typedef struct {
   const TopoSystem *sys;
   GError **error;
   gboolean ok;
+  char *hottest; /* the "# hottest links" line of --links-csv */
 } RunReports;
 
 static void write_reports(void *ctx, const SimTransport *t, SimTime end)
@@ -316,6 +371,8 @@ static void write_reports(void *ctx, const SimTransport *t, SimTime end)
     r->ok = FALSE;
     return;
   }
+  if (o->links_csv)
+    r->hottest = trc_links_hottest(r->sys, t, end, 3);
   r->ok = (!o->links_csv ||
            trc_outputs_add(r->outs, o->links_csv,
                            trc_links_csv(r->sys, t, end, FALSE), r->error)) &&
@@ -325,6 +382,108 @@ static void write_reports(void *ctx, const SimTransport *t, SimTime end)
           (!o->queue_samples ||
            trc_outputs_add(r->outs, o->queue_samples,
                            trc_queue_samples_csv_transport(t), r->error));
+}
+
+/* What --timeline and --link-samples gather from inside the largest
+ * size's run (NcclTrace hooks). */
+typedef struct {
+  TrcTimeline *tl;         /* --timeline, else NULL */
+  TrcLinkSampler *sampler; /* made by attach when link samples are wanted */
+  SimTime sample_ps;
+  gboolean sample_links;
+  guint64 transfers; /* seen, also past the limit */
+  SimTime *rank_end; /* [ranks]: each rank's last transfer's end */
+  guint64 *chan_used; /* [ranks]: bit per channel the rank's slices use */
+} RunTrace;
+
+static void trace_transfer(void *ctx, guint32 rank, guint32 channel,
+                           guint32 peer, guint64 bytes, SimTime start,
+                           SimTime end)
+{
+  RunTrace *rt = ctx;
+  guint32 pid = rank != SIM_NONE ? rank : peer;
+  g_autofree char *name = NULL;
+  g_autofree char *args = NULL;
+
+  rt->transfers++;
+  if (!rt->tl || rt->transfers > RUN_MAX_TIMELINE_EVENTS)
+    return;
+  if (rank != SIM_NONE && peer != SIM_NONE)
+    name = g_strdup_printf("send \u2192 rank %u", peer);
+  else
+    name = g_strdup(rank != SIM_NONE ? "send \u2192 switch"
+                                     : "recv \u2190 switch");
+  if (peer != SIM_NONE && rank != SIM_NONE)
+    args = g_strdup_printf("{\"bytes\":%" G_GUINT64_FORMAT
+                           ",\"peer\":%u,\"channel\":%u}",
+                           bytes, peer, channel);
+  else
+    args = g_strdup_printf("{\"bytes\":%" G_GUINT64_FORMAT
+                           ",\"peer\":\"switch\",\"channel\":%u}",
+                           bytes, channel);
+  trc_timeline_slice(rt->tl, pid, channel, name, "transfer", start, end, args);
+  rt->chan_used[pid] |= G_GUINT64_CONSTANT(1) << MIN(channel, 63);
+  if (rank != SIM_NONE)
+    rt->rank_end[rank] = MAX(rt->rank_end[rank], end);
+  if (peer != SIM_NONE)
+    rt->rank_end[peer] = MAX(rt->rank_end[peer], end);
+}
+
+static void trace_attach(void *ctx, SimEngine *e, SimTransport *t)
+{
+  RunTrace *rt = ctx;
+
+  if (rt->sample_links)
+    rt->sampler = trc_link_sampler_new(e, t, rt->sample_ps);
+}
+
+/* The timeline of the largest size: a process per rank with a thread per
+ * channel, a "collective" thread, and the fabric's hot links. */
+static gboolean run_timeline(RunTrace *rt, const RunOptions *o,
+                             const TopoSystem *sys, const NcclComm *comm,
+                             NcclColl coll, guint64 size, SimTime end,
+                             guint32 hot, TrcOutputs *outs, GError **error)
+{
+  guint32 n = nccl_comm_ranks(comm);
+  guint32 ppn = n / nccl_comm_nodes(comm);
+  guint64 events;
+
+  for (guint32 r = 0; r < n; r++) {
+    g_autofree char *name =
+        g_strdup_printf("rank %u (server %u GPU %u)", r, r / ppn, r % ppn);
+    g_autofree char *args =
+        g_strdup_printf("{\"bytes\":%" G_GUINT64_FORMAT "}", size);
+
+    trc_timeline_process(rt->tl, r, name, (gint32)r);
+    for (guint32 c = 0; c < NCCL_MAX_CHANNELS; c++) {
+      g_autofree char *cn = g_strdup_printf("channel %u", c);
+      if (rt->chan_used[r] & (G_GUINT64_CONSTANT(1) << c))
+        trc_timeline_thread(rt->tl, r, c, cn);
+    }
+    trc_timeline_thread(rt->tl, r, NCCL_MAX_CHANNELS, "collective");
+    trc_timeline_slice(rt->tl, r, NCCL_MAX_CHANNELS, nccl_coll_name(coll),
+                       "collective", 0, rt->rank_end[r] ? rt->rank_end[r] : end,
+                       args);
+  }
+  if (rt->sampler) {
+    trc_timeline_process(rt->tl, n, "fabric", (gint32)MIN(n, G_MAXINT32));
+    trc_link_samples_timeline(rt->sampler, sys, end, hot, rt->tl, n);
+  }
+  trc_timeline_other(rt->tl, "generator", "ifsim run");
+  trc_timeline_other(rt->tl, "collective", nccl_coll_name(coll));
+  trc_timeline_other(rt->tl, "fidelity", o->fidelity ? o->fidelity : "flow");
+  events = trc_timeline_n_events(rt->tl);
+  if (rt->transfers > RUN_MAX_TIMELINE_EVENTS ||
+      events > RUN_MAX_TIMELINE_EVENTS) {
+    g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                "--timeline: the largest size (%" G_GUINT64_FORMAT
+                " bytes) makes %" G_GUINT64_FORMAT
+                " events, more than the %d a viewer opens; use a smaller -e "
+                "or fewer ranks (-g)",
+                size, MAX(events, rt->transfers), RUN_MAX_TIMELINE_EVENTS);
+    return FALSE;
+  }
+  return trc_outputs_add(outs, o->timeline, trc_timeline_json(rt->tl), error);
 }
 
 /* The sizes of the sweep, as nccl-tests steps them, each rounded down to
@@ -450,7 +609,23 @@ int cli_cmd_run(int argc, char **argv)
        "(--fidelity packet)",
        "FILE"},
       {"sample-interval", 0, 0, G_OPTION_ARG_STRING, &o.sample_interval,
-       "Time between queue samples, e.g. 500ns, 2us (default 1us)", "TIME"},
+       "Time between queue samples (default 1us) and link samples (default "
+       "1/200 of NCCL's estimate of the largest size, at least 1ns), e.g. "
+       "500ns, 2us",
+       "TIME"},
+      {"timeline", 0, 0, G_OPTION_ARG_FILENAME, &o.timeline,
+       "Write the largest size as a Perfetto/Chrome trace (JSON for "
+       "ui.perfetto.dev): a process per rank, a thread per channel, the hot "
+       "links' utilization",
+       "FILE"},
+      {"link-samples", 0, 0, G_OPTION_ARG_FILENAME, &o.link_samples,
+       "Write the utilization of the largest size's hottest links over time "
+       "(CSV; --fidelity flow or packet)",
+       "FILE"},
+      {"hot-links", 0, 0, G_OPTION_ARG_STRING, &o.hot_links,
+       "Links in --link-samples and --timeline: the K that carried most "
+       "(default 32), or all",
+       "K"},
       CLI_MAX_MEMORY_ENTRY,
       G_OPTION_ENTRY_NULL};
   g_autoptr(GOptionContext) ctx = cli_context_new(
@@ -469,11 +644,15 @@ int cli_cmd_run(int argc, char **argv)
   g_autoptr(GArray) sizes = NULL;
   g_autoptr(GArray) rows = NULL;
   g_autoptr(GString) explain = NULL;
+  g_autofree char *hottest = NULL;
   /* Every file of the run, renamed into place at the end together */
   g_autoptr(TrcOutputs) outs = trc_outputs_new();
   int status = CLI_EXIT_USAGE;
   NcclColl coll;
   NcclOptions nopt;
+  NcclTrace trace = {0};
+  RunTrace rt = {0};
+  guint32 hot = 0;
   guint32 tsize = 0;
   guint64 align;
   TrcCollInfo info;
@@ -488,14 +667,20 @@ int cli_cmd_run(int argc, char **argv)
     goto fail;
   }
   if (!run_check(&o, &coll, &tsize, &nopt, &error) ||
+      !run_check_links(&o, &hot, &rt.sample_ps, &error) ||
       !cli_apply_max_memory(o.max_memory, o.max_memory_seen, &error))
     goto fail;
+  /* set for the largest size only, read by nccl_run through nopt */
+  nopt.trace = &trace;
+  trace.ctx = &rt;
   sys = topo_system_load(o.topology, (const char *const *)o.models, &error);
   if (!sys)
     goto fail;
   comm = nccl_comm_new(sys, &nopt, &error);
   if (!comm)
     goto fail;
+  rt.rank_end = g_new0(SimTime, nccl_comm_ranks(comm));
+  rt.chan_used = g_new0(guint64, nccl_comm_ranks(comm));
   {
     guint32 ppn = nccl_comm_ranks(comm) / nccl_comm_nodes(comm);
 
@@ -538,11 +723,43 @@ int cli_cmd_run(int argc, char **argv)
       fputs(explain->str, stdout);
       g_string_truncate(explain, 0);
     }
+    if (last && (o.timeline || o.link_samples)) {
+      if (o.timeline)
+        rt.tl = trc_timeline_new();
+      rt.sample_links = o.link_samples ||
+                        (o.timeline && run_exec(&o) != NCCL_EXEC_ANALYTICAL);
+      if (rt.sample_ps == 0) /* 1/200 of the call, at least 1 ns */
+        rt.sample_ps = MAX(SIM_NS(1), (SimTime)(ch.model_us * 1e6 / 200));
+      trace.transfer = o.timeline ? trace_transfer : NULL;
+      trace.attach = trace_attach;
+    }
     if (!nccl_run(comm, coll, size, &ch, run_exec(&o),
-                  reports ? write_reports : NULL, &rep, &st, &error))
+                  reports ? write_reports : NULL, &rep, &st, &error)) {
+      g_free(rep.hottest);
       goto fail;
-    if (reports && !rep.ok)
+    }
+    if (reports && !rep.ok) {
+      g_free(rep.hottest);
       goto fail;
+    }
+    if (rep.hottest)
+      hottest = rep.hottest;
+    if (last && (o.timeline || o.link_samples)) {
+      if (st.time_ps == 0) {
+        g_set_error(&error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                    "%s: the run took no time",
+                    o.timeline ? "--timeline" : "--link-samples");
+        goto fail;
+      }
+      if (o.link_samples &&
+          !trc_outputs_add(
+              outs, o.link_samples,
+              trc_link_samples_csv(rt.sampler, sys, st.time_ps, hot), &error))
+        goto fail;
+      if (o.timeline && !run_timeline(&rt, &o, sys, comm, coll, size,
+                                      st.time_ps, hot, outs, &error))
+        goto fail;
+    }
     r.time_us = sim_time_to_us(nccl_tests_time(comm, st.time_ps));
     r.algbw_GBps = (double)size / (r.time_us * 1e3);
     r.busbw_GBps = r.algbw_GBps * nccl_bus_factor(coll, nccl_comm_ranks(comm));
@@ -582,11 +799,17 @@ int cli_cmd_run(int argc, char **argv)
     goto fail;
   trc_coll_print_table(stdout, &info, (const TrcCollRow *)(void *)rows->data,
                        rows->len);
+  if (hottest)
+    fputs(hottest, stdout);
   status = CLI_EXIT_OK;
   goto out;
 fail:
   status = cli_report(COMMAND, error);
 out:
+  trc_timeline_free(rt.tl);
+  trc_link_sampler_free(rt.sampler);
+  g_free(rt.rank_end);
+  g_free(rt.chan_used);
   run_options_clear(&o);
   return status;
 }

@@ -41,3 +41,52 @@ gboolean trc_links_csv_write(const char *path, const TopoSystem *sys,
 {
   return trc_write_text(path, trc_links_csv(sys, t, end, all), error);
 }
+
+typedef struct {
+  SimChannelId c;
+  double util;
+} Hot;
+
+static int cmp_hot(const void *a, const void *b)
+{
+  const Hot *x = a, *y = b;
+
+  if (x->util != y->util)
+    return x->util > y->util ? -1 : 1;
+  return x->c < y->c ? -1 : x->c > y->c;
+}
+
+char *trc_links_hottest(const TopoSystem *sys, const SimTransport *t,
+                        SimTime end, guint n)
+{
+  const SimFabric *f = topo_system_fabric(sys);
+  g_autoptr(GArray) hot = g_array_new(FALSE, FALSE, sizeof(Hot));
+  GString *s = g_string_new("# hottest links:");
+  double run_s = sim_time_to_s(end);
+
+  g_assert(end > 0);
+  for (SimChannelId c = 0; c < sim_fabric_n_channels(f); c++) {
+    SimChannelStats st;
+    Hot h = {c, 0};
+
+    sim_transport_channel_stats(t, c, &st);
+    if (st.wire_bytes <= 0)
+      continue;
+    h.util = st.wire_bytes / sim_fabric_channel(f, c)->rate_Bps / run_s;
+    g_array_append_val(hot, h);
+  }
+  g_array_sort(hot, cmp_hot);
+  if (hot->len == 0)
+    g_string_append(s, " none carried bytes");
+  for (guint i = 0; i < MIN(n, hot->len); i++) {
+    const Hot *h = &g_array_index(hot, Hot, i);
+    const SimChannel *ch = sim_fabric_channel(f, h->c);
+
+    g_string_append_printf(s, "%s %s->%s %s %.1f%% utilized", i ? "," : "",
+                           sim_fabric_node_name(f, ch->src),
+                           sim_fabric_node_name(f, ch->dst),
+                           topo_channel_link(sys, h->c)->name, 100.0 * h->util);
+  }
+  g_string_append_c(s, '\n');
+  return g_string_free(s, FALSE);
+}

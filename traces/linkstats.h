@@ -26,4 +26,11 @@ gboolean trc_links_csv_write(const char *path, const TopoSystem *sys,
 char *trc_links_csv(const TopoSystem *sys, const SimTransport *t, SimTime end,
                     gboolean all);
 
+/* One comment line naming the n channels of highest utilization (ties:
+ * lower channel id), for a table's trailer: "# hottest links: A->B LINK
+ * 97.2% utilized, ...\n"; "# hottest links: none carried bytes\n" when
+ * no channel carried anything.  g_free it. */
+char *trc_links_hottest(const TopoSystem *sys, const SimTransport *t,
+                        SimTime end, guint n);
+
 #endif /* TRACES_LINKSTATS_H */

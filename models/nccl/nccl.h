@@ -72,6 +72,21 @@ typedef enum {
   NCCL_EXEC_PACKET, /* over topo_packet_link's view of the links */
 } NcclExec;
 
+/* Hooks that see a run from inside (a timeline, link samples); all
+ * optional.  transfer: each transfer of the plan once it ended, moving
+ * `bytes` (payload, before the protocol's LL/LL128 inflation) from rank
+ * `rank` to rank `peer` on `channel` over [start, end]; rank or peer is
+ * SIM_NONE for a switch or the network (NVLS, CollNet).  attach: the
+ * run's engine and transport, before the first task (to schedule
+ * samplers).  Read by every nccl_run of a communicator whose options point
+ * here: a caller may set and clear the functions between runs. */
+typedef struct {
+  void (*transfer)(void *ctx, guint32 rank, guint32 channel, guint32 peer,
+                   guint64 bytes, SimTime start, SimTime end);
+  void (*attach)(void *ctx, SimEngine *e, SimTransport *t);
+  void *ctx;
+} NcclTrace;
+
 typedef struct {
   guint32 algos;                      /* bit per NcclAlgo allowed; 0: all */
   guint32 protos;                     /* bit per NcclProto allowed; 0: all */
@@ -94,6 +109,7 @@ typedef struct {
   guint32 n_servers;
   const guint32 *local_gpus;
   guint32 n_local;
+  const NcclTrace *trace;   /* may be NULL; must outlive the runs */
 } NcclOptions;
 
 const char *nccl_coll_name(NcclColl c);      /* "AllReduce" */

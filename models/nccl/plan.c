@@ -255,6 +255,7 @@ typedef struct {
   SimTime step_ps;             /* protocol latency per step on it */
   guint32 upstream;            /* the edge feeding it, or SIM_NONE */
   guint32 channel;
+  guint32 src, dst;   /* ranks, SIM_NONE for a switch (trace hooks) */
   guint32 lanes;      /* channels it stands for, each at the channel
                          cap: a p2p pair's channels share its route (0:
                          one) */
@@ -446,7 +447,9 @@ static gboolean add_edge(Plan *pl, guint32 a, guint32 b, guint32 channel,
   Edge e = {.bytes = bytes,
             .visit_bytes = bytes,
             .upstream = upstream,
-            .channel = channel};
+            .channel = channel,
+            .src = a,
+            .dst = b};
 
   if (!route_ranks(pl, a, b, rail, &e.first_path, &e.n_paths, error))
     return FALSE;
@@ -458,13 +461,16 @@ static gboolean add_edge(Plan *pl, guint32 a, guint32 b, guint32 channel,
 }
 
 /* Adds an edge over explicit paths (a GPU's links to its NVSwitches). */
-static guint32 add_edge_paths(Plan *pl, const SimPathSet *ps, guint32 channel,
-                              guint64 bytes, SimTime step_ps)
+static guint32 add_edge_paths(Plan *pl, const SimPathSet *ps, guint32 src,
+                              guint32 dst, guint32 channel, guint64 bytes,
+                              SimTime step_ps)
 {
   Edge e = {.bytes = bytes,
             .visit_bytes = bytes,
             .upstream = SIM_NONE,
             .channel = channel,
+            .src = src,
+            .dst = dst,
             .step_ps = step_ps};
 
   e.first_path = add_paths(pl, ps);
@@ -770,7 +776,7 @@ static gboolean plan_nvls(Plan *pl, GError **error)
 
         if (!switch_paths(pl, rank_gpu(pl, k * ppn + i), FALSE, &ps, error))
           return FALSE;
-        e = add_edge_paths(pl, &ps, c, vol, step);
+        e = add_edge_paths(pl, &ps, k * ppn + i, SIM_NONE, c, vol, step);
         ups[n_up++] = add_hop(pl, e, SIM_NONE, SIM_NONE);
       }
       /* the switch has every GPU's slice: a join */
@@ -808,7 +814,8 @@ static gboolean plan_nvls(Plan *pl, GError **error)
 
         if (!switch_paths(pl, rank_gpu(pl, k * ppn + i), TRUE, &ps, error))
           return FALSE;
-        e = add_edge_paths(pl, &ps, c, vol, up ? 0 : step);
+        e = add_edge_paths(pl, &ps, SIM_NONE, k * ppn + i, c, vol,
+                           up ? 0 : step);
         add_hop(pl, e, prev, SIM_NONE);
       }
     }
@@ -856,11 +863,11 @@ static gboolean plan_collnet(Plan *pl, GError **error)
       ps.path[0].n = 1;
       ps.path[0].hop[0] = net.hop[0];
       up = add_edge_paths(
-          pl, &ps, c, sc,
+          pl, &ps, head, SIM_NONE, c, sc,
           us_ps(nccl_hw_latency_us(NCCL_HW_NET, pl->algo, NCCL_PROTO_SIMPLE)));
       up = add_hop(pl, up, gathered, SIM_NONE);
       ps.path[0].hop[0] = sim_channel_reverse(net.hop[0]);
-      back = add_edge_paths(pl, &ps, c, sc, 0);
+      back = add_edge_paths(pl, &ps, SIM_NONE, head, c, sc, 0);
       back = add_hop(pl, back, up, SIM_NONE);
       for (guint32 i = 1; i < ppn; i++) {
         guint32 to = ring_rank(pl, c, k * ppn + i);
@@ -953,7 +960,33 @@ typedef struct {
   gboolean want_done;
   SimTaskFn done_fn; /* the join's completion function, context */
   void *done_ctx;
+  const NcclTrace *trace; /* with a transfer hook, else NULL */
+  GArray *traced;         /* Traced, by the tasks' user value */
 } Exec;
+
+/* A transfer the trace hook will see. */
+typedef struct {
+  guint32 edge;
+  guint64 bytes;
+  SimTime start;
+} Traced;
+
+static void traced_start(void *ctx, guint64 user, SimTime now)
+{
+  Exec *x = ctx;
+
+  g_array_index(x->traced, Traced, user).start = now;
+}
+
+static void traced_done(void *ctx, guint64 user, SimTime now)
+{
+  Exec *x = ctx;
+  const Traced *r = &g_array_index(x->traced, Traced, user);
+  const Edge *e = &g_array_index(x->pl->edges, Edge, r->edge);
+
+  x->trace->transfer(x->trace->ctx, e->src, e->channel, e->dst, r->bytes,
+                     r->start, now);
+}
 
 static SimTask add_transfer(Exec *x, const Edge *e, guint64 payload,
                             const SimTask *after, guint32 n_after,
@@ -971,6 +1004,15 @@ static SimTask add_transfer(Exec *x, const Edge *e, guint64 payload,
       .stream = stream};
 
   x->transfers++;
+  if (x->trace) {
+    Traced r = {.edge = (guint32)(e - (const Edge *)(void *)pl->edges->data),
+                .bytes = payload};
+    spec.started = traced_start;
+    spec.done = traced_done;
+    spec.ctx = x;
+    spec.user = x->traced->len;
+    g_array_append_val(x->traced, r);
+  }
   return sim_dag_add(x->dag, &spec, after, n_after);
 }
 
@@ -1360,7 +1402,6 @@ struct NcclSession {
   SimEngine *engine;
   SimTransport *tr;
   SimDag *dag;
-  GPtrArray *kept; /* KeptPaths of every call, until the run ends */
   guint32 streams; /* DAG streams used */
   guint64 need;    /* memory estimate of the calls, bytes */
   guint64 calls, transfers;
@@ -1386,7 +1427,6 @@ NcclSession *nccl_session_new(const TopoSystem *sys, NcclExec exec,
   s->engine = sim_engine_new();
   s->tr = run_transport(sys, s->engine, exec, packet_sample_ps);
   s->dag = sim_dag_new(s->engine, s->tr);
-  s->kept = g_ptr_array_new_with_free_func(kept_free);
   s->t0 = g_get_monotonic_time();
   return s;
 }
@@ -1399,7 +1439,6 @@ void nccl_session_free(NcclSession *s)
   sim_dag_free(s->dag);
   sim_transport_free(s->tr);
   sim_engine_free(s->engine);
-  g_ptr_array_free(s->kept, TRUE);
   g_free(s);
 }
 
@@ -1428,9 +1467,9 @@ typedef struct {
   guint64 user;
 } SessionCall;
 
-/* Plans pl's call into the session after `after`; when call is given, a
- * join after the call's last tasks (in *done) releases its paths and
- * calls call->fn. */
+/* Plans pl's call into the session after `after`, with a join after the
+ * call's last tasks (in *done) that releases its paths and calls
+ * call->fn. */
 static void session_exec(NcclSession *s, Plan *pl, const SimTask *after,
                          guint32 n_after, SessionCall *call, SimTask *done);
 
@@ -1453,21 +1492,16 @@ static void session_exec(NcclSession *s, Plan *pl, const SimTask *after,
             .dag = s->dag,
             .after = after,
             .n_after = n_after,
-            .want_done = call != NULL,
+            .want_done = TRUE,
             .done_fn = session_call_done,
             .done_ctx = call};
   KeptPaths *k = g_new(KeptPaths, 1);
 
-  /* the transfers not started yet read their paths from these */
+  /* the transfers not started yet read their paths from these, after the
+   * plan is cleared: the call's join frees them */
   k->paths = pl->paths;
   k->weights = pl->weights;
-  pl->paths = pl->weights = NULL;
-  if (call)
-    call->kept = k;
-  else
-    g_ptr_array_add(s->kept, k);
-  pl->paths = k->paths; /* build_dag reads them; plan_clear must not */
-  pl->weights = k->weights;
+  call->kept = k;
   pl->stream_base = s->streams;
   s->streams += pl->edges->len;
   build_dag(&x);
@@ -1544,6 +1578,7 @@ gboolean nccl_run(const NcclComm *comm, NcclColl coll, guint64 bytes,
                   GError **error)
 {
   Plan pl = {0};
+  Exec x = {.pl = &pl};
   g_autoptr(NcclSession) s = NULL;
   gboolean ok = FALSE;
   gint64 t0 = g_get_monotonic_time();
@@ -1554,11 +1589,22 @@ gboolean nccl_run(const NcclComm *comm, NcclColl coll, guint64 bytes,
     goto out;
   s = nccl_session_new(comm->sys, exec, comm->opt.packet_sample_ps);
   s->t0 = t0;
-  session_exec(s, &pl, NULL, 0, NULL, NULL);
+  x.dag = s->dag;
+  if (comm->opt.trace && comm->opt.trace->attach)
+    comm->opt.trace->attach(comm->opt.trace->ctx, s->engine, s->tr);
+  if (comm->opt.trace && comm->opt.trace->transfer) {
+    x.trace = comm->opt.trace;
+    x.traced = g_array_new(FALSE, FALSE, sizeof(Traced));
+  }
+  /* the plan (its paths, its edges for the trace) lives through the run */
+  build_dag(&x);
+  s->transfers += x.transfers;
   ok = nccl_session_run(s, out, error);
   if (ok && inspect)
     inspect(inspect_ctx, s->tr, out->time_ps);
 out:
+  if (x.traced)
+    g_array_free(x.traced, TRUE);
   plan_clear(&pl);
   return ok;
 }

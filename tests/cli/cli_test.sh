@@ -139,6 +139,27 @@ fi
 if ! grep -q '"results"' "$res/r.json" || ! head -1 "$res/l.csv" | grep -q '^channel,src,dst'; then
   echo "FAIL: run --json / --links-csv"; fails=$((fails + 1))
 fi
+expect 0 "# hottest links: s0.gpu" run -b 1M -e 4M --links-csv "$res/l2.csv"
+# --timeline / --link-samples: a trace with a process per rank, the CSV with
+# its header and a row per interval and hot link (the trace's nesting is
+# checked by the timeline suite, which parses it)
+expect 0 "all_reduce_perf" run -g 4 -b 1M -e 4M --timeline "$res/t.json" --link-samples "$res/s.csv" --hot-links 5
+contains "$res/t.json" '"traceEvents":['
+contains "$res/t.json" '"name":"rank 3 (server 0 GPU 3)"'
+contains "$res/t.json" '"name":"fabric"'
+if [ "$(grep -c '"name":"process_name"' "$res/t.json")" -ne 5 ]; then
+  echo "FAIL: run --timeline: 4 ranks and the fabric"; fails=$((fails + 1))
+fi
+if ! head -1 "$res/s.csv" | grep -q '^time_us,channel,src,dst,link,utilization$' ||
+   [ "$(grep -c '^[0-9]' "$res/s.csv")" -lt 5 ] ||
+   [ "$(cut -d, -f2 "$res/s.csv" | grep '^[0-9]' | sort -u | wc -l)" -ne 5 ]; then
+  echo "FAIL: run --link-samples header / rows / 5 hot links"; fails=$((fails + 1))
+fi
+expect 2 "--link-samples: the analytical transport ignores contention" run --fidelity analytical --link-samples "$res/s2.csv"
+expect 2 "--hot-links: 'x' is not a count of links" run --timeline "$res/t2.json" --hot-links x
+expect 2 "--hot-links: goes with --link-samples or --timeline" run --hot-links 3
+expect 2 "--sample-interval: goes with --queue-samples, --link-samples or --timeline" run --sample-interval 1us
+[ ! -e "$res/t2.json" ] && [ ! -e "$res/s2.csv" ] || { echo "FAIL: a refused run left a file"; fails=$((fails + 1)); }
 expect 2 "$res/nodir/r.csv" run -b 1M -e 1M --csv "$res/nodir/r.csv"
 expect 2 "$res/nodir/r.json" run -b 1M -e 1M --csv "$res/ok.csv" --json "$res/nodir/r.json"
 if [ -e "$res/ok.csv" ]; then

@@ -16,7 +16,8 @@ typedef struct {
   SimTransport *t;
   SimDag *dag;
   SimPath ab, ba;
-  SimTime at[64]; /* completion time by user value */
+  SimTime at[64];    /* completion time by user value */
+  SimTime begun[64]; /* start time by user value, +1 (0: never started) */
   guint order[64];
   guint n_done;
 } Rig;
@@ -28,6 +29,15 @@ static void on_task(void *ctx, guint64 user, SimTime now)
   ck_assert_uint_lt(user, G_N_ELEMENTS(r->at));
   r->at[user] = now;
   r->order[r->n_done++] = (guint)user;
+}
+
+static void on_start(void *ctx, guint64 user, SimTime now)
+{
+  Rig *r = ctx;
+
+  ck_assert_uint_lt(user, G_N_ELEMENTS(r->begun));
+  ck_assert_uint_eq(r->begun[user], 0); /* once */
+  r->begun[user] = now + 1;
 }
 
 /* Two nodes, one 1 GB/s link with 1 us latency: 1 MB takes 1001 us. */
@@ -363,6 +373,65 @@ START_TEST(test_stall_reported)
 }
 END_TEST
 
+/* The start function sees each task start exactly when it may: a delay
+ * at once, a transfer after the delay it waits for, stream tasks after
+ * their predecessor on the stream, a join when its last input ends. */
+START_TEST(test_started)
+{
+  Rig r;
+  SimTask d, x1, j;
+  SimTaskSpec s = {.delay_ps = SIM_US(2),
+                   .stream = SIM_NONE,
+                   .done = on_task,
+                   .started = on_start,
+                   .ctx = &r};
+
+  rig_init(&r, _i);
+  s.user = 0; /* 2 us delay, now */
+  d = sim_dag_add(r.dag, &s, NULL, 0);
+  s = (SimTaskSpec){.bytes = 1000000,
+                    .paths = &r.ab,
+                    .n_paths = 1,
+                    .stream = 7,
+                    .done = on_task,
+                    .started = on_start,
+                    .ctx = &r,
+                    .user = 1};
+  x1 = sim_dag_add(r.dag, &s, &d, 1); /* at 2 us, on stream 7 */
+  s.user = 2;
+  sim_dag_add(r.dag, &s, NULL, 0); /* after x1 on the stream */
+  s = (SimTaskSpec){.paths = NULL,
+                    .delay_ps = SIM_US(3),
+                    .stream = SIM_NONE,
+                    .started = on_start,
+                    .ctx = &r,
+                    .user = 3};
+  sim_dag_add(r.dag, &s, &x1, 1); /* done NULL: only the start is seen */
+  s.delay_ps = 0;
+  s.user = 4;
+  s.done = on_task;
+  j = sim_dag_add(r.dag, &s, (SimTask[]){d, x1}, 2); /* a join */
+  s.user = 5;
+  s.started = NULL; /* NULL: nothing is called */
+  sim_dag_add(r.dag, &s, &j, 1);
+  ck_assert_uint_eq(r.begun[0], 0 + 1);
+  ck_assert_uint_eq(r.begun[1], 0);
+  sim_engine_run(r.engine);
+  ck_assert_uint_eq(r.begun[0], 0 + 1);
+  ck_assert_uint_eq(r.begun[1], SIM_US(2) + 1);
+  ck_assert_uint_eq(r.at[1], SIM_US(2) + ONE_MB_PS);
+  ck_assert_uint_eq(r.begun[2], SIM_US(2) + ONE_MB_PS + 1);
+  ck_assert_uint_eq(r.at[2], SIM_US(2) + 2 * ONE_MB_PS);
+  ck_assert_uint_eq(r.begun[3], SIM_US(2) + ONE_MB_PS + 1);
+  ck_assert_uint_eq(r.at[3], 0); /* no done function */
+  ck_assert_uint_eq(r.begun[4], SIM_US(2) + ONE_MB_PS + 1);
+  ck_assert_uint_eq(r.at[4], SIM_US(2) + ONE_MB_PS);
+  ck_assert_uint_eq(r.begun[5], 0);
+  ck_assert_uint_eq(r.at[5], SIM_US(2) + ONE_MB_PS);
+  rig_clear(&r);
+}
+END_TEST
+
 Suite *suite_dag(void)
 {
   Suite *s = suite_create("dag");
@@ -375,6 +444,7 @@ Suite *suite_dag(void)
   tcase_add_test(tc, test_generated);
   tcase_add_test(tc, test_stall_reported);
   tcase_add_test(tc, test_external);
+  tcase_add_loop_test(tc, test_started, 0, 2);
   suite_add_tcase(s, tc);
   return s;
 }

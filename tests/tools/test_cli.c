@@ -2,6 +2,7 @@
  * and count options, and exit statuses of cli_main.  Messages are checked
  * end to end by tests/cli/cli_test.sh. */
 #include <fcntl.h>
+#include <glib/gstdio.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -9,6 +10,7 @@
 #include "sim/units.h"
 #include "tests/suites.h"
 #include "tools/cli.h"
+#include "traces/timeline.h"
 
 /* Parses args with one option of each number kind. */
 static gboolean parse_numbers(const char *args, guint64 *size, guint64 *count,
@@ -95,6 +97,34 @@ START_TEST(test_exit_statuses)
 }
 END_TEST
 
+/* The timeline of a small run is valid JSON, well nested on every track
+ * (overflow tracks taking the pipelined slices), one process per rank;
+ * for every transport. */
+START_TEST(test_run_timeline)
+{
+  static const char *const fid[] = {"analytical", "flow", "packet"};
+  g_autofree char *dir = g_dir_make_tmp("ifsim-tl-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename(dir, "t.json", NULL);
+  g_autofree char *args = g_strdup_printf(
+      "ifsim run -g 4 -b 1M -e 4M --fidelity %s --timeline %s", fid[_i],
+      path);
+  g_autofree char *json = NULL;
+  g_autoptr(GError) error = NULL;
+  guint pids = 0;
+
+  ck_assert(dir != NULL);
+  ck_assert_int_eq(run_cli(args), CLI_EXIT_OK);
+  ck_assert(g_file_get_contents(path, &json, NULL, NULL));
+  ck_assert_msg(trc_timeline_check(json, &pids, &error), "%s",
+                error ? error->message : "");
+  ck_assert_uint_eq(pids, 4);
+  ck_assert(strstr(json, "\"name\":\"AllReduce\"") != NULL);
+  ck_assert_int_eq(strstr(json, "\"name\":\"fabric\"") != NULL, _i > 0);
+  g_remove(path);
+  g_rmdir(dir);
+}
+END_TEST
+
 Suite *suite_cli(void)
 {
   Suite *s = suite_create("cli");
@@ -102,6 +132,7 @@ Suite *suite_cli(void)
 
   tcase_add_test(tc, test_number_options);
   tcase_add_test(tc, test_exit_statuses);
+  tcase_add_loop_test(tc, test_run_timeline, 0, 3);
   suite_add_tcase(s, tc);
   return s;
 }
