@@ -12,9 +12,11 @@
 #include "sim/units.h"
 #include "tools/cli.h"
 #include "traces/csvtext.h"
+#include "traces/linksamples.h"
 #include "traces/linkstats.h"
 #include "traces/output.h"
 #include "traces/replay.h"
+#include "traces/timeline.h"
 #include "traces/workload.h"
 
 #define COMMAND "replay"
@@ -41,6 +43,11 @@ typedef struct {
   char *summary_csv;
   char *links_csv;
   char *write_workload;
+  char *timeline;
+  char *link_samples;
+  char *sample_interval;
+  guint64 hot_links;
+  gboolean hot_links_seen;
   guint64 max_memory;
   gboolean max_memory_seen;
   char **rest;
@@ -74,6 +81,9 @@ static void options_clear(ReplayOptions *o)
   g_free(o->summary_csv);
   g_free(o->links_csv);
   g_free(o->write_workload);
+  g_free(o->timeline);
+  g_free(o->link_samples);
+  g_free(o->sample_interval);
   g_strfreev(o->rest);
 }
 
@@ -533,6 +543,111 @@ static void print_report(const TopoSystem *sys, const JobSpec *jobs,
   }
 }
 
+/* Replay link samples without --sample-interval: every 10 us; hot links
+ * without --hot-links: 32. */
+#define REPLAY_DEFAULT_SAMPLE_PS SIM_US(10)
+#define REPLAY_DEFAULT_HOT_LINKS 32
+
+typedef struct {
+  SimTime interval_ps;
+  TrcLinkSampler *sampler;
+} SampleCtx;
+
+static void attach_sampler(void *ctx, SimEngine *e, const SimTransport *t)
+{
+  SampleCtx *c = ctx;
+
+  c->sampler = trc_link_sampler_new(e, t, c->interval_ps);
+}
+
+/* The timeline's threads: compute, then one per group. */
+enum { TL_COMPUTE = 0 };
+
+typedef struct {
+  TrcTimeline *tl;
+  const JobSpec *jobs;
+  const guint32 *pid0; /* first pid of each job */
+} SliceCtx;
+
+static void add_slice(void *ctx, guint32 job, guint32 rank, guint32 op,
+                      SimTime start, SimTime end)
+{
+  SliceCtx *c = ctx;
+  const WrkOp *w = &c->jobs[job].w->ops[op];
+  g_autoptr(GString) args = g_string_new("{\"id\":");
+
+  g_string_append_printf(args, "%u", w->id);
+  if (!w->compute)
+    g_string_append_printf(args, ",\"bytes\":%" G_GUINT64_FORMAT, w->bytes);
+  g_string_append_c(args, '}');
+  trc_timeline_slice(
+      c->tl, c->pid0[job] + rank, w->compute ? TL_COMPUTE : w->group, w->name,
+      w->compute ? "compute" : wrk_coll_name(w->coll), start, end, args->str);
+}
+
+/* The replay's timeline: a process per rank of each job, a thread for its
+ * compute and one per group, a slice per op; the hottest links' counters
+ * under a "fabric" process. */
+static gboolean replay_timeline(const RplRun *run, const TopoSystem *sys,
+                                const JobSpec *jobs, guint n,
+                                const RplResult *res, SampleCtx *sc,
+                                guint32 hot, TrcOutputs *outs, const char *path,
+                                GError **error)
+{
+  g_autoptr(TrcTimeline) tl = trc_timeline_new();
+  g_autofree guint32 *pid0 = g_new(guint32, n + 1);
+  SliceCtx c = {.tl = tl, .jobs = jobs, .pid0 = pid0};
+  guint64 slices = rpl_run_slices(run, NULL, NULL);
+  SimTime end = 0;
+
+  pid0[0] = 0;
+  for (guint i = 0; i < n; i++) {
+    pid0[i + 1] = pid0[i] + res[i].ranks;
+    end = MAX(end, res[i].step_ps);
+  }
+  if (slices > TRC_TIMELINE_MAX_EVENTS) {
+    g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                "--timeline: the step makes %" G_GUINT64_FORMAT
+                " slices, more than the %d a viewer opens; replay fewer "
+                "micro-batches, layers or ranks",
+                slices, TRC_TIMELINE_MAX_EVENTS);
+    return FALSE;
+  }
+  for (guint i = 0; i < n; i++) {
+    for (guint32 r = 0; r < res[i].ranks; r++) {
+      guint32 server, gpu, pid = pid0[i] + r;
+      g_autofree char *name = NULL;
+
+      rpl_rank_gpu(run, i, r, &server, &gpu);
+      name = g_strdup_printf("%s rank %u (server %u GPU %u)", jobs[i].name, r,
+                             server, gpu);
+      trc_timeline_process(tl, pid, name, (gint32)MIN(pid, G_MAXINT32));
+      trc_timeline_thread(tl, pid, TL_COMPUTE, "compute");
+      for (guint g = WRK_GROUP_TP; g < WRK_N_GROUPS; g++) {
+        g_autofree char *tn = g_strdup_printf("%s comm", wrk_group_name(g));
+
+        trc_timeline_thread(tl, pid, g, tn);
+      }
+    }
+  }
+  rpl_run_slices(run, add_slice, &c);
+  if (sc->sampler && end > 0) {
+    trc_timeline_process(tl, pid0[n], "fabric",
+                         (gint32)MIN(pid0[n], G_MAXINT32));
+    trc_link_samples_timeline(sc->sampler, sys, end, hot, tl, pid0[n]);
+  }
+  trc_timeline_other(tl, "generator", "ifsim replay");
+  if (trc_timeline_n_events(tl) > TRC_TIMELINE_MAX_EVENTS) {
+    g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                "--timeline: %" G_GUINT64_FORMAT
+                " events, more than the %d a viewer opens; use a longer "
+                "--sample-interval or fewer --hot-links",
+                trc_timeline_n_events(tl), TRC_TIMELINE_MAX_EVENTS);
+    return FALSE;
+  }
+  return trc_outputs_add(outs, path, trc_timeline_json(tl), error);
+}
+
 static NcclExec exec_of(const char *fidelity)
 {
   if (fidelity && strcmp(fidelity, "analytical") == 0)
@@ -567,6 +682,26 @@ static gboolean check_options(ReplayOptions *o, NcclOptions *n, GError **error)
     n->min_channels = n->max_channels = (guint32)o->channels;
   }
   n->collnet = o->collnet;
+  if (o->link_samples && exec_of(o->fidelity) == NCCL_EXEC_ANALYTICAL) {
+    g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                "--link-samples: the analytical transport counts a transfer "
+                "whole when it starts; use --fidelity flow or packet");
+    return FALSE;
+  }
+  if ((o->sample_interval || o->hot_links_seen) && !o->link_samples &&
+      !o->timeline) {
+    g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                "%s: goes with --link-samples or --timeline",
+                o->sample_interval ? "--sample-interval" : "--hot-links");
+    return FALSE;
+  }
+  if (o->hot_links_seen && (o->hot_links == 0 || o->hot_links > G_MAXUINT32)) {
+    g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                "--hot-links: %" G_GUINT64_FORMAT " is not a count of links "
+                "from 1",
+                o->hot_links);
+    return FALSE;
+  }
   if (o->jobs && (o->rest || o->llm || o->astra || o->placement || o->servers ||
                   o->write_workload)) {
     g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
@@ -588,6 +723,7 @@ int cli_cmd_replay(int argc, char **argv)
   ReplayOptions o = {0};
   SimNumberTarget numbers[] = {
       {"astra-tp", 0, SIM_NUMBER_COUNT, &o.astra_tp, &o.astra_tp_seen, 0},
+      {"hot-links", 0, SIM_NUMBER_COUNT, &o.hot_links, &o.hot_links_seen, 0},
       {"seed", 0, SIM_NUMBER_COUNT, &o.seed, NULL, 0},
       {"channels", 0, SIM_NUMBER_COUNT, &o.channels, &o.channels_seen, 0},
       CLI_MAX_MEMORY_TARGET(&o.max_memory, &o.max_memory_seen),
@@ -645,6 +781,18 @@ int cli_cmd_replay(int argc, char **argv)
        "Write per-link utilization of the run (all jobs together)", "FILE"},
       {"write-workload", 0, 0, G_OPTION_ARG_FILENAME, &o.write_workload,
        "Write the workload as read or generated, as a workload CSV", "FILE"},
+      {"timeline", 0, 0, G_OPTION_ARG_FILENAME, &o.timeline,
+       "Write a Perfetto / Chrome trace of the step: a process per rank, a "
+       "thread for its compute and one per group, the hottest links' "
+       "utilization (docs/timeline.md)",
+       "FILE.json"},
+      {"link-samples", 0, 0, G_OPTION_ARG_FILENAME, &o.link_samples,
+       "Write the hottest links' utilization per --sample-interval as CSV",
+       "FILE.csv"},
+      {"sample-interval", 0, 0, G_OPTION_ARG_STRING, &o.sample_interval,
+       "Link sampling interval, a time with a unit (default 10us)", "TIME"},
+      {"hot-links", 0, 0, G_OPTION_ARG_CALLBACK, sim_parse_number_option,
+       "Links sampled, the hottest first (default 32)", "K"},
       CLI_MAX_MEMORY_ENTRY,
       {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o.rest, NULL,
        NULL},
@@ -672,6 +820,8 @@ int cli_cmd_replay(int argc, char **argv)
   int status = CLI_EXIT_USAGE;
   NcclOptions nopt;
   RplOptions ro;
+  SampleCtx sc = {0};
+  guint32 hot = REPLAY_DEFAULT_HOT_LINKS;
 
   g_option_group_add_entries(group, entries);
   g_option_context_set_main_group(ctx, group);
@@ -747,6 +897,23 @@ int cli_cmd_replay(int argc, char **argv)
                      .n_servers = j->n_servers};
   }
   ro = (RplOptions){.nccl = nopt, .exec = exec_of(o.fidelity)};
+  sc.interval_ps = REPLAY_DEFAULT_SAMPLE_PS;
+  if (o.sample_interval) {
+    if (!sim_time_parse(o.sample_interval, &sc.interval_ps, &error)) {
+      g_prefix_error(&error, "--sample-interval: ");
+      goto fail;
+    }
+    if (sc.interval_ps == 0) {
+      g_set_error(&error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                  "--sample-interval: must be above 0 ps");
+      goto fail;
+    }
+  }
+  if ((o.timeline || o.link_samples) &&
+      exec_of(o.fidelity) != NCCL_EXEC_ANALYTICAL) {
+    ro.attach = attach_sampler;
+    ro.attach_ctx = &sc;
+  }
   {
     guint32 nch = sim_fabric_n_channels(topo_system_fabric(sys));
     LinkCtx lc = {
@@ -764,6 +931,27 @@ int cli_cmd_replay(int argc, char **argv)
     run = rpl_run(sys, rj, n, &ro, res, &error);
     if (!run || !lc.ok)
       goto fail;
+    hot = o.hot_links_seen ? (guint32)o.hot_links : REPLAY_DEFAULT_HOT_LINKS;
+    if (o.timeline &&
+        !replay_timeline(run, sys, (const JobSpec *)(void *)jobs->data, n, res,
+                         &sc, hot, outs, o.timeline, &error))
+      goto fail;
+    if (o.link_samples) {
+      SimTime end = 0;
+
+      for (guint i = 0; i < n; i++)
+        end = MAX(end, res[i].step_ps);
+      if (end == 0) {
+        g_set_error(&error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                    "--link-samples: the step took no time");
+        goto fail;
+      }
+      if (!trc_outputs_add(outs, o.link_samples,
+                           trc_link_samples_csv(sc.sampler, sys, end, hot),
+                           &error))
+        goto fail;
+    }
+    ro.attach = NULL;
   }
   if (n > 1) {
     /* each job alone on its servers: the slowdown, and the links it uses */
@@ -812,6 +1000,8 @@ out:
     g_free(used[i]);
   for (guint i = 0; i < jobs->len; i++)
     job_clear(&g_array_index(jobs, JobSpec, i));
+  if (sc.sampler)
+    trc_link_sampler_free(sc.sampler);
   options_clear(&o);
   return status;
 }

@@ -726,6 +726,9 @@ RplRun *rpl_run(const TopoSystem *sys, const RplJob *jobs, guint32 n_jobs,
   if (!check_memory(x, error))
     return NULL;
   x->session = nccl_session_new(sys, o->exec, o->nccl.packet_sample_ps);
+  if (o->attach)
+    o->attach(o->attach_ctx, nccl_session_engine(x->session),
+              nccl_session_transport(x->session));
   for (guint32 jx = 0; jx < n_jobs; jx++)
     if (!setup_job(x, jx, error))
       return NULL;

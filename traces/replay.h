@@ -80,6 +80,10 @@ typedef struct {
   /* Called with the fabric at the end (link reports); may be NULL. */
   NcclInspectFn inspect;
   void *inspect_ctx;
+  /* Called with the engine and transport before the run starts (a link
+   * sampler); may be NULL. */
+  void (*attach)(void *ctx, SimEngine *e, const SimTransport *t);
+  void *attach_ctx;
 } RplOptions;
 
 typedef struct RplRun RplRun;

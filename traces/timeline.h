@@ -26,6 +26,10 @@
 
 typedef struct TrcTimeline TrcTimeline;
 
+/* Most events a timeline should hold: about 200 MB of JSON, what
+ * ui.perfetto.dev still opens in a browser tab. */
+#define TRC_TIMELINE_MAX_EVENTS 2000000
+
 TrcTimeline *trc_timeline_new(void);
 void trc_timeline_free(TrcTimeline *tl);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(TrcTimeline, trc_timeline_free)

@@ -354,6 +354,11 @@ expect 0 "links the jobs share: 72 (the busiest first)" replay --jobs "$RP/jobs.
 contains "$rp/jobs.csv" "a,"
 expect 0 "# wrote" plot "$rp/jobs.csv" -o "$rp/jobs.png" --width 640 --height 480
 png_ok "$rp/jobs.png" 640 480
+expect 0 "step time" replay "$EX" --timeline "$rp/t.json" --link-samples "$rp/ls.csv" --hot-links 3 --sample-interval 50us
+contains "$rp/t.json" '"name":"fabric"'
+contains "$rp/ls.csv" "time_us,channel,src,dst,link,utilization"
+expect 2 "--link-samples: the analytical transport counts a transfer whole" replay "$EX" --link-samples "$rp/ls2.csv" --fidelity analytical
+expect 2 "--hot-links: goes with --link-samples or --timeline" replay "$EX" --hot-links 3
 expect 2 "ifsim: replay: workload: no workload" replay
 expect 2 "--placement: 'best' is not one of packed, spread, random" replay "$EX" --placement best
 expect 2 "bad_key.ini: [job a]: unknown key 'placment'" replay --jobs "$RP/bad_key.ini"

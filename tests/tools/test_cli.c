@@ -125,6 +125,34 @@ START_TEST(test_run_timeline)
 }
 END_TEST
 
+/* The timeline of a replayed step: well nested on every track (a rank's
+ * pipeline sends overlap, moved to overflow tracks), a process per rank,
+ * the ops by name, the fabric's counters. */
+START_TEST(test_replay_timeline)
+{
+  g_autofree char *dir = g_dir_make_tmp("ifsim-rt-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename(dir, "t.json", NULL);
+  g_autofree char *args = g_strdup_printf(
+      "ifsim replay %s/docs/workload-example.csv --hot-links 4 --timeline %s",
+      IFSIM_SOURCE_DIR, path);
+  g_autofree char *json = NULL;
+  g_autoptr(GError) error = NULL;
+  guint pids = 0;
+
+  ck_assert(dir != NULL);
+  ck_assert_int_eq(run_cli(args), CLI_EXIT_OK);
+  ck_assert(g_file_get_contents(path, &json, NULL, NULL));
+  ck_assert_msg(trc_timeline_check(json, &pids, &error), "%s",
+                error ? error->message : "");
+  ck_assert_uint_eq(pids, 8);
+  ck_assert(strstr(json, "\"name\":\"mb0.l0.fwd.attn_allreduce\"") != NULL);
+  ck_assert(strstr(json, "workload-example rank 3 (server 0 GPU 3)") != NULL);
+  ck_assert(strstr(json, "\"name\":\"fabric\"") != NULL);
+  g_remove(path);
+  g_rmdir(dir);
+}
+END_TEST
+
 Suite *suite_cli(void)
 {
   Suite *s = suite_create("cli");
@@ -133,6 +161,7 @@ Suite *suite_cli(void)
   tcase_add_test(tc, test_number_options);
   tcase_add_test(tc, test_exit_statuses);
   tcase_add_loop_test(tc, test_run_timeline, 0, 3);
+  tcase_add_test(tc, test_replay_timeline);
   suite_add_tcase(s, tc);
   return s;
 }
