@@ -18,45 +18,13 @@
 #include "sim/interrupt.h"
 #include "sim/units.h"
 #include "tools/cli.h"
+#include "tools/run.h"
 #include "traces/collresults.h"
 #include "traces/linkstats.h"
 #include "traces/output.h"
 #include "traces/portstats.h"
 
 #define COMMAND "run"
-
-typedef struct {
-  char *topology;
-  char **models;
-  char *collective;
-  guint64 min_bytes;
-  guint64 max_bytes;
-  guint64 step_bytes;
-  gboolean step_bytes_seen;
-  guint64 step_factor;
-  gboolean step_factor_seen;
-  guint64 ranks;
-  gboolean ranks_seen;
-  guint64 gpus_per_process;
-  guint64 root;
-  guint64 max_memory;
-  gboolean max_memory_seen;
-  guint64 channels;
-  gboolean channels_seen;
-  char *dtype;
-  char *redop;
-  char *algo;
-  char *proto;
-  char *fidelity;
-  char *csv;
-  char *json;
-  char *links_csv;
-  char *ports_csv;
-  char *queue_samples;
-  char *sample_interval;
-  gboolean explain;
-  gboolean collnet;
-} RunOptions;
 
 static const char *const run_fidelities[] = {"analytical", "flow", "packet",
                                              NULL};
@@ -70,7 +38,15 @@ static const struct {
 static const char *const run_redops[] = {"sum", "prod", "max",
                                          "min", "avg",  NULL};
 
-static void run_options_clear(RunOptions *o)
+void cli_run_options_init(CliRunOptions *o)
+{
+  *o = (CliRunOptions){.min_bytes = 8,
+                       .max_bytes = UINT64_C(8) << 30,
+                       .step_factor = 2,
+                       .gpus_per_process = 1};
+}
+
+void cli_run_options_clear(CliRunOptions *o)
 {
   g_free(o->topology);
   g_strfreev(o->models);
@@ -144,7 +120,7 @@ static gboolean env_channels(const char *name, guint32 *out, GError **error)
 /* Queue samples without --sample-interval: every microsecond. */
 #define RUN_DEFAULT_SAMPLE_PS SIM_US(1)
 
-static NcclExec run_exec(const RunOptions *o)
+static NcclExec run_exec(const CliRunOptions *o)
 {
   if (o->fidelity && strcmp(o->fidelity, "analytical") == 0)
     return NCCL_EXEC_ANALYTICAL;
@@ -154,7 +130,7 @@ static NcclExec run_exec(const RunOptions *o)
 }
 
 /* The packet transport's reports and their sampling interval. */
-static gboolean run_check_packet(const RunOptions *o, SimTime *sample_ps,
+static gboolean run_check_packet(const CliRunOptions *o, SimTime *sample_ps,
                                  GError **error)
 {
   gboolean packet = run_exec(o) == NCCL_EXEC_PACKET;
@@ -182,9 +158,11 @@ static gboolean run_check_packet(const RunOptions *o, SimTime *sample_ps,
   return TRUE;
 }
 
-static gboolean run_check(RunOptions *o, NcclColl *coll, guint32 *type_size,
-                          NcclOptions *nopt, GError **error)
+gboolean cli_run_check(CliRunOptions *o, CliRunPlan *plan, GError **error)
 {
+  NcclColl *coll = &plan->coll;
+  guint32 *type_size = &plan->type_size;
+  NcclOptions *nopt = &plan->nopt;
   const char *algo = o->algo ? o->algo : g_getenv("NCCL_ALGO");
   const char *proto = o->proto ? o->proto : g_getenv("NCCL_PROTO");
   int t;
@@ -296,7 +274,7 @@ static gboolean run_check(RunOptions *o, NcclColl *coll, guint32 *type_size,
 /* The reports of the largest size, taken from its transport. */
 typedef struct {
   TrcOutputs *outs;
-  const RunOptions *o;
+  const CliRunOptions *o;
   const TopoSystem *sys;
   GError **error;
   gboolean ok;
@@ -305,7 +283,7 @@ typedef struct {
 static void write_reports(void *ctx, const SimTransport *t, SimTime end)
 {
   RunReports *r = ctx;
-  const RunOptions *o = r->o;
+  const CliRunOptions *o = r->o;
 
   if (end == 0) {
     g_set_error(r->error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
@@ -329,7 +307,7 @@ static void write_reports(void *ctx, const SimTransport *t, SimTime end)
 
 /* The sizes of the sweep, as nccl-tests steps them, each rounded down to
  * whole elements (and whole elements per rank where the array is split). */
-static GArray *run_sizes(const RunOptions *o, guint64 align)
+static GArray *run_sizes(const CliRunOptions *o, guint64 align)
 {
   GArray *sizes = g_array_new(FALSE, FALSE, sizeof(guint64));
 
@@ -353,13 +331,103 @@ static GArray *run_sizes(const RunOptions *o, guint64 align)
   return sizes;
 }
 
+NcclComm *cli_run_comm_new(const TopoSystem *sys, const CliRunOptions *o,
+                           const CliRunPlan *plan, GError **error)
+{
+  g_autoptr(NcclComm) comm = nccl_comm_new(sys, &plan->nopt, error);
+  guint32 ppn, gpp = plan->nopt.gpus_per_process;
+
+  if (!comm)
+    return NULL;
+  ppn = nccl_comm_ranks(comm) / nccl_comm_nodes(comm);
+  if (gpp > ppn || ppn % gpp) {
+    g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                "--gpus-per-process: %u does not divide the %u ranks of "
+                "each server (a process drives GPUs of one server)",
+                gpp, ppn);
+    return NULL;
+  }
+  if (nccl_coll_is_rooted(plan->coll) && o->root >= nccl_comm_ranks(comm)) {
+    g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                "--root: %" G_GUINT64_FORMAT " is not a rank (0 to %u)",
+                o->root, nccl_comm_ranks(comm) - 1);
+    return NULL;
+  }
+  return g_steal_pointer(&comm);
+}
+
+gboolean cli_run_collective(const NcclComm *comm, const CliRunOptions *o,
+                            const CliRunPlan *plan, FILE *explain_out,
+                            NcclInspectFn inspect, void *inspect_ctx,
+                            const gboolean *inspect_ok, GArray *rows,
+                            GError **error)
+{
+  NcclColl coll = plan->coll;
+  guint64 align = plan->type_size;
+  g_autoptr(GArray) sizes = NULL;
+  g_autoptr(GString) explain = explain_out ? g_string_new(NULL) : NULL;
+
+  if (coll == NCCL_COLL_ALLGATHER || coll == NCCL_COLL_REDUCESCATTER ||
+      coll == NCCL_COLL_ALLTOALL)
+    align *= nccl_comm_ranks(comm);
+  sizes = run_sizes(o, align);
+  for (guint i = 0; i < sizes->len; i++) {
+    guint64 size = g_array_index(sizes, guint64, i);
+    NcclChoice ch;
+    NcclRunStats st;
+    TrcCollRow r = {.size_bytes = size, .count = size / plan->type_size};
+    gboolean last = i + 1 == sizes->len;
+
+    if (!sim_interrupt_check(error))
+      return FALSE;
+    if (!nccl_select(comm, coll, size, &ch, explain, error))
+      return FALSE;
+    if (explain) {
+      fputs(explain->str, explain_out);
+      g_string_truncate(explain, 0);
+    }
+    if (!nccl_run(comm, coll, size, &ch, run_exec(o), last ? inspect : NULL,
+                  inspect_ctx, &st, error))
+      return FALSE;
+    if (last && inspect && !*inspect_ok)
+      return FALSE;
+    r.time_us = sim_time_to_us(nccl_tests_time(comm, st.time_ps));
+    r.algbw_GBps = (double)size / (r.time_us * 1e3);
+    r.busbw_GBps = r.algbw_GBps * nccl_bus_factor(coll, nccl_comm_ranks(comm));
+    r.algo = coll >= NCCL_N_TUNED_COLLS ? "P2P" : nccl_algo_name(ch.algo);
+    r.proto = nccl_proto_name(ch.proto);
+    r.channels = ch.channels;
+    r.nccl_model_us = ch.model_us;
+    g_array_append_val(rows, r);
+  }
+  return TRUE;
+}
+
+void cli_run_info(const CliRunOptions *o, const CliRunPlan *plan,
+                  const TopoSystem *sys, const NcclComm *comm,
+                  TrcCollInfo *info)
+{
+  NcclColl coll = plan->coll;
+
+  *info =
+      (TrcCollInfo){.test = nccl_coll_test_name(coll),
+                    .collective = nccl_coll_name(coll),
+                    .system = topo_system_name(sys),
+                    .fidelity = o->fidelity ? o->fidelity : "flow",
+                    .type = o->dtype,
+                    .redop = nccl_coll_is_reduction(coll) ? o->redop : "none",
+                    .root = nccl_coll_is_rooted(coll) ? (gint32)o->root : -1,
+                    .ranks = nccl_comm_ranks(comm),
+                    .nodes = nccl_comm_nodes(comm),
+                    .min_bytes = o->min_bytes,
+                    .max_bytes = o->max_bytes,
+                    .step_bytes = o->step_bytes_seen ? o->step_bytes : 0,
+                    .step_factor = o->step_bytes_seen ? 0 : o->step_factor};
+}
+
 int cli_cmd_run(int argc, char **argv)
 {
-  RunOptions o = {
-      .min_bytes = 8,
-      .max_bytes = UINT64_C(8) << 30,
-      .step_factor = 2,
-      .gpus_per_process = 1};
+  CliRunOptions o;
   SimNumberTarget numbers[] = {
       {"minbytes", 'b', SIM_NUMBER_SIZE, &o.min_bytes, NULL, 0},
       {"maxbytes", 'e', SIM_NUMBER_SIZE, &o.max_bytes, NULL, 0},
@@ -466,18 +534,15 @@ int cli_cmd_run(int argc, char **argv)
   g_autoptr(GError) error = NULL;
   g_autoptr(TopoSystem) sys = NULL;
   g_autoptr(NcclComm) comm = NULL;
-  g_autoptr(GArray) sizes = NULL;
-  g_autoptr(GArray) rows = NULL;
-  g_autoptr(GString) explain = NULL;
+  g_autoptr(GArray) rows = g_array_new(FALSE, TRUE, sizeof(TrcCollRow));
   /* Every file of the run, renamed into place at the end together */
   g_autoptr(TrcOutputs) outs = trc_outputs_new();
   int status = CLI_EXIT_USAGE;
-  NcclColl coll;
-  NcclOptions nopt;
-  guint32 tsize = 0;
-  guint64 align;
+  CliRunPlan plan;
   TrcCollInfo info;
+  RunReports rep;
 
+  cli_run_options_init(&o);
   g_option_group_add_entries(group, entries);
   g_option_context_set_main_group(ctx, group);
   if (!cli_parse(ctx, COMMAND, &argc, &argv, &status))
@@ -487,96 +552,33 @@ int cli_cmd_run(int argc, char **argv)
                 "unexpected argument '%s'", argv[1]);
     goto fail;
   }
-  if (!run_check(&o, &coll, &tsize, &nopt, &error) ||
+  if (!cli_run_check(&o, &plan, &error) ||
       !cli_apply_max_memory(o.max_memory, o.max_memory_seen, &error))
     goto fail;
   sys = topo_system_load(o.topology, (const char *const *)o.models, &error);
   if (!sys)
     goto fail;
-  comm = nccl_comm_new(sys, &nopt, &error);
+  comm = cli_run_comm_new(sys, &o, &plan, &error);
   if (!comm)
     goto fail;
-  {
-    guint32 ppn = nccl_comm_ranks(comm) / nccl_comm_nodes(comm);
-
-    if (nopt.gpus_per_process > ppn || ppn % nopt.gpus_per_process) {
-      g_set_error(&error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
-                  "--gpus-per-process: %u does not divide the %u ranks of "
-                  "each server (a process drives GPUs of one server)",
-                  nopt.gpus_per_process, ppn);
-      goto fail;
-    }
-  }
-  if (nccl_coll_is_rooted(coll) && o.root >= nccl_comm_ranks(comm)) {
-    g_set_error(&error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
-                "--root: %" G_GUINT64_FORMAT " is not a rank (0 to %u)", o.root,
-                nccl_comm_ranks(comm) - 1);
+  rep = (RunReports){.outs = outs, .o = &o, .sys = sys, .error = &error};
+  if (!cli_run_collective(
+          comm, &o, &plan, o.explain ? stdout : NULL,
+          o.links_csv || o.ports_csv || o.queue_samples ? write_reports : NULL,
+          &rep, &rep.ok, rows, &error))
     goto fail;
-  }
-  align = tsize;
-  if (coll == NCCL_COLL_ALLGATHER || coll == NCCL_COLL_REDUCESCATTER ||
-      coll == NCCL_COLL_ALLTOALL)
-    align *= nccl_comm_ranks(comm);
-  sizes = run_sizes(&o, align);
-  rows = g_array_sized_new(FALSE, TRUE, sizeof(TrcCollRow), sizes->len);
-  if (o.explain)
-    explain = g_string_new(NULL);
-  for (guint i = 0; i < sizes->len; i++) {
-    guint64 size = g_array_index(sizes, guint64, i);
-    NcclChoice ch;
-    NcclRunStats st;
-    TrcCollRow r = {.size_bytes = size, .count = size / tsize};
-    RunReports rep = {.outs = outs, .o = &o, .sys = sys, .error = &error};
-    gboolean last = i + 1 == sizes->len;
-    gboolean reports = last && (o.links_csv || o.ports_csv || o.queue_samples);
-
-    if (!sim_interrupt_check(&error))
-      goto fail;
-    if (!nccl_select(comm, coll, size, &ch, explain, &error))
-      goto fail;
-    if (explain) {
-      fputs(explain->str, stdout);
-      g_string_truncate(explain, 0);
-    }
-    if (!nccl_run(comm, coll, size, &ch, run_exec(&o),
-                  reports ? write_reports : NULL, &rep, &st, &error))
-      goto fail;
-    if (reports && !rep.ok)
-      goto fail;
-    r.time_us = sim_time_to_us(nccl_tests_time(comm, st.time_ps));
-    r.algbw_GBps = (double)size / (r.time_us * 1e3);
-    r.busbw_GBps = r.algbw_GBps * nccl_bus_factor(coll, nccl_comm_ranks(comm));
-    r.algo = coll >= NCCL_N_TUNED_COLLS ? "P2P" : nccl_algo_name(ch.algo);
-    r.proto = nccl_proto_name(ch.proto);
-    r.channels = ch.channels;
-    r.nccl_model_us = ch.model_us;
-    g_array_append_val(rows, r);
-  }
-  info = (TrcCollInfo){.test = nccl_coll_test_name(coll),
-                       .collective = nccl_coll_name(coll),
-                       .system = topo_system_name(sys),
-                       .fidelity = o.fidelity ? o.fidelity : "flow",
-                       .type = o.dtype,
-                       .redop = nccl_coll_is_reduction(coll) ? o.redop : "none",
-                       .root = nccl_coll_is_rooted(coll) ? (gint32)o.root : -1,
-                       .ranks = nccl_comm_ranks(comm),
-                       .nodes = nccl_comm_nodes(comm),
-                       .min_bytes = o.min_bytes,
-                       .max_bytes = o.max_bytes,
-                       .step_bytes = o.step_bytes_seen ? o.step_bytes : 0,
-                       .step_factor = o.step_bytes_seen ? 0 : o.step_factor};
-  if (o.csv &&
-      !trc_outputs_add(outs, o.csv,
-                       trc_coll_csv(&info, (const TrcCollRow *)(void *)rows->data,
-                                    rows->len),
-                       &error))
+  cli_run_info(&o, &plan, sys, comm, &info);
+  if (o.csv && !trc_outputs_add(
+                   outs, o.csv,
+                   trc_coll_csv(&info, (const TrcCollRow *)(void *)rows->data,
+                                rows->len),
+                   &error))
     goto fail;
-  if (o.json &&
-      !trc_outputs_add(outs, o.json,
-                       trc_coll_json(&info,
-                                     (const TrcCollRow *)(void *)rows->data,
-                                     rows->len),
-                       &error))
+  if (o.json && !trc_outputs_add(
+                    outs, o.json,
+                    trc_coll_json(&info, (const TrcCollRow *)(void *)rows->data,
+                                  rows->len),
+                    &error))
     goto fail;
   if (!trc_outputs_commit(outs, &error))
     goto fail;
@@ -587,6 +589,6 @@ int cli_cmd_run(int argc, char **argv)
 fail:
   status = cli_report(COMMAND, error);
 out:
-  run_options_clear(&o);
+  cli_run_options_clear(&o);
   return status;
 }
