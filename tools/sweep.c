@@ -72,6 +72,8 @@ static void vary_free(gpointer p)
 {
   CliSweepVary *v = p;
 
+  if (!v)
+    return;
   g_free(v->name);
   g_free(v->group);
   g_free(v->key);
@@ -242,8 +244,8 @@ static GStrv split_values(const char *text, const char *where, const char *name,
     g_strstrip(values[i]);
     if (!*values[i]) {
       g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
-                  "%s: %s: empty value in '%s' (expected V1,V2,...)", where,
-                  name, text);
+                  "%s: %s%sempty value in '%s' (expected V1,V2,...)", where,
+                  name ? name : "", name ? ": " : "", text);
       return NULL;
     }
   }
@@ -359,7 +361,7 @@ gboolean cli_sweep_set_run(CliSweep *sw, const char *key, const char *value,
     return FALSE;
   }
   if (run_keys[k].kind == RUN_COLLECTIVE) {
-    g_auto(GStrv) names = split_values(value, where, key, error);
+    g_auto(GStrv) names = split_values(value, where, NULL, error);
 
     if (!names)
       return FALSE;
@@ -367,8 +369,8 @@ gboolean cli_sweep_set_run(CliSweep *sw, const char *key, const char *value,
       g_autoptr(GError) local = NULL;
 
       if (!run_check_value(k, names[i], &local)) {
-        g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE, "%s: %s: %s", where,
-                    key, local->message);
+        g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE, "%s: %s", where,
+                    local->message);
         return FALSE;
       }
     }
@@ -376,8 +378,8 @@ gboolean cli_sweep_set_run(CliSweep *sw, const char *key, const char *value,
     g_autoptr(GError) local = NULL;
 
     if (!run_check_value(k, value, &local)) {
-      g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE, "%s: %s: %s", where,
-                  key, local->message);
+      g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE, "%s: %s", where,
+                  local->message);
       return FALSE;
     }
   }
@@ -482,8 +484,10 @@ gboolean cli_sweep_load_plan(CliSweep *sw, const char *path, GError **error)
         for (guint f = 0; files[f]; f++)
           g_ptr_array_insert(sw->models, (gint)f, plan_path(path, files[f]));
       } else if (run_key_find(keys[i]) >= 0) {
+        g_autofree char *kwhere = g_strdup_printf("%s %s", where, keys[i]);
+
         if (!run_is_set(sw, keys[i]) &&
-            !cli_sweep_set_run(sw, keys[i], value, where, error))
+            !cli_sweep_set_run(sw, keys[i], value, kwhere, error))
           return FALSE;
       } else {
         g_autofree char *rk = run_keys_text();

@@ -44,7 +44,8 @@ gboolean cli_sweep_add_vary(CliSweep *sw, const char *spec, const char *where,
 
 /* Sets a fixed workload key (KEY without "run."; "collective" takes a
  * comma-separated list, crossed inside every point); a later setting of
- * the same key replaces an earlier one. */
+ * the same key replaces an earlier one.  `where` names the setting in
+ * messages ("--minbytes", "plan.ini: [sweep] minbytes"). */
 gboolean cli_sweep_set_run(CliSweep *sw, const char *key, const char *value,
                            const char *where, GError **error);
 
