@@ -13,6 +13,7 @@ int main(void)
       suite_engine, suite_rng,         suite_transport, suite_dag, suite_packet,
       suite_links,  suite_registry,    suite_topo,      suite_import,
       suite_traces, suite_collresults, suite_output, suite_nccl,   suite_cli,
+      suite_sweep,
       suite_measure, suite_importmeas, suite_calibrate, suite_verbsnet};
   SRunner *sr = srunner_create(NULL);
   int failed, run;

@@ -240,6 +240,12 @@ static GStrv split_values(const char *text, const char *where, const char *name,
 {
   g_auto(GStrv) values = g_strsplit(text, ",", -1);
 
+  if (!values[0]) {
+    g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                "%s: %s%sempty value in '' (expected V1,V2,...)", where,
+                name ? name : "", name ? ": " : "");
+    return NULL;
+  }
   for (guint i = 0; values[i]; i++) {
     g_strstrip(values[i]);
     if (!*values[i]) {
@@ -510,13 +516,22 @@ gboolean cli_sweep_load_plan(CliSweep *sw, const char *path, GError **error)
 
       if (!v)
         return FALSE;
-      if (vary_find(sw, v->name)) /* the command line's values win */
+      CliSweepVary *given = vary_find(sw, v->name);
+
+      /* In the plan's place, with the command line's values */
+      if (given) {
+        guint at = 0;
+
+        gboolean found = g_ptr_array_find(sw->vary, given, &at);
+
+        g_assert(found);
         vary_free(v);
-      else
-        g_ptr_array_add(plan_vary, v);
+        v = g_ptr_array_steal_index(sw->vary, at);
+      }
+      g_ptr_array_add(plan_vary, v);
     }
   }
-  /* The plan's varied keys first, in its order. */
+  /* The plan's varied keys first, in its order, then the others. */
   for (guint i = 0; i < sw->vary->len; i++)
     g_ptr_array_add(plan_vary, g_steal_pointer(&sw->vary->pdata[i]));
   g_ptr_array_set_size(sw->vary, 0);

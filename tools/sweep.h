@@ -58,8 +58,9 @@ void cli_sweep_add_model(CliSweep *sw, const char *path);
  * fixed workload keys; [vary] one varied key per line, values
  * comma-separated.  Everything already set takes precedence over the
  * plan's [sweep] keys (the command line is applied first); the plan's
- * [vary] keys come before those already added.  Errors name the file,
- * the group and the key. */
+ * [vary] keys come before those already added, in the plan's order, with
+ * the values already given for a key varied in both.  Errors name the
+ * file, the group and the key. */
 gboolean cli_sweep_load_plan(CliSweep *sw, const char *path, GError **error);
 
 /* Reads the base topology; after it, the sweep is complete.  Refuses a
