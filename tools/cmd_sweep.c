@@ -173,6 +173,11 @@ static gboolean sweep_parallel(SweepRun *r, const guint *points, guint n,
       close(fd[0]);
       for (guint k = 0; k < w; k++)
         close(fds[k].fd);
+      /* The worker ends with _exit: nothing of this frame is freed after
+       * it (memcheck would call these lost). */
+      g_clear_pointer(&pids, g_free);
+      g_clear_pointer(&fds, g_free);
+      g_clear_pointer(&bufs, g_ptr_array_unref);
       sweep_worker(r, points, n, w, jobs, fd[1]);
     }
     close(fd[1]);
