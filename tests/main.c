@@ -13,7 +13,7 @@ int main(void)
       suite_engine, suite_rng,         suite_transport, suite_dag, suite_packet,
       suite_links,  suite_registry,    suite_topo,      suite_import,
       suite_traces, suite_collresults, suite_output, suite_timeline,
-      suite_nccl, suite_cli, suite_measure, suite_importmeas,
+      suite_nccl, suite_cli, suite_sweep, suite_measure, suite_importmeas,
       suite_calibrate, suite_verbsnet, suite_workload, suite_plot,
       suite_replay};
   SRunner *sr = srunner_create(NULL);

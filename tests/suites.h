@@ -24,6 +24,7 @@ Suite *suite_output(void);
 Suite *suite_timeline(void);
 Suite *suite_nccl(void);
 Suite *suite_cli(void);
+Suite *suite_sweep(void);
 Suite *suite_measure(void);
 Suite *suite_importmeas(void);
 Suite *suite_calibrate(void);

@@ -43,6 +43,7 @@ gboolean cli_parse(GOptionContext *ctx, const char *command, int *argc,
 /* Number options (sizes, counts): sim_parse_number_option in sim/units.h. */
 
 int cli_cmd_run(int argc, char **argv);
+int cli_cmd_sweep(int argc, char **argv);
 int cli_cmd_models(int argc, char **argv);
 int cli_cmd_topo(int argc, char **argv);
 int cli_cmd_version(int argc, char **argv);

@@ -18,6 +18,7 @@
 #include "sim/interrupt.h"
 #include "sim/units.h"
 #include "tools/cli.h"
+#include "tools/run.h"
 #include "traces/collresults.h"
 #include "traces/linksamples.h"
 #include "traces/linkstats.h"
@@ -26,42 +27,6 @@
 #include "traces/timeline.h"
 
 #define COMMAND "run"
-
-typedef struct {
-  char *topology;
-  char **models;
-  char *collective;
-  guint64 min_bytes;
-  guint64 max_bytes;
-  guint64 step_bytes;
-  gboolean step_bytes_seen;
-  guint64 step_factor;
-  gboolean step_factor_seen;
-  guint64 ranks;
-  gboolean ranks_seen;
-  guint64 gpus_per_process;
-  guint64 root;
-  guint64 max_memory;
-  gboolean max_memory_seen;
-  guint64 channels;
-  gboolean channels_seen;
-  char *dtype;
-  char *redop;
-  char *algo;
-  char *proto;
-  char *fidelity;
-  char *csv;
-  char *json;
-  char *links_csv;
-  char *ports_csv;
-  char *queue_samples;
-  char *sample_interval;
-  char *timeline;
-  char *link_samples;
-  char *hot_links;
-  gboolean explain;
-  gboolean collnet;
-} RunOptions;
 
 static const char *const run_fidelities[] = {"analytical", "flow", "packet",
                                              NULL};
@@ -75,7 +40,15 @@ static const struct {
 static const char *const run_redops[] = {"sum", "prod", "max",
                                          "min", "avg",  NULL};
 
-static void run_options_clear(RunOptions *o)
+void cli_run_options_init(CliRunOptions *o)
+{
+  *o = (CliRunOptions){.min_bytes = 8,
+                       .max_bytes = UINT64_C(8) << 30,
+                       .step_factor = 2,
+                       .gpus_per_process = 1};
+}
+
+void cli_run_options_clear(CliRunOptions *o)
 {
   g_free(o->topology);
   g_strfreev(o->models);
@@ -152,7 +125,7 @@ static gboolean env_channels(const char *name, guint32 *out, GError **error)
 /* Queue samples without --sample-interval: every microsecond. */
 #define RUN_DEFAULT_SAMPLE_PS SIM_US(1)
 
-static NcclExec run_exec(const RunOptions *o)
+static NcclExec run_exec(const CliRunOptions *o)
 {
   if (o->fidelity && strcmp(o->fidelity, "analytical") == 0)
     return NCCL_EXEC_ANALYTICAL;
@@ -161,46 +134,12 @@ static NcclExec run_exec(const RunOptions *o)
   return NCCL_EXEC_FLOW;
 }
 
-/* The packet transport's reports and their sampling interval. */
-static gboolean run_check_packet(const RunOptions *o, SimTime *sample_ps,
-                                 GError **error)
-{
-  gboolean packet = run_exec(o) == NCCL_EXEC_PACKET;
-
-  *sample_ps = 0;
-  if (o->ports_csv && !packet)
-    return bad(error, "--ports-csv: per-port counters come from the packet "
-                      "transport; add --fidelity packet");
-  if (o->queue_samples && !packet)
-    return bad(error, "--queue-samples: queue samples come from the packet "
-                      "transport; add --fidelity packet");
-  if (o->sample_interval && !o->queue_samples && !o->link_samples &&
-      !o->timeline)
-    return bad(error, "--sample-interval: goes with --queue-samples, "
-                      "--link-samples or --timeline");
-  if (!o->queue_samples)
-    return TRUE;
-  *sample_ps = RUN_DEFAULT_SAMPLE_PS;
-  if (o->sample_interval) {
-    if (!sim_time_parse(o->sample_interval, sample_ps, error)) {
-      g_prefix_error(error, "--sample-interval: ");
-      return FALSE;
-    }
-    if (*sample_ps == 0)
-      return bad(error, "--sample-interval: must be above 0 ps");
-  }
-  return TRUE;
-}
-
-/* Most events a --timeline may hold: about 200 MB of JSON, what
- * ui.perfetto.dev still opens in a browser tab. */
-#define RUN_MAX_TIMELINE_EVENTS 2000000
 /* Hot links sampled without --hot-links. */
 #define RUN_DEFAULT_HOT_LINKS 32
 
 /* --link-samples, --hot-links and the link sampling interval (0: 1/200 of
  * NCCL's estimate of the largest size, chosen when it is known). */
-static gboolean run_check_links(const RunOptions *o, guint32 *hot,
+static gboolean run_check_links(const CliRunOptions *o, guint32 *hot,
                                 SimTime *link_ps, GError **error)
 {
   guint64 k;
@@ -236,9 +175,42 @@ static gboolean run_check_links(const RunOptions *o, guint32 *hot,
   return TRUE;
 }
 
-static gboolean run_check(RunOptions *o, NcclColl *coll, guint32 *type_size,
-                          NcclOptions *nopt, GError **error)
+/* The packet transport's reports and their sampling interval. */
+static gboolean run_check_packet(const CliRunOptions *o, SimTime *sample_ps,
+                                 GError **error)
 {
+  gboolean packet = run_exec(o) == NCCL_EXEC_PACKET;
+
+  *sample_ps = 0;
+  if (o->ports_csv && !packet)
+    return bad(error, "--ports-csv: per-port counters come from the packet "
+                      "transport; add --fidelity packet");
+  if (o->queue_samples && !packet)
+    return bad(error, "--queue-samples: queue samples come from the packet "
+                      "transport; add --fidelity packet");
+  if (o->sample_interval && !o->queue_samples && !o->link_samples &&
+      !o->timeline)
+    return bad(error, "--sample-interval: goes with --queue-samples, "
+                      "--link-samples or --timeline");
+  if (!o->queue_samples)
+    return TRUE;
+  *sample_ps = RUN_DEFAULT_SAMPLE_PS;
+  if (o->sample_interval) {
+    if (!sim_time_parse(o->sample_interval, sample_ps, error)) {
+      g_prefix_error(error, "--sample-interval: ");
+      return FALSE;
+    }
+    if (*sample_ps == 0)
+      return bad(error, "--sample-interval: must be above 0 ps");
+  }
+  return TRUE;
+}
+
+gboolean cli_run_check(CliRunOptions *o, CliRunPlan *plan, GError **error)
+{
+  NcclColl *coll = &plan->coll;
+  guint32 *type_size = &plan->type_size;
+  NcclOptions *nopt = &plan->nopt;
   const char *algo = o->algo ? o->algo : g_getenv("NCCL_ALGO");
   const char *proto = o->proto ? o->proto : g_getenv("NCCL_PROTO");
   int t;
@@ -350,7 +322,7 @@ static gboolean run_check(RunOptions *o, NcclColl *coll, guint32 *type_size,
 /* The reports of the largest size, taken from its transport. */
 typedef struct {
   TrcOutputs *outs;
-  const RunOptions *o;
+  const CliRunOptions *o;
   const TopoSystem *sys;
   GError **error;
   gboolean ok;
@@ -360,7 +332,7 @@ typedef struct {
 static void write_reports(void *ctx, const SimTransport *t, SimTime end)
 {
   RunReports *r = ctx;
-  const RunOptions *o = r->o;
+  const CliRunOptions *o = r->o;
 
   if (end == 0) {
     g_set_error(r->error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
@@ -391,9 +363,17 @@ typedef struct {
   TrcLinkSampler *sampler; /* made by attach when link samples are wanted */
   SimTime sample_ps;
   gboolean sample_links;
-  guint64 transfers; /* seen, also past the limit */
-  SimTime *rank_end; /* [ranks]: each rank's last transfer's end */
+  guint64 transfers;  /* seen, also past the limit */
+  SimTime *rank_end;  /* [ranks]: each rank's last transfer's end */
   guint64 *chan_used; /* [ranks]: bit per channel the rank's slices use */
+  /* for the hooks around the largest size */
+  NcclTrace *trace;
+  const CliRunOptions *o;
+  const TopoSystem *sys;
+  const NcclComm *comm;
+  NcclColl coll;
+  guint32 hot;
+  TrcOutputs *outs;
 } RunTrace;
 
 static void trace_transfer(void *ctx, guint32 rank, guint32 channel,
@@ -406,7 +386,7 @@ static void trace_transfer(void *ctx, guint32 rank, guint32 channel,
   g_autofree char *args = NULL;
 
   rt->transfers++;
-  if (!rt->tl || rt->transfers > RUN_MAX_TIMELINE_EVENTS)
+  if (!rt->tl || rt->transfers > TRC_TIMELINE_MAX_EVENTS)
     return;
   if (rank != SIM_NONE && peer != SIM_NONE)
     name = g_strdup_printf("send \u2192 rank %u", peer);
@@ -439,18 +419,17 @@ static void trace_attach(void *ctx, SimEngine *e, SimTransport *t)
 
 /* The timeline of the largest size: a process per rank with a thread per
  * channel, a "collective" thread, and the fabric's hot links. */
-static gboolean run_timeline(RunTrace *rt, const RunOptions *o,
-                             const TopoSystem *sys, const NcclComm *comm,
-                             NcclColl coll, guint64 size, SimTime end,
-                             guint32 hot, TrcOutputs *outs, GError **error)
+static gboolean run_timeline(RunTrace *rt, guint64 size, SimTime end,
+                             GError **error)
 {
-  guint32 n = nccl_comm_ranks(comm);
-  guint32 ppn = n / nccl_comm_nodes(comm);
+  const CliRunOptions *o = rt->o;
+  guint32 n = nccl_comm_ranks(rt->comm);
   guint64 events;
 
   for (guint32 r = 0; r < n; r++) {
-    g_autofree char *name =
-        g_strdup_printf("rank %u (server %u GPU %u)", r, r / ppn, r % ppn);
+    g_autofree char *name = g_strdup_printf(
+        "rank %u (server %u GPU %u)", r, nccl_comm_rank_server(rt->comm, r),
+        nccl_comm_rank_local(rt->comm, r));
     g_autofree char *args =
         g_strdup_printf("{\"bytes\":%" G_GUINT64_FORMAT "}", size);
 
@@ -461,34 +440,73 @@ static gboolean run_timeline(RunTrace *rt, const RunOptions *o,
         trc_timeline_thread(rt->tl, r, c, cn);
     }
     trc_timeline_thread(rt->tl, r, NCCL_MAX_CHANNELS, "collective");
-    trc_timeline_slice(rt->tl, r, NCCL_MAX_CHANNELS, nccl_coll_name(coll),
+    trc_timeline_slice(rt->tl, r, NCCL_MAX_CHANNELS, nccl_coll_name(rt->coll),
                        "collective", 0, rt->rank_end[r] ? rt->rank_end[r] : end,
                        args);
   }
   if (rt->sampler) {
     trc_timeline_process(rt->tl, n, "fabric", (gint32)MIN(n, G_MAXINT32));
-    trc_link_samples_timeline(rt->sampler, sys, end, hot, rt->tl, n);
+    trc_link_samples_timeline(rt->sampler, rt->sys, end, rt->hot, rt->tl, n);
   }
   trc_timeline_other(rt->tl, "generator", "ifsim run");
-  trc_timeline_other(rt->tl, "collective", nccl_coll_name(coll));
+  trc_timeline_other(rt->tl, "collective", nccl_coll_name(rt->coll));
   trc_timeline_other(rt->tl, "fidelity", o->fidelity ? o->fidelity : "flow");
   events = trc_timeline_n_events(rt->tl);
-  if (rt->transfers > RUN_MAX_TIMELINE_EVENTS ||
-      events > RUN_MAX_TIMELINE_EVENTS) {
+  if (rt->transfers > TRC_TIMELINE_MAX_EVENTS ||
+      events > TRC_TIMELINE_MAX_EVENTS) {
     g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
                 "--timeline: the largest size (%" G_GUINT64_FORMAT
                 " bytes) makes %" G_GUINT64_FORMAT
                 " events, more than the %d a viewer opens; use a smaller -e "
                 "or fewer ranks (-g)",
-                size, MAX(events, rt->transfers), RUN_MAX_TIMELINE_EVENTS);
+                size, MAX(events, rt->transfers), TRC_TIMELINE_MAX_EVENTS);
     return FALSE;
   }
-  return trc_outputs_add(outs, o->timeline, trc_timeline_json(rt->tl), error);
+  return trc_outputs_add(rt->outs, o->timeline, trc_timeline_json(rt->tl),
+                         error);
+}
+
+/* Before the largest size: the trace hooks, the sampling interval. */
+static void trace_before(void *ctx, const NcclChoice *ch)
+{
+  RunTrace *rt = ctx;
+  const CliRunOptions *o = rt->o;
+
+  if (o->timeline)
+    rt->tl = trc_timeline_new();
+  rt->sample_links =
+      o->link_samples || (o->timeline && run_exec(o) != NCCL_EXEC_ANALYTICAL);
+  if (rt->sample_ps == 0) /* 1/200 of the call, at least 1 ns */
+    rt->sample_ps = MAX(SIM_NS(1), (SimTime)(ch->model_us * 1e6 / 200));
+  rt->trace->transfer = o->timeline ? trace_transfer : NULL;
+  rt->trace->attach = trace_attach;
+}
+
+/* After it: the link samples and the timeline. */
+static gboolean trace_after(void *ctx, guint64 size, SimTime time_ps,
+                            GError **error)
+{
+  RunTrace *rt = ctx;
+  const CliRunOptions *o = rt->o;
+
+  if (time_ps == 0) {
+    g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                "%s: the run took no time",
+                o->timeline ? "--timeline" : "--link-samples");
+    return FALSE;
+  }
+  if (o->link_samples &&
+      !trc_outputs_add(rt->outs, o->link_samples,
+                       trc_link_samples_csv(rt->sampler, rt->sys, time_ps,
+                                            rt->hot),
+                       error))
+    return FALSE;
+  return !o->timeline || run_timeline(rt, size, time_ps, error);
 }
 
 /* The sizes of the sweep, as nccl-tests steps them, each rounded down to
  * whole elements (and whole elements per rank where the array is split). */
-static GArray *run_sizes(const RunOptions *o, guint64 align)
+static GArray *run_sizes(const CliRunOptions *o, guint64 align)
 {
   GArray *sizes = g_array_new(FALSE, FALSE, sizeof(guint64));
 
@@ -512,13 +530,109 @@ static GArray *run_sizes(const RunOptions *o, guint64 align)
   return sizes;
 }
 
+NcclComm *cli_run_comm_new(const TopoSystem *sys, const CliRunOptions *o,
+                           const CliRunPlan *plan, GError **error)
+{
+  g_autoptr(NcclComm) comm = nccl_comm_new(sys, &plan->nopt, error);
+  guint32 ppn, gpp = plan->nopt.gpus_per_process;
+
+  if (!comm)
+    return NULL;
+  ppn = nccl_comm_ranks(comm) / nccl_comm_nodes(comm);
+  if (gpp > ppn || ppn % gpp) {
+    g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                "--gpus-per-process: %u does not divide the %u ranks of "
+                "each server (a process drives GPUs of one server)",
+                gpp, ppn);
+    return NULL;
+  }
+  if (nccl_coll_is_rooted(plan->coll) && o->root >= nccl_comm_ranks(comm)) {
+    g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                "--root: %" G_GUINT64_FORMAT " is not a rank (0 to %u)",
+                o->root, nccl_comm_ranks(comm) - 1);
+    return NULL;
+  }
+  return g_steal_pointer(&comm);
+}
+
+gboolean cli_run_collective(const NcclComm *comm, const CliRunOptions *o,
+                            const CliRunPlan *plan, FILE *explain_out,
+                            NcclInspectFn inspect, void *inspect_ctx,
+                            const gboolean *inspect_ok,
+                            const CliRunLast *last_hooks, GArray *rows,
+                            GError **error)
+{
+  NcclColl coll = plan->coll;
+  guint64 align = plan->type_size;
+  g_autoptr(GArray) sizes = NULL;
+  g_autoptr(GString) explain = explain_out ? g_string_new(NULL) : NULL;
+
+  if (coll == NCCL_COLL_ALLGATHER || coll == NCCL_COLL_REDUCESCATTER ||
+      coll == NCCL_COLL_ALLTOALL)
+    align *= nccl_comm_ranks(comm);
+  sizes = run_sizes(o, align);
+  for (guint i = 0; i < sizes->len; i++) {
+    guint64 size = g_array_index(sizes, guint64, i);
+    NcclChoice ch;
+    NcclRunStats st;
+    TrcCollRow r = {.size_bytes = size, .count = size / plan->type_size};
+    gboolean last = i + 1 == sizes->len;
+
+    if (!sim_interrupt_check(error))
+      return FALSE;
+    if (!nccl_select(comm, coll, size, &ch, explain, error))
+      return FALSE;
+    if (explain) {
+      fputs(explain->str, explain_out);
+      g_string_truncate(explain, 0);
+    }
+    if (last && last_hooks && last_hooks->before)
+      last_hooks->before(last_hooks->ctx, &ch);
+    if (!nccl_run(comm, coll, size, &ch, run_exec(o), last ? inspect : NULL,
+                  inspect_ctx, &st, error))
+      return FALSE;
+    if (last && inspect && !*inspect_ok)
+      return FALSE;
+    if (last && last_hooks && last_hooks->after &&
+        !last_hooks->after(last_hooks->ctx, size, st.time_ps, error))
+      return FALSE;
+    r.time_us = sim_time_to_us(nccl_tests_time(comm, st.time_ps));
+    r.algbw_GBps = (double)size / (r.time_us * 1e3);
+    r.busbw_GBps = r.algbw_GBps * nccl_bus_factor(coll, nccl_comm_ranks(comm));
+    r.algo = coll >= NCCL_N_TUNED_COLLS ? "P2P" : nccl_algo_name(ch.algo);
+    r.proto = nccl_proto_name(ch.proto);
+    r.channels = ch.channels;
+    r.nccl_model_us = ch.model_us;
+    g_array_append_val(rows, r);
+  }
+  return TRUE;
+}
+
+void cli_run_info(const CliRunOptions *o, const CliRunPlan *plan,
+                  const TopoSystem *sys, const NcclComm *comm,
+                  TrcCollInfo *info)
+{
+  NcclColl coll = plan->coll;
+
+  *info =
+      (TrcCollInfo){.test = nccl_coll_test_name(coll),
+                    .collective = nccl_coll_name(coll),
+                    .system = topo_system_name(sys),
+                    .fidelity = o->fidelity ? o->fidelity : "flow",
+                    .type = o->dtype,
+                    .redop = nccl_coll_is_reduction(coll) ? o->redop : "none",
+                    .root = nccl_coll_is_rooted(coll) ? (gint32)o->root : -1,
+                    .ranks = nccl_comm_ranks(comm),
+                    .nodes = nccl_comm_nodes(comm),
+                    .min_bytes = o->min_bytes,
+                    .max_bytes = o->max_bytes,
+                    .step_bytes = o->step_bytes_seen ? o->step_bytes : 0,
+                    .step_factor = o->step_bytes_seen ? 0 : o->step_factor};
+}
+
 int cli_cmd_run(int argc, char **argv)
 {
-  RunOptions o = {
-      .min_bytes = 8,
-      .max_bytes = UINT64_C(8) << 30,
-      .step_factor = 2,
-      .gpus_per_process = 1};
+  CliRunOptions o;
   SimNumberTarget numbers[] = {
       {"minbytes", 'b', SIM_NUMBER_SIZE, &o.min_bytes, NULL, 0},
       {"maxbytes", 'e', SIM_NUMBER_SIZE, &o.max_bytes, NULL, 0},
@@ -641,22 +755,18 @@ int cli_cmd_run(int argc, char **argv)
   g_autoptr(GError) error = NULL;
   g_autoptr(TopoSystem) sys = NULL;
   g_autoptr(NcclComm) comm = NULL;
-  g_autoptr(GArray) sizes = NULL;
-  g_autoptr(GArray) rows = NULL;
-  g_autoptr(GString) explain = NULL;
-  g_autofree char *hottest = NULL;
+  g_autoptr(GArray) rows = g_array_new(FALSE, TRUE, sizeof(TrcCollRow));
   /* Every file of the run, renamed into place at the end together */
   g_autoptr(TrcOutputs) outs = trc_outputs_new();
   int status = CLI_EXIT_USAGE;
-  NcclColl coll;
-  NcclOptions nopt;
-  NcclTrace trace = {0};
-  RunTrace rt = {0};
-  guint32 hot = 0;
-  guint32 tsize = 0;
-  guint64 align;
+  CliRunPlan plan;
   TrcCollInfo info;
+  RunReports rep = {0};
+  NcclTrace trace = {0};
+  RunTrace rt = {.trace = &trace};
+  CliRunLast hooks = {trace_before, trace_after, &rt};
 
+  cli_run_options_init(&o);
   g_option_group_add_entries(group, entries);
   g_option_context_set_main_group(ctx, group);
   if (!cli_parse(ctx, COMMAND, &argc, &argv, &status))
@@ -666,150 +776,63 @@ int cli_cmd_run(int argc, char **argv)
                 "unexpected argument '%s'", argv[1]);
     goto fail;
   }
-  if (!run_check(&o, &coll, &tsize, &nopt, &error) ||
-      !run_check_links(&o, &hot, &rt.sample_ps, &error) ||
+  if (!cli_run_check(&o, &plan, &error) ||
+      !run_check_links(&o, &rt.hot, &rt.sample_ps, &error) ||
       !cli_apply_max_memory(o.max_memory, o.max_memory_seen, &error))
     goto fail;
-  /* set for the largest size only, read by nccl_run through nopt */
-  nopt.trace = &trace;
+  /* the hooks are set for the largest size only, read by nccl_run through
+   * the communicator's options */
   trace.ctx = &rt;
+  plan.nopt.trace = &trace;
   sys = topo_system_load(o.topology, (const char *const *)o.models, &error);
   if (!sys)
     goto fail;
-  comm = nccl_comm_new(sys, &nopt, &error);
+  comm = cli_run_comm_new(sys, &o, &plan, &error);
   if (!comm)
     goto fail;
   rt.rank_end = g_new0(SimTime, nccl_comm_ranks(comm));
   rt.chan_used = g_new0(guint64, nccl_comm_ranks(comm));
-  {
-    guint32 ppn = nccl_comm_ranks(comm) / nccl_comm_nodes(comm);
-
-    if (nopt.gpus_per_process > ppn || ppn % nopt.gpus_per_process) {
-      g_set_error(&error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
-                  "--gpus-per-process: %u does not divide the %u ranks of "
-                  "each server (a process drives GPUs of one server)",
-                  nopt.gpus_per_process, ppn);
-      goto fail;
-    }
-  }
-  if (nccl_coll_is_rooted(coll) && o.root >= nccl_comm_ranks(comm)) {
-    g_set_error(&error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
-                "--root: %" G_GUINT64_FORMAT " is not a rank (0 to %u)", o.root,
-                nccl_comm_ranks(comm) - 1);
+  rt.o = &o;
+  rt.sys = sys;
+  rt.comm = comm;
+  rt.coll = plan.coll;
+  rt.outs = outs;
+  rep = (RunReports){.outs = outs, .o = &o, .sys = sys, .error = &error};
+  if (!cli_run_collective(
+          comm, &o, &plan, o.explain ? stdout : NULL,
+          o.links_csv || o.ports_csv || o.queue_samples ? write_reports : NULL,
+          &rep, &rep.ok, o.timeline || o.link_samples ? &hooks : NULL, rows,
+          &error))
     goto fail;
-  }
-  align = tsize;
-  if (coll == NCCL_COLL_ALLGATHER || coll == NCCL_COLL_REDUCESCATTER ||
-      coll == NCCL_COLL_ALLTOALL)
-    align *= nccl_comm_ranks(comm);
-  sizes = run_sizes(&o, align);
-  rows = g_array_sized_new(FALSE, TRUE, sizeof(TrcCollRow), sizes->len);
-  if (o.explain)
-    explain = g_string_new(NULL);
-  for (guint i = 0; i < sizes->len; i++) {
-    guint64 size = g_array_index(sizes, guint64, i);
-    NcclChoice ch;
-    NcclRunStats st;
-    TrcCollRow r = {.size_bytes = size, .count = size / tsize};
-    RunReports rep = {.outs = outs, .o = &o, .sys = sys, .error = &error};
-    gboolean last = i + 1 == sizes->len;
-    gboolean reports = last && (o.links_csv || o.ports_csv || o.queue_samples);
-
-    if (!sim_interrupt_check(&error))
-      goto fail;
-    if (!nccl_select(comm, coll, size, &ch, explain, &error))
-      goto fail;
-    if (explain) {
-      fputs(explain->str, stdout);
-      g_string_truncate(explain, 0);
-    }
-    if (last && (o.timeline || o.link_samples)) {
-      if (o.timeline)
-        rt.tl = trc_timeline_new();
-      rt.sample_links = o.link_samples ||
-                        (o.timeline && run_exec(&o) != NCCL_EXEC_ANALYTICAL);
-      if (rt.sample_ps == 0) /* 1/200 of the call, at least 1 ns */
-        rt.sample_ps = MAX(SIM_NS(1), (SimTime)(ch.model_us * 1e6 / 200));
-      trace.transfer = o.timeline ? trace_transfer : NULL;
-      trace.attach = trace_attach;
-    }
-    if (!nccl_run(comm, coll, size, &ch, run_exec(&o),
-                  reports ? write_reports : NULL, &rep, &st, &error)) {
-      g_free(rep.hottest);
-      goto fail;
-    }
-    if (reports && !rep.ok) {
-      g_free(rep.hottest);
-      goto fail;
-    }
-    if (rep.hottest)
-      hottest = rep.hottest;
-    if (last && (o.timeline || o.link_samples)) {
-      if (st.time_ps == 0) {
-        g_set_error(&error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
-                    "%s: the run took no time",
-                    o.timeline ? "--timeline" : "--link-samples");
-        goto fail;
-      }
-      if (o.link_samples &&
-          !trc_outputs_add(
-              outs, o.link_samples,
-              trc_link_samples_csv(rt.sampler, sys, st.time_ps, hot), &error))
-        goto fail;
-      if (o.timeline && !run_timeline(&rt, &o, sys, comm, coll, size,
-                                      st.time_ps, hot, outs, &error))
-        goto fail;
-    }
-    r.time_us = sim_time_to_us(nccl_tests_time(comm, st.time_ps));
-    r.algbw_GBps = (double)size / (r.time_us * 1e3);
-    r.busbw_GBps = r.algbw_GBps * nccl_bus_factor(coll, nccl_comm_ranks(comm));
-    r.algo = coll >= NCCL_N_TUNED_COLLS ? "P2P" : nccl_algo_name(ch.algo);
-    r.proto = nccl_proto_name(ch.proto);
-    r.channels = ch.channels;
-    r.nccl_model_us = ch.model_us;
-    g_array_append_val(rows, r);
-  }
-  info = (TrcCollInfo){.test = nccl_coll_test_name(coll),
-                       .collective = nccl_coll_name(coll),
-                       .system = topo_system_name(sys),
-                       .fidelity = o.fidelity ? o.fidelity : "flow",
-                       .type = o.dtype,
-                       .redop = nccl_coll_is_reduction(coll) ? o.redop : "none",
-                       .root = nccl_coll_is_rooted(coll) ? (gint32)o.root : -1,
-                       .ranks = nccl_comm_ranks(comm),
-                       .nodes = nccl_comm_nodes(comm),
-                       .min_bytes = o.min_bytes,
-                       .max_bytes = o.max_bytes,
-                       .step_bytes = o.step_bytes_seen ? o.step_bytes : 0,
-                       .step_factor = o.step_bytes_seen ? 0 : o.step_factor};
-  if (o.csv &&
-      !trc_outputs_add(outs, o.csv,
-                       trc_coll_csv(&info, (const TrcCollRow *)(void *)rows->data,
-                                    rows->len),
-                       &error))
+  cli_run_info(&o, &plan, sys, comm, &info);
+  if (o.csv && !trc_outputs_add(
+                   outs, o.csv,
+                   trc_coll_csv(&info, (const TrcCollRow *)(void *)rows->data,
+                                rows->len),
+                   &error))
     goto fail;
-  if (o.json &&
-      !trc_outputs_add(outs, o.json,
-                       trc_coll_json(&info,
-                                     (const TrcCollRow *)(void *)rows->data,
-                                     rows->len),
-                       &error))
+  if (o.json && !trc_outputs_add(
+                    outs, o.json,
+                    trc_coll_json(&info, (const TrcCollRow *)(void *)rows->data,
+                                  rows->len),
+                    &error))
     goto fail;
   if (!trc_outputs_commit(outs, &error))
     goto fail;
   trc_coll_print_table(stdout, &info, (const TrcCollRow *)(void *)rows->data,
                        rows->len);
-  if (hottest)
-    fputs(hottest, stdout);
+  if (rep.hottest)
+    fputs(rep.hottest, stdout);
   status = CLI_EXIT_OK;
   goto out;
 fail:
   status = cli_report(COMMAND, error);
 out:
+  g_free(rep.hottest);
   trc_timeline_free(rt.tl);
   trc_link_sampler_free(rt.sampler);
   g_free(rt.rank_end);
   g_free(rt.chan_used);
-  run_options_clear(&o);
+  cli_run_options_clear(&o);
   return status;
 }

@@ -22,6 +22,8 @@ int cli_cmd_version(int argc, char **argv)
   printf("NCCL probes: %s\n", IFSIM_HAVE_NCCL ? "built" : "not built");
   printf("NCCL over MPI (ifsim-probe nccl --mpi): %s\n",
          IFSIM_HAVE_MPI && IFSIM_HAVE_NCCL ? "built" : "not built");
+  printf("MPI sweeps (mpirun ... ifsim sweep): %s\n",
+         IFSIM_HAVE_MPI ? "built" : "not built");
   printf("RDMA probes: %s\n", IFSIM_HAVE_VERBS
                                   ? "built (libibverbs " IFSIM_VERBS_VERSION ")"
                                   : "not built");

@@ -167,6 +167,11 @@ static GBytes *builtin_file(const char *dir, const char *name)
                                 NULL);
 }
 
+GBytes *topo_builtin_example_data(const char *name)
+{
+  return builtin_file("examples", name);
+}
+
 static GStrv builtin_names(const char *dir)
 {
   g_autofree char *path = g_strdup_printf("/ifsim/topologies/%s/", dir);

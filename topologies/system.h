@@ -74,6 +74,10 @@ TopoSystem *topo_system_load_data(const char *data, gsize len,
  * ("server:dgx-h100", one server alone). */
 TopoSystem *topo_system_load_builtin(const char *name, GError **error);
 
+/* The text of an embedded example ("dgx-h100"); NULL if there is none.
+ * topo_system_load(NULL, ...) loads "dgx-h100". */
+GBytes *topo_builtin_example_data(const char *name);
+
 /* Names of the embedded examples and server templates. */
 GStrv topo_builtin_examples(void);
 GStrv topo_builtin_servers(void);

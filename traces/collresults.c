@@ -199,10 +199,32 @@ static void append_csv_comments(GString *s, const TextField *f, guint n)
   }
 }
 
+void trc_coll_csv_append_row(GString *s, const TrcCollInfo *info,
+                             const TrcCollRow *r)
+{
+  const double nums[] = {r->time_us, r->algbw_GBps, r->busbw_GBps};
+
+  g_string_append_printf(s, "%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",",
+                         r->size_bytes, r->count);
+  trc_csv_append_text(s, info->type);
+  g_string_append_c(s, ',');
+  trc_csv_append_text(s, info->redop);
+  g_string_append_printf(s, ",%d", (int)info->root);
+  for (guint k = 0; k < G_N_ELEMENTS(nums); k++) {
+    g_string_append_c(s, ',');
+    append_double(s, "%.6f", nums[k]);
+  }
+  g_string_append_c(s, ',');
+  trc_csv_append_text(s, r->algo);
+  g_string_append_c(s, ',');
+  trc_csv_append_text(s, r->proto);
+  g_string_append_printf(s, ",%u,", r->channels);
+  append_double(s, "%.3f", r->nccl_model_us);
+}
+
 char *trc_coll_csv(const TrcCollInfo *info, const TrcCollRow *rows, guint n)
 {
   GString *s = g_string_new(NULL);
-  g_autoptr(GString) fixed = g_string_new(NULL);
   TextField text[N_INFO_TEXT];
 
   info_text_fields(info, text);
@@ -211,31 +233,9 @@ char *trc_coll_csv(const TrcCollInfo *info, const TrcCollRow *rows, guint n)
                          info->nodes);
   append_csv_comments(s, text + 4, 2); /* type, redop */
   g_string_append_printf(s, "# root: %d\n", (int)info->root);
-  g_string_append(s, "size_bytes,count_elements,type,redop,root,time_us,"
-                     "algbw_GBps,busbw_GBps,algo,proto,channels,"
-                     "nccl_model_us\n");
-
-  /* type,redop,root: the same in every row. */
-  trc_csv_append_text(fixed, info->type);
-  g_string_append_c(fixed, ',');
-  trc_csv_append_text(fixed, info->redop);
-  g_string_append_printf(fixed, ",%d", (int)info->root);
+  g_string_append(s, TRC_COLL_CSV_COLUMNS "\n");
   for (guint i = 0; i < n; i++) {
-    const TrcCollRow *r = &rows[i];
-    const double nums[] = {r->time_us, r->algbw_GBps, r->busbw_GBps};
-
-    g_string_append_printf(s, "%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",%s",
-                           r->size_bytes, r->count, fixed->str);
-    for (guint k = 0; k < G_N_ELEMENTS(nums); k++) {
-      g_string_append_c(s, ',');
-      append_double(s, "%.6f", nums[k]);
-    }
-    g_string_append_c(s, ',');
-    trc_csv_append_text(s, r->algo);
-    g_string_append_c(s, ',');
-    trc_csv_append_text(s, r->proto);
-    g_string_append_printf(s, ",%u,", r->channels);
-    append_double(s, "%.3f", r->nccl_model_us);
+    trc_coll_csv_append_row(s, info, &rows[i]);
     g_string_append_c(s, '\n');
   }
   return g_string_free(s, FALSE);

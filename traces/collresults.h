@@ -51,6 +51,14 @@ void trc_coll_print_table(FILE *out, const TrcCollInfo *info,
  * algo,proto,channels,nccl_model_us and one row per size. */
 char *trc_coll_csv(const TrcCollInfo *info, const TrcCollRow *rows, guint n);
 
+/* The CSV's header, and one row's fields for it (no line end): ifsim
+ * sweep writes them after its own leading columns. */
+#define TRC_COLL_CSV_COLUMNS                                                   \
+  "size_bytes,count_elements,type,redop,root,time_us,algbw_GBps,"              \
+  "busbw_GBps,algo,proto,channels,nccl_model_us"
+void trc_coll_csv_append_row(GString *s, const TrcCollInfo *info,
+                             const TrcCollRow *r);
+
 /* JSON text as nccl-tests -J: {"config": {...}, "results": [{"size",
  * "count", "type", "redop", "root", "out_of_place": {"time", "alg_bw",
  * "bus_bw", "nwrong"}, "in_place": {...}, "algo", "proto", "channels"}],

@@ -73,8 +73,10 @@ static int open_temp(const char *path, char **tmp, GError **error)
   return fd;
 }
 
-static gboolean write_all(int fd, const char *text, gsize len)
+gboolean trc_write_all(int fd, const void *data, gsize len)
 {
+  const char *text = data;
+
   while (len > 0) {
     ssize_t n = write(fd, text, len);
     if (n < 0 && errno == EINTR)
@@ -122,7 +124,7 @@ gboolean trc_outputs_add(TrcOutputs *o, const char *path, char *text,
   fd = open_temp(path, &x->tmp, error);
   if (fd < 0)
     return FALSE;
-  ok = write_all(fd, owned, strlen(owned)) && fsync(fd) == 0;
+  ok = trc_write_all(fd, owned, strlen(owned)) && fsync(fd) == 0;
   err = errno;
   if (close(fd) != 0 && ok) {
     ok = FALSE;

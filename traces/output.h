@@ -40,6 +40,10 @@ const char *trc_outputs_reserve(TrcOutputs *o, const char *path,
  * process was interrupted (sim/interrupt.h). */
 gboolean trc_outputs_commit(TrcOutputs *o, GError **error);
 
+/* Writes len bytes to fd whole, through short writes and EINTR; FALSE
+ * (errno set) on an error. */
+gboolean trc_write_all(int fd, const void *data, gsize len);
+
 /* One file, atomically: new, add, commit, free. */
 gboolean trc_write_text(const char *path, char *text, GError **error);
 

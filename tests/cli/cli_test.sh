@@ -169,8 +169,96 @@ if [ -e "$res/nodir" ]; then
   echo "FAIL: a failed run left output"; fails=$((fails + 1))
 fi
 rm -rf "$res"
-expect 0 "Not built yet: this command arrives with sweeps (issue 8)" sweep --help
-expect 2 "ifsim: sweep: not built yet" sweep --vary scaleout.link=a,b
+# --- sweep: a grid of tiny systems; run in tests/data/sweep so that the
+# CSV names its topology as "tiny.ini" ---
+SWEEP=$(cd "$(dirname "$0")/../data/sweep" && pwd)
+swres=$(mktemp -d)
+here=$(pwd)
+cd "$SWEEP" || exit 1
+grid="-t tiny.ini --vary system.servers=2,4 --vary scaleout.oversubscription=1,2 -b 1K -e 1M -f 32 -c allreduce,allgather"
+expect 0 "ifsim sweep [OPTION...] [PLAN.ini]" sweep --help
+# shellcheck disable=SC2086
+"$IFSIM" sweep $grid -o "$swres/j1.csv" </dev/null
+if cmp -s "$swres/j1.csv" golden.csv; then
+  echo "ok: sweep CSV = tests/data/sweep/golden.csv"
+else
+  echo "FAIL: sweep CSV differs from golden.csv"; diff "$swres/j1.csv" golden.csv
+  fails=$((fails + 1))
+fi
+# shellcheck disable=SC2086
+"$IFSIM" sweep $grid -j 3 -o "$swres/j3.csv" </dev/null
+if cmp -s "$swres/j1.csv" "$swres/j3.csv"; then
+  echo "ok: sweep -j 3 = -j 1"
+else
+  echo "FAIL: sweep -j 3 differs from -j 1"; fails=$((fails + 1))
+fi
+# the same grid from a plan file: the same rows
+"$IFSIM" sweep plan.ini -o "$swres/plan.csv" </dev/null
+if [ "$(grep -v '^#' "$swres/plan.csv")" = "$(grep -v '^#' golden.csv)" ]; then
+  echo "ok: sweep plan.ini rows = golden.csv rows"
+else
+  echo "FAIL: sweep plan.ini rows differ"; fails=$((fails + 1))
+fi
+contains "$swres/plan.csv" "# topology: ./tiny.ini"
+# the command line adds to and overrides the plan
+expect 0 "0,2,1,ring,AllReduce,1024,256,float,sum,-1," sweep plan.ini -e 1K --vary run.algo=ring
+expect 0 "point,system.servers,scaleout.oversubscription,run.algo,collective" sweep plan.ini -e 1K --vary run.algo=ring
+MPIRUN=$(command -v mpirun)
+if [ -z "${IFSIM_UNDER_VALGRIND:-}" ] && [ -n "$MPIRUN" ] &&
+   "$IFSIM" version | grep -qF "MPI sweeps (mpirun ... ifsim sweep): built"; then
+  # shellcheck disable=SC2086
+  if "$MPIRUN" --oversubscribe --allow-run-as-root -np 2 "$IFSIM" sweep $grid \
+       -o "$swres/mpi.csv" >"$out" 2>"$err" </dev/null &&
+     cmp -s "$swres/j1.csv" "$swres/mpi.csv"; then
+    echo "ok: mpirun -np 2 ifsim sweep = ifsim sweep"
+  else
+    echo "FAIL: mpirun -np 2 ifsim sweep"; cat "$out" "$err"
+    fails=$((fails + 1))
+  fi
+  if "$MPIRUN" --oversubscribe --allow-run-as-root -np 2 "$IFSIM" sweep \
+       -t tiny.ini --vary system.nodes=2,4 -o "$swres/mpibad.csv" \
+       >"$out" 2>"$err" </dev/null; then
+    echo "FAIL: mpirun sweep with a bad key succeeded"; fails=$((fails + 1))
+  elif [ "$(grep -c 'unknown key' "$err")" -ne 1 ] || [ -e "$swres/mpibad.csv" ]; then
+    echo "FAIL: mpirun sweep with a bad key: not one report / left output"
+    cat "$err"; fails=$((fails + 1))
+  else
+    echo "ok: mpirun sweep with a bad key: exit 2, reported once"
+  fi
+else
+  echo "skip: MPI sweep (no mpirun, no MPI in this build, or under valgrind)"
+fi
+expect 2 "nothing to vary (give --vary KEY=V1,V2,..." sweep -t tiny.ini
+expect 2 "tiny.ini: [system] nodes: unknown key (expected one of: description, server, servers)" sweep -t tiny.ini --vary system.nodes=2,4 -o "$swres/bad.csv"
+expect 2 "point 0 (system.nodes=2): " sweep -t tiny.ini --vary system.nodes=2,4 -o "$swres/bad.csv"
+expect 2 "every point failed; the first: point 0 (system.nodes=2)" sweep -t tiny.ini --vary system.nodes=2,4 -k -o "$swres/bad.csv"
+expect 2 "--vary: sytem.servers: unknown group 'sytem' (expected run, system, scaleout" sweep --vary sytem.servers=1,2
+expect 2 "--vary: run.frobs: unknown workload key 'frobs' (run.KEY: collective, minbytes" sweep --vary run.frobs=1
+expect 2 "--vary: system.servers: empty value in '1,,2'" sweep --vary system.servers=1,,2
+expect 2 "--vary: 'system.servers' is not KEY=V1,V2,..." sweep --vary system.servers
+expect 2 "--vary: 'servers' is not GROUP.KEY" sweep --vary servers=1
+expect 2 "--vary: run.minbytes: '1Q' is not" sweep --vary run.minbytes=1Q,2
+expect 2 "--vary: system.servers is varied twice" sweep --vary system.servers=1 --vary system.servers=2
+expect 2 "--minbytes: '1Q' is not" sweep --vary system.servers=1 -b 1Q
+expect 2 "--collective: 'bcast' is not one of allreduce" sweep --vary system.servers=1 -c allreduce,bcast
+expect 2 "--jobs: 0 is not from 1 to 4096" sweep --vary system.servers=1 -j 0
+expect 2 "point 2 (run.ranks=6, system.servers=2): ranks: 6 is not between 2 and the system's 4 GPUs" sweep -t tiny.ini --vary run.ranks=4,6 --vary system.servers=2,3 -b 1K -e 1K -j 2 -o "$swres/bad.csv"
+expect 2 "[scaleout] oversubscription: 64.5 is outside" sweep -t tiny.ini --vary scaleout.oversubscription=1,64.5 -b 1K -e 1K -o "$swres/bad.csv"
+expect 2 "[scaleout] link: 'ib-nope' is not a known link" sweep -t tiny.ini --vary scaleout.link=ib-hdr-4x,ib-nope -b 1K -e 1K -o "$swres/bad.csv"
+if [ -e "$swres/bad.csv" ]; then
+  echo "FAIL: a failed sweep left its CSV"; fails=$((fails + 1))
+fi
+expect 0 "# point 2 failed: point 2 (run.ranks=6, system.servers=2): ranks: 6" sweep -t tiny.ini --vary run.ranks=4,6 --vary system.servers=2,3 -b 1K -e 1K -k
+expect 0 "0,1,AllReduce,1048576,262144,float,sum,-1,178.0" sweep -t tiny.ini --vary "link ib-hdr-4x.cable_m=1,100" -b 1M -e 1M
+expect 0 "1,10,AllReduce,8,2,float,sum,-1,25.005376" sweep --vary nccl.latency_us=0,10 -b 8 -e 8
+expect 2 "nope.ini: cannot read" sweep nope.ini
+expect 2 "unexpected argument 'b.ini' (one plan file at most)" sweep plan.ini b.ini
+expect 2 "bad_group.ini: [sweeep]: unknown group (expected [sweep] and [vary])" sweep bad_group.ini
+expect 2 "bad_key.ini: [sweep] maxbyte: unknown key (expected topology, models or a workload key" sweep bad_key.ini
+expect 2 "bad_vary.ini: [vary]: run.fidelity: " sweep bad_vary.ini
+expect 2 "bad_value.ini: [sweep] stepfactor: 'x4' is not a count" sweep bad_value.ini
+cd "$here" || exit 1
+rm -rf "$swres"
 expect 2 "ifsim: topo: x.ini: cannot read" topo x.ini
 expect 0 "Servers: 1 x 8 GPUs = 8 GPUs" topo
 expect 0 "Bisection: scale-up 1926.0 GB/s" topo

@@ -1,0 +1,508 @@
+/* `ifsim sweep`: a what-if grid of collective size sweeps written as one
+ * CSV (docs/sweep.md).
+ *
+ * The grid (tools/sweep.c) is built from a plan file and the command
+ * line; its points run here, in this process (-j 1), in worker processes
+ * (-j N: fork, each worker taking every N-th point of this process's
+ * share and sending its results back over a pipe as frames), and across
+ * MPI ranks when mpirun started the process (tools/sweep_mpi.h: point p
+ * goes to rank p mod K, rank 0 gathers).  Processes, not threads: the
+ * simulator keeps process-wide state (the memory limit, the interrupt
+ * flag).  Results are put back in point order before the CSV is written,
+ * so the output is the same byte for byte whatever -j and K are.
+ *
+ * A failed point fails the sweep (exit 2, the lowest failed point named
+ * with its values and reason) unless --keep-going, which records it as a
+ * "# point N failed: reason" comment; a sweep where every point failed
+ * still exits 2.  The CSV is written through TrcOutputs: an error or an
+ * interrupt leaves no partial file. */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "sim/error.h"
+#include "sim/interrupt.h"
+#include "tools/cli.h"
+#include "tools/sweep.h"
+#include "tools/sweep_mpi.h"
+#include "traces/output.h"
+
+#define COMMAND "sweep"
+
+typedef struct {
+  char *plan;
+  char **vary;
+  char *topology;
+  char **models;
+  char *output;
+  guint64 jobs;
+  gboolean keep_going;
+  guint64 max_memory;
+  gboolean max_memory_seen;
+  /* Workload options, as text, for cli_sweep_set_run */
+  char *collective, *minbytes, *maxbytes, *stepbytes, *stepfactor, *ranks,
+      *gpus_per_process, *root, *channels, *datatype, *op, *algo, *proto,
+      *fidelity;
+  gboolean collnet;
+} SweepOptions;
+
+static void sweep_options_clear(SweepOptions *o)
+{
+  char **texts[] = {&o->plan,      &o->topology,
+                    &o->output,    &o->collective,
+                    &o->minbytes,  &o->maxbytes,
+                    &o->stepbytes, &o->stepfactor,
+                    &o->ranks,     &o->gpus_per_process,
+                    &o->root,      &o->channels,
+                    &o->datatype,  &o->op,
+                    &o->algo,      &o->proto,
+                    &o->fidelity};
+
+  for (guint i = 0; i < G_N_ELEMENTS(texts); i++)
+    g_free(*texts[i]);
+  g_strfreev(o->vary);
+  g_strfreev(o->models);
+}
+
+/* The results of the points, by point; this process's progress. */
+typedef struct {
+  const CliSweep *sw;
+  gboolean keep_going;
+  char **rows;     /* NULL where the point did not run or failed */
+  char **failures; /* the reason where it failed */
+  guint done, share;
+  gboolean progress;
+  gint64 start_us;
+} SweepRun;
+
+static void sweep_record(SweepRun *r, guint32 point, gboolean ok, char *text)
+{
+  g_assert(point < cli_sweep_points(r->sw));
+  g_free(r->rows[point]);
+  g_free(r->failures[point]);
+  r->rows[point] = ok ? text : NULL;
+  r->failures[point] = ok ? NULL : text;
+  r->done++;
+  if (r->progress) {
+    double s = (double)(g_get_monotonic_time() - r->start_us) / 1e6;
+    g_autofree char *line = cli_sweep_progress_text(r->done, r->share, s);
+
+    fprintf(stderr, "\r%s", line);
+    fflush(stderr);
+  }
+}
+
+/* Runs point p here; FALSE when it failed and the sweep should stop. */
+static gboolean sweep_one(SweepRun *r, guint p, GByteArray *frames)
+{
+  g_autoptr(GError) error = NULL;
+  char *rows = cli_sweep_run_point(r->sw, p, &error);
+  gboolean ok = rows != NULL;
+  char *text = ok ? rows : g_strdup(error->message);
+
+  if (frames)
+    cli_sweep_frame_append(frames, p, ok, text);
+  if (frames) /* in a worker: the parent records it */
+    g_free(text);
+  else
+    sweep_record(r, p, ok, text);
+  return ok || (r->keep_going && !sim_interrupted());
+}
+
+/* A worker: points[w], points[w + jobs], ... sent to fd as they finish. */
+G_GNUC_NORETURN static void sweep_worker(SweepRun *r, const guint *points,
+                                         guint n, guint w, guint jobs, int fd)
+{
+  for (guint k = w; k < n; k += jobs) {
+    g_autoptr(GByteArray) frame = g_byte_array_new();
+    gboolean go = sweep_one(r, points[k], frame);
+
+    if (!trc_write_all(fd, frame->data, frame->len) || !go)
+      break;
+  }
+  close(fd);
+  _exit(0);
+}
+
+static void sweep_stop_workers(const pid_t *pids, guint jobs)
+{
+  for (guint w = 0; w < jobs; w++) {
+    if (pids[w] > 0)
+      kill(pids[w], SIGKILL);
+  }
+}
+
+/* Runs points over `jobs` worker processes, recording what they send. */
+static gboolean sweep_parallel(SweepRun *r, const guint *points, guint n,
+                               guint jobs, GError **error)
+{
+  g_autofree pid_t *pids = g_new0(pid_t, jobs);
+  g_autofree struct pollfd *fds = g_new0(struct pollfd, jobs);
+  g_autoptr(GPtrArray) bufs =
+      g_ptr_array_new_with_free_func((GDestroyNotify)g_byte_array_unref);
+  guint open_fds = 0;
+  gboolean stop = FALSE, ok = TRUE;
+
+  fflush(NULL);
+  for (guint w = 0; w < jobs; w++) {
+    int fd[2];
+
+    fds[w].fd = -1;
+    g_ptr_array_add(bufs, g_byte_array_new());
+    if (pipe(fd) != 0) {
+      g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                  "-j: cannot create a pipe for worker %u: %s", w,
+                  g_strerror(errno));
+      ok = FALSE;
+      break;
+    }
+    pids[w] = fork();
+    if (pids[w] < 0) {
+      g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                  "-j: cannot start worker %u: %s", w, g_strerror(errno));
+      close(fd[0]);
+      close(fd[1]);
+      ok = FALSE;
+      break;
+    }
+    if (pids[w] == 0) {
+      close(fd[0]);
+      for (guint k = 0; k < w; k++)
+        close(fds[k].fd);
+      /* The worker ends with _exit: nothing of this frame is freed after
+       * it (memcheck would call these lost). */
+      g_clear_pointer(&pids, g_free);
+      g_clear_pointer(&fds, g_free);
+      g_clear_pointer(&bufs, g_ptr_array_unref);
+      sweep_worker(r, points, n, w, jobs, fd[1]);
+    }
+    close(fd[1]);
+    fds[w].fd = fd[0];
+    fds[w].events = POLLIN;
+    open_fds++;
+  }
+  if (!ok) {
+    stop = TRUE;
+    sweep_stop_workers(pids, jobs);
+  }
+  while (!stop && open_fds > 0) {
+    guint8 chunk[65536];
+
+    if (poll(fds, jobs, 200) < 0 && errno != EINTR)
+      break;
+    if (sim_interrupted())
+      break;
+    for (guint w = 0; w < jobs && !stop; w++) {
+      GByteArray *buf = g_ptr_array_index(bufs, w);
+      gsize at = 0;
+      guint32 p;
+      gboolean pok;
+      char *text;
+      ssize_t got;
+
+      if (fds[w].fd < 0 || !(fds[w].revents & (POLLIN | POLLHUP | POLLERR)))
+        continue;
+      got = read(fds[w].fd, chunk, sizeof(chunk));
+      if (got < 0 && errno == EINTR)
+        continue;
+      if (got <= 0) {
+        close(fds[w].fd);
+        fds[w].fd = -1;
+        open_fds--;
+        continue;
+      }
+      g_byte_array_append(buf, chunk, (guint)got);
+      while (cli_sweep_frame_next(buf->data, buf->len, &at, &p, &pok, &text)) {
+        sweep_record(r, p, pok, text);
+        if (!pok && !r->keep_going)
+          stop = TRUE;
+      }
+      g_byte_array_remove_range(buf, 0, (guint)at);
+    }
+  }
+  if (stop || sim_interrupted())
+    sweep_stop_workers(pids, jobs);
+  for (guint w = 0; w < jobs; w++) {
+    int st;
+
+    if (fds[w].fd >= 0)
+      close(fds[w].fd);
+    if (pids[w] > 0 && waitpid(pids[w], &st, 0) > 0 && !stop && ok &&
+        !sim_interrupted() && !(WIFEXITED(st) && WEXITSTATUS(st) == 0)) {
+      g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                  "worker %u (pid %ld) ended abnormally (%s %d)", w,
+                  (long)pids[w], WIFSIGNALED(st) ? "signal" : "status",
+                  WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+      ok = FALSE;
+    }
+  }
+  return ok && sim_interrupt_check(error);
+}
+
+/* Runs this process's share of the points, -j at a time. */
+static gboolean sweep_local(SweepRun *r, const guint *points, guint n,
+                            guint jobs, GError **error)
+{
+  if (jobs > n)
+    jobs = n;
+  if (jobs > 1)
+    return sweep_parallel(r, points, n, jobs, error);
+  for (guint k = 0; k < n; k++) {
+    if (!sweep_one(r, points[k], NULL))
+      break;
+  }
+  return sim_interrupt_check(error);
+}
+
+/* Builds the sweep from the options and the plan file. */
+static gboolean sweep_build(SweepOptions *o, CliSweep *sw, GError **error)
+{
+  const struct {
+    const char *key, *flag;
+    const char *value;
+  } run[] = {{"collective", "--collective", o->collective},
+             {"minbytes", "--minbytes", o->minbytes},
+             {"maxbytes", "--maxbytes", o->maxbytes},
+             {"stepbytes", "--stepbytes", o->stepbytes},
+             {"stepfactor", "--stepfactor", o->stepfactor},
+             {"ranks", "--ranks", o->ranks},
+             {"gpus_per_process", "--gpus-per-process", o->gpus_per_process},
+             {"root", "--root", o->root},
+             {"channels", "--channels", o->channels},
+             {"datatype", "--datatype", o->datatype},
+             {"op", "--op", o->op},
+             {"algo", "--algo", o->algo},
+             {"proto", "--proto", o->proto},
+             {"fidelity", "--fidelity", o->fidelity},
+             {"collnet", "--collnet", o->collnet ? "true" : NULL}};
+
+  for (guint i = 0; i < G_N_ELEMENTS(run); i++) {
+    if (run[i].value &&
+        !cli_sweep_set_run(sw, run[i].key, run[i].value, run[i].flag, error))
+      return FALSE;
+  }
+  for (guint i = 0; o->vary && o->vary[i]; i++) {
+    if (!cli_sweep_add_vary(sw, o->vary[i], "--vary", error))
+      return FALSE;
+  }
+  if (o->topology)
+    cli_sweep_set_topology(sw, o->topology);
+  for (guint i = 0; o->models && o->models[i]; i++)
+    cli_sweep_add_model(sw, o->models[i]);
+  if (o->plan && !cli_sweep_load_plan(sw, o->plan, error))
+    return FALSE;
+  if (o->jobs < 1 || o->jobs > 4096) {
+    g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                "--jobs: %" G_GUINT64_FORMAT " is not from 1 to 4096", o->jobs);
+    return FALSE;
+  }
+  return cli_sweep_prepare(sw, error) &&
+         cli_apply_max_memory(o->max_memory, o->max_memory_seen, error);
+}
+
+/* Rank 0: the outcome of the sweep, written to o->output on success. */
+static gboolean sweep_finish(const SweepOptions *o, const CliSweep *sw,
+                             SweepRun *r, GError **error)
+{
+  guint points = cli_sweep_points(sw), failed = 0, first = points;
+  g_autoptr(TrcOutputs) outs = trc_outputs_new();
+
+  for (guint p = 0; p < points; p++) {
+    if (r->failures[p]) {
+      failed++;
+      first = MIN(first, p);
+    }
+  }
+  if (failed && !o->keep_going) {
+    g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE, "%s",
+                r->failures[first]);
+    return FALSE;
+  }
+  if (failed == points) {
+    g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                "every point failed; the first: %s", r->failures[first]);
+    return FALSE;
+  }
+  return trc_outputs_add(outs, o->output ? o->output : "-",
+                         cli_sweep_csv(sw, r->rows, r->failures), error) &&
+         trc_outputs_commit(outs, error);
+}
+
+int cli_cmd_sweep(int argc, char **argv)
+{
+  SweepOptions o = {.jobs = 1};
+  SimNumberTarget numbers[] = {
+      {"jobs", 'j', SIM_NUMBER_COUNT, &o.jobs, NULL, 0},
+      CLI_MAX_MEMORY_TARGET(&o.max_memory, &o.max_memory_seen),
+      {NULL, 0, 0, NULL, NULL, 0}};
+  GOptionEntry entries[] = {
+      {"vary", 'V', 0, G_OPTION_ARG_STRING_ARRAY, &o.vary,
+       "Vary KEY over the values (repeatable; the grid crosses them, the "
+       "first varying slowest). KEY: GROUP.KEY of the topology file (e.g. "
+       "system.servers, scaleout.link, 'link ib-ndr-4x.cable_m', "
+       "nccl.latency_us) or run.KEY (collective, minbytes, ranks, algo, ...)",
+       "KEY=V1,V2,..."},
+      {"topology", 't', 0, G_OPTION_ARG_FILENAME, &o.topology,
+       "Base system (default: the embedded 8-GPU H100 server)", "TOPO.ini"},
+      {"models", 'm', 0, G_OPTION_ARG_FILENAME_ARRAY, &o.models,
+       "Model file applied before the system's own groups (repeatable)",
+       "FILE"},
+      {"output", 'o', 0, G_OPTION_ARG_FILENAME, &o.output,
+       "Write the CSV to FILE (default, or '-': standard output)", "FILE"},
+      {"jobs", 'j', 0, G_OPTION_ARG_CALLBACK, sim_parse_number_option,
+       "Run N points at once, in worker processes (default 1)", "N"},
+      {"keep-going", 'k', 0, G_OPTION_ARG_NONE, &o.keep_going,
+       "Record a failed point as a '# point N failed' comment and go on "
+       "(default: a failed point fails the sweep)",
+       NULL},
+      {"collective", 'c', 0, G_OPTION_ARG_STRING, &o.collective,
+       "Collectives run at every point, comma-separated (default allreduce)",
+       "LIST"},
+      {"minbytes", 'b', 0, G_OPTION_ARG_STRING, &o.minbytes,
+       "Smallest size, K/M/G/T binary (default 8)", "SIZE"},
+      {"maxbytes", 'e', 0, G_OPTION_ARG_STRING, &o.maxbytes,
+       "Largest size (default 8G)", "SIZE"},
+      {"stepfactor", 'f', 0, G_OPTION_ARG_STRING, &o.stepfactor,
+       "Multiply the size by N between steps (default 2)", "N"},
+      {"stepbytes", 'i', 0, G_OPTION_ARG_STRING, &o.stepbytes,
+       "Add SIZE between steps instead", "SIZE"},
+      {"ranks", 'n', 0, G_OPTION_ARG_STRING, &o.ranks,
+       "Ranks, whole servers in order (default: every GPU)", "N"},
+      {"gpus-per-process", 0, 0, G_OPTION_ARG_STRING, &o.gpus_per_process,
+       "GPUs one process drives, as nccl-tests -g (default 1)", "G"},
+      {"datatype", 'd', 0, G_OPTION_ARG_STRING, &o.datatype,
+       "Element type, as ifsim run -d (default float)", "TYPE"},
+      {"op", 0, 0, G_OPTION_ARG_STRING, &o.op,
+       "Reduction: sum (default), prod, max, min, avg", "OP"},
+      {"root", 'r', 0, G_OPTION_ARG_STRING, &o.root,
+       "Root rank of Broadcast and Reduce (default 0)", "RANK"},
+      {"algo", 0, 0, G_OPTION_ARG_STRING, &o.algo,
+       "NCCL algorithms allowed, as NCCL_ALGO", "LIST"},
+      {"proto", 0, 0, G_OPTION_ARG_STRING, &o.proto,
+       "NCCL protocols allowed, as NCCL_PROTO", "LIST"},
+      {"channels", 0, 0, G_OPTION_ARG_STRING, &o.channels,
+       "Force the channel count", "N"},
+      {"collnet", 0, 0, G_OPTION_ARG_NONE, &o.collnet,
+       "Let NCCL use the network's SHARP reductions", NULL},
+      {"fidelity", 0, 0, G_OPTION_ARG_STRING, &o.fidelity,
+       "Transport: flow (default), analytical or packet", "LEVEL"},
+      CLI_MAX_MEMORY_ENTRY,
+      G_OPTION_ENTRY_NULL};
+  g_autoptr(GOptionContext) ctx = cli_context_new(
+      "[PLAN.ini]",
+      "Run a what-if grid of collective size sweeps into one CSV.",
+      "Every point of the grid crosses the --vary keys (and the plan's "
+      "[vary] group) and runs\nthe collectives over the sizes as 'ifsim "
+      "run' does; the CSV has one row per point,\ncollective and size, the "
+      "varied keys as columns.  Options override the plan's [sweep].\n"
+      "Under mpirun, points are dealt to the ranks and rank 0 writes the "
+      "CSV.\nSee docs/sweep.md.");
+  GOptionGroup *group = g_option_group_new(COMMAND, "sweep options",
+                                           "sweep options", numbers, NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CliSweep) sw = cli_sweep_new();
+  g_autoptr(GArray) mine = g_array_new(FALSE, FALSE, sizeof(guint));
+  g_autoptr(GByteArray) frames = NULL;
+  SweepRun r = {0};
+  int status = CLI_EXIT_USAGE, failed_rank;
+  gboolean mpi = FALSE, ok;
+  guint rank = 0, size = 1, points;
+
+  g_option_group_add_entries(group, entries);
+  g_option_context_set_main_group(ctx, group);
+  if (cli_mpi_launched()) {
+    if (!cli_mpi_start(&rank, &size, &error))
+      goto fail;
+    mpi = TRUE;
+  }
+  if (!cli_parse(ctx, COMMAND, &argc, &argv, &status)) {
+    /* --help prints once; a bad option is reported by every rank */
+    goto out;
+  }
+  ok = TRUE;
+  if (argc > 2) {
+    g_set_error(&error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                "unexpected argument '%s' (one plan file at most)", argv[2]);
+    ok = FALSE;
+  }
+  if (ok && argc == 2)
+    o.plan = g_strdup(argv[1]);
+  ok = ok && sweep_build(&o, sw, &error);
+  failed_rank = mpi ? cli_mpi_first_failed(ok) : (ok ? -1 : 0);
+  if (failed_rank >= 0) {
+    if ((guint)failed_rank != rank)
+      goto out;
+    if (rank != 0)
+      g_prefix_error(&error, "rank %u: ", rank);
+    goto fail;
+  }
+  points = cli_sweep_points(sw);
+  r = (SweepRun){.sw = sw,
+                 .keep_going = o.keep_going,
+                 .rows = g_new0(char *, points),
+                 .failures = g_new0(char *, points),
+                 .progress = rank == 0 && isatty(2),
+                 .start_us = g_get_monotonic_time()};
+  for (guint p = rank; p < points; p += size)
+    g_array_append_val(mine, p);
+  r.share = mine->len;
+  ok = sweep_local(&r, (const guint *)(void *)mine->data, mine->len,
+                   (guint)o.jobs, &error);
+  if (r.progress)
+    fputc('\n', stderr);
+  r.progress = FALSE;
+  if (mpi && rank != 0) {
+    /* Rank 0 reports; this rank's own error (an interrupt) travels as a
+     * failed point. */
+    frames = g_byte_array_new();
+    for (guint k = 0; k < mine->len; k++) {
+      guint p = g_array_index(mine, guint, k);
+
+      if (r.rows[p] || r.failures[p])
+        cli_sweep_frame_append(frames, p, r.rows[p] != NULL,
+                               r.rows[p] ? r.rows[p] : r.failures[p]);
+    }
+    if (!ok && mine->len)
+      cli_sweep_frame_append(frames, g_array_index(mine, guint, 0), FALSE,
+                             error->message);
+    cli_mpi_send_results(frames);
+    status = cli_mpi_bcast_status(CLI_EXIT_USAGE);
+    goto out;
+  }
+  if (mpi) {
+    for (guint from = 1; from < size; from++) {
+      g_autoptr(GByteArray) buf = cli_mpi_recv_results(from);
+      gsize at = 0;
+      guint32 p;
+      gboolean pok;
+      char *text;
+
+      while (cli_sweep_frame_next(buf->data, buf->len, &at, &p, &pok, &text))
+        sweep_record(&r, p, pok, text);
+    }
+  }
+  ok = ok && sweep_finish(&o, sw, &r, &error);
+  status = ok ? CLI_EXIT_OK : cli_report(COMMAND, error);
+  if (mpi)
+    cli_mpi_bcast_status(status);
+  goto out;
+fail:
+  status = cli_report(COMMAND, error);
+out:
+  if (r.rows) {
+    for (guint p = 0; p < cli_sweep_points(sw); p++) {
+      g_free(r.rows[p]);
+      g_free(r.failures[p]);
+    }
+    g_free(r.rows);
+    g_free(r.failures);
+  }
+  sweep_options_clear(&o);
+  if (mpi)
+    cli_mpi_stop();
+  return status;
+}

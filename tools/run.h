@@ -1,0 +1,102 @@
+/* What `ifsim run` and `ifsim sweep` share: the workload options of one
+ * collective size sweep, their checks (the messages name run's flags),
+ * and the per-size loop that chooses each size as NCCL would
+ * (nccl_select), runs it on the system (nccl_run) and turns the result
+ * into a TrcCollRow (nccl_tests_time, algbw, busbw).  Implemented in
+ * tools/cmd_run.c. */
+#ifndef TOOLS_RUN_H
+#define TOOLS_RUN_H
+
+#include <glib.h>
+#include <stdio.h>
+
+#include "models/nccl/nccl.h"
+#include "traces/collresults.h"
+
+typedef struct {
+  char *topology;
+  char **models;
+  char *collective;
+  guint64 min_bytes;
+  guint64 max_bytes;
+  guint64 step_bytes;
+  gboolean step_bytes_seen;
+  guint64 step_factor;
+  gboolean step_factor_seen;
+  guint64 ranks;
+  gboolean ranks_seen;
+  guint64 gpus_per_process;
+  guint64 root;
+  guint64 max_memory;
+  gboolean max_memory_seen;
+  guint64 channels;
+  gboolean channels_seen;
+  char *dtype;
+  char *redop;
+  char *algo;
+  char *proto;
+  char *fidelity;
+  char *csv;
+  char *json;
+  char *links_csv;
+  char *ports_csv;
+  char *queue_samples;
+  char *sample_interval;
+  char *timeline;
+  char *link_samples;
+  char *hot_links;
+  gboolean explain;
+  gboolean collnet;
+} CliRunOptions;
+
+/* What cli_run_check derives from the options. */
+typedef struct {
+  NcclColl coll;
+  guint32 type_size; /* bytes per element of o->dtype */
+  NcclOptions nopt;
+} CliRunPlan;
+
+/* Sets run's defaults: AllReduce, 8 B to 8 GiB, factor 2, one GPU per
+ * process; the strings NULL. */
+void cli_run_options_init(CliRunOptions *o);
+/* Frees the strings; o may be reused after cli_run_options_init. */
+void cli_run_options_clear(CliRunOptions *o);
+
+/* Checks o (filling in the default collective, type and reduction) and
+ * the NCCL_* environment into *plan; errors name run's flags. */
+gboolean cli_run_check(CliRunOptions *o, CliRunPlan *plan, GError **error);
+
+/* The communicator of plan over sys, refusing a --gpus-per-process that
+ * does not divide a server's ranks and a --root that is no rank. */
+NcclComm *cli_run_comm_new(const TopoSystem *sys, const CliRunOptions *o,
+                           const CliRunPlan *plan, GError **error);
+
+/* Runs the collective over o's sizes on comm, appending one TrcCollRow per
+ * size to rows (TrcCollRow).  explain (may be NULL) gets NCCL's choice of
+ * every size as it is made.  inspect (may be NULL) sees the transport of
+ * the largest size, then *inspect_ok says whether it succeeded (it set
+ * error otherwise); last_hooks (may be NULL) run around that size.  Stops
+ * at an interrupt (sim/interrupt.h). */
+/* Hooks around the largest size's run (run's --timeline, --link-samples):
+ * `before` gets NCCL's choice for it, `after` its time; either may be
+ * NULL. */
+typedef struct {
+  void (*before)(void *ctx, const NcclChoice *choice);
+  gboolean (*after)(void *ctx, guint64 size, SimTime time_ps, GError **error);
+  void *ctx;
+} CliRunLast;
+
+gboolean cli_run_collective(const NcclComm *comm, const CliRunOptions *o,
+                            const CliRunPlan *plan, FILE *explain,
+                            NcclInspectFn inspect, void *inspect_ctx,
+                            const gboolean *inspect_ok,
+                            const CliRunLast *last_hooks, GArray *rows,
+                            GError **error);
+
+/* The description of a sweep run with these options, borrowed from o and
+ * sys: the header of its table, CSV and JSON. */
+void cli_run_info(const CliRunOptions *o, const CliRunPlan *plan,
+                  const TopoSystem *sys, const NcclComm *comm,
+                  TrcCollInfo *info);
+
+#endif /* TOOLS_RUN_H */

@@ -1,0 +1,864 @@
+/* `ifsim sweep`'s grid: varied keys, the plan file, the points' systems
+ * and workloads, their CSV rows and the frames that carry them between
+ * processes; see tools/sweep.h.  The command (options, worker processes,
+ * MPI) is tools/cmd_sweep.c. */
+#include "tools/sweep.h"
+
+#include <string.h>
+
+#include "models/params.h"
+#include "sim/config.h"
+#include "sim/units.h"
+#include "tools/cli.h"
+#include "tools/run.h"
+#include "topologies/system.h"
+#include "traces/csvtext.h"
+
+/* The workload keys (run.KEY, [sweep] KEY) and what they set. */
+typedef enum {
+  RUN_COLLECTIVE,
+  RUN_SIZE,   /* sim_size_parse */
+  RUN_COUNT,  /* a decimal count */
+  RUN_STRING, /* checked by cli_run_check */
+  RUN_BOOL,
+} RunKeyKind;
+
+static const struct {
+  const char *key;
+  RunKeyKind kind;
+} run_keys[] = {
+    {"collective", RUN_COLLECTIVE},
+    {"minbytes", RUN_SIZE},
+    {"maxbytes", RUN_SIZE},
+    {"stepbytes", RUN_SIZE},
+    {"stepfactor", RUN_COUNT},
+    {"ranks", RUN_COUNT},
+    {"gpus_per_process", RUN_COUNT},
+    {"root", RUN_COUNT},
+    {"channels", RUN_COUNT},
+    {"datatype", RUN_STRING},
+    {"op", RUN_STRING},
+    {"algo", RUN_STRING},
+    {"proto", RUN_STRING},
+    {"fidelity", RUN_STRING},
+    {"collnet", RUN_BOOL},
+};
+
+/* Groups of a topology file a key may address, and the prefixes of the
+ * named ones. */
+static const char *const topo_groups[] = {"system", "scaleout", "network",
+                                          "nccl", NULL};
+static const char *const topo_group_prefixes[] = {"server ", "link ", "switch ",
+                                                  "nic ", NULL};
+#define SWEEP_GROUPS_TEXT                                                      \
+  "run, system, scaleout, network, nccl, 'server NAME', 'link NAME', "         \
+  "'switch NAME' or 'nic NAME'"
+
+struct CliSweep {
+  char *topology; /* NULL: the embedded default */
+  gboolean topology_set;
+  GPtrArray *models;     /* char * */
+  GPtrArray *run_keys;   /* char *: fixed workload keys, in order set */
+  GPtrArray *run_values; /* char *: their values */
+  GPtrArray *vary;       /* CliSweepVary * */
+  /* After cli_sweep_prepare: */
+  char *base; /* the base topology text */
+  gsize base_len;
+  char *source; /* names it in messages */
+  guint points;
+};
+
+static void vary_free(gpointer p)
+{
+  CliSweepVary *v = p;
+
+  if (!v)
+    return;
+  g_free(v->name);
+  g_free(v->group);
+  g_free(v->key);
+  g_strfreev(v->values);
+  g_free(v);
+}
+
+CliSweep *cli_sweep_new(void)
+{
+  CliSweep *sw = g_new0(CliSweep, 1);
+
+  sw->models = g_ptr_array_new_with_free_func(g_free);
+  sw->run_keys = g_ptr_array_new_with_free_func(g_free);
+  sw->run_values = g_ptr_array_new_with_free_func(g_free);
+  sw->vary = g_ptr_array_new_with_free_func(vary_free);
+  return sw;
+}
+
+void cli_sweep_free(CliSweep *sw)
+{
+  if (!sw)
+    return;
+  g_free(sw->topology);
+  g_ptr_array_unref(sw->models);
+  g_ptr_array_unref(sw->run_keys);
+  g_ptr_array_unref(sw->run_values);
+  g_ptr_array_unref(sw->vary);
+  g_free(sw->base);
+  g_free(sw->source);
+  g_free(sw);
+}
+
+static int run_key_find(const char *key)
+{
+  for (guint i = 0; i < G_N_ELEMENTS(run_keys); i++) {
+    if (strcmp(run_keys[i].key, key) == 0)
+      return (int)i;
+  }
+  return -1;
+}
+
+static char *run_keys_text(void)
+{
+  GString *s = g_string_new(NULL);
+
+  for (guint i = 0; i < G_N_ELEMENTS(run_keys); i++)
+    g_string_append_printf(s, "%s%s", i ? ", " : "", run_keys[i].key);
+  return g_string_free(s, FALSE);
+}
+
+/* Sets workload key k of o from text; the message does not name the key. */
+static gboolean run_apply(CliRunOptions *o, int k, const char *value,
+                          GError **error)
+{
+  guint64 n = 0;
+
+  switch (run_keys[k].kind) {
+  case RUN_COLLECTIVE: {
+    NcclColl c;
+
+    if (!nccl_coll_parse(value, &c)) {
+      g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                  "'%s' is not one of allreduce, allgather, reducescatter, "
+                  "broadcast, reduce, alltoall, sendrecv",
+                  value);
+      return FALSE;
+    }
+    g_free(o->collective);
+    o->collective = g_strdup(value);
+    return TRUE;
+  }
+  case RUN_SIZE:
+    if (!sim_size_parse(value, &n, error))
+      return FALSE;
+    break;
+  case RUN_COUNT:
+    if (!g_ascii_string_to_unsigned(value, 10, 0, G_MAXUINT64, &n, NULL)) {
+      g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                  "'%s' is not a count (expected a decimal integer >= 0)",
+                  value);
+      return FALSE;
+    }
+    break;
+  case RUN_BOOL:
+    if (strcmp(value, "true") == 0)
+      o->collnet = TRUE;
+    else if (strcmp(value, "false") == 0)
+      o->collnet = FALSE;
+    else {
+      g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                  "'%s' is not true or false", value);
+      return FALSE;
+    }
+    return TRUE;
+  case RUN_STRING: {
+    const char *key = run_keys[k].key;
+    char **field = strcmp(key, "datatype") == 0 ? &o->dtype
+                   : strcmp(key, "op") == 0     ? &o->redop
+                   : strcmp(key, "algo") == 0   ? &o->algo
+                   : strcmp(key, "proto") == 0  ? &o->proto
+                                                : &o->fidelity;
+    g_free(*field);
+    *field = g_strdup(value);
+    return TRUE;
+  }
+  }
+  {
+    const char *key = run_keys[k].key;
+
+    if (strcmp(key, "minbytes") == 0)
+      o->min_bytes = n;
+    else if (strcmp(key, "maxbytes") == 0)
+      o->max_bytes = n;
+    else if (strcmp(key, "stepbytes") == 0) {
+      o->step_bytes = n;
+      o->step_bytes_seen = TRUE;
+    } else if (strcmp(key, "stepfactor") == 0) {
+      o->step_factor = n;
+      o->step_factor_seen = TRUE;
+    } else if (strcmp(key, "ranks") == 0) {
+      o->ranks = n;
+      o->ranks_seen = TRUE;
+    } else if (strcmp(key, "gpus_per_process") == 0)
+      o->gpus_per_process = n;
+    else if (strcmp(key, "root") == 0)
+      o->root = n;
+    else {
+      g_assert(strcmp(key, "channels") == 0);
+      o->channels = n;
+      o->channels_seen = TRUE;
+    }
+  }
+  return TRUE;
+}
+
+/* Checks that value parses as workload key k ("collective" one name). */
+static gboolean run_check_value(int k, const char *value, GError **error)
+{
+  CliRunOptions o;
+  gboolean ok;
+
+  cli_run_options_init(&o);
+  ok = run_apply(&o, k, value, error);
+  cli_run_options_clear(&o);
+  return ok;
+}
+
+static gboolean topo_group_known(const char *group)
+{
+  if (g_strv_contains(topo_groups, group))
+    return TRUE;
+  for (guint i = 0; topo_group_prefixes[i]; i++) {
+    const char *p = topo_group_prefixes[i];
+
+    if (g_str_has_prefix(group, p) && group[strlen(p)] != '\0')
+      return TRUE;
+  }
+  return FALSE;
+}
+
+/* Splits a comma-separated list, trimmed; refuses an empty item. */
+static GStrv split_values(const char *text, const char *where, const char *name,
+                          GError **error)
+{
+  g_auto(GStrv) values = g_strsplit(text, ",", -1);
+
+  if (!values[0]) {
+    g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                "%s: %s%sempty value in '' (expected V1,V2,...)", where,
+                name ? name : "", name ? ": " : "");
+    return NULL;
+  }
+  for (guint i = 0; values[i]; i++) {
+    g_strstrip(values[i]);
+    if (!*values[i]) {
+      g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                  "%s: %s%sempty value in '%s' (expected V1,V2,...)", where,
+                  name ? name : "", name ? ": " : "", text);
+      return NULL;
+    }
+  }
+  return g_steal_pointer(&values);
+}
+
+static CliSweepVary *vary_find(const CliSweep *sw, const char *name)
+{
+  for (guint i = 0; i < sw->vary->len; i++) {
+    CliSweepVary *v = g_ptr_array_index(sw->vary, i);
+
+    if (strcmp(v->name, name) == 0)
+      return v;
+  }
+  return NULL;
+}
+
+/* A varied key from name and its values text. */
+static CliSweepVary *vary_new(const char *name_in, const char *values,
+                              const char *where, GError **error)
+{
+  g_autofree char *name = g_strstrip(g_strdup(name_in));
+  const char *dot = strrchr(name, '.');
+  CliSweepVary *v;
+  g_autofree char *group = NULL;
+  GStrv list;
+
+  if (!dot || dot == name || dot[1] == '\0') {
+    g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                "%s: '%s' is not GROUP.KEY (GROUP is %s)", where, name,
+                SWEEP_GROUPS_TEXT);
+    return NULL;
+  }
+  group = g_strndup(name, (gsize)(dot - name));
+  if (strcmp(group, "run") == 0) {
+    int k = run_key_find(dot + 1);
+
+    if (k < 0) {
+      g_autofree char *keys = run_keys_text();
+      g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                  "%s: %s: unknown workload key '%s' (run.KEY: %s)", where,
+                  name, dot + 1, keys);
+      return NULL;
+    }
+  } else if (!topo_group_known(group)) {
+    g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                "%s: %s: unknown group '%s' (expected %s)", where, name, group,
+                SWEEP_GROUPS_TEXT);
+    return NULL;
+  }
+  list = split_values(values, where, name, error);
+  if (!list)
+    return NULL;
+  v = g_new0(CliSweepVary, 1);
+  v->name = g_steal_pointer(&name);
+  v->group = g_steal_pointer(&group);
+  v->key = g_strdup(dot + 1);
+  v->values = list;
+  if (strcmp(v->group, "run") == 0) {
+    int k = run_key_find(v->key);
+
+    for (guint i = 0; v->values[i]; i++) {
+      g_autoptr(GError) local = NULL;
+
+      if (!run_check_value(k, v->values[i], &local)) {
+        g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE, "%s: %s: %s", where,
+                    v->name, local->message);
+        vary_free(v);
+        return NULL;
+      }
+    }
+  }
+  return v;
+}
+
+gboolean cli_sweep_add_vary(CliSweep *sw, const char *spec, const char *where,
+                            GError **error)
+{
+  const char *eq = strchr(spec, '=');
+  g_autofree char *name = NULL;
+  CliSweepVary *v;
+
+  if (!eq) {
+    g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                "%s: '%s' is not KEY=V1,V2,...", where, spec);
+    return FALSE;
+  }
+  name = g_strndup(spec, (gsize)(eq - spec));
+  v = vary_new(name, eq + 1, where, error);
+  if (!v)
+    return FALSE;
+  if (vary_find(sw, v->name)) {
+    g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                "%s: %s is varied twice (give its values in one list)", where,
+                v->name);
+    vary_free(v);
+    return FALSE;
+  }
+  g_ptr_array_add(sw->vary, v);
+  return TRUE;
+}
+
+gboolean cli_sweep_set_run(CliSweep *sw, const char *key, const char *value,
+                           const char *where, GError **error)
+{
+  int k = run_key_find(key);
+
+  if (k < 0) {
+    g_autofree char *keys = run_keys_text();
+    g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                "%s: unknown workload key '%s' (expected %s)", where, key,
+                keys);
+    return FALSE;
+  }
+  if (run_keys[k].kind == RUN_COLLECTIVE) {
+    g_auto(GStrv) names = split_values(value, where, NULL, error);
+
+    if (!names)
+      return FALSE;
+    for (guint i = 0; names[i]; i++) {
+      g_autoptr(GError) local = NULL;
+
+      if (!run_check_value(k, names[i], &local)) {
+        g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE, "%s: %s", where,
+                    local->message);
+        return FALSE;
+      }
+    }
+  } else {
+    g_autoptr(GError) local = NULL;
+
+    if (!run_check_value(k, value, &local)) {
+      g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE, "%s: %s", where,
+                  local->message);
+      return FALSE;
+    }
+  }
+  for (guint i = 0; i < sw->run_keys->len; i++) {
+    if (strcmp(g_ptr_array_index(sw->run_keys, i), key) == 0) {
+      g_free(sw->run_values->pdata[i]);
+      sw->run_values->pdata[i] = g_strdup(value);
+      return TRUE;
+    }
+  }
+  g_ptr_array_add(sw->run_keys, g_strdup(key));
+  g_ptr_array_add(sw->run_values, g_strdup(value));
+  return TRUE;
+}
+
+static gboolean run_is_set(const CliSweep *sw, const char *key)
+{
+  for (guint i = 0; i < sw->run_keys->len; i++) {
+    if (strcmp(g_ptr_array_index(sw->run_keys, i), key) == 0)
+      return TRUE;
+  }
+  return FALSE;
+}
+
+void cli_sweep_set_topology(CliSweep *sw, const char *path)
+{
+  g_free(sw->topology);
+  sw->topology = g_strdup(path);
+  sw->topology_set = TRUE;
+}
+
+void cli_sweep_add_model(CliSweep *sw, const char *path)
+{
+  g_ptr_array_add(sw->models, g_strdup(path));
+}
+
+/* A path of the plan relative to the plan's directory. */
+static char *plan_path(const char *plan, const char *path)
+{
+  g_autofree char *dir = NULL;
+
+  if (g_path_is_absolute(path))
+    return g_strdup(path);
+  dir = g_path_get_dirname(plan);
+  return g_build_filename(dir, path, NULL);
+}
+
+gboolean cli_sweep_load_plan(CliSweep *sw, const char *path, GError **error)
+{
+  g_autofree char *data = NULL;
+  gsize len = 0;
+  g_autoptr(GError) local = NULL;
+  g_autoptr(GKeyFile) kf = NULL;
+  g_auto(GStrv) groups = NULL;
+  g_autoptr(GPtrArray) plan_vary = NULL;
+
+  if (!g_file_get_contents(path, &data, &len, &local)) {
+    g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE, "%s: cannot read: %s",
+                path, local->message);
+    return FALSE;
+  }
+  kf = mdl_ini_load(data, len, path, error);
+  if (!kf)
+    return FALSE;
+  groups = g_key_file_get_groups(kf, NULL);
+  for (guint i = 0; groups[i]; i++) {
+    if (strcmp(groups[i], "sweep") != 0 && strcmp(groups[i], "vary") != 0) {
+      g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                  "%s: [%s]: unknown group (expected [sweep] and [vary])", path,
+                  groups[i]);
+      return FALSE;
+    }
+  }
+  if (g_key_file_has_group(kf, "sweep")) {
+    g_auto(GStrv) keys = g_key_file_get_keys(kf, "sweep", NULL, NULL);
+    g_autofree char *where = g_strdup_printf("%s: [sweep]", path);
+
+    for (guint i = 0; keys[i]; i++) {
+      g_autofree char *value = g_key_file_get_value(kf, "sweep", keys[i], NULL);
+
+      g_strstrip(value);
+      if (strcmp(keys[i], "topology") == 0) {
+        g_autofree char *p = NULL;
+
+        if (!*value) {
+          g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                      "%s topology: empty (expected a topology file, "
+                      "relative to the plan's directory)",
+                      where);
+          return FALSE;
+        }
+        if (sw->topology_set)
+          continue;
+        p = plan_path(path, value);
+        cli_sweep_set_topology(sw, p);
+      } else if (strcmp(keys[i], "models") == 0) {
+        g_auto(GStrv) files = split_values(value, where, keys[i], error);
+
+        if (!files)
+          return FALSE;
+        /* Before the command line's -m files, which apply last. */
+        for (guint f = 0; files[f]; f++)
+          g_ptr_array_insert(sw->models, (gint)f, plan_path(path, files[f]));
+      } else if (run_key_find(keys[i]) >= 0) {
+        g_autofree char *kwhere = g_strdup_printf("%s %s", where, keys[i]);
+
+        if (!run_is_set(sw, keys[i]) &&
+            !cli_sweep_set_run(sw, keys[i], value, kwhere, error))
+          return FALSE;
+      } else {
+        g_autofree char *rk = run_keys_text();
+        g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                    "%s %s: unknown key (expected topology, models or a "
+                    "workload key: %s)",
+                    where, keys[i], rk);
+        return FALSE;
+      }
+    }
+  }
+  plan_vary = g_ptr_array_new_with_free_func(vary_free);
+  if (g_key_file_has_group(kf, "vary")) {
+    g_auto(GStrv) keys = g_key_file_get_keys(kf, "vary", NULL, NULL);
+    g_autofree char *where = g_strdup_printf("%s: [vary]", path);
+
+    for (guint i = 0; keys[i]; i++) {
+      g_autofree char *value = g_key_file_get_value(kf, "vary", keys[i], NULL);
+      CliSweepVary *v = vary_new(keys[i], value, where, error);
+
+      if (!v)
+        return FALSE;
+      CliSweepVary *given = vary_find(sw, v->name);
+
+      /* In the plan's place, with the command line's values */
+      if (given) {
+        guint at = 0;
+
+        gboolean found = g_ptr_array_find(sw->vary, given, &at);
+
+        g_assert(found);
+        vary_free(v);
+        v = g_ptr_array_steal_index(sw->vary, at);
+      }
+      g_ptr_array_add(plan_vary, v);
+    }
+  }
+  /* The plan's varied keys first, in its order, then the others. */
+  for (guint i = 0; i < sw->vary->len; i++)
+    g_ptr_array_add(plan_vary, g_steal_pointer(&sw->vary->pdata[i]));
+  g_ptr_array_set_size(sw->vary, 0);
+  for (guint i = 0; i < plan_vary->len; i++)
+    g_ptr_array_add(sw->vary, g_steal_pointer(&plan_vary->pdata[i]));
+  g_ptr_array_set_size(plan_vary, 0);
+  return TRUE;
+}
+
+gboolean cli_sweep_prepare(CliSweep *sw, GError **error)
+{
+  guint64 points = 1;
+
+  if (sw->vary->len == 0) {
+    g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                "nothing to vary (give --vary KEY=V1,V2,... or a plan file "
+                "with a [vary] group)");
+    return FALSE;
+  }
+  for (guint i = 0; i < sw->vary->len; i++) {
+    const CliSweepVary *v = g_ptr_array_index(sw->vary, i);
+
+    points *= g_strv_length(v->values);
+    if (points > G_MAXINT32) {
+      g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                  "the grid has more than %d points", G_MAXINT32);
+      return FALSE;
+    }
+  }
+  sw->points = (guint)points;
+  if (sw->topology) {
+    g_autoptr(GError) local = NULL;
+
+    if (!g_file_get_contents(sw->topology, &sw->base, &sw->base_len, &local)) {
+      g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE, "%s: cannot read: %s",
+                  sw->topology, local->message);
+      return FALSE;
+    }
+    sw->source = g_strdup(sw->topology);
+  } else {
+    g_autoptr(GBytes) bytes = topo_builtin_example_data("dgx-h100");
+    gsize len;
+    const char *d = g_bytes_get_data(bytes, &len);
+
+    sw->base = g_strndup(d, len);
+    sw->base_len = len;
+    sw->source = g_strdup("topologies/examples/dgx-h100.ini (built in)");
+  }
+  /* Syntax and repeated groups or keys, which a point's GKeyFile would
+   * silently merge, are refused here, naming the file. */
+  {
+    g_autoptr(GKeyFile) kf =
+        mdl_ini_load(sw->base, sw->base_len, sw->source, error);
+
+    return kf != NULL;
+  }
+}
+
+guint cli_sweep_points(const CliSweep *sw)
+{
+  return sw->points;
+}
+
+const CliSweepVary *cli_sweep_vary(const CliSweep *sw, guint i)
+{
+  return g_ptr_array_index(sw->vary, i);
+}
+
+guint cli_sweep_n_vary(const CliSweep *sw)
+{
+  return sw->vary->len;
+}
+
+guint cli_sweep_value_index(const CliSweep *sw, guint point, guint i)
+{
+  guint stride = 1;
+
+  /* The last key varies fastest. */
+  for (guint k = sw->vary->len - 1; k > i; k--)
+    stride *= g_strv_length(cli_sweep_vary(sw, k)->values);
+  return point / stride % g_strv_length(cli_sweep_vary(sw, i)->values);
+}
+
+static const char *point_value(const CliSweep *sw, guint point, guint i)
+{
+  return cli_sweep_vary(sw, i)->values[cli_sweep_value_index(sw, point, i)];
+}
+
+char *cli_sweep_point_label(const CliSweep *sw, guint point)
+{
+  GString *s = g_string_new(NULL);
+
+  for (guint i = 0; i < sw->vary->len; i++)
+    g_string_append_printf(s, "%s%s=%s", i ? ", " : "",
+                           cli_sweep_vary(sw, i)->name,
+                           point_value(sw, point, i));
+  return g_string_free(s, FALSE);
+}
+
+char *cli_sweep_point_topology(const CliSweep *sw, guint point, gsize *len)
+{
+  g_autoptr(GKeyFile) kf = g_key_file_new();
+  gboolean topo = FALSE;
+
+  for (guint i = 0; i < sw->vary->len; i++)
+    topo = topo || strcmp(cli_sweep_vary(sw, i)->group, "run") != 0;
+  if (!topo) {
+    *len = sw->base_len;
+    return g_strndup(sw->base, sw->base_len);
+  }
+  /* Parsed again for each point (GKeyFile has no copy); it parsed at
+   * cli_sweep_prepare. */
+  if (!g_key_file_load_from_data(kf, sw->base, sw->base_len, G_KEY_FILE_NONE,
+                                 NULL))
+    g_assert_not_reached();
+  for (guint i = 0; i < sw->vary->len; i++) {
+    const CliSweepVary *v = cli_sweep_vary(sw, i);
+
+    if (strcmp(v->group, "run") != 0)
+      g_key_file_set_value(kf, v->group, v->key, point_value(sw, point, i));
+  }
+  return g_key_file_to_data(kf, len, NULL);
+}
+
+/* The rows of one collective of a point. */
+static gboolean point_collective(const CliSweep *sw, guint point,
+                                 const TopoSystem *sys, const char *coll,
+                                 GString *out, GError **error)
+{
+  CliRunOptions o;
+  CliRunPlan plan;
+  g_autoptr(NcclComm) comm = NULL;
+  g_autoptr(GArray) rows = g_array_new(FALSE, TRUE, sizeof(TrcCollRow));
+  g_autoptr(GString) lead = g_string_new(NULL);
+  TrcCollInfo info;
+  gboolean ok = TRUE;
+
+  cli_run_options_init(&o);
+  for (guint i = 0; ok && i < sw->run_keys->len; i++) {
+    int k = run_key_find(g_ptr_array_index(sw->run_keys, i));
+
+    if (run_keys[k].kind != RUN_COLLECTIVE)
+      ok = run_apply(&o, k, g_ptr_array_index(sw->run_values, i), error);
+  }
+  for (guint i = 0; ok && i < sw->vary->len; i++) {
+    const CliSweepVary *v = cli_sweep_vary(sw, i);
+    int k = strcmp(v->group, "run") == 0 ? run_key_find(v->key) : -1;
+
+    if (k >= 0 && run_keys[k].kind != RUN_COLLECTIVE)
+      ok = run_apply(&o, k, point_value(sw, point, i), error);
+  }
+  o.collective = g_strdup(coll);
+  ok = ok && cli_run_check(&o, &plan, error);
+  if (ok)
+    comm = cli_run_comm_new(sys, &o, &plan, error);
+  ok = ok && comm &&
+       cli_run_collective(comm, &o, &plan, NULL, NULL, NULL, NULL, NULL, rows,
+                         error);
+  if (ok) {
+    cli_run_info(&o, &plan, sys, comm, &info);
+    g_string_append_printf(lead, "%u", point);
+    for (guint i = 0; i < sw->vary->len; i++) {
+      g_string_append_c(lead, ',');
+      trc_csv_append_text(lead, point_value(sw, point, i));
+    }
+    g_string_append_c(lead, ',');
+    trc_csv_append_text(lead, info.collective);
+    g_string_append_c(lead, ',');
+    for (guint r = 0; r < rows->len; r++) {
+      g_string_append_len(out, lead->str, (gssize)lead->len);
+      trc_coll_csv_append_row(out, &info, &g_array_index(rows, TrcCollRow, r));
+      g_string_append_c(out, '\n');
+    }
+  }
+  cli_run_options_clear(&o);
+  return ok;
+}
+
+static char *point_rows(const CliSweep *sw, guint point, GError **error)
+{
+  gsize len = 0;
+  g_autofree char *text = cli_sweep_point_topology(sw, point, &len);
+  g_autoptr(GPtrArray) models = g_ptr_array_new();
+  g_autoptr(TopoSystem) sys = NULL;
+  g_autoptr(GString) out = g_string_new(NULL);
+  g_auto(GStrv) colls = NULL;
+  const char *list = "allreduce";
+
+  for (guint i = 0; i < sw->models->len; i++)
+    g_ptr_array_add(models, g_ptr_array_index(sw->models, i));
+  g_ptr_array_add(models, NULL);
+  for (guint i = 0; i < sw->run_keys->len; i++) {
+    if (strcmp(g_ptr_array_index(sw->run_keys, i), "collective") == 0)
+      list = g_ptr_array_index(sw->run_values, i);
+  }
+  for (guint i = 0; i < sw->vary->len; i++) {
+    const CliSweepVary *v = cli_sweep_vary(sw, i);
+
+    if (strcmp(v->group, "run") == 0 && strcmp(v->key, "collective") == 0)
+      list = point_value(sw, point, i);
+  }
+  colls = g_strsplit(list, ",", -1);
+  sys = topo_system_load_data(text, len, sw->source,
+                              (const char *const *)models->pdata, error);
+  if (!sys)
+    return NULL;
+  for (guint c = 0; colls[c]; c++) {
+    if (!point_collective(sw, point, sys, g_strstrip(colls[c]), out, error))
+      return NULL;
+  }
+  return g_string_free(g_steal_pointer(&out), FALSE);
+}
+
+char *cli_sweep_run_point(const CliSweep *sw, guint point, GError **error)
+{
+  g_autoptr(GError) local = NULL;
+  char *rows = point_rows(sw, point, &local);
+
+  if (!rows) {
+    g_autofree char *label = cli_sweep_point_label(sw, point);
+    g_propagate_prefixed_error(error, g_steal_pointer(&local),
+                               "point %u (%s): ", point, label);
+  }
+  return rows;
+}
+
+char *cli_sweep_csv(const CliSweep *sw, char *const *rows,
+                    char *const *failures)
+{
+  GString *s = g_string_new(NULL);
+
+  g_string_append_printf(s, "# ifsim sweep: version %s\n", IFSIM_VERSION);
+  g_string_append_printf(s, "# topology: %s\n", sw->source);
+  for (guint i = 0; i < sw->models->len; i++)
+    g_string_append_printf(s, "# model: %s\n",
+                           (const char *)g_ptr_array_index(sw->models, i));
+  for (guint i = 0; i < sw->run_keys->len; i++)
+    g_string_append_printf(s, "# run.%s: %s\n",
+                           (const char *)g_ptr_array_index(sw->run_keys, i),
+                           (const char *)g_ptr_array_index(sw->run_values, i));
+  for (guint i = 0; i < sw->vary->len; i++) {
+    const CliSweepVary *v = cli_sweep_vary(sw, i);
+    g_autofree char *values = g_strjoinv(", ", v->values);
+
+    g_string_append_printf(s, "# vary %s: %s\n", v->name, values);
+  }
+  g_string_append_printf(s, "# points: %u\n", sw->points);
+  for (guint p = 0; failures && p < sw->points; p++) {
+    if (failures[p]) {
+      g_auto(GStrv) lines = g_strsplit(failures[p], "\n", -1);
+      g_autofree char *one = g_strjoinv(" ", lines);
+
+      g_string_append_printf(s, "# point %u failed: %s\n", p, one);
+    }
+  }
+  g_string_append(s, "point");
+  for (guint i = 0; i < sw->vary->len; i++) {
+    g_string_append_c(s, ',');
+    trc_csv_append_text(s, cli_sweep_vary(sw, i)->name);
+  }
+  g_string_append(s, ",collective," TRC_COLL_CSV_COLUMNS "\n");
+  for (guint p = 0; p < sw->points; p++) {
+    if (rows[p])
+      g_string_append(s, rows[p]);
+  }
+  return g_string_free(s, FALSE);
+}
+
+void cli_sweep_frame_append(GByteArray *buf, guint32 point, gboolean ok,
+                            const char *text)
+{
+  guint32 k = ok ? 1 : 0;
+  guint64 len = strlen(text);
+
+  g_byte_array_append(buf, (const guint8 *)&point, sizeof(point));
+  g_byte_array_append(buf, (const guint8 *)&k, sizeof(k));
+  g_byte_array_append(buf, (const guint8 *)&len, sizeof(len));
+  g_byte_array_append(buf, (const guint8 *)text, (guint)len);
+}
+
+gboolean cli_sweep_frame_next(const guint8 *buf, gsize len, gsize *offset,
+                              guint32 *point, gboolean *ok, char **text)
+{
+  gsize at = *offset;
+  guint32 k;
+  guint64 n;
+
+  if (len - at < 16)
+    return FALSE;
+  memcpy(point, buf + at, 4);
+  memcpy(&k, buf + at + 4, 4);
+  memcpy(&n, buf + at + 8, 8);
+  if (len - at - 16 < n)
+    return FALSE;
+  *ok = k != 0;
+  *text = g_strndup((const char *)buf + at + 16, (gsize)n);
+  *offset = at + 16 + (gsize)n;
+  return TRUE;
+}
+
+static void append_clock(GString *s, double seconds)
+{
+  guint64 t = (guint64)(seconds + 0.5);
+
+  if (t >= 3600)
+    g_string_append_printf(s, "%" G_GUINT64_FORMAT ":%02u:%02u", t / 3600,
+                           (guint)(t / 60 % 60), (guint)(t % 60));
+  else
+    g_string_append_printf(s, "%u:%02u", (guint)(t / 60), (guint)(t % 60));
+}
+
+#define PROGRESS_BAR_WIDTH 20
+
+char *cli_sweep_progress_text(guint done, guint total, double elapsed_s)
+{
+  GString *s = g_string_new("[");
+  guint filled = total ? (guint)((guint64)done * PROGRESS_BAR_WIDTH / total)
+                       : PROGRESS_BAR_WIDTH;
+
+  for (guint i = 0; i < PROGRESS_BAR_WIDTH; i++)
+    g_string_append_c(s, i < filled ? '#' : '.');
+  g_string_append_printf(s, "] %u/%u points, ", done, total);
+  append_clock(s, elapsed_s);
+  g_string_append(s, " elapsed, ETA ");
+  if (done == 0)
+    g_string_append(s, "--:--");
+  else
+    append_clock(s, elapsed_s / done * (total - done));
+  return g_string_free(s, FALSE);
+}
