@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "models/nccl/nccl.h"
+#include "models/params.h"
 #include "sim/interrupt.h"
 #include "sim/units.h"
 #include "tools/cli.h"
@@ -46,8 +47,8 @@ typedef struct {
   char *timeline;
   char *link_samples;
   char *sample_interval;
-  guint64 hot_links;
-  gboolean hot_links_seen;
+  char *hot_links;
+  gboolean seed_seen;
   guint64 max_memory;
   gboolean max_memory_seen;
   char **rest;
@@ -84,6 +85,7 @@ static void options_clear(ReplayOptions *o)
   g_free(o->timeline);
   g_free(o->link_samples);
   g_free(o->sample_interval);
+  g_free(o->hot_links);
   g_strfreev(o->rest);
 }
 
@@ -120,6 +122,13 @@ static gboolean parse_servers(const char *text, const char *what, GArray **out,
     }
     if (!ends[1])
       hi = lo;
+    if (hi - lo >= RPL_MAX_SERVERS || a->len + (hi - lo) >= RPL_MAX_SERVERS) {
+      g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                  "%s: '%s' lists more than %u servers (a system's most)", what,
+                  parts[i], RPL_MAX_SERVERS);
+      g_array_free(a, TRUE);
+      return FALSE;
+    }
     for (guint64 s = lo; s <= hi; s++) {
       guint32 v = (guint32)s;
 
@@ -137,6 +146,7 @@ static WrkWorkload *load_workload(const char *csv, const char *astra,
                                   GError **error)
 {
   int given = (csv != NULL) + (astra != NULL) + (llm != NULL);
+  WrkWorkload *w;
 
   if (given != 1) {
     g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
@@ -168,9 +178,14 @@ static WrkWorkload *load_workload(const char *csv, const char *astra,
         return NULL;
       }
     }
-    return wrk_load_astra_opts(astra, &ao, error);
+    w = wrk_load_astra_opts(astra, &ao, error);
+  } else {
+    w = wrk_load_csv(csv, error);
   }
-  return wrk_load_csv(csv, error);
+  /* the readers name the file; say where it was named */
+  if (!w && strcmp(where, "workload") != 0)
+    g_prefix_error(error, "%s: ", where);
+  return w;
 }
 
 static const char *const job_keys[] = {"workload", "llm",         "astra",
@@ -180,14 +195,20 @@ static const char *const job_keys[] = {"workload", "llm",         "astra",
 /* The jobs of a jobs file: groups [job NAME]; paths relative to it. */
 static gboolean load_jobs(const char *path, GArray *jobs, GError **error)
 {
-  g_autoptr(GKeyFile) kf = g_key_file_new();
+  g_autoptr(GKeyFile) kf = NULL;
   g_auto(GStrv) groups = NULL;
   g_autofree char *dir = g_path_get_dirname(path);
+  g_autofree char *text = NULL;
+  gsize len;
 
-  if (!g_key_file_load_from_file(kf, path, G_KEY_FILE_NONE, error)) {
+  if (!g_file_get_contents(path, &text, &len, error)) {
     g_prefix_error(error, "%s: ", path);
     return FALSE;
   }
+  /* a repeated group or key, which GKeyFile would merge, is refused */
+  kf = mdl_ini_load(text, len, path, error);
+  if (!kf)
+    return FALSE;
   groups = g_key_file_get_groups(kf, NULL);
   for (guint gi = 0; groups[gi]; gi++) {
     const char *g = groups[gi];
@@ -240,12 +261,18 @@ static gboolean load_jobs(const char *path, GArray *jobs, GError **error)
                   "%s: astra_tp '%s' is not a count of ranks", where, tp);
       return FALSE;
     }
+    if ((tp || ns) && !astra) {
+      g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                  "%s: %s goes with astra (an ASTRA-sim workload)", where,
+                  tp ? "astra_tp" : "ns_per_tick");
+      return FALSE;
+    }
     j.name = g_strdup(g + 4);
     j.w = load_workload(csv, astra, llm, (guint32)astra_tp, ns, where, error);
     if (!j.w)
       goto bad;
     j.placement = servers ? RPL_PLACE_EXPLICIT : RPL_PLACE_PACKED;
-    if (pl && !(servers && strcmp(pl, "explicit") == 0) &&
+    if (pl && strcmp(pl, "explicit") != 0 &&
         !rpl_placement_parse(pl, &j.placement)) {
       g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
                   "%s: placement '%s' is not one of packed, spread, random, "
@@ -657,9 +684,11 @@ static NcclExec exec_of(const char *fidelity)
   return NCCL_EXEC_FLOW;
 }
 
-static gboolean check_options(ReplayOptions *o, NcclOptions *n, GError **error)
+static gboolean check_options(ReplayOptions *o, NcclOptions *n, guint32 *hot,
+                              GError **error)
 {
   memset(n, 0, sizeof(*n));
+  *hot = REPLAY_DEFAULT_HOT_LINKS;
   if (o->fidelity && strcmp(o->fidelity, "flow") != 0 &&
       strcmp(o->fidelity, "analytical") != 0 &&
       strcmp(o->fidelity, "packet") != 0) {
@@ -688,26 +717,48 @@ static gboolean check_options(ReplayOptions *o, NcclOptions *n, GError **error)
                 "whole when it starts; use --fidelity flow or packet");
     return FALSE;
   }
-  if ((o->sample_interval || o->hot_links_seen) && !o->link_samples &&
+  if ((o->sample_interval || o->hot_links) && !o->link_samples &&
       !o->timeline) {
     g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
                 "%s: goes with --link-samples or --timeline",
                 o->sample_interval ? "--sample-interval" : "--hot-links");
     return FALSE;
   }
-  if (o->hot_links_seen && (o->hot_links == 0 || o->hot_links > G_MAXUINT32)) {
-    g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
-                "--hot-links: %" G_GUINT64_FORMAT " is not a count of links "
-                "from 1",
-                o->hot_links);
-    return FALSE;
+  if (o->hot_links) {
+    guint64 k;
+
+    if (g_ascii_strcasecmp(o->hot_links, "all") == 0) {
+      *hot = 0;
+    } else if (g_ascii_string_to_unsigned(o->hot_links, 10, 1, G_MAXUINT32, &k,
+                                          NULL)) {
+      *hot = (guint32)k;
+    } else {
+      g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                  "--hot-links: '%s' is not a count of links (1 or more) or "
+                  "'all'",
+                  o->hot_links);
+      return FALSE;
+    }
   }
   if (o->jobs && (o->rest || o->llm || o->astra || o->placement || o->servers ||
+                  o->seed_seen || o->astra_tp_seen || o->ns_per_tick ||
                   o->write_workload)) {
     g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
                 "--jobs: the jobs file names each job's workload and "
-                "placement; give no workload, --llm, --astra, --placement, "
-                "--servers or --write-workload with it");
+                "placement; give no workload, --llm, --astra, --astra-tp, "
+                "--ns-per-tick, --placement, --seed, --servers or "
+                "--write-workload with it");
+    return FALSE;
+  }
+  if ((o->astra_tp_seen || o->ns_per_tick) && !o->astra && !o->jobs) {
+    g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE, "%s: goes with --astra",
+                o->astra_tp_seen ? "--astra-tp" : "--ns-per-tick");
+    return FALSE;
+  }
+  if (o->seed_seen && !o->jobs &&
+      (!o->placement || g_ascii_strcasecmp(o->placement, "random") != 0)) {
+    g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                "--seed: goes with --placement random");
     return FALSE;
   }
   if (o->rest && o->rest[0] && o->rest[1]) {
@@ -723,8 +774,7 @@ int cli_cmd_replay(int argc, char **argv)
   ReplayOptions o = {0};
   SimNumberTarget numbers[] = {
       {"astra-tp", 0, SIM_NUMBER_COUNT, &o.astra_tp, &o.astra_tp_seen, 0},
-      {"hot-links", 0, SIM_NUMBER_COUNT, &o.hot_links, &o.hot_links_seen, 0},
-      {"seed", 0, SIM_NUMBER_COUNT, &o.seed, NULL, 0},
+      {"seed", 0, SIM_NUMBER_COUNT, &o.seed, &o.seed_seen, 0},
       {"channels", 0, SIM_NUMBER_COUNT, &o.channels, &o.channels_seen, 0},
       CLI_MAX_MEMORY_TARGET(&o.max_memory, &o.max_memory_seen),
       {NULL, 0, 0, NULL, NULL, 0}};
@@ -791,8 +841,10 @@ int cli_cmd_replay(int argc, char **argv)
        "FILE.csv"},
       {"sample-interval", 0, 0, G_OPTION_ARG_STRING, &o.sample_interval,
        "Link sampling interval, a time with a unit (default 10us)", "TIME"},
-      {"hot-links", 0, 0, G_OPTION_ARG_CALLBACK, sim_parse_number_option,
-       "Links sampled, the hottest first (default 32)", "K"},
+      {"hot-links", 0, 0, G_OPTION_ARG_STRING, &o.hot_links,
+       "Links in --link-samples and --timeline: the K that carried most "
+       "(default 32), or all",
+       "K"},
       CLI_MAX_MEMORY_ENTRY,
       {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o.rest, NULL,
        NULL},
@@ -827,7 +879,7 @@ int cli_cmd_replay(int argc, char **argv)
   g_option_context_set_main_group(ctx, group);
   if (!cli_parse(ctx, COMMAND, &argc, &argv, &status))
     goto out;
-  if (!check_options(&o, &nopt, &error) ||
+  if (!check_options(&o, &nopt, &hot, &error) ||
       !cli_apply_max_memory(o.max_memory, o.max_memory_seen, &error))
     goto fail;
   if (o.jobs) {
@@ -931,7 +983,6 @@ int cli_cmd_replay(int argc, char **argv)
     run = rpl_run(sys, rj, n, &ro, res, &error);
     if (!run || !lc.ok)
       goto fail;
-    hot = o.hot_links_seen ? (guint32)o.hot_links : REPLAY_DEFAULT_HOT_LINKS;
     if (o.timeline &&
         !replay_timeline(run, sys, (const JobSpec *)(void *)jobs->data, n, res,
                          &sc, hot, outs, o.timeline, &error))

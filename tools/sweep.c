@@ -562,6 +562,19 @@ gboolean cli_sweep_prepare(CliSweep *sw, GError **error)
     }
   }
   sw->points = (guint)points;
+  /* a workload key both fixed and varied would run the varied values
+   * while the header said the fixed one */
+  for (guint i = 0; i < sw->vary->len; i++) {
+    const CliSweepVary *v = g_ptr_array_index(sw->vary, i);
+
+    if (strcmp(v->group, "run") == 0 && run_is_set(sw, v->key)) {
+      g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                  "%s is both fixed (its option or [sweep] %s) and varied; "
+                  "give one",
+                  v->name, v->key);
+      return FALSE;
+    }
+  }
   if (sw->topology) {
     g_autoptr(GError) local = NULL;
 

@@ -465,9 +465,13 @@ static gboolean setup_job(RplRun *x, guint32 jx, GError **error)
       }
       if (n > 1) {
         /* one communicator per group instance, shared by its ops; a PP
-         * pair's per direction */
-        guint64 key = ((guint64)op->group << 40) | ((guint64)i << 1) |
-                      (op->peer > 0 ? 1u : 0u);
+         * pair's per direction; the world's per stage it runs on (the
+         * other groups' instances already tell their stage) */
+        guint64 slot = op->group == WRK_GROUP_WORLD
+                           ? (guint64)(op->stage + 1) /* i is 0 */
+                           : i;
+        guint64 key =
+            ((guint64)op->group << 48) | (slot << 1) | (op->peer > 0 ? 1u : 0u);
         NcclComm *c = g_hash_table_lookup(comms, &key);
 
         if (!c) {
@@ -521,35 +525,6 @@ static gboolean setup_job(RplRun *x, guint32 jx, GError **error)
   return TRUE;
 }
 
-/* Length of the union of n intervals [a, b) (sorted in place by start). */
-static int cmp_iv(gconstpointer a, gconstpointer b)
-{
-  const SimTime *x = a, *y = b;
-
-  return x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : (x[1] < y[1] ? -1 : x[1] > y[1]);
-}
-
-static SimTime union_length(SimTime *iv, guint32 n)
-{
-  SimTime total = 0, a = 0, b = 0;
-
-  if (n == 0)
-    return 0;
-  qsort(iv, n, 2 * sizeof(SimTime), cmp_iv);
-  a = iv[0];
-  b = iv[1];
-  for (guint32 i = 1; i < n; i++) {
-    if (iv[2 * i] > b) {
-      total += b - a;
-      a = iv[2 * i];
-      b = iv[2 * i + 1];
-    } else if (iv[2 * i + 1] > b) {
-      b = iv[2 * i + 1];
-    }
-  }
-  return total + (b - a);
-}
-
 /* The instances of op o that rank r is part of (two for a PP send that r
  * both receives and sends); returns how many. */
 static guint32 rank_instances(const JobState *j, guint32 o, guint32 r,
@@ -573,14 +548,31 @@ static guint32 rank_instances(const JobState *j, guint32 o, guint32 r,
   return 1;
 }
 
+/* A start (+1) or end (-1) of an op on a rank; group 0: compute. */
+typedef struct {
+  SimTime t;
+  guint32 group;
+  gint32 step;
+} Edge;
+
+/* By time, ends before starts at the same instant (nothing is counted at
+ * an instant), then by group. */
+static int cmp_edge(gconstpointer a, gconstpointer b)
+{
+  const Edge *x = a, *y = b;
+
+  if (x->t != y->t)
+    return x->t < y->t ? -1 : 1;
+  if (x->step != y->step)
+    return x->step < y->step ? -1 : 1;
+  return x->group < y->group ? -1 : x->group > y->group;
+}
+
 /* Fills a job's results from its instances' times. */
 static void job_results(const JobState *j, RplResult *out)
 {
   const WrkWorkload *w = j->w;
-  g_autoptr(GArray) cpu = g_array_new(FALSE, FALSE, 2 * sizeof(SimTime));
-  g_autoptr(GArray) comm = g_array_new(FALSE, FALSE, 2 * sizeof(SimTime));
-  g_autoptr(GArray) group_of = g_array_new(FALSE, FALSE, sizeof(guint32));
-  g_autoptr(GArray) tmp = g_array_new(FALSE, FALSE, 2 * sizeof(SimTime));
+  g_autoptr(GArray) edges = g_array_new(FALSE, FALSE, sizeof(Edge));
   double compute = 0, exposed = 0, group[WRK_N_GROUPS] = {0};
 
   out->ranks = j->ranks;
@@ -602,52 +594,50 @@ static void job_results(const JobState *j, RplResult *out)
     }
     out->step_ps = MAX(out->step_ps, r->end_ps);
   }
-  /* per rank: |cpu|, |cpu u comm| - |cpu|, |cpu u comm of g| - |cpu| */
+  /* per rank, a sweep over the starts and ends of its ops: time with a
+   * compute op running counts as compute; time with none but collectives
+   * in flight is exposed, split equally among the groups in flight */
   for (guint32 r = 0; r < j->ranks; r++) {
-    SimTime busy;
+    guint32 cpu_on = 0, on[WRK_N_GROUPS] = {0}, groups_on = 0;
+    SimTime prev = 0;
 
-    g_array_set_size(cpu, 0);
-    g_array_set_size(comm, 0);
-    g_array_set_size(group_of, 0);
+    g_array_set_size(edges, 0);
     for (guint32 o = 0; o < w->n_ops; o++) {
       guint32 inst[2], n = rank_instances(j, o, r, inst);
+      guint32 g = w->ops[o].compute ? 0 : w->ops[o].group;
 
       for (guint32 k = 0; k < n; k++) {
-        SimTime iv[2] = {j->ops[o].t0[inst[k]], j->ops[o].t1[inst[k]]};
+        Edge e0 = {j->ops[o].t0[inst[k]], g, +1};
+        Edge e1 = {j->ops[o].t1[inst[k]], g, -1};
 
-        if (w->ops[o].compute) {
-          g_array_append_val(cpu, iv);
-        } else {
-          guint32 g = w->ops[o].group;
-
-          g_array_append_val(comm, iv);
-          g_array_append_val(group_of, g);
-        }
+        if (e1.t <= e0.t)
+          continue;
+        g_array_append_val(edges, e0);
+        g_array_append_val(edges, e1);
       }
     }
-    g_array_set_size(tmp, 0);
-    g_array_append_vals(tmp, cpu->data, cpu->len);
-    busy = union_length((SimTime *)(void *)tmp->data, tmp->len);
-    compute += (double)busy;
-    g_array_append_vals(tmp, comm->data, comm->len);
-    exposed +=
-        (double)(union_length((SimTime *)(void *)tmp->data, tmp->len) - busy);
-    for (guint32 g = 1; g < WRK_N_GROUPS; g++) {
-      guint32 n = 0;
+    g_array_sort(edges, cmp_edge);
+    for (guint32 k = 0; k < edges->len; k++) {
+      const Edge *e = &g_array_index(edges, Edge, k);
+      double len = (double)(e->t - prev);
 
-      g_array_set_size(tmp, 0);
-      g_array_append_vals(tmp, cpu->data, cpu->len);
-      for (guint32 k = 0; k < comm->len; k++) {
-        if (g_array_index(group_of, guint32, k) == g) {
-          g_array_append_vals(
-              tmp, (const SimTime *)(const void *)comm->data + 2 * k, 1);
-          n++;
-        }
+      if (len > 0 && cpu_on > 0) {
+        compute += len;
+      } else if (len > 0 && groups_on > 0) {
+        exposed += len;
+        for (guint32 g = 1; g < WRK_N_GROUPS; g++)
+          if (on[g])
+            group[g] += len / groups_on;
       }
-      if (n > 0)
-        group[g] +=
-            (double)(union_length((SimTime *)(void *)tmp->data, tmp->len) -
-                     busy);
+      prev = e->t;
+      if (e->group == 0) {
+        cpu_on += (guint32)e->step;
+      } else {
+        if (e->step > 0 && on[e->group]++ == 0)
+          groups_on++;
+        else if (e->step < 0 && --on[e->group] == 0)
+          groups_on--;
+      }
     }
   }
   out->compute_us = compute / j->ranks / SIM_PS_PER_US;

@@ -34,6 +34,9 @@ typedef struct {
   guint32 n_servers;
 } RplJob;
 
+/* Most servers a system has (docs/config.md: [system] servers). */
+#define RPL_MAX_SERVERS 1048576u
+
 /* Servers a job of `ranks` ranks needs on servers of g GPUs; 0 when the
  * ranks do not fill whole servers (and are more than one server's). */
 guint32 rpl_servers_needed(guint32 ranks, guint32 g);

@@ -136,11 +136,16 @@ static gboolean comm_place(NcclComm *c, guint32 g, guint32 servers,
   return TRUE;
 }
 
-/* The NICs a node's ranks reach the network by: each GPU's nearest. */
+/* The NICs a node's ranks reach the network by: all of the server's when
+ * it has all of its GPUs (NCCL's search may route rings through any), else
+ * each GPU's nearest. */
 static guint32 comm_nics(const NcclComm *c)
 {
   g_autofree guint8 *used = g_new0(guint8, c->gpu.nics);
   guint32 n = 0;
+
+  if (c->ppn == topo_system_gpus_per_server(c->sys))
+    return c->gpu.nics;
 
   for (guint32 i = 0; i < c->ppn; i++) {
     guint32 nic = topo_gpu_nic(c->sys, c->local_of[i]);

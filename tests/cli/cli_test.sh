@@ -453,6 +453,16 @@ expect 2 "bad_key.ini: [job a]: unknown key 'placment'" replay --jobs "$RP/bad_k
 expect 2 "job b: server 7 is taken (expected a free server below 40)" replay --jobs "$RP/taken.ini" -t "$A100"
 expect 2 "job workload-example: 2 servers listed, its 8 ranks need 1" replay "$EX" --servers 0-1
 expect 2 "--jobs: the jobs file names each job's workload" replay --jobs "$RP/jobs.ini" "$EX"
+expect 2 "--jobs: the jobs file names each job's workload" replay --jobs "$RP/jobs.ini" --seed 3
+expect 2 "repeated.ini:4: [job a] is given twice (first at line 1)" replay --jobs "$RP/repeated.ini"
+expect 2 "explicit_alone.ini: [job a]: servers and placement = explicit go together" replay --jobs "$RP/explicit_alone.ini"
+expect 2 "huge_range.ini: [job a]: '0-4294967295' lists more than 1048576 servers" replay --jobs "$RP/huge_range.ini"
+expect 2 "missing.ini: [job a]: " replay --jobs "$RP/missing.ini"
+expect 2 "--servers: '0-200000000' lists more than 1048576 servers" replay "$EX" --servers 0-200000000
+expect 2 "--seed: goes with --placement random" replay "$EX" --seed 5
+expect 2 "ifsim: sweep: run.maxbytes is both fixed (its option or [sweep] maxbytes) and varied; give one" sweep -e 64M --vary run.maxbytes=2M,4M
+expect 2 "--astra-tp: goes with --astra" replay "$EX" --astra-tp 8
+expect 0 "step time" replay "$EX" --placement random --seed 5 --timeline "$rp/t3.json" --hot-links all
 expect 2 "$rp/none/x.csv" replay "$EX" --summary-csv "$rp/s2.csv" --csv "$rp/none/x.csv"
 absent "$rp/s2.csv"
 rm -rf "$rp"

@@ -32,10 +32,8 @@ static SimTime alone_ps(const TopoSystem *sys, const guint32 *servers,
                         guint32 ns, const guint32 *gpus, guint32 ng,
                         NcclColl coll, guint64 bytes)
 {
-  NcclOptions o = {.servers = servers,
-                   .n_servers = ns,
-                   .local_gpus = gpus,
-                   .n_local = ng};
+  NcclOptions o = {
+      .servers = servers, .n_servers = ns, .local_gpus = gpus, .n_local = ng};
   g_autoptr(GError) error = NULL;
   g_autoptr(NcclComm) c = nccl_comm_new(sys, &o, &error);
   NcclChoice ch;
@@ -43,8 +41,8 @@ static SimTime alone_ps(const TopoSystem *sys, const guint32 *servers,
 
   ck_assert_msg(c != NULL, "%s", error ? error->message : "");
   ck_assert(nccl_select(c, coll, bytes, &ch, NULL, NULL));
-  ck_assert(nccl_run(c, coll, bytes, &ch, NCCL_EXEC_FLOW, NULL, NULL, &st,
-                     &error));
+  ck_assert(
+      nccl_run(c, coll, bytes, &ch, NCCL_EXEC_FLOW, NULL, NULL, &st, &error));
   return st.time_ps;
 }
 
@@ -81,8 +79,8 @@ START_TEST(test_sequence_and_overlap)
       workload(HEAD(8, 1, 1) "1,a,compute,,,100,,,none\n"
                              "2,ar,allreduce,tp,67108864,,,,none\n"
                              "3,b,compute,,,50,,,1;2\n");
-  SimTime ar = alone_ps(sys, server0, 1, all8, 8, NCCL_COLL_ALLREDUCE,
-                        64 * MIB);
+  SimTime ar =
+      alone_ps(sys, server0, 1, all8, 8, NCCL_COLL_ALLREDUCE, 64 * MIB);
   RplResult r;
 
   {
@@ -122,8 +120,8 @@ START_TEST(test_pipeline_send)
       workload(HEAD(1, 2, 1) "1,f0,compute,,,100,0,,\n"
                              "2,send,sendrecv,pp,33554432,,0,+1,\n"
                              "3,f1,compute,,,100,1,,\n");
-  SimTime send = alone_ps(sys, server0, 1, all8, 2, NCCL_COLL_SENDRECV,
-                          32 * MIB);
+  SimTime send =
+      alone_ps(sys, server0, 1, all8, 2, NCCL_COLL_SENDRECV, 32 * MIB);
   RplResult r;
   g_autoptr(RplRun) run = run1(sys, w, server0, 1, &r);
 
@@ -148,8 +146,8 @@ START_TEST(test_comm_order)
   g_autoptr(WrkWorkload) w =
       workload(HEAD(8, 1, 1) "1,a,allreduce,tp,16777216,,,,none\n"
                              "2,b,allreduce,tp,16777216,,,,none\n");
-  SimTime ar = alone_ps(sys, server0, 1, all8, 8, NCCL_COLL_ALLREDUCE,
-                        16 * MIB);
+  SimTime ar =
+      alone_ps(sys, server0, 1, all8, 8, NCCL_COLL_ALLREDUCE, 16 * MIB);
   RplResult r;
   g_autoptr(RplRun) run = run1(sys, w, server0, 1, &r);
 
@@ -276,6 +274,53 @@ START_TEST(test_errors)
 }
 END_TEST
 
+/* Two world ops, the first on stage 0 only: the second (every stage) runs
+ * on all 8 ranks, as long as that communicator alone. */
+START_TEST(test_world_stages)
+{
+  g_autoptr(TopoSystem) sys = load("dgx-h100");
+  g_autoptr(WrkWorkload) w =
+      workload(HEAD(1, 2, 4) "1,a,allreduce,world,67108864,,0,,\n"
+                             "2,b,allreduce,world,67108864,,,,\n");
+  SimTime four =
+      alone_ps(sys, server0, 1, all8, 4, NCCL_COLL_ALLREDUCE, 64 * MIB);
+  SimTime eight =
+      alone_ps(sys, server0, 1, all8, 8, NCCL_COLL_ALLREDUCE, 64 * MIB);
+  RplResult r;
+  g_autoptr(RplRun) run = run1(sys, w, server0, 1, &r);
+
+  ck_assert_uint_eq(r.ops[0].end_ps, four);
+  ck_assert_uint_eq(r.ops[1].end_ps - r.ops[1].start_ps, eight);
+  ck_assert_uint_eq(r.ops[0].instances, 1);
+  ck_assert_uint_eq(r.ops[1].instances, 1);
+  rpl_result_clear(&r);
+}
+END_TEST
+
+/* Exposure is split among the groups in flight: they add up to the total.
+ * A TP AllReduce and a DP AllReduce at once, nothing computing: each group
+ * gets half of their overlap. */
+START_TEST(test_exposure_split)
+{
+  g_autoptr(TopoSystem) sys = load("dgx-h100");
+  g_autoptr(WrkWorkload) w =
+      workload(HEAD(4, 1, 2) "1,t,allreduce,tp,67108864,,,,none\n"
+                             "2,d,allreduce,dp,67108864,,,,none\n");
+  RplResult r;
+  g_autoptr(RplRun) run = run1(sys, w, server0, 1, &r);
+  double tp = r.exposed_group_us[WRK_GROUP_TP];
+  double dp = r.exposed_group_us[WRK_GROUP_DP];
+  double t0 = sim_time_to_us(r.ops[0].end_ps);
+  double t1 = sim_time_to_us(r.ops[1].end_ps);
+
+  ck_assert_double_eq_tol(tp + dp, r.exposed_us, 1e-6);
+  ck_assert_double_eq_tol(r.exposed_us, MAX(t0, t1), 1e-6);
+  ck_assert_double_eq_tol(MIN(tp, dp), MIN(t0, t1) / 2, 1e-6);
+  ck_assert_double_eq_tol(r.compute_us, 0, 1e-9);
+  rpl_result_clear(&r);
+}
+END_TEST
+
 Suite *suite_replay(void)
 {
   Suite *s = suite_create("replay");
@@ -288,6 +333,8 @@ Suite *suite_replay(void)
   tcase_add_test(tc, test_jobs);
   tcase_add_test(tc, test_placement);
   tcase_add_test(tc, test_errors);
+  tcase_add_test(tc, test_world_stages);
+  tcase_add_test(tc, test_exposure_split);
   suite_add_tcase(s, tc);
   return s;
 }
