@@ -1,0 +1,65 @@
+#!/bin/sh
+# Regenerates the figures of docs/cookbook.md: every command of the
+# cookbook, run from the repository root with a built ifsim.
+#   docs/cookbook/make.sh [PATH/TO/ifsim]     (default: build/ifsim)
+# The CSVs go to a temporary directory (or KEEP=DIR); the PNGs into
+# docs/cookbook/.  About 3 minutes on 2 cores.
+set -eu
+cd "$(dirname "$0")/../.."
+IFSIM=${1:-build/ifsim}
+C=docs/cookbook
+if [ -n "${KEEP:-}" ]; then
+  out=$KEEP
+  mkdir -p "$out"
+else
+  out=$(mktemp -d)
+  trap 'rm -rf "$out"' EXIT
+fi
+run() { echo "+ ifsim $*"; "$IFSIM" "$@"; }
+
+# 1. HDR vs NDR: the NICs' ports (and the switch links, which follow them)
+run sweep -t $C/pod.ini --vary "nic cx7-ndr.port_link=ib-hdr-4x,ib-ndr-4x" \
+  -c allreduce -b 1M -e 4G -f 4 -j 2 -o "$out/hdr-ndr.csv"
+run plot "$out/hdr-ndr.csv" -o $C/hdr-vs-ndr.png --title "HDR vs NDR, 16 DGX H100"
+
+# 2. Oversubscription at the leaves
+run sweep -t $C/pod.ini --vary scaleout.oversubscription=1,3,7 \
+  -c alltoall -b 64K -e 16M -f 4 -j 2 -o "$out/over.csv"
+run plot "$out/over.csv" -o $C/oversubscription.png \
+  --title "Leaf oversubscription 1:1, 3:1, 7:1"
+
+# 3. Rail-optimized or not
+run sweep -t $C/pod.ini --vary scaleout.rail_optimized=false,true \
+  -c allreduce -b 1M -e 4G -f 4 -j 2 -o "$out/rail.csv"
+run plot "$out/rail.csv" -o $C/rail-optimized.png \
+  --title "Rail-optimized vs one fat-tree"
+
+# 4. Dragonfly vs fat-tree, and the dragonfly's routing
+run run -t $C/pod.ini -c alltoall -b 64K -e 16M -f 4 --csv "$out/ft.csv" >/dev/null
+run run -t $C/dragonfly.ini -c alltoall -b 64K -e 16M -f 4 --csv "$out/df.csv" >/dev/null
+run plot "$out/ft.csv" "$out/df.csv" -o $C/dragonfly-vs-fat-tree.png \
+  --title "AllToAll: fat-tree vs dragonfly, 16 DGX H100"
+run sweep -t $C/dragonfly.ini --vary scaleout.routing=minimal,valiant,ugal-l \
+  -c alltoall -b 64K -e 16M -f 4 -j 2 -o "$out/df-routing.csv"
+run plot "$out/df-routing.csv" -o $C/dragonfly-routing.png \
+  --title "Dragonfly routing"
+
+# 5. Where the bottleneck is: the links of a 16 MiB AllToAll
+run run -t $C/pod-7to1.ini -c alltoall -b 16M -e 16M --links-csv "$out/links.csv" \
+  --link-samples "$out/samples.csv" --hot-links 24
+run plot "$out/links.csv" -o $C/links-heatmap.png --max-nodes 40 \
+  --title "AllToAll 16 MiB on the 7:1 fat-tree: link utilization"
+run plot "$out/samples.csv" -o $C/link-samples.png \
+  --title "AllToAll 16 MiB on the 7:1 fat-tree: the hottest links over time"
+
+# 6. A training step, and two jobs sharing the fabric
+run replay -t $C/pod.ini --summary-csv "$out/step.csv" --llm \
+  layers=16,hidden=8192,ffn=28672,mlp=swiglu,vocab=32000,seq=4096,mbs=1,microbatches=8,tp=8,pp=2,dp=8,tflops=989,mfu=0.45,optimizer_us=1000,bucket=200M
+run plot "$out/step.csv" -o $C/step-breakdown.png \
+  --title "One step: tp 8, pp 2, dp 8 on 16 DGX H100"
+for p in packed spread; do
+  run replay --jobs $C/jobs-$p.ini -t $C/pod-7to1.ini \
+    --summary-csv "$out/jobs-$p.csv"
+  run plot "$out/jobs-$p.csv" -o $C/jobs-$p.png \
+    --title "Two jobs on the 7:1 fat-tree, placed $p"
+done
