@@ -438,8 +438,17 @@ else
 fi
 expect 0 "job llm: 8 ranks (tp 4, pp 2, dp 1, ep 1)" replay --llm "layers=4,hidden=1024,ffn=4096,vocab=32000,seq=512,mbs=1,microbatches=2,tp=4,pp=2,dp=1,tflops=989,mfu=0.5,optimizer_us=100"
 expect 0 "job astra_2layer: 8 ranks (tp 8, pp 1, dp 1, ep 1)" replay --astra "$WL/astra_2layer.txt" --astra-tp 8
-expect 0 "links the jobs share: 72 (the busiest first)" replay --jobs "$RP/jobs.ini" -t "$A100" --summary-csv "$rp/jobs.csv" --links-csv "$rp/links.csv"
-contains "$rp/jobs.csv" "a,"
+expect 0 "links the jobs share: 72 (the busiest first)" replay --jobs "$RP/jobs.ini" -t "$A100" --summary-csv "$rp/jobs.csv" --csv "$rp/jobs-ops.csv" --links-csv "$rp/links.csv"
+for g in summary ops; do
+  f=$rp/jobs.csv
+  [ "$g" = ops ] && f=$rp/jobs-ops.csv
+  if cmp -s "$f" "$RP/golden_jobs_$g.csv"; then
+    echo "ok: replay --jobs $g CSV = golden_jobs_$g.csv"
+  else
+    echo "FAIL: replay --jobs $g CSV differs from golden_jobs_$g.csv"
+    diff "$f" "$RP/golden_jobs_$g.csv" | head -5; fails=$((fails + 1))
+  fi
+done
 expect 0 "# wrote" plot "$rp/jobs.csv" -o "$rp/jobs.png" --width 640 --height 480
 png_ok "$rp/jobs.png" 640 480
 expect 0 "step time" replay "$EX" --timeline "$rp/t.json" --link-samples "$rp/ls.csv" --hot-links 3 --sample-interval 50us
