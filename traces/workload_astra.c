@@ -315,7 +315,7 @@ WrkWorkload *wrk_load_astra_opts(const char *path, const WrkAstraOptions *opt,
   g_autoptr(GArray) toks = g_array_new(FALSE, FALSE, sizeof(Tok));
   g_autoptr(WrkWorkload) w = g_new0(WrkWorkload, 1);
   Imp m = {.path = path, .last = -1, .wait = -1};
-  Policy pol;
+  Policy pol = POL_DATA; /* set by the policy parser before use */
   Header h;
   guint64 n_layers, gpus, tp;
   guint nl;
