@@ -475,11 +475,12 @@ static gboolean setup_job(RplRun *x, guint32 jx, GError **error)
         NcclComm *c = g_hash_table_lookup(comms, &key);
 
         if (!c) {
-          gint64 *k = g_new(gint64, 1);
+          gint64 *k;
 
           c = comm_for(x, j, op, m, n, error);
           if (!c)
             return FALSE;
+          k = g_new(gint64, 1);
           *k = (gint64)key;
           g_hash_table_insert(comms, k, c);
           /* the run owns it (freed with the run's ops) */

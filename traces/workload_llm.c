@@ -607,7 +607,8 @@ static void finish_stage(Gen *g, gint32 st)
   SimTime ps;
   guint32 opt;
 
-  memcpy(deps, g->grads->data, n * sizeof *deps);
+  if (n > 0) /* a stage without gradients: grads->data may be NULL */
+    memcpy(deps, g->grads->data, n * sizeof *deps);
   deps[n++] = (guint32)g->last[st];
   if (!sim_time_from_us(p->optimizer_us, &ps) || ps == 0)
     ps = 1;
