@@ -12,6 +12,7 @@
 #include "sim/interrupt.h"
 #include "sim/units.h"
 #include "tools/cli.h"
+#include "tools/run.h"
 #include "traces/csvtext.h"
 #include "traces/linksamples.h"
 #include "traces/linkstats.h"
@@ -675,15 +676,6 @@ static gboolean replay_timeline(const RplRun *run, const TopoSystem *sys,
   return trc_outputs_add(outs, path, trc_timeline_json(tl), error);
 }
 
-static NcclExec exec_of(const char *fidelity)
-{
-  if (fidelity && strcmp(fidelity, "analytical") == 0)
-    return NCCL_EXEC_ANALYTICAL;
-  if (fidelity && strcmp(fidelity, "packet") == 0)
-    return NCCL_EXEC_PACKET;
-  return NCCL_EXEC_FLOW;
-}
-
 static gboolean check_options(ReplayOptions *o, NcclOptions *n, guint32 *hot,
                               GError **error)
 {
@@ -711,7 +703,7 @@ static gboolean check_options(ReplayOptions *o, NcclOptions *n, guint32 *hot,
     n->min_channels = n->max_channels = (guint32)o->channels;
   }
   n->collnet = o->collnet;
-  if (o->link_samples && exec_of(o->fidelity) == NCCL_EXEC_ANALYTICAL) {
+  if (o->link_samples && cli_run_exec(o->fidelity) == NCCL_EXEC_ANALYTICAL) {
     g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
                 "--link-samples: the analytical transport counts a transfer "
                 "whole when it starts; use --fidelity flow or packet");
@@ -724,22 +716,8 @@ static gboolean check_options(ReplayOptions *o, NcclOptions *n, guint32 *hot,
                 o->sample_interval ? "--sample-interval" : "--hot-links");
     return FALSE;
   }
-  if (o->hot_links) {
-    guint64 k;
-
-    if (g_ascii_strcasecmp(o->hot_links, "all") == 0) {
-      *hot = 0;
-    } else if (g_ascii_string_to_unsigned(o->hot_links, 10, 1, G_MAXUINT32, &k,
-                                          NULL)) {
-      *hot = (guint32)k;
-    } else {
-      g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
-                  "--hot-links: '%s' is not a count of links (1 or more) or "
-                  "'all'",
-                  o->hot_links);
-      return FALSE;
-    }
-  }
+  if (o->hot_links && !cli_parse_hot_links(o->hot_links, hot, error))
+    return FALSE;
   if (o->jobs && (o->rest || o->llm || o->astra || o->placement || o->servers ||
                   o->seed_seen || o->astra_tp_seen || o->ns_per_tick ||
                   o->write_workload)) {
@@ -948,21 +926,13 @@ int cli_cmd_replay(int argc, char **argv)
                      .servers = j->servers,
                      .n_servers = j->n_servers};
   }
-  ro = (RplOptions){.nccl = nopt, .exec = exec_of(o.fidelity)};
+  ro = (RplOptions){.nccl = nopt, .exec = cli_run_exec(o.fidelity)};
   sc.interval_ps = REPLAY_DEFAULT_SAMPLE_PS;
-  if (o.sample_interval) {
-    if (!sim_time_parse(o.sample_interval, &sc.interval_ps, &error)) {
-      g_prefix_error(&error, "--sample-interval: ");
-      goto fail;
-    }
-    if (sc.interval_ps == 0) {
-      g_set_error(&error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
-                  "--sample-interval: must be above 0 ps");
-      goto fail;
-    }
-  }
+  if (o.sample_interval &&
+      !cli_parse_sample_interval(o.sample_interval, &sc.interval_ps, &error))
+    goto fail;
   if ((o.timeline || o.link_samples) &&
-      exec_of(o.fidelity) != NCCL_EXEC_ANALYTICAL) {
+      cli_run_exec(o.fidelity) != NCCL_EXEC_ANALYTICAL) {
     ro.attach = attach_sampler;
     ro.attach_ctx = &sc;
   }

@@ -125,13 +125,47 @@ static gboolean env_channels(const char *name, guint32 *out, GError **error)
 /* Queue samples without --sample-interval: every microsecond. */
 #define RUN_DEFAULT_SAMPLE_PS SIM_US(1)
 
-static NcclExec run_exec(const CliRunOptions *o)
+NcclExec cli_run_exec(const char *fidelity)
 {
-  if (o->fidelity && strcmp(o->fidelity, "analytical") == 0)
+  if (fidelity && strcmp(fidelity, "analytical") == 0)
     return NCCL_EXEC_ANALYTICAL;
-  if (o->fidelity && strcmp(o->fidelity, "packet") == 0)
+  if (fidelity && strcmp(fidelity, "packet") == 0)
     return NCCL_EXEC_PACKET;
   return NCCL_EXEC_FLOW;
+}
+
+static NcclExec run_exec(const CliRunOptions *o)
+{
+  return cli_run_exec(o->fidelity);
+}
+
+gboolean cli_parse_hot_links(const char *text, guint32 *out, GError **error)
+{
+  guint64 k;
+
+  if (g_ascii_strcasecmp(text, "all") == 0) {
+    *out = 0;
+    return TRUE;
+  }
+  if (!g_ascii_string_to_unsigned(text, 10, 1, G_MAXUINT32, &k, NULL))
+    return bad(error,
+               "--hot-links: '%s' is not a count of links (1 or more) or "
+               "'all'",
+               text);
+  *out = (guint32)k;
+  return TRUE;
+}
+
+gboolean cli_parse_sample_interval(const char *text, SimTime *out,
+                                   GError **error)
+{
+  if (!sim_time_parse(text, out, error)) {
+    g_prefix_error(error, "--sample-interval: ");
+    return FALSE;
+  }
+  if (*out == 0)
+    return bad(error, "--sample-interval: must be above 0 ps");
+  return TRUE;
 }
 
 /* Hot links sampled without --hot-links. */
@@ -142,8 +176,6 @@ static NcclExec run_exec(const CliRunOptions *o)
 static gboolean run_check_links(const CliRunOptions *o, guint32 *hot,
                                 SimTime *link_ps, GError **error)
 {
-  guint64 k;
-
   *hot = RUN_DEFAULT_HOT_LINKS;
   *link_ps = 0;
   if (o->link_samples && run_exec(o) == NCCL_EXEC_ANALYTICAL)
@@ -152,26 +184,10 @@ static gboolean run_check_links(const CliRunOptions *o, guint32 *hot,
                       "time; use --fidelity flow or packet");
   if (o->hot_links && !o->link_samples && !o->timeline)
     return bad(error, "--hot-links: goes with --link-samples or --timeline");
-  if (o->hot_links) {
-    if (g_ascii_strcasecmp(o->hot_links, "all") == 0)
-      *hot = 0;
-    else if (g_ascii_string_to_unsigned(o->hot_links, 10, 1, G_MAXUINT32, &k,
-                                        NULL))
-      *hot = (guint32)k;
-    else
-      return bad(error,
-                 "--hot-links: '%s' is not a count of links (1 or "
-                 "more) or 'all'",
-                 o->hot_links);
-  }
-  if (o->sample_interval && (o->link_samples || o->timeline)) {
-    if (!sim_time_parse(o->sample_interval, link_ps, error)) {
-      g_prefix_error(error, "--sample-interval: ");
-      return FALSE;
-    }
-    if (*link_ps == 0)
-      return bad(error, "--sample-interval: must be above 0 ps");
-  }
+  if (o->hot_links && !cli_parse_hot_links(o->hot_links, hot, error))
+    return FALSE;
+  if (o->sample_interval && (o->link_samples || o->timeline))
+    return cli_parse_sample_interval(o->sample_interval, link_ps, error);
   return TRUE;
 }
 
@@ -195,15 +211,8 @@ static gboolean run_check_packet(const CliRunOptions *o, SimTime *sample_ps,
   if (!o->queue_samples)
     return TRUE;
   *sample_ps = RUN_DEFAULT_SAMPLE_PS;
-  if (o->sample_interval) {
-    if (!sim_time_parse(o->sample_interval, sample_ps, error)) {
-      g_prefix_error(error, "--sample-interval: ");
-      return FALSE;
-    }
-    if (*sample_ps == 0)
-      return bad(error, "--sample-interval: must be above 0 ps");
-  }
-  return TRUE;
+  return !o->sample_interval ||
+         cli_parse_sample_interval(o->sample_interval, sample_ps, error);
 }
 
 gboolean cli_run_check(CliRunOptions *o, CliRunPlan *plan, GError **error)

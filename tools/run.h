@@ -56,6 +56,15 @@ typedef struct {
   NcclOptions nopt;
 } CliRunPlan;
 
+/* What run, sweep and replay read the same way: the transport --fidelity
+ * names (NULL: flow; the name already checked), --hot-links K (a count
+ * from 1, or "all": 0) and --sample-interval (a time above 0 ps); errors
+ * name the flag. */
+NcclExec cli_run_exec(const char *fidelity);
+gboolean cli_parse_hot_links(const char *text, guint32 *out, GError **error);
+gboolean cli_parse_sample_interval(const char *text, SimTime *out,
+                                   GError **error);
+
 /* Sets run's defaults: AllReduce, 8 B to 8 GiB, factor 2, one GPU per
  * process; the strings NULL. */
 void cli_run_options_init(CliRunOptions *o);
