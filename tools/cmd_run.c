@@ -288,6 +288,10 @@ gboolean cli_run_check(CliRunOptions *o, CliRunPlan *plan, GError **error)
     return bad(error, "--gpus-per-process: %" G_GUINT64_FORMAT "; at least 1",
                o->gpus_per_process);
   nopt->gpus_per_process = (guint32)o->gpus_per_process;
+  if (o->iters_seen && (o->iters < 1 || o->iters > G_MAXUINT32))
+    return bad(error, "--iters: %" G_GUINT64_FORMAT "; expected 1 to %u",
+               o->iters, G_MAXUINT32);
+  nopt->iterations = o->iters_seen ? (guint32)o->iters : 0;
   {
     const char *cn = g_getenv("NCCL_COLLNET_ENABLE");
 
@@ -654,6 +658,7 @@ int cli_cmd_run(int argc, char **argv)
       {"root", 'r', SIM_NUMBER_COUNT, &o.root, NULL, 0},
       {"gpus-per-process", 0, SIM_NUMBER_COUNT, &o.gpus_per_process, NULL,
        0},
+      {"iters", 0, SIM_NUMBER_COUNT, &o.iters, &o.iters_seen, 0},
       {"channels", 0, SIM_NUMBER_COUNT, &o.channels, &o.channels_seen,
        0},
       CLI_MAX_MEMORY_TARGET(&o.max_memory, &o.max_memory_seen),
@@ -690,6 +695,11 @@ int cli_cmd_run(int argc, char **argv)
        "nccl-tests -g G (default 1: one rank per process, as under mpirun); "
        "times never go below G x [nccl] host_launch_us",
        "G"},
+      {"iters", 0, 0, G_OPTION_ARG_CALLBACK, sim_parse_number_option,
+       "Time as nccl-tests -n N does: N calls launched back to back, the "
+       "timer started before the first launch, their time over N "
+       "(default: the steady pace of a long loop)",
+       "N"},
       {"datatype", 'd', 0, G_OPTION_ARG_STRING, &o.dtype,
        "Element type: float (default), half, bfloat16, double, int8, uint8, "
        "int32, uint32, int64, uint64, f8e4m3, f8e5m2",

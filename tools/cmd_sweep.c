@@ -45,22 +45,19 @@ typedef struct {
   gboolean max_memory_seen;
   /* Workload options, as text, for cli_sweep_set_run */
   char *collective, *minbytes, *maxbytes, *stepbytes, *stepfactor, *ranks,
-      *gpus_per_process, *root, *channels, *datatype, *op, *algo, *proto,
-      *fidelity;
+      *gpus_per_process, *iters, *root, *channels, *datatype, *op, *algo,
+      *proto, *fidelity;
   gboolean collnet;
 } SweepOptions;
 
 static void sweep_options_clear(SweepOptions *o)
 {
-  char **texts[] = {&o->plan,      &o->topology,
-                    &o->output,    &o->collective,
-                    &o->minbytes,  &o->maxbytes,
-                    &o->stepbytes, &o->stepfactor,
-                    &o->ranks,     &o->gpus_per_process,
-                    &o->root,      &o->channels,
-                    &o->datatype,  &o->op,
-                    &o->algo,      &o->proto,
-                    &o->fidelity};
+  char **texts[] = {
+      &o->plan,     &o->topology,         &o->output,    &o->collective,
+      &o->minbytes, &o->maxbytes,         &o->stepbytes, &o->stepfactor,
+      &o->ranks,    &o->gpus_per_process, &o->iters,     &o->root,
+      &o->channels, &o->datatype,         &o->op,        &o->algo,
+      &o->proto,    &o->fidelity};
 
   for (guint i = 0; i < G_N_ELEMENTS(texts); i++)
     g_free(*texts[i]);
@@ -271,6 +268,7 @@ static gboolean sweep_build(SweepOptions *o, CliSweep *sw, GError **error)
              {"stepfactor", "--stepfactor", o->stepfactor},
              {"ranks", "--ranks", o->ranks},
              {"gpus_per_process", "--gpus-per-process", o->gpus_per_process},
+             {"iters", "--iters", o->iters},
              {"root", "--root", o->root},
              {"channels", "--channels", o->channels},
              {"datatype", "--datatype", o->datatype},
@@ -374,6 +372,9 @@ int cli_cmd_sweep(int argc, char **argv)
        "Ranks, whole servers in order (default: every GPU)", "N"},
       {"gpus-per-process", 0, 0, G_OPTION_ARG_STRING, &o.gpus_per_process,
        "GPUs one process drives, as nccl-tests -g (default 1)", "G"},
+      {"iters", 0, 0, G_OPTION_ARG_STRING, &o.iters,
+       "Time N calls as one loop, as nccl-tests -n (default: a long loop)",
+       "N"},
       {"datatype", 'd', 0, G_OPTION_ARG_STRING, &o.datatype,
        "Element type, as ifsim run -d (default float)", "TYPE"},
       {"op", 0, 0, G_OPTION_ARG_STRING, &o.op,

@@ -26,6 +26,8 @@ typedef struct {
   guint64 ranks;
   gboolean ranks_seen;
   guint64 gpus_per_process;
+  guint64 iters;       /* --iters: calls nccl-tests times as one loop */
+  gboolean iters_seen; /* else: the steady pace of a long loop */
   guint64 root;
   guint64 max_memory;
   gboolean max_memory_seen;

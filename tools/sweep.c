@@ -34,6 +34,7 @@ static const struct {
     {"stepfactor", RUN_COUNT},
     {"ranks", RUN_COUNT},
     {"gpus_per_process", RUN_COUNT},
+    {"iters", RUN_COUNT},
     {"root", RUN_COUNT},
     {"channels", RUN_COUNT},
     {"datatype", RUN_STRING},
@@ -198,7 +199,10 @@ static gboolean run_apply(CliRunOptions *o, int k, const char *value,
       o->ranks_seen = TRUE;
     } else if (strcmp(key, "gpus_per_process") == 0)
       o->gpus_per_process = n;
-    else if (strcmp(key, "root") == 0)
+    else if (strcmp(key, "iters") == 0) {
+      o->iters = n;
+      o->iters_seen = TRUE;
+    } else if (strcmp(key, "root") == 0)
       o->root = n;
     else {
       g_assert(strcmp(key, "channels") == 0);

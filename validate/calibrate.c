@@ -324,7 +324,8 @@ static gboolean predict_nccl(const TopoSystem *sys, const ValPoint *p,
                              double *time_us, GError **error)
 {
   NcclOptions opt = {.ranks = p->ranks,
-                     .gpus_per_process = p->gpus_per_process};
+                     .gpus_per_process = p->gpus_per_process,
+                     .iterations = p->iters};
   g_autoptr(NcclComm) comm = NULL;
   NcclColl coll;
   NcclChoice ch;
@@ -480,19 +481,24 @@ void val_report_build(const TopoSystem *sys, ValMeasurements *const *sets,
   out->points = g_array_new(FALSE, TRUE, sizeof(ValCompare));
   for (guint k = 0; k < n_sets; k++) {
     const char *gpp = val_meas_get(sets[k], "gpus_per_process");
-    guint64 per_process = 0;
+    const char *its = val_meas_get(sets[k], "iters");
+    guint64 per_process = 0, iters = 0;
 
-    /* checked by the reader; probes and the nccl-tests import write it */
+    /* checked by the reader; probes and the nccl-tests import write them */
     if (gpp)
       g_ascii_string_to_unsigned(gpp, 10, 1, 1024, &per_process, NULL);
+    if (its)
+      g_ascii_string_to_unsigned(its, 10, 1, G_MAXUINT32, &iters, NULL);
     for (guint i = 0; i < sets[k]->points->len; i++) {
       ValPoint pt = g_array_index(sets[k]->points, ValPoint, i);
       char *key;
       gpointer at;
       GArray *g;
 
-      if (pt.probe == VAL_PROBE_NCCL)
+      if (pt.probe == VAL_PROBE_NCCL) {
         pt.gpus_per_process = (guint32)per_process;
+        pt.iters = (guint32)iters;
+      }
       key = series_key(&pt);
       if (g_hash_table_lookup_extended(index, key, NULL, &at)) {
         g = groups->pdata[GPOINTER_TO_UINT(at)];
@@ -591,11 +597,16 @@ static void add_change(GPtrArray *changes, const char *group,
  * NCCL chose, the median of predicted over measured time (less that
  * excess) scales the protocol's efficiency. */
 /* Whether a collective point's prediction is the launch floor of its
- * process (G x host_launch_us) rather than the GPUs' time. */
+ * process (G x host_launch_us) rather than the GPUs' time.  Timed as a
+ * loop of n calls (nccl_tests_time), a call of D us on the GPUs is
+ * predicted at G L + D / n when D <= G L, and at D + G L / n above. */
 static gboolean point_at_floor(const ValCompare *c, const MdlNcclTuning *t)
 {
   double floor_us = MAX(c->point.gpus_per_process, 1) * t->host_launch_us;
+  double n = c->point.iters;
 
+  if (n > 0)
+    floor_us *= 1 + 1 / n;
   return c->predicted_us <= floor_us * (1 + 1e-9);
 }
 
@@ -633,9 +644,10 @@ static void nccl_changes(const TopoSystem *sys, const ValReport *r, guint i,
 
     if (c->series != i || c->point.size_bytes > NCCL_LATENCY_MAX_BYTES)
       continue;
+    /* at the floor, measured - predicted is G times the launch's error,
+     * in a long loop (G L) as in n calls (G L + D / n) */
     if (point_at_floor(c, t))
-      g_array_append_val(
-          launch, (double){c->point.time_us_median / g - t->host_launch_us});
+      g_array_append_val(launch, (double){d / g});
     else
       g_array_append_val(excess, d);
   }

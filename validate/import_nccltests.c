@@ -525,8 +525,12 @@ ValMeasurements *val__import_nccltests_text(const ValText *t, GError **error)
                  (j == 0 || !g_str_equal(v[j - 1], "agg"))) {
           guint64 it;
           if (g_ascii_string_to_unsigned(v[j + 1], 10, 0, G_MAXUINT32, &it,
-                                         NULL))
+                                         NULL)) {
             tb.iterations = (guint)it;
+            /* calls timed back to back (validate/calibrate.c) */
+            if (it >= 1)
+              val_meas_set(m, "iters", v[j + 1]);
+          }
         }
       }
       continue;
@@ -867,6 +871,12 @@ ValMeasurements *val__import_nccltests_json(const char *name, const char *text,
                   error))
     return NULL;
   tb.iterations = (guint)num;
+  if (num >= 1) {
+    char n[16];
+
+    g_snprintf(n, sizeof(n), "%ld", (long)num);
+    val_meas_set(m, "iters", n);
+  }
   num = 0;
   if (!jwhole_opt(name, config, "ngpus", "config.", 1024, &num, error))
     return NULL;

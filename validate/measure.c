@@ -310,6 +310,20 @@ static ValMeasurements *parse_own(const char *name, const char *text,
                                                     m->values->len - 1));
         return NULL;
       }
+      if (strcmp(g_ptr_array_index(m->keys, m->keys->len - 1), "iters") ==
+              0 &&
+          !g_ascii_string_to_unsigned(
+              g_ptr_array_index(m->values, m->values->len - 1), 10, 1,
+              G_MAXUINT32, NULL, NULL)) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
+                    "%s:%u: iters '%s': expected a count from 1 to %u (calls "
+                    "timed back to back, nccl-tests -n)",
+                    name, i + 1,
+                    (const char *)g_ptr_array_index(m->values,
+                                                    m->values->len - 1),
+                    G_MAXUINT32);
+        return NULL;
+      }
     }
   }
   if (!val_csv_split(name, text, len, &csv, error))

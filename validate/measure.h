@@ -66,6 +66,9 @@ typedef struct {
   double bw_GBps, busbw_GBps;
   guint32 gpus_per_process; /* nccl: GPUs one process drove (the header's
                                gpus_per_process; 0: not known, one) */
+  guint32 iters; /* nccl: calls launched back to back inside one timing
+                    (the header's iters, nccl-tests -n; 0: not known, a
+                    long loop) */
 } ValPoint;
 
 /* A set of points and the machine they were measured on. */

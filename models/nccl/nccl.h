@@ -98,6 +98,9 @@ typedef struct {
   guint32 gpus_per_process; /* ranks one host thread launches in turn, as
                                nccl-tests -g G does; 0 or 1: one rank per
                                process (mpirun -np N ... -g 1) */
+  guint32 iterations; /* nccl-tests -n: calls timed as one loop, its timer
+                         started before the first is launched; 0: the
+                         steady pace of a long loop */
   SimTime packet_sample_ps; /* NCCL_EXEC_PACKET: sample queue depths this
                                often (sim_packet_set_sampling); 0: off */
   /* The GPUs of a communicator that is not the first `ranks` GPUs: rank r
@@ -183,7 +186,10 @@ typedef void (*NcclInspectFn)(void *ctx, const SimTransport *t, SimTime end);
  * GPUs, run back to back: a process driving G GPUs (gpus_per_process)
  * launches their kernels one after another, G x [nccl] host_launch_us per
  * iteration, while the GPUs run the previous call; the slower of the two
- * sets the pace. */
+ * sets the pace P.  nccl-tests starts its timer before it launches the
+ * first of n calls (options.iterations; BenchTime in common.cu), and that
+ * call starts once its last kernel is launched: the n calls take
+ * G x host_launch_us + call_ps + (n - 1) P, over n; with n = 0, P. */
 SimTime nccl_tests_time(const NcclComm *comm, SimTime call_ps);
 
 /* Plans the call with `choice` and executes it on a fresh engine over the

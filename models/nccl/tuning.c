@@ -700,6 +700,11 @@ SimTime nccl_tests_time(const NcclComm *c, SimTime call_ps)
   guint32 g = MAX(c->opt.gpus_per_process, 1);
 
   SimTime host = (SimTime)llround(g * t->host_launch_us * SIM_PS_PER_US);
+  SimTime pace = MAX(call_ps, host);
+  guint32 n = c->opt.iterations;
 
-  return MAX(call_ps, host);
+  if (n == 0)
+    return pace;
+  return (SimTime)llround(
+      ((double)host + (double)call_ps + (double)(n - 1) * (double)pace) / n);
 }

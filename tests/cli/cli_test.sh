@@ -64,6 +64,14 @@ expect 0 "           8             2     float     sum      -1    38.40" run -b 
 expect 2 "--gpus-per-process: 3 does not divide the 8 ranks of each server" run --gpus-per-process 3
 expect 2 "--gpus-per-process: 0; at least 1" run --gpus-per-process 0
 expect 2 "--gpus-per-process: 'x' is not a count" run --gpus-per-process x
+# --iters N: nccl-tests' timing of N calls from before the first launch.
+# 8 B takes 15.01 us on the GPUs: one call alone adds its launch (4.8 us);
+# two calls of 8 GPUs, (38.4 + 15.01 + 38.4) / 2
+expect 0 "           8             2     float     sum      -1    15.01" run -b 8 -e 8
+expect 0 "           8             2     float     sum      -1    19.81" run -b 8 -e 8 --iters 1
+expect 0 "           8             2     float     sum      -1    45.90" run -b 8 -e 8 --gpus-per-process 8 --iters 2
+expect 2 "--iters: 0; expected 1 to 4294967295" run --iters 0
+expect 2 "--iters: 'x' is not a count" run --iters x
 expect 0 "NVLS          Simple  off: excluded by the algorithm choice" run -b 8 -e 8 --explain --algo ^nvls
 export NCCL_ALGO=tree
 expect 0 "# 1048576 Tree" run -b 1M -e 1M

@@ -297,6 +297,28 @@ START_TEST(test_tests_time)
 }
 END_TEST
 
+/* nccl-tests -n N times N calls from before the first launch: the first
+ * call ends G launches + its time after the timer starts, the others a
+ * pace (the slower of the two) apart. */
+START_TEST(test_tests_time_iterations)
+{
+  g_autoptr(TopoSystem) sys = load("dgx-h100");
+  NcclOptions g8n2 = {.gpus_per_process = 8, .iterations = 2};
+  NcclOptions g1n20 = {.iterations = 20};
+  NcclOptions g1n1 = {.iterations = 1};
+  g_autoptr(NcclComm) eight = comm_of(sys, &g8n2);
+  g_autoptr(NcclComm) one = comm_of(sys, &g1n20);
+  g_autoptr(NcclComm) single = comm_of(sys, &g1n1);
+
+  /* (38.4 + 10 + 38.4) / 2 and (38.4 + 100 + 100) / 2 */
+  ck_assert_uint_eq(nccl_tests_time(eight, SIM_US(10)), SIM_NS(43400));
+  ck_assert_uint_eq(nccl_tests_time(eight, SIM_US(100)), SIM_NS(119200));
+  /* (4.8 + 10 + 19 x 10) / 20; one call: its launch and its time */
+  ck_assert_uint_eq(nccl_tests_time(one, SIM_US(10)), SIM_NS(10240));
+  ck_assert_uint_eq(nccl_tests_time(single, SIM_US(10)), SIM_NS(14800));
+}
+END_TEST
+
 /* Accuracy against published runs.  The bounds are what this model
  * reaches today (bench_accuracy prints the tables); issue 7's targets are
  * median |error| <= 5% from 1 MiB and <= 15% below on every dataset. */
@@ -548,6 +570,7 @@ Suite *suite_nccl(void)
   tcase_add_test(tc, test_multinode_ring);
   tcase_add_test(tc, test_chunking);
   tcase_add_test(tc, test_tests_time);
+  tcase_add_test(tc, test_tests_time_iterations);
   tcase_add_test(tc, test_accuracy);
   tcase_add_test(tc, test_comm_subsets);
   tcase_add_test(tc, test_session);

@@ -91,6 +91,7 @@ START_TEST(test_nccltests_text)
   check_key(m, "nccl.version", "2.18.3+cuda12.2");
   check_key(m, "nccltests.ngpus", "8");
   check_key(m, "gpus_per_process", "8"); /* -g 8: the nGpus line */
+  check_key(m, "iters", "2");            /* calls per timing */
   ck_assert_ptr_null(val_meas_get(m, "ranks.inferred"));
   p = find(m, VAL_PROBE_NCCL, "allreduce", "ip", "0-7", "all", 1073741824);
   ck_assert_double_eq_tol(p->busbw_GBps, 464.70, 1e-9);
@@ -135,6 +136,7 @@ START_TEST(test_nccltests_old_layout)
   ck_assert_double_eq_tol(p->bw_GBps, 8 / 38.82e3, 1e-12);
   ck_assert_double_eq_tol(p->busbw_GBps, 1.75 * 8 / 38.82e3, 1e-12);
   ck_assert_uint_eq(p->iterations, 20);
+  check_key(m, "iters", "20");
 }
 END_TEST
 
@@ -149,6 +151,7 @@ START_TEST(test_nccltests_json)
   check_key(m, "gpu.count", "8");
   check_key(m, "ranks", "8");
   check_key(m, "gpus_per_process", "8"); /* config.ngpus */
+  check_key(m, "iters", "2");            /* config.iterations */
   p = find(m, VAL_PROBE_NCCL, "allreduce", "ip", "0-7", "all", 1073741824);
   ck_assert_double_eq_tol(p->busbw_GBps, 464.70, 1e-9);
   ck_assert_uint_eq(p->iterations, 2);
@@ -470,6 +473,9 @@ static const struct {
      ":6: header key 'gpu' given twice (expected each key once)"},
     {"csv_gpus_per_process_zero.csv",
      ":3: gpus_per_process '0': expected a count from 1 to 1024"},
+    {"csv_iters_zero.csv",
+     ":3: iters '0': expected a count from 1 to 4294967295 (calls timed "
+     "back to back, nccl-tests -n)"},
     {"csv_duplicate_row.csv",
      ":16: hostdev h2d pinned host -> gpu0, ranks 1, 2097152 bytes again "
      "(line 11 has it)"},
