@@ -198,6 +198,15 @@ NcclComm *nccl_comm_new(const TopoSystem *sys, const NcclOptions *opt,
     }
     port = mdl_registry_link(models, c->gpu.nic->port_link);
     c->nic_GBps = link_GBps(port) * MAX(c->gpu.nic->ports, 1);
+    /* Across nodes NCCL's ring search (ncclTopoCompute) gives each NIC one
+     * channel at its bandwidth (the NIC's or its PCIe link's, 24 GB/s for
+     * HDR, 48 for NDR) and ncclTopoPostset doubles the channels: two per
+     * NIC, 16 on a DGX with 8 NICs, whatever its NVLinks.  Every NIC then
+     * carries as many (a DGX A100's 12 NVLink channels left 4 of its 8
+     * NICs with one: 149 GB/s of busbw for 2 nodes, where NCCL's 16 reach
+     * 192). */
+    c->channels = CLAMP(2 * comm_nics(c), 2, 32);
+    c->bw_intra = c->gpu_GBps / c->channels;
     c->bw_inter =
         MIN(c->bw_intra, comm_nics(c) * c->nic_GBps / (double)c->channels);
   }
