@@ -202,6 +202,38 @@ START_TEST(test_multinode_ring)
 }
 END_TEST
 
+/* Across nodes NCCL runs two ring channels per NIC (one per NIC from its
+ * search, doubled): two DGX A100 with 8 HDR NICs each run 16 channels, and
+ * every NIC carries two, so the Ring AllReduce reaches the NICs' ceiling,
+ * about 24 GB/s each (NCCL's developers report 192 GB/s of busbw).  With
+ * the 12 channels of its NVLinks, 4 NICs carried 2 and the run 149. */
+START_TEST(test_multinode_channels_per_nic)
+{
+  static const char ini[] = "[system]\nserver = dgx-a100\nservers = 2\n"
+                            "[scaleout]\ntopology = fat-tree\nswitch = "
+                            "quantum-hdr\ntiers = 2\nrail_optimized = true\n";
+  g_autoptr(GError) error = NULL;
+  g_autoptr(TopoSystem) sys =
+      topo_system_load_data(ini, strlen(ini), "a100x2", NULL, &error);
+  NcclOptions ring = {.algos = 1u << NCCL_ALGO_RING};
+  NcclChoice ch;
+  double bw;
+
+  ck_assert_msg(sys != NULL, "%s", error ? error->message : "");
+  {
+    g_autoptr(NcclComm) one = comm_of(sys, &(NcclOptions){.ranks = 8});
+    g_autoptr(NcclComm) two = comm_of(sys, &ring);
+
+    bw = busbw(two, NCCL_COLL_ALLREDUCE, 4 * GIB, NCCL_EXEC_FLOW, &ch);
+    ck_assert_uint_eq(ch.channels, 16);
+    ck_assert_msg(bw > 8 * 23.0 && bw < 8 * 25.0, "2x DGX A100 ring %g", bw);
+    /* inside one node the channels stay the NVLinks' */
+    bw = busbw(one, NCCL_COLL_ALLREDUCE, 4 * GIB, NCCL_EXEC_FLOW, &ch);
+    ck_assert_uint_eq(ch.channels, 12);
+  }
+}
+END_TEST
+
 /* NCCL's pipelining units (enqueue.cc calcCollChunking), worked by hand:
  * Ring Simple AllReduce/AllGather 2 MiB chunks in 1 MiB slices, Broadcast
  * and Reduce 512 KiB steps; LL 32 KiB of data a step;
@@ -568,6 +600,7 @@ Suite *suite_nccl(void)
   tcase_add_test(tc, test_bounds);
   tcase_add_test(tc, test_all_collectives);
   tcase_add_test(tc, test_multinode_ring);
+  tcase_add_test(tc, test_multinode_channels_per_nic);
   tcase_add_test(tc, test_chunking);
   tcase_add_test(tc, test_tests_time);
   tcase_add_test(tc, test_tests_time_iterations);
