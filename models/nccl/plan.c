@@ -204,8 +204,13 @@ NcclComm *nccl_comm_new(const TopoSystem *sys, const NcclOptions *opt,
      * NIC, 16 on a DGX with 8 NICs, whatever its NVLinks.  Every NIC then
      * carries as many (a DGX A100's 12 NVLink channels left 4 of its 8
      * NICs with one: 149 GB/s of busbw for 2 nodes, where NCCL's 16 reach
-     * 192). */
+     * 192).  On Hopper and later, with channels above 45 GB/s (NDR and
+     * faster) and fewer than 16, ncclTopoPostset doubles them again ("4
+     * compute channels per search channel to reach peak BW on <8 PPN"):
+     * a group of one H100 per node runs 4. */
     c->channels = CLAMP(2 * comm_nics(c), 2, 32);
+    if (c->gpu.sm >= 90 && c->nic_GBps > 45.0 && c->channels < 16)
+      c->channels *= 2;
     c->bw_intra = c->gpu_GBps / c->channels;
     c->bw_inter =
         MIN(c->bw_intra, comm_nics(c) * c->nic_GBps / (double)c->channels);
