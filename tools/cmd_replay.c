@@ -37,6 +37,7 @@ typedef struct {
   char *servers;
   char *algo;
   char *proto;
+  char *nccl_version;
   guint64 channels;
   gboolean channels_seen;
   gboolean collnet;
@@ -78,6 +79,7 @@ static void options_clear(ReplayOptions *o)
   g_free(o->servers);
   g_free(o->algo);
   g_free(o->proto);
+  g_free(o->nccl_version);
   g_free(o->fidelity);
   g_free(o->csv);
   g_free(o->summary_csv);
@@ -693,6 +695,9 @@ static gboolean check_options(ReplayOptions *o, NcclOptions *n, guint32 *hot,
     return FALSE;
   if (o->proto && !nccl_parse_protos(o->proto, "--proto", &n->protos, error))
     return FALSE;
+  if (o->nccl_version && !nccl_version_parse(o->nccl_version, "--nccl-version",
+                                             &n->nccl_version, error))
+    return FALSE;
   if (o->channels_seen) {
     if (o->channels == 0 || o->channels > NCCL_MAX_CHANNELS) {
       g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
@@ -791,6 +796,9 @@ int cli_cmd_replay(int argc, char **argv)
        "NCCL algorithms allowed, as NCCL_ALGO", "LIST"},
       {"proto", 0, 0, G_OPTION_ARG_STRING, &o.proto,
        "NCCL protocols allowed, as NCCL_PROTO", "LIST"},
+      {"nccl-version", 0, 0, G_OPTION_ARG_STRING, &o.nccl_version,
+       "Choose as this NCCL release's cost model does (default 2.28.9)",
+       "VERSION"},
       {"channels", 0, 0, G_OPTION_ARG_CALLBACK, sim_parse_number_option,
        "Force every collective's channel count", "N"},
       {"collnet", 0, 0, G_OPTION_ARG_NONE, &o.collnet,

@@ -57,6 +57,7 @@ void cli_run_options_clear(CliRunOptions *o)
   g_free(o->redop);
   g_free(o->algo);
   g_free(o->proto);
+  g_free(o->nccl_version);
   g_free(o->fidelity);
   g_free(o->csv);
   g_free(o->json);
@@ -292,6 +293,9 @@ gboolean cli_run_check(CliRunOptions *o, CliRunPlan *plan, GError **error)
     return bad(error, "--iters: %" G_GUINT64_FORMAT "; expected 1 to %u",
                o->iters, G_MAXUINT32);
   nopt->iterations = o->iters_seen ? (guint32)o->iters : 0;
+  if (o->nccl_version && !nccl_version_parse(o->nccl_version, "--nccl-version",
+                                             &nopt->nccl_version, error))
+    return FALSE;
   {
     const char *cn = g_getenv("NCCL_COLLNET_ENABLE");
 
@@ -714,6 +718,10 @@ int cli_cmd_run(int argc, char **argv)
        "LIST"},
       {"proto", 0, 0, G_OPTION_ARG_STRING, &o.proto,
        "NCCL protocols allowed, as NCCL_PROTO: ll, ll128, simple", "LIST"},
+      {"nccl-version", 0, 0, G_OPTION_ARG_STRING, &o.nccl_version,
+       "Choose as this NCCL release's cost model does, e.g. 2.26.2 "
+       "(default 2.28.9; docs/nccl.md lists what differs)",
+       "VERSION"},
       {"channels", 0, 0, G_OPTION_ARG_CALLBACK, sim_parse_number_option,
        "Force the channel count (as NCCL_MIN_NCHANNELS = NCCL_MAX_NCHANNELS)",
        "N"},

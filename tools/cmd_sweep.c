@@ -46,7 +46,7 @@ typedef struct {
   /* Workload options, as text, for cli_sweep_set_run */
   char *collective, *minbytes, *maxbytes, *stepbytes, *stepfactor, *ranks,
       *gpus_per_process, *iters, *root, *channels, *datatype, *op, *algo,
-      *proto, *fidelity;
+      *proto, *nccl_version, *fidelity;
   gboolean collnet;
 } SweepOptions;
 
@@ -57,7 +57,7 @@ static void sweep_options_clear(SweepOptions *o)
       &o->minbytes, &o->maxbytes,         &o->stepbytes, &o->stepfactor,
       &o->ranks,    &o->gpus_per_process, &o->iters,     &o->root,
       &o->channels, &o->datatype,         &o->op,        &o->algo,
-      &o->proto,    &o->fidelity};
+      &o->proto,    &o->nccl_version,     &o->fidelity};
 
   for (guint i = 0; i < G_N_ELEMENTS(texts); i++)
     g_free(*texts[i]);
@@ -275,6 +275,7 @@ static gboolean sweep_build(SweepOptions *o, CliSweep *sw, GError **error)
              {"op", "--op", o->op},
              {"algo", "--algo", o->algo},
              {"proto", "--proto", o->proto},
+             {"nccl_version", "--nccl-version", o->nccl_version},
              {"fidelity", "--fidelity", o->fidelity},
              {"collnet", "--collnet", o->collnet ? "true" : NULL}};
 
@@ -385,6 +386,9 @@ int cli_cmd_sweep(int argc, char **argv)
        "NCCL algorithms allowed, as NCCL_ALGO", "LIST"},
       {"proto", 0, 0, G_OPTION_ARG_STRING, &o.proto,
        "NCCL protocols allowed, as NCCL_PROTO", "LIST"},
+      {"nccl-version", 0, 0, G_OPTION_ARG_STRING, &o.nccl_version,
+       "Choose as this NCCL release's cost model does (default 2.28.9)",
+       "VERSION"},
       {"channels", 0, 0, G_OPTION_ARG_STRING, &o.channels,
        "Force the channel count", "N"},
       {"collnet", 0, 0, G_OPTION_ARG_NONE, &o.collnet,

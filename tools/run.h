@@ -37,6 +37,7 @@ typedef struct {
   char *redop;
   char *algo;
   char *proto;
+  char *nccl_version; /* --nccl-version: the NCCL whose cost model chooses */
   char *fidelity;
   char *csv;
   char *json;

@@ -41,6 +41,7 @@ static const struct {
     {"op", RUN_STRING},
     {"algo", RUN_STRING},
     {"proto", RUN_STRING},
+    {"nccl_version", RUN_STRING},
     {"fidelity", RUN_STRING},
     {"collnet", RUN_BOOL},
 };
@@ -175,6 +176,7 @@ static gboolean run_apply(CliRunOptions *o, int k, const char *value,
                    : strcmp(key, "op") == 0     ? &o->redop
                    : strcmp(key, "algo") == 0   ? &o->algo
                    : strcmp(key, "proto") == 0  ? &o->proto
+                   : strcmp(key, "nccl_version") == 0 ? &o->nccl_version
                                                 : &o->fidelity;
     g_free(*field);
     *field = g_strdup(value);

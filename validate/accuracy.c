@@ -19,7 +19,9 @@
   "[scaleout]\ntopology = fat-tree\nswitch = quantum2-ndr\ntiers = 2\n"        \
   "rail_optimized = true\nrouting = dmodk\n"
 
-/* The process layout is the source's command line where it gives one
+/* NCCL's version where the source states it (the nccl-tests#309 runs:
+ * 2.26.2; the 4-node comment is taken to be the same).
+ * The process layout is the source's command line where it gives one
  * (`-g 8`: one process for the server's 8 GPUs; `all_reduce_perf_mpi
  * -g 1`: one per GPU).  The RTX 4090 run is taken to be `-g 8`, a
  * one-machine run; the 4-node and ANOMALOUS runs one rank per process
@@ -28,28 +30,28 @@
 static const NcclDataset datasets[] = {
     {"nccl_allreduce_8xA100_nvlink3_stas00mlengineering.csv",
      "8x A100 NVLink3/NVSwitch AllReduce, -g 8",
-     "[system]\nserver = dgx-a100\n", "allreduce", 8, 8, 50, 1, FALSE},
+     "[system]\nserver = dgx-a100\n", "allreduce", 8, 8, 0, 50, 1, FALSE},
     {"nccl_allreduce_8xH100_sxm_nccltests290.csv",
      "8x H100 SXM AllReduce (NVLS), -g 8", "[system]\nserver = dgx-h100\n",
-     "allreduce", 8, 8, 2, 5, FALSE},
+     "allreduce", 8, 8, 0, 2, 5, FALSE},
     {"nccl_allreduce_16xH100_2node_ndr8x400_nccltests309.csv",
      "2x 8 H100, 8x NDR 400G per node, AllReduce, MPI -g 1", H100_NDR("2"),
-     "allreduce", 16, 1, 20, 5, FALSE},
+     "allreduce", 16, 1, 22602, 20, 5, FALSE},
     {"nccl_allreduce_32xH100_4node_ndr8x400_vm_nccltests309.csv",
      "4x 8 H100, 8x NDR 400G per node (VMs), AllReduce", H100_NDR("4"),
-     "allreduce", 32, 1, 20, 5, FALSE},
+     "allreduce", 32, 1, 22602, 20, 5, FALSE},
     {"nccl_allreduce_8xRTX4090_pcie_P2Punlocked_chlc.csv",
      "8x RTX 4090 PCIe Gen4, P2P unlocked, AllReduce, -g 8 (assumed)",
      "[system]\nserver = rtx4090-8\n"
      "[server rtx4090-8]\ngpus = 8\nsockets = 2\nsocket_link = upi2\n"
      "root_complex = root-complex-gen4\ngpu_pcie = pcie4-x16\n"
      "gpu_arch = sm89\n",
-     "allreduce", 8, 8, 20, 5, FALSE},
+     "allreduce", 8, 8, 0, 20, 5, FALSE},
     {"nccl_sendrecv_8xA100_nvlink_liplus.csv", "8x A100 NVLink SendRecv, -g 8",
-     "[system]\nserver = dgx-a100\n", "sendrecv", 8, 8, 20, 5, FALSE},
+     "[system]\nserver = dgx-a100\n", "sendrecv", 8, 8, 0, 20, 5, FALSE},
     {"nccl_allreduce_16xH100_2node_ndr_ANOMALOUS_nccltests290.csv",
      "2x 8 H100 NDR, misconfigured (ANOMALOUS)", H100_NDR("2"), "allreduce", 16,
-     1, 200, 5, TRUE},
+     1, 0, 200, 5, TRUE},
 };
 
 const NcclDataset *nccl_datasets(guint *n)
@@ -71,7 +73,8 @@ gboolean nccl_accuracy_run(const NcclDataset *d, const char *dir,
   g_autoptr(GArray) ratio = g_array_new(FALSE, FALSE, sizeof(double));
   NcclOptions opt = {.ranks = d->ranks,
                      .gpus_per_process = d->gpus_per_process,
-                     .iterations = d->iterations};
+                     .iterations = d->iterations,
+                     .nccl_version = d->nccl_version};
   NcclColl coll;
 
   memset(out, 0, sizeof(*out));

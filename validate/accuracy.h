@@ -14,6 +14,8 @@ typedef struct {
   guint32 ranks;
   guint32 gpus_per_process; /* nccl-tests -g: 8 for one process driving
                                the 8 GPUs of a server, 1 under MPI */
+  guint32 nccl_version;     /* as the source gives it (NcclOptions); 0: not
+                           given, ifsim's default */
   guint32 iterations; /* nccl-tests -n: calls per timed loop, as the source
                          gives it, else nccl-tests' default, 20 */
   guint32 time_col;   /* column of the measured time, us: the busbw columns

@@ -325,7 +325,8 @@ static gboolean predict_nccl(const TopoSystem *sys, const ValPoint *p,
 {
   NcclOptions opt = {.ranks = p->ranks,
                      .gpus_per_process = p->gpus_per_process,
-                     .iterations = p->iters};
+                     .iterations = p->iters,
+                     .nccl_version = p->nccl_version};
   g_autoptr(NcclComm) comm = NULL;
   NcclColl coll;
   NcclChoice ch;
@@ -482,13 +483,20 @@ void val_report_build(const TopoSystem *sys, ValMeasurements *const *sets,
   for (guint k = 0; k < n_sets; k++) {
     const char *gpp = val_meas_get(sets[k], "gpus_per_process");
     const char *its = val_meas_get(sets[k], "iters");
+    const char *ver = val_meas_get(sets[k], "nccl.version");
     guint64 per_process = 0, iters = 0;
+    guint32 version = 0;
 
     /* checked by the reader; probes and the nccl-tests import write them */
     if (gpp)
       g_ascii_string_to_unsigned(gpp, 10, 1, 1024, &per_process, NULL);
     if (its)
       g_ascii_string_to_unsigned(its, 10, 1, G_MAXUINT32, &iters, NULL);
+    /* the importers' key, else the probe's */
+    if (!ver)
+      ver = val_meas_get(sets[k], "nccl");
+    if (ver && !nccl_version_parse(ver, "nccl.version", &version, NULL))
+      version = 0;
     for (guint i = 0; i < sets[k]->points->len; i++) {
       ValPoint pt = g_array_index(sets[k]->points, ValPoint, i);
       char *key;
@@ -498,6 +506,7 @@ void val_report_build(const TopoSystem *sys, ValMeasurements *const *sets,
       if (pt.probe == VAL_PROBE_NCCL) {
         pt.gpus_per_process = (guint32)per_process;
         pt.iters = (guint32)iters;
+        pt.nccl_version = version;
       }
       key = series_key(&pt);
       if (g_hash_table_lookup_extended(index, key, NULL, &at)) {

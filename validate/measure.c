@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "models/nccl/nccl.h"
 #include "sim/error.h"
 #include "traces/csvtext.h"
 #include "traces/output.h"
@@ -264,6 +265,41 @@ static gboolean parse_header_line(ValMeasurements *m, const char *line)
   return TRUE;
 }
 
+/* The header keys predictions read (validate/calibrate.c), checked when
+ * read: gpus_per_process and iters are counts, nccl and nccl.version NCCL
+ * versions. */
+static gboolean check_header_value(const char *key, const char *value,
+                                   const char *name, guint line,
+                                   GError **error)
+{
+  g_autoptr(GError) why = NULL;
+  guint32 version;
+
+  if (strcmp(key, "gpus_per_process") == 0 &&
+      !g_ascii_string_to_unsigned(value, 10, 1, 1024, NULL, NULL)) {
+    g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
+                "%s:%u: gpus_per_process '%s': expected a count from 1 to "
+                "1024 (GPUs one process drove)",
+                name, line, value);
+    return FALSE;
+  }
+  if (strcmp(key, "iters") == 0 &&
+      !g_ascii_string_to_unsigned(value, 10, 1, G_MAXUINT32, NULL, NULL)) {
+    g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
+                "%s:%u: iters '%s': expected a count from 1 to %u (calls "
+                "timed back to back, nccl-tests -n)",
+                name, line, value, G_MAXUINT32);
+    return FALSE;
+  }
+  if ((strcmp(key, "nccl") == 0 || strcmp(key, "nccl.version") == 0) &&
+      !nccl_version_parse(value, key, &version, &why)) {
+    g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE, "%s:%u: %s", name, line,
+                why->message);
+    return FALSE;
+  }
+  return TRUE;
+}
+
 static ValMeasurements *parse_own(const char *name, const char *text,
                                   gsize len, GError **error)
 {
@@ -297,33 +333,11 @@ static ValMeasurements *parse_own(const char *name, const char *text,
                     name, i + 1, key);
         return NULL;
       }
-      if (strcmp(g_ptr_array_index(m->keys, m->keys->len - 1),
-                 "gpus_per_process") == 0 &&
-          !g_ascii_string_to_unsigned(
-              g_ptr_array_index(m->values, m->values->len - 1), 10, 1, 1024,
-              NULL, NULL)) {
-        g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
-                    "%s:%u: gpus_per_process '%s': expected a count from 1 "
-                    "to 1024 (GPUs one process drove)",
-                    name, i + 1,
-                    (const char *)g_ptr_array_index(m->values,
-                                                    m->values->len - 1));
+      if (!check_header_value(
+              g_ptr_array_index(m->keys, m->keys->len - 1),
+              g_ptr_array_index(m->values, m->values->len - 1), name, i + 1,
+              error))
         return NULL;
-      }
-      if (strcmp(g_ptr_array_index(m->keys, m->keys->len - 1), "iters") ==
-              0 &&
-          !g_ascii_string_to_unsigned(
-              g_ptr_array_index(m->values, m->values->len - 1), 10, 1,
-              G_MAXUINT32, NULL, NULL)) {
-        g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
-                    "%s:%u: iters '%s': expected a count from 1 to %u (calls "
-                    "timed back to back, nccl-tests -n)",
-                    name, i + 1,
-                    (const char *)g_ptr_array_index(m->values,
-                                                    m->values->len - 1),
-                    G_MAXUINT32);
-        return NULL;
-      }
     }
   }
   if (!val_csv_split(name, text, len, &csv, error))

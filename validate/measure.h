@@ -69,6 +69,8 @@ typedef struct {
   guint32 iters; /* nccl: calls launched back to back inside one timing
                     (the header's iters, nccl-tests -n; 0: not known, a
                     long loop) */
+  guint32 nccl_version; /* nccl: the NCCL measured (the header's nccl or
+                           nccl.version, as NcclOptions; 0: not known) */
 } ValPoint;
 
 /* A set of points and the machine they were measured on. */

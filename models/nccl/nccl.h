@@ -98,6 +98,9 @@ typedef struct {
   guint32 gpus_per_process; /* ranks one host thread launches in turn, as
                                nccl-tests -g G does; 0 or 1: one rank per
                                process (mpirun -np N ... -g 1) */
+  guint32 nccl_version; /* the NCCL whose cost model chooses, major x 10000
+                           + minor x 100 + patch (2.26.2: 22602); 0: 2.28.9
+                           (nccl_version_parse, docs/nccl.md) */
   guint32 iterations; /* nccl-tests -n: calls timed as one loop, its timer
                          started before the first is launched; 0: the
                          steady pace of a long loop */
@@ -114,6 +117,15 @@ typedef struct {
   guint32 n_local;
   const NcclTrace *trace;   /* may be NULL; must outlive the runs */
 } NcclOptions;
+
+/* The NCCL release ifsim's cost model follows by default (2.28.9). */
+#define NCCL_VERSION_DEFAULT 22809u
+
+/* Reads "2.26.2", "2.26" (patch 0) or NCCL's own "2.26.2+cuda12.8" into
+ * major x 10000 + minor x 100 + patch: NCCL 2, minor and patch below 100.
+ * Fails with a message naming `what` and the expected form. */
+gboolean nccl_version_parse(const char *text, const char *what, guint32 *out,
+                            GError **error);
 
 const char *nccl_coll_name(NcclColl c);      /* "AllReduce" */
 const char *nccl_coll_test_name(NcclColl c); /* "all_reduce_perf" */

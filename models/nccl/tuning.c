@@ -216,6 +216,75 @@ static const double tree_correction[NCCL_N_PROTOS][23] = {
     {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5,
      .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9}};
 
+/* Where NCCL's cost model differs by release, as read in its tuning.cc
+ * (2.20.3, a 2.25-2.27 copy, 2.28.3) and in 2.28.9's library:
+ * - NVLSTree's network latency per tree step: 14 us up to 2.28.3, 20.9 in
+ *   2.28.9 (taken from 2.28.4 on: where it changed between is not known);
+ * - NVLSTree's bandwidth: before 2.28 min(intra, inter, halved above 2
+ *   nodes) per channel, algorithm bandwidth 5/6 of the bus's; from 2.28
+ *   the NVLS efficiency formula below;
+ * - 2.20.3 (taken for every release before 2.21): Tree/Simple without a
+ *   base latency and 28 us per NVLink and network step, NVLS and NVLSTree
+ *   23 us per NVLink step, and Hopper's single-node LL ceiling Ampere's
+ *   (87.7 GB/s). */
+#define V_NVLSTREE_NET_14_UNTIL 22803u
+#define V_NVLS_EFFICIENCY_FROM 22800u
+#define V_2_20_UNTIL 22100u
+
+static guint32 comm_version(const NcclComm *c)
+{
+  return c->opt.nccl_version ? c->opt.nccl_version : NCCL_VERSION_DEFAULT;
+}
+
+/* hwLatencies of the communicator's NCCL. */
+static double tuned_hw_lat(guint32 v, int hw, int a, int p)
+{
+  if (p == NCCL_PROTO_SIMPLE && a == NCCL_ALGO_NVLS_TREE && hw == NCCL_HW_NET &&
+      v <= V_NVLSTREE_NET_14_UNTIL)
+    return 14.0;
+  if (v < V_2_20_UNTIL && p == NCCL_PROTO_SIMPLE) {
+    if (a == NCCL_ALGO_TREE && hw != NCCL_HW_PCI)
+      return 28.0;
+    if ((a == NCCL_ALGO_NVLS || a == NCCL_ALGO_NVLS_TREE) &&
+        hw == NCCL_HW_NVLINK)
+      return 23.0;
+  }
+  return hw_lat[hw][a][p];
+}
+
+/* baseLatencies of the communicator's NCCL. */
+static double tuned_base_lat(guint32 v, int a, int p)
+{
+  if (v < V_2_20_UNTIL && a == NCCL_ALGO_TREE && p == NCCL_PROTO_SIMPLE)
+    return 0;
+  return base_lat[a][p];
+}
+
+gboolean nccl_version_parse(const char *text, const char *what, guint32 *out,
+                            GError **error)
+{
+  g_autoptr(GRegex) re = g_regex_new(
+      "^2\\.([0-9]{1,2})(?:\\.([0-9]{1,2}))?(?:\\+[A-Za-z0-9._-]+)?$", 0, 0,
+      NULL);
+  g_autoptr(GMatchInfo) m = NULL;
+
+  if (!g_regex_match(re, text, 0, &m)) {
+    g_set_error(error, MDL_ERROR, MDL_ERROR_VALUE,
+                "%s: '%s' is not an NCCL version (expected 2.MINOR or "
+                "2.MINOR.PATCH, e.g. 2.26.2)",
+                what, text);
+    return FALSE;
+  }
+  {
+    g_autofree char *minor = g_match_info_fetch(m, 1);
+    g_autofree char *patch = g_match_info_fetch(m, 2);
+
+    *out = 20000 + (guint32)atoi(minor) * 100 +
+           (patch && *patch ? (guint32)atoi(patch) : 0);
+  }
+  return TRUE;
+}
+
 double nccl_hw_latency_us(guint32 hw, NcclAlgo a, NcclProto p)
 {
   return hw_lat[hw][a][p];
@@ -271,7 +340,13 @@ void nccl_tune(NcclComm *c)
   int idx2 = nnodes <= 2 ? (int)nnodes - 1 : 2;
   int intra_hw = c->nvl_intra ? NCCL_HW_NVLINK : NCCL_HW_PCI;
   int hw = nnodes == 1 ? intra_hw : NCCL_HW_NET;
-  double ll_max = ll_max_bw[nnodes == 1 ? c->arch : 0][idx2];
+  guint32 v = comm_version(c);
+  /* 2.20.3's Hopper row held Ampere's figures */
+  guint32 ll_row = nnodes != 1 ? 0
+                   : c->arch == NCCL_ARCH_HOPPER && v < V_2_20_UNTIL
+                       ? NCCL_ARCH_AMPERE
+                       : c->arch;
+  double ll_max = ll_max_bw[ll_row][idx2];
 
   memset(c->bw, 0, sizeof(c->bw));
   memset(c->lat, 0, sizeof(c->lat));
@@ -356,7 +431,9 @@ void nccl_tune(NcclComm *c)
           c->off[coll][a][p] = "Simple protocol only";
           continue;
         }
-        if (a == NCCL_ALGO_NVLS || a == NCCL_ALGO_NVLS_TREE) {
+        if (a == NCCL_ALGO_NVLS_TREE && v < V_NVLS_EFFICIENCY_FROM) {
+          bw = MIN(c->bw_intra, nnodes <= 2 ? c->bw_inter : c->bw_inter / 2);
+        } else if (a == NCCL_ALGO_NVLS || a == NCCL_ALGO_NVLS_TREE) {
           double intra =
               c->bw_intra * nvls_efficiency[c->arch] * (nch - 1) / nch;
           double inter =
@@ -398,7 +475,9 @@ void nccl_tune(NcclComm *c)
           continue;
         }
         c->bus_ch[coll][a][p] = bus / nch;
-        if (!(a != NCCL_ALGO_RING && rs_ag)) {
+        if (a == NCCL_ALGO_NVLS_TREE && v < V_NVLS_EFFICIENCY_FROM)
+          bus *= 5.0 / 6.0;
+        else if (!(a != NCCL_ALGO_RING && rs_ag)) {
           if (a == NCCL_ALGO_RING || a == NCCL_ALGO_NVLS ||
               a == NCCL_ALGO_NVLS_TREE)
             bus *= (double)nranks / nsteps;
@@ -407,12 +486,12 @@ void nccl_tune(NcclComm *c)
         }
         c->bw[coll][a][p] = bus;
 
-        lat = base_lat[a][p];
-        intra_lat = hw_lat[intra_hw][a][p];
-        inter_lat = ppn == 1 ? hw_lat[NCCL_HW_NET][NCCL_ALGO_TREE][p]
-                             : hw_lat[NCCL_HW_NET][a][p];
+        lat = tuned_base_lat(v, a, p);
+        intra_lat = tuned_hw_lat(v, intra_hw, a, p);
+        inter_lat = ppn == 1 ? tuned_hw_lat(v, NCCL_HW_NET, NCCL_ALGO_TREE, p)
+                             : tuned_hw_lat(v, NCCL_HW_NET, a, p);
         if (a == NCCL_ALGO_RING) {
-          double l = hw_lat[hw][a][p];
+          double l = tuned_hw_lat(v, hw, a, p);
 
           if (coll == NCCL_COLL_REDUCE || coll == NCCL_COLL_BROADCAST) {
             /* sameChannels: the rings of all channels are alike */
@@ -539,11 +618,15 @@ gboolean nccl_select(const NcclComm *c, NcclColl coll, guint64 bytes,
 
   if (coll >= NCCL_N_TUNED_COLLS)
     return select_p2p(c, coll, bytes, out, explain, error);
-  if (explain)
+  if (explain) {
+    guint32 v = comm_version(c);
+
     g_string_append_printf(explain,
                            "%s %" G_GUINT64_FORMAT " B, %u ranks on "
-                           "%u nodes:\n",
-                           nccl_coll_name(coll), bytes, c->nranks, c->nnodes);
+                           "%u nodes, NCCL %u.%u.%u's cost model:\n",
+                           nccl_coll_name(coll), bytes, c->nranks, c->nnodes,
+                           v / 10000, v / 100 % 100, v % 100);
+  }
   for (int a = 0; a < NCCL_N_ALGOS; a++) {
     for (int p = 0; p < NCCL_N_PROTOS; p++) {
       double t;

@@ -72,6 +72,15 @@ expect 0 "           8             2     float     sum      -1    19.81" run -b 
 expect 0 "           8             2     float     sum      -1    45.90" run -b 8 -e 8 --gpus-per-process 8 --iters 2
 expect 2 "--iters: 0; expected 1 to 4294967295" run --iters 0
 expect 2 "--iters: 'x' is not a count" run --iters x
+# --nccl-version: NCCL 2.26's cost model picks NVLSTree at 1 MiB on two
+# DGX H100, where 2.28.9 keeps Tree/LL128
+H2=$(mktemp -d)/h2.ini
+printf '[system]\nserver = dgx-h100\nservers = 2\n[scaleout]\ntopology = fat-tree\nswitch = quantum2-ndr\ntiers = 2\nrail_optimized = true\n' > "$H2"
+expect 0 "  -> Tree/LL128 on 16 channels" run -t "$H2" -b 1M -e 1M --explain
+expect 0 "  -> NVLSTree/Simple on 16 channels" run -t "$H2" -b 1M -e 1M --explain --nccl-version 2.26.2
+expect 0 "1,2.26.2,AllReduce,1048576" sweep -t "$H2" -b 1M -e 1M --vary run.nccl_version=2.28.9,2.26.2
+expect 2 "--nccl-version: '2.26.x' is not an NCCL version (expected 2.MINOR or 2.MINOR.PATCH, e.g. 2.26.2)" run --nccl-version 2.26.x
+expect 2 "--nccl-version: '3' is not an NCCL version" replay "$(dirname "$0")/../../docs/workload-example.csv" --nccl-version 3
 expect 0 "NVLS          Simple  off: excluded by the algorithm choice" run -b 8 -e 8 --explain --algo ^nvls
 export NCCL_ALGO=tree
 expect 0 "# 1048576 Tree" run -b 1M -e 1M

@@ -473,6 +473,9 @@ static const struct {
      ":6: header key 'gpu' given twice (expected each key once)"},
     {"csv_gpus_per_process_zero.csv",
      ":3: gpus_per_process '0': expected a count from 1 to 1024"},
+    {"csv_nccl_version_bad.csv",
+     ":3: nccl.version: '2.26.x' is not an NCCL version (expected 2.MINOR "
+     "or 2.MINOR.PATCH, e.g. 2.26.2)"},
     {"csv_iters_zero.csv",
      ":3: iters '0': expected a count from 1 to 4294967295 (calls timed "
      "back to back, nccl-tests -n)"},
