@@ -9,6 +9,7 @@
 
 #include <glib/gstdio.h>
 
+#include "models/nccl/nccl.h"
 #include "sim/units.h"
 #include "tools/cli.h"
 #include "traces/csvtext.h"
@@ -20,10 +21,33 @@ typedef struct {
   char *topology;
   char **models;
   char **files;
-  char *gpus_per_process; /* --gpus-per-process, for files without it */
-  GPtrArray *sets;        /* ValMeasurements */
+  /* for nccl files that do not say them: --gpus-per-process, --iters,
+   * --nccl-version */
+  char *gpus_per_process, *iters, *nccl_version;
+  GPtrArray *sets; /* ValMeasurements */
   TopoSystem *sys;
 } Inputs;
+
+/* The options both commands take for nccl files that do not say them. */
+static void add_nccl_entries(GOptionContext *ctx, Inputs *in)
+{
+  const GOptionEntry e[] = {
+      {"gpus-per-process", 0, 0, G_OPTION_ARG_STRING, &in->gpus_per_process,
+       "For nccl measurements that do not say it (no gpus_per_process key): "
+       "the GPUs one process drove, as nccl-tests -g G",
+       "G"},
+      {"iters", 0, 0, G_OPTION_ARG_STRING, &in->iters,
+       "For nccl measurements that do not say it (no iters key): the calls "
+       "timed back to back, as nccl-tests -n N",
+       "N"},
+      {"nccl-version", 0, 0, G_OPTION_ARG_STRING, &in->nccl_version,
+       "For nccl measurements that do not say it (no nccl.version or nccl "
+       "key): the NCCL release measured, e.g. 2.26.2",
+       "VERSION"},
+      G_OPTION_ENTRY_NULL};
+
+  g_option_context_add_main_entries(ctx, e, NULL);
+}
 
 static void inputs_clear(Inputs *in)
 {
@@ -31,6 +55,8 @@ static void inputs_clear(Inputs *in)
   g_strfreev(in->models);
   g_strfreev(in->files);
   g_free(in->gpus_per_process);
+  g_free(in->iters);
+  g_free(in->nccl_version);
   if (in->sets)
     g_ptr_array_unref(in->sets);
   topo_system_free(in->sys);
@@ -58,18 +84,34 @@ static gboolean inputs_load(Inputs *in, GError **error)
                 in->gpus_per_process);
     return FALSE;
   }
+  if (in->iters &&
+      !g_ascii_string_to_unsigned(in->iters, 10, 1, G_MAXUINT32, NULL, NULL)) {
+    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                "--iters: '%s' is not a count from 1 to %u", in->iters,
+                G_MAXUINT32);
+    return FALSE;
+  }
+  if (in->nccl_version &&
+      !nccl_version_parse(in->nccl_version, "--nccl-version", &(guint32){0},
+                          error))
+    return FALSE;
   in->sets = g_ptr_array_new_with_free_func((GDestroyNotify)val_meas_free);
   for (guint i = 0; in->files[i]; i++) {
     ValMeasurements *m = val_meas_load(in->files[i], error);
     if (!m)
       return FALSE;
-    /* the file's own value wins */
+    /* the file's own values win */
     if (in->gpus_per_process && !val_meas_get(m, "gpus_per_process"))
       val_meas_set(m, "gpus_per_process", in->gpus_per_process);
+    if (in->iters && !val_meas_get(m, "iters"))
+      val_meas_set(m, "iters", in->iters);
+    if (in->nccl_version && !val_meas_get(m, "nccl.version") &&
+        !val_meas_get(m, "nccl"))
+      val_meas_set(m, "nccl.version", in->nccl_version);
     g_ptr_array_add(in->sets, m);
   }
-  in->sys = topo_system_load(in->topology, (const char *const *)in->models,
-                             error);
+  in->sys =
+      topo_system_load(in->topology, (const char *const *)in->models, error);
   return in->sys != NULL;
 }
 
@@ -116,10 +158,6 @@ int cli_cmd_calibrate(int argc, char **argv)
        "Model file applied first (repeatable)", "FILE"},
       {"output", 'o', 0, G_OPTION_ARG_FILENAME, &output,
        "Write the calibrated model file here (required)", "CALIBRATED.ini"},
-      {"gpus-per-process", 0, 0, G_OPTION_ARG_STRING, &in.gpus_per_process,
-       "For nccl measurements that do not say it (no gpus_per_process key): "
-       "the GPUs one process drove, as nccl-tests -g G",
-       "G"},
       {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &in.files, NULL,
        NULL},
       G_OPTION_ENTRY_NULL};
@@ -138,6 +176,7 @@ int cli_cmd_calibrate(int argc, char **argv)
   int status = CLI_EXIT_USAGE;
 
   g_option_context_add_main_entries(ctx, entries, NULL);
+  add_nccl_entries(ctx, &in);
   if (!cli_parse(ctx, "calibrate", &argc, &argv, &status))
     goto out;
   if (!output)
@@ -147,8 +186,8 @@ int cli_cmd_calibrate(int argc, char **argv)
     goto fail;
   val_report_build(in.sys, (ValMeasurements *const *)in.sets->pdata,
                    in.sets->len, &rep);
-  ini = val_calibration_ini(in.sys, &rep, (const char *const *)in.files,
-                            &error);
+  ini =
+      val_calibration_ini(in.sys, &rep, (const char *const *)in.files, &error);
   if (!ini)
     goto fail;
   /* The model file must load where it is meant to be used: checked from
@@ -164,8 +203,8 @@ int cli_cmd_calibrate(int argc, char **argv)
     close(fd);
     models[0] = tmp;
     if (g_file_set_contents(tmp, ini, -1, &error))
-      check = topo_system_load(in.topology, (const char *const *)models,
-                               &error);
+      check =
+          topo_system_load(in.topology, (const char *const *)models, &error);
     g_unlink(tmp);
     if (!check) {
       g_prefix_error(&error, "the calibration does not load (a bug): ");
@@ -291,11 +330,10 @@ static gboolean plot(const ValReport *r, TrcOutputs *outs, const char *path,
   }
   {
     char *argv[] = {gnuplot, script, NULL};
-    gboolean ok =
-        g_file_set_contents(data, d->str, -1, error) &&
-        g_file_set_contents(script, cmd->str, -1, error) &&
-        g_spawn_sync(NULL, argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL,
-                     NULL, &out_err, &wait, error);
+    gboolean ok = g_file_set_contents(data, d->str, -1, error) &&
+                  g_file_set_contents(script, cmd->str, -1, error) &&
+                  g_spawn_sync(NULL, argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL,
+                               NULL, NULL, NULL, &out_err, &wait, error);
     if (ok && !g_spawn_check_wait_status(wait, NULL)) {
       g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
                   "--plot: gnuplot failed: %s", out_err ? out_err : "");
@@ -328,10 +366,6 @@ int cli_cmd_validate(int argc, char **argv)
       {"max-error", 0, 0, G_OPTION_ARG_STRING, &max_error,
        "Exit 1 when the median |error| over all points exceeds PCT percent",
        "PCT"},
-      {"gpus-per-process", 0, 0, G_OPTION_ARG_STRING, &in.gpus_per_process,
-       "For nccl measurements that do not say it (no gpus_per_process key): "
-       "the GPUs one process drove, as nccl-tests -g G",
-       "G"},
       {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &in.files, NULL,
        NULL},
       G_OPTION_ENTRY_NULL};
@@ -349,6 +383,7 @@ int cli_cmd_validate(int argc, char **argv)
   int status = CLI_EXIT_USAGE;
 
   g_option_context_add_main_entries(ctx, entries, NULL);
+  add_nccl_entries(ctx, &in);
   if (!cli_parse(ctx, "validate", &argc, &argv, &status))
     goto out;
   if (max_error) {
@@ -384,17 +419,17 @@ int cli_cmd_validate(int argc, char **argv)
          rep.points->len);
   print_series(stdout, &rep);
   if (all) {
-    printf("# %-7s %-14s %-8s %-9s %-9s %12s %12s %12s %8s\n", "probe",
-           "test", "mode", "src", "dst", "size_bytes", "measured_us",
-           "predicted_us", "error%");
+    printf("# %-7s %-14s %-8s %-9s %-9s %12s %12s %12s %8s\n", "probe", "test",
+           "mode", "src", "dst", "size_bytes", "measured_us", "predicted_us",
+           "error%");
     for (guint i = 0; i < rep.points->len; i++) {
       const ValCompare *c = &g_array_index(rep.points, ValCompare, i);
       printf("  %-7s %-14s %-8s %-9s %-9s %12" G_GUINT64_FORMAT
              " %12.3f %12.3f %8.1f\n",
              val_probe_name(c->point.probe), c->point.test,
-             c->point.mode[0] ? c->point.mode : "-", c->point.src,
-             c->point.dst, c->point.size_bytes, c->point.time_us_median,
-             c->predicted_us, 100 * c->error);
+             c->point.mode[0] ? c->point.mode : "-", c->point.src, c->point.dst,
+             c->point.size_bytes, c->point.time_us_median, c->predicted_us,
+             100 * c->error);
     }
   }
   printf("# all points: median |error| %.1f%%, worst %.1f%%\n",

@@ -42,6 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "models/nccl/nccl.h"
 #include "sim/error.h"
 
 typedef struct {
@@ -424,11 +425,7 @@ static gboolean parse_row(const char *name, guint line, GStrv tok,
 /* NCCL_VERSION_CODE (2.9 on: major*10000 + minor*100 + patch). */
 static char *version_from_code(long code)
 {
-  if (code >= 10000)
-    return g_strdup_printf("%ld.%ld.%ld", code / 10000, code / 100 % 100,
-                           code % 100);
-  return g_strdup_printf("%ld.%ld.%ld", code / 1000, code / 100 % 10,
-                         code % 100);
+  return nccl_version_text(nccl_version_from_code(code));
 }
 
 /* "... Rank N [Group G] Pid P on HOST device D [BUS] NAME" */
@@ -480,7 +477,9 @@ ValMeasurements *val__import_nccltests_text(const ValText *t, GError **error)
 
     if ((s = strstr(l, "NCCL version "))) {
       g_auto(GStrv) v = val__tokens(s + 13);
-      if (v[0] && !val_meas_get(m, "nccl.version"))
+      /* kept only as a version predictions can use (validate/calibrate.c) */
+      if (v[0] && !val_meas_get(m, "nccl.version") &&
+          nccl_version_parse(v[0], "nccl.version", &(guint32){0}, NULL))
         val_meas_set(m, "nccl.version", v[0]);
       continue;
     }
@@ -511,6 +510,9 @@ ValMeasurements *val__import_nccltests_text(const ValText *t, GError **error)
     }
     if ((s = strstr(l, "nThread "))) {
       g_auto(GStrv) v = val__tokens(s);
+      const char *iters = NULL;
+      guint64 agg = 1;
+
       for (guint j = 0; v[j] && v[j + 1]; j++) {
         if (g_str_equal(v[j], "nThread"))
           val_meas_set(m, "nccltests.nthread", v[j + 1]);
@@ -527,12 +529,19 @@ ValMeasurements *val__import_nccltests_text(const ValText *t, GError **error)
           if (g_ascii_string_to_unsigned(v[j + 1], 10, 0, G_MAXUINT32, &it,
                                          NULL)) {
             tb.iterations = (guint)it;
-            /* calls timed back to back (validate/calibrate.c) */
             if (it >= 1)
-              val_meas_set(m, "iters", v[j + 1]);
+              iters = v[j + 1];
           }
-        }
+        } else if (g_str_equal(v[j], "iters:") &&
+                   g_ascii_string_to_unsigned(v[j + 1], 10, 1, G_MAXUINT32,
+                                              &agg, NULL))
+          val_meas_set(m, "nccltests.agg_iters", v[j + 1]);
       }
+      /* calls launched back to back in one timing (validate/calibrate.c);
+       * with agg iters above 1 each timed iteration is a group of calls,
+       * not a loop of single ones: left unknown */
+      if (iters && agg == 1)
+        val_meas_set(m, "iters", iters);
       continue;
     }
     {

@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "models/nccl/nccl.h"
 #include "sim/config.h"
 #include "sim/units.h"
 #include "validate/probe.h"
@@ -225,9 +226,9 @@ void probe_gpu_describe(ValMeasurements *m, int count)
   {
     int v = 0;
     if (ncclGetVersion(&v) == ncclSuccess) {
-      g_snprintf(value, sizeof(value), "%d.%d.%d", v / 10000, v / 100 % 100,
-                 v % 100);
-      val_meas_set(m, "nccl", value);
+      g_autofree char *text = nccl_version_text(nccl_version_from_code(v));
+
+      val_meas_set(m, "nccl", text);
     }
   }
 #endif

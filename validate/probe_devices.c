@@ -6,6 +6,7 @@
  * as ibv_devinfo prints them. */
 #include <stdio.h>
 
+#include "models/nccl/nccl.h"
 #include "sim/config.h"
 #include "validate/probe.h"
 #include "validate/probe_verbs.h"
@@ -67,8 +68,11 @@ static int probe_list_gpus(GString *why)
 #if IFSIM_HAVE_NCCL
   {
     int v = 0;
-    if (ncclGetVersion(&v) == ncclSuccess)
-      printf("# NCCL %d.%d.%d\n", v / 10000, v / 100 % 100, v % 100);
+    if (ncclGetVersion(&v) == ncclSuccess) {
+      g_autofree char *text = nccl_version_text(nccl_version_from_code(v));
+
+      printf("# NCCL %s\n", text);
+    }
   }
 #endif
   for (int d = 0; d < count; d++) {

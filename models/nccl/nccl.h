@@ -126,6 +126,10 @@ typedef struct {
  * Fails with a message naming `what` and the expected form. */
 gboolean nccl_version_parse(const char *text, const char *what, guint32 *out,
                             GError **error);
+/* NCCL_VERSION_CODE / ncclGetVersion's number (22602; before 2.9, 2708 for
+ * 2.7.8) as that form, and that form as "2.26.2" (free it). */
+guint32 nccl_version_from_code(long code);
+char *nccl_version_text(guint32 v);
 
 const char *nccl_coll_name(NcclColl c);      /* "AllReduce" */
 const char *nccl_coll_test_name(NcclColl c); /* "all_reduce_perf" */

@@ -31,10 +31,12 @@ struct NcclComm {
   guint32 nvls_channels; /* NVLS channels; 0: no NVLS */
   double bw_intra;       /* per channel inside a node */
   double bw_inter;       /* per channel across nodes */
-  double gpu_GBps;       /* NCCL's bandwidth of one GPU's NVLink / PCIe */
-  double nic_GBps;       /* NCCL's bandwidth of one NIC (speed / 8000) */
-  gboolean collnet;      /* SHARP switches and more than one node */
-  gboolean pat;          /* one GPU per node: PAT enabled */
+  double nvls_bw_intra;  /* the same per NVLS channel (NCCL's NVLS graph) */
+  double nvls_bw_inter;
+  double gpu_GBps;  /* NCCL's bandwidth of one GPU's NVLink / PCIe */
+  double nic_GBps;  /* NCCL's bandwidth of one NIC (speed / 8000) */
+  gboolean collnet; /* SHARP switches and more than one node */
+  gboolean pat;     /* one GPU per node: PAT enabled */
   /* The cost model (tuning.cc): algorithm bandwidth GB/s (0: not
    * available) and latency us, per collective, algorithm, protocol. */
   double bw[NCCL_N_TUNED_COLLS][NCCL_N_ALGOS][NCCL_N_PROTOS];

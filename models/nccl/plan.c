@@ -156,6 +156,24 @@ static guint32 comm_nics(const NcclComm *c)
   return n;
 }
 
+/* The speed NCCL's ring search gives a channel through one NIC port: the
+ * port's, or the PCIe links' between the GPU and the NIC if slower. */
+static double search_GBps(const NcclComm *c, const MdlLink *port)
+{
+  const MdlRegistry *models = topo_system_models(c->sys);
+  double s = link_GBps(port);
+
+  if (c->gpu.nic->host_link) {
+    const MdlLink *h = mdl_registry_link(models, c->gpu.nic->host_link);
+
+    if (h)
+      s = MIN(s, link_GBps(h));
+  }
+  if (c->gpu.gpu_pcie)
+    s = MIN(s, link_GBps(c->gpu.gpu_pcie));
+  return s;
+}
+
 NcclComm *nccl_comm_new(const TopoSystem *sys, const NcclOptions *opt,
                         GError **error)
 {
@@ -208,15 +226,23 @@ NcclComm *nccl_comm_new(const TopoSystem *sys, const NcclOptions *opt,
      * faster) and fewer than 16, ncclTopoPostset doubles them again ("4
      * compute channels per search channel to reach peak BW on <8 PPN"):
      * a group of one H100 per node runs 4. */
-    c->channels = CLAMP(2 * comm_nics(c), 2, 32);
-    if (c->gpu.sm >= 90 && c->nic_GBps > 45.0 && c->channels < 16)
+    c->channels = CLAMP(2 * comm_nics(c) * MAX(c->gpu.nic->ports, 1), 2, 32);
+    if (c->gpu.sm >= 90 && search_GBps(c, port) > 45.0 && c->channels < 16)
       c->channels *= 2;
     c->bw_intra = c->gpu_GBps / c->channels;
     c->bw_inter =
         MIN(c->bw_intra, comm_nics(c) * c->nic_GBps / (double)c->channels);
   }
-  /* NCCL_NVLS_NCHANNELS: 16 by default. */
+  /* NCCL_NVLS_NCHANNELS: 16 by default; the NVLS graph's bandwidths per
+   * channel, whatever the rings' channels */
   c->nvls_channels = c->gpu.nvls && c->nvl_intra && c->ppn > 1 ? 16 : 0;
+  if (c->nvls_channels) {
+    c->nvls_bw_intra = c->gpu_GBps / c->nvls_channels;
+    c->nvls_bw_inter = c->nnodes > 1
+                           ? MIN(c->nvls_bw_intra, comm_nics(c) * c->nic_GBps /
+                                                       (double)c->nvls_channels)
+                           : c->nvls_bw_intra;
+  }
   c->collnet = c->opt.collnet && c->gpu.sharp && c->nnodes > 1;
   c->pat = c->ppn == 1 && c->nnodes > 1;
   nccl_tune(c);

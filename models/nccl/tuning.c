@@ -223,10 +223,15 @@ static const double tree_correction[NCCL_N_PROTOS][23] = {
  * - NVLSTree's bandwidth: before 2.28 min(intra, inter, halved above 2
  *   nodes) per channel, algorithm bandwidth 5/6 of the bus's; from 2.28
  *   the NVLS efficiency formula below;
+ * - NVLS AllReduce's bandwidth: before 2.28 the same min and 5/6;
  * - 2.20.3 (taken for every release before 2.21): Tree/Simple without a
- *   base latency and 28 us per NVLink and network step, NVLS and NVLSTree
- *   23 us per NVLink step, and Hopper's single-node LL ceiling Ampere's
- *   (87.7 GB/s). */
+ *   base latency and 28 us per step (NVLink, PCIe, network); NVLS and
+ *   NVLSTree 23 us per NVLink step; Hopper's single-node LL ceiling
+ *   Ampere's (87.7 GB/s); Ring LL at 1/4 of the bus (1/3 for a single-node
+ *   AllGather, ReduceScatter or Broadcast), not 1/2; Ring LL128 at 0.7
+ *   with one GPU per node; an AllReduce ring's 2 n network steps, not
+ *   2 (n - 1); and one GPU per node keeping its algorithm's network
+ *   latency. */
 #define V_NVLSTREE_NET_14_UNTIL 22803u
 #define V_NVLS_EFFICIENCY_FROM 22800u
 #define V_2_20_UNTIL 22100u
@@ -243,13 +248,21 @@ static double tuned_hw_lat(guint32 v, int hw, int a, int p)
       v <= V_NVLSTREE_NET_14_UNTIL)
     return 14.0;
   if (v < V_2_20_UNTIL && p == NCCL_PROTO_SIMPLE) {
-    if (a == NCCL_ALGO_TREE && hw != NCCL_HW_PCI)
+    if (a == NCCL_ALGO_TREE)
       return 28.0;
     if ((a == NCCL_ALGO_NVLS || a == NCCL_ALGO_NVLS_TREE) &&
         hw == NCCL_HW_NVLINK)
       return 23.0;
   }
   return hw_lat[hw][a][p];
+}
+
+/* Whether the release's NVLS or NVLSTree AllReduce bandwidth is the one
+ * before 2.28's NVLS efficiency: min(intra, inter) per channel, at 5/6. */
+static gboolean old_nvls(guint32 v, int coll, int a)
+{
+  return v < V_NVLS_EFFICIENCY_FROM && coll == NCCL_COLL_ALLREDUCE &&
+         (a == NCCL_ALGO_NVLS || a == NCCL_ALGO_NVLS_TREE);
 }
 
 /* baseLatencies of the communicator's NCCL. */
@@ -264,7 +277,7 @@ gboolean nccl_version_parse(const char *text, const char *what, guint32 *out,
                             GError **error)
 {
   g_autoptr(GRegex) re = g_regex_new(
-      "^2\\.([0-9]{1,2})(?:\\.([0-9]{1,2}))?(?:\\+[A-Za-z0-9._-]+)?$", 0, 0,
+      "^2\\.([0-9]{1,2})(?:\\.([0-9]{1,2}))?(?:[+-][A-Za-z0-9._+-]+)?$", 0, 0,
       NULL);
   g_autoptr(GMatchInfo) m = NULL;
 
@@ -283,6 +296,18 @@ gboolean nccl_version_parse(const char *text, const char *what, guint32 *out,
            (patch && *patch ? (guint32)atoi(patch) : 0);
   }
   return TRUE;
+}
+
+guint32 nccl_version_from_code(long code)
+{
+  if (code >= 10000)
+    return (guint32)code;
+  return (guint32)(code / 1000 * 10000 + code / 100 % 10 * 100 + code % 100);
+}
+
+char *nccl_version_text(guint32 v)
+{
+  return g_strdup_printf("%u.%u.%u", v / 10000, v / 100 % 100, v % 100);
 }
 
 double nccl_hw_latency_us(guint32 hw, NcclAlgo a, NcclProto p)
@@ -431,13 +456,15 @@ void nccl_tune(NcclComm *c)
           c->off[coll][a][p] = "Simple protocol only";
           continue;
         }
-        if (a == NCCL_ALGO_NVLS_TREE && v < V_NVLS_EFFICIENCY_FROM) {
-          bw = MIN(c->bw_intra, nnodes <= 2 ? c->bw_inter : c->bw_inter / 2);
+        if (old_nvls(v, coll, a)) {
+          bw = MIN(c->nvls_bw_intra, a == NCCL_ALGO_NVLS_TREE && nnodes > 2
+                                         ? c->nvls_bw_inter / 2
+                                         : c->nvls_bw_inter);
         } else if (a == NCCL_ALGO_NVLS || a == NCCL_ALGO_NVLS_TREE) {
           double intra =
-              c->bw_intra * nvls_efficiency[c->arch] * (nch - 1) / nch;
-          double inter =
-              c->bw_inter * (nnodes <= 2 && a == NCCL_ALGO_NVLS_TREE ? 2 : 1);
+              c->nvls_bw_intra * nvls_efficiency[c->arch] * (nch - 1) / nch;
+          double inter = c->nvls_bw_inter *
+                         (nnodes <= 2 && a == NCCL_ALGO_NVLS_TREE ? 2 : 1);
 
           intra *= coll == NCCL_COLL_ALLREDUCE ? 2.0 : (ppn - 1) / ppn;
           bw = intra;
@@ -448,9 +475,15 @@ void nccl_tune(NcclComm *c)
         }
         bus = nch * bw;
         if (a == NCCL_ALGO_RING && p == NCCL_PROTO_LL)
-          bus = MIN(ll_max, bus * .5);
+          bus =
+              MIN(ll_max, bus * (v >= V_2_20_UNTIL ? .5
+                                 : nnodes > 1 || coll == NCCL_COLL_ALLREDUCE ||
+                                         coll == NCCL_COLL_REDUCE
+                                     ? .25
+                                     : 1.0 / 3.0));
         if (a == NCCL_ALGO_RING && p == NCCL_PROTO_LL128)
-          bus = MIN(bus * 0.92, nch * ring_ll128_bw[c->arch][idx2]);
+          bus = MIN(bus * (v < V_2_20_UNTIL && ppn < 2 ? 0.7 : 0.92),
+                    nch * ring_ll128_bw[c->arch][idx2]);
         if (a == NCCL_ALGO_TREE && coll == NCCL_COLL_ALLREDUCE)
           bus = MIN(bus * .92, nch * tree_bw[c->arch][idx2]);
         if (a == NCCL_ALGO_TREE && p == NCCL_PROTO_LL)
@@ -475,7 +508,7 @@ void nccl_tune(NcclComm *c)
           continue;
         }
         c->bus_ch[coll][a][p] = bus / nch;
-        if (a == NCCL_ALGO_NVLS_TREE && v < V_NVLS_EFFICIENCY_FROM)
+        if (old_nvls(v, coll, a))
           bus *= 5.0 / 6.0;
         else if (!(a != NCCL_ALGO_RING && rs_ag)) {
           if (a == NCCL_ALGO_RING || a == NCCL_ALGO_NVLS ||
@@ -488,8 +521,10 @@ void nccl_tune(NcclComm *c)
 
         lat = tuned_base_lat(v, a, p);
         intra_lat = tuned_hw_lat(v, intra_hw, a, p);
-        inter_lat = ppn == 1 ? tuned_hw_lat(v, NCCL_HW_NET, NCCL_ALGO_TREE, p)
-                             : tuned_hw_lat(v, NCCL_HW_NET, a, p);
+        /* from 2.21, one GPU per node takes Tree's network latency */
+        inter_lat = ppn == 1 && v >= V_2_20_UNTIL
+                        ? tuned_hw_lat(v, NCCL_HW_NET, NCCL_ALGO_TREE, p)
+                        : tuned_hw_lat(v, NCCL_HW_NET, a, p);
         if (a == NCCL_ALGO_RING) {
           double l = tuned_hw_lat(v, hw, a, p);
 
@@ -498,10 +533,12 @@ void nccl_tune(NcclComm *c)
             lat += l;
           } else {
             double ovh = 0;
-            int inter_steps = nnodes == 1 ? 0
-                              : coll == NCCL_COLL_ALLREDUCE
-                                  ? 2 * ((int)nnodes - 1)
-                                  : (int)nnodes - 1;
+            /* 2.20.3 counted 2 n network steps for an AllReduce */
+            int inter_steps =
+                nnodes == 1 ? 0
+                : coll == NCCL_COLL_ALLREDUCE
+                    ? 2 * ((int)nnodes - (v < V_2_20_UNTIL ? 0 : 1))
+                    : (int)nnodes - 1;
 
             if (nnodes > 1)
               ovh = NCCL_NET_OVERHEAD_US * (p == NCCL_PROTO_SIMPLE ? 3 : 1);

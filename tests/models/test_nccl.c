@@ -444,6 +444,14 @@ START_TEST(test_nccl_versions)
   ck_assert(nccl_version_parse("2.26.2", "v", &v, NULL) && v == 22602);
   ck_assert(nccl_version_parse("2.28", "v", &v, NULL) && v == 22800);
   ck_assert(nccl_version_parse("2.18.3+cuda12.2", "v", &v, NULL) && v == 21803);
+  ck_assert(nccl_version_parse("2.18.3-1", "v", &v, NULL) && v == 21803);
+  ck_assert_uint_eq(nccl_version_from_code(22602), 22602);
+  ck_assert_uint_eq(nccl_version_from_code(2708), 20708);
+  {
+    g_autofree char *t = nccl_version_text(nccl_version_from_code(2708));
+
+    ck_assert_str_eq(t, "2.7.8");
+  }
   ck_assert(!nccl_version_parse("3.1", "v", &v, NULL));
   ck_assert(!nccl_version_parse("2.", "v", &v, NULL));
   ck_assert(!nccl_version_parse("2.100.1", "v", &v, NULL));
@@ -473,6 +481,42 @@ START_TEST(test_nccl_versions)
     ck_assert_uint_eq(run_ps(c, NCCL_COLL_ALLREDUCE, 64 * MIB, &ch),
                       run_ps(d, NCCL_COLL_ALLREDUCE, 64 * MIB, &ch));
   }
+  /* before 2.28 NVLS on one DGX H100: min(intra, inter) x 16 channels x
+   * 5/6 = 370.8 x 5/6; 2.20.3: Tree/Simple 2 (7 + 1) x 28 us on two */
+  {
+    g_autoptr(TopoSystem) one = load("dgx-h100");
+    NcclOptions v220 = {.nccl_version = 22003};
+    g_autoptr(NcclComm) a = comm_of(one, &old);
+    g_autoptr(NcclComm) b = comm_of(s2, &v220);
+    g_autoptr(GString) why = g_string_new(NULL);
+
+    ck_assert(nccl_select(a, NCCL_COLL_ALLREDUCE, GIB, &ch, why, NULL));
+    ck_assert_ptr_nonnull(
+        strstr(why->str, "NVLS          Simple  latency    25.00 us  bw   "
+                         "309.00 GB/s"));
+    g_string_truncate(why, 0);
+    ck_assert(nccl_select(b, NCCL_COLL_ALLREDUCE, GIB, &ch, why, NULL));
+    ck_assert_ptr_nonnull(
+        strstr(why->str, "Tree          Simple  latency   448.00 us"));
+    ck_assert_ptr_nonnull(
+        strstr(why->str, "NVLSTree      Simple  latency    51.00 us"));
+  }
+}
+END_TEST
+
+/* NVLS's figures are its own 16 channels', whatever the rings' count: on
+ * four GB200 NVL72 racks (72 NICs, 32 ring channels) NCCL's model keeps
+ * NVLSTree for 4 GiB (it fell to Tree when NVLS took the rings' per-channel
+ * bandwidth). */
+START_TEST(test_nvls_own_channels)
+{
+  g_autoptr(TopoSystem) sys = load("gb200-nvl72-4rack-ndr");
+  g_autoptr(NcclComm) c = comm_of(sys, NULL);
+  NcclChoice ch;
+
+  ck_assert(nccl_select(c, NCCL_COLL_ALLREDUCE, 4 * GIB, &ch, NULL, NULL));
+  ck_assert_int_eq(ch.algo, NCCL_ALGO_NVLS_TREE);
+  ck_assert_uint_eq(ch.channels, 16);
 }
 END_TEST
 
@@ -536,6 +580,29 @@ START_TEST(test_comm_subsets)
     ck_assert_uint_eq(ch.channels, 4);
   }
   ck_assert_msg(bw > 40 && bw < 50, "DP ring over one NIC: %g GB/s", bw);
+  {
+    /* the same group behind HDR NICs: a channel's 24 GB/s is below the
+     * 45 that doubles them, 2 channels */
+    static const char hdr[] =
+        "[system]\nserver = dgx-h100\nservers = 4\n[nic cx7-ndr]\n"
+        "port_link = ib-hdr-4x\n[scaleout]\ntopology = fat-tree\nswitch = "
+        "quantum-hdr\ntiers = 2\nrail_optimized = true\n";
+    static const guint32 four[4] = {0, 1, 2, 3};
+    NcclOptions dph = {.servers = four,
+                       .n_servers = 4,
+                       .local_gpus = gpu3,
+                       .n_local = 1,
+                       .algos = 1u << NCCL_ALGO_RING};
+    g_autoptr(TopoSystem) h =
+        topo_system_load_data(hdr, strlen(hdr), "hdr", NULL, &error);
+    g_autoptr(NcclComm) e = NULL;
+    NcclChoice ch;
+
+    ck_assert_msg(h != NULL, "%s", error ? error->message : "");
+    e = comm_of(h, &dph);
+    ck_assert(nccl_select(e, NCCL_COLL_ALLREDUCE, GIB, &ch, NULL, NULL));
+    ck_assert_uint_eq(ch.channels, 2);
+  }
   ck_assert(nccl_comm_new(sys, &bad, &error) == NULL);
   ck_assert_str_eq(error->message, "servers: 1 appears twice (each once)");
   g_clear_error(&error);
@@ -670,6 +737,7 @@ Suite *suite_nccl(void)
   tcase_add_test(tc, test_tests_time_iterations);
   tcase_add_test(tc, test_accuracy);
   tcase_add_test(tc, test_nccl_versions);
+  tcase_add_test(tc, test_nvls_own_channels);
   tcase_add_test(tc, test_comm_subsets);
   tcase_add_test(tc, test_session);
   suite_add_tcase(s, tc);

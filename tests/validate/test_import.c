@@ -117,6 +117,19 @@ START_TEST(test_nccltests_one_process)
 }
 END_TEST
 
+/* The same run with agg iters 4: each timed iteration is a group of four
+ * calls, so the loop of single calls validate models is not known. */
+START_TEST(test_nccltests_agg_iters)
+{
+  g_autoptr(ValMeasurements) m =
+      import_ok("measure", "nccltests_allreduce_8xH100_agg4.txt");
+
+  check_key(m, "nccltests.agg_iters", "4");
+  ck_assert_ptr_null(val_meas_get(m, "iters"));
+  check_key(m, "gpus_per_process", "8");
+}
+END_TEST
+
 START_TEST(test_nccltests_old_layout)
 {
   /* no root column, "error" columns, old Rank lines, no test name: the
@@ -906,6 +919,7 @@ Suite *suite_importmeas(void)
   tcase_add_test(tc, test_nccltests_text);
   tcase_add_test(tc, test_nccltests_one_process);
   tcase_add_test(tc, test_nccltests_old_layout);
+  tcase_add_test(tc, test_nccltests_agg_iters);
   tcase_add_test(tc, test_nccltests_json);
   tcase_add_test(tc, test_nccl_reference_csvs);
   tcase_add_test(tc, test_nccl_4column_csv);
