@@ -492,11 +492,12 @@ void val_report_build(const TopoSystem *sys, ValMeasurements *const *sets,
       g_ascii_string_to_unsigned(gpp, 10, 1, 1024, &per_process, NULL);
     if (its)
       g_ascii_string_to_unsigned(its, 10, 1, G_MAXUINT32, &iters, NULL);
-    /* the importers' key, else the probe's */
+    /* the importers' key, else the probe's; checked by the reader, and the
+     * importers keep only a version that parses */
     if (!ver)
       ver = val_meas_get(sets[k], "nccl");
-    if (ver && !nccl_version_parse(ver, "nccl.version", &version, NULL))
-      version = 0;
+    if (ver)
+      nccl_version_parse(ver, "nccl.version", &version, NULL);
     for (guint i = 0; i < sets[k]->points->len; i++) {
       ValPoint pt = g_array_index(sets[k]->points, ValPoint, i);
       char *key;

@@ -376,14 +376,14 @@ gboolean probe_nccl_run(ProbeNccl *pn, const ProbeNcclPlan *plan,
 {
   static const char *const modes[] = {"oop", "ip"};
   g_autoptr(GArray) sizes = probe_sweep_sizes(plan->sweep);
-  char ranks[32];
+  char ranks[32], iters[24];
 
   /* each batch times -n calls launched back to back (validate/calibrate.c
    * predicts the time per call of such a loop) */
   if (plan->sweep->iters >= 1 && plan->sweep->iters <= G_MAXUINT32) {
-    g_snprintf(ranks, sizeof(ranks), "%" G_GUINT64_FORMAT,
+    g_snprintf(iters, sizeof(iters), "%" G_GUINT64_FORMAT,
                (guint64)plan->sweep->iters);
-    val_meas_set(m, "iters", ranks);
+    val_meas_set(m, "iters", iters);
   }
 
   if (pn->n == 1)

@@ -180,6 +180,8 @@ NcclComm *nccl_comm_new(const TopoSystem *sys, const NcclOptions *opt,
   NcclComm *c = g_new0(NcclComm, 1);
   guint32 g = topo_system_gpus_per_server(sys);
   const MdlRegistry *models = topo_system_models(sys);
+  guint32 nics = 0;
+  double net_GBps = 0; /* a node's NICs together, across nodes */
 
   c->sys = sys;
   if (opt)
@@ -226,12 +228,13 @@ NcclComm *nccl_comm_new(const TopoSystem *sys, const NcclOptions *opt,
      * faster) and fewer than 16, ncclTopoPostset doubles them again ("4
      * compute channels per search channel to reach peak BW on <8 PPN"):
      * a group of one H100 per node runs 4. */
-    c->channels = CLAMP(2 * comm_nics(c) * MAX(c->gpu.nic->ports, 1), 2, 32);
+    nics = comm_nics(c);
+    net_GBps = nics * c->nic_GBps;
+    c->channels = CLAMP(2 * nics * MAX(c->gpu.nic->ports, 1), 2, 32);
     if (c->gpu.sm >= 90 && search_GBps(c, port) > 45.0 && c->channels < 16)
       c->channels *= 2;
     c->bw_intra = c->gpu_GBps / c->channels;
-    c->bw_inter =
-        MIN(c->bw_intra, comm_nics(c) * c->nic_GBps / (double)c->channels);
+    c->bw_inter = MIN(c->bw_intra, net_GBps / c->channels);
   }
   /* NCCL_NVLS_NCHANNELS: 16 by default; the NVLS graph's bandwidths per
    * channel, whatever the rings' channels */
@@ -239,8 +242,7 @@ NcclComm *nccl_comm_new(const TopoSystem *sys, const NcclOptions *opt,
   if (c->nvls_channels) {
     c->nvls_bw_intra = c->gpu_GBps / c->nvls_channels;
     c->nvls_bw_inter = c->nnodes > 1
-                           ? MIN(c->nvls_bw_intra, comm_nics(c) * c->nic_GBps /
-                                                       (double)c->nvls_channels)
+                           ? MIN(c->nvls_bw_intra, net_GBps / c->nvls_channels)
                            : c->nvls_bw_intra;
   }
   c->collnet = c->opt.collnet && c->gpu.sharp && c->nnodes > 1;

@@ -656,13 +656,13 @@ gboolean nccl_select(const NcclComm *c, NcclColl coll, guint64 bytes,
   if (coll >= NCCL_N_TUNED_COLLS)
     return select_p2p(c, coll, bytes, out, explain, error);
   if (explain) {
-    guint32 v = comm_version(c);
+    g_autofree char *v = nccl_version_text(comm_version(c));
 
     g_string_append_printf(explain,
                            "%s %" G_GUINT64_FORMAT " B, %u ranks on "
-                           "%u nodes, NCCL %u.%u.%u's cost model:\n",
+                           "%u nodes, NCCL %s's cost model:\n",
                            nccl_coll_name(coll), bytes, c->nranks, c->nnodes,
-                           v / 10000, v / 100 % 100, v % 100);
+                           v);
   }
   for (int a = 0; a < NCCL_N_ALGOS; a++) {
     for (int p = 0; p < NCCL_N_PROTOS; p++) {
