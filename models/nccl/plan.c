@@ -1242,6 +1242,30 @@ static double proto_efficiency(const Plan *pl)
   }
 }
 
+/* What one channel's NVLS stage moves across nodes (NVLSTree, and NVLS
+ * with CollNet) next to one node's NVLS, for AllReduce.  NCCL's cost model
+ * (2.28, tuning.cc) gives a channel the same bus bandwidth on any number
+ * of nodes and turns it into algorithm bandwidth by nRanks / nSteps, that
+ * is n / (2 (n - 1)) over every rank: NVLSTree runs at single-node NVLS's
+ * bus bandwidth, not its algorithm bandwidth.  The published H100 runs
+ * agree: 473.6 GB/s of bus bandwidth for NVLS on one node (nccl-tests#290),
+ * 469.2 for NVLSTree on two (nccl-tests#309), where equal algorithm
+ * bandwidth would give 507.  Before 2.28 the model kept the algorithm
+ * bandwidth instead; 2.28 changed the conversion.  The kernel's warps show
+ * where the time goes (a channel whose node has a tree parent gives 4 of
+ * its 20 warps to the network's broadcast and has 6 and 5, not 8 and 7,
+ * for the copies in and out of the NVLS buffer), but not by how much: the
+ * model's figure is used. */
+static double nvls_span_factor(const Plan *pl)
+{
+  const NcclComm *c = pl->comm;
+
+  if (pl->coll != NCCL_COLL_ALLREDUCE || c->nnodes < 2 || c->ppn < 2)
+    return 1.0;
+  return ((double)c->nranks / (c->nranks - 1)) /
+         ((double)c->ppn / (c->ppn - 1));
+}
+
 /* Bandwidth one channel of the algorithm moves per edge, bytes/s. */
 static double channel_cap(const Plan *pl)
 {
@@ -1253,7 +1277,8 @@ static double channel_cap(const Plan *pl)
     return c->gpu_GBps * 1e9 / pl->channels;
   }
   if (pl->algo == NCCL_ALGO_NVLS || pl->algo == NCCL_ALGO_NVLS_TREE)
-    return c->gpu_GBps * nccl_nvls_efficiency(c->arch) * 1e9 / pl->channels;
+    return c->gpu_GBps * nccl_nvls_efficiency(c->arch) * nvls_span_factor(pl) *
+           1e9 / pl->channels;
   return c->bus_ch[pl->coll][pl->algo][pl->proto] * 1e9;
 }
 
