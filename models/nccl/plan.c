@@ -306,6 +306,7 @@ typedef struct {
   guint32 lanes;      /* channels it stands for, each at the channel
                          cap: a p2p pair's channels share its route (0:
                          one) */
+  guint64 slice;      /* its pipeline slice (0: the plan's) */
   SimTask first_head; /* the first head hop over it */
   SimTask *rounds;    /* [MAX_ROUNDS] */
 } Edge;
@@ -810,6 +811,12 @@ static gboolean plan_nvls(Plan *pl, GError **error)
     guint64 vol = pl->coll == NCCL_COLL_ALLREDUCE
                       ? sc + sc / ppn
                       : (guint64)((double)sc * (ppn - 1) / ppn);
+    /* NCCL's loop: a channel scatters one chunk to each of the node's
+     * heads (a head per GPU) and each head reduces and multicasts its
+     * own, so a switch edge moves a loop's worth of its volume at a time,
+     * what the network moves as one chunk */
+    guint64 loop =
+        (guint64)MAX((double)vol * ppn * pl->slice / (double)MAX(sc, 1), 1.0);
     g_autofree guint32 *node_up = g_new(guint32, m);
     g_autofree guint32 *node_down = g_new(guint32, m);
 
@@ -824,6 +831,7 @@ static gboolean plan_nvls(Plan *pl, GError **error)
         if (!switch_paths(pl, rank_gpu(pl, k * ppn + i), FALSE, &ps, error))
           return FALSE;
         e = add_edge_paths(pl, &ps, k * ppn + i, SIM_NONE, c, vol, step);
+        g_array_index(pl->edges, Edge, e).slice = loop;
         ups[n_up++] = add_hop(pl, e, SIM_NONE, SIM_NONE);
       }
       /* the switch has every GPU's slice: a join */
@@ -863,6 +871,7 @@ static gboolean plan_nvls(Plan *pl, GError **error)
           return FALSE;
         e = add_edge_paths(pl, &ps, SIM_NONE, k * ppn + i, c, vol,
                            up ? 0 : step);
+        g_array_index(pl->edges, Edge, e).slice = loop;
         add_hop(pl, e, prev, SIM_NONE);
       }
     }
@@ -1137,7 +1146,7 @@ static void build_dag(Exec *x)
     e = &edges[h->edge];
     /* Simple collectives pipeline a step in two slices; a p2p message
      * of up to a slice goes whole (one step, one flag) */
-    b = MIN(MIN(pl->slice,
+    b = MIN(MIN(e->slice ? e->slice : pl->slice,
                 pl->proto == NCCL_PROTO_SIMPLE && pl->coll < NCCL_N_TUNED_COLLS
                     ? MAX(e->visit_bytes / 2, 1)
                     : e->visit_bytes),
@@ -1418,14 +1427,9 @@ static gboolean plan_build(Plan *pl, const NcclComm *comm, NcclColl coll,
   pl->inflate = choice->proto == NCCL_PROTO_LL      ? 2.0
                 : choice->proto == NCCL_PROTO_LL128 ? 128.0 / 120.0
                                                     : 1.0;
-  /* NCCL's own pipelining unit, but for NVLS and NVLSTree: their 128 KiB
-   * (or smaller) chunks each synchronize the node's GPUs through the
-   * switch, which the plan does not charge; a head of one Simple step
-   * (512 KiB) stands for that, and meets the measured 8x H100 and 2x8
-   * H100 curves from 4 MiB within 8% where NCCL's chunks overshoot them
-   * by 20% (bench_accuracy). */
-  pl->slice = coll < NCCL_N_TUNED_COLLS && choice->algo != NCCL_ALGO_NVLS &&
-                      choice->algo != NCCL_ALGO_NVLS_TREE
+  /* NCCL's own pipelining unit (NVLS and NVLSTree: the chunk, which
+   * their switch edges take per head of the node, plan_nvls) */
+  pl->slice = coll < NCCL_N_TUNED_COLLS
                   ? nccl_slice_bytes(comm, coll, choice->algo, choice->proto,
                                      choice->channels, bytes)
                   : slice_bytes(choice->algo, choice->proto);

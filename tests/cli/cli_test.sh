@@ -341,8 +341,8 @@ expect 0 "# wrote $cal/c.ini" calibrate "$REF/nvbandwidth_8xH100_sxm_pcie5_accep
 # the nccl-tests#309 2-node run as it was taken (NCCL 2.26.2, 20 calls a
 # timing): NVLSTree from 1 MiB, as the measured times are
 printf '[system]\nserver = dgx-h100\nservers = 2\n[scaleout]\ntopology = fat-tree\nswitch = quantum2-ndr\ntiers = 2\nrail_optimized = true\nrouting = dmodk\n' > "$cal/h2.ini"
-expect 0 "# all points: median |error| 3.6%" validate "$REF/nccl_allreduce_16xH100_2node_ndr8x400_nccltests309.csv" -t "$cal/h2.ini"
-expect 0 "# all points: median |error| 3.8%" validate "$REF/nccl_allreduce_16xH100_2node_ndr8x400_nccltests309.csv" -t "$cal/h2.ini" --nccl-version 2.26.2 --iters 20
+expect 0 "# all points: median |error| 4.3%" validate "$REF/nccl_allreduce_16xH100_2node_ndr8x400_nccltests309.csv" -t "$cal/h2.ini"
+expect 0 "# all points: median |error| 4.2%" validate "$REF/nccl_allreduce_16xH100_2node_ndr8x400_nccltests309.csv" -t "$cal/h2.ini" --nccl-version 2.26.2 --iters 20
 expect 2 "ifsim: validate: --nccl-version: '2.x' is not an NCCL version" validate "$REF/nccl_allreduce_16xH100_2node_ndr8x400_nccltests309.csv" -t "$cal/h2.ini" --nccl-version 2.x
 expect 2 "ifsim: calibrate: --iters: '0' is not a count from 1 to 4294967295" calibrate "$REF/nccl_allreduce_16xH100_2node_ndr8x400_nccltests309.csv" -t "$cal/h2.ini" --iters 0 -o "$cal/x.ini"
 contains "$cal/c.ini" "[link pcie5-x16]"
