@@ -29,7 +29,12 @@ const MdlParamSpec mdl_nccl_params[] = {
     {"host_launch_us", MDL_PARAM_DOUBLE, NOFF(host_launch_us), 0, 1000, NULL,
      "4.8",
      "host time to launch one rank's collective (NCCL's enqueue and "
-     "cudaLaunchKernel), us; a process driving G GPUs launches them in turn"},
+     "cudaLaunchKernel) on one channel, us; a process driving G GPUs "
+     "launches them in turn"},
+    {"host_launch_per_channel_us", MDL_PARAM_DOUBLE,
+     NOFF(host_launch_per_channel_us), 0, 100, NULL, "0.31",
+     "host time each further channel adds to a launch (NCCL prepares and "
+     "uploads a channel's work), us"},
     MDL_PARAM_END,
 };
 #undef NOFF

@@ -39,6 +39,7 @@ typedef struct {
   double simple_efficiency; /* of Simple (and point-to-point) */
   double latency_us;        /* added to every collective's launch */
   double host_launch_us;    /* host time to launch one rank's kernel */
+  double host_launch_per_channel_us; /* and per channel beyond the first */
 } MdlNcclTuning;
 
 extern const MdlParamSpec mdl_nccl_params[];

@@ -613,7 +613,8 @@ gboolean cli_run_collective(const NcclComm *comm, const CliRunOptions *o,
     if (last && last_hooks && last_hooks->after &&
         !last_hooks->after(last_hooks->ctx, size, st.time_ps, error))
       return FALSE;
-    r.time_us = sim_time_to_us(nccl_tests_time(comm, st.time_ps));
+    r.time_us =
+        sim_time_to_us(nccl_tests_time(comm, st.time_ps, ch.channels));
     r.algbw_GBps = (double)size / (r.time_us * 1e3);
     r.busbw_GBps = r.algbw_GBps * nccl_bus_factor(coll, nccl_comm_ranks(comm));
     r.algo = coll >= NCCL_N_TUNED_COLLS ? "P2P" : nccl_algo_name(ch.algo);
@@ -697,7 +698,8 @@ int cli_cmd_run(int argc, char **argv)
        sim_parse_number_option,
        "GPUs one process drives, launching their kernels in turn, as "
        "nccl-tests -g G (default 1: one rank per process, as under mpirun); "
-       "times never go below G x [nccl] host_launch_us",
+       "times never go below G launches ([nccl] host_launch_us, plus "
+       "host_launch_per_channel_us per further channel)",
        "G"},
       {"iters", 0, 0, G_OPTION_ARG_CALLBACK, sim_parse_number_option,
        "Time as nccl-tests -n N does: N calls launched back to back, the "

@@ -117,9 +117,10 @@ gboolean nccl_accuracy_run(const NcclDataset *d, const char *dir,
         !nccl_run(comm, coll, r.size_bytes, &ch, NCCL_EXEC_FLOW, NULL, NULL,
                   &st, error))
       return FALSE;
-    r.predicted_GBps = (double)r.size_bytes /
-                       sim_time_to_s(nccl_tests_time(comm, st.time_ps)) / 1e9 *
-                       nccl_bus_factor(coll, d->ranks);
+    r.predicted_GBps =
+        (double)r.size_bytes /
+        sim_time_to_s(nccl_tests_time(comm, st.time_ps, ch.channels)) / 1e9 *
+        nccl_bus_factor(coll, d->ranks);
     r.error = (r.predicted_GBps - r.measured_GBps) / r.measured_GBps;
     g_strlcpy(r.algo,
               coll >= NCCL_N_TUNED_COLLS ? "P2P" : nccl_algo_name(ch.algo),

@@ -353,7 +353,7 @@ static gboolean predict_nccl(const TopoSystem *sys, const ValPoint *p,
       !nccl_run(comm, coll, p->size_bytes, &ch, NCCL_EXEC_FLOW, NULL, NULL,
                 &st, error))
     return FALSE;
-  *time_us = sim_time_to_us(nccl_tests_time(comm, st.time_ps));
+  *time_us = sim_time_to_us(nccl_tests_time(comm, st.time_ps, ch.channels));
   return TRUE;
 }
 
@@ -607,12 +607,19 @@ static void add_change(GPtrArray *changes, const char *group,
  * NCCL chose, the median of predicted over measured time (less that
  * excess) scales the protocol's efficiency. */
 /* Whether a collective point's prediction is the launch floor of its
- * process (G x host_launch_us) rather than the GPUs' time.  Timed as a
- * loop of n calls (nccl_tests_time), a call of D us on the GPUs is
- * predicted at G L + D / n when D <= G L, and at D + G L / n above. */
-static gboolean point_at_floor(const ValCompare *c, const MdlNcclTuning *t)
+ * process (G x the launch on its channels, nccl_launch_us) rather than the
+ * GPUs' time.  Timed as a loop of n calls (nccl_tests_time), a call of D us
+ * on the GPUs is predicted at G L + D / n when D <= G L, and at D + G L / n
+ * above. */
+static gboolean point_at_floor(const ValCompare *c, const NcclComm *comm,
+                               NcclColl coll)
 {
-  double floor_us = MAX(c->point.gpus_per_process, 1) * t->host_launch_us;
+  NcclChoice ch = {.channels = 1};
+  double floor_us;
+
+  nccl_select(comm, coll, c->point.size_bytes, &ch, NULL, NULL);
+  floor_us =
+      MAX(c->point.gpus_per_process, 1) * nccl_launch_us(comm, ch.channels);
   double n = c->point.iters;
 
   if (n > 0)
@@ -656,7 +663,7 @@ static void nccl_changes(const TopoSystem *sys, const ValReport *r, guint i,
       continue;
     /* at the floor, measured - predicted is G times the launch's error,
      * in a long loop (G L) as in n calls (G L + D / n) */
-    if (point_at_floor(c, t))
+    if (point_at_floor(c, comm, coll))
       g_array_append_val(launch, (double){d / g});
     else
       g_array_append_val(excess, d);
@@ -674,7 +681,7 @@ static void nccl_changes(const TopoSystem *sys, const ValReport *r, guint i,
     double q;
 
     if (c->series != i || c->point.size_bytes <= NCCL_LATENCY_MAX_BYTES ||
-        c->point.time_us_median <= lat || point_at_floor(c, t) ||
+        c->point.time_us_median <= lat || point_at_floor(c, comm, coll) ||
         !nccl_select(comm, coll, c->point.size_bytes, &ch, NULL, NULL))
       continue;
     /* point-to-point collectives run Simple */

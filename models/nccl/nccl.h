@@ -198,15 +198,21 @@ typedef struct {
  * per-port counters and queue samples (traces/portstats.h). */
 typedef void (*NcclInspectFn)(void *ctx, const SimTransport *t, SimTime end);
 
+/* The host's time to launch one rank's call on `channels` channels, us:
+ * [nccl] host_launch_us for the first channel and
+ * host_launch_per_channel_us for each further one. */
+double nccl_launch_us(const NcclComm *comm, guint32 channels);
+
 /* The time per call nccl-tests reports for calls that take call_ps on the
- * GPUs, run back to back: a process driving G GPUs (gpus_per_process)
- * launches their kernels one after another, G x [nccl] host_launch_us per
- * iteration, while the GPUs run the previous call; the slower of the two
- * sets the pace P.  nccl-tests starts its timer before it launches the
- * first of n calls (options.iterations; BenchTime in common.cu), and that
- * call starts once its last kernel is launched: the n calls take
- * G x host_launch_us + call_ps + (n - 1) P, over n; with n = 0, P. */
-SimTime nccl_tests_time(const NcclComm *comm, SimTime call_ps);
+ * GPUs on `channels` channels, run back to back: a process driving G GPUs
+ * (gpus_per_process) launches their kernels one after another, G L per
+ * iteration (L = nccl_launch_us), while the GPUs run the previous call;
+ * the slower of the two sets the pace P.  nccl-tests starts its timer
+ * before it launches the first of n calls (options.iterations; BenchTime
+ * in common.cu), and that call starts once its last kernel is launched:
+ * the n calls take G L + call_ps + (n - 1) P, over n; with n = 0, P. */
+SimTime nccl_tests_time(const NcclComm *comm, SimTime call_ps,
+                        guint32 channels);
 
 /* Plans the call with `choice` and executes it on a fresh engine over the
  * given transport; inspect (may be NULL) sees the transport at the end.

@@ -27,11 +27,14 @@ struct NcclComm {
   gboolean nvl_intra; /* ranks of a node talk over NVLink (else PCIe) */
   /* What NCCL's topology search finds (graphs[a] in tuning.cc), per
    * channel, GB/s. */
-  guint32 channels;      /* ring and tree channels */
-  guint32 nvls_channels; /* NVLS channels; 0: no NVLS */
-  double bw_intra;       /* per channel inside a node */
-  double bw_inter;       /* per channel across nodes */
-  double nvls_bw_intra;  /* the same per NVLS channel (NCCL's NVLS graph) */
+  guint32 channels;        /* ring and tree channels of the search's graph */
+  guint32 kernel_channels; /* the channels a full-size call launches
+                              (comm->nChannels: the graph's, doubled by
+                              ncclTopoPostset inside a node) */
+  guint32 nvls_channels;   /* NVLS channels; 0: no NVLS */
+  double bw_intra;         /* per channel inside a node */
+  double bw_inter;         /* per channel across nodes */
+  double nvls_bw_intra;    /* the same per NVLS channel (NCCL's NVLS graph) */
   double nvls_bw_inter;
   double gpu_GBps;  /* NCCL's bandwidth of one GPU's NVLink / PCIe */
   double nic_GBps;  /* NCCL's bandwidth of one NIC (speed / 8000) */

@@ -174,6 +174,48 @@ static double search_GBps(const NcclComm *c, const MdlLink *port)
   return s;
 }
 
+/* NCCL's ring search inside an NVLink node (search.cc ncclTopoCompute):
+ * from the fastest speed of the architecture's list that a GPU's NVLinks
+ * carry, as many channels as fit at that speed, keeping a slower speed
+ * only if it moves more in all (at most 16 channels); channels of 25 GB/s
+ * and more are then doubled at half the speed.  A DGX A100 (240 GB/s): 6 at 40, 12 at
+ * 20; a DGX H100 (370.8): 6 at 60, 12 at 30; a B200 (721.8): 8 at 90, 16
+ * at 45.  Returns the channels, *speed their GB/s each. */
+static guint32 nvlink_search(const NcclComm *c, double *speed)
+{
+  static const double ampere[] = {40, 30, 20, 18, 15, 12, 10,
+                                  9,  7,  6,  5,  4,  3,  0};
+  static const double hopper[] = {60, 50, 40, 30, 24, 20, 15, 12, 11, 6, 3, 0};
+  static const double blackwell[] = {90, 80, 70, 60, 50, 45, 40,
+                                     30, 24, 20, 19, 18, 0};
+  const double *s = c->gpu.sm >= 100  ? blackwell
+                    : c->gpu.sm >= 90 ? hopper
+                                      : ampere;
+  guint32 best = 0;
+  double best_speed = 0;
+
+  for (; *s > 0; s++) {
+    guint32 n = MIN((guint32)(c->gpu_GBps / *s), NCCL_MAX_CHANNELS / 2);
+
+    if (*s <= c->gpu_GBps && n * *s > best * best_speed) {
+      best = n;
+      best_speed = *s;
+    }
+  }
+  if (best == 0) {
+    best = 1;
+    best_speed = c->gpu_GBps;
+  }
+  if (best_speed >= 25 && best < NCCL_MAX_CHANNELS / 2) {
+    guint32 dup = MIN(2 * best, NCCL_MAX_CHANNELS / 2);
+
+    best_speed /= (dup + best - 1) / best;
+    best = dup;
+  }
+  *speed = best_speed;
+  return best;
+}
+
 NcclComm *nccl_comm_new(const TopoSystem *sys, const NcclOptions *opt,
                         GError **error)
 {
@@ -195,15 +237,19 @@ NcclComm *nccl_comm_new(const TopoSystem *sys, const NcclOptions *opt,
                               : NCCL_ARCH_VOLTA;
   c->nvl_intra = c->gpu.nvlink != NULL && c->gpu.nvlinks > 0;
   if (c->nvl_intra) {
+    double speed;
+
     c->gpu_GBps = c->gpu.nvlinks * nccl_nvlink_GBps(c->gpu.sm);
-    c->channels = CLAMP(c->gpu.nvlinks, 2, 16);
+    c->channels = nvlink_search(c, &speed);
+    c->bw_intra = speed;
+    c->kernel_channels = MIN(2 * c->channels, NCCL_MAX_CHANNELS);
   } else {
     /* topo.h: PCI_BW 12 GB/s for Gen3 x16 (15.75 GB/s of data); later
      * generations and widths scale with the link's data rate. */
     c->gpu_GBps = link_GBps(c->gpu.gpu_pcie) * 12.0 / 15.75;
-    c->channels = 2;
+    c->channels = c->kernel_channels = 2;
+    c->bw_intra = c->gpu_GBps / c->channels;
   }
-  c->bw_intra = c->gpu_GBps / c->channels;
   c->bw_inter = c->bw_intra;
   if (c->nnodes > 1) {
     const MdlLink *port = NULL;
@@ -233,6 +279,7 @@ NcclComm *nccl_comm_new(const TopoSystem *sys, const NcclOptions *opt,
     c->channels = CLAMP(2 * nics * MAX(c->gpu.nic->ports, 1), 2, 32);
     if (c->gpu.sm >= 90 && search_GBps(c, port) > 45.0 && c->channels < 16)
       c->channels *= 2;
+    c->kernel_channels = c->channels;
     c->bw_intra = c->gpu_GBps / c->channels;
     c->bw_inter = MIN(c->bw_intra, net_GBps / c->channels);
   }
@@ -1288,7 +1335,10 @@ static double channel_cap(const Plan *pl)
   if (pl->algo == NCCL_ALGO_NVLS || pl->algo == NCCL_ALGO_NVLS_TREE)
     return c->gpu_GBps * nccl_nvls_efficiency(c->arch) * nvls_span_factor(pl) *
            1e9 / pl->channels;
-  return c->bus_ch[pl->coll][pl->algo][pl->proto] * 1e9;
+  /* the graph's channel bandwidth, shared by the channels the kernel runs
+   * for each of the graph's */
+  return c->bus_ch[pl->coll][pl->algo][pl->proto] * 1e9 * c->channels /
+         c->kernel_channels;
 }
 
 /* A run's peak memory, with room, from `ifsim run` (Release) on DGX H100

@@ -581,7 +581,7 @@ static double algo_time(const NcclComm *c, int coll, int a, int p,
     bw *= tree_correction[p][log_size];
   if (a == NCCL_ALGO_RING && p == NCCL_PROTO_SIMPLE && c->nnodes > 1 &&
       coll == NCCL_COLL_ALLREDUCE &&
-      bytes / ((guint64)c->channels * c->nranks) >= 64)
+      bytes / ((guint64)c->kernel_channels * c->nranks) >= 64)
     lat *= c->gpu.sm < 80 ? 1.9 : 1.4; /* the ring's plateau effect */
   return lat + bytes / (1000.0 * bw);
 }
@@ -637,7 +637,7 @@ static gboolean select_p2p(const NcclComm *c, NcclColl coll, guint64 bytes,
   }
   out->algo = NCCL_ALGO_RING; /* reported as "P2P" by the CLI */
   out->proto = NCCL_PROTO_SIMPLE;
-  out->channels = clamp_channels(c, c->channels);
+  out->channels = clamp_channels(c, c->kernel_channels);
   out->model_us = -1;
   if (explain)
     g_string_append_printf(explain,
@@ -706,7 +706,7 @@ gboolean nccl_select(const NcclComm *c, NcclColl coll, guint64 bytes,
   {
     guint32 nc = best_a == NCCL_ALGO_NVLS || best_a == NCCL_ALGO_NVLS_TREE
                      ? c->nvls_channels
-                     : c->channels;
+                     : c->kernel_channels;
 
     out->channels =
         clamp_channels(c, size_channels(c, out->algo, out->proto, nc, bytes));
@@ -814,12 +814,20 @@ guint64 nccl_slice_bytes(const NcclComm *c, NcclColl coll, NcclAlgo a,
   }
 }
 
-SimTime nccl_tests_time(const NcclComm *c, SimTime call_ps)
+double nccl_launch_us(const NcclComm *c, guint32 channels)
 {
   const MdlNcclTuning *t = mdl_registry_nccl(topo_system_models(c->sys));
+
+  return t->host_launch_us +
+         (double)(MAX(channels, 1) - 1) * t->host_launch_per_channel_us;
+}
+
+SimTime nccl_tests_time(const NcclComm *c, SimTime call_ps, guint32 channels)
+{
   guint32 g = MAX(c->opt.gpus_per_process, 1);
 
-  SimTime host = (SimTime)llround(g * t->host_launch_us * SIM_PS_PER_US);
+  SimTime host =
+      (SimTime)llround(g * nccl_launch_us(c, channels) * SIM_PS_PER_US);
   SimTime pace = MAX(call_ps, host);
   guint32 n = c->opt.iterations;
 
