@@ -640,7 +640,8 @@ static void nccl_changes(const TopoSystem *sys, const ValReport *r, guint i,
       [NCCL_PROTO_LL] = "ll_efficiency",
       [NCCL_PROTO_LL128] = "ll128_efficiency",
       [NCCL_PROTO_SIMPLE] = "simple_efficiency"};
-  NcclOptions opt = {.ranks = v->key.ranks};
+  NcclOptions opt = {.ranks = v->key.ranks,
+                     .nccl_version = v->key.nccl_version};
   g_autoptr(NcclComm) comm = nccl_comm_new(sys, &opt, NULL);
   g_autoptr(GArray) excess = g_array_new(FALSE, FALSE, sizeof(double));
   g_autoptr(GArray) launch = g_array_new(FALSE, FALSE, sizeof(double));

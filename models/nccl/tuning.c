@@ -624,7 +624,11 @@ static guint32 clamp_channels(const NcclComm *c, guint32 nc)
 }
 
 /* Point-to-point operations are outside the cost model: NCCL runs them as
- * Simple over its p2p channels. */
+ * Simple over its p2p channels, splitting a message by its p2p chunk
+ * (512 KiB over NVLink): a message takes a channel per chunk, up to the
+ * kernel's channels, so a small one is launched on one.  The message is
+ * a pair's: the call's bytes for Send/Recv, a rank's share for AllToAll. */
+#define NCCL_P2P_CHUNK_BYTES (512u << 10)
 static gboolean select_p2p(const NcclComm *c, NcclColl coll, guint64 bytes,
                            NcclChoice *out, GString *explain, GError **error)
 {
@@ -637,7 +641,13 @@ static gboolean select_p2p(const NcclComm *c, NcclColl coll, guint64 bytes,
   }
   out->algo = NCCL_ALGO_RING; /* reported as "P2P" by the CLI */
   out->proto = NCCL_PROTO_SIMPLE;
-  out->channels = clamp_channels(c, c->kernel_channels);
+  {
+    guint64 msg = coll == NCCL_COLL_ALLTOALL ? bytes / c->nranks : bytes;
+    guint64 chunks = (msg + NCCL_P2P_CHUNK_BYTES - 1) / NCCL_P2P_CHUNK_BYTES;
+
+    out->channels =
+        clamp_channels(c, (guint32)CLAMP(chunks, 1, c->kernel_channels));
+  }
   out->model_us = -1;
   if (explain)
     g_string_append_printf(explain,

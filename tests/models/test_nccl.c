@@ -283,6 +283,28 @@ START_TEST(test_node_channels)
 }
 END_TEST
 
+/* A point-to-point message takes a channel per 512 KiB chunk, up to the
+ * kernel's: an 8-byte SendRecv is launched on one channel (one launch,
+ * 4.8 us), 1 GiB on a DGX A100's 24, an AllToAll of 8 MiB over 8 ranks
+ * (1 MiB a pair) on 2. */
+START_TEST(test_p2p_channels)
+{
+  static const char ini[] = "[system]\nserver = dgx-a100\n";
+  g_autoptr(TopoSystem) sys =
+      topo_system_load_data(ini, strlen(ini), "a100", NULL, NULL);
+  g_autoptr(NcclComm) c = comm_of(sys, NULL);
+  NcclChoice ch;
+
+  ck_assert(nccl_select(c, NCCL_COLL_SENDRECV, 8, &ch, NULL, NULL));
+  ck_assert_uint_eq(ch.channels, 1);
+  ck_assert_uint_eq(nccl_tests_time(c, SIM_US(1), ch.channels), SIM_NS(4800));
+  ck_assert(nccl_select(c, NCCL_COLL_SENDRECV, GIB, &ch, NULL, NULL));
+  ck_assert_uint_eq(ch.channels, 24);
+  ck_assert(nccl_select(c, NCCL_COLL_ALLTOALL, 8u << 20, &ch, NULL, NULL));
+  ck_assert_uint_eq(ch.channels, 2);
+}
+END_TEST
+
 /* NVLSTree runs at one node's NVLS bus bandwidth, as NCCL 2.28's model
  * converts it (n / (2 (n - 1)) over every rank) and as the published H100
  * runs show (473.6 GB/s on one node, 469.2 on two): two DGX H100 move
@@ -834,6 +856,7 @@ Suite *suite_nccl(void)
   tcase_add_test(tc, test_multinode_ring);
   tcase_add_test(tc, test_multinode_channels_per_nic);
   tcase_add_test(tc, test_node_channels);
+  tcase_add_test(tc, test_p2p_channels);
   tcase_add_test(tc, test_nvlstree_bus_bandwidth);
   tcase_add_test(tc, test_nvls_loop_pipeline);
   tcase_add_test(tc, test_chunking);
