@@ -178,9 +178,9 @@ static double search_GBps(const NcclComm *c, const MdlLink *port)
  * from the fastest speed of the architecture's list that a GPU's NVLinks
  * carry, as many channels as fit at that speed, keeping a slower speed
  * only if it moves more in all (at most 16 channels); channels of 25 GB/s
- * and more are then doubled at half the speed.  A DGX A100 (240 GB/s): 6 at 40, 12 at
- * 20; a DGX H100 (370.8): 6 at 60, 12 at 30; a B200 (721.8): 8 at 90, 16
- * at 45.  Returns the channels, *speed their GB/s each. */
+ * and more are then doubled at half the speed.  A DGX A100 (240 GB/s): 6
+ * at 40, 12 at 20; a DGX H100 (370.8): 6 at 60, 12 at 30; a B200 (721.8):
+ * 8 at 90, 16 at 45.  Returns the channels, *speed their GB/s each. */
 static guint32 nvlink_search(const NcclComm *c, double *speed)
 {
   static const double ampere[] = {40, 30, 20, 18, 15, 12, 10,
