@@ -615,12 +615,11 @@ static gboolean point_at_floor(const ValCompare *c, const NcclComm *comm,
                                NcclColl coll)
 {
   NcclChoice ch = {.channels = 1};
-  double floor_us;
+  double floor_us, n = c->point.iters;
 
   nccl_select(comm, coll, c->point.size_bytes, &ch, NULL, NULL);
   floor_us =
       MAX(c->point.gpus_per_process, 1) * nccl_launch_us(comm, ch.channels);
-  double n = c->point.iters;
 
   if (n > 0)
     floor_us *= 1 + 1 / n;

@@ -624,10 +624,11 @@ static guint32 clamp_channels(const NcclComm *c, guint32 nc)
 }
 
 /* Point-to-point operations are outside the cost model: NCCL runs them as
- * Simple over its p2p channels, splitting a message by its p2p chunk
- * (512 KiB over NVLink): a message takes a channel per chunk, up to the
- * kernel's channels, so a small one is launched on one.  The message is
- * a pair's: the call's bytes for Send/Recv, a rank's share for AllToAll. */
+ * Simple over its p2p channels, splitting a message by its p2p chunk: a
+ * message takes a channel per chunk (NVLink's 512 KiB, taken for every
+ * path), up to the kernel's channels, so a small one is launched on one.
+ * The message is a pair's: the call's bytes for Send/Recv, a rank's share
+ * for AllToAll. */
 #define NCCL_P2P_CHUNK_BYTES (512u << 10)
 static gboolean select_p2p(const NcclComm *c, NcclColl coll, guint64 bytes,
                            NcclChoice *out, GString *explain, GError **error)
