@@ -607,19 +607,16 @@ static void add_change(GPtrArray *changes, const char *group,
  * NCCL chose, the median of predicted over measured time (less that
  * excess) scales the protocol's efficiency. */
 /* Whether a collective point's prediction is the launch floor of its
- * process (G x the launch on its channels, nccl_launch_us) rather than the
- * GPUs' time.  Timed as a loop of n calls (nccl_tests_time), a call of D us
- * on the GPUs is predicted at G L + D / n when D <= G L, and at D + G L / n
- * above. */
+ * process (G x the launch on the channels NCCL chose for it,
+ * nccl_launch_us) rather than the GPUs' time.  Timed as a loop of n calls
+ * (nccl_tests_time), a call of D us on the GPUs is predicted at G L + D / n
+ * when D <= G L, and at D + G L / n above. */
 static gboolean point_at_floor(const ValCompare *c, const NcclComm *comm,
-                               NcclColl coll)
+                               guint32 channels)
 {
-  NcclChoice ch = {.channels = 1};
-  double floor_us, n = c->point.iters;
-
-  nccl_select(comm, coll, c->point.size_bytes, &ch, NULL, NULL);
-  floor_us =
-      MAX(c->point.gpus_per_process, 1) * nccl_launch_us(comm, ch.channels);
+  double floor_us =
+      MAX(c->point.gpus_per_process, 1) * nccl_launch_us(comm, channels);
+  double n = c->point.iters;
 
   if (n > 0)
     floor_us *= 1 + 1 / n;
@@ -658,12 +655,14 @@ static void nccl_changes(const TopoSystem *sys, const ValReport *r, guint i,
     const ValCompare *c = &g_array_index(r->points, ValCompare, k);
     double g = MAX(c->point.gpus_per_process, 1);
     double d = c->point.time_us_median - c->predicted_us;
+    NcclChoice ch = {.channels = 1};
 
     if (c->series != i || c->point.size_bytes > NCCL_LATENCY_MAX_BYTES)
       continue;
+    nccl_select(comm, coll, c->point.size_bytes, &ch, NULL, NULL);
     /* at the floor, measured - predicted is G times the launch's error,
      * in a long loop (G L) as in n calls (G L + D / n) */
-    if (point_at_floor(c, comm, coll))
+    if (point_at_floor(c, comm, ch.channels))
       g_array_append_val(launch, (double){d / g});
     else
       g_array_append_val(excess, d);
@@ -681,8 +680,9 @@ static void nccl_changes(const TopoSystem *sys, const ValReport *r, guint i,
     double q;
 
     if (c->series != i || c->point.size_bytes <= NCCL_LATENCY_MAX_BYTES ||
-        c->point.time_us_median <= lat || point_at_floor(c, comm, coll) ||
-        !nccl_select(comm, coll, c->point.size_bytes, &ch, NULL, NULL))
+        c->point.time_us_median <= lat ||
+        !nccl_select(comm, coll, c->point.size_bytes, &ch, NULL, NULL) ||
+        point_at_floor(c, comm, ch.channels))
       continue;
     /* point-to-point collectives run Simple */
     if (coll >= NCCL_N_TUNED_COLLS)
