@@ -1198,6 +1198,21 @@ static void build_dag(Exec *x)
                     ? MAX(e->visit_bytes / 2, 1)
                     : e->visit_bytes),
             e->bytes - e->head_bytes);
+    if (e->eager) {
+      /* An eager edge's body carries all its bytes from the launch (each
+       * ring rank sends its own chunk first, and every later step's data
+       * follows in the same stream), so its head is only the first
+       * slice's latency chain: NCCL's step latency, the path's and the
+       * slice at the channel's rate.  A transfer here would move the
+       * slice a second time, beside the body and at a cap of its own. */
+      SimTime lat = sim_path_latency_ps(
+          pl->fabric, &g_array_index(pl->paths, SimPath, e->first_path));
+
+      h->task = add_delay(
+          x, e->step_ps + lat + (SimTime)ceil((double)b / rate * 1e12), after,
+          n);
+      continue;
+    }
     wait = e->step_ps ? add_delay(x, e->step_ps, after, n) : SIM_TASK_NONE;
     if (wait != SIM_TASK_NONE) {
       after[0] = wait;
