@@ -358,7 +358,7 @@ START_TEST(test_nccl_protocols)
 
     ck_assert_ptr_nonnull(lat);
     us = g_ascii_strtod(lat + 14, NULL);
-    /* 17.6 us: the run's mid sizes sit far above the model */
+    /* 17.5 us: the run's mid sizes sit far above the model */
     ck_assert_double_gt(us, 10);
     ck_assert_double_lt(us, 30);
   }
@@ -382,7 +382,7 @@ START_TEST(test_nccl_protocols)
     }
   }
   g_unlink(tmp);
-  /* measured: 26% -> 8% on itself, 20% -> 14% on SendRecv */
+  /* measured: 26% -> 9% on itself, 20% -> 15% on SendRecv */
   ck_assert_double_lt(after[0], before[0] / 2);
   ck_assert_double_lt(after[1], before[1] - 0.03);
 }
