@@ -27,7 +27,7 @@ const MdlParamSpec mdl_nccl_params[] = {
     {"latency_us", MDL_PARAM_DOUBLE, NOFF(latency_us), 0, 1000, NULL, "0",
      "added to every collective's launch latency, us"},
     {"host_launch_us", MDL_PARAM_DOUBLE, NOFF(host_launch_us), 0, 1000, NULL,
-     "4.8",
+     "5.26",
      "host time to launch one rank's collective (NCCL's enqueue and "
      "cudaLaunchKernel) on one channel, us; a process driving G GPUs "
      "launches them in turn"},

@@ -316,7 +316,7 @@ END_TEST
 
 /* A point-to-point message takes a channel per 512 KiB chunk, up to the
  * kernel's: an 8-byte SendRecv is launched on one channel (one launch,
- * 4.8 us), 1 GiB on a DGX A100's 24, an AllToAll of 8 MiB over 8 ranks
+ * 5.26 us), 1 GiB on a DGX A100's 24, an AllToAll of 8 MiB over 8 ranks
  * (1 MiB a pair) on 2. */
 START_TEST(test_p2p_channels)
 {
@@ -328,7 +328,7 @@ START_TEST(test_p2p_channels)
 
   ck_assert(nccl_select(c, NCCL_COLL_SENDRECV, 8, &ch, NULL, NULL));
   ck_assert_uint_eq(ch.channels, 1);
-  ck_assert_uint_eq(nccl_tests_time(c, SIM_US(1), ch.channels), SIM_NS(4800));
+  ck_assert_uint_eq(nccl_tests_time(c, SIM_US(1), ch.channels), SIM_NS(5260));
   ck_assert(nccl_select(c, NCCL_COLL_SENDRECV, GIB, &ch, NULL, NULL));
   ck_assert_uint_eq(ch.channels, 24);
   ck_assert(nccl_select(c, NCCL_COLL_ALLTOALL, 8u << 20, &ch, NULL, NULL));
@@ -443,10 +443,10 @@ START_TEST(test_chunking)
 END_TEST
 
 /* nccl-tests' time per call: one process driving 8 GPUs launches 8
- * kernels per iteration (8 x 4.8 us on one channel), which sets the pace
+ * kernels per iteration (8 x 5.26 us on one channel), which sets the pace
  * of small calls and not of large ones; one rank per process launches one
- * (4.8 us).  Each further channel adds 0.31 us to a launch: 8 x (4.8 + 23
- * x 0.31) = 95.44 us on a DGX A100's 24. */
+ * (5.26 us).  Each further channel adds 0.31 us to a launch: 8 x (5.26 +
+ * 23 x 0.31) = 99.12 us on a DGX A100's 24. */
 START_TEST(test_tests_time)
 {
   g_autoptr(TopoSystem) sys = load("dgx-h100");
@@ -454,12 +454,12 @@ START_TEST(test_tests_time)
   g_autoptr(NcclComm) one = comm_of(sys, NULL);
   g_autoptr(NcclComm) eight = comm_of(sys, &g8);
 
-  ck_assert_uint_eq(nccl_tests_time(eight, SIM_US(10), 1), SIM_NS(38400));
+  ck_assert_uint_eq(nccl_tests_time(eight, SIM_US(10), 1), SIM_NS(42080));
   ck_assert_uint_eq(nccl_tests_time(eight, SIM_US(100), 1), SIM_US(100));
   ck_assert_uint_eq(nccl_tests_time(one, SIM_US(10), 1), SIM_US(10));
-  ck_assert_uint_eq(nccl_tests_time(one, SIM_US(2), 1), SIM_NS(4800));
-  ck_assert_uint_eq(nccl_tests_time(eight, SIM_US(10), 24), SIM_NS(95440));
-  ck_assert_uint_eq(nccl_tests_time(one, SIM_US(2), 24), SIM_NS(11930));
+  ck_assert_uint_eq(nccl_tests_time(one, SIM_US(2), 1), SIM_NS(5260));
+  ck_assert_uint_eq(nccl_tests_time(eight, SIM_US(10), 24), SIM_NS(99120));
+  ck_assert_uint_eq(nccl_tests_time(one, SIM_US(2), 24), SIM_NS(12390));
 }
 END_TEST
 
@@ -476,12 +476,12 @@ START_TEST(test_tests_time_iterations)
   g_autoptr(NcclComm) one = comm_of(sys, &g1n20);
   g_autoptr(NcclComm) single = comm_of(sys, &g1n1);
 
-  /* (38.4 + 10 + 38.4) / 2 and (38.4 + 100 + 100) / 2 */
-  ck_assert_uint_eq(nccl_tests_time(eight, SIM_US(10), 1), SIM_NS(43400));
-  ck_assert_uint_eq(nccl_tests_time(eight, SIM_US(100), 1), SIM_NS(119200));
-  /* (4.8 + 10 + 19 x 10) / 20; one call: its launch and its time */
-  ck_assert_uint_eq(nccl_tests_time(one, SIM_US(10), 1), SIM_NS(10240));
-  ck_assert_uint_eq(nccl_tests_time(single, SIM_US(10), 1), SIM_NS(14800));
+  /* (42.08 + 10 + 42.08) / 2 and (42.08 + 100 + 100) / 2 */
+  ck_assert_uint_eq(nccl_tests_time(eight, SIM_US(10), 1), SIM_NS(47080));
+  ck_assert_uint_eq(nccl_tests_time(eight, SIM_US(100), 1), SIM_NS(121040));
+  /* (5.26 + 10 + 19 x 10) / 20; one call: its launch and its time */
+  ck_assert_uint_eq(nccl_tests_time(one, SIM_US(10), 1), SIM_NS(10263));
+  ck_assert_uint_eq(nccl_tests_time(single, SIM_US(10), 1), SIM_NS(15260));
 }
 END_TEST
 
@@ -494,11 +494,12 @@ START_TEST(test_accuracy)
     const char *file;
     double median_large, median_small;
   } bound[] = {
-      {"nccl_allreduce_8xA100_nvlink3_stas00mlengineering.csv", 0.065, 0.12},
-      {"nccl_allreduce_8xH100_sxm_nccltests290.csv", 0.055, 0},
-      {"nccl_allreduce_16xH100_2node_ndr8x400_nccltests309.csv", 0.045, 0.12},
-      {"nccl_allreduce_32xH100_4node_ndr8x400_vm_nccltests309.csv", 0.04, 0.13},
-      {"nccl_allreduce_8xRTX4090_pcie_P2Punlocked_chlc.csv", 0.17, 0.065},
+      {"nccl_allreduce_8xA100_nvlink3_stas00mlengineering.csv", 0.045, 0.035},
+      {"nccl_allreduce_8xH100_sxm_nccltests290.csv", 0.05, 0},
+      {"nccl_allreduce_16xH100_2node_ndr8x400_nccltests309.csv", 0.045, 0.115},
+      {"nccl_allreduce_32xH100_4node_ndr8x400_vm_nccltests309.csv", 0.035,
+       0.13},
+      {"nccl_allreduce_8xRTX4090_pcie_P2Punlocked_chlc.csv", 0.155, 0.045},
       {"nccl_sendrecv_8xA100_nvlink_liplus.csv", 0.26, 0},
   };
   guint n;
