@@ -1091,6 +1091,23 @@ static void traced_done(void *ctx, guint64 user, SimTime now)
                      r->start, now);
 }
 
+/* With a transfer hook, has the task report `payload` bytes over e when
+ * it ends. */
+static void trace_task(Exec *x, const Edge *e, guint64 payload,
+                       SimTaskSpec *spec)
+{
+  Traced r = {.edge = (guint32)(e - (const Edge *)(void *)x->pl->edges->data),
+              .bytes = payload};
+
+  if (!x->trace)
+    return;
+  spec->started = traced_start;
+  spec->done = traced_done;
+  spec->ctx = x;
+  spec->user = x->traced->len;
+  g_array_append_val(x->traced, r);
+}
+
 static SimTask add_transfer(Exec *x, const Edge *e, guint64 payload,
                             const SimTask *after, guint32 n_after,
                             guint32 stream)
@@ -1107,15 +1124,7 @@ static SimTask add_transfer(Exec *x, const Edge *e, guint64 payload,
       .stream = stream};
 
   x->transfers++;
-  if (x->trace) {
-    Traced r = {.edge = (guint32)(e - (const Edge *)(void *)pl->edges->data),
-                .bytes = payload};
-    spec.started = traced_start;
-    spec.done = traced_done;
-    spec.ctx = x;
-    spec.user = x->traced->len;
-    g_array_append_val(x->traced, r);
-  }
+  trace_task(x, e, payload, &spec);
   return sim_dag_add(x->dag, &spec, after, n_after);
 }
 
@@ -1205,12 +1214,18 @@ static void build_dag(Exec *x)
        * slice's latency chain: NCCL's step latency, the path's and the
        * slice at the channel's rate.  A transfer here would move the
        * slice a second time, beside the body and at a cap of its own. */
-      SimTime lat = sim_path_latency_ps(
-          pl->fabric, &g_array_index(pl->paths, SimPath, e->first_path));
+      SimTaskSpec spec = {.stream = SIM_NONE};
+      SimTime lat = 0;
 
-      h->task = add_delay(
-          x, e->step_ps + lat + (SimTime)ceil((double)b / rate * 1e12), after,
-          n);
+      /* a slice split over several paths arrives with the slowest */
+      for (guint32 k = 0; k < e->n_paths; k++)
+        lat = MAX(lat, sim_path_latency_ps(pl->fabric,
+                                           &g_array_index(pl->paths, SimPath,
+                                                          e->first_path + k)));
+      spec.delay_ps = e->step_ps + lat + (SimTime)ceil((double)b / rate * 1e12);
+      /* a timeline shows the slice crossing the link, as a transfer */
+      trace_task(x, e, b, &spec);
+      h->task = sim_dag_add(x->dag, &spec, after, n);
       continue;
     }
     wait = e->step_ps ? add_delay(x, e->step_ps, after, n) : SIM_TASK_NONE;

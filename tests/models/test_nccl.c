@@ -196,6 +196,43 @@ START_TEST(test_ring_head_in_stream)
 }
 END_TEST
 
+static void latest_end(void *ctx, guint32 rank, guint32 channel, guint32 peer,
+                       guint64 bytes, SimTime start, SimTime end)
+{
+  SimTime *latest = ctx;
+
+  (void)rank, (void)channel, (void)peer, (void)bytes, (void)start;
+  *latest = MAX(*latest, end);
+}
+
+/* A trace sees a ring's head cross its links: on a small call, which the
+ * head's latency chain sets, the last traced slice ends with the call (a
+ * timeline's collective slices end there).  When the head was timed
+ * without the trace, an 8-byte ring on a DGX H100 showed 12.14 of its
+ * 15.00 us. */
+START_TEST(test_ring_head_traced)
+{
+  g_autoptr(TopoSystem) sys = load("server:dgx-h100");
+  SimTime latest = 0;
+  NcclTrace trace = {.transfer = latest_end, .ctx = &latest};
+  NcclOptions o = {.algos = 1u << NCCL_ALGO_RING,
+                   .protos = 1u << NCCL_PROTO_LL,
+                   .trace = &trace};
+  g_autoptr(NcclComm) c = comm_of(sys, &o);
+  g_autoptr(GError) error = NULL;
+  NcclChoice ch;
+  NcclRunStats st;
+
+  ck_assert(nccl_select(c, NCCL_COLL_ALLREDUCE, 8, &ch, NULL, &error));
+  ck_assert_msg(nccl_run(c, NCCL_COLL_ALLREDUCE, 8, &ch, NCCL_EXEC_FLOW, NULL,
+                         NULL, &st, &error),
+                "%s", error ? error->message : "");
+  ck_assert_msg(latest + SIM_NS(1) >= st.time_ps && latest <= st.time_ps,
+                "last traced end %g us, the call %g us",
+                (double)latest / SIM_US(1), (double)st.time_ps / SIM_US(1));
+}
+END_TEST
+
 /* Every collective runs, with its bus bandwidth in a sane range. */
 START_TEST(test_all_collectives)
 {
@@ -885,6 +922,7 @@ Suite *suite_nccl(void)
   tcase_add_test(tc, test_select_h100);
   tcase_add_test(tc, test_bounds);
   tcase_add_test(tc, test_ring_head_in_stream);
+  tcase_add_test(tc, test_ring_head_traced);
   tcase_add_test(tc, test_all_collectives);
   tcase_add_test(tc, test_multinode_ring);
   tcase_add_test(tc, test_multinode_channels_per_nic);
