@@ -26,7 +26,11 @@
  * -g 1`: one per GPU).  The RTX 4090 run is taken to be `-g 8`, a
  * one-machine run; the 4-node and ANOMALOUS runs one rank per process
  * (the 4-node floor, 35 us, is below eight launches; the ANOMALOUS sizes
- * start at 8 MiB, where the layout does not matter). */
+ * start at 8 MiB, where the layout does not matter).
+ * The RTX 4090 host is two AMD EPYC 7542 (Rome).  ifsim has no model of
+ * peer traffic between Rome's sockets, whose rate no published figure
+ * gives (the machine's own copies: 21-22 GB/s), so its sockets are joined
+ * by UPI 2.0, which does not limit the ring; nor would xGMI. */
 static const NcclDataset datasets[] = {
     {"nccl_allreduce_8xA100_nvlink3_stas00mlengineering.csv",
      "8x A100 NVLink3/NVSwitch AllReduce, -g 8",
