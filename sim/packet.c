@@ -1020,10 +1020,9 @@ static void packet_start(SimTransport *t, const SimTransfer *x)
                         p->k_sample, 0);
   }
   if (n == 0) {
-    SimTime lat = 0;
-    for (guint32 i = 0; i < x->n_paths; i++)
-      lat = MAX(lat, sim_path_latency_ps(t->fabric, &x->paths[i]));
-    sim_engine_schedule_in(t->engine, lat, p->k_zero, xi);
+    sim_engine_schedule_in(
+        t->engine, sim_paths_latency_ps(t->fabric, x->paths, x->n_paths),
+        p->k_zero, xi);
     return;
   }
   for (guint32 i = 0; i < x->n_paths; i++) {

@@ -39,6 +39,15 @@ SimTime sim_path_latency_ps(const SimFabric *f, const SimPath *p)
   return t;
 }
 
+SimTime sim_paths_latency_ps(const SimFabric *f, const SimPath *p, guint32 n)
+{
+  SimTime t = 0;
+
+  for (guint32 i = 0; i < n; i++)
+    t = MAX(t, sim_path_latency_ps(f, &p[i]));
+  return t;
+}
+
 double sim_path_bottleneck_Bps(const SimFabric *f, const SimPath *p)
 {
   double bw = G_MAXDOUBLE;

@@ -62,6 +62,9 @@ gboolean sim_path_valid(const SimFabric *f, const SimPath *p, SimNodeId src,
 /* Latency of a path: its channels' latencies plus the forwarding latency
  * of every node it crosses (not its ends); and its smallest rate. */
 SimTime sim_path_latency_ps(const SimFabric *f, const SimPath *p);
+/* The largest latency of paths p[0..n): when bytes split over them have
+ * all arrived. */
+SimTime sim_paths_latency_ps(const SimFabric *f, const SimPath *p, guint32 n);
 double sim_path_bottleneck_Bps(const SimFabric *f, const SimPath *p);
 
 /* A well-mixed 64-bit hash of a flow (source, destination, flow number)

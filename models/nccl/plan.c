@@ -1214,15 +1214,15 @@ static void build_dag(Exec *x)
        * slice's latency chain: NCCL's step latency, the path's and the
        * slice at the channel's rate.  A transfer here would move the
        * slice a second time, beside the body and at a cap of its own. */
-      SimTaskSpec spec = {.stream = SIM_NONE};
-      SimTime lat = 0;
+      SimTaskSpec spec = {
+          .delay_ps =
+              e->step_ps +
+              sim_paths_latency_ps(
+                  pl->fabric, &g_array_index(pl->paths, SimPath, e->first_path),
+                  e->n_paths) +
+              (SimTime)ceil((double)b / rate * 1e12),
+          .stream = SIM_NONE};
 
-      /* a slice split over several paths arrives with the slowest */
-      for (guint32 k = 0; k < e->n_paths; k++)
-        lat = MAX(lat, sim_path_latency_ps(pl->fabric,
-                                           &g_array_index(pl->paths, SimPath,
-                                                          e->first_path + k)));
-      spec.delay_ps = e->step_ps + lat + (SimTime)ceil((double)b / rate * 1e12);
       /* a timeline shows the slice crossing the link, as a transfer */
       trace_task(x, e, b, &spec);
       h->task = sim_dag_add(x->dag, &spec, after, n);

@@ -331,15 +331,11 @@ START_TEST(test_node_channels)
               {"pcie-8gpu-switched", 2, 2, 0}};
 
   for (guint i = 0; i < G_N_ELEMENTS(want); i++) {
-    g_autoptr(GError) error = NULL;
-    g_autofree char *ini =
-        g_strdup_printf("[system]\nserver = %s\n", want[i].server);
-    g_autoptr(TopoSystem) sys =
-        topo_system_load_data(ini, strlen(ini), want[i].server, NULL, &error);
+    g_autofree char *name = g_strdup_printf("server:%s", want[i].server);
+    g_autoptr(TopoSystem) sys = load(name);
     g_autoptr(NcclComm) c = NULL;
     NcclChoice ch;
 
-    ck_assert_msg(sys != NULL, "%s", error ? error->message : "");
     c = comm_of(sys, &(NcclOptions){.algos = 1u << NCCL_ALGO_RING});
     ck_assert_uint_eq(c->channels, want[i].graph);
     ck_assert_uint_eq(c->kernel_channels, want[i].kernel);
@@ -357,9 +353,7 @@ END_TEST
  * (1 MiB a pair) on 2. */
 START_TEST(test_p2p_channels)
 {
-  static const char ini[] = "[system]\nserver = dgx-a100\n";
-  g_autoptr(TopoSystem) sys =
-      topo_system_load_data(ini, strlen(ini), "a100", NULL, NULL);
+  g_autoptr(TopoSystem) sys = load("server:dgx-a100");
   g_autoptr(NcclComm) c = comm_of(sys, NULL);
   NcclChoice ch;
 

@@ -144,6 +144,14 @@ START_TEST(test_idle_path)
   rig_go(&r, kinds[_i]);
   p = path_of(2, h);
   ck_assert_uint_eq(sim_path_latency_ps(r.fabric, &p), SIM_NS(2100));
+  {
+    /* split over this path and its first hop, the bytes are all in once
+     * the longer has delivered */
+    SimPath both[2] = {path_of(1, h), p};
+
+    ck_assert_uint_eq(sim_paths_latency_ps(r.fabric, both, 2), SIM_NS(2100));
+    ck_assert_uint_eq(sim_paths_latency_ps(r.fabric, both, 1), SIM_US(1));
+  }
   start(&r, &p, 1000000, 0);
   sim_engine_run(r.engine);
   /* 2.1 us + 1e6 B / 2e9 B/s = 2.1 us + 500 us */
