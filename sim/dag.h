@@ -1,6 +1,6 @@
 /* SimDag: transfers and delays with dependencies, run over any transport.
  *
- * The collective planner (models/nccl) turns one collective call into such
+ * The collective planner (collectives/nccl) turns one collective call into such
  * a graph: per rank, an ordered stream of sends, receives and reductions;
  * across ranks, "this send starts when that one has arrived".  The DAG
  * starts each task the moment everything it waits for is done and calls

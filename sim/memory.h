@@ -3,7 +3,7 @@
  * ending in the kernel's OOM killer an hour later.
  *
  * Callers estimate what they are about to allocate (topologies/ per GPU of
- * the system, models/nccl per rank and channel of a run: the constants are
+ * the system, collectives/nccl per rank and channel of a run: the constants are
  * measured peaks, see each caller) and ask sim_memory_check().  The limit
  * is what the machine has available when the process starts
  * (MemAvailable in /proc/meminfo; physical memory where that is missing),

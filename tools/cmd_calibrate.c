@@ -9,7 +9,7 @@
 
 #include <glib/gstdio.h>
 
-#include "models/nccl/nccl.h"
+#include "collectives/nccl/nccl.h"
 #include "sim/units.h"
 #include "tools/cli.h"
 #include "traces/csvtext.h"

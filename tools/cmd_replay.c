@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "models/nccl/nccl.h"
+#include "collectives/nccl/nccl.h"
 #include "models/params.h"
 #include "sim/interrupt.h"
 #include "sim/units.h"

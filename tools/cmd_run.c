@@ -5,7 +5,7 @@
  * multiples; -d, -o, -r) and NCCL (--algo/--proto and the NCCL_ALGO,
  * NCCL_PROTO, NCCL_MIN_NCHANNELS, NCCL_MAX_NCHANNELS environment
  * variables, the flags taking precedence).  Each size is chosen and
- * planned as NCCL would (models/nccl) and executed on the system's fabric
+ * planned as NCCL would (collectives/nccl) and executed on the system's fabric
  * by the chosen transport.  Reports of the largest size: per-link
  * utilization (any transport), per-port packet counters and queue-depth
  * samples (the packet transport). */
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "models/nccl/nccl.h"
+#include "collectives/nccl/nccl.h"
 #include "sim/interrupt.h"
 #include "sim/units.h"
 #include "tools/cli.h"

@@ -10,7 +10,7 @@
 #include <glib.h>
 #include <stdio.h>
 
-#include "models/nccl/nccl.h"
+#include "collectives/nccl/nccl.h"
 #include "traces/collresults.h"
 
 typedef struct {

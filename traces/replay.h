@@ -1,6 +1,6 @@
 /* Replay of training steps (`ifsim replay`): the operations of one step of
  * one or more jobs (traces/workload.h) executed on a system's fabric, the
- * collectives as NCCL runs them (models/nccl sessions), the compute as
+ * collectives as NCCL runs them (collectives/nccl sessions), the compute as
  * delays, every rank waiting for its own dependencies.
  *
  * A job's ranks fill its servers in order (rank r on GPU r % g of the
@@ -23,7 +23,7 @@
 
 #include <glib.h>
 
-#include "models/nccl/nccl.h"
+#include "collectives/nccl/nccl.h"
 #include "topologies/system.h"
 #include "traces/workload.h"
 

@@ -24,7 +24,7 @@
 
 #include <glib.h>
 
-#include "models/nccl/nccl.h"
+#include "collectives/nccl/nccl.h"
 #include "sim/time.h"
 
 typedef enum {
@@ -50,7 +50,7 @@ typedef struct {
   gboolean compute; /* TRUE: compute_ps of work on each rank that runs it */
   NcclColl coll;    /* a collective (NCCL_COLL_SENDRECV for PP send/recv) */
   WrkGroup group;   /* the process group it runs over (NONE for compute) */
-  guint64 bytes;    /* nccl-tests convention (models/nccl/nccl.h) */
+  guint64 bytes;    /* nccl-tests convention (collectives/nccl/nccl.h) */
   SimTime compute_ps;
   gint32 stage;  /* -1: every pipeline stage runs it; else the stage */
   gint32 peer;   /* SendRecv on PP: +1 next stage, -1 previous; else 0 */

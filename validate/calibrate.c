@@ -7,7 +7,7 @@
 
 #include "models/device.h"
 #include "models/registry.h"
-#include "models/nccl/nccl.h"
+#include "collectives/nccl/nccl.h"
 #include "sim/error.h"
 #include "sim/route.h"
 #include "sim/time.h"

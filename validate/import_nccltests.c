@@ -42,7 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "models/nccl/nccl.h"
+#include "collectives/nccl/nccl.h"
 #include "sim/error.h"
 
 typedef struct {

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "models/nccl/nccl.h"
+#include "collectives/nccl/nccl.h"
 #include "sim/error.h"
 #include "traces/csvtext.h"
 #include "traces/output.h"

@@ -34,7 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "models/nccl/nccl.h"
+#include "collectives/nccl/nccl.h"
 #include "sim/config.h"
 #include "sim/units.h"
 #include "validate/probe.h"

@@ -6,7 +6,7 @@
  * as ibv_devinfo prints them. */
 #include <stdio.h>
 
-#include "models/nccl/nccl.h"
+#include "collectives/nccl/nccl.h"
 #include "sim/config.h"
 #include "validate/probe.h"
 #include "validate/probe_verbs.h"

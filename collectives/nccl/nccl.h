@@ -8,11 +8,11 @@
  *      Chain, PAT), a protocol (LL, LL128, Simple) and a channel count with
  *      NCCL's own cost model (src/graph/tuning.cc: base latency + per-step
  *      hardware latency + size / bandwidth, the same refinements and the
- *      same NCCL_ALGO / NCCL_PROTO / channel overrides), models/nccl/tuning.c;
+ *      same NCCL_ALGO / NCCL_PROTO / channel overrides), collectives/nccl/tuning.c;
  *   2. plans the call as NCCL's kernels move data: per channel, the ring or
  *      trees NCCL builds over this fabric (rings entering and leaving a
  *      server through the NIC of one rail, PXN), every edge a stream of
- *      protocol-framed chunks behind a pipeline head; models/nccl/plan.c;
+ *      protocol-framed chunks behind a pipeline head; collectives/nccl/plan.c;
  *   3. executes that plan as a DAG of transfers (sim/dag.h) over the
  *      chosen transport, so contention on NVLink, PCIe, NICs and the network
  *      is the fabric's, not a formula's.
@@ -20,8 +20,8 @@
  * Sizes follow nccl-tests: `bytes` is the whole array S (recvcount x n for
  * ReduceScatter, sendcount x n for AllGather, each rank's send buffer for
  * AllToAll, the message for Send/Recv). */
-#ifndef MODELS_NCCL_NCCL_H
-#define MODELS_NCCL_NCCL_H
+#ifndef COLLECTIVES_NCCL_NCCL_H
+#define COLLECTIVES_NCCL_NCCL_H
 
 #include <glib.h>
 
@@ -265,4 +265,4 @@ gboolean nccl_session_add(NcclSession *s, const NcclComm *comm, NcclColl coll,
  * the last task and the counts. */
 gboolean nccl_session_run(NcclSession *s, NcclRunStats *out, GError **error);
 
-#endif /* MODELS_NCCL_NCCL_H */
+#endif /* COLLECTIVES_NCCL_NCCL_H */

@@ -1,8 +1,8 @@
-/* NcclComm internals shared by models/nccl/ files; not for users. */
-#ifndef MODELS_NCCL_NCCL_INTERNAL_H
-#define MODELS_NCCL_NCCL_INTERNAL_H
+/* NcclComm internals shared by collectives/nccl/ files; not for users. */
+#ifndef COLLECTIVES_NCCL_NCCL_INTERNAL_H
+#define COLLECTIVES_NCCL_NCCL_INTERNAL_H
 
-#include "models/nccl/nccl.h"
+#include "collectives/nccl/nccl.h"
 
 /* NCCL's link classes for hardware latencies (NCCL_HW_*). */
 enum { NCCL_HW_NVLINK, NCCL_HW_PCI, NCCL_HW_NET, NCCL_N_HW };
@@ -75,4 +75,4 @@ double nccl_nvls_efficiency(guint32 arch);
 /* NCCL's per-link NVLink bandwidth for an SM (topo.h), GB/s. */
 double nccl_nvlink_GBps(guint32 sm);
 
-#endif /* MODELS_NCCL_NCCL_INTERNAL_H */
+#endif /* COLLECTIVES_NCCL_NCCL_INTERNAL_H */

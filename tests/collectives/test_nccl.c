@@ -1,12 +1,12 @@
-/* The NCCL model (models/nccl): NCCL_ALGO/NCCL_PROTO parsing, NCCL's
+/* The NCCL model (collectives/nccl): NCCL_ALGO/NCCL_PROTO parsing, NCCL's
  * choices on known systems, physical bounds and consistency of the
  * executed plans, and the accuracy against the published measurements in
  * tests/data/reference (validate/accuracy.c). */
 #include <math.h>
 #include <string.h>
 
-#include "models/nccl/nccl.h"
-#include "models/nccl/nccl_internal.h"
+#include "collectives/nccl/nccl.h"
+#include "collectives/nccl/nccl_internal.h"
 #include "models/params.h"
 #include "tests/suites.h"
 #include "validate/accuracy.h"

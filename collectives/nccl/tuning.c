@@ -9,7 +9,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "models/nccl/nccl_internal.h"
+#include "collectives/nccl/nccl_internal.h"
 #include "models/params.h"
 #include "models/registry.h"
 
