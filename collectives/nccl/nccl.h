@@ -8,14 +8,15 @@
  *      Chain, PAT), a protocol (LL, LL128, Simple) and a channel count with
  *      NCCL's own cost model (src/graph/tuning.cc: base latency + per-step
  *      hardware latency + size / bandwidth, the same refinements and the
- *      same NCCL_ALGO / NCCL_PROTO / channel overrides), collectives/nccl/tuning.c;
+ *      same NCCL_ALGO / NCCL_PROTO / channel overrides), tuning.c, over the
+ *      channels and bandwidths NCCL's topology search finds, comm.c;
  *   2. plans the call as NCCL's kernels move data: per channel, the ring or
  *      trees NCCL builds over this fabric (rings entering and leaving a
  *      server through the NIC of one rail, PXN), every edge a stream of
- *      protocol-framed chunks behind a pipeline head; collectives/nccl/plan.c;
- *   3. executes that plan as a DAG of transfers (sim/dag.h) over the
- *      chosen transport, so contention on NVLink, PCIe, NICs and the network
- *      is the fabric's, not a formula's.
+ *      protocol-framed chunks behind a pipeline head; plan.c;
+ *   3. executes that plan as a DAG of transfers (sim/dag.h, exec.c) over
+ *      the chosen transport (session.c), so contention on NVLink, PCIe,
+ *      NICs and the network is the fabric's, not a formula's.
  *
  * Sizes follow nccl-tests: `bytes` is the whole array S (recvcount x n for
  * ReduceScatter, sendcount x n for AllGather, each rank's send buffer for

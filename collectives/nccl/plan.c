@@ -1,21 +1,7 @@
-/* Planning a collective as NCCL's kernels run it, and executing the plan
- * over a transport.
- *
- * Every algorithm is a set of channels; each channel is a graph of edges
- * (one rank's connection to another: a ring link, a tree edge, a GPU's
- * NVLink to the NVSwitches) that each carry a known number of bytes, as a
- * pipeline: NCCL cuts the data into slices that follow one another through
- * the graph.  ifsim executes that pipeline as
- *
- *   - a head: the first slice of every edge, in the order data reaches
- *     it (2(n-1) hops round a ring for AllReduce, up then down a tree), each
- *     hop waiting for its predecessor and NCCL's per-step latency for the
- *     protocol and link class (tuning.cc hwLatencies): for small sizes this
- *     chain is the whole operation;
- *   - a body: the rest of each edge's bytes in a few rounds that start once
- *     the head has crossed the edge; round m of an edge also waits for round
- *     m-1 of the edge feeding it, so a slow edge slows the edges
- *     downstream as a full pipeline does.
+/* Planning a collective as NCCL's kernels run it (plan.h): the edges of
+ * each algorithm's channels, their routes over the fabric as NCCL's
+ * connections take them (NVLink, PCIe, PXN to the rail's NIC), and the
+ * head hops' order.
  *
  * Transfers carry the protocol's wire format (LL: 8-byte lines with 4 bytes
  * of data; LL128: 120 of 128 bytes) and each channel's transfers are
@@ -25,396 +11,36 @@
 #include <math.h>
 #include <string.h>
 
-#include "collectives/nccl/nccl_internal.h"
+#include "collectives/nccl/plan.h"
 #include "models/params.h"
 #include "models/registry.h"
-#include "sim/dag.h"
-#include "sim/engine.h"
-#include "sim/interrupt.h"
-#include "sim/memory.h"
-#include "sim/packet.h"
-#include "sim/transport.h"
-
-#define MAX_ROUNDS 8
 
 static SimTime us_ps(double us)
 {
   return (SimTime)llround(us * (double)SIM_PS_PER_US);
 }
 
-/* --- communicator -------------------------------------------------------- */
-
-static double link_GBps(const MdlLink *l)
-{
-  return l ? mdl_link_rate_Bps(l) / 1e9 : 0;
-}
-
-/* Checks a list of distinct indices below `limit`; `what` names it. */
-static gboolean check_indices(const guint32 *v, guint32 n, guint32 limit,
-                              const char *what, GError **error)
-{
-  g_autofree guint8 *seen = g_new0(guint8, limit);
-
-  for (guint32 i = 0; i < n; i++) {
-    if (v[i] >= limit) {
-      g_set_error(error, MDL_ERROR, MDL_ERROR_VALUE,
-                  "%s: %u is not below the system's %u", what, v[i], limit);
-      return FALSE;
-    }
-    if (seen[v[i]]++) {
-      g_set_error(error, MDL_ERROR, MDL_ERROR_VALUE,
-                  "%s: %u appears twice (each once)", what, v[i]);
-      return FALSE;
-    }
-  }
-  return TRUE;
-}
-
-/* The servers and GPUs of the communicator: opt's lists, or the first
- * `ranks` GPUs, servers in order. */
-static gboolean comm_place(NcclComm *c, guint32 g, guint32 servers,
-                           GError **error)
-{
-  guint32 total = g * servers;
-
-  if (c->opt.servers || c->opt.local_gpus) {
-    if (!c->opt.servers || !c->opt.local_gpus || c->opt.n_servers == 0 ||
-        c->opt.n_local == 0) {
-      g_set_error(error, MDL_ERROR, MDL_ERROR_VALUE,
-                  "a communicator's GPUs need both its servers and their "
-                  "GPUs");
-      return FALSE;
-    }
-    if (!check_indices(c->opt.servers, c->opt.n_servers, servers, "servers",
-                       error) ||
-        !check_indices(c->opt.local_gpus, c->opt.n_local, g, "GPUs of a server",
-                       error))
-      return FALSE;
-    c->nnodes = c->opt.n_servers;
-    c->ppn = c->opt.n_local;
-    c->nranks = c->nnodes * c->ppn;
-    if (c->nranks < 2 || (c->opt.ranks && c->opt.ranks != c->nranks)) {
-      g_set_error(error, MDL_ERROR, MDL_ERROR_VALUE,
-                  "ranks: %u servers of %u GPUs make %u ranks (expected at "
-                  "least 2%s)",
-                  c->nnodes, c->ppn, c->nranks,
-                  c->opt.ranks ? ", and as many as asked" : "");
-      return FALSE;
-    }
-    c->server_of = g_memdup2(c->opt.servers, c->nnodes * sizeof(guint32));
-    c->local_of = g_memdup2(c->opt.local_gpus, c->ppn * sizeof(guint32));
-  } else {
-    c->nranks = c->opt.ranks ? c->opt.ranks : total;
-    if (c->nranks < 2 || c->nranks > total) {
-      g_set_error(error, MDL_ERROR, MDL_ERROR_VALUE,
-                  "ranks: %u is not between 2 and the system's %u GPUs (%u "
-                  "servers of %u)",
-                  c->nranks, total, servers, g);
-      return FALSE;
-    }
-    if (c->nranks > g && c->nranks % g != 0) {
-      g_set_error(error, MDL_ERROR, MDL_ERROR_VALUE,
-                  "ranks: %u does not fill whole servers of %u GPUs (one rank "
-                  "per GPU, servers in order)",
-                  c->nranks, g);
-      return FALSE;
-    }
-    c->ppn = MIN(c->nranks, g);
-    c->nnodes = c->nranks / c->ppn;
-    c->server_of = g_new(guint32, c->nnodes);
-    c->local_of = g_new(guint32, c->ppn);
-    for (guint32 k = 0; k < c->nnodes; k++)
-      c->server_of[k] = k;
-    for (guint32 i = 0; i < c->ppn; i++)
-      c->local_of[i] = i;
-  }
-  /* the lists are the communicator's own now */
-  c->opt.servers = c->server_of;
-  c->opt.local_gpus = c->local_of;
-  c->opt.n_servers = c->nnodes;
-  c->opt.n_local = c->ppn;
-  return TRUE;
-}
-
-/* The NICs a node's ranks reach the network by: all of the server's when
- * it has all of its GPUs (NCCL's search may route rings through any), else
- * each GPU's nearest. */
-static guint32 comm_nics(const NcclComm *c)
-{
-  g_autofree guint8 *used = g_new0(guint8, c->gpu.nics);
-  guint32 n = 0;
-
-  if (c->ppn == topo_system_gpus_per_server(c->sys))
-    return c->gpu.nics;
-
-  for (guint32 i = 0; i < c->ppn; i++) {
-    guint32 nic = topo_gpu_nic(c->sys, c->local_of[i]);
-
-    if (nic < c->gpu.nics && !used[nic]++)
-      n++;
-  }
-  return n;
-}
-
-/* The speed NCCL's ring search gives a channel through one NIC port: the
- * port's, or the PCIe links' between the GPU and the NIC if slower. */
-static double search_GBps(const NcclComm *c, const MdlLink *port)
-{
-  const MdlRegistry *models = topo_system_models(c->sys);
-  double s = link_GBps(port);
-
-  if (c->gpu.nic->host_link) {
-    const MdlLink *h = mdl_registry_link(models, c->gpu.nic->host_link);
-
-    if (h)
-      s = MIN(s, link_GBps(h));
-  }
-  if (c->gpu.gpu_pcie)
-    s = MIN(s, link_GBps(c->gpu.gpu_pcie));
-  return s;
-}
-
-/* NCCL's ring search inside an NVLink node (search.cc ncclTopoCompute):
- * from the fastest speed of the architecture's list that a GPU's NVLinks
- * carry, as many channels as fit at that speed, keeping a slower speed
- * only if it moves more in all (at most 16 channels); channels of 25 GB/s
- * and more are then doubled at half the speed.  A DGX A100 (240 GB/s): 6
- * at 40, 12 at 20; a DGX H100 (370.8): 6 at 60, 12 at 30; a B200 (721.8):
- * 8 at 90, 16 at 45.  Returns the channels, *speed their GB/s each. */
-static guint32 nvlink_search(const NcclComm *c, double *speed)
-{
-  static const double ampere[] = {40, 30, 20, 18, 15, 12, 10,
-                                  9,  7,  6,  5,  4,  3,  0};
-  static const double hopper[] = {60, 50, 40, 30, 24, 20, 15, 12, 11, 6, 3, 0};
-  static const double blackwell[] = {90, 80, 70, 60, 50, 45, 40,
-                                     30, 24, 20, 19, 18, 0};
-  const double *s = c->gpu.sm >= 100  ? blackwell
-                    : c->gpu.sm >= 90 ? hopper
-                                      : ampere;
-  guint32 best = 0;
-  double best_speed = 0;
-
-  for (; *s > 0; s++) {
-    guint32 n = MIN((guint32)(c->gpu_GBps / *s), NCCL_MAX_CHANNELS / 2);
-
-    if (*s <= c->gpu_GBps && n * *s > best * best_speed) {
-      best = n;
-      best_speed = *s;
-    }
-  }
-  if (best == 0) {
-    best = 1;
-    best_speed = c->gpu_GBps;
-  }
-  if (best_speed >= 25 && best < NCCL_MAX_CHANNELS / 2) {
-    guint32 dup = MIN(2 * best, NCCL_MAX_CHANNELS / 2);
-
-    best_speed /= (dup + best - 1) / best;
-    best = dup;
-  }
-  *speed = best_speed;
-  return best;
-}
-
-NcclComm *nccl_comm_new(const TopoSystem *sys, const NcclOptions *opt,
-                        GError **error)
-{
-  NcclComm *c = g_new0(NcclComm, 1);
-  guint32 g = topo_system_gpus_per_server(sys);
-  const MdlRegistry *models = topo_system_models(sys);
-  guint32 nics = 0;
-  double net_GBps = 0; /* a node's NICs together, across nodes */
-
-  c->sys = sys;
-  if (opt)
-    c->opt = *opt;
-  topo_system_gpu_info(sys, &c->gpu);
-  if (!comm_place(c, g, topo_system_servers(sys), error))
-    goto fail;
-  c->arch = c->gpu.sm >= 100  ? NCCL_ARCH_BLACKWELL
-            : c->gpu.sm >= 90 ? NCCL_ARCH_HOPPER
-            : c->gpu.sm >= 80 ? NCCL_ARCH_AMPERE
-                              : NCCL_ARCH_VOLTA;
-  c->nvl_intra = c->gpu.nvlink != NULL && c->gpu.nvlinks > 0;
-  if (c->nvl_intra) {
-    double speed;
-
-    c->gpu_GBps = c->gpu.nvlinks * nccl_nvlink_GBps(c->gpu.sm);
-    c->channels = nvlink_search(c, &speed);
-    c->bw_intra = speed;
-    c->kernel_channels = MIN(2 * c->channels, NCCL_MAX_CHANNELS);
-  } else {
-    /* topo.h: PCI_BW 12 GB/s for Gen3 x16 (15.75 GB/s of data); later
-     * generations and widths scale with the link's data rate. */
-    c->gpu_GBps = link_GBps(c->gpu.gpu_pcie) * 12.0 / 15.75;
-    c->channels = c->kernel_channels = 2;
-    c->bw_intra = c->gpu_GBps / c->channels;
-  }
-  c->bw_inter = c->bw_intra;
-  if (c->nnodes > 1) {
-    const MdlLink *port = NULL;
-
-    if (!c->gpu.nic || c->gpu.nics == 0 ||
-        topo_system_net(sys) == TOPO_NET_NONE) {
-      g_set_error(error, MDL_ERROR, MDL_ERROR_CONFLICT,
-                  "ranks: %u ranks span %u servers, but the system has no "
-                  "NICs or no scale-out network",
-                  c->nranks, c->nnodes);
-      goto fail;
-    }
-    port = mdl_registry_link(models, c->gpu.nic->port_link);
-    c->nic_GBps = link_GBps(port) * MAX(c->gpu.nic->ports, 1);
-    /* Across nodes NCCL's ring search (ncclTopoCompute) gives each NIC one
-     * channel at its bandwidth (the NIC's or its PCIe link's, 24 GB/s for
-     * HDR, 48 for NDR) and ncclTopoPostset doubles the channels: two per
-     * NIC, 16 on a DGX with 8 NICs, whatever its NVLinks.  Every NIC then
-     * carries as many (a DGX A100's 12 NVLink channels left 4 of its 8
-     * NICs with one: 149 GB/s of busbw for 2 nodes, where NCCL's 16 reach
-     * 192).  On Hopper and later, with channels above 45 GB/s (NDR and
-     * faster) and fewer than 16, ncclTopoPostset doubles them again ("4
-     * compute channels per search channel to reach peak BW on <8 PPN"):
-     * a group of one H100 per node runs 4. */
-    nics = comm_nics(c);
-    net_GBps = nics * c->nic_GBps;
-    c->channels = CLAMP(2 * nics * MAX(c->gpu.nic->ports, 1), 2, 32);
-    if (c->gpu.sm >= 90 && search_GBps(c, port) > 45.0 && c->channels < 16)
-      c->channels *= 2;
-    c->kernel_channels = c->channels;
-    c->bw_intra = c->gpu_GBps / c->channels;
-    c->bw_inter = MIN(c->bw_intra, net_GBps / c->channels);
-  }
-  /* NCCL_NVLS_NCHANNELS: 16 by default; the NVLS graph's bandwidths per
-   * channel, whatever the rings' channels */
-  c->nvls_channels = c->gpu.nvls && c->nvl_intra && c->ppn > 1 ? 16 : 0;
-  if (c->nvls_channels) {
-    c->nvls_bw_intra = c->gpu_GBps / c->nvls_channels;
-    c->nvls_bw_inter = c->nnodes > 1
-                           ? MIN(c->nvls_bw_intra, net_GBps / c->nvls_channels)
-                           : c->nvls_bw_intra;
-  }
-  c->collnet = c->opt.collnet && c->gpu.sharp && c->nnodes > 1;
-  c->pat = c->ppn == 1 && c->nnodes > 1;
-  nccl_tune(c);
-  return c;
-fail:
-  nccl_comm_free(c);
-  return NULL;
-}
-
-void nccl_comm_free(NcclComm *comm)
-{
-  if (!comm)
-    return;
-  g_free(comm->server_of);
-  g_free(comm->local_of);
-  g_free(comm);
-}
-
-guint32 nccl_comm_ranks(const NcclComm *comm)
-{
-  return comm->nranks;
-}
-
-guint32 nccl_comm_nodes(const NcclComm *comm)
-{
-  return comm->nnodes;
-}
-
-guint32 nccl_comm_rank_server(const NcclComm *comm, guint32 r)
-{
-  return comm->server_of[r / comm->ppn];
-}
-
-guint32 nccl_comm_rank_local(const NcclComm *comm, guint32 r)
-{
-  return comm->local_of[r % comm->ppn];
-}
-
-SimNodeId nccl_comm_rank_gpu(const NcclComm *comm, guint32 r)
-{
-  return topo_gpu(comm->sys, nccl_comm_rank_server(comm, r),
-                  nccl_comm_rank_local(comm, r));
-}
-
-/* --- plans --------------------------------------------------------------- */
-
-typedef struct {
-  guint32 first_path, n_paths; /* into Plan.paths / Plan.weights */
-  guint64 bytes;               /* payload the edge carries in all */
-  guint64 head_bytes;          /* of which the head hops carry */
-  guint64 visit_bytes;         /* what one step moves over it */
-  gboolean eager;              /* its body has data from the start (every
-                                  ring rank sends its own chunk first) */
-  guint32 body_steps;          /* protocol steps its body pays latency for */
-  SimTime step_ps;             /* protocol latency per step on it */
-  guint32 upstream;            /* the edge feeding it, or SIM_NONE */
-  guint32 channel;
-  guint32 src, dst;   /* ranks, SIM_NONE for a switch (trace hooks) */
-  guint32 lanes;      /* channels it stands for, each at the channel
-                         cap: a p2p pair's channels share its route (0:
-                         one) */
-  guint64 slice;      /* its pipeline slice (0: the plan's) */
-  SimTask first_head; /* the first head hop over it */
-  SimTask *rounds;    /* [MAX_ROUNDS] */
-} Edge;
-
-typedef struct {
-  guint32 edge;       /* SIM_NONE: a join, no transfer */
-  guint32 first_pred; /* into Plan.preds: earlier hops it waits for */
-  guint32 n_pred;
-  SimTask task;
-} Hop;
-
-/* A path set of the plan: paths first .. first + n - 1. */
-typedef struct {
-  guint32 first, n;
-} Route;
-
-typedef struct {
-  const NcclComm *comm;
-  const TopoSystem *sys;
-  const SimFabric *fabric;
-  NcclColl coll;
-  NcclAlgo algo;
-  NcclProto proto;
-  guint32 channels;
-  guint64 bytes;
-  double inflate;       /* wire bytes per payload byte of the protocol */
-  double cap_Bps;       /* payload per channel, per edge */
-  guint64 slice;        /* payload of a pipeline slice */
-  SimTime base_ps;      /* launch latency */
-  GArray *paths;        /* SimPath */
-  GArray *weights;      /* double */
-  GArray *edges;        /* Edge */
-  GArray *hops;         /* Hop */
-  GArray *preds;        /* guint32 hop indices */
-  GHashTable *route_of; /* (src, dst, rail) -> index in routes + 1 */
-  GArray *routes;       /* Route: the path sets computed so far */
-  gboolean one_way;     /* Send/Recv: rank 0 to rank 1 only */
-  guint32 stream_base;  /* its edges' DAG streams start here */
-} Plan;
-
-static SimNodeId rank_gpu(const Plan *pl, guint32 r)
+static SimNodeId rank_gpu(const NcclPlan *pl, guint32 r)
 {
   return nccl_comm_rank_gpu(pl->comm, r);
 }
 
 /* The ECMP hash seed of a rank's connections: its GPU's index in the
  * system, so that two jobs' rank 0s do not hash alike. */
-static guint32 rank_seed(const Plan *pl, guint32 r)
+static guint32 rank_seed(const NcclPlan *pl, guint32 r)
 {
   return nccl_comm_rank_server(pl->comm, r) *
              topo_system_gpus_per_server(pl->sys) +
          nccl_comm_rank_local(pl->comm, r);
 }
 
-static guint32 rank_node(const Plan *pl, guint32 r)
+static guint32 rank_node(const NcclPlan *pl, guint32 r)
 {
   return r / pl->comm->ppn;
 }
 
 /* Appends a route's path set to the plan; returns its first path. */
-static guint32 add_paths(Plan *pl, const SimPathSet *ps)
+static guint32 add_paths(NcclPlan *pl, const SimPathSet *ps)
 {
   guint32 first = pl->paths->len;
 
@@ -452,18 +78,18 @@ static gboolean concat_sets(const SimPathSet *a, const SimPathSet *b,
  * channel's rail decides: the data goes over NVLink to the rank of the
  * destination node's rail GPU on this side (PXN) when the sender is not
  * it, and out through that GPU's NIC. */
-static gboolean route_ranks(Plan *pl, guint32 a, guint32 b, guint32 rail,
+static gboolean route_ranks(NcclPlan *pl, guint32 a, guint32 b, guint32 rail,
                             guint32 *first, guint32 *n, GError **error)
 {
   const NcclComm *c = pl->comm;
   guint64 key = ((guint64)a << 40) ^ ((guint64)b << 16) ^ rail;
   gpointer hit = g_hash_table_lookup(pl->route_of, &key);
   SimPathSet ps, tail, both;
-  Route r;
+  NcclRoute r;
   gint64 *k;
 
   if (hit) {
-    r = g_array_index(pl->routes, Route, GPOINTER_TO_UINT(hit) - 1);
+    r = g_array_index(pl->routes, NcclRoute, GPOINTER_TO_UINT(hit) - 1);
     *first = r.first;
     *n = r.n;
     return TRUE;
@@ -511,7 +137,7 @@ static gboolean route_ranks(Plan *pl, guint32 a, guint32 b, guint32 rail,
 
 /* NCCL's hardware latency of one step over an edge, less what the fabric
  * already charges (the path's own latency), never negative. */
-static SimTime step_latency(const Plan *pl, gboolean inter, guint32 first)
+static SimTime step_latency(const NcclPlan *pl, gboolean inter, guint32 first)
 {
   const NcclComm *c = pl->comm;
   guint32 hw =
@@ -535,16 +161,16 @@ static SimTime step_latency(const Plan *pl, gboolean inter, guint32 first)
 }
 
 /* Adds an edge from rank a to rank b on a channel carrying `bytes`. */
-static gboolean add_edge(Plan *pl, guint32 a, guint32 b, guint32 channel,
+static gboolean add_edge(NcclPlan *pl, guint32 a, guint32 b, guint32 channel,
                          guint32 rail, guint64 bytes, guint32 upstream,
                          guint32 *out, GError **error)
 {
-  Edge e = {.bytes = bytes,
-            .visit_bytes = bytes,
-            .upstream = upstream,
-            .channel = channel,
-            .src = a,
-            .dst = b};
+  NcclEdge e = {.bytes = bytes,
+                .visit_bytes = bytes,
+                .upstream = upstream,
+                .channel = channel,
+                .src = a,
+                .dst = b};
 
   if (!route_ranks(pl, a, b, rail, &e.first_path, &e.n_paths, error))
     return FALSE;
@@ -556,17 +182,17 @@ static gboolean add_edge(Plan *pl, guint32 a, guint32 b, guint32 channel,
 }
 
 /* Adds an edge over explicit paths (a GPU's links to its NVSwitches). */
-static guint32 add_edge_paths(Plan *pl, const SimPathSet *ps, guint32 src,
+static guint32 add_edge_paths(NcclPlan *pl, const SimPathSet *ps, guint32 src,
                               guint32 dst, guint32 channel, guint64 bytes,
                               SimTime step_ps)
 {
-  Edge e = {.bytes = bytes,
-            .visit_bytes = bytes,
-            .upstream = SIM_NONE,
-            .channel = channel,
-            .src = src,
-            .dst = dst,
-            .step_ps = step_ps};
+  NcclEdge e = {.bytes = bytes,
+                .visit_bytes = bytes,
+                .upstream = SIM_NONE,
+                .channel = channel,
+                .src = src,
+                .dst = dst,
+                .step_ps = step_ps};
 
   e.first_path = add_paths(pl, ps);
   e.n_paths = ps->n;
@@ -576,10 +202,10 @@ static guint32 add_edge_paths(Plan *pl, const SimPathSet *ps, guint32 src,
 
 /* Adds a head hop over `edge` after the hops in preds (SIM_NONE entries
  * are skipped). */
-static guint32 add_hop_n(Plan *pl, guint32 edge, const guint32 *preds,
+static guint32 add_hop_n(NcclPlan *pl, guint32 edge, const guint32 *preds,
                          guint32 n)
 {
-  Hop h = {.edge = edge, .first_pred = pl->preds->len};
+  NcclHop h = {.edge = edge, .first_pred = pl->preds->len};
 
   for (guint32 i = 0; i < n; i++) {
     if (preds[i] != SIM_NONE) {
@@ -591,23 +217,16 @@ static guint32 add_hop_n(Plan *pl, guint32 edge, const guint32 *preds,
   return pl->hops->len - 1;
 }
 
-static guint32 add_hop(Plan *pl, guint32 edge, guint32 p0, guint32 p1)
+static guint32 add_hop(NcclPlan *pl, guint32 edge, guint32 p0, guint32 p1)
 {
   guint32 p[2] = {p0, p1};
 
   return add_hop_n(pl, edge, p, 2);
 }
 
-/* The channel's share of n bytes: whole bytes, the first channels taking
- * the remainder. */
-static guint64 share(guint64 n, guint32 parts, guint32 i)
-{
-  return n / parts + (i < n % parts ? 1 : 0);
-}
-
 /* Ring order of channel c: every node's ranks in a rotation that starts at
  * the channel's rail GPU, nodes in order. */
-static guint32 ring_rank(const Plan *pl, guint32 c, guint32 pos)
+static guint32 ring_rank(const NcclPlan *pl, guint32 c, guint32 pos)
 {
   guint32 ppn = pl->comm->ppn;
   guint32 node = pos / ppn, k = pos % ppn;
@@ -618,7 +237,7 @@ static guint32 ring_rank(const Plan *pl, guint32 c, guint32 pos)
 /* Ring: AllReduce (2(n-1) steps of S/(n C) per channel), AllGather and
  * ReduceScatter (n-1 steps), Broadcast and Reduce (a chain from the root
  * carrying the whole channel share on n-1 links). */
-static gboolean plan_ring(Plan *pl, GError **error)
+static gboolean plan_ring(NcclPlan *pl, GError **error)
 {
   guint32 n = pl->comm->nranks;
   gboolean chain =
@@ -626,7 +245,7 @@ static gboolean plan_ring(Plan *pl, GError **error)
   guint32 steps = pl->coll == NCCL_COLL_ALLREDUCE ? 2 * (n - 1) : n - 1;
 
   for (guint32 c = 0; c < pl->channels; c++) {
-    guint64 sc = share(pl->bytes, pl->channels, c);
+    guint64 sc = nccl_share(pl->bytes, pl->channels, c);
     guint64 per_link = chain ? sc : (guint64)((double)sc * steps / n);
     guint32 links = chain ? n - 1 : n;
     guint32 first = pl->edges->len;
@@ -645,11 +264,11 @@ static gboolean plan_ring(Plan *pl, GError **error)
         return FALSE;
     }
     if (!chain)
-      g_array_index(pl->edges, Edge, first).upstream = first + links - 1;
+      g_array_index(pl->edges, NcclEdge, first).upstream = first + links - 1;
     /* one step moves a chunk of S/(n C); Simple pipelines it in two
      * slices (chunkSteps / sliceSteps), LL and LL128 step by step */
     for (guint32 i = 0; i < links; i++) {
-      Edge *e = &g_array_index(pl->edges, Edge, first + i);
+      NcclEdge *e = &g_array_index(pl->edges, NcclEdge, first + i);
 
       e->visit_bytes = chain ? sc : MAX(sc / n, 1);
       e->eager = !chain;
@@ -714,9 +333,9 @@ static guint32 dtree_depth(guint32 r, guint32 m, guint32 which)
  * the hop after which node k's data is ready and goes out as the hop after
  * which its result has arrived.  in_edge (NULL: no body coupling) holds the
  * edge feeding each node and is updated as the up edges are added. */
-static gboolean plan_node_tree(Plan *pl, guint32 c, guint32 which, guint32 rail,
-                               guint64 bytes, guint32 *hop, guint32 *in_edge,
-                               GError **error)
+static gboolean plan_node_tree(NcclPlan *pl, guint32 c, guint32 which,
+                               guint32 rail, guint64 bytes, guint32 *hop,
+                               guint32 *in_edge, GError **error)
 {
   guint32 m = pl->comm->nnodes, ppn = pl->comm->ppn, local = rail % ppn;
   g_autofree guint32 *order = g_new(guint32, m);
@@ -757,12 +376,12 @@ static gboolean plan_node_tree(Plan *pl, guint32 c, guint32 which, guint32 rail,
  * the rail GPU) and one of the two binary trees across nodes between the
  * chains' heads.  Every edge carries the channel's whole share up
  * (reduce) and down (broadcast). */
-static gboolean plan_tree(Plan *pl, GError **error)
+static gboolean plan_tree(NcclPlan *pl, GError **error)
 {
   guint32 m = pl->comm->nnodes, ppn = pl->comm->ppn;
 
   for (guint32 c = 0; c < pl->channels; c++) {
-    guint64 sc = share(pl->bytes, pl->channels, c);
+    guint64 sc = nccl_share(pl->bytes, pl->channels, c);
     guint32 which = c % 2;
     /* [node]: the hop that brings the node's data to its head (then its
      * result), and the edge feeding the head */
@@ -807,7 +426,7 @@ static gboolean plan_tree(Plan *pl, GError **error)
 }
 
 /* A GPU's NVLinks to its NVSwitches, weighted by width (or the reverse). */
-static gboolean switch_paths(const Plan *pl, SimNodeId gpu, gboolean down,
+static gboolean switch_paths(const NcclPlan *pl, SimNodeId gpu, gboolean down,
                              SimPathSet *out, GError **error)
 {
   guint32 n;
@@ -844,7 +463,7 @@ static gboolean switch_paths(const Plan *pl, SimNodeId gpu, gboolean down,
  * ReduceScatter (up) and AllGather (down).  With nodes > 1 (NVLSTree) each
  * channel's node heads also exchange their 1/ppn share over a tree of
  * NICs, as Tree does, between the two NVLS halves. */
-static gboolean plan_nvls(Plan *pl, GError **error)
+static gboolean plan_nvls(NcclPlan *pl, GError **error)
 {
   const NcclComm *cm = pl->comm;
   guint32 ppn = cm->ppn, m = cm->nnodes;
@@ -854,7 +473,7 @@ static gboolean plan_nvls(Plan *pl, GError **error)
   gboolean down = pl->coll != NCCL_COLL_REDUCESCATTER;
 
   for (guint32 c = 0; c < pl->channels; c++) {
-    guint64 sc = share(pl->bytes, pl->channels, c);
+    guint64 sc = nccl_share(pl->bytes, pl->channels, c);
     guint64 vol = pl->coll == NCCL_COLL_ALLREDUCE
                       ? sc + sc / ppn
                       : (guint64)((double)sc * (ppn - 1) / ppn);
@@ -878,7 +497,7 @@ static gboolean plan_nvls(Plan *pl, GError **error)
         if (!switch_paths(pl, rank_gpu(pl, k * ppn + i), FALSE, &ps, error))
           return FALSE;
         e = add_edge_paths(pl, &ps, k * ppn + i, SIM_NONE, c, vol, step);
-        g_array_index(pl->edges, Edge, e).slice = loop;
+        g_array_index(pl->edges, NcclEdge, e).slice = loop;
         ups[n_up++] = add_hop(pl, e, SIM_NONE, SIM_NONE);
       }
       /* the switch has every GPU's slice: a join */
@@ -918,7 +537,7 @@ static gboolean plan_nvls(Plan *pl, GError **error)
           return FALSE;
         e = add_edge_paths(pl, &ps, SIM_NONE, k * ppn + i, c, vol,
                            up ? 0 : step);
-        g_array_index(pl->edges, Edge, e).slice = loop;
+        g_array_index(pl->edges, NcclEdge, e).slice = loop;
         add_hop(pl, e, prev, SIM_NONE);
       }
     }
@@ -931,14 +550,14 @@ static gboolean plan_nvls(Plan *pl, GError **error)
  * it; Chain: a chain as Tree's), goes up to the switches, which reduce it
  * and send the result back down, and spreads out again.  The network's
  * reduction is modelled as one round trip NIC -> first switch -> NIC. */
-static gboolean plan_collnet(Plan *pl, GError **error)
+static gboolean plan_collnet(NcclPlan *pl, GError **error)
 {
   const NcclComm *cm = pl->comm;
   guint32 ppn = cm->ppn, m = cm->nnodes;
   gboolean direct = pl->algo == NCCL_ALGO_COLLNET_DIRECT;
 
   for (guint32 c = 0; c < pl->channels; c++) {
-    guint64 sc = share(pl->bytes, pl->channels, c);
+    guint64 sc = nccl_share(pl->bytes, pl->channels, c);
 
     for (guint32 k = 0; k < m; k++) {
       guint32 head = ring_rank(pl, c, k * ppn);
@@ -989,12 +608,12 @@ static gboolean plan_collnet(Plan *pl, GError **error)
 /* PAT (one GPU per node): AllGather / ReduceScatter in log2(n) rounds of
  * doubling distance, as Bruck's algorithm, each rank exchanging with the
  * rank 2^k away the data gathered so far. */
-static gboolean plan_pat(Plan *pl, GError **error)
+static gboolean plan_pat(NcclPlan *pl, GError **error)
 {
   guint32 n = pl->comm->nranks;
 
   for (guint32 c = 0; c < pl->channels; c++) {
-    guint64 sc = share(pl->bytes, pl->channels, c);
+    guint64 sc = nccl_share(pl->bytes, pl->channels, c);
     g_autofree guint32 *last = g_new(guint32, n);
 
     for (guint32 r = 0; r < n; r++)
@@ -1019,14 +638,14 @@ static gboolean plan_pat(Plan *pl, GError **error)
 /* Send/Recv (rank r to r+1, as sendrecv_perf) and AllToAll (every rank to
  * every other, S/n each): NCCL's p2p transfers, Simple, spread over the
  * channels; all at once, so the fabric shares them. */
-static gboolean plan_p2p(Plan *pl, GError **error)
+static gboolean plan_p2p(NcclPlan *pl, GError **error)
 {
   guint32 n = pl->comm->nranks;
   guint64 bytes = 0;
 
   /* What one pair carries: its part of every channel's share. */
   for (guint32 c = 0; c < pl->channels; c++) {
-    guint64 sc = share(pl->bytes, pl->channels, c);
+    guint64 sc = nccl_share(pl->bytes, pl->channels, c);
 
     bytes += pl->coll == NCCL_COLL_SENDRECV ? sc : sc / n;
   }
@@ -1044,250 +663,18 @@ static gboolean plan_p2p(Plan *pl, GError **error)
       if (!add_edge(pl, r, (r + d) % n, 0, r % pl->comm->ppn, bytes, SIM_NONE,
                     &e, error))
         return FALSE;
-      g_array_index(pl->edges, Edge, e).lanes = pl->channels;
+      g_array_index(pl->edges, NcclEdge, e).lanes = pl->channels;
       add_hop(pl, e, SIM_NONE, SIM_NONE);
     }
   }
   return TRUE;
 }
 
-/* --- execution ----------------------------------------------------------- */
-
-typedef struct {
-  Plan *pl;
-  SimDag *dag;
-  guint64 transfers;
-  const SimTask *after; /* what the launch waits for */
-  guint32 n_after;
-  SimTask done; /* a join after the call's last tasks (want_done) */
-  gboolean want_done;
-  SimTaskFn done_fn; /* the join's completion function, context */
-  void *done_ctx;
-  const NcclTrace *trace; /* with a transfer hook, else NULL */
-  GArray *traced;         /* Traced, by the tasks' user value */
-} Exec;
-
-/* A transfer the trace hook will see. */
-typedef struct {
-  guint32 edge;
-  guint64 bytes;
-  SimTime start;
-} Traced;
-
-static void traced_start(void *ctx, guint64 user, SimTime now)
-{
-  Exec *x = ctx;
-
-  g_array_index(x->traced, Traced, user).start = now;
-}
-
-static void traced_done(void *ctx, guint64 user, SimTime now)
-{
-  Exec *x = ctx;
-  const Traced *r = &g_array_index(x->traced, Traced, user);
-  const Edge *e = &g_array_index(x->pl->edges, Edge, r->edge);
-
-  x->trace->transfer(x->trace->ctx, e->src, e->channel, e->dst, r->bytes,
-                     r->start, now);
-}
-
-/* With a transfer hook, has the task report `payload` bytes over e when
- * it ends. */
-static void trace_task(Exec *x, const Edge *e, guint64 payload,
-                       SimTaskSpec *spec)
-{
-  Traced r = {.edge = (guint32)(e - (const Edge *)(void *)x->pl->edges->data),
-              .bytes = payload};
-
-  if (!x->trace)
-    return;
-  spec->started = traced_start;
-  spec->done = traced_done;
-  spec->ctx = x;
-  spec->user = x->traced->len;
-  g_array_append_val(x->traced, r);
-}
-
-static SimTask add_transfer(Exec *x, const Edge *e, guint64 payload,
-                            const SimTask *after, guint32 n_after,
-                            guint32 stream)
-{
-  Plan *pl = x->pl;
-  SimTaskSpec spec = {
-      .bytes = (guint64)ceil((double)payload * pl->inflate),
-      .paths = &g_array_index(pl->paths, SimPath, e->first_path),
-      .weights = e->n_paths > 1
-                     ? &g_array_index(pl->weights, double, e->first_path)
-                     : NULL,
-      .n_paths = e->n_paths,
-      .cap_Bps = pl->cap_Bps * pl->inflate * MAX(e->lanes, 1),
-      .stream = stream};
-
-  x->transfers++;
-  trace_task(x, e, payload, &spec);
-  return sim_dag_add(x->dag, &spec, after, n_after);
-}
-
-static SimTask add_delay(Exec *x, SimTime d, const SimTask *after,
-                         guint32 n_after)
-{
-  SimTaskSpec spec = {.delay_ps = d, .stream = SIM_NONE};
-
-  return sim_dag_add(x->dag, &spec, after, n_after);
-}
-
-/* A join after everything of a built plan that nothing else of it waits
- * for: each edge's last round (its stream orders the earlier ones) and the
- * head hops no later hop waits for. */
-static SimTask add_join(Exec *x, SimTask launch, guint32 rounds)
-{
-  Plan *pl = x->pl;
-  Edge *edges = (Edge *)(void *)pl->edges->data;
-  Hop *hops = (Hop *)(void *)pl->hops->data;
-  g_autofree guint8 *waited = g_new0(guint8, pl->hops->len + 1);
-  g_autoptr(GArray) last = g_array_new(FALSE, FALSE, sizeof(SimTask));
-
-  g_array_append_val(last, launch);
-  for (guint32 i = 0; i < pl->preds->len; i++)
-    waited[g_array_index(pl->preds, guint32, i)] = 1;
-  for (guint32 i = 0; i < pl->hops->len; i++)
-    if (!waited[i])
-      g_array_append_val(last, hops[i].task);
-  for (guint32 i = 0; i < pl->edges->len; i++) {
-    for (guint32 m = rounds; m-- > 0;) {
-      if (edges[i].rounds[m] != SIM_TASK_NONE) {
-        g_array_append_val(last, edges[i].rounds[m]);
-        break;
-      }
-    }
-  }
-  SimTaskSpec spec = {
-      .stream = SIM_NONE, .done = x->done_fn, .ctx = x->done_ctx};
-
-  return sim_dag_add(x->dag, &spec, (const SimTask *)(const void *)last->data,
-                     last->len);
-}
-
-/* Builds the DAG of a plan: the launch, the head hops, the body rounds. */
-static void build_dag(Exec *x)
-{
-  Plan *pl = x->pl;
-  Edge *edges = (Edge *)(void *)pl->edges->data;
-  Hop *hops = (Hop *)(void *)pl->hops->data;
-  SimTask launch = add_delay(x, pl->base_ps, x->after, x->n_after);
-  guint32 rounds = 1;
-  double rate = pl->cap_Bps > 0 ? pl->cap_Bps : 1e12;
-
-  g_autoptr(GArray) after_a = g_array_new(FALSE, FALSE, sizeof(SimTask));
-
-  for (guint32 i = 0; i < pl->hops->len; i++) {
-    Hop *h = &hops[i];
-    Edge *e;
-    SimTask *after;
-    guint32 n = 0;
-    guint64 b;
-    SimTask wait;
-
-    g_array_set_size(after_a, h->n_pred + 1);
-    after = (SimTask *)(void *)after_a->data;
-    for (guint32 k = 0; k < h->n_pred; k++)
-      after[n++] =
-          hops[g_array_index(pl->preds, guint32, h->first_pred + k)].task;
-    if (n == 0)
-      after[n++] = launch;
-    if (h->edge == SIM_NONE) {
-      h->task = add_delay(x, 0, after, n);
-      continue;
-    }
-    e = &edges[h->edge];
-    /* Simple collectives pipeline a step in two slices; a p2p message
-     * of up to a slice goes whole (one step, one flag) */
-    b = MIN(MIN(e->slice ? e->slice : pl->slice,
-                pl->proto == NCCL_PROTO_SIMPLE && pl->coll < NCCL_N_TUNED_COLLS
-                    ? MAX(e->visit_bytes / 2, 1)
-                    : e->visit_bytes),
-            e->bytes - e->head_bytes);
-    if (e->eager) {
-      /* An eager edge's body carries all its bytes from the launch (each
-       * ring rank sends its own chunk first, and every later step's data
-       * follows in the same stream), so its head is only the first
-       * slice's latency chain: NCCL's step latency, the path's and the
-       * slice at the channel's rate.  A transfer here would move the
-       * slice a second time, beside the body and at a cap of its own. */
-      SimTaskSpec spec = {
-          .delay_ps =
-              e->step_ps +
-              sim_paths_latency_ps(
-                  pl->fabric, &g_array_index(pl->paths, SimPath, e->first_path),
-                  e->n_paths) +
-              (SimTime)ceil((double)b / rate * 1e12),
-          .stream = SIM_NONE};
-
-      /* a timeline shows the slice crossing the link, as a transfer */
-      trace_task(x, e, b, &spec);
-      h->task = sim_dag_add(x->dag, &spec, after, n);
-      continue;
-    }
-    wait = e->step_ps ? add_delay(x, e->step_ps, after, n) : SIM_TASK_NONE;
-    if (wait != SIM_TASK_NONE) {
-      after[0] = wait;
-      n = 1;
-    }
-    /* heads are ordered by their predecessors, not by the edge's stream:
-     * a later lap's slice does not wait for the body */
-    h->task = add_transfer(x, e, b, after, n, SIM_NONE);
-    e->head_bytes += b;
-    if (e->first_head == SIM_TASK_NONE)
-      e->first_head = h->task;
-  }
-  /* Rounds: few enough that their per-transfer latency stays negligible
-   * next to their bytes (under 1% of the body's time at the cap). */
-  if (pl->edges->len > 0) {
-    guint64 body = edges[0].bytes - edges[0].head_bytes;
-    SimTime lat = sim_path_latency_ps(
-        pl->fabric, &g_array_index(pl->paths, SimPath, edges[0].first_path));
-    double t_body = (double)body / (rate * MAX(edges[0].lanes, 1)) * 1e12;
-
-    if (lat > 0)
-      rounds = (guint32)CLAMP(t_body * 0.01 / (double)lat, 1, MAX_ROUNDS);
-  }
-  for (guint32 m = 0; m < rounds; m++) {
-    for (guint32 i = 0; i < pl->edges->len; i++) {
-      Edge *e = &edges[i];
-      guint64 body = e->bytes - MIN(e->bytes, e->head_bytes);
-      guint64 b = share(body, rounds, m);
-      SimTask after[2];
-      guint32 n = 0;
-
-      if (m == 0)
-        e->rounds = g_new0(SimTask, rounds);
-      if (b == 0)
-        continue;
-      after[n++] =
-          e->first_head != SIM_TASK_NONE && !e->eager ? e->first_head : launch;
-      if (m > 0 && e->upstream != SIM_NONE &&
-          edges[e->upstream].rounds[m - 1] != SIM_TASK_NONE)
-        after[n++] = edges[e->upstream].rounds[m - 1];
-      if (e->body_steps) {
-        SimTime d = e->step_ps * e->body_steps / rounds;
-
-        if (d) {
-          after[0] = add_delay(x, d, after, n);
-          n = 1;
-        }
-      }
-      e->rounds[m] = add_transfer(x, e, b, after, n, pl->stream_base + i);
-    }
-  }
-  if (x->want_done)
-    x->done = add_join(x, launch, rounds);
-}
-
-static void plan_clear(Plan *pl)
+void nccl_plan_clear(NcclPlan *pl)
 {
   if (pl->edges) {
     for (guint32 i = 0; i < pl->edges->len; i++)
-      g_free(g_array_index(pl->edges, Edge, i).rounds);
+      g_free(g_array_index(pl->edges, NcclEdge, i).rounds);
     g_array_free(pl->edges, TRUE);
   }
   if (pl->hops)
@@ -1317,7 +704,7 @@ static guint64 slice_bytes(NcclAlgo a, NcclProto p)
 }
 
 /* A calibration's efficiency of the protocol ([nccl] in a model file). */
-static double proto_efficiency(const Plan *pl)
+static double proto_efficiency(const NcclPlan *pl)
 {
   const MdlNcclTuning *t = mdl_registry_nccl(topo_system_models(pl->comm->sys));
 
@@ -1342,7 +729,7 @@ static double proto_efficiency(const Plan *pl)
  * its 20 warps to the network's broadcast and has 6 and 5, not 8 and 7,
  * for the copies in and out of the NVLS buffer), but not by how much: the
  * model's figure is used. */
-static double nvls_span_factor(const Plan *pl)
+static double nvls_span_factor(const NcclPlan *pl)
 {
   const NcclComm *c = pl->comm;
 
@@ -1353,7 +740,7 @@ static double nvls_span_factor(const Plan *pl)
 }
 
 /* Bandwidth one channel of the algorithm moves per edge, bytes/s. */
-static double channel_cap(const Plan *pl)
+static double channel_cap(const NcclPlan *pl)
 {
   const NcclComm *c = pl->comm;
 
@@ -1371,120 +758,10 @@ static double channel_cap(const Plan *pl)
          c->kernel_channels;
 }
 
-/* A run's peak memory, with room, from `ifsim run` (Release) on DGX H100
- * fat-trees: AllReduce, AllGather and Broadcast peak at 6 to 11 KB per
- * rank and channel (512 to 16384 ranks, 16 channels); AllToAll, whose
- * every rank sends to every other (one transfer per pair, plan_p2p), at
- * 2.8 to 4.7 KB per pair with the fabric (128 ranks on the RoCE example,
- * 320 on the DGX A100 HDR pod). */
-#define RUN_BYTES_PER_RANK_CHANNEL (16u << 10)
-#define RUN_BYTES_PER_PAIR (6u << 10)
-
-/* The packet transport adds, per fabric channel, its port record with up
- * to SIM_PACKET_MAX_VL VL records, and the packets alive: a packet lives
- * only while queued at a port or on a wire, sources cut packets only as
- * their first port can send them, and the buffer each hop leads into
- * (credits, PFC xoff + headroom, the lossy limit) bounds what is queued
- * for or travelling on it.  Collectives run on one VL, so a channel holds
- * at most (that buffer / MTU) + 2 packets (one on its wire, one at the
- * head of its queue).  Upper bounds of the records in sim/packet.c, with
- * pool slack: on the DGX H100 SuperPOD, AllReduce 64 MiB, the estimate is
- * 83 MiB and the measured peak 37 MB. */
-#define RUN_PACKET_BYTES_PER_PORT 512u
-#define RUN_PACKET_BYTES_PER_PACKET 64u
-
-/* Most packets the fabric's buffers let be alive at once. */
-static guint64 packet_bound(const TopoSystem *sys)
-{
-  const SimFabric *f = topo_system_fabric(sys);
-  guint64 n = 0;
-
-  for (SimChannelId c = 0; c < sim_fabric_n_channels(f); c++) {
-    const SimPacketLink *l = topo_packet_link((void *)sys, c);
-    guint64 buf = l->flow_control == SIM_FC_PFC
-                      ? l->pfc_xoff_bytes + l->pfc_headroom_bytes
-                      : l->buffer_bytes;
-
-    n += buf / l->mtu + 2;
-  }
-  return n;
-}
-
-/* Memory a call's plan and run take, bytes (without the packet
- * transport's ports and packets). */
-static guint64 plan_need(const NcclComm *comm, NcclColl coll, guint32 channels)
-{
-  guint64 ranks = nccl_comm_ranks(comm);
-
-  return coll == NCCL_COLL_ALLTOALL
-             ? ranks * ranks * RUN_BYTES_PER_PAIR
-             : ranks * RUN_BYTES_PER_RANK_CHANNEL * channels;
-}
-
-/* Checks need (+ the packet transport's records) against the limit. */
-static gboolean check_need(const TopoSystem *sys, guint64 need, NcclExec exec,
-                           const char *what, const char *how, GError **error)
-{
-  g_autofree char *more = NULL;
-
-  if (exec == NCCL_EXEC_PACKET) {
-    guint32 ports = sim_fabric_n_channels(topo_system_fabric(sys));
-    guint64 packets = packet_bound(sys);
-
-    more = g_strdup_printf(
-        "%s; packets: %u ports x %u bytes, up to %" G_GUINT64_FORMAT
-        " packets x %u bytes",
-        how, ports, RUN_PACKET_BYTES_PER_PORT, packets,
-        RUN_PACKET_BYTES_PER_PACKET);
-    need += (guint64)ports * RUN_PACKET_BYTES_PER_PORT +
-            packets * RUN_PACKET_BYTES_PER_PACKET;
-    how = more;
-  }
-  return sim_memory_check(need, what, how, error);
-}
-
-static gboolean check_memory(const NcclComm *comm, NcclColl coll,
-                             guint32 channels, NcclExec exec, GError **error)
-{
-  guint64 ranks = nccl_comm_ranks(comm);
-  g_autofree char *what = g_strdup_printf("%s on %" G_GUINT64_FORMAT " ranks",
-                                          nccl_coll_name(coll), ranks);
-  g_autofree char *how =
-      coll == NCCL_COLL_ALLTOALL
-          ? g_strdup_printf("%u bytes per pair of ranks", RUN_BYTES_PER_PAIR)
-          : g_strdup_printf("%u channels, %u bytes per rank and channel",
-                            channels, RUN_BYTES_PER_RANK_CHANNEL);
-
-  return check_need(comm->sys, plan_need(comm, coll, channels), exec, what, how,
-                    error);
-}
-
-static gboolean session_check_memory(NcclSession *s, GError **error);
-
-/* The transport a run executes on, with the link models' wire overheads. */
-static SimTransport *run_transport(const TopoSystem *sys, SimEngine *engine,
-                                   NcclExec exec, SimTime packet_sample_ps)
-{
-  const SimFabric *fabric = topo_system_fabric(sys);
-  SimTransport *tr;
-
-  switch (exec) {
-  case NCCL_EXEC_ANALYTICAL: tr = sim_analytical_new(engine, fabric); break;
-  case NCCL_EXEC_PACKET:
-    tr = sim_packet_new(engine, fabric, topo_packet_link, (void *)sys);
-    sim_packet_set_sampling(tr, packet_sample_ps);
-    break;
-  case NCCL_EXEC_FLOW:
-  default: tr = sim_flow_new(engine, fabric); break;
-  }
-  sim_transport_set_wire(tr, topo_wire_ratio, (void *)sys);
-  return tr;
-}
-
-/* Plans a call: fills pl (zeroed but for comm) with its edges and hops. */
-static gboolean plan_build(Plan *pl, const NcclComm *comm, NcclColl coll,
-                           guint64 bytes, const NcclChoice *choice,
-                           GError **error)
+/* Plans a call (plan.h). */
+gboolean nccl_plan_build(NcclPlan *pl, const NcclComm *comm, NcclColl coll,
+                         guint64 bytes, const NcclChoice *choice,
+                         GError **error)
 {
   gboolean ok = FALSE;
 
@@ -1498,10 +775,10 @@ static gboolean plan_build(Plan *pl, const NcclComm *comm, NcclColl coll,
   pl->bytes = bytes;
   pl->paths = g_array_new(FALSE, FALSE, sizeof(SimPath));
   pl->weights = g_array_new(FALSE, FALSE, sizeof(double));
-  pl->edges = g_array_new(FALSE, TRUE, sizeof(Edge));
-  pl->hops = g_array_new(FALSE, TRUE, sizeof(Hop));
+  pl->edges = g_array_new(FALSE, TRUE, sizeof(NcclEdge));
+  pl->hops = g_array_new(FALSE, TRUE, sizeof(NcclHop));
   pl->preds = g_array_new(FALSE, FALSE, sizeof(guint32));
-  pl->routes = g_array_new(FALSE, FALSE, sizeof(Route));
+  pl->routes = g_array_new(FALSE, FALSE, sizeof(NcclRoute));
   pl->route_of =
       g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
   pl->inflate = choice->proto == NCCL_PROTO_LL      ? 2.0
@@ -1542,237 +819,4 @@ static gboolean plan_build(Plan *pl, const NcclComm *comm, NcclColl coll,
     }
   }
   return ok;
-}
-
-/* --- sessions ------------------------------------------------------------ */
-
-/* The paths a built plan's transfers read when they start. */
-typedef struct {
-  GArray *paths;
-  GArray *weights;
-} KeptPaths;
-
-struct NcclSession {
-  const TopoSystem *sys;
-  NcclExec exec;
-  SimEngine *engine;
-  SimTransport *tr;
-  SimDag *dag;
-  guint32 streams; /* DAG streams used */
-  guint64 need;    /* memory estimate of the calls, bytes */
-  guint64 calls, transfers;
-  gint64 t0;
-};
-
-static void kept_free(gpointer p)
-{
-  KeptPaths *k = p;
-
-  g_array_free(k->paths, TRUE);
-  g_array_free(k->weights, TRUE);
-  g_free(k);
-}
-
-NcclSession *nccl_session_new(const TopoSystem *sys, NcclExec exec,
-                              SimTime packet_sample_ps)
-{
-  NcclSession *s = g_new0(NcclSession, 1);
-
-  s->sys = sys;
-  s->exec = exec;
-  s->engine = sim_engine_new();
-  s->tr = run_transport(sys, s->engine, exec, packet_sample_ps);
-  s->dag = sim_dag_new(s->engine, s->tr);
-  s->t0 = g_get_monotonic_time();
-  return s;
-}
-
-void nccl_session_free(NcclSession *s)
-{
-  if (!s)
-    return;
-  /* the DAG first: it took the transport's completion function */
-  sim_dag_free(s->dag);
-  sim_transport_free(s->tr);
-  sim_engine_free(s->engine);
-  g_free(s);
-}
-
-SimDag *nccl_session_dag(NcclSession *s)
-{
-  return s->dag;
-}
-
-SimEngine *nccl_session_engine(NcclSession *s)
-{
-  return s->engine;
-}
-
-const SimTransport *nccl_session_transport(const NcclSession *s)
-{
-  return s->tr;
-}
-
-/* A call of a session until its join ends: what to release then. */
-typedef struct {
-  NcclSession *s;
-  KeptPaths *kept;
-  guint64 need;
-  SimTaskFn fn;
-  void *ctx;
-  guint64 user;
-} SessionCall;
-
-/* Plans pl's call into the session after `after`, with a join after the
- * call's last tasks (in *done) that releases its paths and calls
- * call->fn. */
-static void session_exec(NcclSession *s, Plan *pl, const SimTask *after,
-                         guint32 n_after, SessionCall *call, SimTask *done);
-
-static void session_call_done(void *ctx, guint64 user, SimTime now)
-{
-  SessionCall *c = ctx;
-
-  (void)user;
-  kept_free(c->kept);
-  c->s->need -= c->need;
-  if (c->fn)
-    c->fn(c->ctx, c->user, now);
-  g_free(c);
-}
-
-static void session_exec(NcclSession *s, Plan *pl, const SimTask *after,
-                         guint32 n_after, SessionCall *call, SimTask *done)
-{
-  Exec x = {.pl = pl,
-            .dag = s->dag,
-            .after = after,
-            .n_after = n_after,
-            .want_done = TRUE,
-            .done_fn = session_call_done,
-            .done_ctx = call};
-  KeptPaths *k = g_new(KeptPaths, 1);
-
-  /* the transfers not started yet read their paths from these, after the
-   * plan is cleared: the call's join frees them */
-  k->paths = pl->paths;
-  k->weights = pl->weights;
-  call->kept = k;
-  pl->stream_base = s->streams;
-  s->streams += pl->edges->len;
-  build_dag(&x);
-  pl->paths = pl->weights = NULL;
-  s->transfers += x.transfers;
-  s->calls++;
-  if (done)
-    *done = x.done;
-}
-
-gboolean nccl_session_add(NcclSession *s, const NcclComm *comm, NcclColl coll,
-                          guint64 bytes, const NcclChoice *choice,
-                          const NcclCallSpec *spec, SimTask *done,
-                          GError **error)
-{
-  static const NcclCallSpec none = {0};
-  Plan pl = {0};
-  guint64 need = plan_need(comm, coll, MAX(choice->channels, 1));
-  SessionCall *call;
-  gboolean ok;
-
-  if (!spec)
-    spec = &none;
-  pl.one_way = spec->one_way;
-  if (comm->sys != s->sys) {
-    g_set_error(error, MDL_ERROR, MDL_ERROR_CONFLICT,
-                "a communicator of another system than the session's");
-    return FALSE;
-  }
-  s->need += need;
-  ok = session_check_memory(s, error) &&
-       plan_build(&pl, comm, coll, bytes, choice, error);
-  if (ok) {
-    call = g_new0(SessionCall, 1);
-    call->s = s;
-    call->need = need;
-    call->fn = spec->done;
-    call->ctx = spec->ctx;
-    call->user = spec->user;
-    session_exec(s, &pl, spec->after, spec->n_after, call, done);
-  } else {
-    s->need -= need;
-  }
-  plan_clear(&pl);
-  return ok;
-}
-
-gboolean nccl_session_run(NcclSession *s, NcclRunStats *out, GError **error)
-{
-  SimDagStats ds;
-  gboolean ok;
-
-  if (sim_engine_run(s->engine) == SIM_RUN_INTERRUPTED)
-    ok = sim_interrupt_check(error);
-  else
-    ok = sim_dag_check_finished(s->dag, sim_engine_now(s->engine), error);
-  if (!ok)
-    return FALSE;
-  sim_dag_stats(s->dag, &ds);
-  if (out) {
-    memset(out, 0, sizeof(*out));
-    out->time_ps = ds.last_done;
-    out->transfers = s->transfers;
-    out->tasks = ds.added;
-    out->peak_tasks = ds.peak_alive;
-    out->wall_s = (double)(g_get_monotonic_time() - s->t0) / 1e6;
-  }
-  return TRUE;
-}
-
-gboolean nccl_run(const NcclComm *comm, NcclColl coll, guint64 bytes,
-                  const NcclChoice *choice, NcclExec exec,
-                  NcclInspectFn inspect, void *inspect_ctx, NcclRunStats *out,
-                  GError **error)
-{
-  Plan pl = {0};
-  Exec x = {.pl = &pl};
-  g_autoptr(NcclSession) s = NULL;
-  gboolean ok = FALSE;
-  gint64 t0 = g_get_monotonic_time();
-
-  if (!check_memory(comm, coll, MAX(choice->channels, 1), exec, error))
-    return FALSE;
-  if (!plan_build(&pl, comm, coll, bytes, choice, error))
-    goto out;
-  s = nccl_session_new(comm->sys, exec, comm->opt.packet_sample_ps);
-  s->t0 = t0;
-  x.dag = s->dag;
-  if (comm->opt.trace && comm->opt.trace->attach)
-    comm->opt.trace->attach(comm->opt.trace->ctx, s->engine, s->tr);
-  if (comm->opt.trace && comm->opt.trace->transfer) {
-    x.trace = comm->opt.trace;
-    x.traced = g_array_new(FALSE, FALSE, sizeof(Traced));
-  }
-  /* the plan (its paths, its edges for the trace) lives through the run */
-  build_dag(&x);
-  s->transfers += x.transfers;
-  ok = nccl_session_run(s, out, error);
-  if (ok && inspect)
-    inspect(inspect_ctx, s->tr, out->time_ps);
-out:
-  if (x.traced)
-    g_array_free(x.traced, TRUE);
-  plan_clear(&pl);
-  return ok;
-}
-
-static gboolean session_check_memory(NcclSession *s, GError **error)
-{
-  g_autofree char *what = g_strdup_printf(
-      "the collective calls in flight at once (call %" G_GUINT64_FORMAT ")",
-      s->calls + 1);
-
-  return check_need(s->sys, s->need, s->exec, what,
-                    "16 KiB per rank and channel of each call, 6 KiB per "
-                    "pair of ranks of an AllToAll",
-                    error);
 }

@@ -1,0 +1,306 @@
+/* NcclComm: a communicator over a built system, as NCCL's init finds it.
+ *
+ * The ranks (one per GPU, server-major: rank r is GPU local_of[r % ppn] of
+ * server server_of[r / ppn]), and what NCCL's topology search
+ * (src/graph/search.cc ncclTopoCompute, then ncclTopoPostset) gives them:
+ * the ring and tree channels and their bandwidth inside a node and across
+ * nodes, the NVLS channels, whether CollNet and PAT are available.  The
+ * cost-model tables that choose among algorithms are filled from these by
+ * nccl_tune (tuning.c); plans (plan.c) read the rank placement.
+ *
+ * Invariants: nranks = nnodes x ppn >= 2; server_of and local_of are the
+ * communicator's own, distinct and within the system. */
+#include "collectives/nccl/nccl_internal.h"
+#include "models/registry.h"
+
+static double link_GBps(const MdlLink *l)
+{
+  return l ? mdl_link_rate_Bps(l) / 1e9 : 0;
+}
+
+/* Checks a list of distinct indices below `limit`; `what` names it. */
+static gboolean check_indices(const guint32 *v, guint32 n, guint32 limit,
+                              const char *what, GError **error)
+{
+  g_autofree guint8 *seen = g_new0(guint8, limit);
+
+  for (guint32 i = 0; i < n; i++) {
+    if (v[i] >= limit) {
+      g_set_error(error, MDL_ERROR, MDL_ERROR_VALUE,
+                  "%s: %u is not below the system's %u", what, v[i], limit);
+      return FALSE;
+    }
+    if (seen[v[i]]++) {
+      g_set_error(error, MDL_ERROR, MDL_ERROR_VALUE,
+                  "%s: %u appears twice (each once)", what, v[i]);
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
+/* The servers and GPUs of the communicator: opt's lists, or the first
+ * `ranks` GPUs, servers in order. */
+static gboolean comm_place(NcclComm *c, guint32 g, guint32 servers,
+                           GError **error)
+{
+  guint32 total = g * servers;
+
+  if (c->opt.servers || c->opt.local_gpus) {
+    if (!c->opt.servers || !c->opt.local_gpus || c->opt.n_servers == 0 ||
+        c->opt.n_local == 0) {
+      g_set_error(error, MDL_ERROR, MDL_ERROR_VALUE,
+                  "a communicator's GPUs need both its servers and their "
+                  "GPUs");
+      return FALSE;
+    }
+    if (!check_indices(c->opt.servers, c->opt.n_servers, servers, "servers",
+                       error) ||
+        !check_indices(c->opt.local_gpus, c->opt.n_local, g, "GPUs of a server",
+                       error))
+      return FALSE;
+    c->nnodes = c->opt.n_servers;
+    c->ppn = c->opt.n_local;
+    c->nranks = c->nnodes * c->ppn;
+    if (c->nranks < 2 || (c->opt.ranks && c->opt.ranks != c->nranks)) {
+      g_set_error(error, MDL_ERROR, MDL_ERROR_VALUE,
+                  "ranks: %u servers of %u GPUs make %u ranks (expected at "
+                  "least 2%s)",
+                  c->nnodes, c->ppn, c->nranks,
+                  c->opt.ranks ? ", and as many as asked" : "");
+      return FALSE;
+    }
+    c->server_of = g_memdup2(c->opt.servers, c->nnodes * sizeof(guint32));
+    c->local_of = g_memdup2(c->opt.local_gpus, c->ppn * sizeof(guint32));
+  } else {
+    c->nranks = c->opt.ranks ? c->opt.ranks : total;
+    if (c->nranks < 2 || c->nranks > total) {
+      g_set_error(error, MDL_ERROR, MDL_ERROR_VALUE,
+                  "ranks: %u is not between 2 and the system's %u GPUs (%u "
+                  "servers of %u)",
+                  c->nranks, total, servers, g);
+      return FALSE;
+    }
+    if (c->nranks > g && c->nranks % g != 0) {
+      g_set_error(error, MDL_ERROR, MDL_ERROR_VALUE,
+                  "ranks: %u does not fill whole servers of %u GPUs (one rank "
+                  "per GPU, servers in order)",
+                  c->nranks, g);
+      return FALSE;
+    }
+    c->ppn = MIN(c->nranks, g);
+    c->nnodes = c->nranks / c->ppn;
+    c->server_of = g_new(guint32, c->nnodes);
+    c->local_of = g_new(guint32, c->ppn);
+    for (guint32 k = 0; k < c->nnodes; k++)
+      c->server_of[k] = k;
+    for (guint32 i = 0; i < c->ppn; i++)
+      c->local_of[i] = i;
+  }
+  /* the lists are the communicator's own now */
+  c->opt.servers = c->server_of;
+  c->opt.local_gpus = c->local_of;
+  c->opt.n_servers = c->nnodes;
+  c->opt.n_local = c->ppn;
+  return TRUE;
+}
+
+/* The NICs a node's ranks reach the network by: all of the server's when
+ * it has all of its GPUs (NCCL's search may route rings through any), else
+ * each GPU's nearest. */
+static guint32 comm_nics(const NcclComm *c)
+{
+  g_autofree guint8 *used = g_new0(guint8, c->gpu.nics);
+  guint32 n = 0;
+
+  if (c->ppn == topo_system_gpus_per_server(c->sys))
+    return c->gpu.nics;
+
+  for (guint32 i = 0; i < c->ppn; i++) {
+    guint32 nic = topo_gpu_nic(c->sys, c->local_of[i]);
+
+    if (nic < c->gpu.nics && !used[nic]++)
+      n++;
+  }
+  return n;
+}
+
+/* The speed NCCL's ring search gives a channel through one NIC port: the
+ * port's, or the PCIe links' between the GPU and the NIC if slower. */
+static double search_GBps(const NcclComm *c, const MdlLink *port)
+{
+  const MdlRegistry *models = topo_system_models(c->sys);
+  double s = link_GBps(port);
+
+  if (c->gpu.nic->host_link) {
+    const MdlLink *h = mdl_registry_link(models, c->gpu.nic->host_link);
+
+    if (h)
+      s = MIN(s, link_GBps(h));
+  }
+  if (c->gpu.gpu_pcie)
+    s = MIN(s, link_GBps(c->gpu.gpu_pcie));
+  return s;
+}
+
+/* NCCL's ring search inside an NVLink node (search.cc ncclTopoCompute):
+ * from the fastest speed of the architecture's list that a GPU's NVLinks
+ * carry, as many channels as fit at that speed, keeping a slower speed
+ * only if it moves more in all (at most 16 channels); channels of 25 GB/s
+ * and more are then doubled at half the speed.  A DGX A100 (240 GB/s): 6
+ * at 40, 12 at 20; a DGX H100 (370.8): 6 at 60, 12 at 30; a B200 (721.8):
+ * 8 at 90, 16 at 45.  Returns the channels, *speed their GB/s each. */
+static guint32 nvlink_search(const NcclComm *c, double *speed)
+{
+  static const double ampere[] = {40, 30, 20, 18, 15, 12, 10,
+                                  9,  7,  6,  5,  4,  3,  0};
+  static const double hopper[] = {60, 50, 40, 30, 24, 20, 15, 12, 11, 6, 3, 0};
+  static const double blackwell[] = {90, 80, 70, 60, 50, 45, 40,
+                                     30, 24, 20, 19, 18, 0};
+  const double *s = c->gpu.sm >= 100  ? blackwell
+                    : c->gpu.sm >= 90 ? hopper
+                                      : ampere;
+  guint32 best = 0;
+  double best_speed = 0;
+
+  for (; *s > 0; s++) {
+    guint32 n = MIN((guint32)(c->gpu_GBps / *s), NCCL_MAX_CHANNELS / 2);
+
+    if (*s <= c->gpu_GBps && n * *s > best * best_speed) {
+      best = n;
+      best_speed = *s;
+    }
+  }
+  if (best == 0) {
+    best = 1;
+    best_speed = c->gpu_GBps;
+  }
+  if (best_speed >= 25 && best < NCCL_MAX_CHANNELS / 2) {
+    guint32 dup = MIN(2 * best, NCCL_MAX_CHANNELS / 2);
+
+    best_speed /= (dup + best - 1) / best;
+    best = dup;
+  }
+  *speed = best_speed;
+  return best;
+}
+
+NcclComm *nccl_comm_new(const TopoSystem *sys, const NcclOptions *opt,
+                        GError **error)
+{
+  NcclComm *c = g_new0(NcclComm, 1);
+  guint32 g = topo_system_gpus_per_server(sys);
+  const MdlRegistry *models = topo_system_models(sys);
+  guint32 nics = 0;
+  double net_GBps = 0; /* a node's NICs together, across nodes */
+
+  c->sys = sys;
+  if (opt)
+    c->opt = *opt;
+  topo_system_gpu_info(sys, &c->gpu);
+  if (!comm_place(c, g, topo_system_servers(sys), error))
+    goto fail;
+  c->arch = c->gpu.sm >= 100  ? NCCL_ARCH_BLACKWELL
+            : c->gpu.sm >= 90 ? NCCL_ARCH_HOPPER
+            : c->gpu.sm >= 80 ? NCCL_ARCH_AMPERE
+                              : NCCL_ARCH_VOLTA;
+  c->nvl_intra = c->gpu.nvlink != NULL && c->gpu.nvlinks > 0;
+  if (c->nvl_intra) {
+    double speed;
+
+    c->gpu_GBps = c->gpu.nvlinks * nccl_nvlink_GBps(c->gpu.sm);
+    c->channels = nvlink_search(c, &speed);
+    c->bw_intra = speed;
+    c->kernel_channels = MIN(2 * c->channels, NCCL_MAX_CHANNELS);
+  } else {
+    /* topo.h: PCI_BW 12 GB/s for Gen3 x16 (15.75 GB/s of data); later
+     * generations and widths scale with the link's data rate. */
+    c->gpu_GBps = link_GBps(c->gpu.gpu_pcie) * 12.0 / 15.75;
+    c->channels = c->kernel_channels = 2;
+    c->bw_intra = c->gpu_GBps / c->channels;
+  }
+  c->bw_inter = c->bw_intra;
+  if (c->nnodes > 1) {
+    const MdlLink *port = NULL;
+
+    if (!c->gpu.nic || c->gpu.nics == 0 ||
+        topo_system_net(sys) == TOPO_NET_NONE) {
+      g_set_error(error, MDL_ERROR, MDL_ERROR_CONFLICT,
+                  "ranks: %u ranks span %u servers, but the system has no "
+                  "NICs or no scale-out network",
+                  c->nranks, c->nnodes);
+      goto fail;
+    }
+    port = mdl_registry_link(models, c->gpu.nic->port_link);
+    c->nic_GBps = link_GBps(port) * MAX(c->gpu.nic->ports, 1);
+    /* Across nodes NCCL's ring search (ncclTopoCompute) gives each NIC one
+     * channel at its bandwidth (the NIC's or its PCIe link's, 24 GB/s for
+     * HDR, 48 for NDR) and ncclTopoPostset doubles the channels: two per
+     * NIC, 16 on a DGX with 8 NICs, whatever its NVLinks.  Every NIC then
+     * carries as many (a DGX A100's 12 NVLink channels left 4 of its 8
+     * NICs with one: 149 GB/s of busbw for 2 nodes, where NCCL's 16 reach
+     * 192).  On Hopper and later, with channels above 45 GB/s (NDR and
+     * faster) and fewer than 16, ncclTopoPostset doubles them again ("4
+     * compute channels per search channel to reach peak BW on <8 PPN"):
+     * a group of one H100 per node runs 4. */
+    nics = comm_nics(c);
+    net_GBps = nics * c->nic_GBps;
+    c->channels = CLAMP(2 * nics * MAX(c->gpu.nic->ports, 1), 2, 32);
+    if (c->gpu.sm >= 90 && search_GBps(c, port) > 45.0 && c->channels < 16)
+      c->channels *= 2;
+    c->kernel_channels = c->channels;
+    c->bw_intra = c->gpu_GBps / c->channels;
+    c->bw_inter = MIN(c->bw_intra, net_GBps / c->channels);
+  }
+  /* NCCL_NVLS_NCHANNELS: 16 by default; the NVLS graph's bandwidths per
+   * channel, whatever the rings' channels */
+  c->nvls_channels = c->gpu.nvls && c->nvl_intra && c->ppn > 1 ? 16 : 0;
+  if (c->nvls_channels) {
+    c->nvls_bw_intra = c->gpu_GBps / c->nvls_channels;
+    c->nvls_bw_inter = c->nnodes > 1
+                           ? MIN(c->nvls_bw_intra, net_GBps / c->nvls_channels)
+                           : c->nvls_bw_intra;
+  }
+  c->collnet = c->opt.collnet && c->gpu.sharp && c->nnodes > 1;
+  c->pat = c->ppn == 1 && c->nnodes > 1;
+  nccl_tune(c);
+  return c;
+fail:
+  nccl_comm_free(c);
+  return NULL;
+}
+
+void nccl_comm_free(NcclComm *comm)
+{
+  if (!comm)
+    return;
+  g_free(comm->server_of);
+  g_free(comm->local_of);
+  g_free(comm);
+}
+
+guint32 nccl_comm_ranks(const NcclComm *comm)
+{
+  return comm->nranks;
+}
+
+guint32 nccl_comm_nodes(const NcclComm *comm)
+{
+  return comm->nnodes;
+}
+
+guint32 nccl_comm_rank_server(const NcclComm *comm, guint32 r)
+{
+  return comm->server_of[r / comm->ppn];
+}
+
+guint32 nccl_comm_rank_local(const NcclComm *comm, guint32 r)
+{
+  return comm->local_of[r % comm->ppn];
+}
+
+SimNodeId nccl_comm_rank_gpu(const NcclComm *comm, guint32 r)
+{
+  return topo_gpu(comm->sys, nccl_comm_rank_server(comm, r),
+                  nccl_comm_rank_local(comm, r));
+}

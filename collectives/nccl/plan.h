@@ -1,0 +1,92 @@
+/* A collective call planned as NCCL's kernels run it: internal to
+ * collectives/nccl (plan.c builds it, exec.c turns it into a DAG,
+ * session.c owns both).
+ *
+ * Every algorithm is a set of channels; each channel is a graph of edges
+ * (one rank's connection to another: a ring link, a tree edge, a GPU's
+ * NVLink to the NVSwitches) that each carry a known number of bytes, as a
+ * pipeline: NCCL cuts the data into slices that follow one another through
+ * the graph.  The plan records the edges with their routes over the fabric
+ * and bytes, and the head hops (the first slice of every edge, in the order
+ * data reaches it) with the hops each waits for; exec.c gives them time. */
+#ifndef COLLECTIVES_NCCL_PLAN_H
+#define COLLECTIVES_NCCL_PLAN_H
+
+#include "collectives/nccl/nccl_internal.h"
+#include "sim/dag.h"
+#include "sim/fabric.h"
+
+typedef struct {
+  guint32 first_path, n_paths; /* into NcclPlan.paths / NcclPlan.weights */
+  guint64 bytes;               /* payload the edge carries in all */
+  guint64 head_bytes;          /* of which the head hops carry */
+  guint64 visit_bytes;         /* what one step moves over it */
+  gboolean eager;              /* its body has data from the start (every
+                                  ring rank sends its own chunk first) */
+  guint32 body_steps;          /* protocol steps its body pays latency for */
+  SimTime step_ps;             /* protocol latency per step on it */
+  guint32 upstream;            /* the edge feeding it, or SIM_NONE */
+  guint32 channel;
+  guint32 src, dst;   /* ranks, SIM_NONE for a switch (trace hooks) */
+  guint32 lanes;      /* channels it stands for, each at the channel
+                         cap: a p2p pair's channels share its route (0:
+                         one) */
+  guint64 slice;      /* its pipeline slice (0: the plan's) */
+  SimTask first_head; /* the first head hop over it */
+  SimTask *rounds;    /* [MAX_ROUNDS] */
+} NcclEdge;
+
+typedef struct {
+  guint32 edge;       /* SIM_NONE: a join, no transfer */
+  guint32 first_pred; /* into NcclPlan.preds: earlier hops it waits for */
+  guint32 n_pred;
+  SimTask task;
+} NcclHop;
+
+/* A path set of the plan: paths first .. first + n - 1. */
+typedef struct {
+  guint32 first, n;
+} NcclRoute;
+
+typedef struct {
+  const NcclComm *comm;
+  const TopoSystem *sys;
+  const SimFabric *fabric;
+  NcclColl coll;
+  NcclAlgo algo;
+  NcclProto proto;
+  guint32 channels;
+  guint64 bytes;
+  double inflate;       /* wire bytes per payload byte of the protocol */
+  double cap_Bps;       /* payload per channel, per edge */
+  guint64 slice;        /* payload of a pipeline slice */
+  SimTime base_ps;      /* launch latency */
+  GArray *paths;        /* SimPath */
+  GArray *weights;      /* double */
+  GArray *edges;        /* NcclEdge */
+  GArray *hops;         /* NcclHop */
+  GArray *preds;        /* guint32 hop indices */
+  GHashTable *route_of; /* (src, dst, rail) -> index in routes + 1 */
+  GArray *routes;       /* NcclRoute: the path sets computed so far */
+  gboolean one_way;     /* Send/Recv: rank 0 to rank 1 only */
+  guint32 stream_base;  /* its edges' DAG streams start here */
+} NcclPlan;
+
+/* The channel's share of n bytes: whole bytes, the first channels taking
+ * the remainder. */
+static inline guint64 nccl_share(guint64 n, guint32 parts, guint32 i)
+{
+  return n / parts + (i < n % parts ? 1 : 0);
+}
+
+/* Plans a call: fills pl (zeroed but for one_way) with its edges and hops,
+ * the protocol's inflation, the channel cap, the pipeline slice and the
+ * launch latency.  Fails when the choice cannot run here (a route
+ * missing, an NVLS GPU without an NVSwitch, ...); nccl_plan_clear frees
+ * what was built either way. */
+gboolean nccl_plan_build(NcclPlan *pl, const NcclComm *comm, NcclColl coll,
+                         guint64 bytes, const NcclChoice *choice,
+                         GError **error);
+void nccl_plan_clear(NcclPlan *pl);
+
+#endif /* COLLECTIVES_NCCL_PLAN_H */

@@ -1,0 +1,352 @@
+/* Sessions: one engine, transport and DAG over a system into which calls
+ * are planned (plan.c) and executed (exec.c), and nccl_run, a session of
+ * one call; the transport a run uses, and the memory a run may take
+ * (checked before anything is built, sim/memory.h). */
+#include <string.h>
+
+#include "collectives/nccl/exec.h"
+#include "sim/engine.h"
+#include "sim/interrupt.h"
+#include "sim/memory.h"
+#include "sim/packet.h"
+#include "sim/transport.h"
+
+/* A run's peak memory, with room, from `ifsim run` (Release) on DGX H100
+ * fat-trees: AllReduce, AllGather and Broadcast peak at 6 to 11 KB per
+ * rank and channel (512 to 16384 ranks, 16 channels); AllToAll, whose
+ * every rank sends to every other (one transfer per pair, plan_p2p), at
+ * 2.8 to 4.7 KB per pair with the fabric (128 ranks on the RoCE example,
+ * 320 on the DGX A100 HDR pod). */
+#define RUN_BYTES_PER_RANK_CHANNEL (16u << 10)
+#define RUN_BYTES_PER_PAIR (6u << 10)
+
+/* The packet transport adds, per fabric channel, its port record with up
+ * to SIM_PACKET_MAX_VL VL records, and the packets alive: a packet lives
+ * only while queued at a port or on a wire, sources cut packets only as
+ * their first port can send them, and the buffer each hop leads into
+ * (credits, PFC xoff + headroom, the lossy limit) bounds what is queued
+ * for or travelling on it.  Collectives run on one VL, so a channel holds
+ * at most (that buffer / MTU) + 2 packets (one on its wire, one at the
+ * head of its queue).  Upper bounds of the records in sim/packet.c, with
+ * pool slack: on the DGX H100 SuperPOD, AllReduce 64 MiB, the estimate is
+ * 83 MiB and the measured peak 37 MB. */
+#define RUN_PACKET_BYTES_PER_PORT 512u
+#define RUN_PACKET_BYTES_PER_PACKET 64u
+
+/* Most packets the fabric's buffers let be alive at once. */
+static guint64 packet_bound(const TopoSystem *sys)
+{
+  const SimFabric *f = topo_system_fabric(sys);
+  guint64 n = 0;
+
+  for (SimChannelId c = 0; c < sim_fabric_n_channels(f); c++) {
+    const SimPacketLink *l = topo_packet_link((void *)sys, c);
+    guint64 buf = l->flow_control == SIM_FC_PFC
+                      ? l->pfc_xoff_bytes + l->pfc_headroom_bytes
+                      : l->buffer_bytes;
+
+    n += buf / l->mtu + 2;
+  }
+  return n;
+}
+
+/* Memory a call's plan and run take, bytes (without the packet
+ * transport's ports and packets). */
+static guint64 plan_need(const NcclComm *comm, NcclColl coll, guint32 channels)
+{
+  guint64 ranks = nccl_comm_ranks(comm);
+
+  return coll == NCCL_COLL_ALLTOALL
+             ? ranks * ranks * RUN_BYTES_PER_PAIR
+             : ranks * RUN_BYTES_PER_RANK_CHANNEL * channels;
+}
+
+/* Checks need (+ the packet transport's records) against the limit. */
+static gboolean check_need(const TopoSystem *sys, guint64 need, NcclExec exec,
+                           const char *what, const char *how, GError **error)
+{
+  g_autofree char *more = NULL;
+
+  if (exec == NCCL_EXEC_PACKET) {
+    guint32 ports = sim_fabric_n_channels(topo_system_fabric(sys));
+    guint64 packets = packet_bound(sys);
+
+    more = g_strdup_printf(
+        "%s; packets: %u ports x %u bytes, up to %" G_GUINT64_FORMAT
+        " packets x %u bytes",
+        how, ports, RUN_PACKET_BYTES_PER_PORT, packets,
+        RUN_PACKET_BYTES_PER_PACKET);
+    need += (guint64)ports * RUN_PACKET_BYTES_PER_PORT +
+            packets * RUN_PACKET_BYTES_PER_PACKET;
+    how = more;
+  }
+  return sim_memory_check(need, what, how, error);
+}
+
+static gboolean check_memory(const NcclComm *comm, NcclColl coll,
+                             guint32 channels, NcclExec exec, GError **error)
+{
+  guint64 ranks = nccl_comm_ranks(comm);
+  g_autofree char *what = g_strdup_printf("%s on %" G_GUINT64_FORMAT " ranks",
+                                          nccl_coll_name(coll), ranks);
+  g_autofree char *how =
+      coll == NCCL_COLL_ALLTOALL
+          ? g_strdup_printf("%u bytes per pair of ranks", RUN_BYTES_PER_PAIR)
+          : g_strdup_printf("%u channels, %u bytes per rank and channel",
+                            channels, RUN_BYTES_PER_RANK_CHANNEL);
+
+  return check_need(comm->sys, plan_need(comm, coll, channels), exec, what, how,
+                    error);
+}
+
+static gboolean session_check_memory(NcclSession *s, GError **error);
+
+/* The transport a run executes on, with the link models' wire overheads. */
+static SimTransport *run_transport(const TopoSystem *sys, SimEngine *engine,
+                                   NcclExec exec, SimTime packet_sample_ps)
+{
+  const SimFabric *fabric = topo_system_fabric(sys);
+  SimTransport *tr;
+
+  switch (exec) {
+  case NCCL_EXEC_ANALYTICAL: tr = sim_analytical_new(engine, fabric); break;
+  case NCCL_EXEC_PACKET:
+    tr = sim_packet_new(engine, fabric, topo_packet_link, (void *)sys);
+    sim_packet_set_sampling(tr, packet_sample_ps);
+    break;
+  case NCCL_EXEC_FLOW:
+  default: tr = sim_flow_new(engine, fabric); break;
+  }
+  sim_transport_set_wire(tr, topo_wire_ratio, (void *)sys);
+  return tr;
+}
+/* --- sessions ------------------------------------------------------------ */
+
+/* The paths a built plan's transfers read when they start. */
+typedef struct {
+  GArray *paths;
+  GArray *weights;
+} KeptPaths;
+
+struct NcclSession {
+  const TopoSystem *sys;
+  NcclExec exec;
+  SimEngine *engine;
+  SimTransport *tr;
+  SimDag *dag;
+  guint32 streams; /* DAG streams used */
+  guint64 need;    /* memory estimate of the calls, bytes */
+  guint64 calls, transfers;
+  gint64 t0;
+};
+
+static void kept_free(gpointer p)
+{
+  KeptPaths *k = p;
+
+  g_array_free(k->paths, TRUE);
+  g_array_free(k->weights, TRUE);
+  g_free(k);
+}
+
+NcclSession *nccl_session_new(const TopoSystem *sys, NcclExec exec,
+                              SimTime packet_sample_ps)
+{
+  NcclSession *s = g_new0(NcclSession, 1);
+
+  s->sys = sys;
+  s->exec = exec;
+  s->engine = sim_engine_new();
+  s->tr = run_transport(sys, s->engine, exec, packet_sample_ps);
+  s->dag = sim_dag_new(s->engine, s->tr);
+  s->t0 = g_get_monotonic_time();
+  return s;
+}
+
+void nccl_session_free(NcclSession *s)
+{
+  if (!s)
+    return;
+  /* the DAG first: it took the transport's completion function */
+  sim_dag_free(s->dag);
+  sim_transport_free(s->tr);
+  sim_engine_free(s->engine);
+  g_free(s);
+}
+
+SimDag *nccl_session_dag(NcclSession *s)
+{
+  return s->dag;
+}
+
+SimEngine *nccl_session_engine(NcclSession *s)
+{
+  return s->engine;
+}
+
+const SimTransport *nccl_session_transport(const NcclSession *s)
+{
+  return s->tr;
+}
+
+/* A call of a session until its join ends: what to release then. */
+typedef struct {
+  NcclSession *s;
+  KeptPaths *kept;
+  guint64 need;
+  SimTaskFn fn;
+  void *ctx;
+  guint64 user;
+} SessionCall;
+
+/* Plans pl's call into the session after `after`, with a join after the
+ * call's last tasks (in *done) that releases its paths and calls
+ * call->fn. */
+static void session_exec(NcclSession *s, NcclPlan *pl, const SimTask *after,
+                         guint32 n_after, SessionCall *call, SimTask *done);
+
+static void session_call_done(void *ctx, guint64 user, SimTime now)
+{
+  SessionCall *c = ctx;
+
+  (void)user;
+  kept_free(c->kept);
+  c->s->need -= c->need;
+  if (c->fn)
+    c->fn(c->ctx, c->user, now);
+  g_free(c);
+}
+
+static void session_exec(NcclSession *s, NcclPlan *pl, const SimTask *after,
+                         guint32 n_after, SessionCall *call, SimTask *done)
+{
+  NcclExecution x = {.pl = pl,
+                     .dag = s->dag,
+                     .after = after,
+                     .n_after = n_after,
+                     .want_done = TRUE,
+                     .done_fn = session_call_done,
+                     .done_ctx = call};
+  KeptPaths *k = g_new(KeptPaths, 1);
+
+  /* the transfers not started yet read their paths from these, after the
+   * plan is cleared: the call's join frees them */
+  k->paths = pl->paths;
+  k->weights = pl->weights;
+  call->kept = k;
+  pl->stream_base = s->streams;
+  s->streams += pl->edges->len;
+  nccl_execution_build(&x);
+  pl->paths = pl->weights = NULL;
+  s->transfers += x.transfers;
+  s->calls++;
+  if (done)
+    *done = x.done;
+}
+
+gboolean nccl_session_add(NcclSession *s, const NcclComm *comm, NcclColl coll,
+                          guint64 bytes, const NcclChoice *choice,
+                          const NcclCallSpec *spec, SimTask *done,
+                          GError **error)
+{
+  static const NcclCallSpec none = {0};
+  NcclPlan pl = {0};
+  guint64 need = plan_need(comm, coll, MAX(choice->channels, 1));
+  SessionCall *call;
+  gboolean ok;
+
+  if (!spec)
+    spec = &none;
+  pl.one_way = spec->one_way;
+  if (comm->sys != s->sys) {
+    g_set_error(error, MDL_ERROR, MDL_ERROR_CONFLICT,
+                "a communicator of another system than the session's");
+    return FALSE;
+  }
+  s->need += need;
+  ok = session_check_memory(s, error) &&
+       nccl_plan_build(&pl, comm, coll, bytes, choice, error);
+  if (ok) {
+    call = g_new0(SessionCall, 1);
+    call->s = s;
+    call->need = need;
+    call->fn = spec->done;
+    call->ctx = spec->ctx;
+    call->user = spec->user;
+    session_exec(s, &pl, spec->after, spec->n_after, call, done);
+  } else {
+    s->need -= need;
+  }
+  nccl_plan_clear(&pl);
+  return ok;
+}
+
+gboolean nccl_session_run(NcclSession *s, NcclRunStats *out, GError **error)
+{
+  SimDagStats ds;
+  gboolean ok;
+
+  if (sim_engine_run(s->engine) == SIM_RUN_INTERRUPTED)
+    ok = sim_interrupt_check(error);
+  else
+    ok = sim_dag_check_finished(s->dag, sim_engine_now(s->engine), error);
+  if (!ok)
+    return FALSE;
+  sim_dag_stats(s->dag, &ds);
+  if (out) {
+    memset(out, 0, sizeof(*out));
+    out->time_ps = ds.last_done;
+    out->transfers = s->transfers;
+    out->tasks = ds.added;
+    out->peak_tasks = ds.peak_alive;
+    out->wall_s = (double)(g_get_monotonic_time() - s->t0) / 1e6;
+  }
+  return TRUE;
+}
+
+gboolean nccl_run(const NcclComm *comm, NcclColl coll, guint64 bytes,
+                  const NcclChoice *choice, NcclExec exec,
+                  NcclInspectFn inspect, void *inspect_ctx, NcclRunStats *out,
+                  GError **error)
+{
+  NcclPlan pl = {0};
+  NcclExecution x = {.pl = &pl};
+  g_autoptr(NcclSession) s = NULL;
+  gboolean ok = FALSE;
+  gint64 t0 = g_get_monotonic_time();
+
+  if (!check_memory(comm, coll, MAX(choice->channels, 1), exec, error))
+    return FALSE;
+  if (!nccl_plan_build(&pl, comm, coll, bytes, choice, error))
+    goto out;
+  s = nccl_session_new(comm->sys, exec, comm->opt.packet_sample_ps);
+  s->t0 = t0;
+  x.dag = s->dag;
+  if (comm->opt.trace && comm->opt.trace->attach)
+    comm->opt.trace->attach(comm->opt.trace->ctx, s->engine, s->tr);
+  if (comm->opt.trace && comm->opt.trace->transfer) {
+    x.trace = comm->opt.trace;
+  }
+  /* the plan (its paths, its edges for the trace) lives through the run */
+  nccl_execution_build(&x);
+  s->transfers += x.transfers;
+  ok = nccl_session_run(s, out, error);
+  if (ok && inspect)
+    inspect(inspect_ctx, s->tr, out->time_ps);
+out:
+  nccl_execution_clear(&x);
+  nccl_plan_clear(&pl);
+  return ok;
+}
+
+static gboolean session_check_memory(NcclSession *s, GError **error)
+{
+  g_autofree char *what = g_strdup_printf(
+      "the collective calls in flight at once (call %" G_GUINT64_FORMAT ")",
+      s->calls + 1);
+
+  return check_need(s->sys, s->need, s->exec, what,
+                    "16 KiB per rank and channel of each call, 6 KiB per "
+                    "pair of ranks of an AllToAll",
+                    error);
+}
