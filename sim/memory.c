@@ -1,7 +1,6 @@
 /* Memory limits; see sim/memory.h. */
 #include "sim/memory.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -9,6 +8,14 @@
 #include "sim/error.h"
 
 static guint64 user_limit;
+static SimMemoryWording wording;
+
+void sim_memory_set_wording(const SimMemoryWording *w)
+{
+  static const SimMemoryWording none = {0};
+
+  wording = w ? *w : none;
+}
 
 void sim_memory_set_limit(guint64 bytes)
 {
@@ -55,25 +62,27 @@ static char *format_size(guint64 bytes)
              : g_strdup_printf("%.1f MiB", (double)bytes / mib);
 }
 
-gboolean sim_memory_check(guint64 need_bytes, const char *what,
-                          const char *how, GError **error)
+gboolean sim_memory_check(guint64 need_bytes, const char *what, const char *how,
+                          GError **error)
 {
   gboolean user_set;
   guint64 limit = sim_memory_limit(&user_set);
-  const double gib = 1024.0 * 1024.0 * 1024.0;
 
   if (need_bytes <= limit)
     return TRUE;
   {
     g_autofree char *need = format_size(need_bytes);
     g_autofree char *have = format_size(limit);
+    g_autofree char *advice =
+        wording.advice ? wording.advice(need_bytes) : NULL;
 
     g_set_error(error, SIM_ERROR, SIM_ERROR_MEMORY,
-                "%s needs about %s of memory (%s), more than the %s %s; "
-                "--max-memory %.0fG runs it anyway",
+                "%s needs about %s of memory (%s), more than the %s %s%s%s",
                 what, need, how, have,
-                user_set ? "allowed by --max-memory" : "available",
-                ceil((double)need_bytes / gib));
+                !user_set            ? "available"
+                : wording.user_limit ? wording.user_limit
+                                     : "allowed",
+                advice ? "; " : "", advice ? advice : "");
   }
   return FALSE;
 }

@@ -71,43 +71,19 @@ char *sim_size_format(guint64 bytes, char *buf)
   return buf;
 }
 
-gboolean sim_parse_number_option(const gchar *option_name, const gchar *value,
-                                 gpointer data, GError **error)
+gboolean sim_count_parse(const char *text, guint64 max, guint64 *out,
+                         GError **error)
 {
-  const SimNumberTarget *t = data;
-  g_autoptr(GError) local = NULL;
-
-  for (; t->long_name; t++) {
-    gboolean is_long = g_str_has_prefix(option_name, "--") &&
-                       strcmp(option_name + 2, t->long_name) == 0;
-    gboolean is_short = t->short_name && option_name[0] == '-' &&
-                        option_name[1] == t->short_name &&
-                        option_name[2] == '\0';
-    if (is_long || is_short)
-      break;
-  }
-  g_assert(t->long_name != NULL); /* every number option has a target */
-  if (t->kind == SIM_NUMBER_SIZE) {
-    if (!sim_size_parse(value, t->value, &local)) {
-      g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "%s: %s",
-                  option_name, local->message);
-      return FALSE;
-    }
-  } else if (!g_ascii_string_to_unsigned(value, 10, 0,
-                                         t->max ? t->max : G_MAXUINT64,
-                                         t->value, NULL)) {
-    if (t->max)
-      g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                  "%s: '%s' is not a count (expected a decimal integer from "
-                  "0 to %" G_GUINT64_FORMAT ")",
-                  option_name, value, t->max);
-    else
-      g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                  "%s: '%s' is not a count (expected a decimal integer >= 0)",
-                  option_name, value);
-    return FALSE;
-  }
-  if (t->seen)
-    *t->seen = TRUE;
-  return TRUE;
+  if (g_ascii_string_to_unsigned(text, 10, 0, max ? max : G_MAXUINT64, out,
+                                 NULL))
+    return TRUE;
+  if (max)
+    g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
+                "'%s' is not a count (expected a decimal integer from 0 to "
+                "%" G_GUINT64_FORMAT ")",
+                text, max);
+  else
+    g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
+                "'%s' is not a count (expected a decimal integer >= 0)", text);
+  return FALSE;
 }

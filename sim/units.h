@@ -3,7 +3,9 @@
  * nccl-tests reads "-b 8 -e 8G" with binary multiples (K = 1024); ifsim
  * accepts the same, plus T, and an optional "B"/"iB" after the multiplier
  * ("8GiB", "512KB" are both binary).  The number is always decimal: "010"
- * is ten, never octal (GOptionContext's INT64 would read eight). */
+ * is ten, never octal (GOptionContext's INT64 would read eight).  The
+ * options that read them are the programs' (tools/cli.h); the engine
+ * keeps the numbers. */
 #ifndef SIM_UNITS_H
 #define SIM_UNITS_H
 
@@ -31,26 +33,11 @@ gboolean sim_size_parse(const char *text, guint64 *out, GError **error);
  * SIM_SIZE_FORMAT_LEN bytes; returns buf. */
 char *sim_size_format(guint64 bytes, char *buf);
 
-/* Numbers on command lines are decimal, never octal or hex (GOption's
- * INT/INT64 read "010" as 8).  Options parsed by sim_parse_number_option
- * name their target in a table passed as the option group's user data,
- * ended by an entry whose long_name is NULL. */
-typedef enum {
-  SIM_NUMBER_SIZE,  /* bytes with K/M/G/T suffixes (sim_size_parse) */
-  SIM_NUMBER_COUNT, /* a plain decimal count */
-} SimNumberKind;
-
-typedef struct {
-  const char *long_name; /* without dashes, e.g. "minbytes" */
-  char short_name;       /* e.g. 'b', or 0 */
-  SimNumberKind kind;
-  guint64 *value;
-  gboolean *seen; /* set to TRUE when the option is given; may be NULL */
-  guint64 max;    /* largest count accepted; 0: no bound below 2^64 */
-} SimNumberTarget;
-
-/* GOptionArgFunc for the options of a SimNumberTarget table. */
-gboolean sim_parse_number_option(const gchar *option_name, const gchar *value,
-                                 gpointer data, GError **error);
+/* Parses a decimal count ("010" is ten; no sign, no hex) of at most max
+ * (0: no bound below 2^64) into *out.  Fails with SIM_ERROR_PARSE: "'x' is
+ * not a count (expected a decimal integer from 0 to MAX)" or "(expected a
+ * decimal integer >= 0)"; the caller prefixes the place. */
+gboolean sim_count_parse(const char *text, guint64 max, guint64 *out,
+                         GError **error);
 
 #endif /* SIM_UNITS_H */

@@ -2,6 +2,7 @@
  * parsing helpers shared by subcommands; see tools/cli.h. */
 #include "tools/cli.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -76,6 +77,7 @@ int cli_main(int argc, char **argv)
   if (strcmp(name, "--version") == 0)
     name = "version";
   sim_interrupt_install();
+  cli_memory_wording_install();
   for (size_t i = 0; i < G_N_ELEMENTS(cli_commands); i++) {
     const CliCommand *c = &cli_commands[i];
     g_autofree char *argv0 = NULL;
@@ -181,6 +183,54 @@ static int cli_cmd_not_built(const CliCommand *cmd, int argc, char **argv)
   g_set_error(&error, CLI_ERROR, CLI_ERROR_NOT_BUILT,
               "not built yet: this command arrives with %s", cmd->not_built);
   return cli_report(cmd->name, error);
+}
+
+gboolean cli_parse_number_option(const gchar *option_name, const gchar *value,
+                                 gpointer data, GError **error)
+{
+  const CliNumberTarget *t = data;
+  g_autoptr(GError) local = NULL;
+  gboolean ok;
+
+  for (; t->long_name; t++) {
+    gboolean is_long = g_str_has_prefix(option_name, "--") &&
+                       strcmp(option_name + 2, t->long_name) == 0;
+    gboolean is_short = t->short_name && option_name[0] == '-' &&
+                        option_name[1] == t->short_name &&
+                        option_name[2] == '\0';
+    if (is_long || is_short)
+      break;
+  }
+  g_assert(t->long_name != NULL); /* every number option has a target */
+  ok = t->kind == CLI_NUMBER_SIZE
+           ? sim_size_parse(value, t->value, &local)
+           : sim_count_parse(value, t->max, t->value, &local);
+  if (!ok) {
+    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "%s: %s",
+                option_name, local->message);
+    return FALSE;
+  }
+  if (t->seen)
+    *t->seen = TRUE;
+  return TRUE;
+}
+
+/* The memory limit's words (sim/memory.h): the flag that sets it and the
+ * flag's value that would run a refused scenario. */
+static char *cli_memory_advice(guint64 need_bytes)
+{
+  const double gib = 1024.0 * 1024.0 * 1024.0;
+
+  return g_strdup_printf("--max-memory %.0fG runs it anyway",
+                         ceil((double)need_bytes / gib));
+}
+
+void cli_memory_wording_install(void)
+{
+  static const SimMemoryWording w = {"allowed by --max-memory",
+                                     cli_memory_advice};
+
+  sim_memory_set_wording(&w);
 }
 
 gboolean cli_apply_max_memory(guint64 bytes, gboolean seen, GError **error)

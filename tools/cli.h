@@ -40,7 +40,29 @@ GOptionContext *cli_context_new(const char *parameter_string,
 gboolean cli_parse(GOptionContext *ctx, const char *command, int *argc,
                    char ***argv, int *status);
 
-/* Number options (sizes, counts): sim_parse_number_option in sim/units.h. */
+/* Number options.  Numbers on command lines are decimal, never octal or
+ * hex (GOption's INT/INT64 read "010" as 8): options parsed by
+ * cli_parse_number_option name their target in a table passed as the
+ * option group's user data, ended by an entry whose long_name is NULL. */
+typedef enum {
+  CLI_NUMBER_SIZE,  /* bytes with K/M/G/T suffixes (sim_size_parse) */
+  CLI_NUMBER_COUNT, /* a plain decimal count (sim_count_parse) */
+} CliNumberKind;
+
+typedef struct {
+  const char *long_name; /* without dashes, e.g. "minbytes" */
+  char short_name;       /* e.g. 'b', or 0 */
+  CliNumberKind kind;
+  guint64 *value;
+  gboolean *seen; /* set to TRUE when the option is given; may be NULL */
+  guint64 max;    /* largest count accepted; 0: no bound below 2^64 */
+} CliNumberTarget;
+
+/* GOptionArgFunc for the options of a CliNumberTarget table; errors are
+ * G_OPTION_ERROR_BAD_VALUE naming the option as typed ("-b: '12X' is not
+ * a size ..."). */
+gboolean cli_parse_number_option(const gchar *option_name, const gchar *value,
+                                 gpointer data, GError **error);
 
 int cli_cmd_run(int argc, char **argv);
 int cli_cmd_sweep(int argc, char **argv);
@@ -53,15 +75,23 @@ int cli_cmd_replay(int argc, char **argv);
 int cli_cmd_plot(int argc, char **argv);
 
 /* --max-memory SIZE, for the commands that build systems and run them
- * (sim/memory.h): its SimNumberTarget (in the option group's table) and
+ * (sim/memory.h): its CliNumberTarget (in the option group's table) and
  * GOptionEntry, and cli_apply_max_memory() after parsing. */
 #define CLI_MAX_MEMORY_TARGET(bytes, seen)                                     \
-  {"max-memory", 0, SIM_NUMBER_SIZE, (bytes), (seen), 0}
+  {                                                                            \
+    "max-memory", 0, CLI_NUMBER_SIZE, (bytes), (seen), 0                       \
+  }
 #define CLI_MAX_MEMORY_ENTRY                                                   \
-  {"max-memory", 0, 0, G_OPTION_ARG_CALLBACK, sim_parse_number_option,        \
-   "Run what is estimated to need up to SIZE of memory (K/M/G/T; default: "   \
-   "refuse more than the memory available)",                                  \
-   "SIZE"}
+  {                                                                            \
+    "max-memory", 0, 0, G_OPTION_ARG_CALLBACK, cli_parse_number_option,        \
+        "Run what is estimated to need up to SIZE of memory (K/M/G/T; "        \
+        "default: "                                                            \
+        "refuse more than the memory available)",                              \
+        "SIZE"                                                                 \
+  }
 gboolean cli_apply_max_memory(guint64 bytes, gboolean seen, GError **error);
+/* Has the engine's memory refusals name --max-memory and the value that
+ * would run them (cli_main does it before any command). */
+void cli_memory_wording_install(void);
 
 #endif /* TOOLS_CLI_H */

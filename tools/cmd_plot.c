@@ -55,26 +55,26 @@ int cli_cmd_plot(int argc, char **argv)
   guint64 width = 1024, height = 768, max_nodes = 48, max_links = 32;
   g_autofree char *output = NULL, *title = NULL, *script_path = NULL;
   g_auto(GStrv) files = NULL;
-  SimNumberTarget numbers[] = {
-      {"width", 0, SIM_NUMBER_COUNT, &width, NULL, 0},
-      {"height", 0, SIM_NUMBER_COUNT, &height, NULL, 0},
-      {"max-nodes", 0, SIM_NUMBER_COUNT, &max_nodes, NULL, 0},
-      {"max-links", 0, SIM_NUMBER_COUNT, &max_links, NULL, 0},
+  CliNumberTarget numbers[] = {
+      {"width", 0, CLI_NUMBER_COUNT, &width, NULL, 0},
+      {"height", 0, CLI_NUMBER_COUNT, &height, NULL, 0},
+      {"max-nodes", 0, CLI_NUMBER_COUNT, &max_nodes, NULL, 0},
+      {"max-links", 0, CLI_NUMBER_COUNT, &max_links, NULL, 0},
       {NULL, 0, 0, NULL, NULL, 0}};
   GOptionEntry entries[] = {
       {"output", 'o', 0, G_OPTION_ARG_FILENAME, &output,
        "The image to write: .png (pngcairo) or .svg (required)", "OUT.png"},
       {"title", 0, 0, G_OPTION_ARG_STRING, &title,
        "The plot's title (default: one naming what is drawn)", "TEXT"},
-      {"width", 0, 0, G_OPTION_ARG_CALLBACK, sim_parse_number_option,
+      {"width", 0, 0, G_OPTION_ARG_CALLBACK, cli_parse_number_option,
        "Image width in pixels (default 1024)", "PX"},
-      {"height", 0, 0, G_OPTION_ARG_CALLBACK, sim_parse_number_option,
+      {"height", 0, 0, G_OPTION_ARG_CALLBACK, cli_parse_number_option,
        "Image height in pixels (default 768)", "PX"},
-      {"max-nodes", 0, 0, G_OPTION_ARG_CALLBACK, sim_parse_number_option,
+      {"max-nodes", 0, 0, G_OPTION_ARG_CALLBACK, cli_parse_number_option,
        "Links heatmap: show at most N nodes, those of the hottest channels "
        "(default 48)",
        "N"},
-      {"max-links", 0, 0, G_OPTION_ARG_CALLBACK, sim_parse_number_option,
+      {"max-links", 0, 0, G_OPTION_ARG_CALLBACK, cli_parse_number_option,
        "Link samples: show the N hottest links (default 32)", "N"},
       {"script", 0, 0, G_OPTION_ARG_FILENAME, &script_path,
        "Also write the gnuplot script (data included) that draws OUT, to "

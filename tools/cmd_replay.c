@@ -755,10 +755,10 @@ static gboolean check_options(ReplayOptions *o, NcclOptions *n, guint32 *hot,
 int cli_cmd_replay(int argc, char **argv)
 {
   ReplayOptions o = {0};
-  SimNumberTarget numbers[] = {
-      {"astra-tp", 0, SIM_NUMBER_COUNT, &o.astra_tp, &o.astra_tp_seen, 0},
-      {"seed", 0, SIM_NUMBER_COUNT, &o.seed, &o.seed_seen, 0},
-      {"channels", 0, SIM_NUMBER_COUNT, &o.channels, &o.channels_seen, 0},
+  CliNumberTarget numbers[] = {
+      {"astra-tp", 0, CLI_NUMBER_COUNT, &o.astra_tp, &o.astra_tp_seen, 0},
+      {"seed", 0, CLI_NUMBER_COUNT, &o.seed, &o.seed_seen, 0},
+      {"channels", 0, CLI_NUMBER_COUNT, &o.channels, &o.channels_seen, 0},
       CLI_MAX_MEMORY_TARGET(&o.max_memory, &o.max_memory_seen),
       {NULL, 0, 0, NULL, NULL, 0}};
   GOptionEntry entries[] = {
@@ -774,7 +774,7 @@ int cli_cmd_replay(int argc, char **argv)
        "SPEC"},
       {"astra", 0, 0, G_OPTION_ARG_FILENAME, &o.astra,
        "Read an ASTRA-sim 1.0 / SimAI text workload", "FILE"},
-      {"astra-tp", 0, 0, G_OPTION_ARG_CALLBACK, sim_parse_number_option,
+      {"astra-tp", 0, 0, G_OPTION_ARG_CALLBACK, cli_parse_number_option,
        "Model-parallel ranks of the ASTRA-sim workload (default: its "
        "model_parallel_NPU_group)",
        "N"},
@@ -788,7 +788,7 @@ int cli_cmd_replay(int argc, char **argv)
       {"placement", 0, 0, G_OPTION_ARG_STRING, &o.placement,
        "Servers the job takes: packed (default, the lowest), spread, random",
        "POLICY"},
-      {"seed", 0, 0, G_OPTION_ARG_CALLBACK, sim_parse_number_option,
+      {"seed", 0, 0, G_OPTION_ARG_CALLBACK, cli_parse_number_option,
        "Seed of --placement random (default 0)", "N"},
       {"servers", 0, 0, G_OPTION_ARG_STRING, &o.servers,
        "The job's servers, in rank order (e.g. 0-3,8-11)", "LIST"},
@@ -799,7 +799,7 @@ int cli_cmd_replay(int argc, char **argv)
       {"nccl-version", 0, 0, G_OPTION_ARG_STRING, &o.nccl_version,
        "Choose as this NCCL release's cost model does (default 2.28.9)",
        "VERSION"},
-      {"channels", 0, 0, G_OPTION_ARG_CALLBACK, sim_parse_number_option,
+      {"channels", 0, 0, G_OPTION_ARG_CALLBACK, cli_parse_number_option,
        "Force every collective's channel count", "N"},
       {"collnet", 0, 0, G_OPTION_ARG_NONE, &o.collnet,
        "Let NCCL use the network's SHARP reductions", NULL},

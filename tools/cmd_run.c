@@ -651,20 +651,20 @@ void cli_run_info(const CliRunOptions *o, const CliRunPlan *plan,
 int cli_cmd_run(int argc, char **argv)
 {
   CliRunOptions o;
-  SimNumberTarget numbers[] = {
-      {"minbytes", 'b', SIM_NUMBER_SIZE, &o.min_bytes, NULL, 0},
-      {"maxbytes", 'e', SIM_NUMBER_SIZE, &o.max_bytes, NULL, 0},
-      {"stepbytes", 'i', SIM_NUMBER_SIZE, &o.step_bytes, &o.step_bytes_seen,
+  CliNumberTarget numbers[] = {
+      {"minbytes", 'b', CLI_NUMBER_SIZE, &o.min_bytes, NULL, 0},
+      {"maxbytes", 'e', CLI_NUMBER_SIZE, &o.max_bytes, NULL, 0},
+      {"stepbytes", 'i', CLI_NUMBER_SIZE, &o.step_bytes, &o.step_bytes_seen,
        0},
-      {"stepfactor", 'f', SIM_NUMBER_COUNT, &o.step_factor,
+      {"stepfactor", 'f', CLI_NUMBER_COUNT, &o.step_factor,
        &o.step_factor_seen, 0},
-      {"ngpus", 'g', SIM_NUMBER_COUNT, &o.ranks, &o.ranks_seen, 0},
-      {"nranks", 'n', SIM_NUMBER_COUNT, &o.ranks, &o.ranks_seen, 0},
-      {"root", 'r', SIM_NUMBER_COUNT, &o.root, NULL, 0},
-      {"gpus-per-process", 0, SIM_NUMBER_COUNT, &o.gpus_per_process, NULL,
+      {"ngpus", 'g', CLI_NUMBER_COUNT, &o.ranks, &o.ranks_seen, 0},
+      {"nranks", 'n', CLI_NUMBER_COUNT, &o.ranks, &o.ranks_seen, 0},
+      {"root", 'r', CLI_NUMBER_COUNT, &o.root, NULL, 0},
+      {"gpus-per-process", 0, CLI_NUMBER_COUNT, &o.gpus_per_process, NULL,
        0},
-      {"iters", 0, SIM_NUMBER_COUNT, &o.iters, &o.iters_seen, 0},
-      {"channels", 0, SIM_NUMBER_COUNT, &o.channels, &o.channels_seen,
+      {"iters", 0, CLI_NUMBER_COUNT, &o.iters, &o.iters_seen, 0},
+      {"channels", 0, CLI_NUMBER_COUNT, &o.channels, &o.channels_seen,
        0},
       CLI_MAX_MEMORY_TARGET(&o.max_memory, &o.max_memory_seen),
       {NULL, 0, 0, NULL, NULL, 0}};
@@ -680,28 +680,28 @@ int cli_cmd_run(int argc, char **argv)
        "allreduce, allgather, reducescatter, broadcast, reduce, alltoall or "
        "sendrecv (default allreduce)",
        "NAME"},
-      {"minbytes", 'b', 0, G_OPTION_ARG_CALLBACK, sim_parse_number_option,
+      {"minbytes", 'b', 0, G_OPTION_ARG_CALLBACK, cli_parse_number_option,
        "Smallest size, K/M/G/T suffixes are binary (default 8)", "SIZE"},
-      {"maxbytes", 'e', 0, G_OPTION_ARG_CALLBACK, sim_parse_number_option,
+      {"maxbytes", 'e', 0, G_OPTION_ARG_CALLBACK, cli_parse_number_option,
        "Largest size (default 8G)", "SIZE"},
-      {"stepfactor", 'f', 0, G_OPTION_ARG_CALLBACK, sim_parse_number_option,
+      {"stepfactor", 'f', 0, G_OPTION_ARG_CALLBACK, cli_parse_number_option,
        "Multiply the size by N between steps (default 2)", "N"},
-      {"stepbytes", 'i', 0, G_OPTION_ARG_CALLBACK, sim_parse_number_option,
+      {"stepbytes", 'i', 0, G_OPTION_ARG_CALLBACK, cli_parse_number_option,
        "Add SIZE between steps instead of multiplying", "SIZE"},
-      {"ngpus", 'g', 0, G_OPTION_ARG_CALLBACK, sim_parse_number_option,
+      {"ngpus", 'g', 0, G_OPTION_ARG_CALLBACK, cli_parse_number_option,
        "Ranks, one per GPU, whole servers in order (default: every GPU)", "N"},
-      {"nranks", 'n', 0, G_OPTION_ARG_CALLBACK, sim_parse_number_option,
+      {"nranks", 'n', 0, G_OPTION_ARG_CALLBACK, cli_parse_number_option,
        "The same as --ngpus (nccl-tests' -n counts iterations: a prediction "
        "has none)",
        "N"},
       {"gpus-per-process", 0, 0, G_OPTION_ARG_CALLBACK,
-       sim_parse_number_option,
+       cli_parse_number_option,
        "GPUs one process drives, launching their kernels in turn, as "
        "nccl-tests -g G (default 1: one rank per process, as under mpirun); "
        "times never go below G launches ([nccl] host_launch_us, plus "
        "host_launch_per_channel_us per further channel)",
        "G"},
-      {"iters", 0, 0, G_OPTION_ARG_CALLBACK, sim_parse_number_option,
+      {"iters", 0, 0, G_OPTION_ARG_CALLBACK, cli_parse_number_option,
        "Time as nccl-tests -n N does: N calls launched back to back, the "
        "timer started before the first launch, their time over N "
        "(default: the steady pace of a long loop)",
@@ -712,7 +712,7 @@ int cli_cmd_run(int argc, char **argv)
        "TYPE"},
       {"op", 'o', 0, G_OPTION_ARG_STRING, &o.redop,
        "Reduction: sum (default), prod, max, min, avg", "OP"},
-      {"root", 'r', 0, G_OPTION_ARG_CALLBACK, sim_parse_number_option,
+      {"root", 'r', 0, G_OPTION_ARG_CALLBACK, cli_parse_number_option,
        "Root rank of Broadcast and Reduce (default 0)", "RANK"},
       {"algo", 0, 0, G_OPTION_ARG_STRING, &o.algo,
        "NCCL algorithms allowed, as NCCL_ALGO: ring, tree, nvls, nvlstree, "
@@ -724,7 +724,7 @@ int cli_cmd_run(int argc, char **argv)
        "Choose as this NCCL release's cost model does, e.g. 2.26.2 "
        "(default 2.28.9; docs/nccl.md lists what differs)",
        "VERSION"},
-      {"channels", 0, 0, G_OPTION_ARG_CALLBACK, sim_parse_number_option,
+      {"channels", 0, 0, G_OPTION_ARG_CALLBACK, cli_parse_number_option,
        "Force the channel count (as NCCL_MIN_NCHANNELS = NCCL_MAX_NCHANNELS)",
        "N"},
       {"collnet", 0, 0, G_OPTION_ARG_NONE, &o.collnet,

@@ -334,8 +334,8 @@ static gboolean sweep_finish(const SweepOptions *o, const CliSweep *sw,
 int cli_cmd_sweep(int argc, char **argv)
 {
   SweepOptions o = {.jobs = 1};
-  SimNumberTarget numbers[] = {
-      {"jobs", 'j', SIM_NUMBER_COUNT, &o.jobs, NULL, 0},
+  CliNumberTarget numbers[] = {
+      {"jobs", 'j', CLI_NUMBER_COUNT, &o.jobs, NULL, 0},
       CLI_MAX_MEMORY_TARGET(&o.max_memory, &o.max_memory_seen),
       {NULL, 0, 0, NULL, NULL, 0}};
   GOptionEntry entries[] = {
@@ -352,7 +352,7 @@ int cli_cmd_sweep(int argc, char **argv)
        "FILE"},
       {"output", 'o', 0, G_OPTION_ARG_FILENAME, &o.output,
        "Write the CSV to FILE (default, or '-': standard output)", "FILE"},
-      {"jobs", 'j', 0, G_OPTION_ARG_CALLBACK, sim_parse_number_option,
+      {"jobs", 'j', 0, G_OPTION_ARG_CALLBACK, cli_parse_number_option,
        "Run N points at once, in worker processes (default 1)", "N"},
       {"keep-going", 'k', 0, G_OPTION_ARG_NONE, &o.keep_going,
        "Record a failed point as a '# point N failed' comment and go on "

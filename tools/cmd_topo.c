@@ -153,7 +153,7 @@ int cli_cmd_topo(int argc, char **argv)
   g_autofree char *inic = NULL, *invlink = NULL, *iserver = NULL;
   guint64 max_memory = 0;
   gboolean max_memory_seen = FALSE;
-  SimNumberTarget numbers[] = {
+  CliNumberTarget numbers[] = {
       CLI_MAX_MEMORY_TARGET(&max_memory, &max_memory_seen),
       {NULL, 0, 0, NULL, NULL, 0}};
   GOptionEntry entries[] = {

@@ -11,7 +11,6 @@
 
 #include <glib.h>
 
-#include "sim/units.h"
 #include "validate/measure.h"
 
 #define PROBE_EXIT_OK 0
@@ -40,9 +39,6 @@ typedef struct {
   guint64 min_bytes, max_bytes, step_factor;
   guint64 iters, warmup;
   char *output; /* NULL: standard output */
-  /* What the number options above set: the option group's table for
-   * sim_parse_number_option. */
-  SimNumberTarget numbers[6];
 } ProbeSweep;
 
 /* Defaults: the given sizes, factor 2, 20 iterations, 5 warm-up. */

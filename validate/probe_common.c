@@ -9,23 +9,63 @@
 
 void probe_sweep_init(ProbeSweep *s, guint64 min_bytes, guint64 max_bytes)
 {
-  /* Counts up to 2^32 - 1: the probes loop over them in guint. */
-  const SimNumberTarget numbers[] = {
-      {"minbytes", 'b', SIM_NUMBER_SIZE, &s->min_bytes, NULL, 0},
-      {"maxbytes", 'e', SIM_NUMBER_SIZE, &s->max_bytes, NULL, 0},
-      {"stepfactor", 'f', SIM_NUMBER_COUNT, &s->step_factor, NULL, G_MAXUINT32},
-      {"iters", 'n', SIM_NUMBER_COUNT, &s->iters, NULL, G_MAXUINT32},
-      {"warmup", 'w', SIM_NUMBER_COUNT, &s->warmup, NULL, G_MAXUINT32},
-      {NULL, 0, 0, NULL, NULL, 0}};
-
   memset(s, 0, sizeof(*s));
-  G_STATIC_ASSERT(sizeof(numbers) == sizeof(s->numbers));
-  memcpy(s->numbers, numbers, sizeof(numbers));
   s->min_bytes = min_bytes;
   s->max_bytes = max_bytes;
   s->step_factor = 2;
   s->iters = 20;
   s->warmup = 5;
+}
+
+/* The sweep's number options (GOptionArgFunc, the group's data the
+ * ProbeSweep): decimal sizes with K/M/G/T suffixes and counts up to 2^32 -
+ * 1 (the probes loop over them in guint), errors naming the option. */
+static gboolean number_option(const char *option, const char *value,
+                              gboolean size, guint64 *out, GError **error)
+{
+  g_autoptr(GError) local = NULL;
+
+  if (size ? sim_size_parse(value, out, &local)
+           : sim_count_parse(value, G_MAXUINT32, out, &local))
+    return TRUE;
+  g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "%s: %s", option,
+              local->message);
+  return FALSE;
+}
+
+static gboolean min_bytes_option(const gchar *option, const gchar *value,
+                                 gpointer data, GError **error)
+{
+  return number_option(option, value, TRUE, &((ProbeSweep *)data)->min_bytes,
+                       error);
+}
+
+static gboolean max_bytes_option(const gchar *option, const gchar *value,
+                                 gpointer data, GError **error)
+{
+  return number_option(option, value, TRUE, &((ProbeSweep *)data)->max_bytes,
+                       error);
+}
+
+static gboolean step_factor_option(const gchar *option, const gchar *value,
+                                   gpointer data, GError **error)
+{
+  return number_option(option, value, FALSE, &((ProbeSweep *)data)->step_factor,
+                       error);
+}
+
+static gboolean iters_option(const gchar *option, const gchar *value,
+                             gpointer data, GError **error)
+{
+  return number_option(option, value, FALSE, &((ProbeSweep *)data)->iters,
+                       error);
+}
+
+static gboolean warmup_option(const gchar *option, const gchar *value,
+                              gpointer data, GError **error)
+{
+  return number_option(option, value, FALSE, &((ProbeSweep *)data)->warmup,
+                       error);
 }
 
 void probe_sweep_clear(ProbeSweep *s)
@@ -37,32 +77,33 @@ GOptionContext *probe_context_new(const char *name, const char *summary,
                                   ProbeSweep *s, const GOptionEntry *extra)
 {
   const GOptionEntry sweep[] = {
-      {"minbytes", 'b', 0, G_OPTION_ARG_CALLBACK, sim_parse_number_option,
+      {"minbytes", 'b', 0, G_OPTION_ARG_CALLBACK, min_bytes_option,
        "Smallest size; K, M, G suffixes are binary", "SIZE"},
-      {"maxbytes", 'e', 0, G_OPTION_ARG_CALLBACK, sim_parse_number_option,
+      {"maxbytes", 'e', 0, G_OPTION_ARG_CALLBACK, max_bytes_option,
        "Largest size", "SIZE"},
-      {"stepfactor", 'f', 0, G_OPTION_ARG_CALLBACK, sim_parse_number_option,
+      {"stepfactor", 'f', 0, G_OPTION_ARG_CALLBACK, step_factor_option,
        "Multiply the size by N between steps (default 2)", "N"},
-      {"iters", 'n', 0, G_OPTION_ARG_CALLBACK, sim_parse_number_option,
+      {"iters", 'n', 0, G_OPTION_ARG_CALLBACK, iters_option,
        "Timed repetitions per size", "N"},
-      {"warmup", 'w', 0, G_OPTION_ARG_CALLBACK, sim_parse_number_option,
+      {"warmup", 'w', 0, G_OPTION_ARG_CALLBACK, warmup_option,
        "Untimed repetitions before them", "N"},
       {"output", 'o', 0, G_OPTION_ARG_FILENAME, &s->output,
        "Write the measurements to FILE (default: standard output)", "FILE"},
       G_OPTION_ENTRY_NULL};
   g_autofree char *param = g_strdup_printf("- %s", summary);
   GOptionContext *ctx = g_option_context_new(param);
-  GOptionGroup *group =
-      g_option_group_new(name, summary, summary, s->numbers, NULL);
+  GOptionGroup *group = g_option_group_new(name, summary, summary, s, NULL);
   char lo[SIM_SIZE_FORMAT_LEN], hi[SIM_SIZE_FORMAT_LEN];
   g_autofree char *desc = g_strdup_printf(
       "Defaults: sizes %s to %s, -n %" G_GUINT64_FORMAT
-      ", -w %" G_GUINT64_FORMAT ".\nWrites the ifsim measurement CSV (the format: "
+      ", -w %" G_GUINT64_FORMAT
+      ".\nWrites the ifsim measurement CSV (the format: "
       "docs/validate.md; this probe: docs/%s.md).\nExit status: 0 measured, "
       "2 bad input or a failed call, 77 no device to measure (or built "
       "without its library).",
       sim_size_format(s->min_bytes, lo), sim_size_format(s->max_bytes, hi),
-      s->iters, s->warmup, g_str_equal(name, "verbs") ? "probe-verbs" : "probes");
+      s->iters, s->warmup,
+      g_str_equal(name, "verbs") ? "probe-verbs" : "probes");
   char prg[64];
 
   g_option_group_add_entries(group, sweep);

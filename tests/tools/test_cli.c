@@ -2,11 +2,14 @@
  * and count options, and exit statuses of cli_main.  Messages are checked
  * end to end by tests/cli/cli_test.sh. */
 #include <fcntl.h>
+#include <math.h>
 #include <glib/gstdio.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "sim/error.h"
+#include "sim/memory.h"
 #include "sim/units.h"
 #include "tests/suites.h"
 #include "tools/cli.h"
@@ -16,13 +19,13 @@
 static gboolean parse_numbers(const char *args, guint64 *size, guint64 *count,
                               gboolean *seen, GError **error)
 {
-  SimNumberTarget targets[] = {
-      {"size", 's', SIM_NUMBER_SIZE, size, seen, 0},
-      {"count", 'n', SIM_NUMBER_COUNT, count, NULL, 0},
+  CliNumberTarget targets[] = {
+      {"size", 's', CLI_NUMBER_SIZE, size, seen, 0},
+      {"count", 'n', CLI_NUMBER_COUNT, count, NULL, 0},
       {NULL, 0, 0, NULL, NULL, 0}};
   GOptionEntry entries[] = {
-      {"size", 's', 0, G_OPTION_ARG_CALLBACK, sim_parse_number_option, "", ""},
-      {"count", 'n', 0, G_OPTION_ARG_CALLBACK, sim_parse_number_option, "", ""},
+      {"size", 's', 0, G_OPTION_ARG_CALLBACK, cli_parse_number_option, "", ""},
+      {"count", 'n', 0, G_OPTION_ARG_CALLBACK, cli_parse_number_option, "", ""},
       G_OPTION_ENTRY_NULL};
   g_autoptr(GOptionContext) ctx = g_option_context_new(NULL);
   GOptionGroup *group = g_option_group_new("t", "t", "t", targets, NULL);
@@ -81,6 +84,36 @@ static int run_cli(const char *args)
   close(saved);
   return status;
 }
+
+/* The engine's memory refusal in the CLI's words: the flag that sets the
+ * limit, and the value that would run the refused scenario. */
+START_TEST(test_memory_wording)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GError) plain = NULL;
+  guint64 have = sim_memory_limit(NULL);
+  g_autofree char *advice = g_strdup_printf(
+      "available; --max-memory %.0fG runs it anyway",
+      ceil((double)(have + 1) / (1024.0 * 1024.0 * 1024.0)));
+
+  cli_memory_wording_install();
+  ck_assert(!sim_memory_check(have + 1, "the run", "3 ranks", &error));
+  ck_assert(g_error_matches(error, SIM_ERROR, SIM_ERROR_MEMORY));
+  ck_assert(g_str_has_suffix(error->message, advice));
+  g_clear_error(&error);
+  ck_assert(cli_apply_max_memory(64u << 20, TRUE, &error));
+  ck_assert(!sim_memory_check((64u << 20) + 1, "the run", "3 ranks", &error));
+  ck_assert_str_eq(error->message,
+                   "the run needs about 64.0 MiB of memory (3 ranks), more "
+                   "than the 64.0 MiB allowed by --max-memory; --max-memory "
+                   "1G runs it anyway");
+  /* without the CLI's words the engine names no flag */
+  sim_memory_set_wording(NULL);
+  ck_assert(!sim_memory_check((64u << 20) + 1, "the run", "3 ranks", &plain));
+  ck_assert(strstr(plain->message, "--max-memory") == NULL);
+  sim_memory_set_limit(0);
+}
+END_TEST
 
 START_TEST(test_exit_statuses)
 {
@@ -159,6 +192,7 @@ Suite *suite_cli(void)
   TCase *tc = tcase_create("options");
 
   tcase_add_test(tc, test_number_options);
+  tcase_add_test(tc, test_memory_wording);
   tcase_add_test(tc, test_exit_statuses);
   tcase_add_loop_test(tc, test_run_timeline, 0, 3);
   tcase_add_test(tc, test_replay_timeline);
