@@ -4,7 +4,10 @@
 #include <math.h>
 #include <string.h>
 
-G_DEFINE_QUARK(ifsim - model - error, mdl_error)
+GQuark mdl_error_quark(void)
+{
+  return g_quark_from_static_string("ifsim-models-error-quark");
+}
 
 static const char *skip_blanks(const char *p, const char *end)
 {

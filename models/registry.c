@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "ifsim_resources.h"
+#include "models/resources.h"
 
 struct MdlRegistry {
   GHashTable *links;    /* name -> MdlLink *, owned; key is model->name */
@@ -505,10 +505,10 @@ MdlRegistry *mdl_registry_new_builtin(GError **error)
 
   /* The generated code hands out the resource only once initialised. */
   if (g_once_init_enter(&registered)) {
-    ifsim_register_resource();
+    mdl_resources_register_resource();
     g_once_init_leave(&registered, 1);
   }
-  res = ifsim_get_resource();
+  res = mdl_resources_get_resource();
 
   if (!load_builtin_dir(r, res, "links", error) ||
       !load_builtin_dir(r, res, "switches", error) ||

@@ -1,4 +1,7 @@
 /* GError domain of the engine layer; see sim/error.h. */
 #include "sim/error.h"
 
-G_DEFINE_QUARK(ifsim - sim - error, sim_error)
+GQuark sim_error_quark(void)
+{
+  return g_quark_from_static_string("ifsim-sim-error-quark");
+}

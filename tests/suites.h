@@ -32,5 +32,6 @@ Suite *suite_verbsnet(void);
 Suite *suite_workload(void);
 Suite *suite_plot(void);
 Suite *suite_replay(void);
+Suite *suite_errors(void);
 
 #endif /* TESTS_SUITES_H */

@@ -12,7 +12,10 @@
 #include "sim/memory.h"
 #include "sim/units.h"
 
-G_DEFINE_QUARK(ifsim - cli - error, cli_error)
+GQuark cli_error_quark(void)
+{
+  return g_quark_from_static_string("ifsim-tools-error-quark");
+}
 
 typedef struct {
   const char *name;

@@ -22,7 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ifsim_resources.h"
+#include "tools/resources.h"
 #include "tools/cli.h"
 #include "validate/measure.h"
 
@@ -1008,10 +1008,10 @@ static GBytes *shipped_script(CliPlotKind kind, GError **error)
       g_strdup_printf("/ifsim/tools/plot/%s.gp", kind_names[kind]);
 
   if (g_once_init_enter(&registered)) {
-    ifsim_register_resource();
+    cli_resources_register_resource();
     g_once_init_leave(&registered, 1);
   }
-  return g_resource_lookup_data(ifsim_get_resource(), path,
+  return g_resource_lookup_data(cli_resources_get_resource(), path,
                                 G_RESOURCE_LOOKUP_FLAGS_NONE, error);
 }
 

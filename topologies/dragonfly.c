@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "topologies/error.h"
 #include "topologies/system_internal.h"
 
 struct TopoDragonfly {
@@ -86,26 +87,26 @@ gboolean topo_build_dragonfly(TopoSystem *sys, const char *where,
   guint32 *cursor;
 
   if (!a || !p || !h || !g)
-    return topo_error(error, MDL_ERROR_CONFLICT, where,
+    return topo_error(error, TOPO_ERROR_CONFLICT, where,
                       !a   ? "routers_per_group"
                       : !p ? "terminals_per_router"
                       : !h ? "global_links_per_router"
                            : "groups",
                       "missing: a dragonfly needs a, p, h and g");
   if (g < 2)
-    return topo_error(error, MDL_ERROR_CONFLICT, where, "groups",
+    return topo_error(error, TOPO_ERROR_CONFLICT, where, "groups",
                       "a dragonfly needs 2 groups");
   if ((guint64)a * h < g - 1)
-    return topo_error(error, MDL_ERROR_CONFLICT, where, "groups",
+    return topo_error(error, TOPO_ERROR_CONFLICT, where, "groups",
                       "%u groups need %u global ports per group, a x h = %u "
                       "gives %u",
                       g, g - 1, a * h, a * h);
   if (a - 1 + p + h > sw->ports)
-    return topo_error(error, MDL_ERROR_CONFLICT, where, "switch",
+    return topo_error(error, TOPO_ERROR_CONFLICT, where, "switch",
                       "a router needs a - 1 + p + h = %u ports; %s has %u",
                       a - 1 + p + h, c->sw, sw->ports);
   if (sys->endpoints->len > (guint64)a * g * p)
-    return topo_error(error, MDL_ERROR_CONFLICT, where, "groups",
+    return topo_error(error, TOPO_ERROR_CONFLICT, where, "groups",
                       "%u NIC ports exceed the a g p = %u terminals",
                       sys->endpoints->len, a * g * p);
   df = sys->df = g_new0(TopoDragonfly, 1);
@@ -215,7 +216,7 @@ gboolean topo_build_dragonfly(TopoSystem *sys, const char *where,
   for (guint32 x = 0; x < g; x++) {
     for (guint32 y = 0; y < g; y++) {
       if (x != y && df->glob_n[x * g + y] == 0)
-        return topo_error(error, MDL_ERROR_CONFLICT, where, "arrangement",
+        return topo_error(error, TOPO_ERROR_CONFLICT, where, "arrangement",
                           "groups %u and %u get no global link with this "
                           "arrangement and a h = %u ports per group",
                           x, y, a * h);

@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "topologies/error.h"
 #include "topologies/system_internal.h"
 
 struct TopoExplicit {
@@ -83,7 +84,7 @@ gboolean topo_build_explicit(TopoSystem *sys, GKeyFile *kf, const char *source,
   gsize n_sw = 0, n_links = 0, n_attach = 0;
 
   if (!g_key_file_has_group(kf, "network"))
-    return topo_error(error, MDL_ERROR_VALUE, source, "[network]",
+    return topo_error(error, TOPO_ERROR_VALUE, source, "[network]",
                       "missing (topology = explicit lists its switches, "
                       "links and attachments there)");
   {
@@ -91,7 +92,7 @@ gboolean topo_build_explicit(TopoSystem *sys, GKeyFile *kf, const char *source,
     for (guint i = 0; keys[i]; i++) {
       if (strcmp(keys[i], "switches") && strcmp(keys[i], "links") &&
           strcmp(keys[i], "attach"))
-        return topo_error(error, MDL_ERROR_VALUE, where, keys[i],
+        return topo_error(error, TOPO_ERROR_VALUE, where, keys[i],
                           "unknown key (expected switches, links, attach)");
     }
   }
@@ -99,10 +100,10 @@ gboolean topo_build_explicit(TopoSystem *sys, GKeyFile *kf, const char *source,
   links = g_key_file_get_string_list(kf, "network", "links", &n_links, NULL);
   attach = g_key_file_get_string_list(kf, "network", "attach", &n_attach, NULL);
   if (!sw || !n_sw)
-    return topo_error(error, MDL_ERROR_VALUE, where, "switches",
+    return topo_error(error, TOPO_ERROR_VALUE, where, "switches",
                       "missing: name the switches");
   if (!attach)
-    return topo_error(error, MDL_ERROR_VALUE, where, "attach",
+    return topo_error(error, TOPO_ERROR_VALUE, where, "attach",
                       "missing: attach every NIC port to a switch");
   ex = sys->ex = g_new0(TopoExplicit, 1);
   ex->names = g_new0(char *, n_sw + 1);
@@ -111,16 +112,16 @@ gboolean topo_build_explicit(TopoSystem *sys, GKeyFile *kf, const char *source,
     g_auto(GStrv) f = mdl_split_words(sw[i]);
     const MdlSwitch *model;
     if (!f[0] || !name_ok(f[0]) || (f[1] && f[2]))
-      return topo_error(error, MDL_ERROR_VALUE, where, "switches",
+      return topo_error(error, TOPO_ERROR_VALUE, where, "switches",
                         "'%s' is not NAME [MODEL] (letters, digits, '_', '.', "
                         "'-')",
                         sw[i]);
     if (switch_index(ex, f[0]) >= 0)
-      return topo_error(error, MDL_ERROR_VALUE, where, "switches",
+      return topo_error(error, TOPO_ERROR_VALUE, where, "switches",
                         "'%s' is listed twice", f[0]);
     model = mdl_registry_switch(sys->models, f[1] ? f[1] : c->sw);
     if (!model)
-      return topo_error(error, MDL_ERROR_VALUE, where, "switches",
+      return topo_error(error, TOPO_ERROR_VALUE, where, "switches",
                         "'%s': unknown switch model '%s'", f[0],
                         f[1] ? f[1] : c->sw);
     ex->names[ex->n_sw] = g_strdup(f[0]);
@@ -150,7 +151,7 @@ gboolean topo_build_explicit(TopoSystem *sys, GKeyFile *kf, const char *source,
     b = nf >= 2 ? switch_index(ex, f[1]) : -1;
     if (a < 0 || b < 0 || a == b) {
       g_array_free(edges, TRUE);
-      return topo_error(error, MDL_ERROR_VALUE, where, "links",
+      return topo_error(error, TOPO_ERROR_VALUE, where, "links",
                         "'%s' is not A B [xWIDTH] [MODEL] with two different "
                         "listed switches",
                         links[i]);
@@ -158,7 +159,7 @@ gboolean topo_build_explicit(TopoSystem *sys, GKeyFile *kf, const char *source,
     l = mdl_registry_link(sys->models, model);
     if (!l) {
       g_array_free(edges, TRUE);
-      return topo_error(error, MDL_ERROR_VALUE, where, "links",
+      return topo_error(error, TOPO_ERROR_VALUE, where, "links",
                         "'%s': unknown link model '%s'", links[i], model);
     }
     t[0] = (guint32)a;
@@ -180,7 +181,7 @@ gboolean topo_build_explicit(TopoSystem *sys, GKeyFile *kf, const char *source,
           (f[0][used] == '.' && sscanf(f[0] + used, ".%u", &port) != 1) ||
           swi < 0 || (f[2] && f[3])) {
         g_array_free(edges, TRUE);
-        return topo_error(error, MDL_ERROR_VALUE, where, "attach",
+        return topo_error(error, TOPO_ERROR_VALUE, where, "attach",
                           "'%s' is not SERVER.NIC[.PORT] SWITCH [MODEL] with "
                           "a listed switch",
                           attach[i]);
@@ -188,14 +189,14 @@ gboolean topo_build_explicit(TopoSystem *sys, GKeyFile *kf, const char *source,
       if (server >= sys->n_servers || nic >= nics ||
           port >= sys->nic_n_ep[server * nics + nic]) {
         g_array_free(edges, TRUE);
-        return topo_error(error, MDL_ERROR_VALUE, where, "attach",
+        return topo_error(error, TOPO_ERROR_VALUE, where, "attach",
                           "'%s': no such NIC port (%u servers, %u NICs each)",
                           attach[i], sys->n_servers, nics);
       }
       ep = sys->nic_first_ep[server * nics + nic] + port;
       if (done[ep]) {
         g_array_free(edges, TRUE);
-        return topo_error(error, MDL_ERROR_VALUE, where, "attach",
+        return topo_error(error, TOPO_ERROR_VALUE, where, "attach",
                           "'%s': attached twice", attach[i]);
       }
       l = mdl_registry_link(sys->models,
@@ -203,7 +204,7 @@ gboolean topo_build_explicit(TopoSystem *sys, GKeyFile *kf, const char *source,
                                  : topo_node_nic(sys, eps[ep].nic)->port_link);
       if (!l) {
         g_array_free(edges, TRUE);
-        return topo_error(error, MDL_ERROR_VALUE, where, "attach",
+        return topo_error(error, TOPO_ERROR_VALUE, where, "attach",
                           "'%s': unknown link model '%s'", attach[i], f[2]);
       }
       done[ep] = TRUE;
@@ -214,7 +215,7 @@ gboolean topo_build_explicit(TopoSystem *sys, GKeyFile *kf, const char *source,
     for (guint32 e = 0; e < sys->endpoints->len; e++) {
       if (!done[e]) {
         g_array_free(edges, TRUE);
-        return topo_error(error, MDL_ERROR_VALUE, where, "attach",
+        return topo_error(error, TOPO_ERROR_VALUE, where, "attach",
                           "NIC port %u.%u.%u is not attached", eps[e].server,
                           eps[e].nic_index, eps[e].port);
       }
@@ -275,11 +276,11 @@ gboolean topo_build_explicit(TopoSystem *sys, GKeyFile *kf, const char *source,
     }
     for (guint32 t = 0; t < ex->n_sw; t++) {
       if (ex->leaf_index[t] >= 0 && d[t] == G_MAXUINT16)
-        return topo_error(error, MDL_ERROR_VALUE, where, "links",
+        return topo_error(error, TOPO_ERROR_VALUE, where, "links",
                           "switches %s and %s are not connected", ex->names[s],
                           ex->names[t]);
       if (ex->leaf_index[t] >= 0 && d[t] > SIM_PATH_MAX_HOPS - 2)
-        return topo_error(error, MDL_ERROR_VALUE, where, "links",
+        return topo_error(error, TOPO_ERROR_VALUE, where, "links",
                           "%s and %s are %u hops apart; at most %d are "
                           "supported",
                           ex->names[s], ex->names[t], d[t],

@@ -25,6 +25,7 @@
  * least-loaded bundle (ties broken by the hash). */
 #include <math.h>
 
+#include "topologies/error.h"
 #include "topologies/system_internal.h"
 
 typedef struct {
@@ -120,7 +121,7 @@ static gboolean build_plane(TopoSystem *sys, guint32 plane, FtPlane *pl,
   pl->tiers = c->tiers;
   pl->k = k;
   if (c->radix > sw->ports)
-    return topo_error(error, MDL_ERROR_CONFLICT, where, "radix",
+    return topo_error(error, TOPO_ERROR_CONFLICT, where, "radix",
                       "%u exceeds the %u ports of %s", c->radix, sw->ports,
                       c->sw);
   for (guint32 i = 0; i < sys->endpoints->len; i++)
@@ -128,12 +129,12 @@ static gboolean build_plane(TopoSystem *sys, guint32 plane, FtPlane *pl,
   if (c->tiers == 1) {
     pl->d = k;
     if (pl->n_ep > k)
-      return topo_error(error, MDL_ERROR_CONFLICT, where, "tiers",
+      return topo_error(error, TOPO_ERROR_CONFLICT, where, "tiers",
                         "%u endpoints per plane exceed one %u-port switch: use "
                         "2 tiers",
                         pl->n_ep, k);
   } else if (!split_ports(k, c->oversubscription, &pl->d)) {
-    return topo_error(error, MDL_ERROR_CONFLICT, where, "oversubscription",
+    return topo_error(error, TOPO_ERROR_CONFLICT, where, "oversubscription",
                       "%g:1 does not split %u ports into whole down and up "
                       "counts",
                       c->oversubscription, k);
@@ -151,7 +152,7 @@ static gboolean build_plane(TopoSystem *sys, guint32 plane, FtPlane *pl,
   }
   if (c->leaves) {
     if (c->leaves < pl->n_leaves)
-      return topo_error(error, MDL_ERROR_CONFLICT, where, "leaves",
+      return topo_error(error, TOPO_ERROR_CONFLICT, where, "leaves",
                         "%u is fewer than the %u leaves the endpoints need",
                         c->leaves, pl->n_leaves);
     pl->n_leaves = c->leaves;
@@ -159,38 +160,38 @@ static gboolean build_plane(TopoSystem *sys, guint32 plane, FtPlane *pl,
   if (c->tiers >= 2) {
     pl->S = c->spines ? c->spines : pl->u;
     if (pl->u % pl->S != 0)
-      return topo_error(error, MDL_ERROR_CONFLICT, where, "spines",
+      return topo_error(error, TOPO_ERROR_CONFLICT, where, "spines",
                         "%u leaf uplinks do not bundle evenly over %u spines",
                         pl->u, pl->S);
     pl->w1 = pl->u / pl->S;
   }
   if (c->tiers == 2 && pl->n_leaves * pl->w1 > k)
-    return topo_error(error, MDL_ERROR_CONFLICT, where, "tiers",
+    return topo_error(error, TOPO_ERROR_CONFLICT, where, "tiers",
                       "%u leaves need %u ports on each spine, which has %u: "
                       "use 3 tiers or more oversubscription",
                       pl->n_leaves, pl->n_leaves * pl->w1, k);
   if (c->tiers == 3) {
     guint32 down;
     if (!split_ports(k, c->spine_oversubscription, &down))
-      return topo_error(error, MDL_ERROR_CONFLICT, where,
+      return topo_error(error, TOPO_ERROR_CONFLICT, where,
                         "spine_oversubscription",
                         "%g:1 does not split %u ports into whole down and up "
                         "counts",
                         c->spine_oversubscription, k);
     if (down % pl->w1 != 0)
-      return topo_error(error, MDL_ERROR_CONFLICT, where, "spines",
+      return topo_error(error, TOPO_ERROR_CONFLICT, where, "spines",
                         "bundles of %u links do not divide %u spine down ports",
                         pl->w1, down);
     pl->P = down / pl->w1;
     pl->C = c->cores ? c->cores : k - down;
     if ((k - down) % pl->C != 0)
-      return topo_error(error, MDL_ERROR_CONFLICT, where, "cores",
+      return topo_error(error, TOPO_ERROR_CONFLICT, where, "cores",
                         "%u spine uplinks do not bundle evenly over %u cores",
                         k - down, pl->C);
     pl->w2 = (k - down) / pl->C;
     pl->n_pods = (pl->n_leaves + pl->P - 1) / pl->P;
     if (pl->n_pods * pl->w2 > k)
-      return topo_error(error, MDL_ERROR_CONFLICT, where, "tiers",
+      return topo_error(error, TOPO_ERROR_CONFLICT, where, "tiers",
                         "%u pods need %u ports on each core, which has %u: the "
                         "fabric is too large for 3 tiers of %u-port switches",
                         pl->n_pods, pl->n_pods * pl->w2, k, k);
@@ -254,13 +255,13 @@ gboolean topo_build_fattree(TopoSystem *sys, const char *where, GError **error)
   guint32 ports = sys->nic_n_ep[0];
 
   if (sw->kind != MDL_SWITCH_IB && sw->kind != MDL_SWITCH_ETHERNET)
-    return topo_error(error, MDL_ERROR_CONFLICT, where, "switch",
+    return topo_error(error, TOPO_ERROR_CONFLICT, where, "switch",
                       "%s is not an InfiniBand or Ethernet switch", c->sw);
   if (c->rail_optimized && c->tiers == 1)
-    return topo_error(error, MDL_ERROR_CONFLICT, where, "rail_optimized",
+    return topo_error(error, TOPO_ERROR_CONFLICT, where, "rail_optimized",
                       "needs at least 2 tiers (one switch has no rails)");
   if ((sys->server->nics * ports) % c->planes != 0)
-    return topo_error(error, MDL_ERROR_CONFLICT, where, "planes",
+    return topo_error(error, TOPO_ERROR_CONFLICT, where, "planes",
                       "%u NIC ports per server do not spread evenly over %u "
                       "planes",
                       sys->server->nics * ports, c->planes);

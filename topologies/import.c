@@ -1,5 +1,6 @@
 /* Importers of nvidia-smi topo -m, NCCL topology XML and ibnetdiscover
  * dumps into system files; see topologies/import.h. */
+#include "topologies/error.h"
 #include "topologies/import.h"
 
 #include <stdio.h>
@@ -9,7 +10,6 @@
 #include "models/params.h"
 #include "topologies/import_internal.h"
 
-#define IMPORT_ERROR MDL_ERROR
 
 /* --- what a server import produces ----------------------------------------- */
 
@@ -359,7 +359,7 @@ static char *import_smi(const char *text, gsize len, const char *source,
     }
   }
   if (!header) {
-    g_set_error(error, IMPORT_ERROR, MDL_ERROR_SYNTAX,
+    g_set_error(error, TOPO_ERROR, TOPO_ERROR_SYNTAX,
                 "%s: no header line starting with GPU0 (is this nvidia-smi "
                 "topo -m output?)",
                 source);
@@ -369,7 +369,7 @@ static char *import_smi(const char *text, gsize len, const char *source,
          strcmp(header[n], "NUMA") != 0)
     n++;
   if (n > SMI_MAX_DEVICES) {
-    g_set_error(error, IMPORT_ERROR, MDL_ERROR_VALUE,
+    g_set_error(error, TOPO_ERROR, TOPO_ERROR_VALUE,
                 "%s:%u: %u devices in the header (expected at most %u)", source,
                 hline + 1, n, SMI_MAX_DEVICES);
     return NULL;
@@ -380,7 +380,7 @@ static char *import_smi(const char *text, gsize len, const char *source,
     for (guint j = 0; j < ncolumns; j++)
       k = columns[j] == k ? G_N_ELEMENTS(smi_columns) : k;
     if (k == G_N_ELEMENTS(smi_columns)) {
-      g_set_error(error, IMPORT_ERROR, MDL_ERROR_SYNTAX,
+      g_set_error(error, TOPO_ERROR, TOPO_ERROR_SYNTAX,
                   "%s:%u: unknown or repeated column '%s' in the header "
                   "(expected the devices, then CPU Affinity, NUMA Affinity, "
                   "GPU NUMA ID)",
@@ -400,7 +400,7 @@ static char *import_smi(const char *text, gsize len, const char *source,
     g_autofree char *x = topo_import_excerpt(header[i]);
     is_gpu[i] = g_str_has_prefix(header[i], "GPU");
     if (is_gpu[i] && strcmp(header[i], want) != 0) {
-      g_set_error(error, IMPORT_ERROR, MDL_ERROR_SYNTAX,
+      g_set_error(error, TOPO_ERROR, TOPO_ERROR_SYNTAX,
                   "%s:%u: header column '%s' (expected %s: GPUs are "
                   "numbered in order)",
                   source, hline + 1, x, want);
@@ -408,7 +408,7 @@ static char *import_smi(const char *text, gsize len, const char *source,
     }
     for (guint32 j = 0; j < i; j++) {
       if (strcmp(header[i], header[j]) == 0) {
-        g_set_error(error, IMPORT_ERROR, MDL_ERROR_CONFLICT,
+        g_set_error(error, TOPO_ERROR, TOPO_ERROR_CONFLICT,
                     "%s:%u: '%s' is twice in the header (columns %u and %u)",
                     source, hline + 1, x, j + 1, i + 1);
         return NULL;
@@ -431,20 +431,20 @@ static char *import_smi(const char *text, gsize len, const char *source,
     }
     x = topo_import_excerpt(t[0]);
     if (row == n) {
-      g_set_error(error, IMPORT_ERROR, MDL_ERROR_SYNTAX,
+      g_set_error(error, TOPO_ERROR, TOPO_ERROR_SYNTAX,
                   "%s:%u: '%s' is not a device of the header on line %u "
                   "(expected a row of the matrix, or Legend:)",
                   source, li + 1, x, hline + 1);
       return NULL;
     }
     if (row_line[row]) {
-      g_set_error(error, IMPORT_ERROR, MDL_ERROR_CONFLICT,
+      g_set_error(error, TOPO_ERROR, TOPO_ERROR_CONFLICT,
                   "%s:%u: a second row for %s (the first is on line %u)",
                   source, li + 1, x, row_line[row]);
       return NULL;
     }
     if (count < n + 1 || count > n + 1 + ncolumns) {
-      g_set_error(error, IMPORT_ERROR, MDL_ERROR_SYNTAX,
+      g_set_error(error, TOPO_ERROR, TOPO_ERROR_SYNTAX,
                   count < n + 1 ? "%s:%u: row %s has %u cells (expected %u)"
                                 : "%s:%u: row %s has %u cells (expected %u "
                                   "and at most %u affinity columns)",
@@ -466,7 +466,7 @@ static char *import_smi(const char *text, gsize len, const char *source,
       else if (r == REL_NV && (!is_gpu[row] || !is_gpu[c]))
         what = "(NVLink) joins a NIC (expected PIX, PXB, PHB, NODE or SYS)";
       if (what) {
-        g_set_error(error, IMPORT_ERROR, MDL_ERROR_VALUE,
+        g_set_error(error, TOPO_ERROR, TOPO_ERROR_VALUE,
                     "%s:%u: %s/%s: '%s' %s", source, li + 1, x, header[c], cell,
                     what);
         return NULL;
@@ -485,7 +485,7 @@ static char *import_smi(const char *text, gsize len, const char *source,
                     g_ascii_string_to_signed(v, 10, 0, 1023, &node, NULL);
       if (!ok) {
         g_autofree char *cell = topo_import_excerpt(v);
-        g_set_error(error, IMPORT_ERROR, MDL_ERROR_VALUE,
+        g_set_error(error, TOPO_ERROR, TOPO_ERROR_VALUE,
                     "%s:%u: %s %s '%s' is not %s or N/A", source, li + 1, x,
                     smi_columns[columns[j]], cell,
                     columns[j] == 0 ? "a CPU list such as 0-23,96-119"
@@ -499,7 +499,7 @@ static char *import_smi(const char *text, gsize len, const char *source,
   }
   for (guint32 i = 0; i < n; i++) {
     if (!row_line[i]) {
-      g_set_error(error, IMPORT_ERROR, MDL_ERROR_SYNTAX,
+      g_set_error(error, TOPO_ERROR, TOPO_ERROR_SYNTAX,
                   "%s:%u: no row for %s, which this header names (truncated "
                   "dump?)",
                   source, hline + 1, header[i]);
@@ -513,7 +513,7 @@ static char *import_smi(const char *text, gsize len, const char *source,
         continue;
       rel_text(rel[a * n + b], nvc[a * n + b], ab);
       rel_text(rel[b * n + a], nvc[b * n + a], ba);
-      g_set_error(error, IMPORT_ERROR, MDL_ERROR_CONFLICT,
+      g_set_error(error, TOPO_ERROR, TOPO_ERROR_CONFLICT,
                   "%s:%u: %s/%s is '%s' but %s/%s on line %u is '%s' "
                   "(expected a symmetric matrix)",
                   source, row_line[b], header[b], header[a], ba, header[a],
@@ -522,7 +522,7 @@ static char *import_smi(const char *text, gsize len, const char *source,
     }
   }
   if (gpus == 0) {
-    g_set_error(error, IMPORT_ERROR, MDL_ERROR_SYNTAX, "%s: no GPU", source);
+    g_set_error(error, TOPO_ERROR, TOPO_ERROR_SYNTAX, "%s: no GPU", source);
     return NULL;
   }
   /* NIC legend: "NIC0: mlx5_0" */
@@ -539,7 +539,7 @@ static char *import_smi(const char *text, gsize len, const char *source,
     for (i = 0; i < n && (is_gpu[i] || strcmp(header[i], key) != 0); i++)
       ;
     if (i == n || legend_line[i]) {
-      g_set_error(error, IMPORT_ERROR, MDL_ERROR_CONFLICT,
+      g_set_error(error, TOPO_ERROR, TOPO_ERROR_CONFLICT,
                   i == n ? "%s:%u: the NIC legend names %s, which the header "
                            "on line %u does not"
                          : "%s:%u: a second legend entry for %s (the first "
@@ -548,7 +548,7 @@ static char *import_smi(const char *text, gsize len, const char *source,
       return NULL;
     }
     if (!*g_strstrip(p + 2)) {
-      g_set_error(error, IMPORT_ERROR, MDL_ERROR_SYNTAX,
+      g_set_error(error, TOPO_ERROR, TOPO_ERROR_SYNTAX,
                   "%s:%u: no device name after %s: (expected NIC#: NAME, "
                   "such as NIC0: mlx5_0)",
                   source, li + 1, x);
@@ -806,7 +806,7 @@ static gboolean xml_once(XmlState *st, int line, const char *elem,
   gpointer first = g_hash_table_lookup(st->seen, what);
 
   if (first) {
-    g_set_error(error, IMPORT_ERROR, MDL_ERROR_CONFLICT,
+    g_set_error(error, TOPO_ERROR, TOPO_ERROR_CONFLICT,
                 "%s:%d: a second %s (the first is on line %d)", st->source,
                 line, what, GPOINTER_TO_INT(first));
     g_free(what);
@@ -823,7 +823,7 @@ static void xml_bad_value(const XmlState *st, int line, const char *elem,
 {
   g_autofree char *x = topo_import_excerpt(v);
 
-  g_set_error(error, IMPORT_ERROR, MDL_ERROR_VALUE,
+  g_set_error(error, TOPO_ERROR, TOPO_ERROR_VALUE,
               "%s:%d: <%s %s=\"%s\">: expected %s", st->source, line, elem, key,
               x, want);
 }
@@ -905,7 +905,7 @@ static gboolean xml_check(XmlState *st, int line, guint kind, const char **an,
   const char *name = xml_kinds[kind].name;
 
   if (parent == X_KINDS && (kind != X_SYSTEM || st->root)) {
-    g_set_error(error, IMPORT_ERROR, MDL_ERROR_SYNTAX,
+    g_set_error(error, TOPO_ERROR, TOPO_ERROR_SYNTAX,
                 "%s:%d: <%s> at the top (expected one <system version=\"1\"> "
                 "holding everything)",
                 st->source, line, name);
@@ -913,7 +913,7 @@ static gboolean xml_check(XmlState *st, int line, guint kind, const char **an,
   }
   if (parent != X_KINDS && !(xml_kinds[kind].parents & (1u << parent))) {
     g_autofree char *where = kind_names(xml_kinds[kind].parents);
-    g_set_error(error, IMPORT_ERROR, MDL_ERROR_SYNTAX,
+    g_set_error(error, TOPO_ERROR, TOPO_ERROR_SYNTAX,
                 "%s:%d: <%s> inside <%s> (expected inside %s)", st->source,
                 line, name, xml_kinds[parent].name, where);
     return FALSE;
@@ -921,7 +921,7 @@ static gboolean xml_check(XmlState *st, int line, guint kind, const char **an,
   for (guint i = 0; an[i]; i++) {
     g_autofree char *x = topo_import_excerpt(an[i]);
     if (!g_strv_contains((const char *const *)known, an[i])) {
-      g_set_error(error, IMPORT_ERROR, MDL_ERROR_SYNTAX,
+      g_set_error(error, TOPO_ERROR, TOPO_ERROR_SYNTAX,
                   "%s:%d: <%s>: unknown attribute '%s' (expected %s%s)",
                   st->source, line, name, x, known[0] ? "one of: " : "none",
                   xml_kinds[kind].attrs);
@@ -929,7 +929,7 @@ static gboolean xml_check(XmlState *st, int line, guint kind, const char **an,
     }
     for (guint j = 0; j < i; j++) {
       if (strcmp(an[i], an[j]) == 0) {
-        g_set_error(error, IMPORT_ERROR, MDL_ERROR_SYNTAX,
+        g_set_error(error, TOPO_ERROR, TOPO_ERROR_SYNTAX,
                     "%s:%d: <%s>: attribute '%s' given twice", st->source, line,
                     name, x);
         return FALSE;
@@ -962,7 +962,7 @@ static void xml_start(GMarkupParseContext *ctx, const char *name,
     ;
   if (kind == X_KINDS) {
     g_autofree char *x = topo_import_excerpt(name);
-    g_set_error(error, IMPORT_ERROR, MDL_ERROR_SYNTAX,
+    g_set_error(error, TOPO_ERROR, TOPO_ERROR_SYNTAX,
                 "%s:%d: unknown element <%s> (expected system, cpu, pci, gpu, "
                 "nvlink, c2c, nic, net, gin, rma or pcilink)",
                 st->source, line, x);
@@ -974,7 +974,7 @@ static void xml_start(GMarkupParseContext *ctx, const char *name,
     const char *v = attr(an, av, "version");
     if (!v || strcmp(v, "1") != 0) {
       g_autofree char *x = topo_import_excerpt(v ? v : "");
-      g_set_error(error, IMPORT_ERROR, MDL_ERROR_VALUE,
+      g_set_error(error, TOPO_ERROR, TOPO_ERROR_VALUE,
                   "%s:%d: <system version=\"%s\">: XML Topology has wrong "
                   "version (expected 1)",
                   st->source, line, x);
@@ -987,7 +987,7 @@ static void xml_start(GMarkupParseContext *ctx, const char *name,
     gint64 v;
     if (hash && st->host && strcmp(hash, st->host) != 0) {
       g_autofree char *x = topo_import_excerpt(hash);
-      g_set_error(error, IMPORT_ERROR, MDL_ERROR_CONFLICT,
+      g_set_error(error, TOPO_ERROR, TOPO_ERROR_CONFLICT,
                   "%s:%d: <cpu host_hash=\"%s\"> is another host than the "
                   "<cpu> on line %d (expected the dump of one server)",
                   st->source, line, x, st->host_line);
@@ -1055,7 +1055,7 @@ static void xml_start(GMarkupParseContext *ctx, const char *name,
     XLink l = {.line = (guint32)line};
     gint64 v;
     if (!target || !*target || !cnt || !tc) {
-      g_set_error(error, IMPORT_ERROR, MDL_ERROR_SYNTAX,
+      g_set_error(error, TOPO_ERROR, TOPO_ERROR_SYNTAX,
                   "%s:%d: <nvlink> without %s (expected target, count and "
                   "tclass)",
                   st->source, line,
@@ -1075,7 +1075,7 @@ static void xml_start(GMarkupParseContext *ctx, const char *name,
       const XLink *o = &g_array_index(links, XLink, i);
       if (g_ascii_strcasecmp(o->target, target) == 0) {
         g_autofree char *x = topo_import_excerpt(target);
-        g_set_error(error, IMPORT_ERROR, MDL_ERROR_CONFLICT,
+        g_set_error(error, TOPO_ERROR, TOPO_ERROR_CONFLICT,
                     "%s:%d: a second <nvlink target=\"%s\"> in this <gpu> "
                     "(the first is on line %u)",
                     st->source, line, x, o->line);
@@ -1089,7 +1089,7 @@ static void xml_start(GMarkupParseContext *ctx, const char *name,
   } else if (kind == X_NIC) {
     XNic nic = {.pci = enclosing_pci(st), .line = (guint32)line};
     if (nic.pci < 0) {
-      g_set_error(error, IMPORT_ERROR, MDL_ERROR_SYNTAX,
+      g_set_error(error, TOPO_ERROR, TOPO_ERROR_SYNTAX,
                   "%s:%d: <nic> directly inside <cpu> (a NIC without a PCIe "
                   "device is not modelled)",
                   st->source, line);
@@ -1126,7 +1126,7 @@ static void xml_end(GMarkupParseContext *ctx, const char *name, gpointer data,
     st->cur_gpu = -1;
   if (strcmp(name, "nic") == 0) {
     if (!g_array_index(st->nic, XNic, st->cur_nic).nets) {
-      g_set_error(error, IMPORT_ERROR, MDL_ERROR_SYNTAX,
+      g_set_error(error, TOPO_ERROR, TOPO_ERROR_SYNTAX,
                   "%s:%d: <nic> without a <net> (expected <net name dev "
                   "speed>)",
                   st->source, line);
@@ -1152,7 +1152,7 @@ static void xml_text(GMarkupParseContext *ctx, const char *text, gsize len,
       g_markup_parse_context_get_position(ctx, &line, &col);
       for (gsize j = i; j < len; j++)
         line -= text[j] == '\n'; /* back to where the text starts */
-      g_set_error(error, IMPORT_ERROR, MDL_ERROR_SYNTAX,
+      g_set_error(error, TOPO_ERROR, TOPO_ERROR_SYNTAX,
                   "%s:%d: text '%s' inside <%s> (expected only elements)",
                   st->source, line, x,
                   g_markup_parse_context_get_element(ctx)
@@ -1223,7 +1223,7 @@ static gboolean check_nvlinks(const XmlState *st, GError **error)
   for (guint a = 0; a < st->gpu->len; a++) {
     const XGpu *ga = &g_array_index(st->gpu, XGpu, a);
     if (sw && ga->targets->len != g0->targets->len) {
-      g_set_error(error, IMPORT_ERROR, MDL_ERROR_CONFLICT,
+      g_set_error(error, TOPO_ERROR, TOPO_ERROR_CONFLICT,
                   "%s:%u: <gpu> has %u <nvlink> elements, the first <gpu> "
                   "(line %u) %u (ifsim servers have alike GPUs)",
                   st->source, ga->line, ga->targets->len, g0->line,
@@ -1236,7 +1236,7 @@ static gboolean check_nvlinks(const XmlState *st, GError **error)
       const XLink *back = NULL;
       guint b, j;
       if (l->nvswitch != sw && !g0->targets->len) {
-        g_set_error(error, IMPORT_ERROR, MDL_ERROR_CONFLICT,
+        g_set_error(error, TOPO_ERROR, TOPO_ERROR_CONFLICT,
                     "%s:%u: <nvlink target=\"%s\"> to an NVSwitch, but the "
                     "first <gpu> (line %u) has no <nvlink> (ifsim servers "
                     "have alike GPUs)",
@@ -1244,7 +1244,7 @@ static gboolean check_nvlinks(const XmlState *st, GError **error)
         return FALSE;
       }
       if (l->nvswitch != sw) {
-        g_set_error(error, IMPORT_ERROR, MDL_ERROR_CONFLICT,
+        g_set_error(error, TOPO_ERROR, TOPO_ERROR_CONFLICT,
                     "%s:%u: <nvlink target=\"%s\"> %s, but the first "
                     "<nvlink> (line %u) %s (expected all NVLinks to "
                     "NVSwitches, or all to GPUs)",
@@ -1261,7 +1261,7 @@ static gboolean check_nvlinks(const XmlState *st, GError **error)
             break;
         }
         if (j == g0->targets->len || back->count != l->count) {
-          g_set_error(error, IMPORT_ERROR, MDL_ERROR_CONFLICT,
+          g_set_error(error, TOPO_ERROR, TOPO_ERROR_CONFLICT,
                       "%s:%u: <nvlink target=\"%s\" count=\"%u\">, but the "
                       "first <gpu> (line %u) has %u links to it (ifsim "
                       "servers have alike GPUs)",
@@ -1279,7 +1279,7 @@ static gboolean check_nvlinks(const XmlState *st, GError **error)
           break;
       }
       if (b == st->gpu->len) {
-        g_set_error(error, IMPORT_ERROR, MDL_ERROR_CONFLICT,
+        g_set_error(error, TOPO_ERROR, TOPO_ERROR_CONFLICT,
                     "%s:%u: <nvlink target=\"%s\">: no other <gpu> sits on "
                     "that bus id, and its tclass is not 0x068000 (NVSwitch); "
                     "NVLink to a CPU or bridge is not modelled",
@@ -1295,7 +1295,7 @@ static gboolean check_nvlinks(const XmlState *st, GError **error)
             break;
         }
         if (!mine || j == gb->targets->len || back->count != l->count) {
-          g_set_error(error, IMPORT_ERROR, MDL_ERROR_CONFLICT,
+          g_set_error(error, TOPO_ERROR, TOPO_ERROR_CONFLICT,
                       "%s:%u: <nvlink target=\"%s\" count=\"%u\">, but "
                       "the <gpu> there (line %u) has %u links back "
                       "(expected the same count from both ends)",
@@ -1336,10 +1336,10 @@ static char *import_nccl_xml(const char *text, gsize len, const char *source,
       !g_markup_parse_context_end_parse(ctx, &local)) {
     const char *m = strstr(local->message, ": ");
     int line = xml_line(ctx);
-    if (local->domain == IMPORT_ERROR)
+    if (local->domain == TOPO_ERROR)
       g_propagate_error(error, g_steal_pointer(&local));
     else
-      g_set_error(error, IMPORT_ERROR, MDL_ERROR_SYNTAX,
+      g_set_error(error, TOPO_ERROR, TOPO_ERROR_SYNTAX,
                   "%s:%d: not well-formed XML: %s", source, line,
                   g_str_has_prefix(local->message, "Error on line") && m
                       ? m + 2
@@ -1347,7 +1347,7 @@ static char *import_nccl_xml(const char *text, gsize len, const char *source,
     goto done;
   }
   if (st.gpu->len == 0) {
-    g_set_error(error, IMPORT_ERROR, MDL_ERROR_SYNTAX,
+    g_set_error(error, TOPO_ERROR, TOPO_ERROR_SYNTAX,
                 "%s: no <gpu> element (minimal NCCL files without GPUs "
                 "describe no server)",
                 source);
@@ -1383,7 +1383,7 @@ static char *import_nccl_xml(const char *text, gsize len, const char *source,
       gboolean sw =
           g0->targets->len && g_array_index(g0->targets, XLink, 0).nvswitch;
       if (!g0->sm && !opt->nvlink) {
-        g_set_error(error, IMPORT_ERROR, MDL_ERROR_SYNTAX,
+        g_set_error(error, TOPO_ERROR, TOPO_ERROR_SYNTAX,
                     "%s:%u: <gpu> with <nvlink> but without sm (expected the "
                     "compute capability x10, such as 90, or the NVLink model "
                     "as an option)",
@@ -1432,7 +1432,7 @@ static char *import_nccl_xml(const char *text, gsize len, const char *source,
     gint32 leaf, top, sw;
     guint32 sock;
     if (dev < 0) {
-      g_set_error(error, IMPORT_ERROR, MDL_ERROR_SYNTAX,
+      g_set_error(error, TOPO_ERROR, TOPO_ERROR_SYNTAX,
                   "%s: a <nic> outside a <pci> element", source);
       goto done;
     }
@@ -1467,7 +1467,7 @@ static char *import_nccl_xml(const char *text, gsize len, const char *source,
   if (st.nic->len) {
     guint64 speed = g_array_index(st.nic, XNic, 0).speed_mbps;
     if (!speed && !opt->nic) {
-      g_set_error(error, IMPORT_ERROR, MDL_ERROR_SYNTAX,
+      g_set_error(error, TOPO_ERROR, TOPO_ERROR_SYNTAX,
                   "%s:%u: <nic> whose <net> has no speed (expected speed in "
                   "Mb/s, such as 400000, or the NIC model as an option)",
                   source, g_array_index(st.nic, XNic, 0).line);
@@ -1568,14 +1568,14 @@ static gboolean check_text(const char *text, gsize len, const char *source,
   gsize start = 0;
 
   if (len == 0) {
-    g_set_error(error, IMPORT_ERROR, MDL_ERROR_SYNTAX,
+    g_set_error(error, TOPO_ERROR, TOPO_ERROR_SYNTAX,
                 "%s: the file is empty (expected %s)", source,
                 format_what(format));
     return FALSE;
   }
   if (!g_utf8_validate(text, (gssize)len, &end) || nul) {
     gsize off = (gsize)((nul && (!end || nul < end) ? nul : end) - text);
-    g_set_error(error, IMPORT_ERROR, MDL_ERROR_SYNTAX,
+    g_set_error(error, TOPO_ERROR, TOPO_ERROR_SYNTAX,
                 "%s:%u: not a text file (invalid UTF-8 or a NUL byte at "
                 "byte %" G_GSIZE_FORMAT "; expected %s)",
                 source, line_of(text, off), off, format_what(format));
@@ -1585,7 +1585,7 @@ static gboolean check_text(const char *text, gsize len, const char *source,
     if (i < len && text[i] != '\n')
       continue;
     if (i - start > IMPORT_MAX_LINE) {
-      g_set_error(error, IMPORT_ERROR, MDL_ERROR_SYNTAX,
+      g_set_error(error, TOPO_ERROR, TOPO_ERROR_SYNTAX,
                   "%s:%u: the line is %" G_GSIZE_FORMAT " bytes long "
                   "(expected at most %u in %s)",
                   source, line_of(text, start), i - start, IMPORT_MAX_LINE,
@@ -1616,7 +1616,7 @@ char *topo_import(const char *text, gsize len, const char *source,
   case TOPO_IMPORT_IBNET:
     return topo_import_ibnet(text, len, source, opt, error);
   default:
-    g_set_error(error, IMPORT_ERROR, MDL_ERROR_SYNTAX,
+    g_set_error(error, TOPO_ERROR, TOPO_ERROR_SYNTAX,
                 "%s: not a recognised dump (expected %s)", source,
                 format_what(TOPO_IMPORT_AUTO));
     return NULL;

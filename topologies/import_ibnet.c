@@ -17,9 +17,9 @@
 #include <string.h>
 
 #include "models/params.h"
+#include "topologies/error.h"
 #include "topologies/import_internal.h"
 
-#define IMPORT_ERROR MDL_ERROR
 
 typedef struct {
   char *id;   /* "S-0008f10400410015" */
@@ -152,7 +152,7 @@ static gboolean key_line(const char *l, const char *source, guint line,
   for (k = 0; k < G_N_ELEMENTS(keys) && strcmp(key, keys[k]); k++)
     ;
   if (k == G_N_ELEMENTS(keys)) {
-    g_set_error(error, IMPORT_ERROR, MDL_ERROR_SYNTAX,
+    g_set_error(error, TOPO_ERROR, TOPO_ERROR_SYNTAX,
                 "%s:%u: unknown key in '%s' (expected vendid, devid, "
                 "sysimgguid, switchguid, caguid or rtguid)",
                 source, line, x);
@@ -168,7 +168,7 @@ static gboolean key_line(const char *l, const char *source, guint line,
     if (!*p || *p == '#')
       return TRUE;
   }
-  g_set_error(error, IMPORT_ERROR, MDL_ERROR_VALUE,
+  g_set_error(error, TOPO_ERROR, TOPO_ERROR_VALUE,
               "%s:%u: '%s' (expected %s=0xHEX)", source, line, x, key);
   return FALSE;
 }
@@ -188,7 +188,7 @@ static IbNode *node_line(const char *l, const char *source, guint line,
   p += strspn(p, " \t");
   num = g_strndup(p, strcspn(p, " \t"));
   if (!g_ascii_string_to_unsigned(num, 10, 1, IB_MAX_PORTS, &np, NULL)) {
-    g_set_error(error, IMPORT_ERROR, MDL_ERROR_SYNTAX,
+    g_set_error(error, TOPO_ERROR, TOPO_ERROR_SYNTAX,
                 "%s:%u: '%s' is not NODETYPE NPORTS \"ID\" (NPORTS from 1 to "
                 "%u)",
                 source, line, x, IB_MAX_PORTS);
@@ -197,14 +197,14 @@ static IbNode *node_line(const char *l, const char *source, guint line,
   p += strlen(num);
   p += strspn(p, " \t");
   if (*p != '"' || !(id = quoted(&p))) {
-    g_set_error(error, IMPORT_ERROR, MDL_ERROR_SYNTAX,
+    g_set_error(error, TOPO_ERROR, TOPO_ERROR_SYNTAX,
                 "%s:%u: node line without a quoted \"ID\" in '%s'", source,
                 line, x);
     return NULL;
   }
   if (!is_node_id(id, type)) {
     g_autofree char *xi = topo_import_excerpt(id);
-    g_set_error(error, IMPORT_ERROR, MDL_ERROR_SYNTAX,
+    g_set_error(error, TOPO_ERROR, TOPO_ERROR_SYNTAX,
                 "%s:%u: \"%s\" is not the ID of a%s (expected \"%c-\" and "
                 "its GUID in hex)",
                 source, line, xi,
@@ -215,14 +215,14 @@ static IbNode *node_line(const char *l, const char *source, guint line,
     return NULL;
   }
   if ((first = g_hash_table_lookup(ids, id))) {
-    g_set_error(error, IMPORT_ERROR, MDL_ERROR_CONFLICT,
+    g_set_error(error, TOPO_ERROR, TOPO_ERROR_CONFLICT,
                 "%s:%u: a second node \"%s\" (the first is on line %u)", source,
                 line, id, ((IbNode *)first)->line);
     return NULL;
   }
   p += strspn(p, " \t");
   if (*p && *p != '#') {
-    g_set_error(error, IMPORT_ERROR, MDL_ERROR_SYNTAX,
+    g_set_error(error, TOPO_ERROR, TOPO_ERROR_SYNTAX,
                 "%s:%u: '%s' after the ID (expected # \"DESCRIPTION\")", source,
                 line, x);
     return NULL;
@@ -252,19 +252,19 @@ static gboolean port_line(const char *l, IbNode *cur, const char *source,
   gpointer first;
 
   if (!port_number(&p, &port.local)) {
-    g_set_error(error, IMPORT_ERROR, MDL_ERROR_SYNTAX,
+    g_set_error(error, TOPO_ERROR, TOPO_ERROR_SYNTAX,
                 "%s:%u: '%s' does not start with [PORT] (a port from 1 to %u)",
                 source, line, x, IB_MAX_PORTS);
     return FALSE;
   }
   if (!cur) {
-    g_set_error(error, IMPORT_ERROR, MDL_ERROR_SYNTAX,
+    g_set_error(error, TOPO_ERROR, TOPO_ERROR_SYNTAX,
                 "%s:%u: a port line before any Switch, Ca or Rt line", source,
                 line);
     return FALSE;
   }
   if (port.local > cur->nports) {
-    g_set_error(error, IMPORT_ERROR, MDL_ERROR_VALUE,
+    g_set_error(error, TOPO_ERROR, TOPO_ERROR_VALUE,
                 "%s:%u: port %u of \"%s\", which has %u ports (line %u)",
                 source, line, port.local, cur->id, cur->nports, cur->line);
     return FALSE;
@@ -272,7 +272,7 @@ static gboolean port_line(const char *l, IbNode *cur, const char *source,
   for (guint i = 0; i < cur->ports->len; i++) {
     const IbPort *o = &g_array_index(cur->ports, IbPort, i);
     if (o->local == port.local) {
-      g_set_error(error, IMPORT_ERROR, MDL_ERROR_CONFLICT,
+      g_set_error(error, TOPO_ERROR, TOPO_ERROR_CONFLICT,
                   "%s:%u: port %u of \"%s\" is listed twice (the first on "
                   "line %u)",
                   source, line, port.local, cur->id, o->line);
@@ -295,13 +295,13 @@ static gboolean port_line(const char *l, IbNode *cur, const char *source,
     what = "WIDTHxSPEED (such as 4xNDR) at the end";
   if (what) {
     g_free(port.peer);
-    g_set_error(error, IMPORT_ERROR, MDL_ERROR_SYNTAX,
+    g_set_error(error, TOPO_ERROR, TOPO_ERROR_SYNTAX,
                 "%s:%u: expected %s in '%s'", source, line, what, x);
     return FALSE;
   }
   if (guid && (first = g_hash_table_lookup(guids, guid))) {
     g_free(port.peer);
-    g_set_error(error, IMPORT_ERROR, MDL_ERROR_CONFLICT,
+    g_set_error(error, TOPO_ERROR, TOPO_ERROR_CONFLICT,
                 "%s:%u: port GUID %s is also on line %u", source, line, guid,
                 GPOINTER_TO_UINT(first));
     return FALSE;
@@ -341,7 +341,7 @@ static gboolean parse(const char *text, const char *source, GPtrArray *nodes,
         return FALSE;
     } else {
       g_autofree char *x = topo_import_excerpt(l);
-      g_set_error(error, IMPORT_ERROR, MDL_ERROR_SYNTAX,
+      g_set_error(error, TOPO_ERROR, TOPO_ERROR_SYNTAX,
                   "%s:%u: unknown line '%s' (expected KEY=0xHEX, "
                   "Switch|Ca|Rt NPORTS \"ID\", [PORT] \"PEER\"[PORT] or "
                   "# comment)",
@@ -364,7 +364,7 @@ static gboolean check_links(GPtrArray *nodes, GHashTable *ids,
       const IbNode *b = g_hash_table_lookup(ids, p->peer);
       const IbPort *q = NULL;
       if (!b || b == a) {
-        g_set_error(error, IMPORT_ERROR, MDL_ERROR_CONFLICT,
+        g_set_error(error, TOPO_ERROR, TOPO_ERROR_CONFLICT,
                     b ? "%s:%u: port %u of \"%s\" leads to its own node"
                       : "%s:%u: port %u of \"%s\" leads to \"%s\", which is "
                         "not listed (truncated dump?)",
@@ -376,7 +376,7 @@ static gboolean check_links(GPtrArray *nodes, GHashTable *ids,
           q = &g_array_index(b->ports, IbPort, k);
       }
       if (!q || strcmp(q->peer, a->id) || q->peer_port != p->local) {
-        g_set_error(error, IMPORT_ERROR, MDL_ERROR_CONFLICT,
+        g_set_error(error, TOPO_ERROR, TOPO_ERROR_CONFLICT,
                     "%s:%u: \"%s\"[%u] leads to \"%s\"[%u], but %s (expected "
                     "each link listed from both ends)",
                     source, p->line, a->id, p->local, b->id, p->peer_port,
@@ -385,7 +385,7 @@ static gboolean check_links(GPtrArray *nodes, GHashTable *ids,
         return FALSE;
       }
       if (q->width != p->width || g_ascii_strcasecmp(q->speed, p->speed)) {
-        g_set_error(error, IMPORT_ERROR, MDL_ERROR_CONFLICT,
+        g_set_error(error, TOPO_ERROR, TOPO_ERROR_CONFLICT,
                     "%s:%u: \"%s\"[%u] is %ux%s here but %ux%s on line %u",
                     source, p->line, a->id, p->local, p->width, p->speed,
                     q->width, q->speed, q->line);
@@ -420,7 +420,7 @@ static gboolean link_model(const IbPort *p, char out[32], const char *source,
   if ((strcmp(speed, "edr") && strcmp(speed, "hdr") && strcmp(speed, "ndr") &&
        strcmp(speed, "xdr")) ||
       (p->width != 1 && p->width != 2 && p->width != 4)) {
-    g_set_error(error, IMPORT_ERROR, MDL_ERROR_VALUE,
+    g_set_error(error, TOPO_ERROR, TOPO_ERROR_VALUE,
                 "%s:%u: %ux%s links are not modelled (EDR, HDR, NDR or XDR at "
                 "1x, 2x or 4x)",
                 source, p->line, p->width, p->speed);
@@ -484,14 +484,14 @@ char *topo_import_ibnet(const char *text, gsize len, const char *source,
     g_ptr_array_add(host_cas->pdata[k], n);
   }
   if (hosts->len == 0) {
-    g_set_error(error, IMPORT_ERROR, MDL_ERROR_SYNTAX,
+    g_set_error(error, TOPO_ERROR, TOPO_ERROR_SYNTAX,
                 "%s: no Ca (host channel adapter) node", source);
     return NULL;
   }
   for (guint k = 0; k < hosts->len; k++) {
     GPtrArray *cas = host_cas->pdata[k];
     if (k && cas->len != cas_per_host) {
-      g_set_error(error, IMPORT_ERROR, MDL_ERROR_CONFLICT,
+      g_set_error(error, TOPO_ERROR, TOPO_ERROR_CONFLICT,
                   "%s:%u: host %s has %u adapters, host %s %u: ifsim servers "
                   "are alike",
                   source, ((IbNode *)cas->pdata[0])->line,
@@ -505,7 +505,7 @@ char *topo_import_ibnet(const char *text, gsize len, const char *source,
       if (k == 0 && c == 0)
         ca_ports = ca->ports->len;
       if (ca->ports->len != ca_ports || ca_ports == 0) {
-        g_set_error(error, IMPORT_ERROR, MDL_ERROR_CONFLICT,
+        g_set_error(error, TOPO_ERROR, TOPO_ERROR_CONFLICT,
                     "%s:%u: adapter %s has %u connected ports, others %u "
                     "(expected alike adapters with at least one)",
                     source, ca->line, ca->id, ca->ports->len, ca_ports);
@@ -516,7 +516,7 @@ char *topo_import_ibnet(const char *text, gsize len, const char *source,
         IbNode *peer = find(ids, port->peer);
         g_autofree char *peer_name = NULL;
         if (!peer || !peer->sw) {
-          g_set_error(error, IMPORT_ERROR, MDL_ERROR_CONFLICT,
+          g_set_error(error, TOPO_ERROR, TOPO_ERROR_CONFLICT,
                       "%s:%u: adapter %s port %u leads to %s, not a listed "
                       "switch",
                       source, port->line, ca->id, port->local, port->peer);

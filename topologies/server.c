@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "topologies/error.h"
 #include "topologies/system_internal.h"
 
 #define SOFF(f) offsetof(TopoServerSpec, f)
@@ -152,7 +153,7 @@ static gboolean parse_int_list(const char *text, guint32 n, guint32 limit,
   guint32 count = g_strv_length(parts);
 
   if (count != n) {
-    g_set_error(error, TOPO_ERROR, MDL_ERROR_VALUE,
+    g_set_error(error, TOPO_ERROR, TOPO_ERROR_VALUE,
                 "%s %s: '%s' has %u entries (expected %u)", where, key, text,
                 count, n);
     return FALSE;
@@ -162,7 +163,7 @@ static gboolean parse_int_list(const char *text, guint32 n, guint32 limit,
     g_strstrip(parts[i]);
     if (!g_ascii_string_to_signed(parts[i], 10, allow_root ? -1 : 0,
                                   (gint64)limit - 1, &v, NULL)) {
-      g_set_error(error, TOPO_ERROR, MDL_ERROR_VALUE,
+      g_set_error(error, TOPO_ERROR, TOPO_ERROR_VALUE,
                   "%s %s: '%s' is not %s below %u", where, key, parts[i],
                   allow_root ? "-1 or a whole number" : "a whole number",
                   limit);
@@ -187,7 +188,7 @@ static gboolean parse_pairs(TopoServerSpec *s, const char *where,
     int used = 0;
     if (sscanf(p, "%u-%u:%u%n", &a, &b, &n, &used) != 3 || p[used] != '\0' ||
         a >= s->gpus || b >= s->gpus || a == b || n == 0) {
-      g_set_error(error, TOPO_ERROR, MDL_ERROR_VALUE,
+      g_set_error(error, TOPO_ERROR, TOPO_ERROR_VALUE,
                   "%s nvlink_pairs: '%s' is not GPU-GPU:LINKS with two "
                   "different GPUs below %u and LINKS >= 1, e.g. 0-1:2",
                   where, p, s->gpus);
@@ -209,7 +210,7 @@ static gboolean check_link(const MdlRegistry *m, const char *name,
   const MdlLink *l = mdl_registry_link(m, name);
 
   if (!l || (family >= 0 && l->family != (guint32)family)) {
-    g_set_error(error, TOPO_ERROR, l ? MDL_ERROR_CONFLICT : MDL_ERROR_UNKNOWN,
+    g_set_error(error, TOPO_ERROR, l ? TOPO_ERROR_CONFLICT : TOPO_ERROR_UNKNOWN,
                 "%s %s: '%s' is %s (see 'ifsim models')", where, key, name,
                 l ? "a link of another family" : "not a known link");
     return FALSE;
@@ -224,7 +225,7 @@ static gboolean check_switch(const MdlRegistry *m, const char *name,
   const MdlSwitch *sw = mdl_registry_switch(m, name);
 
   if (!sw || sw->kind != kind) {
-    g_set_error(error, TOPO_ERROR, sw ? MDL_ERROR_CONFLICT : MDL_ERROR_UNKNOWN,
+    g_set_error(error, TOPO_ERROR, sw ? TOPO_ERROR_CONFLICT : TOPO_ERROR_UNKNOWN,
                 "%s %s: '%s' is %s (see 'ifsim models')", where, key, name,
                 sw ? "a switch of another kind" : "not a known switch");
     return FALSE;
@@ -237,7 +238,7 @@ static gboolean check_nvlink(TopoServerSpec *s, const MdlRegistry *m,
 {
   if (is_none(s->nvlink)) {
     if (!is_none(s->nvswitch) || s->nvlinks_per_gpu || s->nvlink_pairs)
-      return topo_error(error, MDL_ERROR_CONFLICT, where, "nvlink",
+      return topo_error(error, TOPO_ERROR_CONFLICT, where, "nvlink",
                         "is none, so nvswitch, nvlinks_per_gpu and "
                         "nvlink_pairs must not be set");
     return TRUE;
@@ -245,13 +246,13 @@ static gboolean check_nvlink(TopoServerSpec *s, const MdlRegistry *m,
   if (!check_link(m, s->nvlink, "nvlink", MDL_FAMILY_NVLINK, where, error))
     return FALSE;
   if (s->nvlinks_per_gpu == 0)
-    return topo_error(error, MDL_ERROR_CONFLICT, where, "nvlinks_per_gpu",
+    return topo_error(error, TOPO_ERROR_CONFLICT, where, "nvlinks_per_gpu",
                       "must be at least 1 with nvlink = %s", s->nvlink);
   if (is_none(s->nvswitch)) {
     guint32 *used = NULL;
     gboolean ok = TRUE;
     if (!s->nvlink_pairs || s->nvswitches)
-      return topo_error(error, MDL_ERROR_CONFLICT, where, "nvlink_pairs",
+      return topo_error(error, TOPO_ERROR_CONFLICT, where, "nvlink_pairs",
                         "without an NVSwitch, give the direct links (and "
                         "nvswitches = 0)");
     if (!parse_pairs(s, where, error))
@@ -264,7 +265,7 @@ static gboolean check_nvlink(TopoServerSpec *s, const MdlRegistry *m,
     }
     for (guint32 g = 0; ok && g < s->gpus; g++) {
       if (used[g] > s->nvlinks_per_gpu)
-        ok = topo_error(error, MDL_ERROR_CONFLICT, where, "nvlink_pairs",
+        ok = topo_error(error, TOPO_ERROR_CONFLICT, where, "nvlink_pairs",
                         "GPU %u has %u links, more than nvlinks_per_gpu = %u",
                         g, used[g], s->nvlinks_per_gpu);
     }
@@ -275,10 +276,10 @@ static gboolean check_nvlink(TopoServerSpec *s, const MdlRegistry *m,
                     error))
     return FALSE;
   if (s->nvswitches == 0)
-    return topo_error(error, MDL_ERROR_CONFLICT, where, "nvswitches",
+    return topo_error(error, TOPO_ERROR_CONFLICT, where, "nvswitches",
                       "must be at least 1 with nvswitch = %s", s->nvswitch);
   if (s->nvlink_pairs)
-    return topo_error(error, MDL_ERROR_CONFLICT, where, "nvlink_pairs",
+    return topo_error(error, TOPO_ERROR_CONFLICT, where, "nvlink_pairs",
                       "direct links and NVSwitches do not mix: give one");
   s->split = g_new0(guint32, s->nvswitches);
   if (s->nvlink_split) {
@@ -289,12 +290,12 @@ static gboolean check_nvlink(TopoServerSpec *s, const MdlRegistry *m,
     for (guint32 k = 0; k < s->nvswitches; k++)
       sum += s->split[k];
     if (sum != s->nvlinks_per_gpu)
-      return topo_error(error, MDL_ERROR_CONFLICT, where, "nvlink_split",
+      return topo_error(error, TOPO_ERROR_CONFLICT, where, "nvlink_split",
                         "'%s' adds up to %u links, not nvlinks_per_gpu = %u",
                         s->nvlink_split, sum, s->nvlinks_per_gpu);
   } else {
     if (s->nvlinks_per_gpu % s->nvswitches != 0)
-      return topo_error(error, MDL_ERROR_CONFLICT, where, "nvlink_split",
+      return topo_error(error, TOPO_ERROR_CONFLICT, where, "nvlink_split",
                         "%u links do not split evenly over %u NVSwitches: "
                         "give the split, e.g. nvlink_split = 5,5,4,4",
                         s->nvlinks_per_gpu, s->nvswitches);
@@ -304,7 +305,7 @@ static gboolean check_nvlink(TopoServerSpec *s, const MdlRegistry *m,
   for (guint32 k = 0; k < s->nvswitches; k++) {
     guint32 ports = mdl_registry_switch(m, s->nvswitch)->ports;
     if (s->split[k] * s->gpus > ports)
-      return topo_error(error, MDL_ERROR_CONFLICT, where, "nvlink_split",
+      return topo_error(error, TOPO_ERROR_CONFLICT, where, "nvlink_split",
                         "NVSwitch %u would need %u ports (%u GPUs x %u "
                         "links); %s has %u",
                         k, s->split[k] * s->gpus, s->gpus, s->split[k],
@@ -354,7 +355,7 @@ static gboolean place_devices(TopoServerSpec *s, const MdlRegistry *m,
   if (c2c && !check_link(m, s->c2c_link, "c2c_link", -1, where, error))
     return FALSE;
   if (is_none(s->pcie_switch) != (nsw == 0))
-    return topo_error(error, MDL_ERROR_CONFLICT, where, "pcie_switches",
+    return topo_error(error, TOPO_ERROR_CONFLICT, where, "pcie_switches",
                       "give both pcie_switch (a model) and pcie_switches "
                       "(>= 1), or neither");
   if (nsw && !check_switch(m, s->pcie_switch, "pcie_switch", MDL_SWITCH_PCIE,
@@ -363,7 +364,7 @@ static gboolean place_devices(TopoServerSpec *s, const MdlRegistry *m,
   if (s->pcie_levels == 2 && !ntop && nsw)
     ntop = s->pcie_top_switches = s->sockets;
   if (ntop && !nsw)
-    return topo_error(error, MDL_ERROR_CONFLICT, where, "pcie_top_switches",
+    return topo_error(error, TOPO_ERROR_CONFLICT, where, "pcie_top_switches",
                       "top switches need pcie_switches below them");
   s->gpu_sw = g_new(gint32, s->gpus);
   s->gpu_sock = g_new0(guint32, s->gpus);
@@ -376,7 +377,7 @@ static gboolean place_devices(TopoServerSpec *s, const MdlRegistry *m,
   /* Defaults: even spreading; the checks apply only to what is spread. */
   if (ntop) {
     if (!s->pcie_top_socket && ntop % s->sockets != 0)
-      return topo_error(error, MDL_ERROR_CONFLICT, where, "pcie_top_switches",
+      return topo_error(error, TOPO_ERROR_CONFLICT, where, "pcie_top_switches",
                         "%u top switches do not spread evenly over %u "
                         "sockets",
                         ntop, s->sockets);
@@ -386,7 +387,7 @@ static gboolean place_devices(TopoServerSpec *s, const MdlRegistry *m,
   if (nsw) {
     guint32 over = ntop ? ntop : s->sockets;
     if (!explicit_sw && nsw % over != 0)
-      return topo_error(error, MDL_ERROR_CONFLICT, where, "pcie_switches",
+      return topo_error(error, TOPO_ERROR_CONFLICT, where, "pcie_switches",
                         "%u switches do not spread evenly over %u %s", nsw,
                         over, ntop ? "top switches" : "sockets");
     for (guint32 j = 0; j < nsw; j++) {
@@ -396,11 +397,11 @@ static gboolean place_devices(TopoServerSpec *s, const MdlRegistry *m,
     }
   }
   if (!c2c && nsw && !s->gpu_pcie_switch && s->gpus % nsw != 0)
-    return topo_error(error, MDL_ERROR_CONFLICT, where, "pcie_switches",
+    return topo_error(error, TOPO_ERROR_CONFLICT, where, "pcie_switches",
                       "%u GPUs do not spread evenly over %u switches", s->gpus,
                       nsw);
   if ((c2c || !nsw) && !s->gpu_socket && s->gpus % s->sockets != 0)
-    return topo_error(error, MDL_ERROR_CONFLICT, where, "gpus",
+    return topo_error(error, TOPO_ERROR_CONFLICT, where, "gpus",
                       "%u GPUs do not spread evenly over %u sockets", s->gpus,
                       s->sockets);
   for (guint32 g = 0; g < s->gpus; g++) {
@@ -408,11 +409,11 @@ static gboolean place_devices(TopoServerSpec *s, const MdlRegistry *m,
     s->gpu_sock[g] = spread(g, s->gpus, s->sockets);
   }
   if (s->nics && nsw && !s->nic_pcie_switch && s->nics % nsw != 0)
-    return topo_error(error, MDL_ERROR_CONFLICT, where, "pcie_switches",
+    return topo_error(error, TOPO_ERROR_CONFLICT, where, "pcie_switches",
                       "%u NICs do not spread evenly over %u switches", s->nics,
                       nsw);
   if (s->nics && !nsw && !s->nic_socket && s->nics % s->sockets != 0)
-    return topo_error(error, MDL_ERROR_CONFLICT, where, "nics",
+    return topo_error(error, TOPO_ERROR_CONFLICT, where, "nics",
                       "%u NICs do not spread evenly over %u sockets", s->nics,
                       s->sockets);
   for (guint32 n = 0; n < s->nics; n++) {
@@ -438,7 +439,7 @@ static gboolean place_devices(TopoServerSpec *s, const MdlRegistry *m,
                       (gint32 *)s->nic_sock, where, "nic_socket", error))
     return FALSE;
   if (c2c && s->gpu_pcie_switch)
-    return topo_error(error, MDL_ERROR_CONFLICT, where, "gpu_pcie_switch",
+    return topo_error(error, TOPO_ERROR_CONFLICT, where, "gpu_pcie_switch",
                       "NVLink-C2C GPUs sit on no PCIe switch");
   /* What sits on a switch takes its socket. */
   for (guint32 g = 0; g < s->gpus; g++) {
@@ -462,7 +463,7 @@ static gboolean place_devices(TopoServerSpec *s, const MdlRegistry *m,
   }
   for (guint32 j = 0; j < nsw; j++) {
     if ((guint32)tmp[j] + 1 > mdl_registry_switch(m, s->pcie_switch)->ports)
-      return topo_error(error, MDL_ERROR_CONFLICT, where, "pcie_switches",
+      return topo_error(error, TOPO_ERROR_CONFLICT, where, "pcie_switches",
                         "switch %u holds %d devices and an uplink, more "
                         "than the %u ports of %s",
                         j, tmp[j],
@@ -518,7 +519,7 @@ TopoServerSpec *topo_server_spec_read(GKeyFile *kf, const char *group,
   if (s->sockets_per_host == 0)
     s->sockets_per_host = s->sockets;
   if (s->sockets % s->sockets_per_host != 0) {
-    topo_error(error, MDL_ERROR_CONFLICT, where, "sockets_per_host",
+    topo_error(error, TOPO_ERROR_CONFLICT, where, "sockets_per_host",
                "%u sockets do not form hosts of %u", s->sockets,
                s->sockets_per_host);
     goto fail;
@@ -532,12 +533,12 @@ TopoServerSpec *topo_server_spec_read(GKeyFile *kf, const char *group,
       !place_devices(s, models, where, error))
     goto fail;
   if (is_none(s->nic) != (s->nics == 0)) {
-    topo_error(error, MDL_ERROR_CONFLICT, where, "nics",
+    topo_error(error, TOPO_ERROR_CONFLICT, where, "nics",
                "give both nic (a model) and nics (>= 1), or neither");
     goto fail;
   }
   if (s->nics && !mdl_registry_nic(models, s->nic)) {
-    g_set_error(error, TOPO_ERROR, MDL_ERROR_UNKNOWN,
+    g_set_error(error, TOPO_ERROR, TOPO_ERROR_UNKNOWN,
                 "%s nic: '%s' is not a known NIC (see 'ifsim models')", where,
                 s->nic);
     goto fail;
@@ -552,7 +553,7 @@ TopoServerSpec *topo_server_spec_read(GKeyFile *kf, const char *group,
       default_affinity(s);
     }
   } else if (s->nic_affinity) {
-    topo_error(error, MDL_ERROR_CONFLICT, where, "nic_affinity",
+    topo_error(error, TOPO_ERROR_CONFLICT, where, "nic_affinity",
                "is set but there is no NIC");
     goto fail;
   }

@@ -3,7 +3,8 @@
  * dragonfly.c; the measures of `ifsim topo` in analysis.c. */
 #include <string.h>
 
-#include "ifsim_resources.h"
+#include "topologies/error.h"
+#include "topologies/resources.h"
 #include "sim/memory.h"
 #include "topologies/system_internal.h"
 
@@ -98,7 +99,7 @@ static const char *const dragonfly_keys[] = {"routers_per_group",
                                              "global_link",
                                              NULL};
 
-gboolean topo_error(GError **error, MdlErrorCode code, const char *where,
+gboolean topo_error(GError **error, TopoErrorCode code, const char *where,
                     const char *key, const char *fmt, ...)
 {
   va_list ap;
@@ -153,10 +154,10 @@ static GResource *resources(void)
   static gsize registered = 0;
 
   if (g_once_init_enter(&registered)) {
-    ifsim_register_resource();
+    topo_resources_register_resource();
     g_once_init_leave(&registered, 1);
   }
-  return ifsim_get_resource();
+  return topo_resources_get_resource();
 }
 
 static GBytes *builtin_file(const char *dir, const char *name)
@@ -254,7 +255,7 @@ static gboolean check_groups(GKeyFile *kf, const char *source, GError **error)
         g_str_has_prefix(groups[i], "server ") ||
         mdl_registry_is_model_group(groups[i]))
       continue;
-    g_set_error(error, TOPO_ERROR, MDL_ERROR_UNKNOWN,
+    g_set_error(error, TOPO_ERROR, TOPO_ERROR_UNKNOWN,
                 "%s: [%s]: unknown group (expected [system], [scaleout], "
                 "[network], [server NAME], [link NAME], [switch NAME], "
                 "[nic NAME] or [nccl])",
@@ -262,7 +263,7 @@ static gboolean check_groups(GKeyFile *kf, const char *source, GError **error)
     return FALSE;
   }
   if (!g_key_file_has_group(kf, "system")) {
-    g_set_error(error, TOPO_ERROR, MDL_ERROR_MISSING,
+    g_set_error(error, TOPO_ERROR, TOPO_ERROR_MISSING,
                 "%s: [system]: missing (it names the server template and "
                 "the server count)",
                 source);
@@ -292,7 +293,7 @@ static TopoServerSpec *load_server(TopoSystem *sys, GKeyFile *kf,
   if (!bytes) {
     g_auto(GStrv) known = topo_builtin_servers();
     g_autofree char *list = g_strjoinv(", ", known);
-    g_set_error(error, TOPO_ERROR, MDL_ERROR_UNKNOWN,
+    g_set_error(error, TOPO_ERROR, TOPO_ERROR_UNKNOWN,
                 "%s: [system] server: '%s' is neither a [server %s] of this "
                 "file nor built in (%s)",
                 source, name, name, list);
@@ -331,7 +332,7 @@ static gboolean read_scaleout(TopoSystem *sys, GKeyFile *kf, const char *source,
   else if (c->topology == TOPO_NET_EXPLICIT) {
     for (guint i = 0; dragonfly_keys[i]; i++) {
       if (g_key_file_has_key(kf, "scaleout", dragonfly_keys[i], NULL)) {
-        g_set_error(error, TOPO_ERROR, MDL_ERROR_CONFLICT,
+        g_set_error(error, TOPO_ERROR, TOPO_ERROR_CONFLICT,
                     "%s %s: does not apply to topology = explicit", where,
                     dragonfly_keys[i]);
         return FALSE;
@@ -340,13 +341,13 @@ static gboolean read_scaleout(TopoSystem *sys, GKeyFile *kf, const char *source,
     refused = fattree_keys;
   }
   if (c->topology != TOPO_NET_EXPLICIT && g_key_file_has_group(kf, "network")) {
-    g_set_error(error, TOPO_ERROR, MDL_ERROR_CONFLICT,
+    g_set_error(error, TOPO_ERROR, TOPO_ERROR_CONFLICT,
                 "%s: [network]: only topology = explicit reads it", source);
     return FALSE;
   }
   for (guint i = 0; refused && refused[i]; i++) {
     if (g_key_file_has_key(kf, "scaleout", refused[i], NULL)) {
-      g_set_error(error, TOPO_ERROR, MDL_ERROR_CONFLICT,
+      g_set_error(error, TOPO_ERROR, TOPO_ERROR_CONFLICT,
                   "%s %s: does not apply to topology = %s", where, refused[i],
                   topo);
       return FALSE;
@@ -358,13 +359,13 @@ static gboolean read_scaleout(TopoSystem *sys, GKeyFile *kf, const char *source,
                              : NULL;
     for (guint i = 0; keys && keys[i]; i++) {
       if (strcmp(keys[i], "topology") != 0) {
-        g_set_error(error, TOPO_ERROR, MDL_ERROR_CONFLICT,
+        g_set_error(error, TOPO_ERROR, TOPO_ERROR_CONFLICT,
                     "%s %s: does not apply to topology = none", where, keys[i]);
         return FALSE;
       }
     }
     if (sys->n_servers > 1) {
-      g_set_error(error, TOPO_ERROR, MDL_ERROR_MISSING,
+      g_set_error(error, TOPO_ERROR, TOPO_ERROR_MISSING,
                   "%s topology: %u servers need a scale-out network "
                   "(fat-tree or dragonfly)",
                   where, sys->n_servers);
@@ -374,7 +375,7 @@ static gboolean read_scaleout(TopoSystem *sys, GKeyFile *kf, const char *source,
   }
   if ((c->topology != TOPO_NET_DRAGONFLY) !=
       (c->routing <= TOPO_ROUTE_ADAPTIVE)) {
-    g_set_error(error, TOPO_ERROR, MDL_ERROR_CONFLICT,
+    g_set_error(error, TOPO_ERROR, TOPO_ERROR_CONFLICT,
                 "%s routing: %s does not apply to topology = %s (%s)", where,
                 routing_names[c->routing], topo,
                 c->topology != TOPO_NET_DRAGONFLY
@@ -383,14 +384,14 @@ static gboolean read_scaleout(TopoSystem *sys, GKeyFile *kf, const char *source,
     return FALSE;
   }
   if (sys->server->nics == 0) {
-    g_set_error(error, TOPO_ERROR, MDL_ERROR_CONFLICT,
+    g_set_error(error, TOPO_ERROR, TOPO_ERROR_CONFLICT,
                 "%s topology: server '%s' has no NIC to connect", where,
                 sys->server->name);
     return FALSE;
   }
   if (!c->sw || !mdl_registry_switch(sys->models, c->sw)) {
     g_set_error(error, TOPO_ERROR,
-                c->sw ? MDL_ERROR_UNKNOWN : MDL_ERROR_MISSING,
+                c->sw ? TOPO_ERROR_UNKNOWN : TOPO_ERROR_MISSING,
                 "%s switch: %s (a switch model, see 'ifsim models')", where,
                 c->sw ? "unknown" : "missing");
     return FALSE;
@@ -399,7 +400,7 @@ static gboolean read_scaleout(TopoSystem *sys, GKeyFile *kf, const char *source,
     c->link =
         g_strdup(mdl_registry_nic(sys->models, sys->server->nic)->port_link);
   if (!mdl_registry_link(sys->models, c->link)) {
-    g_set_error(error, TOPO_ERROR, MDL_ERROR_UNKNOWN,
+    g_set_error(error, TOPO_ERROR, TOPO_ERROR_UNKNOWN,
                 "%s link: '%s' is not a known link (see 'ifsim models')", where,
                 c->link);
     return FALSE;
@@ -407,7 +408,7 @@ static gboolean read_scaleout(TopoSystem *sys, GKeyFile *kf, const char *source,
   if (!c->global_link)
     c->global_link = g_strdup(c->link);
   if (!mdl_registry_link(sys->models, c->global_link)) {
-    g_set_error(error, TOPO_ERROR, MDL_ERROR_UNKNOWN,
+    g_set_error(error, TOPO_ERROR, TOPO_ERROR_UNKNOWN,
                 "%s global_link: '%s' is not a known link", where,
                 c->global_link);
     return FALSE;
@@ -567,7 +568,7 @@ TopoSystem *topo_system_load_builtin(const char *name, GError **error)
   if (!bytes) {
     g_auto(GStrv) known = topo_builtin_examples();
     g_autofree char *list = g_strjoinv(", ", known);
-    g_set_error(error, TOPO_ERROR, MDL_ERROR_UNKNOWN,
+    g_set_error(error, TOPO_ERROR, TOPO_ERROR_UNKNOWN,
                 "no built-in example '%s' (known: %s)", name, list);
     return NULL;
   }
@@ -594,7 +595,7 @@ TopoSystem *topo_system_load(const char *path, const char *const *models,
     }
   }
   if (!g_file_get_contents(path, &data, &len, &local)) {
-    g_set_error(error, TOPO_ERROR, MDL_ERROR_SYNTAX, "%s: cannot read: %s",
+    g_set_error(error, TOPO_ERROR, TOPO_ERROR_SYNTAX, "%s: cannot read: %s",
                 path, local->message);
     return NULL;
   }
@@ -728,7 +729,7 @@ static gboolean home_nic(const TopoSystem *sys, SimNodeId n, guint32 server,
   const TopoServerSpec *sp = sys->server;
 
   if (sp->nics == 0) {
-    g_set_error(error, TOPO_ERROR, MDL_ERROR_CONFLICT,
+    g_set_error(error, TOPO_ERROR, TOPO_ERROR_CONFLICT,
                 "%s: server '%s' has no NIC to leave by",
                 sim_fabric_node_name(sys->fabric, n), sp->name);
     return FALSE;
@@ -744,7 +745,7 @@ static gboolean home_nic(const TopoSystem *sys, SimNodeId n, guint32 server,
                     MIN(node->index * (sp->nics / sp->sockets), sp->nics - 1));
     return TRUE;
   default:
-    g_set_error(error, TOPO_ERROR, MDL_ERROR_CONFLICT,
+    g_set_error(error, TOPO_ERROR, TOPO_ERROR_CONFLICT,
                 "%s: a switch is not a traffic endpoint",
                 sim_fabric_node_name(sys->fabric, n));
     return FALSE;
@@ -777,7 +778,7 @@ gboolean topo_route_network(const TopoSystem *sys, SimNodeId src_nic,
     }
   }
   if (!dst) {
-    g_set_error(error, TOPO_ERROR, MDL_ERROR_CONFLICT,
+    g_set_error(error, TOPO_ERROR, TOPO_ERROR_CONFLICT,
                 "%s and %s share no network plane",
                 sim_fabric_node_name(sys->fabric, src_nic),
                 sim_fabric_node_name(sys->fabric, dst_nic));
@@ -791,7 +792,7 @@ gboolean topo_route_network(const TopoSystem *sys, SimNodeId src_nic,
   else
     ok = topo_explicit_route(sys, src, dst, flow, load, out);
   if (!ok)
-    g_set_error(error, TOPO_ERROR, MDL_ERROR_CONFLICT,
+    g_set_error(error, TOPO_ERROR, TOPO_ERROR_CONFLICT,
                 "no network path from %s to %s",
                 sim_fabric_node_name(sys->fabric, src_nic),
                 sim_fabric_node_name(sys->fabric, dst_nic));
@@ -830,7 +831,7 @@ gboolean topo_route(const TopoSystem *sys, SimNodeId src, SimNodeId dst,
 
   if (src == dst || ss == G_MAXUINT32 || sd == G_MAXUINT32) {
     g_set_error(
-        error, TOPO_ERROR, MDL_ERROR_CONFLICT, "cannot route from %s to %s: %s",
+        error, TOPO_ERROR, TOPO_ERROR_CONFLICT, "cannot route from %s to %s: %s",
         sim_fabric_node_name(sys->fabric, src),
         sim_fabric_node_name(sys->fabric, dst),
         src == dst ? "the same node" : "switches are not traffic endpoints");
@@ -839,7 +840,7 @@ gboolean topo_route(const TopoSystem *sys, SimNodeId src, SimNodeId dst,
   if (ss == sd) {
     if (topo_route_intra(sys, src, dst, out))
       return TRUE;
-    g_set_error(error, TOPO_ERROR, MDL_ERROR_CONFLICT,
+    g_set_error(error, TOPO_ERROR, TOPO_ERROR_CONFLICT,
                 "no path from %s to %s inside the server",
                 sim_fabric_node_name(sys->fabric, src),
                 sim_fabric_node_name(sys->fabric, dst));
@@ -855,7 +856,7 @@ gboolean topo_route(const TopoSystem *sys, SimNodeId src, SimNodeId dst,
       !sim_path_append(p, &seg) || !intra_single(sys, nic_d, dst, &seg) ||
       !sim_path_append(p, &seg)) {
     if (error && !*error)
-      g_set_error(error, TOPO_ERROR, MDL_ERROR_CONFLICT,
+      g_set_error(error, TOPO_ERROR, TOPO_ERROR_CONFLICT,
                   "no path from %s to %s",
                   sim_fabric_node_name(sys->fabric, src),
                   sim_fabric_node_name(sys->fabric, dst));

@@ -3,9 +3,8 @@
 #define TOPOLOGIES_SYSTEM_INTERNAL_H
 
 #include "models/params.h"
+#include "topologies/error.h"
 #include "topologies/system.h"
-
-#define TOPO_ERROR MDL_ERROR /* same domain and codes as model files */
 
 typedef enum { TOPO_ATTACH_PCIE, TOPO_ATTACH_C2C } TopoGpuAttach;
 
@@ -132,7 +131,7 @@ struct TopoSystem {
 };
 
 /* Sets "WHERE KEY: MESSAGE" with the given code; returns FALSE. */
-gboolean topo_error(GError **error, MdlErrorCode code, const char *where,
+gboolean topo_error(GError **error, TopoErrorCode code, const char *where,
                     const char *key, const char *fmt, ...) G_GNUC_PRINTF(5, 6);
 
 /* Model ids for channel tech and node model fields. */

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "sim/error.h"
+#include "traces/error.h"
 
 void trc_csv_append_text(GString *s, const char *text)
 {
@@ -101,12 +102,12 @@ gboolean trc_csv_split(const char *name, const char *text, gsize len,
              csv_fini(&p, on_field, NULL, &b) == 0;
     if (!parsed || b.dropped > 0) {
       if (!parsed)
-        g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
+        g_set_error(error, TRC_ERROR, TRC_ERROR_PARSE,
                     "%s:%u: not a CSV row (%s): expected fields separated "
                     "by commas, a quote closed on its line",
                     name, line, csv_strerror(csv_error(&p)));
       else
-        g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
+        g_set_error(error, TRC_ERROR, TRC_ERROR_PARSE,
                     "%s:%u: %u fields, more than any table ifsim reads (%u "
                     "at most)",
                     name, line, b.fields->len + b.dropped, MAX_FIELDS);

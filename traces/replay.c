@@ -6,6 +6,7 @@
  * ends, the collective is chosen and planned into the session at that
  * moment, so only the calls in flight hold their plans; its completion
  * ends the end task, which the next ops wait for. */
+#include "traces/error.h"
 #include "traces/replay.h"
 
 #include <string.h>
@@ -80,7 +81,7 @@ gboolean rpl_place(guint32 total, guint8 *used, guint32 n, RplPlacement p,
   if (p == RPL_PLACE_EXPLICIT) {
     for (guint32 i = 0; i < n; i++) {
       if (list[i] >= total || used[list[i]]) {
-        g_set_error(error, MDL_ERROR, MDL_ERROR_VALUE,
+        g_set_error(error, TRC_ERROR, TRC_ERROR_VALUE,
                     "server %u is %s (expected a free server below %u)",
                     list[i], list[i] >= total ? "not in the system" : "taken",
                     total);
@@ -95,7 +96,7 @@ gboolean rpl_place(guint32 total, guint8 *used, guint32 n, RplPlacement p,
     if (!used[s])
       free_list[nfree++] = s;
   if (nfree < n) {
-    g_set_error(error, MDL_ERROR, MDL_ERROR_VALUE,
+    g_set_error(error, TRC_ERROR, TRC_ERROR_VALUE,
                 "needs %u servers, %u of the system's %u are free", n, nfree,
                 total);
     return FALSE;
@@ -281,7 +282,7 @@ static NcclComm *comm_for(RplRun *x, const JobState *j, const WrkOp *op,
   for (guint32 i = 0; i < n; i++) {
     rank_place(j, m[i], &s, &gpu);
     if (n % ns != 0 || s != servers[i / nl] || gpu != locals[i % nl]) {
-      g_set_error(error, MDL_ERROR, MDL_ERROR_VALUE,
+      g_set_error(error, TRC_ERROR, TRC_ERROR_VALUE,
                   "job %s, op %u (%s): its %s group of ranks %u, %u, ... "
                   "does not take the same GPUs of each of its servers "
                   "(tp=%u pp=%u dp=%u on servers of %u GPUs); ifsim's "
@@ -660,7 +661,7 @@ static gboolean check_job(const TopoSystem *sys, const RplJob *job, JobState *j,
   j->per_st = job->w->tp * job->w->dp;
   need = rpl_servers_needed(j->ranks, j->g);
   if (need == 0 || need != job->n_servers) {
-    g_set_error(error, MDL_ERROR, MDL_ERROR_VALUE,
+    g_set_error(error, TRC_ERROR, TRC_ERROR_VALUE,
                 "job %s: %u ranks (tp %u x pp %u x dp %u) %s%u servers of %u "
                 "GPUs, it has %u",
                 job->name, j->ranks, job->w->tp, job->w->pp, job->w->dp,
@@ -670,7 +671,7 @@ static gboolean check_job(const TopoSystem *sys, const RplJob *job, JobState *j,
     return FALSE;
   }
   if (job->w->n_ops > MAX_FIELD || j->ranks > MAX_FIELD) {
-    g_set_error(error, MDL_ERROR, MDL_ERROR_VALUE,
+    g_set_error(error, TRC_ERROR, TRC_ERROR_VALUE,
                 "job %s: more than %u ops or ranks", job->name, MAX_FIELD);
     return FALSE;
   }
@@ -707,7 +708,7 @@ RplRun *rpl_run(const TopoSystem *sys, const RplJob *jobs, guint32 n_jobs,
   x->n_jobs = n_jobs;
   x->jobs = g_new0(JobState, n_jobs);
   if (n_jobs > 255) {
-    g_set_error(error, MDL_ERROR, MDL_ERROR_VALUE,
+    g_set_error(error, TRC_ERROR, TRC_ERROR_VALUE,
                 "%u jobs: at most 255 run at once", n_jobs);
     return NULL;
   }

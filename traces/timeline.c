@@ -4,6 +4,7 @@
  * trc_json_append_string.  Overflow tracks are assigned when the text is
  * made, over all slices of a thread at once, so the order of the calls
  * does not matter. */
+#include "traces/error.h"
 #include "traces/timeline.h"
 
 #include <json-glib/json-glib.h>
@@ -485,7 +486,7 @@ static gboolean check_fail(GError **error, const char *fmt, ...)
   va_start(ap, fmt);
   m = g_strdup_vprintf(fmt, ap);
   va_end(ap);
-  g_set_error_literal(error, SIM_ERROR, SIM_ERROR_PARSE, m);
+  g_set_error_literal(error, TRC_ERROR, TRC_ERROR_PARSE, m);
   return FALSE;
 }
 

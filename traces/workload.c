@@ -10,6 +10,7 @@
  * compute_us is decimal text read exactly: up to 6 fraction digits are
  * whole picoseconds, further digits round the picoseconds once (half up);
  * the writer prints picoseconds / 10^6 exactly, so files round-trip. */
+#include "traces/error.h"
 #include "traces/workload.h"
 
 #include <string.h>
@@ -61,7 +62,7 @@ gboolean wrk_validate(const WrkWorkload *w, GError **error)
   if (w->tp == 0 || w->pp == 0 || w->dp == 0 || w->ep == 0 ||
       w->tp > WRK_MAX_DIM || w->pp > WRK_MAX_DIM || w->dp > WRK_MAX_DIM ||
       w->ep > WRK_MAX_DIM || ranks > WRK_MAX_RANKS) {
-    g_set_error(error, SIM_ERROR, SIM_ERROR_RANGE,
+    g_set_error(error, TRC_ERROR, TRC_ERROR_RANGE,
                 "%s: layout tp %u, pp %u, dp %u, ep %u: expected each in "
                 "[1, %u] and tp x pp x dp at most %u",
                 w->source, w->tp, w->pp, w->dp, w->ep, WRK_MAX_DIM,
@@ -69,7 +70,7 @@ gboolean wrk_validate(const WrkWorkload *w, GError **error)
     return FALSE;
   }
   if (w->dp % w->ep != 0) {
-    g_set_error(error, SIM_ERROR, SIM_ERROR_RANGE,
+    g_set_error(error, TRC_ERROR, TRC_ERROR_RANGE,
                 "%s: ep %u does not divide dp %u (expert-parallel groups "
                 "are blocks of ep data-parallel ranks)",
                 w->source, w->ep, w->dp);
@@ -104,7 +105,7 @@ gboolean wrk_validate(const WrkWorkload *w, GError **error)
       if (o->deps[k] >= i)
         bad = "a dependency is not an earlier op";
     if (bad) {
-      g_set_error(error, SIM_ERROR, SIM_ERROR_RANGE, "%s: op %u '%s': %s",
+      g_set_error(error, TRC_ERROR, TRC_ERROR_RANGE, "%s: op %u '%s': %s",
                   w->source, o->id, o->name ? o->name : "", bad);
       ok = FALSE;
     }
@@ -242,11 +243,11 @@ static gboolean fail(GError **error, const Reader *r, int col,
   msg = g_strdup_vprintf(fmt, ap);
   va_end(ap);
   if (col >= 0)
-    g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
+    g_set_error(error, TRC_ERROR, TRC_ERROR_PARSE,
                 "%s:%u: column %s ('%s'): %s", r->name, r->line, col_names[col],
                 value, msg);
   else
-    g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE, "%s:%u: %s", r->name,
+    g_set_error(error, TRC_ERROR, TRC_ERROR_PARSE, "%s:%u: %s", r->name,
                 r->line, msg);
   return FALSE;
 }
@@ -290,13 +291,13 @@ static gboolean read_layout(const char *name, const char *data, gsize len,
           guint64 n;
 
           if (values[k] != 0) {
-            g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
+            g_set_error(error, TRC_ERROR, TRC_ERROR_PARSE,
                         "%s:%u: layout key '%s' given twice", name, line,
                         layout_keys[k]);
             return FALSE;
           }
           if (!parse_count(v, WRK_MAX_DIM, &n)) {
-            g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
+            g_set_error(error, TRC_ERROR, TRC_ERROR_PARSE,
                         "%s:%u: layout key '%s': '%s' is not a whole number "
                         "in [1, %u]",
                         name, line, layout_keys[k], v, WRK_MAX_DIM);
@@ -306,7 +307,7 @@ static gboolean read_layout(const char *name, const char *data, gsize len,
           goto next;
         }
       }
-      g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
+      g_set_error(error, TRC_ERROR, TRC_ERROR_PARSE,
                   "%s:%u: unknown layout key '%.*s' (expected tp, pp, dp or "
                   "ep; a free comment must not start with 'word:')",
                   name, line, (int)klen, key);
@@ -316,7 +317,7 @@ static gboolean read_layout(const char *name, const char *data, gsize len,
   }
   for (int k = 0; k < 4; k++) {
     if (values[k] == 0) {
-      g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
+      g_set_error(error, TRC_ERROR, TRC_ERROR_PARSE,
                   "%s: layout key '%s' missing: expected a line '# %s: N' "
                   "before the header (tp, pp, dp and ep are required)",
                   name, layout_keys[k], layout_keys[k]);
@@ -536,7 +537,7 @@ WrkWorkload *wrk_load_csv_data(const char *data, gsize len, const char *name,
   rows = csv.rows->len;
   if (rows == 0) {
     trc_csv_clear(&csv);
-    g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
+    g_set_error(error, TRC_ERROR, TRC_ERROR_PARSE,
                 "%s: no header: expected the line " HEADER_TEXT
                 " after the layout lines",
                 name);
@@ -549,7 +550,7 @@ WrkWorkload *wrk_load_csv_data(const char *data, gsize len, const char *name,
   }
   if (rows == 1) {
     trc_csv_clear(&csv);
-    g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
+    g_set_error(error, TRC_ERROR, TRC_ERROR_PARSE,
                 "%s: no ops: expected rows after the header", name);
     return NULL;
   }
@@ -580,7 +581,7 @@ WrkWorkload *wrk_load_csv(const char *path, GError **error)
   if (!g_file_get_contents(path, &text, &len, error))
     return NULL;
   if (len == 0) {
-    g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
+    g_set_error(error, TRC_ERROR, TRC_ERROR_PARSE,
                 "%s: empty file: expected a workload CSV (docs/workload.md)",
                 path);
     return NULL;

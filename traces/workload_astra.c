@@ -30,6 +30,7 @@
  *   counts as finished (fwd_update_time = input_grad_update_time =
  *   weight_grad_update_time).
  * The step ends when every op, the non-blocking comms included, is done. */
+#include "traces/error.h"
 #include "traces/workload.h"
 
 #include <math.h>
@@ -148,7 +149,7 @@ static gboolean tok_error(GError **error, const char *path, const Tok *t,
   va_start(ap, fmt);
   msg = g_strdup_vprintf(fmt, ap);
   va_end(ap);
-  g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE, "%s:%u: '%s': %s", path,
+  g_set_error(error, TRC_ERROR, TRC_ERROR_PARSE, "%s:%u: '%s': %s", path,
               t->line, t->text, msg);
   return FALSE;
 }
@@ -325,7 +326,7 @@ WrkWorkload *wrk_load_astra_opts(const char *path, const WrkAstraOptions *opt,
   w->source = g_strdup(path);
   if (!(opt->ns_per_tick > 0) || !isfinite(opt->ns_per_tick) ||
       opt->ns_per_tick > 1e9) {
-    g_set_error(error, SIM_ERROR, SIM_ERROR_RANGE,
+    g_set_error(error, TRC_ERROR, TRC_ERROR_RANGE,
                 "%s: tick length %g ns: expected (0, 10^9] ns (ASTRA-sim "
                 "and SimAI run 1 ns ticks)",
                 path, opt->ns_per_tick);
@@ -337,7 +338,7 @@ WrkWorkload *wrk_load_astra_opts(const char *path, const WrkAstraOptions *opt,
   lines = g_strsplit(text, "\n", -1);
   nl = g_strv_length(lines);
   if (nl < 2 || g_strstrip(lines[0])[0] == '\0') {
-    g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
+    g_set_error(error, TRC_ERROR, TRC_ERROR_PARSE,
                 "%s: expected the parallelism line and the layer count "
                 "(ASTRA-sim text workload)",
                 path);
@@ -374,7 +375,7 @@ WrkWorkload *wrk_load_astra_opts(const char *path, const WrkAstraOptions *opt,
   /* The layout. */
   gpus = opt->gpus ? opt->gpus : h.all_gpus;
   if (gpus == 0 || gpus > WRK_MAX_RANKS) {
-    g_set_error(error, SIM_ERROR, SIM_ERROR_RANGE,
+    g_set_error(error, TRC_ERROR, TRC_ERROR_RANGE,
                 "%s: the job's ranks: expected all_gpus: N on line 1 or the "
                 "number of GPUs given, in [1, %u]",
                 path, WRK_MAX_RANKS);
@@ -391,7 +392,7 @@ WrkWorkload *wrk_load_astra_opts(const char *path, const WrkAstraOptions *opt,
   }
   if (ok && (tp == 0 || gpus % tp != 0 || (pol == POL_DATA && tp != 1) ||
              (pol == POL_MODEL && tp != gpus))) {
-    g_set_error(error, SIM_ERROR, SIM_ERROR_RANGE,
+    g_set_error(error, TRC_ERROR, TRC_ERROR_RANGE,
                 "%s: model-parallel size %" G_GUINT64_FORMAT
                 " for %s on %" G_GUINT64_FORMAT
                 " ranks: expected a divisor of the ranks "
@@ -420,7 +421,7 @@ WrkWorkload *wrk_load_astra_opts(const char *path, const WrkAstraOptions *opt,
                 "more fields than %" G_GUINT64_FORMAT " layers of 12",
                 n_layers);
     else
-      g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
+      g_set_error(error, TRC_ERROR, TRC_ERROR_PARSE,
                   "%s: %u fields after line 2: expected %" G_GUINT64_FORMAT
                   " layers of 12 (name dep fwd_compute fwd_comm_type "
                   "fwd_comm_bytes ig_compute ig_comm_type ig_comm_bytes "
@@ -522,7 +523,7 @@ WrkWorkload *wrk_load_astra_opts(const char *path, const WrkAstraOptions *opt,
   if (!ok)
     return NULL;
   if (w->n_ops == 0) {
-    g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
+    g_set_error(error, TRC_ERROR, TRC_ERROR_PARSE,
                 "%s: no compute and no comm in %" G_GUINT64_FORMAT
                 " layers: nothing to run",
                 path, n_layers);

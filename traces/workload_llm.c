@@ -26,6 +26,7 @@
  * Ops of one stage form a chain (a rank runs its compute and blocking
  * collectives in order); pipeline sends, EP-free gradient buckets and the
  * parameter AllGathers of ZeRO hang off that chain, so they overlap it. */
+#include "traces/error.h"
 #include "traces/workload.h"
 
 #include <math.h>
@@ -79,7 +80,7 @@ static const Key required[] = {K_LAYERS, K_HIDDEN, K_FFN, K_VOCAB,
 static gboolean bad_value(GError **error, Key k, const char *v,
                           const char *expected)
 {
-  g_set_error(error, SIM_ERROR, SIM_ERROR_RANGE,
+  g_set_error(error, TRC_ERROR, TRC_ERROR_RANGE,
               "workload spec: %s=%s: expected %s", key_names[k], v, expected);
   return FALSE;
 }
@@ -257,7 +258,7 @@ static gboolean spec_error(GError **error, const char *fmt, ...)
   va_start(ap, fmt);
   msg = g_strdup_vprintf(fmt, ap);
   va_end(ap);
-  g_set_error(error, SIM_ERROR, SIM_ERROR_RANGE, "workload spec: %s", msg);
+  g_set_error(error, TRC_ERROR, TRC_ERROR_RANGE, "workload spec: %s", msg);
   return FALSE;
 }
 
@@ -404,7 +405,7 @@ static SimTime flops_ps(Gen *g, double flops, const char *what)
   double ps = round(flops / (g->p->tflops * g->p->mfu));
 
   if (g->error == NULL && (ps < 1 || ps > 1e18))
-    g_set_error(&g->error, SIM_ERROR, SIM_ERROR_RANGE,
+    g_set_error(&g->error, TRC_ERROR, TRC_ERROR_RANGE,
                 "workload spec: %s: %.6g FLOPs take %.6g ps at tflops=%g, "
                 "mfu=%g: expected 1 ps to 10^6 s",
                 what, flops, ps, g->p->tflops, g->p->mfu);
@@ -660,7 +661,7 @@ WrkWorkload *wrk_generate_llm(const WrkLlmParams *p, GError **error)
   count_params(p, &g.dense, &g.expert);
   if (p->params > 0) {
     if (p->params <= g.expert) {
-      g_set_error(error, SIM_ERROR, SIM_ERROR_RANGE,
+      g_set_error(error, TRC_ERROR, TRC_ERROR_RANGE,
                   "workload spec: params=%" G_GUINT64_FORMAT
                   " is not above the experts' %" G_GUINT64_FORMAT
                   " (experts x m x hidden x ffn x layers)",

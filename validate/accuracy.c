@@ -10,6 +10,7 @@
 #include "models/params.h"
 #include "sim/units.h"
 #include "topologies/system.h"
+#include "validate/error.h"
 #include "validate/measure.h"
 
 /* Two and four DGX H100 (8 GPUs, 8 ConnectX-7 NDR each, one per GPU) on a
@@ -110,7 +111,7 @@ gboolean nccl_accuracy_run(const NcclDataset *d, const char *dir,
                                     NULL) ||
         (t_us = g_ascii_strtod(cells[d->time_col], &end),
          end == cells[d->time_col] || *end || !(t_us > 0))) {
-      g_set_error(error, MDL_ERROR, MDL_ERROR_VALUE,
+      g_set_error(error, VAL_ERROR, VAL_ERROR_VALUE,
                   "%s:%u: expected a size and a time (us) in column %u", path,
                   i + 1, d->time_col + 1);
       return FALSE;

@@ -12,6 +12,7 @@
 #include "sim/route.h"
 #include "sim/time.h"
 #include "sim/units.h"
+#include "validate/error.h"
 
 /* --- the fit ------------------------------------------------------------- */
 
@@ -126,7 +127,7 @@ static gboolean endpoint_node(const TopoSystem *sys, const char *name,
 {
   if (server >= topo_system_servers(sys) ||
       (gpu != G_MAXUINT32 && gpu >= topo_system_gpus_per_server(sys))) {
-    g_set_error(error, SIM_ERROR, SIM_ERROR_RANGE,
+    g_set_error(error, VAL_ERROR, VAL_ERROR_RANGE,
                 "'%s' is not in system '%s' (%u server(s) of %u GPUs)", name,
                 topo_system_name(sys), topo_system_servers(sys),
                 topo_system_gpus_per_server(sys));
@@ -135,7 +136,7 @@ static gboolean endpoint_node(const TopoSystem *sys, const char *name,
   *out = gpu == G_MAXUINT32 ? nearest_host(sys, server, toward)
                             : topo_gpu(sys, server, gpu);
   if (*out == SIM_NONE) {
-    g_set_error(error, SIM_ERROR, SIM_ERROR_RANGE,
+    g_set_error(error, VAL_ERROR, VAL_ERROR_RANGE,
                 "system '%s' has no CPU socket for '%s'",
                 topo_system_name(sys), name);
     return FALSE;
@@ -233,7 +234,7 @@ static gboolean staged_time(const TopoSystem *sys, SimNodeId a, SimNodeId b,
   double lat_down, lat_up;
 
   if (h == SIM_NONE) {
-    g_set_error(error, SIM_ERROR, SIM_ERROR_RANGE,
+    g_set_error(error, VAL_ERROR, VAL_ERROR_RANGE,
                 "a copy without peer access is staged in host memory; "
                 "system '%s' has no CPU socket",
                 topo_system_name(sys));
@@ -265,7 +266,7 @@ static gboolean predict_p2p(const TopoSystem *sys, const ValPoint *p,
   if (p->probe == VAL_PROBE_VERBS) {
     /* Between the first two servers, host or GPU memory. */
     if (topo_system_servers(sys) < 2) {
-      g_set_error(error, SIM_ERROR, SIM_ERROR_RANGE,
+      g_set_error(error, VAL_ERROR, VAL_ERROR_RANGE,
                   "verbs runs between two hosts; system '%s' has one server",
                   topo_system_name(sys));
       return FALSE;
@@ -275,7 +276,7 @@ static gboolean predict_p2p(const TopoSystem *sys, const ValPoint *p,
     net = verbs_op(p->test);
   } else if (!parse_endpoint(p->src, &s_srv, &s_gpu) ||
              !parse_endpoint(p->dst, &d_srv, &d_gpu)) {
-    g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
+    g_set_error(error, VAL_ERROR, VAL_ERROR_PARSE,
                 "endpoints '%s' -> '%s': expected gpuN, sK.gpuN, host or "
                 "sK.host",
                 p->src, p->dst);
@@ -290,7 +291,7 @@ static gboolean predict_p2p(const TopoSystem *sys, const ValPoint *p,
       !endpoint_node(sys, p->src, s_srv, s_gpu, b, &a, error))
     return FALSE;
   if (a == b) {
-    g_set_error(error, SIM_ERROR, SIM_ERROR_RANGE,
+    g_set_error(error, VAL_ERROR, VAL_ERROR_RANGE,
                 "%s -> %s is a local copy: no link of the system carries it",
                 p->src, p->dst);
     return FALSE;
@@ -333,7 +334,7 @@ static gboolean predict_nccl(const TopoSystem *sys, const ValPoint *p,
   NcclRunStats st;
 
   if (!nccl_coll_parse(p->test, &coll)) {
-    g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
+    g_set_error(error, VAL_ERROR, VAL_ERROR_PARSE,
                 "nccl test '%s' is not a collective ifsim plans", p->test);
     return FALSE;
   }
@@ -342,7 +343,7 @@ static gboolean predict_nccl(const TopoSystem *sys, const ValPoint *p,
     guint32 ppn = nccl_comm_ranks(comm) / nccl_comm_nodes(comm);
 
     if (p->gpus_per_process > ppn || ppn % p->gpus_per_process) {
-      g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
+      g_set_error(error, VAL_ERROR, VAL_ERROR_PARSE,
                   "gpus_per_process %u does not divide the %u ranks of each "
                   "server (a process drives GPUs of one server)",
                   p->gpus_per_process, ppn);
@@ -787,7 +788,7 @@ char *val_calibration_ini(const TopoSystem *sys, const ValReport *r,
     }
   }
   if (changes->len == 0) {
-    g_set_error(error, SIM_ERROR, SIM_ERROR_RANGE,
+    g_set_error(error, VAL_ERROR, VAL_ERROR_RANGE,
                 "nothing to calibrate: no bandwidth series reaching 1 MiB, "
                 "no latency series (p2p sm_latency, verbs *_lat) and no "
                 "collective that the system predicts");

@@ -16,6 +16,7 @@
  *   7. CSV transcriptions (tests/data/reference): told by the header row.
  * Anything else is refused with the list of formats accepted.
  * Invariant: every error names the file, and the line when there is one. */
+#include "validate/error.h"
 #include "validate/import_internal.h"
 
 #include <stdarg.h>
@@ -90,10 +91,10 @@ gboolean val__fail(GError **error, const char *name, guint line,
   msg = g_strdup_vprintf(fmt, ap);
   va_end(ap);
   if (line)
-    g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE, "%s:%u: %s", name, line,
+    g_set_error(error, VAL_ERROR, VAL_ERROR_PARSE, "%s:%u: %s", name, line,
                 msg);
   else
-    g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE, "%s: %s", name, msg);
+    g_set_error(error, VAL_ERROR, VAL_ERROR_PARSE, "%s: %s", name, msg);
   return FALSE;
 }
 

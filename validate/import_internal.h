@@ -5,6 +5,7 @@
 #ifndef VALIDATE_IMPORT_INTERNAL_H
 #define VALIDATE_IMPORT_INTERNAL_H
 
+#include "validate/error.h"
 #include "validate/import.h"
 
 /* The start of VAL_MEAS_MAGIC, the same for every version of the
@@ -27,7 +28,7 @@ void val__text_clear(ValText *t);
 GStrv val__tokens(const char *line);
 
 /* Sets "NAME:LINE: message" (or "NAME: message" when line is 0) as a
- * SIM_ERROR_PARSE error; returns FALSE so callers can `return val__fail`. */
+ * VAL_ERROR_PARSE error; returns FALSE so callers can `return val__fail`. */
 gboolean val__fail(GError **error, const char *name, guint line,
                    const char *fmt, ...) G_GNUC_PRINTF(4, 5);
 

@@ -35,6 +35,7 @@
  * else from busbw/algbw: every row with algbw >= 1 GB/s gives the range of
  * n its rounded ratio allows and the ranges must meet in one integer (a
  * documented best effort; collectives with factor 1 cannot tell). */
+#include "validate/error.h"
 #include "validate/import_internal.h"
 
 #include <json-glib/json-glib.h>
@@ -855,7 +856,7 @@ ValMeasurements *val__import_nccltests_json(const char *name, const char *text,
       msg += 6;
     what = strstr(msg, ": Parse error: ");
     place = what ? g_strndup(msg, (gsize)(what - msg)) : g_strdup("");
-    g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE, "%s%s: not valid JSON: %s",
+    g_set_error(error, VAL_ERROR, VAL_ERROR_PARSE, "%s%s: not valid JSON: %s",
                 name, place, what ? what + 15 : msg);
     return NULL;
   }

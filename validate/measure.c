@@ -1,4 +1,5 @@
 /* The measurement format; see validate/measure.h. */
+#include "validate/error.h"
 #include "validate/measure.h"
 
 #include <csv.h>
@@ -277,7 +278,7 @@ static gboolean check_header_value(const char *key, const char *value,
 
   if (strcmp(key, "gpus_per_process") == 0 &&
       !g_ascii_string_to_unsigned(value, 10, 1, 1024, NULL, NULL)) {
-    g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
+    g_set_error(error, VAL_ERROR, VAL_ERROR_PARSE,
                 "%s:%u: gpus_per_process '%s': expected a count from 1 to "
                 "1024 (GPUs one process drove)",
                 name, line, value);
@@ -285,7 +286,7 @@ static gboolean check_header_value(const char *key, const char *value,
   }
   if (strcmp(key, "iters") == 0 &&
       !g_ascii_string_to_unsigned(value, 10, 1, G_MAXUINT32, NULL, NULL)) {
-    g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
+    g_set_error(error, VAL_ERROR, VAL_ERROR_PARSE,
                 "%s:%u: iters '%s': expected a count from 1 to %u (calls "
                 "timed back to back, nccl-tests -n)",
                 name, line, value, G_MAXUINT32);
@@ -293,7 +294,7 @@ static gboolean check_header_value(const char *key, const char *value,
   }
   if ((strcmp(key, "nccl") == 0 || strcmp(key, "nccl.version") == 0) &&
       !nccl_version_parse(value, key, &version, &why)) {
-    g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE, "%s:%u: %s", name, line,
+    g_set_error(error, VAL_ERROR, VAL_ERROR_PARSE, "%s:%u: %s", name, line,
                 why->message);
     return FALSE;
   }
@@ -318,7 +319,7 @@ static ValMeasurements *parse_own(const char *name, const char *text,
 
       g_strchomp(lines[i]);
       if (!parse_header_line(m, lines[i])) {
-        g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
+        g_set_error(error, VAL_ERROR, VAL_ERROR_PARSE,
                     "%s:%u: expected a header line '# key = value' (key of "
                     "lower-case letters, digits, '_' and '.')",
                     name, i + 1);
@@ -327,7 +328,7 @@ static ValMeasurements *parse_own(const char *name, const char *text,
       if (m->keys->len == before) { /* val_meas_set replaced a value */
         g_autofree char *key = g_strstrip(
             g_strndup(lines[i] + 1, strcspn(lines[i] + 1, "=")));
-        g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
+        g_set_error(error, VAL_ERROR, VAL_ERROR_PARSE,
                     "%s:%u: header key '%s' given twice (expected each key "
                     "once)",
                     name, i + 1, key);
@@ -343,7 +344,7 @@ static ValMeasurements *parse_own(const char *name, const char *text,
   if (!val_csv_split(name, text, len, &csv, error))
     return NULL;
   if (csv.rows->len == 0) {
-    g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
+    g_set_error(error, VAL_ERROR, VAL_ERROR_PARSE,
                 "%s: no header row (expected '%s,%s,...')", name, columns[0],
                 columns[1]);
     ok = FALSE;
@@ -354,14 +355,14 @@ static ValMeasurements *parse_own(const char *name, const char *text,
     for (guint c = 0; ok && c < N_COLUMNS; c++)
       if (!head[c] || !g_str_equal(g_strstrip(head[c]), columns[c])) {
         g_autofree char *x = head[c] ? val__excerpt(head[c]) : NULL;
-        g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
+        g_set_error(error, VAL_ERROR, VAL_ERROR_PARSE,
                     "%s:%u: column %u is '%s', expected '%s'", name, line,
                     c + 1, x ? x : "(missing)", columns[c]);
         ok = FALSE;
       }
     if (ok && head[N_COLUMNS]) {
       g_autofree char *x = val__excerpt(head[N_COLUMNS]);
-      g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
+      g_set_error(error, VAL_ERROR, VAL_ERROR_PARSE,
                   "%s:%u: unexpected column %u '%s' (the format has %u)",
                   name, line, N_COLUMNS + 1, x, N_COLUMNS);
       ok = FALSE;
@@ -377,7 +378,7 @@ static ValMeasurements *parse_own(const char *name, const char *text,
     guint bad = 0; /* the field `what` is about */
 
     if (g_strv_length(f) != N_COLUMNS) {
-      g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
+      g_set_error(error, VAL_ERROR, VAL_ERROR_PARSE,
                   "%s:%u: %u fields, expected %u (%s,...,%s)", name, line,
                   g_strv_length(f), N_COLUMNS, columns[0],
                   columns[N_COLUMNS - 1]);
@@ -414,7 +415,7 @@ static ValMeasurements *parse_own(const char *name, const char *text,
       if (!what && (d[1] <= 0 || d[0] > d[1] || d[1] > d[2])) {
         g_autofree char *found =
             g_strdup_printf("%s, %s, %s", f[8], f[9], f[10]);
-        g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
+        g_set_error(error, VAL_ERROR, VAL_ERROR_PARSE,
                     "%s:%u: times: expected 0 < time_us_min <= "
                     "time_us_median <= time_us_max, found %s",
                     name, line, found);
@@ -424,7 +425,7 @@ static ValMeasurements *parse_own(const char *name, const char *text,
     }
     if (what) {
       g_autofree char *x = val__excerpt(f[bad]);
-      g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE, "%s:%u: %s, found '%s'",
+      g_set_error(error, VAL_ERROR, VAL_ERROR_PARSE, "%s:%u: %s, found '%s'",
                   name, line, what, x);
       ok = FALSE;
       break;
@@ -446,7 +447,7 @@ static ValMeasurements *parse_own(const char *name, const char *text,
   }
   val_csv_clear(&csv);
   if (ok && m->points->len == 0) {
-    g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
+    g_set_error(error, VAL_ERROR, VAL_ERROR_PARSE,
                 "%s: no measured points after the header row", name);
     ok = FALSE;
   }
@@ -467,7 +468,7 @@ ValMeasurements *val_meas_parse(const char *name, const char *text, gsize len,
 
     if (!g_str_equal(first, VAL_MEAS_MAGIC)) {
       g_autofree char *x = val__excerpt(first);
-      g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
+      g_set_error(error, VAL_ERROR, VAL_ERROR_PARSE,
                   "%s:1: '%s': expected '%s' (the version of the format "
                   "this ifsim reads)",
                   name, x, VAL_MEAS_MAGIC);

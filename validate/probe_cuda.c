@@ -37,6 +37,7 @@
 #include "collectives/nccl/nccl.h"
 #include "sim/config.h"
 #include "sim/units.h"
+#include "validate/error.h"
 #include "validate/probe.h"
 #include "validate/probe_gpu.h"
 
@@ -49,7 +50,6 @@
 #include <nccl.h>
 #endif
 
-G_DEFINE_QUARK(ifsim-probe-gpu-error-quark, probe_gpu_error)
 
 gboolean probe_gpu_parse_int(const char *option, const char *text, int min,
                              int *out, GError **error)
@@ -144,7 +144,7 @@ gboolean probe_cuda_ok(cudaError_t rc, const char *expr, GError **error)
 {
   if (rc == cudaSuccess)
     return TRUE;
-  g_set_error(error, PROBE_GPU_ERROR, (int)rc, "%.*s: %s",
+  g_set_error(error, VAL_ERROR, VAL_ERROR_DEVICE, "%.*s: %s",
               (int)strcspn(expr, "("), expr, cudaGetErrorString(rc));
   cudaGetLastError();
   return FALSE;
@@ -320,7 +320,7 @@ static gboolean probe_gpu_malloc(void **ptr, guint64 bytes, int dev,
 
   if (rc == cudaSuccess)
     return TRUE;
-  g_set_error(error, PROBE_GPU_ERROR, (int)rc,
+  g_set_error(error, VAL_ERROR, VAL_ERROR_DEVICE,
               "cudaMalloc: %s (%" G_GUINT64_FORMAT " bytes on gpu%d)",
               cudaGetErrorString(rc), bytes, dev);
   *ptr = NULL;
@@ -341,7 +341,7 @@ static gboolean probe_gpu_make_ring(ProbeGpu *g, GError **error)
   char *base;
 
   if (!host) {
-    g_set_error(error, PROBE_GPU_ERROR, 0,
+    g_set_error(error, VAL_ERROR, VAL_ERROR_DEVICE,
                 "malloc: out of memory (the pointer-chase ring)");
     return FALSE;
   }
@@ -422,7 +422,7 @@ static gboolean probe_cuda_setup(ProbeCuda *pc, int ngpus, int only,
   pc->m = val_meas_new();
   pc->us = g_try_new(double, pc->sweep->iters);
   if (!pc->us) {
-    g_set_error(error, PROBE_GPU_ERROR, 0,
+    g_set_error(error, VAL_ERROR, VAL_ERROR_DEVICE,
                 "--iters %" G_GUINT64_FORMAT ": out of memory for the samples",
                 pc->sweep->iters);
     return FALSE;
@@ -763,7 +763,7 @@ static gboolean probe_host_bufs_setup(ProbeHostBufs *h, guint64 bytes,
     cudaError_t rc = cudaMallocHost(&h->pinned[i], bytes);
     if (rc != cudaSuccess) {
       h->pinned[i] = NULL;
-      g_set_error(error, PROBE_GPU_ERROR, (int)rc,
+      g_set_error(error, VAL_ERROR, VAL_ERROR_DEVICE,
                   "cudaMallocHost: %s (%" G_GUINT64_FORMAT " bytes)",
                   cudaGetErrorString(rc), bytes);
       cudaGetLastError();
@@ -771,7 +771,7 @@ static gboolean probe_host_bufs_setup(ProbeHostBufs *h, guint64 bytes,
     }
     h->pageable[i] = g_try_malloc(bytes);
     if (!h->pageable[i]) {
-      g_set_error(error, PROBE_GPU_ERROR, 0,
+      g_set_error(error, VAL_ERROR, VAL_ERROR_DEVICE,
                   "malloc: out of memory (%" G_GUINT64_FORMAT " bytes)",
                   bytes);
       return FALSE;

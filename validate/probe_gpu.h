@@ -25,8 +25,6 @@ int probe_gpu_count(GString *why);
 
 /* Error domain of the GPU probes: a CUDA or NCCL call that failed; the
  * message is "CALL: what the library says". */
-#define PROBE_GPU_ERROR (probe_gpu_error_quark())
-GQuark probe_gpu_error_quark(void);
 
 /* An option value that must be a decimal number from min to G_MAXINT
  * ("010" is ten): FALSE with "OPTION: 'TEXT' is not a number from MIN"

@@ -36,6 +36,7 @@
 #include <string.h>
 
 #include "sim/config.h"
+#include "validate/error.h"
 #include "validate/probe.h"
 #include "validate/probe_gpu.h"
 
@@ -95,7 +96,7 @@ gboolean probe_nccl_ok(ncclResult_t rc, const char *expr, GError **error)
 {
   if (rc == ncclSuccess)
     return TRUE;
-  g_set_error(error, PROBE_GPU_ERROR, (int)rc, "%.*s: %s",
+  g_set_error(error, VAL_ERROR, VAL_ERROR_DEVICE, "%.*s: %s",
               (int)strcspn(expr, "("), expr, ncclGetErrorString(rc));
   return FALSE;
 }
@@ -146,7 +147,7 @@ static gboolean probe_nccl_alloc(char **ptr, guint64 bytes, int dev,
   if (rc == cudaSuccess)
     return PROBE_CUDA(cudaMemset(*ptr, 0, bytes));
   *ptr = NULL;
-  g_set_error(error, PROBE_GPU_ERROR, (int)rc,
+  g_set_error(error, VAL_ERROR, VAL_ERROR_DEVICE,
               "cudaMalloc: %s (%" G_GUINT64_FORMAT " bytes on gpu%d)",
               cudaGetErrorString(rc), bytes, dev);
   cudaGetLastError();

@@ -50,6 +50,7 @@
 #include <unistd.h>
 
 #include "sim/config.h"
+#include "validate/error.h"
 #include "validate/probe.h"
 #include "validate/probe_verbs.h"
 
@@ -387,7 +388,7 @@ static gboolean probe_vb_fail(GError **error, int err, const char *fmt, ...)
   va_start(ap, fmt);
   what = g_strdup_vprintf(fmt, ap);
   va_end(ap);
-  g_set_error(error, PROBE_VB_ERROR, PROBE_VB_ERROR_FAILED, "%s: %s", what,
+  g_set_error(error, VAL_ERROR, VAL_ERROR_NET_FAILED, "%s: %s", what,
               g_strerror(err ? err : EIO));
   return FALSE;
 }
@@ -461,7 +462,7 @@ static gboolean probe_vb_open_device(ProbeVbRun *r, int *status, GError **error)
     for (int i = 0; i < n; i++)
       g_string_append_printf(have, "%s%s", i ? ", " : "",
                              ibv_get_device_name(r->list[i]));
-    g_set_error(error, PROBE_VB_ERROR, PROBE_VB_ERROR_FAILED,
+    g_set_error(error, VAL_ERROR, VAL_ERROR_NET_FAILED,
                 "--ib-dev: no RDMA device '%s' here (there are: %s)", o->dev,
                 have->str);
     return FALSE;
@@ -474,7 +475,7 @@ static gboolean probe_vb_open_device(ProbeVbRun *r, int *status, GError **error)
   if (rc != 0)
     return probe_vb_fail(error, rc, "ibv_query_device(%s)", r->dev_name);
   if (o->ib_port > r->dev_attr.phys_port_cnt) {
-    g_set_error(error, PROBE_VB_ERROR, PROBE_VB_ERROR_FAILED,
+    g_set_error(error, VAL_ERROR, VAL_ERROR_NET_FAILED,
                 "--ib-port: %s has %u port(s), there is no port %u",
                 r->dev_name, r->dev_attr.phys_port_cnt, o->ib_port);
     return FALSE;
@@ -484,7 +485,7 @@ static gboolean probe_vb_open_device(ProbeVbRun *r, int *status, GError **error)
     return probe_vb_fail(error, rc, "ibv_query_port(%s, %u)", r->dev_name,
                          o->ib_port);
   if (r->port_attr.state != IBV_PORT_ACTIVE) {
-    g_set_error(error, PROBE_VB_ERROR, PROBE_VB_ERROR_FAILED,
+    g_set_error(error, VAL_ERROR, VAL_ERROR_NET_FAILED,
                 "%s port %u is %s, not active (ibv_devinfo shows why)",
                 r->dev_name, o->ib_port,
                 ibv_port_state_str(r->port_attr.state));
@@ -492,7 +493,7 @@ static gboolean probe_vb_open_device(ProbeVbRun *r, int *status, GError **error)
   }
   if (o->mtu_bytes &&
       o->mtu_bytes > probe_vb_mtu_bytes(r->port_attr.active_mtu)) {
-    g_set_error(error, PROBE_VB_ERROR, PROBE_VB_ERROR_FAILED,
+    g_set_error(error, VAL_ERROR, VAL_ERROR_NET_FAILED,
                 "--mtu: %u is above the active MTU %u of %s port %u",
                 o->mtu_bytes, probe_vb_mtu_bytes(r->port_attr.active_mtu),
                 r->dev_name, o->ib_port);
@@ -501,7 +502,7 @@ static gboolean probe_vb_open_device(ProbeVbRun *r, int *status, GError **error)
   r->want_grh =
       r->port_attr.link_layer == IBV_LINK_LAYER_ETHERNET || o->gid_index >= 0;
   if (o->gid_index >= r->port_attr.gid_tbl_len) {
-    g_set_error(error, PROBE_VB_ERROR, PROBE_VB_ERROR_FAILED,
+    g_set_error(error, VAL_ERROR, VAL_ERROR_NET_FAILED,
                 "--gid-index: %d is beyond the %d GIDs of %s port %u",
                 o->gid_index, r->port_attr.gid_tbl_len, r->dev_name,
                 o->ib_port);
@@ -519,7 +520,7 @@ static gboolean probe_vb_open_device(ProbeVbRun *r, int *status, GError **error)
                          o->ib_port, r->gid_index);
   if (r->want_grh && r->gid.global.subnet_prefix == 0 &&
       r->gid.global.interface_id == 0) {
-    g_set_error(error, PROBE_VB_ERROR, PROBE_VB_ERROR_FAILED,
+    g_set_error(error, VAL_ERROR, VAL_ERROR_NET_FAILED,
                 "GID %u of %s port %u is empty (pick another with "
                 "--gid-index; 'show_gids' lists them)",
                 r->gid_index, r->dev_name, o->ib_port);
@@ -551,14 +552,14 @@ static gboolean probe_vb_gpu_check(ProbeVbRun *r, int *status, GError **error)
     return FALSE;
   }
   if (r->o->gpu >= count) {
-    g_set_error(error, PROBE_VB_ERROR, PROBE_VB_ERROR_FAILED,
+    g_set_error(error, VAL_ERROR, VAL_ERROR_NET_FAILED,
                 "--gpu: there is no GPU %d here (0 to %d)", r->o->gpu,
                 count - 1);
     return FALSE;
   }
   rc = cudaGetDeviceProperties(&p, r->o->gpu);
   if (rc != cudaSuccess) {
-    g_set_error(error, PROBE_VB_ERROR, PROBE_VB_ERROR_FAILED,
+    g_set_error(error, VAL_ERROR, VAL_ERROR_NET_FAILED,
                 "cudaGetDeviceProperties(%d): %s", r->o->gpu,
                 cudaGetErrorString(rc));
     return FALSE;
@@ -614,7 +615,7 @@ static gboolean probe_vb_gpu_alloc(ProbeVbRun *r, int access, GError **error)
   if (rc == cudaSuccess)
     rc = cudaMalloc(&ptr, bytes);
   if (rc != cudaSuccess) {
-    g_set_error(error, PROBE_VB_ERROR, PROBE_VB_ERROR_FAILED,
+    g_set_error(error, VAL_ERROR, VAL_ERROR_NET_FAILED,
                 "cudaMalloc(%zu B on GPU %d): %s", bytes, r->o->gpu,
                 cudaGetErrorString(rc));
     return FALSE;
@@ -624,7 +625,7 @@ static gboolean probe_vb_gpu_alloc(ProbeVbRun *r, int access, GError **error)
   if (rc == cudaSuccess)
     rc = cudaDeviceSynchronize();
   if (rc != cudaSuccess) {
-    g_set_error(error, PROBE_VB_ERROR, PROBE_VB_ERROR_FAILED, "cudaMemset: %s",
+    g_set_error(error, VAL_ERROR, VAL_ERROR_NET_FAILED, "cudaMemset: %s",
                 cudaGetErrorString(rc));
     return FALSE;
   }
@@ -678,7 +679,7 @@ static gboolean probe_vb_clear_rx(ProbeVbRun *r, guint64 bytes, GError **error)
     if (rc == cudaSuccess)
       rc = cudaDeviceSynchronize();
     if (rc != cudaSuccess) {
-      g_set_error(error, PROBE_VB_ERROR, PROBE_VB_ERROR_FAILED,
+      g_set_error(error, VAL_ERROR, VAL_ERROR_NET_FAILED,
                   "cudaMemset: %s", cudaGetErrorString(rc));
       return FALSE;
     }
@@ -703,14 +704,14 @@ static gboolean probe_vb_setup(ProbeVbRun *r, GError **error)
   int rc;
 
   if (p->tx_depth > max_wr || p->tx_depth > max_cqe) {
-    g_set_error(error, PROBE_VB_ERROR, PROBE_VB_ERROR_FAILED,
+    g_set_error(error, VAL_ERROR, VAL_ERROR_NET_FAILED,
                 "--tx-depth %u is above what %s allows (max_qp_wr %u, "
                 "max_cqe %u)",
                 p->tx_depth, r->dev_name, max_wr, max_cqe);
     return FALSE;
   }
   if (p->max_bytes > r->port_attr.max_msg_sz) {
-    g_set_error(error, PROBE_VB_ERROR, PROBE_VB_ERROR_FAILED,
+    g_set_error(error, VAL_ERROR, VAL_ERROR_NET_FAILED,
                 "--maxbytes %" G_GUINT64_FORMAT " is above the largest "
                 "message of %s port %u (%u B)",
                 p->max_bytes, r->dev_name, r->o->ib_port,
@@ -719,7 +720,7 @@ static gboolean probe_vb_setup(ProbeVbRun *r, GError **error)
   }
   if (p->mtu_bytes &&
       p->mtu_bytes > probe_vb_mtu_bytes(r->port_attr.active_mtu)) {
-    g_set_error(error, PROBE_VB_ERROR, PROBE_VB_ERROR_FAILED,
+    g_set_error(error, VAL_ERROR, VAL_ERROR_NET_FAILED,
                 "the client's --mtu %u is above the active MTU %u of %s "
                 "port %u",
                 p->mtu_bytes, probe_vb_mtu_bytes(r->port_attr.active_mtu),
@@ -731,7 +732,7 @@ static gboolean probe_vb_setup(ProbeVbRun *r, GError **error)
    * (retry forever), each stalls the sender by min_rnr_timer. */
   r->rx_depth = MIN(MAX(512u, p->tx_depth + 16), MIN(max_wr, max_cqe));
   if (r->rx_depth < p->tx_depth) {
-    g_set_error(error, PROBE_VB_ERROR, PROBE_VB_ERROR_FAILED,
+    g_set_error(error, VAL_ERROR, VAL_ERROR_NET_FAILED,
                 "--tx-depth %u is above what %s can post as receives (%u): "
                 "sends would wait for receivers (RNR)",
                 p->tx_depth, r->dev_name, r->rx_depth);
@@ -831,7 +832,7 @@ static gboolean probe_vb_connect_qp(ProbeVbRun *r, GError **error)
   int rc;
 
   if (q->link_layer != r->local.link_layer) {
-    g_set_error(error, PROBE_VB_ERROR, PROBE_VB_ERROR_FAILED,
+    g_set_error(error, VAL_ERROR, VAL_ERROR_NET_FAILED,
                 "the peer's port is %s, this one %s: RC needs the same "
                 "link layer on both",
                 q->link_layer == IBV_LINK_LAYER_ETHERNET ? "Ethernet"
@@ -841,14 +842,14 @@ static gboolean probe_vb_connect_qp(ProbeVbRun *r, GError **error)
     return FALSE;
   }
   if (q->buf_bytes < r->buf_bytes) {
-    g_set_error(error, PROBE_VB_ERROR, PROBE_VB_ERROR_FAILED,
+    g_set_error(error, VAL_ERROR, VAL_ERROR_NET_FAILED,
                 "the peer's buffer (%" G_GUINT64_FORMAT " B) is smaller "
                 "than the plan needs (%zu B)",
                 q->buf_bytes, r->buf_bytes);
     return FALSE;
   }
   if (!grh && q->lid == 0) {
-    g_set_error(error, PROBE_VB_ERROR, PROBE_VB_ERROR_FAILED,
+    g_set_error(error, VAL_ERROR, VAL_ERROR_NET_FAILED,
                 "the peer's port has no LID (is a subnet manager running?); "
                 "use --gid-index to route by GID");
     return FALSE;
@@ -915,7 +916,7 @@ static gboolean probe_vb_spin(ProbeVbRun *r, gint64 since_ns, const char *what,
     return TRUE;
   now = probe_vb_now_ns();
   if (since_ns >= 0 && now - since_ns > timeout_ns) {
-    g_set_error(error, PROBE_VB_ERROR, PROBE_VB_ERROR_TIMEOUT,
+    g_set_error(error, VAL_ERROR, VAL_ERROR_NET_TIMEOUT,
                 "no %s for %u s during %s (--timeout); has the peer %s "
                 "stopped?",
                 what, r->plan.timeout_s, during, r->conn.peer);
@@ -939,7 +940,7 @@ static gboolean probe_vb_wc_ok(const struct ibv_wc *wc, const char *during,
   if (wc->status == IBV_WC_SUCCESS)
     return TRUE;
   g_set_error(
-      error, PROBE_VB_ERROR, PROBE_VB_ERROR_FAILED,
+      error, VAL_ERROR, VAL_ERROR_NET_FAILED,
       "work completion failed during %s: %s (status %d, vendor "
       "error 0x%x)%s",
       during, ibv_wc_status_str(wc->status), wc->status, wc->vendor_err,
@@ -958,7 +959,7 @@ static gboolean probe_vb_poll(ProbeVbRun *r, struct ibv_cq *cq,
   for (;;) {
     int got = ibv_poll_cq(cq, max, wc);
     if (got < 0) {
-      g_set_error(error, PROBE_VB_ERROR, PROBE_VB_ERROR_FAILED,
+      g_set_error(error, VAL_ERROR, VAL_ERROR_NET_FAILED,
                   "ibv_poll_cq during %s failed (%d)", during, got);
       return FALSE;
     }
@@ -1055,7 +1056,7 @@ static gboolean probe_vb_reap(ProbeVbRun *r, ProbeVbSq *sq, gboolean block,
   } else {
     n = ibv_poll_cq(r->scq, 16, wc);
     if (n < 0) {
-      g_set_error(error, PROBE_VB_ERROR, PROBE_VB_ERROR_FAILED,
+      g_set_error(error, VAL_ERROR, VAL_ERROR_NET_FAILED,
                   "ibv_poll_cq during %s failed (%d)", during, n);
       return FALSE;
     }
@@ -1293,7 +1294,7 @@ static gboolean probe_vb_step(ProbeVbRun *r, guint32 test, guint64 size,
       return FALSE;
     if (s->test != test || s->size_bytes != size) {
       g_set_error(
-          error, PROBE_VB_ERROR, PROBE_VB_ERROR_PROTOCOL,
+          error, VAL_ERROR, VAL_ERROR_NET_PROTOCOL,
           "peer %s reported %s %" G_GUINT64_FORMAT " B during %s", r->conn.peer,
           probe_vb_test_name(s->test) ? probe_vb_test_name(s->test) : "?",
           s->size_bytes, during);

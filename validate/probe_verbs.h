@@ -108,16 +108,7 @@ typedef struct {
   } u;
 } ProbeVbMsg;
 
-/* Errors of the rendezvous, in PROBE_VB_ERROR. */
-#define PROBE_VB_ERROR (probe_vb_error_quark())
-GQuark probe_vb_error_quark(void);
-typedef enum {
-  PROBE_VB_ERROR_FAILED,   /* a socket call failed */
-  PROBE_VB_ERROR_TIMEOUT,  /* --timeout passed */
-  PROBE_VB_ERROR_CLOSED,   /* the peer closed the connection */
-  PROBE_VB_ERROR_PROTOCOL, /* the peer sent what this side cannot read */
-  PROBE_VB_ERROR_PEER      /* the peer reported a failure (ABORT) */
-} ProbeVbError;
+/* Errors of the rendezvous: VAL_ERROR_NET_* (validate/error.h). */
 
 /* Encodes m into a frame (fields beyond the kind's payload are zero). */
 void probe_vb_encode(const ProbeVbMsg *m, guint8 frame[PROBE_VB_FRAME]);

@@ -20,12 +20,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "validate/error.h"
 #include "validate/probe_verbs.h"
-
-GQuark probe_vb_error_quark(void)
-{
-  return g_quark_from_static_string("ifsim-probe-verbs-error-quark");
-}
 
 static const char *const probe_vb_tests[PROBE_VB_N_TESTS] = {
     "write_bw", "send_bw", "write_lat", "send_lat"};
@@ -197,14 +193,14 @@ gboolean probe_vb_decode(const guint8 f[PROBE_VB_FRAME], ProbeVbMsg *m,
 
   memset(m, 0, sizeof(*m));
   if (memcmp(f, PROBE_VB_MAGIC, 4) != 0) {
-    g_set_error(error, PROBE_VB_ERROR, PROBE_VB_ERROR_PROTOCOL,
+    g_set_error(error, VAL_ERROR, VAL_ERROR_NET_PROTOCOL,
                 "the peer is not an ifsim-probe verbs peer (its first "
                 "bytes are %02x %02x %02x %02x, not \"" PROBE_VB_MAGIC "\")",
                 f[0], f[1], f[2], f[3]);
     return FALSE;
   }
   if (version != PROBE_VB_VERSION) {
-    g_set_error(error, PROBE_VB_ERROR, PROBE_VB_ERROR_PROTOCOL,
+    g_set_error(error, VAL_ERROR, VAL_ERROR_NET_PROTOCOL,
                 "the peer speaks version %u of the ifsim-probe verbs "
                 "protocol, this side version %u (use the same ifsim on "
                 "both hosts)",
@@ -255,7 +251,7 @@ gboolean probe_vb_decode(const guint8 f[PROBE_VB_FRAME], ProbeVbMsg *m,
   }
   case PROBE_VB_ABORT:
     if (!memchr(f + OFF_TEXT, '\0', PROBE_VB_TEXT)) {
-      g_set_error(error, PROBE_VB_ERROR, PROBE_VB_ERROR_PROTOCOL,
+      g_set_error(error, VAL_ERROR, VAL_ERROR_NET_PROTOCOL,
                   "the peer sent an error message without its end");
       return FALSE;
     }
@@ -263,7 +259,7 @@ gboolean probe_vb_decode(const guint8 f[PROBE_VB_FRAME], ProbeVbMsg *m,
     return TRUE;
   case PROBE_VB_PROGRESS: return TRUE;
   default:
-    g_set_error(error, PROBE_VB_ERROR, PROBE_VB_ERROR_PROTOCOL,
+    g_set_error(error, VAL_ERROR, VAL_ERROR_NET_PROTOCOL,
                 "the peer sent a message of unknown kind %u", kind);
     return FALSE;
   }
@@ -291,7 +287,7 @@ gboolean probe_vb_plan_check(const ProbeVbPlan *p, GError **error)
   else if (p->timeout_s < 1)
     bad = "timeout";
   if (bad) {
-    g_set_error(error, PROBE_VB_ERROR, PROBE_VB_ERROR_PROTOCOL,
+    g_set_error(error, VAL_ERROR, VAL_ERROR_NET_PROTOCOL,
                 "the client's test plan has an invalid %s", bad);
     return FALSE;
   }
@@ -351,7 +347,7 @@ static gboolean probe_vb_set_nonblock(int fd, GError **error)
   int flags = fcntl(fd, F_GETFL);
 
   if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0) {
-    g_set_error(error, PROBE_VB_ERROR, PROBE_VB_ERROR_FAILED,
+    g_set_error(error, VAL_ERROR, VAL_ERROR_NET_FAILED,
                 "fcntl(O_NONBLOCK): %s", g_strerror(errno));
     return FALSE;
   }
@@ -392,7 +388,7 @@ static int probe_vb_wait(int fd, short events, gint64 deadline_ms)
 static void probe_vb_timeout_error(const ProbeVbConn *c, const char *during,
                                    GError **error)
 {
-  g_set_error(error, PROBE_VB_ERROR, PROBE_VB_ERROR_TIMEOUT,
+  g_set_error(error, VAL_ERROR, VAL_ERROR_NET_TIMEOUT,
               "peer %s sent nothing for %g s during %s (--timeout)", c->peer,
               c->timeout_ms / 1000.0, during);
 }
@@ -400,7 +396,7 @@ static void probe_vb_timeout_error(const ProbeVbConn *c, const char *during,
 static void probe_vb_closed_error(const ProbeVbConn *c, const char *during,
                                   GError **error)
 {
-  g_set_error(error, PROBE_VB_ERROR, PROBE_VB_ERROR_CLOSED,
+  g_set_error(error, VAL_ERROR, VAL_ERROR_NET_CLOSED,
               "peer %s closed the connection during %s", c->peer, during);
 }
 
@@ -414,7 +410,7 @@ int probe_vb_listen(const char *port, guint16 *bound_port, GError **error)
   const char *call = "socket";
 
   if (rc != 0) {
-    g_set_error(error, PROBE_VB_ERROR, PROBE_VB_ERROR_FAILED,
+    g_set_error(error, VAL_ERROR, VAL_ERROR_NET_FAILED,
                 "getaddrinfo(port %s): %s", port, gai_strerror(rc));
     return -1;
   }
@@ -444,7 +440,7 @@ int probe_vb_listen(const char *port, guint16 *bound_port, GError **error)
     }
   freeaddrinfo(res);
   if (fd < 0) {
-    g_set_error(error, PROBE_VB_ERROR, PROBE_VB_ERROR_FAILED,
+    g_set_error(error, VAL_ERROR, VAL_ERROR_NET_FAILED,
                 "%s(TCP port %s): %s", call, port,
                 saved ? g_strerror(saved) : "no address to listen on");
     return -1;
@@ -471,19 +467,19 @@ gboolean probe_vb_accept(int lfd, ProbeVbConn *c, GError **error)
   g_return_val_if_fail(c->fd < 0, FALSE);
   rc = probe_vb_wait(lfd, POLLIN, deadline);
   if (rc == 0) {
-    g_set_error(error, PROBE_VB_ERROR, PROBE_VB_ERROR_TIMEOUT,
+    g_set_error(error, VAL_ERROR, VAL_ERROR_NET_TIMEOUT,
                 "no client connected within %g s (--timeout)",
                 c->timeout_ms / 1000.0);
     return FALSE;
   }
   if (rc < 0) {
-    g_set_error(error, PROBE_VB_ERROR, PROBE_VB_ERROR_FAILED,
+    g_set_error(error, VAL_ERROR, VAL_ERROR_NET_FAILED,
                 "poll(listening socket): %s", g_strerror(errno));
     return FALSE;
   }
   fd = accept(lfd, (struct sockaddr *)&ss, &len);
   if (fd < 0) {
-    g_set_error(error, PROBE_VB_ERROR, PROBE_VB_ERROR_FAILED, "accept: %s",
+    g_set_error(error, VAL_ERROR, VAL_ERROR_NET_FAILED, "accept: %s",
                 g_strerror(errno));
     return FALSE;
   }
@@ -551,7 +547,7 @@ gboolean probe_vb_connect(ProbeVbConn *c, const char *host, const char *port,
     rc = getaddrinfo(host, port, &hints, &res);
   }
   if (rc != 0) {
-    g_set_error(error, PROBE_VB_ERROR, PROBE_VB_ERROR_FAILED,
+    g_set_error(error, VAL_ERROR, VAL_ERROR_NET_FAILED,
                 "getaddrinfo(%s): %s", host,
                 rc == EAI_SYSTEM ? g_strerror(errno) : gai_strerror(rc));
     return FALSE;
@@ -577,8 +573,8 @@ gboolean probe_vb_connect(ProbeVbConn *c, const char *host, const char *port,
     g_usleep(100 * 1000);
   }
   freeaddrinfo(res);
-  g_set_error(error, PROBE_VB_ERROR,
-              err == ETIMEDOUT ? PROBE_VB_ERROR_TIMEOUT : PROBE_VB_ERROR_FAILED,
+  g_set_error(error, VAL_ERROR,
+              err == ETIMEDOUT ? VAL_ERROR_NET_TIMEOUT : VAL_ERROR_NET_FAILED,
               "cannot connect to %s: %s (tried for up to %g s, --timeout)",
               c->peer, g_strerror(err), c->timeout_ms / 1000.0);
   return FALSE;
@@ -605,7 +601,7 @@ gboolean probe_vb_send(ProbeVbConn *c, const ProbeVbMsg *m, const char *during,
       if (rc > 0)
         continue;
       if (rc == 0) {
-        g_set_error(error, PROBE_VB_ERROR, PROBE_VB_ERROR_TIMEOUT,
+        g_set_error(error, VAL_ERROR, VAL_ERROR_NET_TIMEOUT,
                     "peer %s accepted no data for %g s during %s "
                     "(--timeout)",
                     c->peer, c->timeout_ms / 1000.0, during);
@@ -616,7 +612,7 @@ gboolean probe_vb_send(ProbeVbConn *c, const ProbeVbMsg *m, const char *during,
       probe_vb_closed_error(c, during, error);
       return FALSE;
     }
-    g_set_error(error, PROBE_VB_ERROR, PROBE_VB_ERROR_FAILED,
+    g_set_error(error, VAL_ERROR, VAL_ERROR_NET_FAILED,
                 "send to %s during %s: %s", c->peer, during, g_strerror(errno));
     return FALSE;
   }
@@ -665,7 +661,7 @@ static int probe_vb_read_frame(ProbeVbConn *c, guint8 *frame,
       probe_vb_closed_error(c, during, error);
       return -1;
     }
-    g_set_error(error, PROBE_VB_ERROR, PROBE_VB_ERROR_FAILED,
+    g_set_error(error, VAL_ERROR, VAL_ERROR_NET_FAILED,
                 "recv from %s during %s: %s", c->peer, during,
                 g_strerror(errno));
     return -1;
@@ -676,7 +672,7 @@ static int probe_vb_read_frame(ProbeVbConn *c, guint8 *frame,
 static gboolean probe_vb_peer_failed(const ProbeVbConn *c, const ProbeVbMsg *m,
                                      GError **error)
 {
-  g_set_error(error, PROBE_VB_ERROR, PROBE_VB_ERROR_PEER, "peer %s failed: %s",
+  g_set_error(error, VAL_ERROR, VAL_ERROR_NET_PEER, "peer %s failed: %s",
               c->peer, m->u.text);
   return FALSE;
 }
@@ -697,7 +693,7 @@ gboolean probe_vb_recv(ProbeVbConn *c, ProbeVbKind want, ProbeVbMsg *m,
     if (rc < 0)
       return FALSE;
     if (!probe_vb_decode(frame, m, &inner)) {
-      g_set_error(error, PROBE_VB_ERROR, PROBE_VB_ERROR_PROTOCOL,
+      g_set_error(error, VAL_ERROR, VAL_ERROR_NET_PROTOCOL,
                   "%s during %s: %s", c->peer, during, inner->message);
       return FALSE;
     }
@@ -706,7 +702,7 @@ gboolean probe_vb_recv(ProbeVbConn *c, ProbeVbKind want, ProbeVbMsg *m,
     if (m->kind == PROBE_VB_ABORT)
       return probe_vb_peer_failed(c, m, error);
     if (m->kind != want) {
-      g_set_error(error, PROBE_VB_ERROR, PROBE_VB_ERROR_PROTOCOL,
+      g_set_error(error, VAL_ERROR, VAL_ERROR_NET_PROTOCOL,
                   "peer %s sent message kind %u during %s, expected %u "
                   "(do both sides run the same ifsim?)",
                   c->peer, m->kind, during, want);
@@ -735,7 +731,7 @@ gboolean probe_vb_check_peer(ProbeVbConn *c, const char *during, GError **error)
         probe_vb_closed_error(c, during, error);
         return FALSE;
       }
-      g_set_error(error, PROBE_VB_ERROR, PROBE_VB_ERROR_FAILED,
+      g_set_error(error, VAL_ERROR, VAL_ERROR_NET_FAILED,
                   "recv from %s during %s: %s", c->peer, during,
                   g_strerror(errno));
       return FALSE;
@@ -743,7 +739,7 @@ gboolean probe_vb_check_peer(ProbeVbConn *c, const char *during, GError **error)
     if ((size_t)n < sizeof(frame))
       return TRUE; /* a frame under way: looked at when whole */
     if (!probe_vb_decode(frame, &m, &inner)) {
-      g_set_error(error, PROBE_VB_ERROR, PROBE_VB_ERROR_PROTOCOL,
+      g_set_error(error, VAL_ERROR, VAL_ERROR_NET_PROTOCOL,
                   "%s during %s: %s", c->peer, during, inner->message);
       return FALSE;
     }

@@ -10,6 +10,7 @@
  *
  * Invariants: nranks = nnodes x ppn >= 2; server_of and local_of are the
  * communicator's own, distinct and within the system. */
+#include "collectives/error.h"
 #include "collectives/nccl/nccl_internal.h"
 #include "models/registry.h"
 
@@ -26,12 +27,12 @@ static gboolean check_indices(const guint32 *v, guint32 n, guint32 limit,
 
   for (guint32 i = 0; i < n; i++) {
     if (v[i] >= limit) {
-      g_set_error(error, MDL_ERROR, MDL_ERROR_VALUE,
+      g_set_error(error, COLL_ERROR, COLL_ERROR_VALUE,
                   "%s: %u is not below the system's %u", what, v[i], limit);
       return FALSE;
     }
     if (seen[v[i]]++) {
-      g_set_error(error, MDL_ERROR, MDL_ERROR_VALUE,
+      g_set_error(error, COLL_ERROR, COLL_ERROR_VALUE,
                   "%s: %u appears twice (each once)", what, v[i]);
       return FALSE;
     }
@@ -49,7 +50,7 @@ static gboolean comm_place(NcclComm *c, guint32 g, guint32 servers,
   if (c->opt.servers || c->opt.local_gpus) {
     if (!c->opt.servers || !c->opt.local_gpus || c->opt.n_servers == 0 ||
         c->opt.n_local == 0) {
-      g_set_error(error, MDL_ERROR, MDL_ERROR_VALUE,
+      g_set_error(error, COLL_ERROR, COLL_ERROR_VALUE,
                   "a communicator's GPUs need both its servers and their "
                   "GPUs");
       return FALSE;
@@ -63,7 +64,7 @@ static gboolean comm_place(NcclComm *c, guint32 g, guint32 servers,
     c->ppn = c->opt.n_local;
     c->nranks = c->nnodes * c->ppn;
     if (c->nranks < 2 || (c->opt.ranks && c->opt.ranks != c->nranks)) {
-      g_set_error(error, MDL_ERROR, MDL_ERROR_VALUE,
+      g_set_error(error, COLL_ERROR, COLL_ERROR_VALUE,
                   "ranks: %u servers of %u GPUs make %u ranks (expected at "
                   "least 2%s)",
                   c->nnodes, c->ppn, c->nranks,
@@ -75,14 +76,14 @@ static gboolean comm_place(NcclComm *c, guint32 g, guint32 servers,
   } else {
     c->nranks = c->opt.ranks ? c->opt.ranks : total;
     if (c->nranks < 2 || c->nranks > total) {
-      g_set_error(error, MDL_ERROR, MDL_ERROR_VALUE,
+      g_set_error(error, COLL_ERROR, COLL_ERROR_VALUE,
                   "ranks: %u is not between 2 and the system's %u GPUs (%u "
                   "servers of %u)",
                   c->nranks, total, servers, g);
       return FALSE;
     }
     if (c->nranks > g && c->nranks % g != 0) {
-      g_set_error(error, MDL_ERROR, MDL_ERROR_VALUE,
+      g_set_error(error, COLL_ERROR, COLL_ERROR_VALUE,
                   "ranks: %u does not fill whole servers of %u GPUs (one rank "
                   "per GPU, servers in order)",
                   c->nranks, g);
@@ -225,7 +226,7 @@ NcclComm *nccl_comm_new(const TopoSystem *sys, const NcclOptions *opt,
 
     if (!c->gpu.nic || c->gpu.nics == 0 ||
         topo_system_net(sys) == TOPO_NET_NONE) {
-      g_set_error(error, MDL_ERROR, MDL_ERROR_CONFLICT,
+      g_set_error(error, COLL_ERROR, COLL_ERROR_CONFLICT,
                   "ranks: %u ranks span %u servers, but the system has no "
                   "NICs or no scale-out network",
                   c->nranks, c->nnodes);

@@ -11,6 +11,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "collectives/error.h"
 #include "collectives/nccl/plan.h"
 #include "models/params.h"
 #include "models/registry.h"
@@ -61,7 +62,7 @@ static gboolean concat_sets(const SimPathSet *a, const SimPathSet *b,
       SimPath p = a->path[i];
 
       if (out->n == SIM_PATHSET_MAX || !sim_path_append(&p, &b->path[j])) {
-        g_set_error(error, MDL_ERROR, MDL_ERROR_CONFLICT,
+        g_set_error(error, COLL_ERROR, COLL_ERROR_CONFLICT,
                     "a PXN route is longer than %u hops or %u paths",
                     SIM_PATH_MAX_HOPS, SIM_PATHSET_MAX);
         return FALSE;
@@ -446,7 +447,7 @@ static gboolean switch_paths(const NcclPlan *pl, SimNodeId gpu, gboolean down,
     total += ch->rate_Bps;
   }
   if (out->n == 0) {
-    g_set_error(error, MDL_ERROR, MDL_ERROR_CONFLICT,
+    g_set_error(error, COLL_ERROR, COLL_ERROR_CONFLICT,
                 "NVLS: GPU %s has no NVLink to an NVSwitch",
                 sim_fabric_node_name(pl->fabric, gpu));
     return FALSE;

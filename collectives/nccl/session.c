@@ -4,6 +4,7 @@
  * (checked before anything is built, sim/memory.h). */
 #include <string.h>
 
+#include "collectives/error.h"
 #include "collectives/nccl/exec.h"
 #include "sim/engine.h"
 #include "sim/interrupt.h"
@@ -259,7 +260,7 @@ gboolean nccl_session_add(NcclSession *s, const NcclComm *comm, NcclColl coll,
     spec = &none;
   pl.one_way = spec->one_way;
   if (comm->sys != s->sys) {
-    g_set_error(error, MDL_ERROR, MDL_ERROR_CONFLICT,
+    g_set_error(error, COLL_ERROR, COLL_ERROR_CONFLICT,
                 "a communicator of another system than the session's");
     return FALSE;
   }

@@ -9,6 +9,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "collectives/error.h"
 #include "collectives/nccl/nccl_internal.h"
 #include "models/params.h"
 #include "models/registry.h"
@@ -108,7 +109,7 @@ static gboolean parse_list(const char *list, const char *what,
 
       for (int j = 0; j < n; j++)
         g_string_append_printf(accepted, "%s%s", j ? ", " : "", names[j]);
-      g_set_error(error, MDL_ERROR, MDL_ERROR_VALUE,
+      g_set_error(error, COLL_ERROR, COLL_ERROR_VALUE,
                   "%s: '%s' is not one of %s (a comma-separated list, or "
                   "^list for all but those)",
                   what, tok, accepted->str);
@@ -119,7 +120,7 @@ static gboolean parse_list(const char *list, const char *what,
   if (negate)
     m = ~m & ((1u << n) - 1);
   if (m == 0) {
-    g_set_error(error, MDL_ERROR, MDL_ERROR_VALUE,
+    g_set_error(error, COLL_ERROR, COLL_ERROR_VALUE,
                 "%s: '%s' leaves nothing enabled", what, list);
     return FALSE;
   }
@@ -282,7 +283,7 @@ gboolean nccl_version_parse(const char *text, const char *what, guint32 *out,
   g_autoptr(GMatchInfo) m = NULL;
 
   if (!g_regex_match(re, text, 0, &m)) {
-    g_set_error(error, MDL_ERROR, MDL_ERROR_VALUE,
+    g_set_error(error, COLL_ERROR, COLL_ERROR_VALUE,
                 "%s: '%s' is not an NCCL version (expected 2.MINOR or "
                 "2.MINOR.PATCH, e.g. 2.26.2)",
                 what, text);
@@ -634,7 +635,7 @@ static gboolean select_p2p(const NcclComm *c, NcclColl coll, guint64 bytes,
                            NcclChoice *out, GString *explain, GError **error)
 {
   if (c->opt.protos && !(c->opt.protos & (1u << NCCL_PROTO_SIMPLE))) {
-    g_set_error(error, MDL_ERROR, MDL_ERROR_CONFLICT,
+    g_set_error(error, COLL_ERROR, COLL_ERROR_CONFLICT,
                 "%s runs NCCL's p2p Simple protocol; the protocol choice "
                 "excludes Simple",
                 nccl_coll_name(coll));
@@ -704,7 +705,7 @@ gboolean nccl_select(const NcclComm *c, NcclColl coll, guint64 bytes,
     }
   }
   if (best_a < 0) {
-    g_set_error(error, MDL_ERROR, MDL_ERROR_CONFLICT,
+    g_set_error(error, COLL_ERROR, COLL_ERROR_CONFLICT,
                 "no NCCL algorithm and protocol allowed by the choice can run "
                 "%s on this system (%u ranks, %u nodes); --explain lists why "
                 "each is off",

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "tests/suites.h"
+#include "validate/error.h"
 #include "validate/probe_verbs.h"
 
 /* --- frames ------------------------------------------------------------- */
@@ -99,7 +100,7 @@ static void expect_decode_error(const guint8 *f, const char *want)
   g_autoptr(GError) error = NULL;
 
   ck_assert(!probe_vb_decode(f, &m, &error));
-  ck_assert_int_eq(error->code, PROBE_VB_ERROR_PROTOCOL);
+  ck_assert_int_eq(error->code, VAL_ERROR_NET_PROTOCOL);
   ck_assert_msg(strstr(error->message, want), "'%s' lacks '%s'", error->message,
                 want);
 }
@@ -340,7 +341,7 @@ START_TEST(test_accept_timeout)
   ck_assert_int_ge(lfd, 0);
   probe_vb_conn_init(&c, 200);
   ck_assert(!probe_vb_accept(lfd, &c, &error));
-  expect_error(error, PROBE_VB_ERROR_TIMEOUT,
+  expect_error(error, VAL_ERROR_NET_TIMEOUT,
                "no client connected within 0.2 s (--timeout)");
   ck_assert_int_lt(g_get_monotonic_time() - t0, 1000000);
   close(lfd);
@@ -361,10 +362,10 @@ START_TEST(test_peer_closes)
                          "plan",
                          c.peer);
   ck_assert(!probe_vb_recv(&c, PROBE_VB_PLAN, &m, "the test plan", &error));
-  expect_error(error, PROBE_VB_ERROR_CLOSED, want);
+  expect_error(error, VAL_ERROR_NET_CLOSED, want);
   g_clear_error(&error);
   ck_assert(!probe_vb_check_peer(&c, "send_bw 4 B", &error));
-  expect_error(error, PROBE_VB_ERROR_CLOSED,
+  expect_error(error, VAL_ERROR_NET_CLOSED,
                "closed the connection during "
                "send_bw 4 B");
   probe_vb_conn_clear(&c);
@@ -382,7 +383,7 @@ START_TEST(test_peer_stalls)
 
   ck_assert(probe_vb_check_peer(&c, "the test plan", &error));
   ck_assert(!probe_vb_recv(&c, PROBE_VB_PLAN, &m, "the test plan", &error));
-  expect_error(error, PROBE_VB_ERROR_TIMEOUT,
+  expect_error(error, VAL_ERROR_NET_TIMEOUT,
                "sent nothing for 0.2 s during the test plan (--timeout)");
   ck_assert_int_lt(g_get_monotonic_time() - t0, 550000);
   probe_vb_conn_clear(&c);
@@ -400,11 +401,11 @@ START_TEST(test_peer_fails)
 
   g_usleep(50 * 1000);
   ck_assert(!probe_vb_check_peer(&c, "write_lat 2 B", &error));
-  expect_error(error, PROBE_VB_ERROR_PEER,
+  expect_error(error, VAL_ERROR_NET_PEER,
                "failed: ibv_post_send: Cannot allocate memory");
   g_clear_error(&error);
   ck_assert(!probe_vb_recv(&c, PROBE_VB_PLAN, &m, "the test plan", &error));
-  expect_error(error, PROBE_VB_ERROR_PEER,
+  expect_error(error, VAL_ERROR_NET_PEER,
                "failed: ibv_post_send: Cannot allocate memory");
   probe_vb_conn_clear(&c);
   g_thread_join(t);
@@ -420,7 +421,7 @@ START_TEST(test_peer_wrong)
   GThread *t = start_pair(&p, PEER_WRONG, "127.0.0.1", 2000, &c);
 
   ck_assert(!probe_vb_recv(&c, PROBE_VB_PLAN, &m, "the test plan", &error));
-  expect_error(error, PROBE_VB_ERROR_PROTOCOL,
+  expect_error(error, VAL_ERROR_NET_PROTOCOL,
                "sent message kind 3 during the test plan, expected 1");
   probe_vb_conn_clear(&c);
   g_thread_join(t);
@@ -428,7 +429,7 @@ START_TEST(test_peer_wrong)
   t = start_pair(&p, PEER_GARBAGE, "localhost", 2000, &c);
   g_clear_error(&error);
   ck_assert(!probe_vb_recv(&c, PROBE_VB_PLAN, &m, "the test plan", &error));
-  expect_error(error, PROBE_VB_ERROR_PROTOCOL,
+  expect_error(error, VAL_ERROR_NET_PROTOCOL,
                "is not an ifsim-probe verbs peer");
   probe_vb_conn_clear(&c);
   g_thread_join(t);
@@ -450,8 +451,8 @@ START_TEST(test_connect_refused)
   probe_vb_conn_init(&c, 300);
   t0 = g_get_monotonic_time();
   ck_assert(!probe_vb_connect(&c, "127.0.0.1", sport, &error));
-  expect_error(error, PROBE_VB_ERROR_FAILED, "cannot connect to 127.0.0.1:");
-  expect_error(error, PROBE_VB_ERROR_FAILED,
+  expect_error(error, VAL_ERROR_NET_FAILED, "cannot connect to 127.0.0.1:");
+  expect_error(error, VAL_ERROR_NET_FAILED,
                "Connection refused (tried for "
                "up to 0.3 s, --timeout)");
   /* retried until the timeout, not beyond */
@@ -502,7 +503,7 @@ START_TEST(test_listen_busy)
   g_snprintf(sport, sizeof(sport), "%u", port);
   want = g_strdup_printf("bind(TCP port %s): Address already in use", sport);
   ck_assert_int_lt(probe_vb_listen(sport, NULL, &error), 0);
-  expect_error(error, PROBE_VB_ERROR_FAILED, want);
+  expect_error(error, VAL_ERROR_NET_FAILED, want);
   close(lfd);
 }
 END_TEST
