@@ -218,6 +218,26 @@ gboolean cli_parse_number_option(const gchar *option_name, const gchar *value,
   return TRUE;
 }
 
+gboolean cli_check_name(char **value, const char *flag,
+                               const char *const *names, GError **error)
+{
+  g_autoptr(GString) accepted = g_string_new(NULL);
+
+  if (*value == NULL)
+    return TRUE;
+  for (const char *const *n = names; *n; n++) {
+    if (g_ascii_strcasecmp(*value, *n) == 0) {
+      g_free(*value);
+      *value = g_strdup(*n);
+      return TRUE;
+    }
+    g_string_append_printf(accepted, "%s%s", n == names ? "" : ", ", *n);
+  }
+  g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+              "%s: '%s' is not one of %s", flag, *value, accepted->str);
+  return FALSE;
+}
+
 /* The memory limit's words (sim/memory.h): the flag that sets it and the
  * flag's value that would run a refused scenario. */
 static char *cli_memory_advice(guint64 need_bytes)

@@ -74,6 +74,11 @@ int cli_cmd_validate(int argc, char **argv);
 int cli_cmd_replay(int argc, char **argv);
 int cli_cmd_plot(int argc, char **argv);
 
+/* Checks that *value (if set) is one of names, ignoring case, and makes
+ * it that name's spelling; else "FLAG: 'v' is not one of a, b, c". */
+gboolean cli_check_name(char **value, const char *flag,
+                        const char *const *names, GError **error);
+
 /* --max-memory SIZE, for the commands that build systems and run them
  * (sim/memory.h): its CliNumberTarget (in the option group's table) and
  * GOptionEntry, and cli_apply_max_memory() after parsing. */

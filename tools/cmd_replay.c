@@ -12,6 +12,7 @@
 #include "sim/interrupt.h"
 #include "sim/units.h"
 #include "tools/cli.h"
+#include "tools/nccl_options.h"
 #include "tools/run.h"
 #include "traces/csvtext.h"
 #include "traces/linksamples.h"
@@ -35,13 +36,7 @@ typedef struct {
   char *placement;
   guint64 seed;
   char *servers;
-  char *algo;
-  char *proto;
-  char *nccl_version;
-  guint64 channels;
-  gboolean channels_seen;
-  gboolean collnet;
-  char *fidelity;
+  CliNcclOptions nccl; /* --algo ... --fidelity */
   char *csv;
   char *summary_csv;
   char *links_csv;
@@ -77,10 +72,7 @@ static void options_clear(ReplayOptions *o)
   g_free(o->jobs);
   g_free(o->placement);
   g_free(o->servers);
-  g_free(o->algo);
-  g_free(o->proto);
-  g_free(o->nccl_version);
-  g_free(o->fidelity);
+  cli_nccl_options_clear(&o->nccl);
   g_free(o->csv);
   g_free(o->summary_csv);
   g_free(o->links_csv);
@@ -683,32 +675,9 @@ static gboolean check_options(ReplayOptions *o, NcclOptions *n, guint32 *hot,
 {
   memset(n, 0, sizeof(*n));
   *hot = REPLAY_DEFAULT_HOT_LINKS;
-  if (o->fidelity && strcmp(o->fidelity, "flow") != 0 &&
-      strcmp(o->fidelity, "analytical") != 0 &&
-      strcmp(o->fidelity, "packet") != 0) {
-    g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
-                "--fidelity: '%s' is not one of analytical, flow, packet",
-                o->fidelity);
+  if (!cli_nccl_check(&o->nccl, n, error))
     return FALSE;
-  }
-  if (o->algo && !nccl_parse_algos(o->algo, "--algo", &n->algos, error))
-    return FALSE;
-  if (o->proto && !nccl_parse_protos(o->proto, "--proto", &n->protos, error))
-    return FALSE;
-  if (o->nccl_version && !nccl_version_parse(o->nccl_version, "--nccl-version",
-                                             &n->nccl_version, error))
-    return FALSE;
-  if (o->channels_seen) {
-    if (o->channels == 0 || o->channels > NCCL_MAX_CHANNELS) {
-      g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
-                  "--channels: %" G_GUINT64_FORMAT " is not from 1 to %d",
-                  o->channels, NCCL_MAX_CHANNELS);
-      return FALSE;
-    }
-    n->min_channels = n->max_channels = (guint32)o->channels;
-  }
-  n->collnet = o->collnet;
-  if (o->link_samples && cli_run_exec(o->fidelity) == NCCL_EXEC_ANALYTICAL) {
+  if (o->link_samples && cli_nccl_exec(&o->nccl) == NCCL_EXEC_ANALYTICAL) {
     g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
                 "--link-samples: the analytical transport counts a transfer "
                 "whole when it starts; use --fidelity flow or packet");
@@ -758,7 +727,7 @@ int cli_cmd_replay(int argc, char **argv)
   CliNumberTarget numbers[] = {
       {"astra-tp", 0, CLI_NUMBER_COUNT, &o.astra_tp, &o.astra_tp_seen, 0},
       {"seed", 0, CLI_NUMBER_COUNT, &o.seed, &o.seed_seen, 0},
-      {"channels", 0, CLI_NUMBER_COUNT, &o.channels, &o.channels_seen, 0},
+      CLI_NCCL_CHANNELS_TARGET(&o.nccl),
       CLI_MAX_MEMORY_TARGET(&o.max_memory, &o.max_memory_seen),
       {NULL, 0, 0, NULL, NULL, 0}};
   GOptionEntry entries[] = {
@@ -792,19 +761,9 @@ int cli_cmd_replay(int argc, char **argv)
        "Seed of --placement random (default 0)", "N"},
       {"servers", 0, 0, G_OPTION_ARG_STRING, &o.servers,
        "The job's servers, in rank order (e.g. 0-3,8-11)", "LIST"},
-      {"algo", 0, 0, G_OPTION_ARG_STRING, &o.algo,
-       "NCCL algorithms allowed, as NCCL_ALGO", "LIST"},
-      {"proto", 0, 0, G_OPTION_ARG_STRING, &o.proto,
-       "NCCL protocols allowed, as NCCL_PROTO", "LIST"},
-      {"nccl-version", 0, 0, G_OPTION_ARG_STRING, &o.nccl_version,
-       "Choose as this NCCL release's cost model does (default 2.28.9)",
-       "VERSION"},
-      {"channels", 0, 0, G_OPTION_ARG_CALLBACK, cli_parse_number_option,
-       "Force every collective's channel count", "N"},
-      {"collnet", 0, 0, G_OPTION_ARG_NONE, &o.collnet,
-       "Let NCCL use the network's SHARP reductions", NULL},
-      {"fidelity", 0, 0, G_OPTION_ARG_STRING, &o.fidelity,
-       "Transport: flow (default), analytical or packet", "LEVEL"},
+      G_OPTION_ENTRY_NULL};
+  /* after NCCL's options */
+  GOptionEntry more[] = {
       {"csv", 0, 0, G_OPTION_ARG_FILENAME, &o.csv,
        "Write one row per op of each job: its instances, NCCL's choice, "
        "first start and last end",
@@ -843,7 +802,7 @@ int cli_cmd_replay(int argc, char **argv)
       "workload (--astra) or a generated LLM layout (--llm).  --jobs runs "
       "several jobs at once, each placed on its own servers, and reports "
       "each one's slowdown against running alone and the links they "
-      "share.");
+      "share.\n" CLI_NCCL_ENV_HELP);
   GOptionGroup *group = g_option_group_new(COMMAND, "", "", numbers, NULL);
   g_autoptr(GError) error = NULL;
   g_autoptr(TopoSystem) sys = NULL;
@@ -862,6 +821,8 @@ int cli_cmd_replay(int argc, char **argv)
   guint32 hot = REPLAY_DEFAULT_HOT_LINKS;
 
   g_option_group_add_entries(group, entries);
+  cli_nccl_add_entries(group, &o.nccl);
+  g_option_group_add_entries(group, more);
   g_option_context_set_main_group(ctx, group);
   if (!cli_parse(ctx, COMMAND, &argc, &argv, &status))
     goto out;
@@ -934,13 +895,13 @@ int cli_cmd_replay(int argc, char **argv)
                      .servers = j->servers,
                      .n_servers = j->n_servers};
   }
-  ro = (RplOptions){.nccl = nopt, .exec = cli_run_exec(o.fidelity)};
+  ro = (RplOptions){.nccl = nopt, .exec = cli_nccl_exec(&o.nccl)};
   sc.interval_ps = REPLAY_DEFAULT_SAMPLE_PS;
   if (o.sample_interval &&
       !cli_parse_sample_interval(o.sample_interval, &sc.interval_ps, &error))
     goto fail;
   if ((o.timeline || o.link_samples) &&
-      cli_run_exec(o.fidelity) != NCCL_EXEC_ANALYTICAL) {
+      cli_nccl_exec(&o.nccl) != NCCL_EXEC_ANALYTICAL) {
     ro.attach = attach_sampler;
     ro.attach_ctx = &sc;
   }
@@ -1017,7 +978,7 @@ int cli_cmd_replay(int argc, char **argv)
   if (!trc_outputs_commit(outs, &error))
     goto fail;
   print_report(sys, (const JobSpec *)(void *)jobs->data, res, n, slowdown,
-               o.fidelity ? o.fidelity : "flow", used, busy, util);
+               cli_nccl_fidelity(&o.nccl), used, busy, util);
   status = CLI_EXIT_OK;
   goto out;
 fail:

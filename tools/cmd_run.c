@@ -28,8 +28,6 @@
 
 #define COMMAND "run"
 
-static const char *const run_fidelities[] = {"analytical", "flow", "packet",
-                                             NULL};
 /* nccl-tests' type names (-d) and their sizes. */
 static const struct {
   const char *name;
@@ -55,10 +53,7 @@ void cli_run_options_clear(CliRunOptions *o)
   g_free(o->collective);
   g_free(o->dtype);
   g_free(o->redop);
-  g_free(o->algo);
-  g_free(o->proto);
-  g_free(o->nccl_version);
-  g_free(o->fidelity);
+  cli_nccl_options_clear(&o->nccl);
   g_free(o->csv);
   g_free(o->json);
   g_free(o->links_csv);
@@ -84,60 +79,12 @@ static gboolean bad(GError **error, const char *fmt, ...)
   return FALSE;
 }
 
-/* Checks that value (if set) is one of names, ignoring case. */
-static gboolean run_check_name(char **value, const char *flag,
-                               const char *const *names, GError **error)
-{
-  g_autoptr(GString) accepted = g_string_new(NULL);
-
-  if (*value == NULL)
-    return TRUE;
-  for (const char *const *n = names; *n; n++) {
-    if (g_ascii_strcasecmp(*value, *n) == 0) {
-      g_free(*value);
-      *value = g_strdup(*n);
-      return TRUE;
-    }
-    g_string_append_printf(accepted, "%s%s", n == names ? "" : ", ", *n);
-  }
-  g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
-              "%s: '%s' is not one of %s", flag, *value, accepted->str);
-  return FALSE;
-}
-
-/* A channel count from the environment (NCCL_MIN_NCHANNELS, ...). */
-static gboolean env_channels(const char *name, guint32 *out, GError **error)
-{
-  const char *v = g_getenv(name);
-  guint64 n;
-
-  if (!v || !*v)
-    return TRUE;
-  if (!g_ascii_string_to_unsigned(v, 10, 1, NCCL_MAX_CHANNELS, &n, NULL)) {
-    g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
-                "environment %s='%s': expected a channel count from 1 to %d",
-                name, v, NCCL_MAX_CHANNELS);
-    return FALSE;
-  }
-  *out = (guint32)n;
-  return TRUE;
-}
-
 /* Queue samples without --sample-interval: every microsecond. */
 #define RUN_DEFAULT_SAMPLE_PS SIM_US(1)
 
-NcclExec cli_run_exec(const char *fidelity)
-{
-  if (fidelity && strcmp(fidelity, "analytical") == 0)
-    return NCCL_EXEC_ANALYTICAL;
-  if (fidelity && strcmp(fidelity, "packet") == 0)
-    return NCCL_EXEC_PACKET;
-  return NCCL_EXEC_FLOW;
-}
-
 static NcclExec run_exec(const CliRunOptions *o)
 {
-  return cli_run_exec(o->fidelity);
+  return cli_nccl_exec(&o->nccl);
 }
 
 gboolean cli_parse_hot_links(const char *text, guint32 *out, GError **error)
@@ -221,10 +168,9 @@ gboolean cli_run_check(CliRunOptions *o, CliRunPlan *plan, GError **error)
   NcclColl *coll = &plan->coll;
   guint32 *type_size = &plan->type_size;
   NcclOptions *nopt = &plan->nopt;
-  const char *algo = o->algo ? o->algo : g_getenv("NCCL_ALGO");
-  const char *proto = o->proto ? o->proto : g_getenv("NCCL_PROTO");
   int t;
 
+  memset(nopt, 0, sizeof(*nopt));
   if (!o->collective)
     o->collective = g_strdup("allreduce");
   if (!nccl_coll_parse(o->collective, coll))
@@ -232,7 +178,7 @@ gboolean cli_run_check(CliRunOptions *o, CliRunPlan *plan, GError **error)
                "--collective: '%s' is not one of allreduce, allgather, "
                "reducescatter, broadcast, reduce, alltoall, sendrecv",
                o->collective);
-  if (!run_check_name(&o->fidelity, "--fidelity", run_fidelities, error))
+  if (!cli_nccl_check(&o->nccl, nopt, error))
     return FALSE;
   if (!o->dtype)
     o->dtype = g_strdup("float");
@@ -249,36 +195,10 @@ gboolean cli_run_check(CliRunOptions *o, CliRunPlan *plan, GError **error)
   *type_size = run_types[t].size;
   if (!o->redop)
     o->redop = g_strdup("sum");
-  if (!run_check_name(&o->redop, "--op", run_redops, error))
+  if (!cli_check_name(&o->redop, "--op", run_redops, error))
     return FALSE;
-  memset(nopt, 0, sizeof(*nopt));
   if (!run_check_packet(o, &nopt->packet_sample_ps, error))
     return FALSE;
-  if (algo && !nccl_parse_algos(algo, o->algo ? "--algo" : "NCCL_ALGO",
-                                &nopt->algos, error))
-    return FALSE;
-  if (proto && !nccl_parse_protos(proto, o->proto ? "--proto" : "NCCL_PROTO",
-                                  &nopt->protos, error))
-    return FALSE;
-  if (!env_channels("NCCL_MIN_NCHANNELS", &nopt->min_channels, error) ||
-      !env_channels("NCCL_MAX_NCHANNELS", &nopt->max_channels, error))
-    return FALSE;
-  if (o->channels_seen) {
-    if (o->channels == 0 || o->channels > NCCL_MAX_CHANNELS) {
-      g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
-                  "--channels: %" G_GUINT64_FORMAT " is not from 1 to %d",
-                  o->channels, NCCL_MAX_CHANNELS);
-      return FALSE;
-    }
-    nopt->min_channels = nopt->max_channels = (guint32)o->channels;
-  }
-  if (nopt->min_channels && nopt->max_channels &&
-      nopt->min_channels > nopt->max_channels) {
-    g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
-                "NCCL_MIN_NCHANNELS (%u) is above NCCL_MAX_NCHANNELS (%u)",
-                nopt->min_channels, nopt->max_channels);
-    return FALSE;
-  }
   if (o->ranks_seen && (o->ranks < 2 || o->ranks > G_MAXUINT32)) {
     g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
                 "--ngpus: %" G_GUINT64_FORMAT " ranks; at least 2", o->ranks);
@@ -293,17 +213,6 @@ gboolean cli_run_check(CliRunOptions *o, CliRunPlan *plan, GError **error)
     return bad(error, "--iters: %" G_GUINT64_FORMAT "; expected 1 to %u",
                o->iters, G_MAXUINT32);
   nopt->iterations = o->iters_seen ? (guint32)o->iters : 0;
-  if (o->nccl_version && !nccl_version_parse(o->nccl_version, "--nccl-version",
-                                             &nopt->nccl_version, error))
-    return FALSE;
-  {
-    const char *cn = g_getenv("NCCL_COLLNET_ENABLE");
-
-    if (cn && strcmp(cn, "0") != 0 && strcmp(cn, "1") != 0)
-      return bad(error, "environment NCCL_COLLNET_ENABLE='%s': expected 0 or 1",
-                 cn);
-    nopt->collnet = o->collnet || (cn && strcmp(cn, "1") == 0);
-  }
   if (o->min_bytes == 0) {
     g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
                 "--minbytes: must be at least 1 byte");
@@ -467,7 +376,7 @@ static gboolean run_timeline(RunTrace *rt, guint64 size, SimTime end,
   }
   trc_timeline_other(rt->tl, "generator", "ifsim run");
   trc_timeline_other(rt->tl, "collective", nccl_coll_name(rt->coll));
-  trc_timeline_other(rt->tl, "fidelity", o->fidelity ? o->fidelity : "flow");
+  trc_timeline_other(rt->tl, "fidelity", cli_nccl_fidelity(&o->nccl));
   events = trc_timeline_n_events(rt->tl);
   if (rt->transfers > TRC_TIMELINE_MAX_EVENTS ||
       events > TRC_TIMELINE_MAX_EVENTS) {
@@ -636,7 +545,7 @@ void cli_run_info(const CliRunOptions *o, const CliRunPlan *plan,
       (TrcCollInfo){.test = nccl_coll_test_name(coll),
                     .collective = nccl_coll_name(coll),
                     .system = topo_system_name(sys),
-                    .fidelity = o->fidelity ? o->fidelity : "flow",
+                    .fidelity = cli_nccl_fidelity(&o->nccl),
                     .type = o->dtype,
                     .redop = nccl_coll_is_reduction(coll) ? o->redop : "none",
                     .root = nccl_coll_is_rooted(coll) ? (gint32)o->root : -1,
@@ -664,8 +573,7 @@ int cli_cmd_run(int argc, char **argv)
       {"gpus-per-process", 0, CLI_NUMBER_COUNT, &o.gpus_per_process, NULL,
        0},
       {"iters", 0, CLI_NUMBER_COUNT, &o.iters, &o.iters_seen, 0},
-      {"channels", 0, CLI_NUMBER_COUNT, &o.channels, &o.channels_seen,
-       0},
+      CLI_NCCL_CHANNELS_TARGET(&o.nccl),
       CLI_MAX_MEMORY_TARGET(&o.max_memory, &o.max_memory_seen),
       {NULL, 0, 0, NULL, NULL, 0}};
   GOptionEntry entries[] = {
@@ -714,25 +622,9 @@ int cli_cmd_run(int argc, char **argv)
        "Reduction: sum (default), prod, max, min, avg", "OP"},
       {"root", 'r', 0, G_OPTION_ARG_CALLBACK, cli_parse_number_option,
        "Root rank of Broadcast and Reduce (default 0)", "RANK"},
-      {"algo", 0, 0, G_OPTION_ARG_STRING, &o.algo,
-       "NCCL algorithms allowed, as NCCL_ALGO: ring, tree, nvls, nvlstree, "
-       "collnetdirect, collnetchain, pat; a list, or ^list to exclude",
-       "LIST"},
-      {"proto", 0, 0, G_OPTION_ARG_STRING, &o.proto,
-       "NCCL protocols allowed, as NCCL_PROTO: ll, ll128, simple", "LIST"},
-      {"nccl-version", 0, 0, G_OPTION_ARG_STRING, &o.nccl_version,
-       "Choose as this NCCL release's cost model does, e.g. 2.26.2 "
-       "(default 2.28.9; docs/nccl.md lists what differs)",
-       "VERSION"},
-      {"channels", 0, 0, G_OPTION_ARG_CALLBACK, cli_parse_number_option,
-       "Force the channel count (as NCCL_MIN_NCHANNELS = NCCL_MAX_NCHANNELS)",
-       "N"},
-      {"collnet", 0, 0, G_OPTION_ARG_NONE, &o.collnet,
-       "Let NCCL use the network's SHARP reductions (CollNet, multi-node "
-       "NVLS), as NCCL_COLLNET_ENABLE=1 with the SHARP plugin",
-       NULL},
-      {"fidelity", 0, 0, G_OPTION_ARG_STRING, &o.fidelity,
-       "Transport: flow (default), analytical or packet", "LEVEL"},
+      G_OPTION_ENTRY_NULL};
+  /* after NCCL's options */
+  GOptionEntry more[] = {
       {"explain", 0, 0, G_OPTION_ARG_NONE, &o.explain,
        "Print, per size, NCCL's estimate for every algorithm and protocol "
        "and why the choice won",
@@ -775,10 +667,7 @@ int cli_cmd_run(int argc, char **argv)
       NULL, "Predict how long a collective takes over a range of sizes.",
       "With no options, runs AllReduce from 8 B to 8 GiB on the embedded "
       "8-GPU H100 server.\nSizes are decimal with optional K, M, G, T "
-      "suffixes (binary multiples), as in nccl-tests.\nNCCL_ALGO, "
-      "NCCL_PROTO, NCCL_MIN_NCHANNELS, NCCL_MAX_NCHANNELS and "
-      "NCCL_COLLNET_ENABLE are read from "
-      "the environment; the flags take precedence.");
+      "suffixes (binary multiples), as in nccl-tests.\n" CLI_NCCL_ENV_HELP);
   GOptionGroup *group =
       g_option_group_new(COMMAND, "run options", "run options", numbers, NULL);
   g_autoptr(GError) error = NULL;
@@ -797,6 +686,8 @@ int cli_cmd_run(int argc, char **argv)
 
   cli_run_options_init(&o);
   g_option_group_add_entries(group, entries);
+  cli_nccl_add_entries(group, &o.nccl);
+  g_option_group_add_entries(group, more);
   g_option_context_set_main_group(ctx, group);
   if (!cli_parse(ctx, COMMAND, &argc, &argv, &status))
     goto out;

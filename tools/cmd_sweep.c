@@ -27,6 +27,7 @@
 #include "sim/error.h"
 #include "sim/interrupt.h"
 #include "tools/cli.h"
+#include "tools/nccl_options.h"
 #include "tools/sweep.h"
 #include "tools/sweep_mpi.h"
 #include "traces/output.h"
@@ -45,9 +46,8 @@ typedef struct {
   gboolean max_memory_seen;
   /* Workload options, as text, for cli_sweep_set_run */
   char *collective, *minbytes, *maxbytes, *stepbytes, *stepfactor, *ranks,
-      *gpus_per_process, *iters, *root, *channels, *datatype, *op, *algo,
-      *proto, *nccl_version, *fidelity;
-  gboolean collnet;
+      *gpus_per_process, *iters, *root, *datatype, *op;
+  CliNcclOptions nccl; /* --algo ... --fidelity */
 } SweepOptions;
 
 static void sweep_options_clear(SweepOptions *o)
@@ -56,13 +56,13 @@ static void sweep_options_clear(SweepOptions *o)
       &o->plan,     &o->topology,         &o->output,    &o->collective,
       &o->minbytes, &o->maxbytes,         &o->stepbytes, &o->stepfactor,
       &o->ranks,    &o->gpus_per_process, &o->iters,     &o->root,
-      &o->channels, &o->datatype,         &o->op,        &o->algo,
-      &o->proto,    &o->nccl_version,     &o->fidelity};
+      &o->datatype, &o->op};
 
   for (guint i = 0; i < G_N_ELEMENTS(texts); i++)
     g_free(*texts[i]);
   g_strfreev(o->vary);
   g_strfreev(o->models);
+  cli_nccl_options_clear(&o->nccl);
 }
 
 /* The results of the points, by point; this process's progress. */
@@ -258,6 +258,10 @@ static gboolean sweep_local(SweepRun *r, const guint *points, guint n,
 /* Builds the sweep from the options and the plan file. */
 static gboolean sweep_build(SweepOptions *o, CliSweep *sw, GError **error)
 {
+  g_autofree char *channels =
+      o->nccl.channels_seen
+          ? g_strdup_printf("%" G_GUINT64_FORMAT, o->nccl.channels)
+          : NULL;
   const struct {
     const char *key, *flag;
     const char *value;
@@ -270,14 +274,14 @@ static gboolean sweep_build(SweepOptions *o, CliSweep *sw, GError **error)
              {"gpus_per_process", "--gpus-per-process", o->gpus_per_process},
              {"iters", "--iters", o->iters},
              {"root", "--root", o->root},
-             {"channels", "--channels", o->channels},
+             {"channels", "--channels", channels},
              {"datatype", "--datatype", o->datatype},
              {"op", "--op", o->op},
-             {"algo", "--algo", o->algo},
-             {"proto", "--proto", o->proto},
-             {"nccl_version", "--nccl-version", o->nccl_version},
-             {"fidelity", "--fidelity", o->fidelity},
-             {"collnet", "--collnet", o->collnet ? "true" : NULL}};
+             {"algo", "--algo", o->nccl.algo},
+             {"proto", "--proto", o->nccl.proto},
+             {"nccl_version", "--nccl-version", o->nccl.nccl_version},
+             {"fidelity", "--fidelity", o->nccl.fidelity},
+             {"collnet", "--collnet", o->nccl.collnet ? "true" : NULL}};
 
   for (guint i = 0; i < G_N_ELEMENTS(run); i++) {
     if (run[i].value &&
@@ -336,6 +340,7 @@ int cli_cmd_sweep(int argc, char **argv)
   SweepOptions o = {.jobs = 1};
   CliNumberTarget numbers[] = {
       {"jobs", 'j', CLI_NUMBER_COUNT, &o.jobs, NULL, 0},
+      CLI_NCCL_CHANNELS_TARGET(&o.nccl),
       CLI_MAX_MEMORY_TARGET(&o.max_memory, &o.max_memory_seen),
       {NULL, 0, 0, NULL, NULL, 0}};
   GOptionEntry entries[] = {
@@ -382,19 +387,9 @@ int cli_cmd_sweep(int argc, char **argv)
        "Reduction: sum (default), prod, max, min, avg", "OP"},
       {"root", 'r', 0, G_OPTION_ARG_STRING, &o.root,
        "Root rank of Broadcast and Reduce (default 0)", "RANK"},
-      {"algo", 0, 0, G_OPTION_ARG_STRING, &o.algo,
-       "NCCL algorithms allowed, as NCCL_ALGO", "LIST"},
-      {"proto", 0, 0, G_OPTION_ARG_STRING, &o.proto,
-       "NCCL protocols allowed, as NCCL_PROTO", "LIST"},
-      {"nccl-version", 0, 0, G_OPTION_ARG_STRING, &o.nccl_version,
-       "Choose as this NCCL release's cost model does (default 2.28.9)",
-       "VERSION"},
-      {"channels", 0, 0, G_OPTION_ARG_STRING, &o.channels,
-       "Force the channel count", "N"},
-      {"collnet", 0, 0, G_OPTION_ARG_NONE, &o.collnet,
-       "Let NCCL use the network's SHARP reductions", NULL},
-      {"fidelity", 0, 0, G_OPTION_ARG_STRING, &o.fidelity,
-       "Transport: flow (default), analytical or packet", "LEVEL"},
+      G_OPTION_ENTRY_NULL};
+  /* after NCCL's options */
+  GOptionEntry more[] = {
       CLI_MAX_MEMORY_ENTRY,
       G_OPTION_ENTRY_NULL};
   g_autoptr(GOptionContext) ctx = cli_context_new(
@@ -405,7 +400,7 @@ int cli_cmd_sweep(int argc, char **argv)
       "run' does; the CSV has one row per point,\ncollective and size, the "
       "varied keys as columns.  Options override the plan's [sweep].\n"
       "Under mpirun, points are dealt to the ranks and rank 0 writes the "
-      "CSV.\nSee docs/sweep.md.");
+      "CSV.\n" CLI_NCCL_ENV_HELP "\nSee docs/sweep.md.");
   GOptionGroup *group = g_option_group_new(COMMAND, "sweep options",
                                            "sweep options", numbers, NULL);
   g_autoptr(GError) error = NULL;
@@ -418,6 +413,8 @@ int cli_cmd_sweep(int argc, char **argv)
   guint rank = 0, size = 1, points;
 
   g_option_group_add_entries(group, entries);
+  cli_nccl_add_entries(group, &o.nccl);
+  g_option_group_add_entries(group, more);
   g_option_context_set_main_group(ctx, group);
   if (cli_mpi_launched()) {
     if (!cli_mpi_start(&rank, &size, &error))

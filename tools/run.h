@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "collectives/nccl/nccl.h"
+#include "tools/nccl_options.h"
 #include "traces/collresults.h"
 
 typedef struct {
@@ -31,14 +32,9 @@ typedef struct {
   guint64 root;
   guint64 max_memory;
   gboolean max_memory_seen;
-  guint64 channels;
-  gboolean channels_seen;
   char *dtype;
   char *redop;
-  char *algo;
-  char *proto;
-  char *nccl_version; /* --nccl-version: the NCCL whose cost model chooses */
-  char *fidelity;
+  CliNcclOptions nccl; /* --algo ... --fidelity */
   char *csv;
   char *json;
   char *links_csv;
@@ -49,7 +45,6 @@ typedef struct {
   char *link_samples;
   char *hot_links;
   gboolean explain;
-  gboolean collnet;
 } CliRunOptions;
 
 /* What cli_run_check derives from the options. */
@@ -59,11 +54,9 @@ typedef struct {
   NcclOptions nopt;
 } CliRunPlan;
 
-/* What run, sweep and replay read the same way: the transport --fidelity
- * names (NULL: flow; the name already checked), --hot-links K (a count
- * from 1, or "all": 0) and --sample-interval (a time above 0 ps); errors
- * name the flag. */
-NcclExec cli_run_exec(const char *fidelity);
+/* What run, sweep and replay read the same way (NCCL's knobs:
+ * tools/nccl_options.h): --hot-links K (a count from 1, or "all": 0) and
+ * --sample-interval (a time above 0 ps); errors name the flag. */
 gboolean cli_parse_hot_links(const char *text, guint32 *out, GError **error);
 gboolean cli_parse_sample_interval(const char *text, SimTime *out,
                                    GError **error);

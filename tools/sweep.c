@@ -161,9 +161,9 @@ static gboolean run_apply(CliRunOptions *o, int k, const char *value,
     break;
   case RUN_BOOL:
     if (strcmp(value, "true") == 0)
-      o->collnet = TRUE;
+      o->nccl.collnet = TRUE;
     else if (strcmp(value, "false") == 0)
-      o->collnet = FALSE;
+      o->nccl.collnet = FALSE;
     else {
       g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
                   "'%s' is not true or false", value);
@@ -174,10 +174,10 @@ static gboolean run_apply(CliRunOptions *o, int k, const char *value,
     const char *key = run_keys[k].key;
     char **field = strcmp(key, "datatype") == 0 ? &o->dtype
                    : strcmp(key, "op") == 0     ? &o->redop
-                   : strcmp(key, "algo") == 0   ? &o->algo
-                   : strcmp(key, "proto") == 0  ? &o->proto
-                   : strcmp(key, "nccl_version") == 0 ? &o->nccl_version
-                                                : &o->fidelity;
+                   : strcmp(key, "algo") == 0   ? &o->nccl.algo
+                   : strcmp(key, "proto") == 0  ? &o->nccl.proto
+                   : strcmp(key, "nccl_version") == 0 ? &o->nccl.nccl_version
+                                                : &o->nccl.fidelity;
     g_free(*field);
     *field = g_strdup(value);
     return TRUE;
@@ -208,8 +208,8 @@ static gboolean run_apply(CliRunOptions *o, int k, const char *value,
       o->root = n;
     else {
       g_assert(strcmp(key, "channels") == 0);
-      o->channels = n;
-      o->channels_seen = TRUE;
+      o->nccl.channels = n;
+      o->nccl.channels_seen = TRUE;
     }
   }
   return TRUE;

@@ -87,7 +87,21 @@ expect 0 "# 1048576 Tree" run -b 1M -e 1M
 expect 0 "# 1048576 Ring" run -b 1M -e 1M --algo ring
 export NCCL_ALGO=rng
 expect 2 "NCCL_ALGO: 'rng' is not one of Tree, Ring" run
+# NCCL's knobs are one option group: replay and sweep read the environment
+# and the flags as run does, with the same messages and help
+expect 2 "ifsim: replay: NCCL_ALGO: 'rng' is not one of Tree, Ring" replay "$(dirname "$0")/../../docs/workload-example.csv"
+expect 2 "ifsim: sweep: point 0 (run.proto=simple): NCCL_ALGO: 'rng' is not one of Tree, Ring" sweep -b 1M -e 1M --vary run.proto=simple
 unset NCCL_ALGO
+export NCCL_COLLNET_ENABLE=2
+expect 2 "environment NCCL_COLLNET_ENABLE='2': expected 0 or 1" replay "$(dirname "$0")/../../docs/workload-example.csv"
+unset NCCL_COLLNET_ENABLE
+expect 2 "ifsim: sweep: --channels: 'x' is not a count (expected a decimal integer >= 0)" sweep -b 1M -e 1M --vary run.algo=ring --channels x
+expect 2 "ifsim: replay: --channels: 40 is not from 1 to 32" replay "$(dirname "$0")/../../docs/workload-example.csv" --channels 40
+expect 2 "ifsim: replay: --fidelity: 'fast' is not one of analytical, flow, packet" replay "$(dirname "$0")/../../docs/workload-example.csv" --fidelity fast
+for c in run replay sweep; do
+  expect 0 "NCCL algorithms allowed, as NCCL_ALGO: ring, tree, nvls, nvlstree, collnetdirect, collnetchain, pat; a list, or ^list to exclude" $c --help
+  expect 0 "NCCL_COLLNET_ENABLE are read from the environment; the flags take precedence." $c --help
+done
 export NCCL_PROTO=LL
 expect 0 "# 1048576 Ring LL" run -b 1M -e 1M
 unset NCCL_PROTO

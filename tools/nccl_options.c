@@ -1,0 +1,119 @@
+/* NCCL's knobs on the command line; see tools/nccl_options.h. */
+#include "tools/nccl_options.h"
+
+#include <string.h>
+
+static const char *const nccl_fidelities[] = {"analytical", "flow", "packet",
+                                              NULL};
+
+void cli_nccl_add_entries(GOptionGroup *group, CliNcclOptions *o)
+{
+  const GOptionEntry entries[] = {
+      {"algo", 0, 0, G_OPTION_ARG_STRING, &o->algo,
+       "NCCL algorithms allowed, as NCCL_ALGO: ring, tree, nvls, nvlstree, "
+       "collnetdirect, collnetchain, pat; a list, or ^list to exclude",
+       "LIST"},
+      {"proto", 0, 0, G_OPTION_ARG_STRING, &o->proto,
+       "NCCL protocols allowed, as NCCL_PROTO: ll, ll128, simple", "LIST"},
+      {"nccl-version", 0, 0, G_OPTION_ARG_STRING, &o->nccl_version,
+       "Choose as this NCCL release's cost model does, e.g. 2.26.2 "
+       "(default 2.28.9; docs/nccl.md lists what differs)",
+       "VERSION"},
+      {"channels", 0, 0, G_OPTION_ARG_CALLBACK, cli_parse_number_option,
+       "Force the channel count (as NCCL_MIN_NCHANNELS = NCCL_MAX_NCHANNELS)",
+       "N"},
+      {"collnet", 0, 0, G_OPTION_ARG_NONE, &o->collnet,
+       "Let NCCL use the network's SHARP reductions (CollNet, multi-node "
+       "NVLS), as NCCL_COLLNET_ENABLE=1 with the SHARP plugin",
+       NULL},
+      {"fidelity", 0, 0, G_OPTION_ARG_STRING, &o->fidelity,
+       "Transport: flow (default), analytical or packet", "LEVEL"},
+      G_OPTION_ENTRY_NULL};
+
+  g_option_group_add_entries(group, entries);
+}
+
+void cli_nccl_options_clear(CliNcclOptions *o)
+{
+  g_free(o->algo);
+  g_free(o->proto);
+  g_free(o->nccl_version);
+  g_free(o->fidelity);
+}
+
+/* A channel count from the environment (NCCL_MIN_NCHANNELS, ...). */
+static gboolean env_channels(const char *name, guint32 *out, GError **error)
+{
+  const char *v = g_getenv(name);
+  guint64 n;
+
+  if (!v || !*v)
+    return TRUE;
+  if (!g_ascii_string_to_unsigned(v, 10, 1, NCCL_MAX_CHANNELS, &n, NULL)) {
+    g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                "environment %s='%s': expected a channel count from 1 to %d",
+                name, v, NCCL_MAX_CHANNELS);
+    return FALSE;
+  }
+  *out = (guint32)n;
+  return TRUE;
+}
+
+gboolean cli_nccl_check(CliNcclOptions *o, NcclOptions *n, GError **error)
+{
+  const char *algo = o->algo ? o->algo : g_getenv("NCCL_ALGO");
+  const char *proto = o->proto ? o->proto : g_getenv("NCCL_PROTO");
+  const char *cn = g_getenv("NCCL_COLLNET_ENABLE");
+
+  if (!cli_check_name(&o->fidelity, "--fidelity", nccl_fidelities, error))
+    return FALSE;
+  if (algo && !nccl_parse_algos(algo, o->algo ? "--algo" : "NCCL_ALGO",
+                                &n->algos, error))
+    return FALSE;
+  if (proto && !nccl_parse_protos(proto, o->proto ? "--proto" : "NCCL_PROTO",
+                                  &n->protos, error))
+    return FALSE;
+  if (!env_channels("NCCL_MIN_NCHANNELS", &n->min_channels, error) ||
+      !env_channels("NCCL_MAX_NCHANNELS", &n->max_channels, error))
+    return FALSE;
+  if (o->channels_seen) {
+    if (o->channels == 0 || o->channels > NCCL_MAX_CHANNELS) {
+      g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                  "--channels: %" G_GUINT64_FORMAT " is not from 1 to %d",
+                  o->channels, NCCL_MAX_CHANNELS);
+      return FALSE;
+    }
+    n->min_channels = n->max_channels = (guint32)o->channels;
+  }
+  if (n->min_channels && n->max_channels &&
+      n->min_channels > n->max_channels) {
+    g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                "NCCL_MIN_NCHANNELS (%u) is above NCCL_MAX_NCHANNELS (%u)",
+                n->min_channels, n->max_channels);
+    return FALSE;
+  }
+  if (o->nccl_version && !nccl_version_parse(o->nccl_version, "--nccl-version",
+                                             &n->nccl_version, error))
+    return FALSE;
+  if (cn && strcmp(cn, "0") != 0 && strcmp(cn, "1") != 0) {
+    g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                "environment NCCL_COLLNET_ENABLE='%s': expected 0 or 1", cn);
+    return FALSE;
+  }
+  n->collnet = o->collnet || (cn && strcmp(cn, "1") == 0);
+  return TRUE;
+}
+
+NcclExec cli_nccl_exec(const CliNcclOptions *o)
+{
+  if (o->fidelity && strcmp(o->fidelity, "analytical") == 0)
+    return NCCL_EXEC_ANALYTICAL;
+  if (o->fidelity && strcmp(o->fidelity, "packet") == 0)
+    return NCCL_EXEC_PACKET;
+  return NCCL_EXEC_FLOW;
+}
+
+const char *cli_nccl_fidelity(const CliNcclOptions *o)
+{
+  return o->fidelity ? o->fidelity : "flow";
+}

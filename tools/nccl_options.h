@@ -1,0 +1,53 @@
+/* NCCL's knobs on the command line, one option group for every command
+ * that runs collectives (run, replay, sweep): --algo, --proto,
+ * --nccl-version, --channels, --collnet and --fidelity, with one help text
+ * each, and the NCCL_* environment variables they stand for (NCCL_ALGO,
+ * NCCL_PROTO, NCCL_MIN_NCHANNELS, NCCL_MAX_NCHANNELS,
+ * NCCL_COLLNET_ENABLE), which the flags override. */
+#ifndef TOOLS_NCCL_OPTIONS_H
+#define TOOLS_NCCL_OPTIONS_H
+
+#include <glib.h>
+
+#include "collectives/nccl/nccl.h"
+#include "tools/cli.h"
+
+typedef struct {
+  char *algo;         /* --algo: NCCL_ALGO's syntax */
+  char *proto;        /* --proto: NCCL_PROTO's syntax */
+  char *nccl_version; /* --nccl-version: the NCCL whose cost model chooses */
+  char *fidelity;     /* --fidelity: analytical, flow or packet; NULL: flow */
+  guint64 channels;   /* --channels, when channels_seen */
+  gboolean channels_seen;
+  gboolean collnet; /* --collnet */
+} CliNcclOptions;
+
+/* The --channels entry of a command's CliNumberTarget table (the group's
+ * data, as CLI_MAX_MEMORY_TARGET). */
+#define CLI_NCCL_CHANNELS_TARGET(o)                                            \
+  {"channels", 0, CLI_NUMBER_COUNT, &(o)->channels, &(o)->channels_seen, 0}
+
+/* What a command's --help description says of the environment. */
+#define CLI_NCCL_ENV_HELP                                                      \
+  "NCCL_ALGO, NCCL_PROTO, NCCL_MIN_NCHANNELS, NCCL_MAX_NCHANNELS and "         \
+  "NCCL_COLLNET_ENABLE are read from the environment; the flags take "         \
+  "precedence."
+
+/* Adds the six options, writing into o, to group (whose data is a
+ * CliNumberTarget table holding CLI_NCCL_CHANNELS_TARGET(o)). */
+void cli_nccl_add_entries(GOptionGroup *group, CliNcclOptions *o);
+
+/* Frees o's strings; o may be reused zeroed. */
+void cli_nccl_options_clear(CliNcclOptions *o);
+
+/* Checks o and the environment into n's algos, protos, channel bounds,
+ * nccl_version and collnet (its other fields untouched), and --fidelity's
+ * name (made lowercase); errors name the flag or the variable. */
+gboolean cli_nccl_check(CliNcclOptions *o, NcclOptions *n, GError **error);
+
+/* The transport --fidelity names (NULL: flow; the name already checked). */
+NcclExec cli_nccl_exec(const CliNcclOptions *o);
+/* Its name, "flow" when none was given. */
+const char *cli_nccl_fidelity(const CliNcclOptions *o);
+
+#endif /* TOOLS_NCCL_OPTIONS_H */
