@@ -54,8 +54,8 @@ typedef struct {
 /* One job as the command line or a jobs file gives it. */
 typedef struct {
   char *name;
-  WrkWorkload *w;
-  RplPlacement placement;
+  TrcWorkload *w;
+  TrcPlacement placement;
   guint64 seed;
   GArray *list; /* guint32: explicit servers */
   guint32 *servers;
@@ -87,7 +87,7 @@ static void options_clear(ReplayOptions *o)
 static void job_clear(JobSpec *j)
 {
   g_free(j->name);
-  wrk_free(j->w);
+  trc_workload_free(j->w);
   if (j->list)
     g_array_free(j->list, TRUE);
   g_free(j->servers);
@@ -117,10 +117,10 @@ static gboolean parse_servers(const char *text, const char *what, GArray **out,
     }
     if (!ends[1])
       hi = lo;
-    if (hi - lo >= RPL_MAX_SERVERS || a->len + (hi - lo) >= RPL_MAX_SERVERS) {
+    if (hi - lo >= TRC_MAX_SERVERS || a->len + (hi - lo) >= TRC_MAX_SERVERS) {
       g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
                   "%s: '%s' lists more than %u servers (a system's most)", what,
-                  parts[i], RPL_MAX_SERVERS);
+                  parts[i], TRC_MAX_SERVERS);
       g_array_free(a, TRUE);
       return FALSE;
     }
@@ -135,13 +135,13 @@ static gboolean parse_servers(const char *text, const char *what, GArray **out,
 }
 
 /* Reads a workload: a CSV file, an ASTRA-sim text file or an LLM spec. */
-static WrkWorkload *load_workload(const char *csv, const char *astra,
+static TrcWorkload *load_workload(const char *csv, const char *astra,
                                   const char *llm, guint32 astra_tp,
                                   const char *ns_per_tick, const char *where,
                                   GError **error)
 {
   int given = (csv != NULL) + (astra != NULL) + (llm != NULL);
-  WrkWorkload *w;
+  TrcWorkload *w;
 
   if (given != 1) {
     g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
@@ -151,16 +151,16 @@ static WrkWorkload *load_workload(const char *csv, const char *astra,
     return NULL;
   }
   if (llm) {
-    WrkLlmParams p;
+    TrcLlmParams p;
 
-    if (!wrk_llm_parse(llm, &p, error)) {
+    if (!trc_llm_parse(llm, &p, error)) {
       g_prefix_error(error, "%s: ", where);
       return NULL;
     }
-    return wrk_generate_llm(&p, error);
+    return trc_llm_generate(&p, error);
   }
   if (astra) {
-    WrkAstraOptions ao = {.tp = astra_tp, .ns_per_tick = 1.0};
+    TrcAstraOptions ao = {.tp = astra_tp, .ns_per_tick = 1.0};
 
     if (ns_per_tick) {
       char *end = NULL;
@@ -173,9 +173,9 @@ static WrkWorkload *load_workload(const char *csv, const char *astra,
         return NULL;
       }
     }
-    w = wrk_load_astra_opts(astra, &ao, error);
+    w = trc_workload_load_astra_opts(astra, &ao, error);
   } else {
-    w = wrk_load_csv(csv, error);
+    w = trc_workload_load_csv(csv, error);
   }
   /* the readers name the file; say where it was named */
   if (!w && strcmp(where, "workload") != 0)
@@ -266,9 +266,9 @@ static gboolean load_jobs(const char *path, GArray *jobs, GError **error)
     j.w = load_workload(csv, astra, llm, (guint32)astra_tp, ns, where, error);
     if (!j.w)
       goto bad;
-    j.placement = servers ? RPL_PLACE_EXPLICIT : RPL_PLACE_PACKED;
+    j.placement = servers ? TRC_PLACE_EXPLICIT : TRC_PLACE_PACKED;
     if (pl && strcmp(pl, "explicit") != 0 &&
-        !rpl_placement_parse(pl, &j.placement)) {
+        !trc_placement_parse(pl, &j.placement)) {
       g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
                   "%s: placement '%s' is not one of packed, spread, random, "
                   "explicit",
@@ -276,17 +276,17 @@ static gboolean load_jobs(const char *path, GArray *jobs, GError **error)
       goto bad;
     }
     if ((pl && strcmp(pl, "explicit") == 0 && !servers) ||
-        (servers && j.placement != RPL_PLACE_EXPLICIT)) {
+        (servers && j.placement != TRC_PLACE_EXPLICIT)) {
       g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
                   "%s: servers and placement = explicit go together", where);
       goto bad;
     }
-    if (seed && (j.placement != RPL_PLACE_RANDOM ||
+    if (seed && (j.placement != TRC_PLACE_RANDOM ||
                  !g_ascii_string_to_unsigned(seed, 10, 0, G_MAXUINT64, &j.seed,
                                              NULL))) {
       g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE, "%s: seed '%s': %s",
                   where, seed,
-                  j.placement != RPL_PLACE_RANDOM
+                  j.placement != TRC_PLACE_RANDOM
                       ? "only placement = random takes a seed"
                       : "expected a number");
       goto bad;
@@ -317,7 +317,7 @@ static gboolean place_jobs(const TopoSystem *sys, GArray *jobs, GError **error)
   for (guint i = 0; i < jobs->len; i++) {
     JobSpec *j = &g_array_index(jobs, JobSpec, i);
     guint32 ranks = j->w->tp * j->w->pp * j->w->dp;
-    guint32 n = rpl_servers_needed(ranks, g);
+    guint32 n = trc_servers_needed(ranks, g);
 
     if (n == 0) {
       g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
@@ -334,7 +334,7 @@ static gboolean place_jobs(const TopoSystem *sys, GArray *jobs, GError **error)
     }
     j->servers = g_new(guint32, n);
     j->n_servers = n;
-    if (!rpl_place(total, used, n, j->placement, j->seed,
+    if (!trc_place(total, used, n, j->placement, j->seed,
                    j->list ? (const guint32 *)(void *)j->list->data : NULL,
                    j->servers, error)) {
       g_prefix_error(error, "job %s: ", j->name);
@@ -397,18 +397,18 @@ static void inspect_links(void *ctx, const SimTransport *t, SimTime end)
                             trc_links_csv(l->sys, t, end, FALSE), l->error);
 }
 
-static const WrkGroup report_groups[] = {WRK_GROUP_TP,  WRK_GROUP_DP,
-                                         WRK_GROUP_PP,  WRK_GROUP_EP,
-                                         WRK_GROUP_EDP, WRK_GROUP_WORLD};
+static const TrcGroup report_groups[] = {TRC_GROUP_TP,  TRC_GROUP_DP,
+                                         TRC_GROUP_PP,  TRC_GROUP_EP,
+                                         TRC_GROUP_EDP, TRC_GROUP_WORLD};
 
-static char *summary_csv(const JobSpec *jobs, const RplResult *res, guint n,
+static char *summary_csv(const JobSpec *jobs, const TrcReplayResult *res, guint n,
                          const double *slowdown)
 {
   GString *s = g_string_new("job,step_us,compute_us,exposed_us");
 
   for (guint g = 0; g < G_N_ELEMENTS(report_groups); g++)
     g_string_append_printf(s, ",exposed_%s_us",
-                           wrk_group_name(report_groups[g]));
+                           trc_group_name(report_groups[g]));
   g_string_append(s, ",slowdown\n");
   for (guint i = 0; i < n; i++) {
     trc_csv_append_text(s, jobs[i].name);
@@ -425,25 +425,25 @@ static char *summary_csv(const JobSpec *jobs, const RplResult *res, guint n,
   return g_string_free(s, FALSE);
 }
 
-static char *ops_csv(const JobSpec *jobs, const RplResult *res, guint n)
+static char *ops_csv(const JobSpec *jobs, const TrcReplayResult *res, guint n)
 {
   GString *s = g_string_new(
       "job,id,name,op,group,stage,size_bytes,compute_us,instances,algo,proto,"
       "channels,start_us,end_us,duration_us\n");
 
   for (guint i = 0; i < n; i++) {
-    const WrkWorkload *w = jobs[i].w;
+    const TrcWorkload *w = jobs[i].w;
 
     for (guint32 o = 0; o < w->n_ops; o++) {
-      const WrkOp *op = &w->ops[o];
-      const RplOpResult *r = &res[i].ops[o];
+      const TrcOp *op = &w->ops[o];
+      const TrcOpResult *r = &res[i].ops[o];
 
       trc_csv_append_text(s, jobs[i].name);
       g_string_append_printf(s, ",%u,", op->id);
       trc_csv_append_text(s, op->name);
       g_string_append_printf(s, ",%s,%s,",
-                             op->compute ? "compute" : wrk_coll_name(op->coll),
-                             wrk_group_name(op->group));
+                             op->compute ? "compute" : trc_coll_name(op->coll),
+                             trc_group_name(op->group));
       if (op->stage >= 0)
         g_string_append_printf(s, "%d", op->stage);
       g_string_append_printf(s, ",%" G_GUINT64_FORMAT ",%.3f,%u,", op->bytes,
@@ -476,7 +476,7 @@ static int cmp_busy(gconstpointer a, gconstpointer b, gpointer busy)
 
 /* The report on stdout. */
 static void print_report(const TopoSystem *sys, const JobSpec *jobs,
-                         const RplResult *res, guint n, const double *slowdown,
+                         const TrcReplayResult *res, guint n, const double *slowdown,
                          const char *fidelity, guint8 *const *used,
                          const double *busy, const double *util)
 {
@@ -485,9 +485,9 @@ static void print_report(const TopoSystem *sys, const JobSpec *jobs,
   printf("# ifsim replay on %s (%s), %u job%s\n", topo_system_name(sys),
          fidelity, n, n == 1 ? "" : "s");
   for (guint i = 0; i < n; i++) {
-    const WrkWorkload *w = jobs[i].w;
+    const TrcWorkload *w = jobs[i].w;
     g_autofree char *srv = servers_text(jobs[i].servers, jobs[i].n_servers);
-    const WrkOp *top[3] = {NULL};
+    const TrcOp *top[3] = {NULL};
     SimTime top_t[3] = {0};
 
     printf("\njob %s: %u ranks (tp %u, pp %u, dp %u, ep %u) on server%s %s\n",
@@ -501,7 +501,7 @@ static void print_report(const TopoSystem *sys, const JobSpec *jobs,
 
       if (v > 0)
         printf("    %-5s          %14.3f us\n",
-               wrk_group_name(report_groups[g]), v);
+               trc_group_name(report_groups[g]), v);
     }
     if (slowdown)
       printf("  slowdown         %14.3fx against running alone\n", slowdown[i]);
@@ -521,11 +521,11 @@ static void print_report(const TopoSystem *sys, const JobSpec *jobs,
       }
     }
     for (guint k = 0; k < 3 && top[k]; k++) {
-      const RplOpResult *r = &res[i].ops[top[k] - w->ops];
+      const TrcOpResult *r = &res[i].ops[top[k] - w->ops];
 
       printf("  %s %-24s %s %s %" G_GUINT64_FORMAT " B: %.3f us%s%s%s\n",
              k == 0 ? "longest:" : "        ", top[k]->name,
-             wrk_group_name(top[k]->group), wrk_coll_name(top[k]->coll),
+             trc_group_name(top[k]->group), trc_coll_name(top[k]->coll),
              top[k]->bytes, sim_time_to_us(top_t[k]), r->chosen ? " (" : "",
              r->chosen ? (top[k]->coll >= NCCL_N_TUNED_COLLS
                               ? "P2P"
@@ -595,7 +595,7 @@ static void add_slice(void *ctx, guint32 job, guint32 rank, guint32 op,
                       SimTime start, SimTime end)
 {
   SliceCtx *c = ctx;
-  const WrkOp *w = &c->jobs[job].w->ops[op];
+  const TrcOp *w = &c->jobs[job].w->ops[op];
   g_autoptr(GString) args = g_string_new("{\"id\":");
 
   g_string_append_printf(args, "%u", w->id);
@@ -604,22 +604,22 @@ static void add_slice(void *ctx, guint32 job, guint32 rank, guint32 op,
   g_string_append_c(args, '}');
   trc_timeline_slice(
       c->tl, c->pid0[job] + rank, w->compute ? TL_COMPUTE : w->group, w->name,
-      w->compute ? "compute" : wrk_coll_name(w->coll), start, end, args->str);
+      w->compute ? "compute" : trc_coll_name(w->coll), start, end, args->str);
 }
 
 /* The replay's timeline: a process per rank of each job, a thread for its
  * compute and one per group, a slice per op; the hottest links' counters
  * under a "fabric" process. */
-static gboolean replay_timeline(const RplRun *run, const TopoSystem *sys,
+static gboolean replay_timeline(const TrcReplay *run, const TopoSystem *sys,
                                 const JobSpec *jobs, guint n,
-                                const RplResult *res, SampleCtx *sc,
+                                const TrcReplayResult *res, SampleCtx *sc,
                                 guint32 hot, TrcOutputs *outs, const char *path,
                                 GError **error)
 {
   g_autoptr(TrcTimeline) tl = trc_timeline_new();
   g_autofree guint32 *pid0 = g_new(guint32, n + 1);
   SliceCtx c = {.tl = tl, .jobs = jobs, .pid0 = pid0};
-  guint64 slices = rpl_run_slices(run, NULL, NULL);
+  guint64 slices = trc_replay_slices(run, NULL, NULL);
   SimTime end = 0;
 
   pid0[0] = 0;
@@ -640,19 +640,19 @@ static gboolean replay_timeline(const RplRun *run, const TopoSystem *sys,
       guint32 server, gpu, pid = pid0[i] + r;
       g_autofree char *name = NULL;
 
-      rpl_rank_gpu(run, i, r, &server, &gpu);
+      trc_replay_rank_gpu(run, i, r, &server, &gpu);
       name = g_strdup_printf("%s rank %u (server %u GPU %u)", jobs[i].name, r,
                              server, gpu);
       trc_timeline_process(tl, pid, name, (gint32)MIN(pid, G_MAXINT32));
       trc_timeline_thread(tl, pid, TL_COMPUTE, "compute");
-      for (guint g = WRK_GROUP_TP; g < WRK_N_GROUPS; g++) {
-        g_autofree char *tn = g_strdup_printf("%s comm", wrk_group_name(g));
+      for (guint g = TRC_GROUP_TP; g < TRC_N_GROUPS; g++) {
+        g_autofree char *tn = g_strdup_printf("%s comm", trc_group_name(g));
 
         trc_timeline_thread(tl, pid, g, tn);
       }
     }
   }
-  rpl_run_slices(run, add_slice, &c);
+  trc_replay_slices(run, add_slice, &c);
   if (sc->sampler && end > 0) {
     trc_timeline_process(tl, pid0[n], "fabric",
                          (gint32)MIN(pid0[n], G_MAXINT32));
@@ -808,15 +808,15 @@ int cli_cmd_replay(int argc, char **argv)
   g_autoptr(TopoSystem) sys = NULL;
   g_autoptr(TrcOutputs) outs = trc_outputs_new();
   g_autoptr(GArray) jobs = g_array_new(FALSE, TRUE, sizeof(JobSpec));
-  g_autofree RplJob *rj = NULL;
-  g_autofree RplResult *res = NULL;
+  g_autofree TrcReplayJob *rj = NULL;
+  g_autofree TrcReplayResult *res = NULL;
   g_autofree double *slowdown = NULL;
   g_autofree guint8 **used = NULL;
   g_autofree double *busy = NULL, *util = NULL;
   guint n = 0;
   int status = CLI_EXIT_USAGE;
   NcclOptions nopt;
-  RplOptions ro;
+  TrcReplayOptions ro;
   SampleCtx sc = {0};
   guint32 hot = REPLAY_DEFAULT_HOT_LINKS;
 
@@ -854,7 +854,7 @@ int cli_cmd_replay(int argc, char **argv)
       job_clear(&j);
       goto fail;
     }
-    if (o.placement && !rpl_placement_parse(o.placement, &j.placement)) {
+    if (o.placement && !trc_placement_parse(o.placement, &j.placement)) {
       job_clear(&j);
       g_set_error(&error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
                   "--placement: '%s' is not one of packed, spread, random",
@@ -868,7 +868,7 @@ int cli_cmd_replay(int argc, char **argv)
                     "--servers and --placement exclude each other");
         goto fail;
       }
-      j.placement = RPL_PLACE_EXPLICIT;
+      j.placement = TRC_PLACE_EXPLICIT;
       if (!parse_servers(o.servers, "--servers", &j.list, &error)) {
         job_clear(&j);
         goto fail;
@@ -880,22 +880,22 @@ int cli_cmd_replay(int argc, char **argv)
   n = jobs->len;
   if (o.write_workload &&
       !trc_outputs_add(outs, o.write_workload,
-                       wrk_to_csv(g_array_index(jobs, JobSpec, 0).w), &error))
+                       trc_workload_to_csv(g_array_index(jobs, JobSpec, 0).w), &error))
     goto fail;
   sys = topo_system_load(o.topology, (const char *const *)o.models, &error);
   if (!sys || !place_jobs(sys, jobs, &error))
     goto fail;
-  rj = g_new0(RplJob, n);
-  res = g_new0(RplResult, n);
+  rj = g_new0(TrcReplayJob, n);
+  res = g_new0(TrcReplayResult, n);
   for (guint i = 0; i < n; i++) {
     JobSpec *j = &g_array_index(jobs, JobSpec, i);
 
-    rj[i] = (RplJob){.name = j->name,
+    rj[i] = (TrcReplayJob){.name = j->name,
                      .w = j->w,
                      .servers = j->servers,
                      .n_servers = j->n_servers};
   }
-  ro = (RplOptions){.nccl = nopt, .exec = cli_nccl_exec(&o.nccl)};
+  ro = (TrcReplayOptions){.nccl = nopt, .exec = cli_nccl_exec(&o.nccl)};
   sc.interval_ps = REPLAY_DEFAULT_SAMPLE_PS;
   if (o.sample_interval &&
       !cli_parse_sample_interval(o.sample_interval, &sc.interval_ps, &error))
@@ -909,7 +909,7 @@ int cli_cmd_replay(int argc, char **argv)
     guint32 nch = sim_fabric_n_channels(topo_system_fabric(sys));
     LinkCtx lc = {
         .sys = sys, .outs = outs, .links_csv = o.links_csv, .error = &error};
-    g_autoptr(RplRun) run = NULL;
+    g_autoptr(TrcReplay) run = NULL;
 
     if (n > 1) {
       busy = g_new0(double, nch);
@@ -919,7 +919,7 @@ int cli_cmd_replay(int argc, char **argv)
     }
     ro.inspect = inspect_links;
     ro.inspect_ctx = &lc;
-    run = rpl_run(sys, rj, n, &ro, res, &error);
+    run = trc_replay_run(sys, rj, n, &ro, res, &error);
     if (!run || !lc.ok)
       goto fail;
     if (o.timeline &&
@@ -950,18 +950,18 @@ int cli_cmd_replay(int argc, char **argv)
     for (guint i = 0; i < n; i++) {
       guint32 nch = sim_fabric_n_channels(topo_system_fabric(sys));
       LinkCtx lc = {.sys = sys};
-      RplResult alone;
-      g_autoptr(RplRun) run = NULL;
+      TrcReplayResult alone;
+      g_autoptr(TrcReplay) run = NULL;
 
       used[i] = g_new0(guint8, nch);
       lc.used = used[i];
       ro.inspect = inspect_links;
       ro.inspect_ctx = &lc;
-      run = rpl_run(sys, &rj[i], 1, &ro, &alone, &error);
+      run = trc_replay_run(sys, &rj[i], 1, &ro, &alone, &error);
       if (!run)
         goto fail;
       slowdown[i] = alone.step_ps ? (double)res[i].step_ps / alone.step_ps : 1;
-      rpl_result_clear(&alone);
+      trc_replay_result_clear(&alone);
     }
   }
   if (o.csv &&
@@ -985,7 +985,7 @@ fail:
   status = cli_report(COMMAND, error);
 out:
   for (guint i = 0; res && i < n; i++)
-    rpl_result_clear(&res[i]);
+    trc_replay_result_clear(&res[i]);
   for (guint i = 0; used && i < n; i++)
     g_free(used[i]);
   for (guint i = 0; i < jobs->len; i++)

@@ -25,17 +25,17 @@ typedef struct {
 } OpState;
 
 typedef struct {
-  RplJob job;
-  const WrkWorkload *w;
+  TrcReplayJob job;
+  const TrcWorkload *w;
   guint32 g;      /* GPUs per server */
   guint32 ranks;  /* tp x pp x dp */
   guint32 per_st; /* ranks per stage: tp x dp */
   OpState *ops;   /* [w->n_ops] */
 } JobState;
 
-struct RplRun {
+struct TrcReplay {
   const TopoSystem *sys;
-  RplOptions opt;
+  TrcReplayOptions opt;
   NcclSession *session;
   JobState *jobs;
   guint32 n_jobs;
@@ -51,34 +51,34 @@ struct RplRun {
 
 /* --- placement ----------------------------------------------------------- */
 
-guint32 rpl_servers_needed(guint32 ranks, guint32 g)
+guint32 trc_servers_needed(guint32 ranks, guint32 g)
 {
   if (ranks <= g)
     return 1;
   return ranks % g == 0 ? ranks / g : 0;
 }
 
-gboolean rpl_placement_parse(const char *s, RplPlacement *out)
+gboolean trc_placement_parse(const char *s, TrcPlacement *out)
 {
   static const char *const names[] = {"packed", "spread", "random"};
 
   for (guint32 i = 0; i < G_N_ELEMENTS(names); i++) {
     if (g_ascii_strcasecmp(s, names[i]) == 0) {
-      *out = (RplPlacement)i;
+      *out = (TrcPlacement)i;
       return TRUE;
     }
   }
   return FALSE;
 }
 
-gboolean rpl_place(guint32 total, guint8 *used, guint32 n, RplPlacement p,
+gboolean trc_place(guint32 total, guint8 *used, guint32 n, TrcPlacement p,
                    guint64 seed, const guint32 *list, guint32 *out,
                    GError **error)
 {
   g_autofree guint32 *free_list = g_new(guint32, total + 1);
   guint32 nfree = 0;
 
-  if (p == RPL_PLACE_EXPLICIT) {
+  if (p == TRC_PLACE_EXPLICIT) {
     for (guint32 i = 0; i < n; i++) {
       if (list[i] >= total || used[list[i]]) {
         g_set_error(error, TRC_ERROR, TRC_ERROR_VALUE,
@@ -101,7 +101,7 @@ gboolean rpl_place(guint32 total, guint8 *used, guint32 n, RplPlacement p,
                 total);
     return FALSE;
   }
-  if (p == RPL_PLACE_RANDOM) {
+  if (p == TRC_PLACE_RANDOM) {
     SimRng rng;
 
     /* a partial Fisher-Yates shuffle, then the drawn servers in order */
@@ -124,7 +124,7 @@ gboolean rpl_place(guint32 total, guint8 *used, guint32 n, RplPlacement p,
   } else {
     for (guint32 i = 0; i < n; i++)
       out[i] =
-          free_list[p == RPL_PLACE_SPREAD ? (guint32)((guint64)i * nfree / n)
+          free_list[p == TRC_PLACE_SPREAD ? (guint32)((guint64)i * nfree / n)
                                           : i];
   }
   for (guint32 i = 0; i < n; i++)
@@ -140,49 +140,49 @@ static guint32 stage_of(const JobState *j, guint32 r)
 }
 
 /* The op runs on ranks of stage st. */
-static gboolean runs_on_stage(const WrkOp *op, guint32 st)
+static gboolean runs_on_stage(const TrcOp *op, guint32 st)
 {
   return op->stage < 0 || (guint32)op->stage == st;
 }
 
 /* How many instances an op has (one per rank for compute and PP sends). */
-static guint32 instances_of(const JobState *j, const WrkOp *op)
+static guint32 instances_of(const JobState *j, const TrcOp *op)
 {
-  const WrkWorkload *w = j->w;
+  const TrcWorkload *w = j->w;
 
   if (op->compute)
     return j->ranks;
   switch (op->group) {
-  case WRK_GROUP_TP: return j->ranks / w->tp;
-  case WRK_GROUP_DP: return w->tp * w->pp;
-  case WRK_GROUP_EP: return w->tp * w->pp * (w->dp / w->ep);
-  case WRK_GROUP_EDP: return w->tp * w->pp * w->ep;
-  case WRK_GROUP_PP: return j->ranks;
+  case TRC_GROUP_TP: return j->ranks / w->tp;
+  case TRC_GROUP_DP: return w->tp * w->pp;
+  case TRC_GROUP_EP: return w->tp * w->pp * (w->dp / w->ep);
+  case TRC_GROUP_EDP: return w->tp * w->pp * w->ep;
+  case TRC_GROUP_PP: return j->ranks;
   default: return 1;
   }
 }
 
 /* The instance of a non-PP op that rank r belongs to. */
-static guint32 instance_of(const JobState *j, const WrkOp *op, guint32 r)
+static guint32 instance_of(const JobState *j, const TrcOp *op, guint32 r)
 {
-  const WrkWorkload *w = j->w;
+  const TrcWorkload *w = j->w;
   guint32 tpi = r % w->tp, dpi = (r / w->tp) % w->dp, st = stage_of(j, r);
   guint32 base = tpi + w->tp * st;
 
   if (op->compute)
     return r;
   switch (op->group) {
-  case WRK_GROUP_TP: return r / w->tp;
-  case WRK_GROUP_DP: return base;
-  case WRK_GROUP_EP: return base * (w->dp / w->ep) + dpi / w->ep;
-  case WRK_GROUP_EDP: return base * w->ep + dpi % w->ep;
+  case TRC_GROUP_TP: return r / w->tp;
+  case TRC_GROUP_DP: return base;
+  case TRC_GROUP_EP: return base * (w->dp / w->ep) + dpi / w->ep;
+  case TRC_GROUP_EDP: return base * w->ep + dpi % w->ep;
   default: return 0;
   }
 }
 
 /* The PP receiver of sender rank s, or FALSE when the send leaves the
  * pipeline or the op does not run on s's stage. */
-static gboolean pp_receiver(const JobState *j, const WrkOp *op, guint32 s,
+static gboolean pp_receiver(const JobState *j, const TrcOp *op, guint32 s,
                             guint32 *to)
 {
   gint64 st = stage_of(j, s) + (gint64)op->peer;
@@ -195,10 +195,10 @@ static gboolean pp_receiver(const JobState *j, const WrkOp *op, guint32 s,
 
 /* The member ranks of an instance, in communicator order; returns how
  * many (0 when the instance does not run). */
-static guint32 members(const JobState *j, const WrkOp *op, guint32 inst,
+static guint32 members(const JobState *j, const TrcOp *op, guint32 inst,
                        guint32 *m)
 {
-  const WrkWorkload *w = j->w;
+  const TrcWorkload *w = j->w;
   guint32 n = 0, base, st, tpi;
 
   if (op->compute) {
@@ -208,18 +208,18 @@ static guint32 members(const JobState *j, const WrkOp *op, guint32 inst,
     return 1;
   }
   switch (op->group) {
-  case WRK_GROUP_TP:
+  case TRC_GROUP_TP:
     if (!runs_on_stage(op, inst * w->tp / j->per_st))
       return 0;
     for (guint32 i = 0; i < w->tp; i++)
       m[n++] = inst * w->tp + i;
     return n;
-  case WRK_GROUP_PP:
+  case TRC_GROUP_PP:
     if (!pp_receiver(j, op, inst, &m[1]))
       return 0;
     m[0] = inst;
     return 2;
-  case WRK_GROUP_WORLD:
+  case TRC_GROUP_WORLD:
     for (guint32 r = 0; r < j->ranks; r++)
       if (runs_on_stage(op, stage_of(j, r)))
         m[n++] = r;
@@ -228,8 +228,8 @@ static guint32 members(const JobState *j, const WrkOp *op, guint32 inst,
   }
   /* DP, EP, EDP: instance = (tp_idx + tp x stage) x k + i */
   {
-    guint32 k = op->group == WRK_GROUP_DP   ? 1
-                : op->group == WRK_GROUP_EP ? w->dp / w->ep
+    guint32 k = op->group == TRC_GROUP_DP   ? 1
+                : op->group == TRC_GROUP_EP ? w->dp / w->ep
                                             : w->ep;
     guint32 i = inst % k;
 
@@ -239,8 +239,8 @@ static guint32 members(const JobState *j, const WrkOp *op, guint32 inst,
     if (!runs_on_stage(op, st))
       return 0;
     for (guint32 d = 0; d < w->dp; d++) {
-      gboolean in = op->group == WRK_GROUP_DP   ? TRUE
-                    : op->group == WRK_GROUP_EP ? d / w->ep == i
+      gboolean in = op->group == TRC_GROUP_DP   ? TRUE
+                    : op->group == TRC_GROUP_EP ? d / w->ep == i
                                                 : d % w->ep == i;
       if (in)
         m[n++] = tpi + w->tp * (d + w->dp * st);
@@ -256,7 +256,7 @@ static void rank_place(const JobState *j, guint32 r, guint32 *server,
   *gpu = r % j->g;
 }
 
-void rpl_rank_gpu(const RplRun *run, guint32 job, guint32 rank, guint32 *server,
+void trc_replay_rank_gpu(const TrcReplay *run, guint32 job, guint32 rank, guint32 *server,
                   guint32 *gpu)
 {
   rank_place(&run->jobs[job], rank, server, gpu);
@@ -264,7 +264,7 @@ void rpl_rank_gpu(const RplRun *run, guint32 job, guint32 rank, guint32 *server,
 
 /* A communicator over member ranks: the same GPUs of each of its servers,
  * server-major, as ifsim's communicators are. */
-static NcclComm *comm_for(RplRun *x, const JobState *j, const WrkOp *op,
+static NcclComm *comm_for(TrcReplay *x, const JobState *j, const TrcOp *op,
                           const guint32 *m, guint32 n, GError **error)
 {
   g_autofree guint32 *servers = g_new(guint32, n);
@@ -287,7 +287,7 @@ static NcclComm *comm_for(RplRun *x, const JobState *j, const WrkOp *op,
                   "does not take the same GPUs of each of its servers "
                   "(tp=%u pp=%u dp=%u on servers of %u GPUs); ifsim's "
                   "communicators do",
-                  j->job.name, op->id, op->name, wrk_group_name(op->group),
+                  j->job.name, op->id, op->name, trc_group_name(op->group),
                   m[0], m[1], j->w->tp, j->w->pp, j->w->dp, j->g);
       return NULL;
     }
@@ -310,7 +310,7 @@ static NcclComm *comm_for(RplRun *x, const JobState *j, const WrkOp *op,
 
 /* --- running ------------------------------------------------------------- */
 
-static void fail(RplRun *x, GError *e)
+static void fail(TrcReplay *x, GError *e)
 {
   if (!x->error)
     x->error = e;
@@ -321,7 +321,7 @@ static void fail(RplRun *x, GError *e)
 
 static void compute_done(void *ctx, guint64 user, SimTime now)
 {
-  RplRun *x = ctx;
+  TrcReplay *x = ctx;
   JobState *j = &x->jobs[USER_JOB(user)];
   guint32 op = USER_OP(user), inst = USER_INST(user);
 
@@ -331,7 +331,7 @@ static void compute_done(void *ctx, guint64 user, SimTime now)
 
 static void coll_done(void *ctx, guint64 user, SimTime now)
 {
-  RplRun *x = ctx;
+  TrcReplay *x = ctx;
   OpState *s = &x->jobs[USER_JOB(user)].ops[USER_OP(user)];
   guint32 inst = USER_INST(user);
 
@@ -342,14 +342,14 @@ static void coll_done(void *ctx, guint64 user, SimTime now)
 /* The gate of a collective instance: its ranks are ready; plan it now. */
 static void coll_gate(void *ctx, guint64 user, SimTime now)
 {
-  RplRun *x = ctx;
+  TrcReplay *x = ctx;
   JobState *j = &x->jobs[USER_JOB(user)];
   guint32 op = USER_OP(user), inst = USER_INST(user);
-  const WrkOp *w = &j->w->ops[op];
+  const TrcOp *w = &j->w->ops[op];
   OpState *s = &j->ops[op];
   NcclChoice ch;
   GError *e = NULL;
-  NcclCallSpec spec = {.one_way = w->group == WRK_GROUP_PP,
+  NcclCallSpec spec = {.one_way = w->group == TRC_GROUP_PP,
                        .done = coll_done,
                        .ctx = x,
                        .user = user};
@@ -371,11 +371,11 @@ static void coll_gate(void *ctx, guint64 user, SimTime now)
  * of r's counterpart in d's stage. */
 static guint32 dep_tasks(const JobState *j, guint32 d, guint32 r, SimTask *out)
 {
-  const WrkOp *op = &j->w->ops[d];
+  const TrcOp *op = &j->w->ops[d];
   const OpState *s = &j->ops[d];
   guint32 n = 0, to;
 
-  if (!op->compute && op->group == WRK_GROUP_PP) {
+  if (!op->compute && op->group == TRC_GROUP_PP) {
     gint64 from = (gint64)r - (gint64)op->peer * j->per_st;
 
     if (pp_receiver(j, op, r, &to))
@@ -404,10 +404,10 @@ static int cmp_task(gconstpointer a, gconstpointer b)
 }
 
 /* Adds job j's tasks to the session. */
-static gboolean setup_job(RplRun *x, guint32 jx, GError **error)
+static gboolean setup_job(TrcReplay *x, guint32 jx, GError **error)
 {
   JobState *j = &x->jobs[jx];
-  const WrkWorkload *w = j->w;
+  const TrcWorkload *w = j->w;
   SimDag *dag = nccl_session_dag(x->session);
   g_autofree guint32 *m = g_new(guint32, j->ranks);
   g_autoptr(GArray) after = g_array_new(FALSE, FALSE, sizeof(SimTask));
@@ -419,7 +419,7 @@ static gboolean setup_job(RplRun *x, guint32 jx, GError **error)
 
   j->ops = g_new0(OpState, w->n_ops);
   for (guint32 o = 0; o < w->n_ops; o++) {
-    const WrkOp *op = &w->ops[o];
+    const TrcOp *op = &w->ops[o];
     OpState *s = &j->ops[o];
 
     s->n = instances_of(j, op);
@@ -468,7 +468,7 @@ static gboolean setup_job(RplRun *x, guint32 jx, GError **error)
         /* one communicator per group instance, shared by its ops; a PP
          * pair's per direction; the world's per stage it runs on (the
          * other groups' instances already tell their stage) */
-        guint64 slot = op->group == WRK_GROUP_WORLD
+        guint64 slot = op->group == TRC_GROUP_WORLD
                            ? (guint64)(op->stage + 1) /* i is 0 */
                            : i;
         guint64 key =
@@ -532,10 +532,10 @@ static gboolean setup_job(RplRun *x, guint32 jx, GError **error)
 static guint32 rank_instances(const JobState *j, guint32 o, guint32 r,
                               guint32 *inst)
 {
-  const WrkOp *op = &j->w->ops[o];
+  const TrcOp *op = &j->w->ops[o];
   guint32 n = 0, to;
 
-  if (!op->compute && op->group == WRK_GROUP_PP) {
+  if (!op->compute && op->group == TRC_GROUP_PP) {
     gint64 from = (gint64)r - (gint64)op->peer * j->per_st;
 
     if (pp_receiver(j, op, r, &to))
@@ -571,17 +571,17 @@ static int cmp_edge(gconstpointer a, gconstpointer b)
 }
 
 /* Fills a job's results from its instances' times. */
-static void job_results(const JobState *j, RplResult *out)
+static void job_results(const JobState *j, TrcReplayResult *out)
 {
-  const WrkWorkload *w = j->w;
+  const TrcWorkload *w = j->w;
   g_autoptr(GArray) edges = g_array_new(FALSE, FALSE, sizeof(Edge));
-  double compute = 0, exposed = 0, group[WRK_N_GROUPS] = {0};
+  double compute = 0, exposed = 0, group[TRC_N_GROUPS] = {0};
 
   out->ranks = j->ranks;
-  out->ops = g_new0(RplOpResult, w->n_ops);
+  out->ops = g_new0(TrcOpResult, w->n_ops);
   for (guint32 o = 0; o < w->n_ops; o++) {
     const OpState *s = &j->ops[o];
-    RplOpResult *r = &out->ops[o];
+    TrcOpResult *r = &out->ops[o];
 
     for (guint32 i = 0; i < s->n; i++) {
       if (s->end[i] == SIM_TASK_NONE)
@@ -600,7 +600,7 @@ static void job_results(const JobState *j, RplResult *out)
    * compute op running counts as compute; time with none but collectives
    * in flight is exposed, split equally among the groups in flight */
   for (guint32 r = 0; r < j->ranks; r++) {
-    guint32 cpu_on = 0, on[WRK_N_GROUPS] = {0}, groups_on = 0;
+    guint32 cpu_on = 0, on[TRC_N_GROUPS] = {0}, groups_on = 0;
     SimTime prev = 0;
 
     g_array_set_size(edges, 0);
@@ -627,7 +627,7 @@ static void job_results(const JobState *j, RplResult *out)
         compute += len;
       } else if (len > 0 && groups_on > 0) {
         exposed += len;
-        for (guint32 g = 1; g < WRK_N_GROUPS; g++)
+        for (guint32 g = 1; g < TRC_N_GROUPS; g++)
           if (on[g])
             group[g] += len / groups_on;
       }
@@ -644,12 +644,12 @@ static void job_results(const JobState *j, RplResult *out)
   }
   out->compute_us = compute / j->ranks / SIM_PS_PER_US;
   out->exposed_us = exposed / j->ranks / SIM_PS_PER_US;
-  for (guint32 g = 0; g < WRK_N_GROUPS; g++)
+  for (guint32 g = 0; g < TRC_N_GROUPS; g++)
     out->exposed_group_us[g] = group[g] / j->ranks / SIM_PS_PER_US;
 }
 
 /* Checks a job's layout against its servers. */
-static gboolean check_job(const TopoSystem *sys, const RplJob *job, JobState *j,
+static gboolean check_job(const TopoSystem *sys, const TrcReplayJob *job, JobState *j,
                           GError **error)
 {
   guint32 need;
@@ -659,7 +659,7 @@ static gboolean check_job(const TopoSystem *sys, const RplJob *job, JobState *j,
   j->g = topo_system_gpus_per_server(sys);
   j->ranks = job->w->tp * job->w->pp * job->w->dp;
   j->per_st = job->w->tp * job->w->dp;
-  need = rpl_servers_needed(j->ranks, j->g);
+  need = trc_servers_needed(j->ranks, j->g);
   if (need == 0 || need != job->n_servers) {
     g_set_error(error, TRC_ERROR, TRC_ERROR_VALUE,
                 "job %s: %u ranks (tp %u x pp %u x dp %u) %s%u servers of %u "
@@ -681,7 +681,7 @@ static gboolean check_job(const TopoSystem *sys, const RplJob *job, JobState *j,
 /* Memory the run's tasks take before it starts: a delay per rank and
  * compute op, a gate and an end per collective instance, at most 128
  * bytes each, and the instances' times. */
-static gboolean check_memory(const RplRun *x, GError **error)
+static gboolean check_memory(const TrcReplay *x, GError **error)
 {
   guint64 tasks = 0;
 
@@ -697,10 +697,10 @@ static gboolean check_memory(const RplRun *x, GError **error)
                           "a task and three times per op instance", error);
 }
 
-RplRun *rpl_run(const TopoSystem *sys, const RplJob *jobs, guint32 n_jobs,
-                const RplOptions *o, RplResult *out, GError **error)
+TrcReplay *trc_replay_run(const TopoSystem *sys, const TrcReplayJob *jobs, guint32 n_jobs,
+                const TrcReplayOptions *o, TrcReplayResult *out, GError **error)
 {
-  g_autoptr(RplRun) x = g_new0(RplRun, 1);
+  g_autoptr(TrcReplay) x = g_new0(TrcReplay, 1);
   NcclRunStats st;
 
   x->sys = sys;
@@ -740,7 +740,7 @@ RplRun *rpl_run(const TopoSystem *sys, const RplJob *jobs, guint32 n_jobs,
   return g_steal_pointer(&x);
 }
 
-guint64 rpl_run_slices(const RplRun *run, RplSliceFn fn, void *ctx)
+guint64 trc_replay_slices(const TrcReplay *run, TrcSliceFn fn, void *ctx)
 {
   guint64 n = 0;
 
@@ -760,7 +760,7 @@ guint64 rpl_run_slices(const RplRun *run, RplSliceFn fn, void *ctx)
   return n;
 }
 
-void rpl_run_free(RplRun *run)
+void trc_replay_free(TrcReplay *run)
 {
   if (!run)
     return;
@@ -792,7 +792,7 @@ void rpl_run_free(RplRun *run)
   g_free(run);
 }
 
-void rpl_result_clear(RplResult *r)
+void trc_replay_result_clear(TrcReplayResult *r)
 {
   g_free(r->ops);
   memset(r, 0, sizeof(*r));

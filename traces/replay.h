@@ -29,33 +29,33 @@
 
 typedef struct {
   const char *name;
-  const WrkWorkload *w;
+  const TrcWorkload *w;
   const guint32 *servers; /* the servers its ranks fill, in order */
   guint32 n_servers;
-} RplJob;
+} TrcReplayJob;
 
 /* Most servers a system has (docs/config.md: [system] servers). */
-#define RPL_MAX_SERVERS 1048576u
+#define TRC_MAX_SERVERS 1048576u
 
 /* Servers a job of `ranks` ranks needs on servers of g GPUs; 0 when the
  * ranks do not fill whole servers (and are more than one server's). */
-guint32 rpl_servers_needed(guint32 ranks, guint32 g);
+guint32 trc_servers_needed(guint32 ranks, guint32 g);
 
 typedef enum {
-  RPL_PLACE_PACKED,  /* the lowest free servers, in order */
-  RPL_PLACE_SPREAD,  /* free servers evenly spaced over the free list */
-  RPL_PLACE_RANDOM,  /* free servers drawn with the seed */
-  RPL_PLACE_EXPLICIT /* the given list */
-} RplPlacement;
+  TRC_PLACE_PACKED,  /* the lowest free servers, in order */
+  TRC_PLACE_SPREAD,  /* free servers evenly spaced over the free list */
+  TRC_PLACE_RANDOM,  /* free servers drawn with the seed */
+  TRC_PLACE_EXPLICIT /* the given list */
+} TrcPlacement;
 
 /* Parses "packed", "spread", "random"; FALSE for anything else. */
-gboolean rpl_placement_parse(const char *s, RplPlacement *out);
+gboolean trc_placement_parse(const char *s, TrcPlacement *out);
 
 /* Chooses n servers among the `total` not marked in used[] by the policy
  * (seed for RANDOM, list for EXPLICIT), marks them and writes them to out
  * in rank order.  Fails when too few are free or an explicit server is
  * out of range or taken. */
-gboolean rpl_place(guint32 total, guint8 *used, guint32 n, RplPlacement p,
+gboolean trc_place(guint32 total, guint8 *used, guint32 n, TrcPlacement p,
                    guint64 seed, const guint32 *list, guint32 *out,
                    GError **error);
 
@@ -65,16 +65,16 @@ typedef struct {
   NcclChoice choice;        /* the first instance's (collectives of more
                                than one rank) */
   gboolean chosen;
-} RplOpResult;
+} TrcOpResult;
 
 typedef struct {
   SimTime step_ps;   /* the end of the job's last op */
   double compute_us; /* per rank, mean */
   double exposed_us; /* per rank, mean */
-  double exposed_group_us[WRK_N_GROUPS];
+  double exposed_group_us[TRC_N_GROUPS];
   guint32 ranks;
-  RplOpResult *ops; /* [w->n_ops] */
-} RplResult;
+  TrcOpResult *ops; /* [w->n_ops] */
+} TrcReplayResult;
 
 typedef struct {
   NcclOptions nccl; /* algorithm, protocol, channel limits, collnet for
@@ -87,27 +87,27 @@ typedef struct {
    * sampler); may be NULL. */
   void (*attach)(void *ctx, SimEngine *e, const SimTransport *t);
   void *attach_ctx;
-} RplOptions;
+} TrcReplayOptions;
 
-typedef struct RplRun RplRun;
+typedef struct TrcReplay TrcReplay;
 
 /* Runs the jobs at once from time 0; out[j] gets job j's results.  The
- * returned run keeps each op instance's times for rpl_run_slices(). */
-RplRun *rpl_run(const TopoSystem *sys, const RplJob *jobs, guint32 n_jobs,
-                const RplOptions *o, RplResult *out, GError **error);
-void rpl_run_free(RplRun *run);
-G_DEFINE_AUTOPTR_CLEANUP_FUNC(RplRun, rpl_run_free)
+ * returned run keeps each op instance's times for trc_replay_slices(). */
+TrcReplay *trc_replay_run(const TopoSystem *sys, const TrcReplayJob *jobs, guint32 n_jobs,
+                const TrcReplayOptions *o, TrcReplayResult *out, GError **error);
+void trc_replay_free(TrcReplay *run);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(TrcReplay, trc_replay_free)
 
 /* Calls fn for every (rank, op) that ran, with its start and end, job by
  * job, rank by rank, op by op; returns how many. */
-typedef void (*RplSliceFn)(void *ctx, guint32 job, guint32 rank, guint32 op,
+typedef void (*TrcSliceFn)(void *ctx, guint32 job, guint32 rank, guint32 op,
                            SimTime start, SimTime end);
-guint64 rpl_run_slices(const RplRun *run, RplSliceFn fn, void *ctx);
+guint64 trc_replay_slices(const TrcReplay *run, TrcSliceFn fn, void *ctx);
 
 /* The system's server and GPU of a job's rank. */
-void rpl_rank_gpu(const RplRun *run, guint32 job, guint32 rank, guint32 *server,
+void trc_replay_rank_gpu(const TrcReplay *run, guint32 job, guint32 rank, guint32 *server,
                   guint32 *gpu);
 
-void rpl_result_clear(RplResult *r);
+void trc_replay_result_clear(TrcReplayResult *r);
 
 #endif /* TRACES_REPLAY_H */

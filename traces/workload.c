@@ -19,26 +19,26 @@
 #include "sim/units.h"
 #include "traces/csvtext.h"
 
-static const char *const group_names[WRK_N_GROUPS] = {"",   "tp",    "dp", "pp",
+static const char *const group_names[TRC_N_GROUPS] = {"",   "tp",    "dp", "pp",
                                                       "ep", "world", "edp"};
 
 static const char *const coll_csv_names[NCCL_N_COLLS] = {
     "broadcast", "reduce",   "allgather", "reducescatter",
     "allreduce", "alltoall", "sendrecv"};
 
-const char *wrk_group_name(WrkGroup g)
+const char *trc_group_name(TrcGroup g)
 {
-  g_assert(g < WRK_N_GROUPS);
+  g_assert(g < TRC_N_GROUPS);
   return group_names[g];
 }
 
-const char *wrk_coll_name(NcclColl c)
+const char *trc_coll_name(NcclColl c)
 {
   g_assert(c < NCCL_N_COLLS);
   return coll_csv_names[c];
 }
 
-void wrk_free(WrkWorkload *w)
+void trc_workload_free(TrcWorkload *w)
 {
   if (w == NULL)
     return;
@@ -53,20 +53,20 @@ void wrk_free(WrkWorkload *w)
 
 /* --- checks shared by every source ------------------------------------ */
 
-gboolean wrk_validate(const WrkWorkload *w, GError **error)
+gboolean trc_workload_validate(const TrcWorkload *w, GError **error)
 {
   guint64 ranks = (guint64)w->tp * w->pp * w->dp;
   GHashTable *ids;
   gboolean ok = TRUE;
 
   if (w->tp == 0 || w->pp == 0 || w->dp == 0 || w->ep == 0 ||
-      w->tp > WRK_MAX_DIM || w->pp > WRK_MAX_DIM || w->dp > WRK_MAX_DIM ||
-      w->ep > WRK_MAX_DIM || ranks > WRK_MAX_RANKS) {
+      w->tp > TRC_MAX_DIM || w->pp > TRC_MAX_DIM || w->dp > TRC_MAX_DIM ||
+      w->ep > TRC_MAX_DIM || ranks > TRC_MAX_RANKS) {
     g_set_error(error, TRC_ERROR, TRC_ERROR_RANGE,
                 "%s: layout tp %u, pp %u, dp %u, ep %u: expected each in "
                 "[1, %u] and tp x pp x dp at most %u",
-                w->source, w->tp, w->pp, w->dp, w->ep, WRK_MAX_DIM,
-                WRK_MAX_RANKS);
+                w->source, w->tp, w->pp, w->dp, w->ep, TRC_MAX_DIM,
+                TRC_MAX_RANKS);
     return FALSE;
   }
   if (w->dp % w->ep != 0) {
@@ -78,28 +78,28 @@ gboolean wrk_validate(const WrkWorkload *w, GError **error)
   }
   ids = g_hash_table_new(g_direct_hash, g_direct_equal);
   for (guint32 i = 0; i < w->n_ops && ok; i++) {
-    const WrkOp *o = &w->ops[i];
+    const TrcOp *o = &w->ops[i];
     const char *bad = NULL;
 
     if (o->id == 0 || g_hash_table_contains(ids, GUINT_TO_POINTER(o->id)))
       bad = "its id is 0 or not unique";
-    else if (o->compute && (o->group != WRK_GROUP_NONE || o->bytes != 0 ||
+    else if (o->compute && (o->group != TRC_GROUP_NONE || o->bytes != 0 ||
                             o->compute_ps == 0))
       bad = "a compute op needs compute time > 0, no group, no size";
     else if (!o->compute &&
-             (o->group == WRK_GROUP_NONE || o->group >= WRK_N_GROUPS ||
+             (o->group == TRC_GROUP_NONE || o->group >= TRC_N_GROUPS ||
               o->bytes == 0 || o->compute_ps != 0 || o->coll >= NCCL_N_COLLS))
       bad = "a collective needs a group and a size > 0, no compute time";
     else if (o->stage < -1 || o->stage >= (gint32)w->pp)
       bad = "its stage is not -1 or a stage of the pipeline";
     else if (!o->compute &&
-             (o->group == WRK_GROUP_PP) != (o->coll == NCCL_COLL_SENDRECV))
+             (o->group == TRC_GROUP_PP) != (o->coll == NCCL_COLL_SENDRECV))
       bad = "SendRecv runs over the pp group and only SendRecv does";
-    else if (o->group == WRK_GROUP_PP &&
+    else if (o->group == TRC_GROUP_PP &&
              (o->stage < 0 || (o->peer != 1 && o->peer != -1) ||
               o->stage + o->peer < 0 || o->stage + o->peer >= (gint32)w->pp))
       bad = "a pp SendRecv needs a stage and a peer +1/-1 inside the pipeline";
-    else if (o->group != WRK_GROUP_PP && o->peer != 0)
+    else if (o->group != TRC_GROUP_PP && o->peer != 0)
       bad = "only a pp SendRecv has a peer";
     for (guint32 k = 0; k < o->n_deps && bad == NULL; k++)
       if (o->deps[k] >= i)
@@ -296,11 +296,11 @@ static gboolean read_layout(const char *name, const char *data, gsize len,
                         layout_keys[k]);
             return FALSE;
           }
-          if (!parse_count(v, WRK_MAX_DIM, &n)) {
+          if (!parse_count(v, TRC_MAX_DIM, &n)) {
             g_set_error(error, TRC_ERROR, TRC_ERROR_PARSE,
                         "%s:%u: layout key '%s': '%s' is not a whole number "
                         "in [1, %u]",
-                        name, line, layout_keys[k], v, WRK_MAX_DIM);
+                        name, line, layout_keys[k], v, TRC_MAX_DIM);
             return FALSE;
           }
           values[k] = (guint32)n;
@@ -357,8 +357,8 @@ static gboolean read_header(Reader *r, char **fields, GError **error)
   return TRUE;
 }
 
-static gboolean read_row(Reader *r, WrkWorkload *w, GHashTable *index_of,
-                         char **fields, WrkOp *o, GError **error)
+static gboolean read_row(Reader *r, TrcWorkload *w, GHashTable *index_of,
+                         char **fields, TrcOp *o, GError **error)
 {
   const char *f[N_COLS];
   guint64 n;
@@ -408,14 +408,14 @@ static gboolean read_row(Reader *r, WrkWorkload *w, GHashTable *index_of,
     g_autoptr(GError) e = NULL;
     int g;
 
-    for (g = 1; g < WRK_N_GROUPS; g++)
+    for (g = 1; g < TRC_N_GROUPS; g++)
       if (g_str_equal(f[COL_GROUP], group_names[g]))
         break;
-    if (g == WRK_N_GROUPS)
+    if (g == TRC_N_GROUPS)
       return fail(error, r, COL_GROUP, f[COL_GROUP],
                   "a collective needs its group: expected tp, dp, pp, ep, "
                   "edp or world");
-    o->group = (WrkGroup)g;
+    o->group = (TrcGroup)g;
     if (f[COL_SIZE][0] == '\0')
       return fail(error, r, COL_SIZE, f[COL_SIZE],
                   "a collective needs its size: expected bytes above 0 "
@@ -428,12 +428,12 @@ static gboolean read_row(Reader *r, WrkWorkload *w, GHashTable *index_of,
       return fail(error, r, COL_COMPUTE, f[COL_COMPUTE],
                   "a collective has no compute time: expected an empty "
                   "field");
-    if (o->group == WRK_GROUP_PP && w->pp == 1)
+    if (o->group == TRC_GROUP_PP && w->pp == 1)
       return fail(error, r, COL_GROUP, f[COL_GROUP],
                   "group pp in a job without pipeline parallelism (pp 1)");
-    if ((o->group == WRK_GROUP_PP) != (o->coll == NCCL_COLL_SENDRECV))
+    if ((o->group == TRC_GROUP_PP) != (o->coll == NCCL_COLL_SENDRECV))
       return fail(error, r, COL_GROUP, f[COL_GROUP],
-                  o->group == WRK_GROUP_PP
+                  o->group == TRC_GROUP_PP
                       ? "only sendrecv runs over pp"
                       : "sendrecv runs over pp: expected pp");
   }
@@ -450,7 +450,7 @@ static gboolean read_row(Reader *r, WrkWorkload *w, GHashTable *index_of,
   }
 
   if (f[COL_PEER][0] != '\0') {
-    if (o->group != WRK_GROUP_PP)
+    if (o->group != TRC_GROUP_PP)
       return fail(error, r, COL_PEER, f[COL_PEER],
                   "only a pp sendrecv has a peer: expected an empty field");
     if (g_str_equal(f[COL_PEER], "1") || g_str_equal(f[COL_PEER], "+1"))
@@ -461,7 +461,7 @@ static gboolean read_row(Reader *r, WrkWorkload *w, GHashTable *index_of,
       return fail(error, r, COL_PEER, f[COL_PEER],
                   "expected +1 (next stage) or -1 (previous stage)");
   }
-  if (o->group == WRK_GROUP_PP) {
+  if (o->group == TRC_GROUP_PP) {
     if (o->peer == 0)
       return fail(error, r, COL_PEER, f[COL_PEER],
                   "a pp sendrecv needs its peer: expected +1 or -1");
@@ -512,10 +512,10 @@ static gboolean read_row(Reader *r, WrkWorkload *w, GHashTable *index_of,
   return TRUE;
 }
 
-WrkWorkload *wrk_load_csv_data(const char *data, gsize len, const char *name,
+TrcWorkload *trc_workload_load_csv_data(const char *data, gsize len, const char *name,
                                GError **error)
 {
-  g_autoptr(WrkWorkload) w = g_new0(WrkWorkload, 1);
+  g_autoptr(TrcWorkload) w = g_new0(TrcWorkload, 1);
   g_autoptr(GHashTable) index_of =
       g_hash_table_new(g_direct_hash, g_direct_equal);
   guint32 layout[4];
@@ -530,7 +530,7 @@ WrkWorkload *wrk_load_csv_data(const char *data, gsize len, const char *name,
   w->pp = layout[1];
   w->dp = layout[2];
   w->ep = layout[3];
-  if (!wrk_validate(w, error))
+  if (!trc_workload_validate(w, error))
     return NULL;
   if (!trc_csv_split(name, data, len, &csv, error))
     return NULL;
@@ -554,9 +554,9 @@ WrkWorkload *wrk_load_csv_data(const char *data, gsize len, const char *name,
                 "%s: no ops: expected rows after the header", name);
     return NULL;
   }
-  w->ops = g_new0(WrkOp, rows - 1);
+  w->ops = g_new0(TrcOp, rows - 1);
   for (guint k = 1; k < rows; k++) {
-    WrkOp *o = &w->ops[w->n_ops];
+    TrcOp *o = &w->ops[w->n_ops];
 
     r.line = g_array_index(csv.lines, guint, k);
     if (!read_row(&r, w, index_of, g_ptr_array_index(csv.rows, k), o, error)) {
@@ -569,11 +569,11 @@ WrkWorkload *wrk_load_csv_data(const char *data, gsize len, const char *name,
     w->n_ops++;
   }
   trc_csv_clear(&csv);
-  g_assert(wrk_validate(w, NULL));
+  g_assert(trc_workload_validate(w, NULL));
   return g_steal_pointer(&w);
 }
 
-WrkWorkload *wrk_load_csv(const char *path, GError **error)
+TrcWorkload *trc_workload_load_csv(const char *path, GError **error)
 {
   g_autofree char *text = NULL;
   gsize len;
@@ -586,12 +586,12 @@ WrkWorkload *wrk_load_csv(const char *path, GError **error)
                 path);
     return NULL;
   }
-  return wrk_load_csv_data(text, len, path, error);
+  return trc_workload_load_csv_data(text, len, path, error);
 }
 
 /* --- writing ------------------------------------------------------------ */
 
-char *wrk_to_csv(const WrkWorkload *w)
+char *trc_workload_to_csv(const TrcWorkload *w)
 {
   GString *s = g_string_new(NULL);
 
@@ -600,7 +600,7 @@ char *wrk_to_csv(const WrkWorkload *w)
                          w->pp, w->dp, w->ep);
   g_string_append(s, HEADER_TEXT "\n");
   for (guint32 i = 0; i < w->n_ops; i++) {
-    const WrkOp *o = &w->ops[i];
+    const TrcOp *o = &w->ops[i];
 
     g_string_append_printf(s, "%u,", o->id);
     trc_csv_append_text(s, o->name);

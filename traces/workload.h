@@ -13,7 +13,7 @@
  * (tp_idx, stage, dp_idx mod ep), dp / ep ranks; PP send/recv: from
  * (tp_idx, dp_idx, stage) to (tp_idx, dp_idx, stage + peer); WORLD: all.
  *
- * Invariants of every WrkWorkload these functions return: ops[i].deps are
+ * Invariants of every TrcWorkload these functions return: ops[i].deps are
  * indices below i (no cycles), ids are unique and positive, a compute op
  * has group NONE, bytes 0 and compute_ps > 0; a collective has a group,
  * bytes > 0 and compute_ps 0; stage < pp; peer is +1 or -1 exactly on
@@ -28,64 +28,64 @@
 #include "sim/time.h"
 
 typedef enum {
-  WRK_GROUP_NONE,
-  WRK_GROUP_TP,
-  WRK_GROUP_DP,
-  WRK_GROUP_PP,
-  WRK_GROUP_EP,
-  WRK_GROUP_WORLD,
-  WRK_GROUP_EDP, /* expert data parallel: dp / ep ranks (SimAI's DP_EP) */
-  WRK_N_GROUPS
-} WrkGroup;
+  TRC_GROUP_NONE,
+  TRC_GROUP_TP,
+  TRC_GROUP_DP,
+  TRC_GROUP_PP,
+  TRC_GROUP_EP,
+  TRC_GROUP_WORLD,
+  TRC_GROUP_EDP, /* expert data parallel: dp / ep ranks (SimAI's DP_EP) */
+  TRC_N_GROUPS
+} TrcGroup;
 
 /* "tp", "dp", "pp", "ep", "world", "edp"; "" for NONE. */
-const char *wrk_group_name(WrkGroup g);
+const char *trc_group_name(TrcGroup g);
 
 /* The collective's name in the CSV: "allreduce", "sendrecv", ... */
-const char *wrk_coll_name(NcclColl c);
+const char *trc_coll_name(NcclColl c);
 
 typedef struct {
   guint32 id;       /* as in the file (unique, positive) */
   char *name;       /* "mb0.l3.fwd.attn_allreduce" */
   gboolean compute; /* TRUE: compute_ps of work on each rank that runs it */
   NcclColl coll;    /* a collective (NCCL_COLL_SENDRECV for PP send/recv) */
-  WrkGroup group;   /* the process group it runs over (NONE for compute) */
+  TrcGroup group;   /* the process group it runs over (NONE for compute) */
   guint64 bytes;    /* nccl-tests convention (collectives/nccl/nccl.h) */
   SimTime compute_ps;
   gint32 stage;  /* -1: every pipeline stage runs it; else the stage */
   gint32 peer;   /* SendRecv on PP: +1 next stage, -1 previous; else 0 */
-  guint32 *deps; /* indices into WrkWorkload.ops, all below this op's */
+  guint32 *deps; /* indices into TrcWorkload.ops, all below this op's */
   guint32 n_deps;
   guint32 line; /* source line (0 when generated) */
-} WrkOp;
+} TrcOp;
 
 typedef struct {
   char *source;           /* the file name, or "generated" */
   guint32 tp, pp, dp, ep; /* ranks = tp * pp * dp; ep divides dp */
-  WrkOp *ops;
+  TrcOp *ops;
   guint32 n_ops;
-} WrkWorkload;
+} TrcWorkload;
 
 /* Largest tp, pp, dp or ep, and largest tp x pp x dp, accepted. */
-#define WRK_MAX_DIM (1u << 20)
-#define WRK_MAX_RANKS (1u << 24)
+#define TRC_MAX_DIM (1u << 20)
+#define TRC_MAX_RANKS (1u << 24)
 
 /* Reads a workload CSV (docs/workload.md).  Every error names the file,
  * the line, the column and what was expected there. */
-WrkWorkload *wrk_load_csv(const char *path, GError **error);
-WrkWorkload *wrk_load_csv_data(const char *data, gsize len, const char *name,
+TrcWorkload *trc_workload_load_csv(const char *path, GError **error);
+TrcWorkload *trc_workload_load_csv_data(const char *data, gsize len, const char *name,
                                GError **error);
 
-/* The workload CSV text of w: wrk_load_csv_data() of it gives w back
+/* The workload CSV text of w: trc_workload_load_csv_data() of it gives w back
  * exactly, every field but `source` and `line`. */
-char *wrk_to_csv(const WrkWorkload *w);
+char *trc_workload_to_csv(const TrcWorkload *w);
 
-void wrk_free(WrkWorkload *w);
-G_DEFINE_AUTOPTR_CLEANUP_FUNC(WrkWorkload, wrk_free)
+void trc_workload_free(TrcWorkload *w);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(TrcWorkload, trc_workload_free)
 
 /* Checks the invariants above (for workloads built in code); the error
  * names w->source and the op. */
-gboolean wrk_validate(const WrkWorkload *w, GError **error);
+gboolean trc_workload_validate(const TrcWorkload *w, GError **error);
 
 /* --- ASTRA-sim 1.0 / SimAI text workloads (traces/workload_astra.c) --- */
 
@@ -97,25 +97,25 @@ typedef struct {
   double ns_per_tick; /* length of one tick of the compute columns (> 0);
                          ASTRA-sim and SimAI run 1 ns ticks (CLOCK_PERIOD
                          1, system/Common.hh) */
-} WrkAstraOptions;
+} TrcAstraOptions;
 
-WrkWorkload *wrk_load_astra_opts(const char *path, const WrkAstraOptions *opt,
+TrcWorkload *trc_workload_load_astra_opts(const char *path, const TrcAstraOptions *opt,
                                  GError **error);
 /* The same with gpus from the file and ASTRA-sim's 1 ns tick. */
-WrkWorkload *wrk_load_astra(const char *path, guint32 tp_override_or_0,
+TrcWorkload *trc_workload_load_astra(const char *path, guint32 tp_override_or_0,
                             GError **error);
 
 /* --- LLM layouts (traces/workload_llm.c) ------------------------------ */
 
-typedef enum { WRK_SCHED_1F1B, WRK_SCHED_GPIPE } WrkSchedule;
-typedef enum { WRK_MLP_GELU, WRK_MLP_SWIGLU } WrkMlp;
+typedef enum { TRC_SCHED_1F1B, TRC_SCHED_GPIPE } TrcSchedule;
+typedef enum { TRC_MLP_GELU, TRC_MLP_SWIGLU } TrcMlp;
 
 /* One training step of a decoder-only transformer (docs/workload.md lists
  * every key, its unit and formula). */
 typedef struct {
   guint64 params; /* total parameters; 0: derived from the shapes */
   guint32 layers, hidden, ffn, heads; /* heads 0: not checked */
-  WrkMlp mlp; /* 2 (GELU) or 3 (SwiGLU) weight matrices */
+  TrcMlp mlp; /* 2 (GELU) or 3 (SwiGLU) weight matrices */
   guint32 vocab;
   guint32 seq;          /* tokens per sequence */
   guint32 mbs;          /* micro-batch size, sequences */
@@ -126,15 +126,15 @@ typedef struct {
   double tflops;          /* peak dense TFLOP/s per GPU */
   double mfu;             /* achieved fraction of it, (0, 1] */
   double optimizer_us;    /* the optimizer step per rank */
-  WrkSchedule schedule;
+  TrcSchedule schedule;
   gboolean sp;          /* sequence parallelism (AllGather/ReduceScatter) */
   guint32 zero;         /* 0: gradient AllReduce; 1-3: RS + param AG */
   guint64 bucket_bytes; /* DP gradient bucket; 0: one bucket per stage */
-} WrkLlmParams;
+} TrcLlmParams;
 
 /* Parses "key=value,key=value,...".  A missing required key, an unknown
  * key (the error lists the valid ones) or a nonsensical value fails. */
-gboolean wrk_llm_parse(const char *spec, WrkLlmParams *out, GError **error);
-WrkWorkload *wrk_generate_llm(const WrkLlmParams *p, GError **error);
+gboolean trc_llm_parse(const char *spec, TrcLlmParams *out, GError **error);
+TrcWorkload *trc_llm_generate(const TrcLlmParams *p, GError **error);
 
 #endif /* TRACES_WORKLOAD_H */

@@ -64,7 +64,7 @@ typedef struct {
 
 typedef struct {
   const char *path;
-  GArray *ops;    /* WrkOp */
+  GArray *ops;    /* TrcOp */
   gint64 last;    /* the chain's last op */
   gint64 wait;    /* an off-chain op the next chain op waits for */
   SimTime upd_ps; /* this layer's update delay */
@@ -72,10 +72,10 @@ typedef struct {
 } Imp;
 
 static guint32 emit(Imp *m, char *name, gboolean compute, NcclColl c,
-                    WrkGroup g, guint64 bytes, SimTime ps, const gint64 *deps,
+                    TrcGroup g, guint64 bytes, SimTime ps, const gint64 *deps,
                     guint n)
 {
-  WrkOp o = {0};
+  TrcOp o = {0};
 
   o.id = m->ops->len + 1;
   o.name = name;
@@ -101,14 +101,14 @@ static void compute(Imp *m, const char *layer, const char *what, SimTime ps)
   if (ps == 0)
     return;
   m->last = emit(m, g_strdup_printf("%s.%s", layer, what), TRUE, 0,
-                 WRK_GROUP_NONE, 0, ps, deps, m->wait >= 0 ? 2 : 1);
+                 TRC_GROUP_NONE, 0, ps, deps, m->wait >= 0 ? 2 : 1);
   m->wait = -1;
 }
 
 typedef struct {
   gboolean none;
   NcclColl coll;
-  WrkGroup group; /* NONE: the phase's default */
+  TrcGroup group; /* NONE: the phase's default */
   guint64 bytes;
 } Comm;
 
@@ -116,7 +116,7 @@ typedef struct {
  * chain continues after it; else it hangs off the chain (`wait` says
  * whether the chain's next op waits for it). */
 static void comm(Imp *m, const char *layer, const char *what, const Comm *c,
-                 WrkGroup dflt, gboolean blocking, gboolean wait)
+                 TrcGroup dflt, gboolean blocking, gboolean wait)
 {
   gint64 deps[2] = {m->last, m->wait};
   gint64 done;
@@ -124,14 +124,14 @@ static void comm(Imp *m, const char *layer, const char *what, const Comm *c,
   if (c->none)
     return;
   done =
-      emit(m, g_strdup_printf("%s.%s_%s", layer, what, wrk_coll_name(c->coll)),
+      emit(m, g_strdup_printf("%s.%s_%s", layer, what, trc_coll_name(c->coll)),
            FALSE, c->coll, c->group ? c->group : dflt, c->bytes, 0, deps,
            blocking && m->wait >= 0 ? 2 : 1);
   if (blocking)
     m->wait = -1;
   if (m->upd_ps > 0)
     done = emit(m, g_strdup_printf("%s.%s_update", layer, what), TRUE, 0,
-                WRK_GROUP_NONE, 0, m->upd_ps, &done, 1);
+                TRC_GROUP_NONE, 0, m->upd_ps, &done, 1);
   if (blocking)
     m->last = done;
   else if (wait)
@@ -200,11 +200,11 @@ static gboolean parse_comm(const char *path, const Tok *type, const Tok *size,
       continue;
     c->coll = types[i].coll;
     if (t[n] == '\0')
-      c->group = WRK_GROUP_NONE;
+      c->group = TRC_GROUP_NONE;
     else if (g_str_equal(t + n, "_EP"))
-      c->group = WRK_GROUP_EP;
+      c->group = TRC_GROUP_EP;
     else if (g_str_equal(t + n, "_DP_EP"))
-      c->group = WRK_GROUP_EDP;
+      c->group = TRC_GROUP_EDP;
     else
       break;
     if (c->bytes == 0)
@@ -307,14 +307,14 @@ static gboolean parse_header(const char *path, char **tok, Policy *pol,
   return TRUE;
 }
 
-WrkWorkload *wrk_load_astra_opts(const char *path, const WrkAstraOptions *opt,
+TrcWorkload *trc_workload_load_astra_opts(const char *path, const TrcAstraOptions *opt,
                                  GError **error)
 {
   g_autofree char *text = NULL;
   g_auto(GStrv) lines = NULL;
   g_auto(GStrv) head = NULL;
   g_autoptr(GArray) toks = g_array_new(FALSE, FALSE, sizeof(Tok));
-  g_autoptr(WrkWorkload) w = g_new0(WrkWorkload, 1);
+  g_autoptr(TrcWorkload) w = g_new0(TrcWorkload, 1);
   Imp m = {.path = path, .last = -1, .wait = -1};
   Policy pol = POL_DATA; /* set by the policy parser before use */
   Header h;
@@ -374,11 +374,11 @@ WrkWorkload *wrk_load_astra_opts(const char *path, const WrkAstraOptions *opt,
 
   /* The layout. */
   gpus = opt->gpus ? opt->gpus : h.all_gpus;
-  if (gpus == 0 || gpus > WRK_MAX_RANKS) {
+  if (gpus == 0 || gpus > TRC_MAX_RANKS) {
     g_set_error(error, TRC_ERROR, TRC_ERROR_RANGE,
                 "%s: the job's ranks: expected all_gpus: N on line 1 or the "
                 "number of GPUs given, in [1, %u]",
-                path, WRK_MAX_RANKS);
+                path, TRC_MAX_RANKS);
     ok = FALSE;
   }
   tp = opt->tp;
@@ -410,7 +410,7 @@ WrkWorkload *wrk_load_astra_opts(const char *path, const WrkAstraOptions *opt,
   w->pp = 1;
   w->dp = (guint32)(gpus / tp);
   w->ep = h.has_ep ? (guint32)MIN(h.ep, G_MAXUINT32) : 1;
-  if (ok && !wrk_validate(w, error))
+  if (ok && !trc_workload_validate(w, error))
     ok = FALSE;
   if (ok && toks->len != n_layers * 12) {
     Tok *at = toks->len > n_layers * 12
@@ -430,7 +430,7 @@ WrkWorkload *wrk_load_astra_opts(const char *path, const WrkAstraOptions *opt,
     ok = FALSE;
   }
 
-  m.ops = g_array_new(FALSE, TRUE, sizeof(WrkOp));
+  m.ops = g_array_new(FALSE, TRUE, sizeof(TrcOp));
   {
     guint32 L = ok ? (guint32)n_layers : 0;
     g_autofree SimTime *fwd = g_new0(SimTime, L + 1);
@@ -482,7 +482,7 @@ WrkWorkload *wrk_load_astra_opts(const char *path, const WrkAstraOptions *opt,
       m.upd_ps = upd[i];
       compute(&m, nm, "fwd_compute", fwd[i]);
       if (pol != POL_DATA)
-        comm(&m, nm, "fwd", &cf[i], WRK_GROUP_TP, TRUE, TRUE);
+        comm(&m, nm, "fwd", &cf[i], TRC_GROUP_TP, TRUE, TRUE);
     }
     /* Backward, from the last layer. */
     for (guint32 j = 0; j < L && ok; j++) {
@@ -494,22 +494,22 @@ WrkWorkload *wrk_load_astra_opts(const char *path, const WrkAstraOptions *opt,
       case POL_TRANSFORMER:
       case POL_TRANSFORMER_FWD_IN_BCKWD:
         compute(&m, nm, "ig_compute", ig[i]);
-        comm(&m, nm, "ig", &ci[i], WRK_GROUP_TP, TRUE, TRUE);
+        comm(&m, nm, "ig", &ci[i], TRC_GROUP_TP, TRUE, TRUE);
         compute(&m, nm, "wg_compute", wg[i]);
-        comm(&m, nm, "wg", &cw[i], WRK_GROUP_DP, FALSE, FALSE);
+        comm(&m, nm, "wg", &cw[i], TRC_GROUP_DP, FALSE, FALSE);
         break;
       case POL_MODEL:
       case POL_DATA_MODEL:
         compute(&m, nm, "ig_compute", ig[i]);
         if (i > 0)
-          comm(&m, nm, "ig", &ci[i], WRK_GROUP_TP, FALSE, TRUE);
+          comm(&m, nm, "ig", &ci[i], TRC_GROUP_TP, FALSE, TRUE);
         compute(&m, nm, "wg_compute", wg[i]);
         if (pol == POL_DATA_MODEL)
-          comm(&m, nm, "wg", &cw[i], WRK_GROUP_DP, FALSE, FALSE);
+          comm(&m, nm, "wg", &cw[i], TRC_GROUP_DP, FALSE, FALSE);
         break;
       case POL_DATA:
         compute(&m, nm, "wg_compute", wg[i]);
-        comm(&m, nm, "wg", &cw[i], WRK_GROUP_DP, FALSE, FALSE);
+        comm(&m, nm, "wg", &cw[i], TRC_GROUP_DP, FALSE, FALSE);
         if (i > 0)
           compute(&m, nm, "ig_compute", ig[i]);
         break;
@@ -519,7 +519,7 @@ WrkWorkload *wrk_load_astra_opts(const char *path, const WrkAstraOptions *opt,
   for (guint j = 0; j < toks->len; j++)
     g_free(g_array_index(toks, Tok, j).text);
   w->n_ops = m.ops->len;
-  w->ops = (WrkOp *)(void *)g_array_free(m.ops, FALSE);
+  w->ops = (TrcOp *)(void *)g_array_free(m.ops, FALSE);
   if (!ok)
     return NULL;
   if (w->n_ops == 0) {
@@ -529,16 +529,16 @@ WrkWorkload *wrk_load_astra_opts(const char *path, const WrkAstraOptions *opt,
                 path, n_layers);
     return NULL;
   }
-  if (!wrk_validate(w, error))
+  if (!trc_workload_validate(w, error))
     return NULL;
   return g_steal_pointer(&w);
 }
 
-WrkWorkload *wrk_load_astra(const char *path, guint32 tp_override_or_0,
+TrcWorkload *trc_workload_load_astra(const char *path, guint32 tp_override_or_0,
                             GError **error)
 {
   /* ASTRA-sim's own tick: CLOCK_PERIOD 1 ns (system/Common.hh). */
-  WrkAstraOptions opt = {.tp = tp_override_or_0, .ns_per_tick = 1.0};
+  TrcAstraOptions opt = {.tp = tp_override_or_0, .ns_per_tick = 1.0};
 
-  return wrk_load_astra_opts(path, &opt, error);
+  return trc_workload_load_astra_opts(path, &opt, error);
 }

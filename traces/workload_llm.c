@@ -140,11 +140,11 @@ static gboolean parse_count_si(const char *v, guint64 *out)
   return TRUE;
 }
 
-static gboolean parse_value(Key k, const char *v, WrkLlmParams *p, guint32 *gbs,
+static gboolean parse_value(Key k, const char *v, TrcLlmParams *p, guint32 *gbs,
                             GError **error)
 {
   guint32 *u32 = NULL;
-  guint32 max = WRK_MAX_DIM;
+  guint32 max = TRC_MAX_DIM;
   g_autoptr(GError) e = NULL;
 
   switch (k) {
@@ -156,9 +156,9 @@ static gboolean parse_value(Key k, const char *v, WrkLlmParams *p, guint32 *gbs,
     return TRUE;
   case K_MLP:
     if (g_ascii_strcasecmp(v, "gelu") == 0)
-      p->mlp = WRK_MLP_GELU;
+      p->mlp = TRC_MLP_GELU;
     else if (g_ascii_strcasecmp(v, "swiglu") == 0)
-      p->mlp = WRK_MLP_SWIGLU;
+      p->mlp = TRC_MLP_SWIGLU;
     else
       return bad_value(error, k, v, "gelu (2 matrices) or swiglu (3)");
     return TRUE;
@@ -188,9 +188,9 @@ static gboolean parse_value(Key k, const char *v, WrkLlmParams *p, guint32 *gbs,
     return TRUE;
   case K_SCHEDULE:
     if (g_ascii_strcasecmp(v, "1f1b") == 0)
-      p->schedule = WRK_SCHED_1F1B;
+      p->schedule = TRC_SCHED_1F1B;
     else if (g_ascii_strcasecmp(v, "gpipe") == 0)
-      p->schedule = WRK_SCHED_GPIPE;
+      p->schedule = TRC_SCHED_GPIPE;
     else
       return bad_value(error, k, v, "1f1b or gpipe");
     return TRUE;
@@ -262,17 +262,17 @@ static gboolean spec_error(GError **error, const char *fmt, ...)
   return FALSE;
 }
 
-gboolean wrk_llm_parse(const char *spec, WrkLlmParams *out, GError **error)
+gboolean trc_llm_parse(const char *spec, TrcLlmParams *out, GError **error)
 {
   g_auto(GStrv) items = g_strsplit(spec, ",", -1);
   gboolean seen[N_KEYS] = {FALSE};
-  WrkLlmParams p = {0};
+  TrcLlmParams p = {0};
   guint32 gbs = 0;
 
   p.ep = 1;
   p.dtype_bytes = 2;
-  p.mlp = WRK_MLP_GELU;
-  p.schedule = WRK_SCHED_1F1B;
+  p.mlp = TRC_MLP_GELU;
+  p.schedule = TRC_SCHED_1F1B;
   for (char **it = items; *it; it++) {
     char *eq = strchr(*it, '=');
     g_autofree char *key = NULL;
@@ -328,10 +328,10 @@ gboolean wrk_llm_parse(const char *spec, WrkLlmParams *out, GError **error)
                       p.layers, p.pp);
   if (p.dp % p.ep != 0)
     return spec_error(error, "ep=%u does not divide dp=%u", p.ep, p.dp);
-  if ((guint64)p.tp * p.pp * p.dp > WRK_MAX_RANKS)
+  if ((guint64)p.tp * p.pp * p.dp > TRC_MAX_RANKS)
     return spec_error(
         error, "tp x pp x dp = %" G_GUINT64_FORMAT " ranks, more than %u",
-        (guint64)p.tp * p.pp * p.dp, WRK_MAX_RANKS);
+        (guint64)p.tp * p.pp * p.dp, TRC_MAX_RANKS);
   if (p.experts == 0 && (seen[K_TOP_K] || p.ep > 1))
     return spec_error(error, "top_k and ep > 1 need experts (an MoE model)");
   if (p.experts > 0) {
@@ -368,8 +368,8 @@ gboolean wrk_llm_parse(const char *spec, WrkLlmParams *out, GError **error)
 /* --- generation --------------------------------------------------------- */
 
 typedef struct {
-  const WrkLlmParams *p;
-  GArray *ops;           /* WrkOp */
+  const TrcLlmParams *p;
+  GArray *ops;           /* TrcOp */
   gint64 *last;          /* per stage: the chain's last op, -1 none */
   GArray *bucket;        /* guint32: bwd computes the open bucket covers */
   GArray *grads;         /* guint32: this stage's gradient collectives */
@@ -380,10 +380,10 @@ typedef struct {
 } Gen;
 
 static guint32 emit(Gen *g, char *name, gboolean compute, NcclColl coll,
-                    WrkGroup group, guint64 bytes, SimTime ps, gint32 stage,
+                    TrcGroup group, guint64 bytes, SimTime ps, gint32 stage,
                     gint32 peer, const guint32 *deps, guint32 n_deps)
 {
-  WrkOp o = {0};
+  TrcOp o = {0};
 
   o.id = g->ops->len + 1;
   o.name = name;
@@ -415,7 +415,7 @@ static SimTime flops_ps(Gen *g, double flops, const char *what)
 /* An op on the chain of stage st: it waits for the chain's last op and
  * `extra` (-1: nothing more). */
 static guint32 chain(Gen *g, gint32 st, char *name, gboolean compute,
-                     NcclColl coll, WrkGroup group, guint64 bytes, SimTime ps,
+                     NcclColl coll, TrcGroup group, guint64 bytes, SimTime ps,
                      gint64 extra)
 {
   guint32 deps[2];
@@ -430,7 +430,7 @@ static guint32 chain(Gen *g, gint32 st, char *name, gboolean compute,
 }
 
 static void comm(Gen *g, gint32 st, gint64 *extra, const char *pfx,
-                 const char *what, NcclColl c, WrkGroup grp, guint64 bytes)
+                 const char *what, NcclColl c, TrcGroup grp, guint64 bytes)
 {
   chain(g, st, g_strdup_printf("%s.%s", pfx, what), FALSE, c, grp, bytes, 0,
         *extra);
@@ -442,7 +442,7 @@ static void compute(Gen *g, gint32 st, gint64 *extra, const char *pfx,
 {
   char *name = g_strdup_printf("%s.%s", pfx, what);
 
-  chain(g, st, name, TRUE, 0, WRK_GROUP_NONE, 0, flops_ps(g, flops, name),
+  chain(g, st, name, TRUE, 0, TRC_GROUP_NONE, 0, flops_ps(g, flops, name),
         *extra);
   *extra = -1;
 }
@@ -452,7 +452,7 @@ static void compute(Gen *g, gint32 st, gint64 *extra, const char *pfx,
 static guint64 grad_bytes(const Gen *g, guint64 params, guint32 shards,
                           guint32 k)
 {
-  const WrkLlmParams *p = g->p;
+  const TrcLlmParams *p = g->p;
   unsigned __int128 num = (unsigned __int128)params * p->dtype_bytes * k;
 
   return (guint64)(num / ((unsigned __int128)shards * p->tp * p->layers));
@@ -462,7 +462,7 @@ static guint64 grad_bytes(const Gen *g, guint64 params, guint32 shards,
  * the backward computes of the layers it covers. */
 static void close_bucket(Gen *g, gint32 st, guint32 from, guint32 to)
 {
-  const WrkLlmParams *p = g->p;
+  const TrcLlmParams *p = g->p;
   gboolean rs = p->zero > 0;
   NcclColl c = rs ? NCCL_COLL_REDUCESCATTER : NCCL_COLL_ALLREDUCE;
   guint64 d = grad_bytes(g, g->dense, 1, to) - grad_bytes(g, g->dense, 1, from);
@@ -476,15 +476,15 @@ static void close_bucket(Gen *g, gint32 st, guint32 from, guint32 to)
   if (p->dp > 1 && d > 0) {
     idx = emit(g,
                g_strdup_printf("s%d.grad_bucket%u.%s", st, g->n_bucket,
-                               wrk_coll_name(c)),
-               FALSE, c, WRK_GROUP_DP, d, 0, st, 0, deps, g->bucket->len);
+                               trc_coll_name(c)),
+               FALSE, c, TRC_GROUP_DP, d, 0, st, 0, deps, g->bucket->len);
     g_array_append_val(g->grads, idx);
   }
   if (p->dp / p->ep > 1 && x > 0) {
     idx = emit(g,
                g_strdup_printf("s%d.expert_grad_bucket%u.%s", st, g->n_bucket,
-                               wrk_coll_name(c)),
-               FALSE, c, WRK_GROUP_EDP, x, 0, st, 0, deps, g->bucket->len);
+                               trc_coll_name(c)),
+               FALSE, c, TRC_GROUP_EDP, x, 0, st, 0, deps, g->bucket->len);
     g_array_append_val(g->grads, idx);
   }
   g->n_bucket++;
@@ -500,7 +500,7 @@ typedef struct {
 
 static void forward(Gen *g, const Sizes *z, gint32 st, guint32 mb, gint64 recv)
 {
-  const WrkLlmParams *p = g->p;
+  const TrcLlmParams *p = g->p;
   guint32 per = p->layers / p->pp;
   gboolean tpc = p->tp > 1, moe = p->experts > 0 && p->ep > 1;
 
@@ -508,26 +508,26 @@ static void forward(Gen *g, const Sizes *z, gint32 st, guint32 mb, gint64 recv)
     g_autofree char *x = g_strdup_printf("mb%u.l%u.fwd", mb, l);
 
     if (tpc && p->sp)
-      comm(g, st, &recv, x, "attn_allgather", NCCL_COLL_ALLGATHER, WRK_GROUP_TP,
+      comm(g, st, &recv, x, "attn_allgather", NCCL_COLL_ALLGATHER, TRC_GROUP_TP,
            z->act);
     compute(g, st, &recv, x, "attn", z->attn);
     if (tpc)
       comm(g, st, &recv, x, p->sp ? "attn_reducescatter" : "attn_allreduce",
-           p->sp ? NCCL_COLL_REDUCESCATTER : NCCL_COLL_ALLREDUCE, WRK_GROUP_TP,
+           p->sp ? NCCL_COLL_REDUCESCATTER : NCCL_COLL_ALLREDUCE, TRC_GROUP_TP,
            z->act);
     if (tpc && p->sp)
-      comm(g, st, &recv, x, "mlp_allgather", NCCL_COLL_ALLGATHER, WRK_GROUP_TP,
+      comm(g, st, &recv, x, "mlp_allgather", NCCL_COLL_ALLGATHER, TRC_GROUP_TP,
            z->act);
     if (moe)
       comm(g, st, &recv, x, "dispatch_alltoall", NCCL_COLL_ALLTOALL,
-           WRK_GROUP_EP, z->a2a);
+           TRC_GROUP_EP, z->a2a);
     compute(g, st, &recv, x, "mlp", z->mlp);
     if (moe)
       comm(g, st, &recv, x, "combine_alltoall", NCCL_COLL_ALLTOALL,
-           WRK_GROUP_EP, z->a2a);
+           TRC_GROUP_EP, z->a2a);
     if (tpc)
       comm(g, st, &recv, x, p->sp ? "mlp_reducescatter" : "mlp_allreduce",
-           p->sp ? NCCL_COLL_REDUCESCATTER : NCCL_COLL_ALLREDUCE, WRK_GROUP_TP,
+           p->sp ? NCCL_COLL_REDUCESCATTER : NCCL_COLL_ALLREDUCE, TRC_GROUP_TP,
            z->act);
   }
   if (st == (gint32)p->pp - 1) {
@@ -539,7 +539,7 @@ static void forward(Gen *g, const Sizes *z, gint32 st, guint32 mb, gint64 recv)
 static void backward(Gen *g, const Sizes *z, gint32 st, guint32 mb, gint64 recv,
                      gboolean last)
 {
-  const WrkLlmParams *p = g->p;
+  const TrcLlmParams *p = g->p;
   guint32 per = p->layers / p->pp;
   gboolean tpc = p->tp > 1, moe = p->experts > 0 && p->ep > 1;
   guint32 from = 0;
@@ -554,27 +554,27 @@ static void backward(Gen *g, const Sizes *z, gint32 st, guint32 mb, gint64 recv,
     guint32 wgrad;
 
     if (tpc && p->sp)
-      comm(g, st, &recv, x, "mlp_allgather", NCCL_COLL_ALLGATHER, WRK_GROUP_TP,
+      comm(g, st, &recv, x, "mlp_allgather", NCCL_COLL_ALLGATHER, TRC_GROUP_TP,
            z->act);
     if (moe)
       comm(g, st, &recv, x, "combine_alltoall", NCCL_COLL_ALLTOALL,
-           WRK_GROUP_EP, z->a2a);
+           TRC_GROUP_EP, z->a2a);
     compute(g, st, &recv, x, "mlp", 2 * z->mlp);
     if (moe)
       comm(g, st, &recv, x, "dispatch_alltoall", NCCL_COLL_ALLTOALL,
-           WRK_GROUP_EP, z->a2a);
+           TRC_GROUP_EP, z->a2a);
     if (tpc)
       comm(g, st, &recv, x, p->sp ? "mlp_reducescatter" : "mlp_allreduce",
-           p->sp ? NCCL_COLL_REDUCESCATTER : NCCL_COLL_ALLREDUCE, WRK_GROUP_TP,
+           p->sp ? NCCL_COLL_REDUCESCATTER : NCCL_COLL_ALLREDUCE, TRC_GROUP_TP,
            z->act);
     if (tpc && p->sp)
-      comm(g, st, &recv, x, "attn_allgather", NCCL_COLL_ALLGATHER, WRK_GROUP_TP,
+      comm(g, st, &recv, x, "attn_allgather", NCCL_COLL_ALLGATHER, TRC_GROUP_TP,
            z->act);
     compute(g, st, &recv, x, "attn", 2 * z->attn);
     wgrad = (guint32)g->last[st];
     if (tpc)
       comm(g, st, &recv, x, p->sp ? "attn_reducescatter" : "attn_allreduce",
-           p->sp ? NCCL_COLL_REDUCESCATTER : NCCL_COLL_ALLREDUCE, WRK_GROUP_TP,
+           p->sp ? NCCL_COLL_REDUCESCATTER : NCCL_COLL_ALLREDUCE, TRC_GROUP_TP,
            z->act);
     if (!last)
       continue;
@@ -601,7 +601,7 @@ static void backward(Gen *g, const Sizes *z, gint32 st, guint32 mb, gint64 recv,
  * updated parameter shards are gathered back, bucket by bucket. */
 static void finish_stage(Gen *g, gint32 st)
 {
-  const WrkLlmParams *p = g->p;
+  const TrcLlmParams *p = g->p;
   guint32 n = g->grads->len;
   g_autofree guint32 *deps = g_new(guint32, n + 1);
   g_autofree char *name = g_strdup_printf("s%d.optimizer", st);
@@ -613,13 +613,13 @@ static void finish_stage(Gen *g, gint32 st)
   deps[n++] = (guint32)g->last[st];
   if (!sim_time_from_us(p->optimizer_us, &ps) || ps == 0)
     ps = 1;
-  opt = emit(g, g_steal_pointer(&name), TRUE, 0, WRK_GROUP_NONE, 0, ps, st, 0,
+  opt = emit(g, g_steal_pointer(&name), TRUE, 0, TRC_GROUP_NONE, 0, ps, st, 0,
              deps, n);
   g->last[st] = opt;
   if (p->zero == 0)
     return;
   for (guint32 k = 0; k < g->grads->len; k++) {
-    const WrkOp *rs = &g_array_index(g->ops, WrkOp, deps[k]);
+    const TrcOp *rs = &g_array_index(g->ops, TrcOp, deps[k]);
     g_autofree char *base =
         g_strndup(rs->name, (gsize)(strrchr(rs->name, '.') - rs->name));
     char *ag_name = g_strdup_printf("%s.param_allgather", base);
@@ -632,9 +632,9 @@ static void finish_stage(Gen *g, gint32 st)
 /* Parameters from the shapes: per layer 4 h^2 (attention) + 2 h (norms)
  * + m h ffn (MLP; x experts, + h x experts router, for MoE), plus the
  * embedding V h (tied with the output layer); weights only. */
-static void count_params(const WrkLlmParams *p, guint64 *dense, guint64 *expert)
+static void count_params(const TrcLlmParams *p, guint64 *dense, guint64 *expert)
 {
-  guint64 h = p->hidden, m = p->mlp == WRK_MLP_SWIGLU ? 3 : 2;
+  guint64 h = p->hidden, m = p->mlp == TRC_MLP_SWIGLU ? 3 : 2;
   guint64 mlp = m * h * p->ffn;
   guint64 per = 4 * h * h + 2 * h + (p->experts ? h * p->experts : mlp);
 
@@ -642,19 +642,19 @@ static void count_params(const WrkLlmParams *p, guint64 *dense, guint64 *expert)
   *expert = p->experts ? mlp * p->experts * p->layers : 0;
 }
 
-WrkWorkload *wrk_generate_llm(const WrkLlmParams *p, GError **error)
+TrcWorkload *trc_llm_generate(const TrcLlmParams *p, GError **error)
 {
   guint32 pp = p->pp, m = p->microbatches;
   Gen g = {.p = p};
   Sizes z;
   double b = p->mbs, s = p->seq, h = p->hidden;
-  double mat = p->mlp == WRK_MLP_SWIGLU ? 3 : 2;
+  double mat = p->mlp == TRC_MLP_SWIGLU ? 3 : 2;
   g_autofree guint32 *nb = g_new0(guint32, pp); /* backwards emitted */
   g_autofree guint32 *pos = g_new0(guint32, pp);
   g_autofree gint64 *send_f = g_new(gint64, (gsize)pp * m);
   g_autofree gint64 *send_b = g_new(gint64, (gsize)pp * m);
   g_autoptr(GPtrArray) order = g_ptr_array_new_with_free_func(g_free);
-  WrkWorkload *w;
+  TrcWorkload *w;
   guint32 left = 2 * m * pp;
 
   g_assert(p->layers % pp == 0 && p->dp % p->ep == 0 && m > 0);
@@ -686,7 +686,7 @@ WrkWorkload *wrk_generate_llm(const WrkLlmParams *p, GError **error)
     gint32 *o = g_new(gint32, 2 * m);
     guint32 n = 0;
 
-    if (p->schedule == WRK_SCHED_GPIPE) {
+    if (p->schedule == TRC_SCHED_GPIPE) {
       for (guint32 i = 0; i < m; i++)
         o[n++] = (gint32)i + 1;
       for (guint32 i = m; i > 0; i--)
@@ -705,7 +705,7 @@ WrkWorkload *wrk_generate_llm(const WrkLlmParams *p, GError **error)
     g_ptr_array_add(order, o);
   }
 
-  g.ops = g_array_new(FALSE, TRUE, sizeof(WrkOp));
+  g.ops = g_array_new(FALSE, TRUE, sizeof(TrcOp));
   g.last = g_new(gint64, pp);
   g.bucket = g_array_new(FALSE, FALSE, sizeof(guint32));
   g.grads = g_array_new(FALSE, FALSE, sizeof(guint32));
@@ -735,7 +735,7 @@ WrkWorkload *wrk_generate_llm(const WrkLlmParams *p, GError **error)
             guint32 d = (guint32)g.last[st];
             send_f[st * m + mb] =
                 emit(&g, g_strdup_printf("mb%u.s%u.fwd_send", mb, st), FALSE,
-                     NCCL_COLL_SENDRECV, WRK_GROUP_PP, z.p2p, 0, (gint32)st, 1,
+                     NCCL_COLL_SENDRECV, TRC_GROUP_PP, z.p2p, 0, (gint32)st, 1,
                      &d, 1);
           }
         } else {
@@ -753,7 +753,7 @@ WrkWorkload *wrk_generate_llm(const WrkLlmParams *p, GError **error)
             guint32 d = (guint32)g.last[st];
             send_b[st * m + mb] =
                 emit(&g, g_strdup_printf("mb%u.s%u.bwd_send", mb, st), FALSE,
-                     NCCL_COLL_SENDRECV, WRK_GROUP_PP, z.p2p, 0, (gint32)st, -1,
+                     NCCL_COLL_SENDRECV, TRC_GROUP_PP, z.p2p, 0, (gint32)st, -1,
                      &d, 1);
           }
           if (final)
@@ -766,22 +766,22 @@ WrkWorkload *wrk_generate_llm(const WrkLlmParams *p, GError **error)
     g_assert(left < before); /* both schedules are deadlock-free */
   }
 
-  w = g_new0(WrkWorkload, 1);
+  w = g_new0(TrcWorkload, 1);
   w->source = g_strdup("generated");
   w->tp = p->tp;
   w->pp = p->pp;
   w->dp = p->dp;
   w->ep = p->ep;
   w->n_ops = g.ops->len;
-  w->ops = (WrkOp *)(void *)g_array_free(g.ops, FALSE);
+  w->ops = (TrcOp *)(void *)g_array_free(g.ops, FALSE);
   g_free(g.last);
   g_array_free(g.bucket, TRUE);
   g_array_free(g.grads, TRUE);
   if (g.error) {
     g_propagate_error(error, g.error);
-    wrk_free(w);
+    trc_workload_free(w);
     return NULL;
   }
-  g_assert(wrk_validate(w, NULL));
+  g_assert(trc_workload_validate(w, NULL));
   return w;
 }

@@ -32,7 +32,7 @@
  * peer traffic between Rome's sockets, whose rate no published figure
  * gives (the machine's own copies: 21-22 GB/s), so its sockets are joined
  * by UPI 2.0, which does not limit the ring; nor would xGMI. */
-static const NcclDataset datasets[] = {
+static const ValDataset datasets[] = {
     {"nccl_allreduce_8xA100_nvlink3_stas00mlengineering.csv",
      "8x A100 NVLink3/NVSwitch AllReduce, -g 8",
      "[system]\nserver = dgx-a100\n", "allreduce", 8, 8, 0, 50, 1, FALSE},
@@ -59,14 +59,14 @@ static const NcclDataset datasets[] = {
      1, 0, 200, 5, TRUE},
 };
 
-const NcclDataset *nccl_datasets(guint *n)
+const ValDataset *val_datasets(guint *n)
 {
   *n = G_N_ELEMENTS(datasets);
   return datasets;
 }
 
-gboolean nccl_accuracy_run(const NcclDataset *d, const char *dir,
-                           NcclAccuracy *out, GError **error)
+gboolean val_accuracy_run(const ValDataset *d, const char *dir,
+                           ValAccuracy *out, GError **error)
 {
   g_autofree char *path = g_build_filename(dir, d->file, NULL);
   g_autofree char *text = NULL;
@@ -83,7 +83,7 @@ gboolean nccl_accuracy_run(const NcclDataset *d, const char *dir,
   NcclColl coll;
 
   memset(out, 0, sizeof(*out));
-  out->rows = g_array_new(FALSE, TRUE, sizeof(NcclAccuracyRow));
+  out->rows = g_array_new(FALSE, TRUE, sizeof(ValAccuracyRow));
   if (!g_file_get_contents(path, &text, NULL, error))
     return FALSE;
   sys = topo_system_load_data(d->system_ini, strlen(d->system_ini), d->file,
@@ -96,7 +96,7 @@ gboolean nccl_accuracy_run(const NcclDataset *d, const char *dir,
   lines = g_strsplit(text, "\n", -1);
   for (guint i = 1; lines[i]; i++) {
     g_auto(GStrv) cells = NULL;
-    NcclAccuracyRow r = {0};
+    ValAccuracyRow r = {0};
     NcclChoice ch;
     NcclRunStats st;
     double t_us;
@@ -150,7 +150,7 @@ gboolean nccl_accuracy_run(const NcclDataset *d, const char *dir,
   return TRUE;
 }
 
-void nccl_accuracy_clear(NcclAccuracy *a)
+void val_accuracy_clear(ValAccuracy *a)
 {
   if (a->rows)
     g_array_free(a->rows, TRUE);

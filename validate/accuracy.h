@@ -23,10 +23,10 @@ typedef struct {
                        sizes */
   gboolean anomalous; /* a misconfigured system: must be predicted well
                          above what it measured */
-} NcclDataset;
+} ValDataset;
 
 /* The datasets; n set to their count. */
-const NcclDataset *nccl_datasets(guint *n);
+const ValDataset *val_datasets(guint *n);
 
 typedef struct {
   guint64 size_bytes;
@@ -34,19 +34,19 @@ typedef struct {
   double error;                         /* (predicted - measured) / measured */
   char algo[16], proto[8];
   guint32 channels;
-} NcclAccuracyRow;
+} ValAccuracyRow;
 
 typedef struct {
-  GArray *rows;                     /* NcclAccuracyRow */
+  GArray *rows;                     /* ValAccuracyRow */
   double median_large, worst_large; /* |error| for sizes >= 1 MiB */
   double median_small, worst_small; /* below 1 MiB (0 when none) */
   double median_ratio;              /* predicted / measured, all sizes */
-} NcclAccuracy;
+} ValAccuracy;
 
 /* Predicts every size of a dataset read from dir/file.  Fails with an
  * error naming the file and line on unreadable data. */
-gboolean nccl_accuracy_run(const NcclDataset *d, const char *dir,
-                           NcclAccuracy *out, GError **error);
-void nccl_accuracy_clear(NcclAccuracy *a);
+gboolean val_accuracy_run(const ValDataset *d, const char *dir,
+                           ValAccuracy *out, GError **error);
+void val_accuracy_clear(ValAccuracy *a);
 
 #endif /* VALIDATE_ACCURACY_H */

@@ -624,7 +624,7 @@ static gboolean point_at_floor(const ValCompare *c, const NcclComm *comm,
   return c->predicted_us <= floor_us * (1 + 1e-9);
 }
 
-static void nccl_changes(const TopoSystem *sys, const ValReport *r, guint i,
+static void report_nccl_changes(const TopoSystem *sys, const ValReport *r, guint i,
                          GPtrArray *changes)
 {
   const ValSeries *v = &g_array_index(r->series, ValSeries, i);
@@ -757,7 +757,7 @@ char *val_calibration_ini(const TopoSystem *sys, const ValReport *r,
     if (!v->fitted || !v->predicted)
       continue;
     if (v->key.probe == VAL_PROBE_NCCL) {
-      nccl_changes(sys, r, i, changes);
+      report_nccl_changes(sys, r, i, changes);
       continue;
     }
     if (!v->limit)

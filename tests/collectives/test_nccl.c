@@ -534,14 +534,14 @@ START_TEST(test_accuracy)
       {"nccl_sendrecv_8xA100_nvlink_liplus.csv", 0.26, 0},
   };
   guint n;
-  const NcclDataset *d = nccl_datasets(&n);
+  const ValDataset *d = val_datasets(&n);
 
   for (guint i = 0; i < n; i++) {
     g_autoptr(GError) error = NULL;
-    NcclAccuracy a;
+    ValAccuracy a;
 
     ck_assert_msg(
-        nccl_accuracy_run(&d[i], IFSIM_TEST_DATA_DIR "/reference", &a, &error),
+        val_accuracy_run(&d[i], IFSIM_TEST_DATA_DIR "/reference", &a, &error),
         "%s", error ? error->message : "");
     ck_assert(a.rows->len > 0);
     if (d[i].anomalous) {
@@ -560,7 +560,7 @@ START_TEST(test_accuracy)
         }
       }
     }
-    nccl_accuracy_clear(&a);
+    val_accuracy_clear(&a);
   }
 }
 END_TEST

@@ -70,7 +70,7 @@ START_TEST(test_raised_where)
   ck_assert(h100 != NULL);
   ck_assert(!nccl_comm_new(h100, &opt, &coll));
   ck_assert(g_error_matches(coll, COLL_ERROR, COLL_ERROR_VALUE));
-  ck_assert(!wrk_load_csv_data(workload, strlen(workload), "w.csv", &trc));
+  ck_assert(!trc_workload_load_csv_data(workload, strlen(workload), "w.csv", &trc));
   ck_assert_msg(trc->domain == TRC_ERROR, "%s: %s",
                 g_quark_to_string(trc->domain), trc->message);
   ck_assert(!val_meas_parse("m.txt", meas, strlen(meas), &val));

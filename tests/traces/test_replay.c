@@ -18,10 +18,10 @@ static TopoSystem *load(const char *name)
   return sys;
 }
 
-static WrkWorkload *workload(const char *text)
+static TrcWorkload *workload(const char *text)
 {
   g_autoptr(GError) error = NULL;
-  WrkWorkload *w = wrk_load_csv_data(text, strlen(text), "test.csv", &error);
+  TrcWorkload *w = trc_workload_load_csv_data(text, strlen(text), "test.csv", &error);
 
   ck_assert_msg(w != NULL, "%s", error ? error->message : "");
   return w;
@@ -46,13 +46,13 @@ static SimTime alone_ps(const TopoSystem *sys, const guint32 *servers,
   return st.time_ps;
 }
 
-static RplRun *run1(const TopoSystem *sys, const WrkWorkload *w,
-                    const guint32 *servers, guint32 n, RplResult *out)
+static TrcReplay *run1(const TopoSystem *sys, const TrcWorkload *w,
+                    const guint32 *servers, guint32 n, TrcReplayResult *out)
 {
-  RplJob job = {.name = "j", .w = w, .servers = servers, .n_servers = n};
-  RplOptions o = {.exec = NCCL_EXEC_FLOW};
+  TrcReplayJob job = {.name = "j", .w = w, .servers = servers, .n_servers = n};
+  TrcReplayOptions o = {.exec = NCCL_EXEC_FLOW};
   g_autoptr(GError) error = NULL;
-  RplRun *run = rpl_run(sys, &job, 1, &o, out, &error);
+  TrcReplay *run = trc_replay_run(sys, &job, 1, &o, out, &error);
 
   ck_assert_msg(run != NULL, "%s", error ? error->message : "");
   return run;
@@ -71,20 +71,20 @@ static const guint32 all8[8] = {0, 1, 2, 3, 4, 5, 6, 7};
 START_TEST(test_sequence_and_overlap)
 {
   g_autoptr(TopoSystem) sys = load("dgx-h100");
-  g_autoptr(WrkWorkload) seq =
+  g_autoptr(TrcWorkload) seq =
       workload(HEAD(8, 1, 1) "1,a,compute,,,100,,,\n"
                              "2,ar,allreduce,tp,67108864,,,,\n"
                              "3,b,compute,,,50,,,\n");
-  g_autoptr(WrkWorkload) par =
+  g_autoptr(TrcWorkload) par =
       workload(HEAD(8, 1, 1) "1,a,compute,,,100,,,none\n"
                              "2,ar,allreduce,tp,67108864,,,,none\n"
                              "3,b,compute,,,50,,,1;2\n");
   SimTime ar =
       alone_ps(sys, server0, 1, all8, 8, NCCL_COLL_ALLREDUCE, 64 * MIB);
-  RplResult r;
+  TrcReplayResult r;
 
   {
-    g_autoptr(RplRun) run = run1(sys, seq, server0, 1, &r);
+    g_autoptr(TrcReplay) run = run1(sys, seq, server0, 1, &r);
 
     ck_assert_uint_eq(r.step_ps, SIM_US(150) + ar);
     ck_assert_uint_eq(r.ops[1].start_ps, SIM_US(100));
@@ -94,19 +94,19 @@ START_TEST(test_sequence_and_overlap)
     ck_assert_uint_eq(r.ops[0].instances, 8);
     ck_assert_double_eq_tol(r.compute_us, 150, 1e-9);
     ck_assert_double_eq_tol(r.exposed_us, sim_time_to_us(ar), 1e-6);
-    ck_assert_double_eq_tol(r.exposed_group_us[WRK_GROUP_TP],
+    ck_assert_double_eq_tol(r.exposed_group_us[TRC_GROUP_TP],
                             sim_time_to_us(ar), 1e-6);
-    ck_assert_uint_eq(rpl_run_slices(run, NULL, NULL), 8 * 3);
-    rpl_result_clear(&r);
+    ck_assert_uint_eq(trc_replay_slices(run, NULL, NULL), 8 * 3);
+    trc_replay_result_clear(&r);
   }
   {
-    g_autoptr(RplRun) run = run1(sys, par, server0, 1, &r);
+    g_autoptr(TrcReplay) run = run1(sys, par, server0, 1, &r);
     SimTime both = MAX(SIM_US(100), ar);
 
     ck_assert_uint_eq(r.step_ps, both + SIM_US(50));
     ck_assert_double_eq_tol(
         r.exposed_us, ar > SIM_US(100) ? sim_time_to_us(ar) - 100 : 0, 1e-6);
-    rpl_result_clear(&r);
+    trc_replay_result_clear(&r);
   }
 }
 END_TEST
@@ -116,14 +116,14 @@ END_TEST
 START_TEST(test_pipeline_send)
 {
   g_autoptr(TopoSystem) sys = load("dgx-h100");
-  g_autoptr(WrkWorkload) w =
+  g_autoptr(TrcWorkload) w =
       workload(HEAD(1, 2, 1) "1,f0,compute,,,100,0,,\n"
                              "2,send,sendrecv,pp,33554432,,0,+1,\n"
                              "3,f1,compute,,,100,1,,\n");
   SimTime send =
       alone_ps(sys, server0, 1, all8, 2, NCCL_COLL_SENDRECV, 32 * MIB);
-  RplResult r;
-  g_autoptr(RplRun) run = run1(sys, w, server0, 1, &r);
+  TrcReplayResult r;
+  g_autoptr(TrcReplay) run = run1(sys, w, server0, 1, &r);
 
   /* sendrecv_perf's pair moves both ways at once on full-duplex NVLink:
    * as long as the one-way send */
@@ -132,9 +132,9 @@ START_TEST(test_pipeline_send)
   ck_assert_uint_eq(r.ops[2].start_ps, SIM_US(100) + send);
   /* each rank computes 100 us of the step; the send is exposed on both */
   ck_assert_double_eq_tol(r.compute_us, 100, 1e-9);
-  ck_assert_double_eq_tol(r.exposed_group_us[WRK_GROUP_PP],
+  ck_assert_double_eq_tol(r.exposed_group_us[TRC_GROUP_PP],
                           sim_time_to_us(send), 1e-6);
-  rpl_result_clear(&r);
+  trc_replay_result_clear(&r);
 }
 END_TEST
 
@@ -143,18 +143,18 @@ END_TEST
 START_TEST(test_comm_order)
 {
   g_autoptr(TopoSystem) sys = load("dgx-h100");
-  g_autoptr(WrkWorkload) w =
+  g_autoptr(TrcWorkload) w =
       workload(HEAD(8, 1, 1) "1,a,allreduce,tp,16777216,,,,none\n"
                              "2,b,allreduce,tp,16777216,,,,none\n");
   SimTime ar =
       alone_ps(sys, server0, 1, all8, 8, NCCL_COLL_ALLREDUCE, 16 * MIB);
-  RplResult r;
-  g_autoptr(RplRun) run = run1(sys, w, server0, 1, &r);
+  TrcReplayResult r;
+  g_autoptr(TrcReplay) run = run1(sys, w, server0, 1, &r);
 
   ck_assert_uint_eq(r.ops[0].end_ps, ar);
   ck_assert_uint_eq(r.ops[1].start_ps, ar);
   ck_assert_uint_eq(r.step_ps, 2 * ar);
-  rpl_result_clear(&r);
+  trc_replay_result_clear(&r);
 }
 END_TEST
 
@@ -164,43 +164,43 @@ END_TEST
 START_TEST(test_jobs)
 {
   g_autoptr(TopoSystem) sys = load("dgx-h100-superpod");
-  g_autoptr(WrkWorkload) tp =
+  g_autoptr(TrcWorkload) tp =
       workload(HEAD(8, 1, 1) "1,a,compute,,,10,,,\n"
                              "2,ar,allreduce,tp,67108864,,,,\n");
-  g_autoptr(WrkWorkload) dp =
+  g_autoptr(TrcWorkload) dp =
       workload(HEAD(8, 1, 2) "1,ar,allreduce,dp,67108864,,,,\n");
   static const guint32 s1[1] = {1}, s23[2] = {2, 3}, gpu5[1] = {5};
-  RplJob jobs[2] = {{.name = "a", .w = tp, .servers = server0, .n_servers = 1},
+  TrcReplayJob jobs[2] = {{.name = "a", .w = tp, .servers = server0, .n_servers = 1},
                     {.name = "b", .w = tp, .servers = s1, .n_servers = 1}};
-  RplOptions o = {.exec = NCCL_EXEC_FLOW};
-  RplResult r[2], a;
+  TrcReplayOptions o = {.exec = NCCL_EXEC_FLOW};
+  TrcReplayResult r[2], a;
   g_autoptr(GError) error = NULL;
   SimTime dp_alone =
       alone_ps(sys, s23, 2, gpu5, 1, NCCL_COLL_ALLREDUCE, 64 * MIB);
 
   {
-    g_autoptr(RplRun) both = rpl_run(sys, jobs, 2, &o, r, &error);
-    g_autoptr(RplRun) one = run1(sys, tp, server0, 1, &a);
+    g_autoptr(TrcReplay) both = trc_replay_run(sys, jobs, 2, &o, r, &error);
+    g_autoptr(TrcReplay) one = run1(sys, tp, server0, 1, &a);
 
     ck_assert_msg(both != NULL, "%s", error ? error->message : "");
     ck_assert_uint_eq(r[0].step_ps, a.step_ps);
     ck_assert_uint_eq(r[1].step_ps, a.step_ps);
-    rpl_result_clear(&r[0]);
-    rpl_result_clear(&r[1]);
-    rpl_result_clear(&a);
+    trc_replay_result_clear(&r[0]);
+    trc_replay_result_clear(&r[1]);
+    trc_replay_result_clear(&a);
   }
   {
-    g_autoptr(RplRun) run = run1(sys, dp, s23, 2, &a);
+    g_autoptr(TrcReplay) run = run1(sys, dp, s23, 2, &a);
     guint32 server, gpu;
 
     /* 8 DP groups, one per rail; each as its GPU 5's alone */
     ck_assert_uint_eq(a.ops[0].instances, 8);
     ck_assert_uint_le(a.step_ps, dp_alone + dp_alone / 100);
     ck_assert_uint_ge(a.step_ps, dp_alone);
-    rpl_rank_gpu(run, 0, 13, &server, &gpu);
+    trc_replay_rank_gpu(run, 0, 13, &server, &gpu);
     ck_assert_uint_eq(server, 3);
     ck_assert_uint_eq(gpu, 5);
-    rpl_result_clear(&a);
+    trc_replay_result_clear(&a);
   }
 }
 END_TEST
@@ -211,37 +211,37 @@ START_TEST(test_placement)
   guint32 out[4];
   static const guint32 list[2] = {6, 3};
   g_autoptr(GError) error = NULL;
-  RplPlacement p;
+  TrcPlacement p;
 
-  ck_assert(rpl_placement_parse("Spread", &p) && p == RPL_PLACE_SPREAD);
-  ck_assert(!rpl_placement_parse("best", &p));
-  ck_assert_uint_eq(rpl_servers_needed(4, 8), 1);
-  ck_assert_uint_eq(rpl_servers_needed(24, 8), 3);
-  ck_assert_uint_eq(rpl_servers_needed(12, 8), 0);
-  ck_assert(rpl_place(8, used, 2, RPL_PLACE_PACKED, 0, NULL, out, &error));
+  ck_assert(trc_placement_parse("Spread", &p) && p == TRC_PLACE_SPREAD);
+  ck_assert(!trc_placement_parse("best", &p));
+  ck_assert_uint_eq(trc_servers_needed(4, 8), 1);
+  ck_assert_uint_eq(trc_servers_needed(24, 8), 3);
+  ck_assert_uint_eq(trc_servers_needed(12, 8), 0);
+  ck_assert(trc_place(8, used, 2, TRC_PLACE_PACKED, 0, NULL, out, &error));
   ck_assert(out[0] == 0 && out[1] == 1);
   /* free: 2..7; spread takes every third */
-  ck_assert(rpl_place(8, used, 2, RPL_PLACE_SPREAD, 0, NULL, out, &error));
+  ck_assert(trc_place(8, used, 2, TRC_PLACE_SPREAD, 0, NULL, out, &error));
   ck_assert(out[0] == 2 && out[1] == 5);
-  ck_assert(rpl_place(8, used, 2, RPL_PLACE_EXPLICIT, 0, list, out, &error));
+  ck_assert(trc_place(8, used, 2, TRC_PLACE_EXPLICIT, 0, list, out, &error));
   ck_assert(out[0] == 6 && out[1] == 3);
-  ck_assert(!rpl_place(8, used, 1, RPL_PLACE_EXPLICIT, 0, list, out, &error));
+  ck_assert(!trc_place(8, used, 1, TRC_PLACE_EXPLICIT, 0, list, out, &error));
   ck_assert_str_eq(error->message,
                    "server 6 is taken (expected a free server below 8)");
   g_clear_error(&error);
   /* free: 4 and 7 */
-  ck_assert(!rpl_place(8, used, 3, RPL_PLACE_RANDOM, 1, NULL, out, &error));
+  ck_assert(!trc_place(8, used, 3, TRC_PLACE_RANDOM, 1, NULL, out, &error));
   ck_assert_str_eq(error->message,
                    "needs 3 servers, 2 of the system's 8 are free");
-  ck_assert(rpl_place(8, used, 2, RPL_PLACE_RANDOM, 1, NULL, out, &error));
+  ck_assert(trc_place(8, used, 2, TRC_PLACE_RANDOM, 1, NULL, out, &error));
   ck_assert(out[0] == 4 && out[1] == 7);
   /* random draws depend on the seed only, and come back in order */
   {
     guint8 u1[64] = {0}, u2[64] = {0};
     guint32 a[8], b[8];
 
-    ck_assert(rpl_place(64, u1, 8, RPL_PLACE_RANDOM, 7, NULL, a, NULL));
-    ck_assert(rpl_place(64, u2, 8, RPL_PLACE_RANDOM, 7, NULL, b, NULL));
+    ck_assert(trc_place(64, u1, 8, TRC_PLACE_RANDOM, 7, NULL, a, NULL));
+    ck_assert(trc_place(64, u2, 8, TRC_PLACE_RANDOM, 7, NULL, b, NULL));
     ck_assert(memcmp(a, b, sizeof a) == 0);
     for (guint i = 1; i < 8; i++)
       ck_assert_uint_lt(a[i - 1], a[i]);
@@ -253,20 +253,20 @@ END_TEST
 START_TEST(test_errors)
 {
   g_autoptr(TopoSystem) sys = load("dgx-h100-superpod");
-  g_autoptr(WrkWorkload) odd =
+  g_autoptr(TrcWorkload) odd =
       workload(HEAD(3, 1, 8) "1,ar,allreduce,tp,1048576,,,,\n");
   static const guint32 s3[3] = {0, 1, 2};
-  RplJob job = {.name = "odd", .w = odd, .servers = s3, .n_servers = 2};
-  RplOptions o = {.exec = NCCL_EXEC_FLOW};
-  RplResult r;
+  TrcReplayJob job = {.name = "odd", .w = odd, .servers = s3, .n_servers = 2};
+  TrcReplayOptions o = {.exec = NCCL_EXEC_FLOW};
+  TrcReplayResult r;
   g_autoptr(GError) error = NULL;
 
-  ck_assert(rpl_run(sys, &job, 1, &o, &r, &error) == NULL);
+  ck_assert(trc_replay_run(sys, &job, 1, &o, &r, &error) == NULL);
   ck_assert_str_eq(error->message, "job odd: 24 ranks (tp 3 x pp 1 x dp 8) "
                                    "need 3 servers of 8 GPUs, it has 2");
   g_clear_error(&error);
   job.n_servers = 3;
-  ck_assert(rpl_run(sys, &job, 1, &o, &r, &error) == NULL);
+  ck_assert(trc_replay_run(sys, &job, 1, &o, &r, &error) == NULL);
   ck_assert_str_eq(error->message,
                    "job odd, op 1 (ar): its tp group of ranks 6, 7, ... does "
                    "not take the same GPUs of each of its servers (tp=3 pp=1 "
@@ -279,21 +279,21 @@ END_TEST
 START_TEST(test_world_stages)
 {
   g_autoptr(TopoSystem) sys = load("dgx-h100");
-  g_autoptr(WrkWorkload) w =
+  g_autoptr(TrcWorkload) w =
       workload(HEAD(1, 2, 4) "1,a,allreduce,world,67108864,,0,,\n"
                              "2,b,allreduce,world,67108864,,,,\n");
   SimTime four =
       alone_ps(sys, server0, 1, all8, 4, NCCL_COLL_ALLREDUCE, 64 * MIB);
   SimTime eight =
       alone_ps(sys, server0, 1, all8, 8, NCCL_COLL_ALLREDUCE, 64 * MIB);
-  RplResult r;
-  g_autoptr(RplRun) run = run1(sys, w, server0, 1, &r);
+  TrcReplayResult r;
+  g_autoptr(TrcReplay) run = run1(sys, w, server0, 1, &r);
 
   ck_assert_uint_eq(r.ops[0].end_ps, four);
   ck_assert_uint_eq(r.ops[1].end_ps - r.ops[1].start_ps, eight);
   ck_assert_uint_eq(r.ops[0].instances, 1);
   ck_assert_uint_eq(r.ops[1].instances, 1);
-  rpl_result_clear(&r);
+  trc_replay_result_clear(&r);
 }
 END_TEST
 
@@ -303,13 +303,13 @@ END_TEST
 START_TEST(test_exposure_split)
 {
   g_autoptr(TopoSystem) sys = load("dgx-h100");
-  g_autoptr(WrkWorkload) w =
+  g_autoptr(TrcWorkload) w =
       workload(HEAD(4, 1, 2) "1,t,allreduce,tp,67108864,,,,none\n"
                              "2,d,allreduce,dp,67108864,,,,none\n");
-  RplResult r;
-  g_autoptr(RplRun) run = run1(sys, w, server0, 1, &r);
-  double tp = r.exposed_group_us[WRK_GROUP_TP];
-  double dp = r.exposed_group_us[WRK_GROUP_DP];
+  TrcReplayResult r;
+  g_autoptr(TrcReplay) run = run1(sys, w, server0, 1, &r);
+  double tp = r.exposed_group_us[TRC_GROUP_TP];
+  double dp = r.exposed_group_us[TRC_GROUP_DP];
   double t0 = sim_time_to_us(r.ops[0].end_ps);
   double t1 = sim_time_to_us(r.ops[1].end_ps);
 
@@ -317,7 +317,7 @@ START_TEST(test_exposure_split)
   ck_assert_double_eq_tol(r.exposed_us, MAX(t0, t1), 1e-6);
   ck_assert_double_eq_tol(MIN(tp, dp), MIN(t0, t1) / 2, 1e-6);
   ck_assert_double_eq_tol(r.compute_us, 0, 1e-9);
-  rpl_result_clear(&r);
+  trc_replay_result_clear(&r);
 }
 END_TEST
 

@@ -14,7 +14,7 @@ static char *data_path(const char *name)
   return g_build_filename(IFSIM_TEST_DATA_DIR, "workload", name, NULL);
 }
 
-static void assert_same(const WrkWorkload *a, const WrkWorkload *b)
+static void assert_same(const TrcWorkload *a, const TrcWorkload *b)
 {
   ck_assert_uint_eq(a->tp, b->tp);
   ck_assert_uint_eq(a->pp, b->pp);
@@ -22,7 +22,7 @@ static void assert_same(const WrkWorkload *a, const WrkWorkload *b)
   ck_assert_uint_eq(a->ep, b->ep);
   ck_assert_uint_eq(a->n_ops, b->n_ops);
   for (guint32 i = 0; i < a->n_ops; i++) {
-    const WrkOp *x = &a->ops[i], *y = &b->ops[i];
+    const TrcOp *x = &a->ops[i], *y = &b->ops[i];
 
     ck_assert_uint_eq(x->id, y->id);
     ck_assert_str_eq(x->name, y->name);
@@ -41,21 +41,21 @@ static void assert_same(const WrkWorkload *a, const WrkWorkload *b)
 }
 
 /* to_csv -> load -> same workload, and the text is a fixed point. */
-static void assert_round_trip(const WrkWorkload *w)
+static void assert_round_trip(const TrcWorkload *w)
 {
-  g_autofree char *text = wrk_to_csv(w);
+  g_autofree char *text = trc_workload_to_csv(w);
   g_autoptr(GError) error = NULL;
-  g_autoptr(WrkWorkload) back =
-      wrk_load_csv_data(text, strlen(text), "round-trip", &error);
+  g_autoptr(TrcWorkload) back =
+      trc_workload_load_csv_data(text, strlen(text), "round-trip", &error);
   g_autofree char *again = NULL;
 
   ck_assert_msg(back != NULL, "%s", error ? error->message : "");
   assert_same(w, back);
-  again = wrk_to_csv(back);
+  again = trc_workload_to_csv(back);
   ck_assert_str_eq(text, again);
 }
 
-static guint32 find(const WrkWorkload *w, const char *name)
+static guint32 find(const TrcWorkload *w, const char *name)
 {
   for (guint32 i = 0; i < w->n_ops; i++)
     if (g_str_equal(w->ops[i].name, name))
@@ -64,7 +64,7 @@ static guint32 find(const WrkWorkload *w, const char *name)
   return 0;
 }
 
-static gboolean has_dep(const WrkWorkload *w, guint32 op, guint32 dep)
+static gboolean has_dep(const TrcWorkload *w, guint32 op, guint32 dep)
 {
   for (guint32 k = 0; k < w->ops[op].n_deps; k++)
     if (w->ops[op].deps[k] == dep)
@@ -76,8 +76,8 @@ START_TEST(test_csv_example)
 {
   g_autofree char *path = data_path("example.csv");
   g_autoptr(GError) error = NULL;
-  g_autoptr(WrkWorkload) w = wrk_load_csv(path, &error);
-  const WrkOp *o;
+  g_autoptr(TrcWorkload) w = trc_workload_load_csv(path, &error);
+  const TrcOp *o;
 
   ck_assert_msg(w != NULL, "%s", error ? error->message : "");
   ck_assert_uint_eq(w->tp, 2);
@@ -92,13 +92,13 @@ START_TEST(test_csv_example)
   ck_assert_uint_eq(o->line, 7);
   o = &w->ops[1]; /* 16M is 16 MiB; empty deps: the previous row */
   ck_assert_int_eq(o->coll, NCCL_COLL_ALLREDUCE);
-  ck_assert_int_eq(o->group, WRK_GROUP_TP);
+  ck_assert_int_eq(o->group, TRC_GROUP_TP);
   ck_assert_uint_eq(o->bytes, 16777216);
   ck_assert_uint_eq(o->n_deps, 1);
   ck_assert_uint_eq(o->deps[0], 0);
   o = &w->ops[2];
   ck_assert_int_eq(o->coll, NCCL_COLL_SENDRECV);
-  ck_assert_int_eq(o->group, WRK_GROUP_PP);
+  ck_assert_int_eq(o->group, TRC_GROUP_PP);
   ck_assert_int_eq(o->stage, 0);
   ck_assert_int_eq(o->peer, 1);
   ck_assert_int_eq(w->ops[6].peer, -1);
@@ -128,8 +128,8 @@ START_TEST(test_csv_rounding)
                      "2,b,compute,,,1.00000049,,,\n"
                      "3,c,compute,,,0.0000005,,,\n";
   g_autoptr(GError) error = NULL;
-  g_autoptr(WrkWorkload) w =
-      wrk_load_csv_data(text, strlen(text), "rounding", &error);
+  g_autoptr(TrcWorkload) w =
+      trc_workload_load_csv_data(text, strlen(text), "rounding", &error);
 
   ck_assert_msg(w != NULL, "%s", error ? error->message : "");
   ck_assert_uint_eq(w->ops[0].compute_ps, 1000001);
@@ -143,7 +143,7 @@ static void check_bad(const char *path, const char *name, const char *expect,
                       gpointer data)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(WrkWorkload) w = wrk_load_csv(path, &error);
+  g_autoptr(TrcWorkload) w = trc_workload_load_csv(path, &error);
 
   (void)data;
   ck_assert_msg(w == NULL, "%s loaded", name);
@@ -162,15 +162,15 @@ END_TEST
 
 /* --- generator ---------------------------------------------------------- */
 
-static WrkWorkload *generate(const char *spec)
+static TrcWorkload *generate(const char *spec)
 {
-  WrkLlmParams p;
+  TrcLlmParams p;
   g_autoptr(GError) error = NULL;
-  WrkWorkload *w;
+  TrcWorkload *w;
 
-  ck_assert_msg(wrk_llm_parse(spec, &p, &error), "%s: %s", spec,
+  ck_assert_msg(trc_llm_parse(spec, &p, &error), "%s: %s", spec,
                 error->message);
-  w = wrk_generate_llm(&p, &error);
+  w = trc_llm_generate(&p, &error);
   ck_assert_msg(w != NULL, "%s: %s", spec, error ? error->message : "");
   return w;
 }
@@ -191,7 +191,7 @@ START_TEST(test_llm_small)
    *     = 57937920 bytes, one bucket.
    * Ops: 2 layers x (attn, AR, mlp, AR) forward and backward = 16, head
    * fwd + bwd = 2, one gradient AllReduce, the optimizer: 20. */
-  g_autoptr(WrkWorkload) w =
+  g_autoptr(TrcWorkload) w =
       generate("layers=2,hidden=1024,ffn=4096,vocab=32000,seq=1024,mbs=1,"
                "microbatches=1,tp=2,pp=1,dp=2,tflops=100,mfu=0.5,"
                "optimizer_us=10");
@@ -207,10 +207,10 @@ START_TEST(test_llm_small)
   ck_assert_uint_eq(w->ops[find(w, "mb0.l0.fwd.attn_allreduce")].bytes,
                     2097152);
   ck_assert_int_eq(w->ops[find(w, "mb0.l0.bwd.mlp_allreduce")].group,
-                   WRK_GROUP_TP);
+                   TRC_GROUP_TP);
   g = find(w, "s0.grad_bucket0.allreduce");
   ck_assert_uint_eq(w->ops[g].bytes, 57937920);
-  ck_assert_int_eq(w->ops[g].group, WRK_GROUP_DP);
+  ck_assert_int_eq(w->ops[g].group, TRC_GROUP_DP);
   ck_assert_uint_eq(w->ops[find(w, "s0.optimizer")].compute_ps, 10000000);
   ck_assert(has_dep(w, find(w, "s0.optimizer"), g));
   assert_round_trip(w);
@@ -233,14 +233,14 @@ START_TEST(test_llm_1f1b)
       "mb0.s1.bwd_send", "mb1.l1.fwd.attn", "mb1.l1.fwd.mlp",
       "mb1.head.fwd",    "mb1.head.bwd",    "mb1.l1.bwd.mlp",
       "mb1.l1.bwd.attn", "mb1.s1.bwd_send", "s1.optimizer"};
-  g_autoptr(WrkWorkload) w =
+  g_autoptr(TrcWorkload) w =
       generate("layers=2,hidden=256,ffn=1024,vocab=1000,seq=128,mbs=1,"
                "microbatches=2,tp=1,pp=2,dp=1,tflops=100,mfu=0.5,"
                "optimizer_us=1");
   guint32 n0 = 0, n1 = 0, send;
 
   for (guint32 i = 0; i < w->n_ops; i++) {
-    const WrkOp *o = &w->ops[i];
+    const TrcOp *o = &w->ops[i];
     if (o->stage == 0) {
       ck_assert_uint_lt(n0, G_N_ELEMENTS(s0));
       ck_assert_str_eq(o->name, s0[n0++]);
@@ -274,7 +274,7 @@ START_TEST(test_llm_buckets)
    * bucket 4000000 closes after two layers: bucket 0 = l3 + l2, bucket 1 =
    * l1 + l0, each after the last micro-batch's backward of its layers.
    * zero=1: ReduceScatter, then the optimizer, then AllGathers. */
-  g_autoptr(WrkWorkload) w =
+  g_autoptr(TrcWorkload) w =
       generate("params=4M,layers=4,hidden=256,ffn=1024,vocab=1000,seq=128,"
                "mbs=1,microbatches=2,tp=1,pp=1,dp=4,tflops=100,mfu=0.5,"
                "optimizer_us=5,bucket=4000000,zero=1");
@@ -308,20 +308,20 @@ START_TEST(test_llm_sp_moe)
   /* sp: AG / RS instead of AR; MoE with ep 2: dispatch and combine
    * all-to-alls of b s h top_k x 2 / tp = 128 x 256 x 2 x 2 / 2 = 65536
    * bytes; expert gradients over EDP (dp / ep = 2 ranks). */
-  g_autoptr(WrkWorkload) w =
+  g_autoptr(TrcWorkload) w =
       generate("layers=2,hidden=256,ffn=1024,vocab=1000,seq=128,mbs=1,"
                "microbatches=1,tp=2,pp=1,dp=4,ep=2,experts=4,top_k=2,sp=1,"
                "tflops=100,mfu=0.5,optimizer_us=1");
   guint32 a = find(w, "mb0.l0.fwd.dispatch_alltoall");
 
-  ck_assert_int_eq(w->ops[a].group, WRK_GROUP_EP);
+  ck_assert_int_eq(w->ops[a].group, TRC_GROUP_EP);
   ck_assert_uint_eq(w->ops[a].bytes, 65536);
   ck_assert_int_eq(w->ops[find(w, "mb0.l0.fwd.attn_allgather")].coll,
                    NCCL_COLL_ALLGATHER);
   ck_assert_int_eq(w->ops[find(w, "mb0.l0.bwd.attn_reducescatter")].coll,
                    NCCL_COLL_REDUCESCATTER);
   ck_assert_int_eq(w->ops[find(w, "s0.expert_grad_bucket0.allreduce")].group,
-                   WRK_GROUP_EDP);
+                   TRC_GROUP_EDP);
   assert_round_trip(w);
 }
 END_TEST
@@ -329,7 +329,7 @@ END_TEST
 START_TEST(test_llm_docs_example)
 {
   /* docs/workload-example.csv is this spec's output, byte for byte. */
-  g_autoptr(WrkWorkload) w =
+  g_autoptr(TrcWorkload) w =
       generate("layers=2,hidden=1024,ffn=4096,vocab=32000,seq=1024,mbs=1,"
                "microbatches=2,tp=2,pp=2,dp=2,tflops=100,mfu=0.5,"
                "optimizer_us=10");
@@ -338,7 +338,7 @@ START_TEST(test_llm_docs_example)
   g_autofree char *text = NULL, *want = NULL;
 
   ck_assert(g_file_get_contents(path, &want, NULL, NULL));
-  text = wrk_to_csv(w);
+  text = trc_workload_to_csv(w);
   ck_assert_str_eq(text, want);
 }
 END_TEST
@@ -377,10 +377,10 @@ START_TEST(test_llm_spec_errors)
   };
 
   for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
-    WrkLlmParams p;
+    TrcLlmParams p;
     g_autoptr(GError) error = NULL;
 
-    ck_assert_msg(!wrk_llm_parse(cases[i].spec, &p, &error), "%s parsed",
+    ck_assert_msg(!trc_llm_parse(cases[i].spec, &p, &error), "%s parsed",
                   cases[i].spec);
     ck_assert_msg(strstr(error->message, cases[i].expect) != NULL,
                   "'%s' lacks '%s'", error->message, cases[i].expect);
@@ -390,10 +390,10 @@ END_TEST
 
 START_TEST(test_llm_gbs)
 {
-  WrkLlmParams p;
+  TrcLlmParams p;
   g_autoptr(GError) error = NULL;
 
-  ck_assert(wrk_llm_parse("layers=2,hidden=8,ffn=32,vocab=10,seq=8,mbs=2,"
+  ck_assert(trc_llm_parse("layers=2,hidden=8,ffn=32,vocab=10,seq=8,mbs=2,"
                           "gbs=16,tp=1,pp=1,dp=2,tflops=1,mfu=0.5,"
                           "optimizer_us=1,params=70B",
                           &p, &error));
@@ -429,7 +429,7 @@ START_TEST(test_astra_2layer)
   };
   g_autofree char *path = data_path("astra_2layer.txt");
   g_autoptr(GError) error = NULL;
-  g_autoptr(WrkWorkload) w = wrk_load_astra(path, 0, &error);
+  g_autoptr(TrcWorkload) w = trc_workload_load_astra(path, 0, &error);
 
   ck_assert_msg(w != NULL, "%s", error ? error->message : "");
   ck_assert_uint_eq(w->tp, 8);
@@ -437,7 +437,7 @@ START_TEST(test_astra_2layer)
   ck_assert_uint_eq(w->pp, 1);
   ck_assert_uint_eq(w->n_ops, G_N_ELEMENTS(ops));
   for (guint32 i = 0; i < w->n_ops; i++) {
-    const WrkOp *o = &w->ops[i];
+    const TrcOp *o = &w->ops[i];
 
     ck_assert_str_eq(o->name, ops[i].name);
     ck_assert_int_eq(o->compute, ops[i].compute);
@@ -445,7 +445,7 @@ START_TEST(test_astra_2layer)
     ck_assert_uint_eq(o->compute_ps, ops[i].ps);
     if (!o->compute) {
       ck_assert_int_eq(o->coll, NCCL_COLL_ALLREDUCE);
-      ck_assert_int_eq(o->group, WRK_GROUP_TP);
+      ck_assert_int_eq(o->group, TRC_GROUP_TP);
     }
     /* one chain */
     ck_assert_uint_eq(o->n_deps, i > 0);
@@ -463,8 +463,8 @@ START_TEST(test_astra_transformer)
    * off the chain (non-blocking): the next ig compute does not wait. */
   g_autofree char *path = data_path("astra_transformer.txt");
   g_autoptr(GError) error = NULL;
-  WrkAstraOptions opt = {.ns_per_tick = 0.5};
-  g_autoptr(WrkWorkload) w = wrk_load_astra_opts(path, &opt, &error);
+  TrcAstraOptions opt = {.ns_per_tick = 0.5};
+  g_autoptr(TrcWorkload) w = trc_workload_load_astra_opts(path, &opt, &error);
   guint32 wg2, ig1;
 
   ck_assert_msg(w != NULL, "%s", error ? error->message : "");
@@ -477,13 +477,13 @@ START_TEST(test_astra_transformer)
   ck_assert_uint_eq(w->ops[find(w, "l0.attention.fwd_compute")].compute_ps,
                     60000000); /* 120000 ticks x 0.5 ns */
   ck_assert_int_eq(w->ops[find(w, "l1.moe_mlp.fwd_alltoall")].group,
-                   WRK_GROUP_EP);
+                   TRC_GROUP_EP);
   ck_assert_int_eq(w->ops[find(w, "l1.moe_mlp.wg_allreduce")].group,
-                   WRK_GROUP_EDP);
+                   TRC_GROUP_EDP);
   ck_assert_int_eq(w->ops[find(w, "l0.attention.ig_allreduce")].group,
-                   WRK_GROUP_TP);
+                   TRC_GROUP_TP);
   wg2 = find(w, "l2.output.wg_reducescatter");
-  ck_assert_int_eq(w->ops[wg2].group, WRK_GROUP_DP);
+  ck_assert_int_eq(w->ops[wg2].group, TRC_GROUP_DP);
   ck_assert_uint_eq(w->ops[wg2].bytes, 65536000);
   ig1 = find(w, "l1.moe_mlp.ig_compute");
   ck_assert_uint_eq(w->ops[ig1].n_deps, 1);
@@ -527,10 +527,10 @@ START_TEST(test_astra_errors)
   for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
     g_autofree char *path = g_build_filename(dir, "w.txt", NULL);
     g_autoptr(GError) error = NULL;
-    g_autoptr(WrkWorkload) w = NULL;
+    g_autoptr(TrcWorkload) w = NULL;
 
     ck_assert(g_file_set_contents(path, cases[i].text, -1, NULL));
-    w = wrk_load_astra(path, 0, &error);
+    w = trc_workload_load_astra(path, 0, &error);
     ck_assert_msg(w == NULL, "case %u loaded", i);
     ck_assert_msg(strstr(error->message, cases[i].expect) != NULL,
                   "'%s' lacks '%s'", error->message, cases[i].expect);
