@@ -273,6 +273,7 @@ void topo_system_summary(const TopoSystem *sys, TopoSummary *out)
   const TopoServerSpec *sp = sys->server;
   guint32 nn = sim_fabric_n_nodes(f), nc = sim_fabric_n_channels(f);
   SimNodeId g0 = topo_gpu(sys, 0, 0);
+  const TopoNetOps *net = topo_net_ops(sys);
   guint32 gg, gn;
 
   memset(out, 0, sizeof *out);
@@ -289,8 +290,7 @@ void topo_system_summary(const TopoSystem *sys, TopoSummary *out)
     default: break;
     }
   }
-  out->net_planes =
-      sys->ft ? sys->scaleout.planes : (sys->df || sys->ex ? 1 : 0);
+  out->net_planes = net ? net->planes(sys) : 0;
   for (SimChannelId c = 0; c < nc; c += 2) {
     const SimChannel *ch = sim_fabric_channel(f, c);
     out->links_by_family[topo_channel_link(sys, c)->family] += ch->width;
@@ -339,5 +339,5 @@ void topo_system_summary(const TopoSystem *sys, TopoSummary *out)
                            : gg;
   for (guint32 t = 1; t <= 3; t++)
     out->oversubscription[t] =
-        sys->ft || sys->ex ? tier_oversubscription(sys, t) : 0;
+        net && net->tiered ? tier_oversubscription(sys, t) : 0;
 }

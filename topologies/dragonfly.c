@@ -34,8 +34,10 @@ struct TopoDragonfly {
   SimChannelId *glob_ch; /* channels from group x's router toward y */
 };
 
-void topo_dragonfly_free(TopoDragonfly *df)
+static void dragonfly_free(TopoSystem *sys)
 {
+  TopoDragonfly *df = sys->df;
+
   if (!df)
     return;
   g_free(df->router);
@@ -73,8 +75,9 @@ static int cmp_port_target(const void *pa, const void *pb)
   return (a->port > b->port) - (a->port < b->port);
 }
 
-gboolean topo_build_dragonfly(TopoSystem *sys, const char *where,
-                              GError **error)
+static gboolean dragonfly_build(TopoSystem *sys, GKeyFile *kf,
+                                const char *source, const char *where,
+                                GError **error)
 {
   const TopoScaleout *c = &sys->scaleout;
   const MdlSwitch *sw = mdl_registry_switch(sys->models, c->sw);
@@ -86,6 +89,8 @@ gboolean topo_build_dragonfly(TopoSystem *sys, const char *where,
   PortTarget *pt;
   guint32 *cursor;
 
+  (void)kf; /* its keys are [scaleout]'s, read before */
+  (void)source;
   if (!a || !p || !h || !g)
     return topo_error(error, TOPO_ERROR_CONFLICT, where,
                       !a   ? "routers_per_group"
@@ -290,9 +295,9 @@ static double path_load(const SimPath *p, guint32 from, guint32 upto,
   return sum;
 }
 
-gboolean topo_dragonfly_route(const TopoSystem *sys, const TopoEndpoint *src,
-                              const TopoEndpoint *dst, guint64 flow,
-                              const SimLoadHook *load, SimPath *out)
+static gboolean dragonfly_route(const TopoSystem *sys, const TopoEndpoint *src,
+                                const TopoEndpoint *dst, guint64 flow,
+                                const SimLoadHook *load, SimPath *out)
 {
   guint64 h = sim_flow_hash(sys->scaleout.seed, src->pos, dst->pos, flow, 11);
   TopoRouting r = sys->scaleout.routing;
@@ -328,3 +333,24 @@ guint32 topo_dragonfly_links(const TopoSystem *sys, guint32 x, guint32 y)
 {
   return sys->df->glob_n[x * sys->df->g + y];
 }
+
+static const char *const dragonfly_keys[] = {"routers_per_group",
+                                             "terminals_per_router",
+                                             "global_links_per_router",
+                                             "groups",
+                                             "arrangement",
+                                             "global_link",
+                                             NULL};
+
+const TopoNetOps topo_dragonfly_ops = {
+    .keys = dragonfly_keys,
+    .routing_first = TOPO_ROUTE_MINIMAL,
+    .routing_last = TOPO_ROUTE_UGAL_G,
+    .default_routing = TOPO_ROUTE_MINIMAL,
+    .routings = "minimal, valiant, ugal-l or ugal-g",
+    .tiered = FALSE,
+    .planes = topo_one_plane,
+    .build = dragonfly_build,
+    .route = dragonfly_route,
+    .free = dragonfly_free,
+};

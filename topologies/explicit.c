@@ -37,8 +37,10 @@ struct TopoExplicit {
   guint16 *dist;      /* [n_leaf * n_sw] */
 };
 
-void topo_explicit_free(TopoExplicit *ex)
+static void explicit_free(TopoSystem *sys)
 {
+  TopoExplicit *ex = sys->ex;
+
   if (!ex)
     return;
   g_free(ex->node);
@@ -71,8 +73,8 @@ static gboolean name_ok(const char *n)
   return TRUE;
 }
 
-gboolean topo_build_explicit(TopoSystem *sys, GKeyFile *kf, const char *source,
-                             GError **error)
+static gboolean explicit_build(TopoSystem *sys, GKeyFile *kf, const char *source,
+                               const char *scaleout_where, GError **error)
 {
   const TopoScaleout *c = &sys->scaleout;
   g_autofree char *where = g_strdup_printf("%s: [network]", source);
@@ -83,6 +85,7 @@ gboolean topo_build_explicit(TopoSystem *sys, GKeyFile *kf, const char *source,
   g_autofree guint32 *queue = NULL;
   gsize n_sw = 0, n_links = 0, n_attach = 0;
 
+  (void)scaleout_where; /* its keys are [network]'s */
   if (!g_key_file_has_group(kf, "network"))
     return topo_error(error, TOPO_ERROR_VALUE, source, "[network]",
                       "missing (topology = explicit lists its switches, "
@@ -298,9 +301,9 @@ gboolean topo_build_explicit(TopoSystem *sys, GKeyFile *kf, const char *source,
   return TRUE;
 }
 
-gboolean topo_explicit_route(const TopoSystem *sys, const TopoEndpoint *src,
-                             const TopoEndpoint *dst, guint64 flow,
-                             const SimLoadHook *load, SimPath *out)
+static gboolean explicit_route(const TopoSystem *sys, const TopoEndpoint *src,
+                               const TopoEndpoint *dst, guint64 flow,
+                               const SimLoadHook *load, SimPath *out)
 {
   const TopoExplicit *ex = sys->ex;
   const guint16 *d = ex->dist + (gsize)ex->leaf_index[dst->leaf] * ex->n_sw;
@@ -338,3 +341,21 @@ gboolean topo_explicit_route(const TopoSystem *sys, const TopoEndpoint *src,
   }
   return sim_path_push(out, sim_channel_reverse(dst->up));
 }
+
+static const char *const explicit_keys[] = {NULL};
+
+/* [network] lists the switches and links; tiers are the switches' hops
+ * from the NICs, so each has an oversubscription as a fat-tree's does. */
+const TopoNetOps topo_explicit_ops = {
+    .keys = explicit_keys,
+    .routing_first = TOPO_ROUTE_DMODK,
+    .routing_last = TOPO_ROUTE_ADAPTIVE,
+    .default_routing = TOPO_ROUTE_ECMP,
+    .routings = "dmodk, ecmp or adaptive",
+    .tiered = TRUE,
+    .network_group = TRUE,
+    .planes = topo_one_plane,
+    .build = explicit_build,
+    .route = explicit_route,
+    .free = explicit_free,
+};

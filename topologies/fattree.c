@@ -41,8 +41,10 @@ struct TopoFatTree {
   FtPlane *plane;
 };
 
-void topo_fattree_free(TopoFatTree *ft)
+static void fattree_free(TopoSystem *sys)
 {
+  TopoFatTree *ft = sys->ft;
+
   if (!ft)
     return;
   for (guint32 p = 0; p < ft->planes; p++) {
@@ -248,12 +250,15 @@ static gboolean build_plane(TopoSystem *sys, guint32 plane, FtPlane *pl,
   return TRUE;
 }
 
-gboolean topo_build_fattree(TopoSystem *sys, const char *where, GError **error)
+static gboolean fattree_build(TopoSystem *sys, GKeyFile *kf, const char *source,
+                              const char *where, GError **error)
 {
   const TopoScaleout *c = &sys->scaleout;
   const MdlSwitch *sw = mdl_registry_switch(sys->models, c->sw);
   guint32 ports = sys->nic_n_ep[0];
 
+  (void)kf; /* its keys are [scaleout]'s, read before */
+  (void)source;
   if (sw->kind != MDL_SWITCH_IB && sw->kind != MDL_SWITCH_ETHERNET)
     return topo_error(error, TOPO_ERROR_CONFLICT, where, "switch",
                       "%s is not an InfiniBand or Ethernet switch", c->sw);
@@ -303,9 +308,9 @@ static guint32 choose(const TopoSystem *sys, const SimChannelId *options,
   }
 }
 
-gboolean topo_fattree_route(const TopoSystem *sys, const TopoEndpoint *src,
-                            const TopoEndpoint *dst, guint64 flow,
-                            const SimLoadHook *load, SimPath *out)
+static gboolean fattree_route(const TopoSystem *sys, const TopoEndpoint *src,
+                              const TopoEndpoint *dst, guint64 flow,
+                              const SimLoadHook *load, SimPath *out)
 {
   const FtPlane *pl = &sys->ft->plane[src->plane];
   guint32 ls = src->leaf, ld = dst->leaf;
@@ -329,3 +334,26 @@ gboolean topo_fattree_route(const TopoSystem *sys, const TopoEndpoint *src,
   }
   return sim_path_push(out, sim_channel_reverse(dst->up));
 }
+
+static guint32 fattree_planes(const TopoSystem *sys)
+{
+  return sys->scaleout.planes;
+}
+
+static const char *const fattree_keys[] = {
+    "tiers",          "radix",  "oversubscription", "spine_oversubscription",
+    "rail_optimized", "planes", "leaves",           "spines",
+    "cores",          NULL};
+
+const TopoNetOps topo_fattree_ops = {
+    .keys = fattree_keys,
+    .routing_first = TOPO_ROUTE_DMODK,
+    .routing_last = TOPO_ROUTE_ADAPTIVE,
+    .default_routing = TOPO_ROUTE_ECMP,
+    .routings = "dmodk, ecmp or adaptive",
+    .tiered = TRUE,
+    .planes = fattree_planes,
+    .build = fattree_build,
+    .route = fattree_route,
+    .free = fattree_free,
+};

@@ -86,18 +86,33 @@ const MdlParamSpec topo_scaleout_params[] = {
 static const MdlParamSpec *const scaleout_tables[] = {topo_scaleout_params,
                                                       NULL};
 
-/* Keys of one topology that the others refuse. */
-static const char *const fattree_keys[] = {
-    "tiers",          "radix",  "oversubscription", "spine_oversubscription",
-    "rail_optimized", "planes", "leaves",           "spines",
-    "cores",          NULL};
-static const char *const dragonfly_keys[] = {"routers_per_group",
-                                             "terminals_per_router",
-                                             "global_links_per_router",
-                                             "groups",
-                                             "arrangement",
-                                             "global_link",
-                                             NULL};
+/* The operations of each kind of network, by TopoNetKind (as net_names;
+ * none has none). */
+static const TopoNetOps *const net_ops[] = {NULL, &topo_fattree_ops,
+                                            &topo_dragonfly_ops,
+                                            &topo_explicit_ops};
+G_STATIC_ASSERT(G_N_ELEMENTS(net_ops) + 1 == G_N_ELEMENTS(net_names));
+
+const TopoNetOps *topo_net_ops(const TopoSystem *sys)
+{
+  return net_ops[sys->scaleout.topology];
+}
+
+guint32 topo_one_plane(const TopoSystem *sys)
+{
+  (void)sys;
+  return 1;
+}
+
+/* Whether a kind of network reads [scaleout] key. */
+static gboolean net_reads(const TopoNetOps *ops, const char *key)
+{
+  for (const char *const *k = ops->keys; *k; k++) {
+    if (strcmp(*k, key) == 0)
+      return TRUE;
+  }
+  return FALSE;
+}
 
 gboolean topo_error(GError **error, TopoErrorCode code, const char *where,
                     const char *key, const char *fmt, ...)
@@ -233,9 +248,8 @@ void topo_system_free(TopoSystem *sys)
     g_array_free(sys->endpoints, TRUE);
   g_free(sys->nic_first_ep);
   g_free(sys->nic_n_ep);
-  topo_fattree_free(sys->ft);
-  topo_dragonfly_free(sys->df);
-  topo_explicit_free(sys->ex);
+  if (topo_net_ops(sys))
+    topo_net_ops(sys)->free(sys);
   if (sys->packet_links)
     g_ptr_array_free(sys->packet_links, TRUE);
   g_free(sys->scaleout.link);
@@ -313,7 +327,7 @@ static gboolean read_scaleout(TopoSystem *sys, GKeyFile *kf, const char *source,
 {
   TopoScaleout *c = &sys->scaleout;
   g_autofree char *where = g_strdup_printf("%s: [scaleout]", source);
-  const char *const *refused = NULL;
+  const TopoNetOps *ops;
   const char *topo;
 
   mdl_params_apply_defaults(scaleout_tables, c);
@@ -321,39 +335,16 @@ static gboolean read_scaleout(TopoSystem *sys, GKeyFile *kf, const char *source,
       !mdl_params_apply_group(kf, "scaleout", scaleout_tables, NULL, c, where,
                               error))
     return FALSE;
-  if (c->topology == TOPO_NET_DRAGONFLY &&
-      !g_key_file_has_key(kf, "scaleout", "routing", NULL))
-    c->routing = TOPO_ROUTE_MINIMAL;
+  ops = net_ops[c->topology];
   topo = net_names[c->topology];
-  if (c->topology == TOPO_NET_FATTREE)
-    refused = dragonfly_keys;
-  else if (c->topology == TOPO_NET_DRAGONFLY)
-    refused = fattree_keys;
-  else if (c->topology == TOPO_NET_EXPLICIT) {
-    for (guint i = 0; dragonfly_keys[i]; i++) {
-      if (g_key_file_has_key(kf, "scaleout", dragonfly_keys[i], NULL)) {
-        g_set_error(error, TOPO_ERROR, TOPO_ERROR_CONFLICT,
-                    "%s %s: does not apply to topology = explicit", where,
-                    dragonfly_keys[i]);
-        return FALSE;
-      }
-    }
-    refused = fattree_keys;
-  }
-  if (c->topology != TOPO_NET_EXPLICIT && g_key_file_has_group(kf, "network")) {
+  if (ops && !g_key_file_has_key(kf, "scaleout", "routing", NULL))
+    c->routing = ops->default_routing;
+  if ((!ops || !ops->network_group) && g_key_file_has_group(kf, "network")) {
     g_set_error(error, TOPO_ERROR, TOPO_ERROR_CONFLICT,
                 "%s: [network]: only topology = explicit reads it", source);
     return FALSE;
   }
-  for (guint i = 0; refused && refused[i]; i++) {
-    if (g_key_file_has_key(kf, "scaleout", refused[i], NULL)) {
-      g_set_error(error, TOPO_ERROR, TOPO_ERROR_CONFLICT,
-                  "%s %s: does not apply to topology = %s", where, refused[i],
-                  topo);
-      return FALSE;
-    }
-  }
-  if (c->topology == TOPO_NET_NONE) {
+  if (!ops) {
     g_auto(GStrv) keys = g_key_file_has_group(kf, "scaleout")
                              ? g_key_file_get_keys(kf, "scaleout", NULL, NULL)
                              : NULL;
@@ -373,14 +364,23 @@ static gboolean read_scaleout(TopoSystem *sys, GKeyFile *kf, const char *source,
     }
     return TRUE;
   }
-  if ((c->topology != TOPO_NET_DRAGONFLY) !=
-      (c->routing <= TOPO_ROUTE_ADAPTIVE)) {
+  /* the keys of the other kinds, the last kind's first */
+  for (guint k = G_N_ELEMENTS(net_ops); k-- > 1;) {
+    for (const char *const *key = net_ops[k]->keys; k != c->topology && *key;
+         key++) {
+      if (!net_reads(ops, *key) &&
+          g_key_file_has_key(kf, "scaleout", *key, NULL)) {
+        g_set_error(error, TOPO_ERROR, TOPO_ERROR_CONFLICT,
+                    "%s %s: does not apply to topology = %s", where, *key,
+                    topo);
+        return FALSE;
+      }
+    }
+  }
+  if (c->routing < ops->routing_first || c->routing > ops->routing_last) {
     g_set_error(error, TOPO_ERROR, TOPO_ERROR_CONFLICT,
                 "%s routing: %s does not apply to topology = %s (%s)", where,
-                routing_names[c->routing], topo,
-                c->topology != TOPO_NET_DRAGONFLY
-                    ? "dmodk, ecmp or adaptive"
-                    : "minimal, valiant, ugal-l or ugal-g");
+                routing_names[c->routing], topo, ops->routings);
     return FALSE;
   }
   if (sys->server->nics == 0) {
@@ -422,8 +422,7 @@ static void make_endpoints(TopoSystem *sys)
 {
   const TopoServerSpec *sp = sys->server;
   const MdlNic *nic = mdl_registry_nic(sys->models, sp->nic);
-  guint32 planes =
-      sys->scaleout.topology == TOPO_NET_FATTREE ? sys->scaleout.planes : 1;
+  guint32 planes = topo_net_ops(sys)->planes(sys);
   guint32 total = sys->n_servers * sp->nics;
 
   sys->endpoints = g_array_new(FALSE, FALSE, sizeof(TopoEndpoint));
@@ -525,16 +524,11 @@ static TopoSystem *system_build(GKeyFile *kf, const char *source,
   sys->nics = g_ptr_array_new();
   if (!topo_build_servers(sys, error))
     return NULL;
-  if (sys->scaleout.topology != TOPO_NET_NONE) {
+  if (topo_net_ops(sys)) {
     g_autofree char *swhere = g_strdup_printf("%s: [scaleout]", source);
+
     make_endpoints(sys);
-    if (sys->scaleout.topology == TOPO_NET_FATTREE)
-      ok = topo_build_fattree(sys, swhere, error);
-    else if (sys->scaleout.topology == TOPO_NET_DRAGONFLY)
-      ok = topo_build_dragonfly(sys, swhere, error);
-    else
-      ok = topo_build_explicit(sys, kf, source, error);
-    if (!ok)
+    if (!topo_net_ops(sys)->build(sys, kf, source, swhere, error))
       return NULL;
   }
   set_forwarding_latencies(sys);
@@ -662,7 +656,7 @@ void topo_system_gpu_info(const TopoSystem *sys, TopoGpuInfo *out)
     out->nic = mdl_registry_nic(sys->models, s->nic);
     out->nics = s->nics;
   }
-  if (sys->scaleout.topology != TOPO_NET_NONE && sys->scaleout.sw)
+  if (topo_net_ops(sys) && sys->scaleout.sw)
     netsw = mdl_registry_switch(sys->models, sys->scaleout.sw);
   out->sharp = netsw && netsw->reduction == MDL_REDUCE_SHARP;
 }
@@ -785,12 +779,7 @@ gboolean topo_route_network(const TopoSystem *sys, SimNodeId src_nic,
     return FALSE;
   }
   sim_path_clear(out);
-  if (sys->ft)
-    ok = topo_fattree_route(sys, src, dst, flow, load, out);
-  else if (sys->df)
-    ok = topo_dragonfly_route(sys, src, dst, flow, load, out);
-  else
-    ok = topo_explicit_route(sys, src, dst, flow, load, out);
+  ok = topo_net_ops(sys)->route(sys, src, dst, flow, load, out);
   if (!ok)
     g_set_error(error, TOPO_ERROR, TOPO_ERROR_CONFLICT,
                 "no network path from %s to %s",

@@ -150,28 +150,44 @@ void topo_build_intra_routes(TopoSystem *sys);
 gboolean topo_route_intra(const TopoSystem *sys, SimNodeId src, SimNodeId dst,
                           SimPathSet *out);
 
-/* Scale-out builders and their routing. */
-gboolean topo_build_fattree(TopoSystem *sys, const char *where, GError **error);
-gboolean topo_fattree_route(const TopoSystem *sys, const TopoEndpoint *src,
-                            const TopoEndpoint *dst, guint64 flow,
-                            const SimLoadHook *load, SimPath *out);
-void topo_fattree_free(TopoFatTree *ft);
+/* What one kind of scale-out network does (topology = in [scaleout]): the
+ * one table that loading, building, routing and analysis consult, instead
+ * of each switching on the kind, as ROSS's LP type tables do.  Each kind
+ * defines its own in its file (fattree.c, dragonfly.c, explicit.c);
+ * topo_net_ops gives a system's. */
+typedef struct {
+  /* [scaleout] keys that only this kind reads (the others refuse them) */
+  const char *const *keys;
+  /* the routings it takes, first..last of TopoRouting, and their names
+   * for messages; default_routing when [scaleout] names none */
+  TopoRouting routing_first, routing_last, default_routing;
+  const char *routings;
+  gboolean tiered;        /* switches in tiers, each oversubscribed */
+  gboolean network_group; /* it reads the file's [network] group */
+  /* its network planes (every endpoint on one) */
+  guint32 (*planes)(const TopoSystem *sys);
+  /* builds the network on the endpoints; where ("FILE: [scaleout]") and
+   * source name the file in messages; kf is the whole file */
+  gboolean (*build)(TopoSystem *sys, GKeyFile *kf, const char *source,
+                    const char *where, GError **error);
+  /* a path between two endpoints of one plane; FALSE where none is */
+  gboolean (*route)(const TopoSystem *sys, const TopoEndpoint *src,
+                    const TopoEndpoint *dst, guint64 flow,
+                    const SimLoadHook *load, SimPath *out);
+  void (*free)(TopoSystem *sys); /* what build made, built or not */
+} TopoNetOps;
 
-gboolean topo_build_dragonfly(TopoSystem *sys, const char *where,
-                              GError **error);
-gboolean topo_dragonfly_route(const TopoSystem *sys, const TopoEndpoint *src,
-                              const TopoEndpoint *dst, guint64 flow,
-                              const SimLoadHook *load, SimPath *out);
-void topo_dragonfly_free(TopoDragonfly *df);
+extern const TopoNetOps topo_fattree_ops;
+extern const TopoNetOps topo_dragonfly_ops;
+extern const TopoNetOps topo_explicit_ops;
+
+/* The operations of sys's network; NULL for topology = none. */
+const TopoNetOps *topo_net_ops(const TopoSystem *sys);
+/* TopoNetOps.planes of a network of one plane. */
+guint32 topo_one_plane(const TopoSystem *sys);
+
 /* Global links from group x to group y (for tests and reports). */
 guint32 topo_dragonfly_links(const TopoSystem *sys, guint32 x, guint32 y);
-
-gboolean topo_build_explicit(TopoSystem *sys, GKeyFile *kf, const char *source,
-                             GError **error);
-gboolean topo_explicit_route(const TopoSystem *sys, const TopoEndpoint *src,
-                             const TopoEndpoint *dst, guint64 flow,
-                             const SimLoadHook *load, SimPath *out);
-void topo_explicit_free(TopoExplicit *ex);
 
 /* Server index of a node (G_MAXUINT32 for network switches). */
 guint32 topo_node_server(const TopoSystem *sys, SimNodeId n);

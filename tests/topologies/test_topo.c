@@ -9,6 +9,7 @@
 
 #include "tests/bad_corpus.h"
 #include "tests/suites.h"
+#include "topologies/error.h"
 #include "topologies/system.h"
 #include "topologies/system_internal.h"
 
@@ -645,6 +646,104 @@ START_TEST(test_bad_corpus)
 }
 END_TEST
 
+/* The kinds of network as one table each (TopoNetOps): the keys of the
+ * others refused by name, the routings each takes, [network] read by
+ * explicit alone, the planes reported; a system without a network has
+ * no table. */
+#define NET_HOSTS "[system]\nserver = host\nservers = 2\n" HOST_SERVER
+
+static void expect_refused(const char *text, const char *want)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(TopoSystem) sys =
+      topo_system_load_data(text, strlen(text), "k.ini", NULL, &error);
+
+  ck_assert(sys == NULL);
+  ck_assert_msg(g_error_matches(error, TOPO_ERROR, TOPO_ERROR_CONFLICT) &&
+                    strstr(error->message, want),
+                "%s: '%s'", error->message, want);
+}
+
+START_TEST(test_net_kinds)
+{
+  static const char explicit_net[] =
+      "[scaleout]\ntopology = explicit\nswitch = quantum2-ndr\n%s"
+      "[network]\nswitches = a\nattach = 0.0 a; 1.0 a\n";
+  g_autofree char *ex = g_strdup_printf(explicit_net, "");
+  g_autofree char *ex_tiers = g_strdup_printf(explicit_net, "tiers = 2\n");
+  g_autofree char *ex_groups = g_strdup_printf(explicit_net, "groups = 3\n");
+  g_autofree char *ex_valiant =
+      g_strdup_printf(explicit_net, "routing = valiant\n");
+  g_autofree char *a = g_strconcat(NET_HOSTS, ex, NULL);
+  g_autoptr(TopoSystem) sys = load_text(a);
+  g_autoptr(TopoSystem) ft = load_text(
+      NET_HOSTS "[scaleout]\ntopology = fat-tree\nswitch = quantum2-ndr\n"
+                "tiers = 1\nplanes = 1\n");
+  g_autoptr(TopoSystem) df = load_text(
+      NET_HOSTS "[scaleout]\ntopology = dragonfly\nswitch = quantum2-ndr\n"
+                "routers_per_group = 2\nterminals_per_router = 1\n"
+                "global_links_per_router = 1\ngroups = 3\n");
+  g_autoptr(TopoSystem) none = load_text(
+      "[system]\nserver = host\nservers = 1\n" HOST_SERVER);
+  TopoSummary s;
+  SimPath path;
+  g_autoptr(GError) error = NULL;
+
+  ck_assert_ptr_eq(topo_net_ops(sys), &topo_explicit_ops);
+  ck_assert_ptr_eq(topo_net_ops(ft), &topo_fattree_ops);
+  ck_assert_ptr_eq(topo_net_ops(df), &topo_dragonfly_ops);
+  ck_assert_ptr_null(topo_net_ops(none));
+  topo_system_summary(none, &s);
+  ck_assert_uint_eq(s.net_planes, 0);
+  topo_system_summary(df, &s);
+  ck_assert_uint_eq(s.net_planes, 1);
+  ck_assert_double_eq(s.oversubscription[1], 0);
+  topo_system_summary(sys, &s);
+  ck_assert_uint_eq(s.net_planes, 1);
+  {
+    g_autoptr(TopoSystem) two = load_text(TWO_TIER("ecmp"));
+
+    topo_system_summary(two, &s); /* tiered: each tier's ratio */
+    ck_assert_double_eq_tol(s.oversubscription[1], 1.0, 1e-9);
+  }
+  /* routing through each kind's own route function */
+  ck_assert(topo_route_network(sys, topo_nic(sys, 0, 0), topo_nic(sys, 1, 0),
+                               0, NULL, &path, &error));
+  ck_assert_uint_eq(path.n, 2);
+  ck_assert(topo_route_network(df, topo_nic(df, 0, 0), topo_nic(df, 1, 0), 0,
+                               NULL, &path, &error));
+  /* dragonfly routes minimally unless told otherwise */
+  ck_assert_uint_eq(df->scaleout.routing, TOPO_ROUTE_MINIMAL);
+  ck_assert_uint_eq(ft->scaleout.routing, TOPO_ROUTE_ECMP);
+
+  expect_refused(NET_HOSTS "[scaleout]\ntopology = fat-tree\n"
+                           "switch = quantum2-ndr\ngroups = 3\n",
+                 "k.ini: [scaleout] groups: does not apply to topology = "
+                 "fat-tree");
+  expect_refused(NET_HOSTS "[scaleout]\ntopology = dragonfly\n"
+                           "switch = quantum2-ndr\ntiers = 2\n",
+                 "[scaleout] tiers: does not apply to topology = dragonfly");
+  g_free(a);
+  a = g_strconcat(NET_HOSTS, ex_tiers, NULL);
+  expect_refused(a, "[scaleout] tiers: does not apply to topology = explicit");
+  g_free(a);
+  a = g_strconcat(NET_HOSTS, ex_groups, NULL);
+  expect_refused(a,
+                 "[scaleout] groups: does not apply to topology = explicit");
+  g_free(a);
+  a = g_strconcat(NET_HOSTS, ex_valiant, NULL);
+  expect_refused(a, "[scaleout] routing: valiant does not apply to topology "
+                    "= explicit (dmodk, ecmp or adaptive)");
+  expect_refused(NET_HOSTS "[scaleout]\ntopology = dragonfly\n"
+                           "switch = quantum2-ndr\nrouting = dmodk\n",
+                 "routing: dmodk does not apply to topology = dragonfly "
+                 "(minimal, valiant, ugal-l or ugal-g)");
+  expect_refused(NET_HOSTS "[scaleout]\ntopology = fat-tree\n"
+                           "switch = quantum2-ndr\n[network]\nswitches = a\n",
+                 "k.ini: [network]: only topology = explicit reads it");
+}
+END_TEST
+
 Suite *suite_topo(void)
 {
   Suite *s = suite_create("topo");
@@ -677,6 +776,7 @@ Suite *suite_topo(void)
   tc = tcase_create("files");
   tcase_add_test(tc, test_builtins_load);
   tcase_add_test(tc, test_repo_files_match_builtins);
+  tcase_add_test(tc, test_net_kinds);
   tcase_add_test(tc, test_bad_corpus);
   tcase_set_timeout(tc, 120);
   suite_add_tcase(s, tc);
