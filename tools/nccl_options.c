@@ -85,8 +85,7 @@ gboolean cli_nccl_check(CliNcclOptions *o, NcclOptions *n, GError **error)
     }
     n->min_channels = n->max_channels = (guint32)o->channels;
   }
-  if (n->min_channels && n->max_channels &&
-      n->min_channels > n->max_channels) {
+  if (n->min_channels && n->max_channels && n->min_channels > n->max_channels) {
     g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
                 "NCCL_MIN_NCHANNELS (%u) is above NCCL_MAX_NCHANNELS (%u)",
                 n->min_channels, n->max_channels);

@@ -25,7 +25,9 @@ typedef struct {
 /* The --channels entry of a command's CliNumberTarget table (the group's
  * data, as CLI_MAX_MEMORY_TARGET). */
 #define CLI_NCCL_CHANNELS_TARGET(o)                                            \
-  {"channels", 0, CLI_NUMBER_COUNT, &(o)->channels, &(o)->channels_seen, 0}
+  {                                                                            \
+    "channels", 0, CLI_NUMBER_COUNT, &(o)->channels, &(o)->channels_seen, 0    \
+  }
 
 /* What a command's --help description says of the environment. */
 #define CLI_NCCL_ENV_HELP                                                      \

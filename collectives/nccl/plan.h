@@ -19,7 +19,7 @@
 typedef struct {
   guint32 first_path, n_paths; /* into NcclPlan.paths / NcclPlan.weights */
   guint64 bytes;               /* payload the edge carries in all */
-  guint64 head_bytes;          /* of which the head hops carry */
+  guint64 head_bytes;          /* of which the head hops carry (exec.c) */
   guint64 visit_bytes;         /* what one step moves over it */
   gboolean eager;              /* its body has data from the start (every
                                   ring rank sends its own chunk first) */
@@ -27,20 +27,21 @@ typedef struct {
   SimTime step_ps;             /* protocol latency per step on it */
   guint32 upstream;            /* the edge feeding it, or SIM_NONE */
   guint32 channel;
-  guint32 src, dst;   /* ranks, SIM_NONE for a switch (trace hooks) */
-  guint32 lanes;      /* channels it stands for, each at the channel
-                         cap: a p2p pair's channels share its route (0:
-                         one) */
-  guint64 slice;      /* its pipeline slice (0: the plan's) */
+  guint32 src, dst; /* ranks, SIM_NONE for a switch (trace hooks) */
+  guint32 lanes;    /* channels it stands for, each at the channel
+                       cap: a p2p pair's channels share its route (0:
+                       one) */
+  guint64 slice;    /* its pipeline slice (0: the plan's) */
+  /* exec.c's, as it builds the DAG (the plan leaves them empty) */
   SimTask first_head; /* the first head hop over it */
-  SimTask *rounds;    /* [MAX_ROUNDS] */
+  SimTask *rounds;    /* [rounds] body transfers (up to MAX_ROUNDS) */
 } NcclEdge;
 
 typedef struct {
   guint32 edge;       /* SIM_NONE: a join, no transfer */
   guint32 first_pred; /* into NcclPlan.preds: earlier hops it waits for */
   guint32 n_pred;
-  SimTask task;
+  SimTask task; /* exec.c's: the hop's DAG task */
 } NcclHop;
 
 /* A path set of the plan: paths first .. first + n - 1. */
@@ -69,7 +70,7 @@ typedef struct {
   GHashTable *route_of; /* (src, dst, rail) -> index in routes + 1 */
   GArray *routes;       /* NcclRoute: the path sets computed so far */
   gboolean one_way;     /* Send/Recv: rank 0 to rank 1 only */
-  guint32 stream_base;  /* its edges' DAG streams start here */
+  guint32 stream_base;  /* exec.c: its edges' DAG streams start here */
 } NcclPlan;
 
 /* The channel's share of n bytes: whole bytes, the first channels taking

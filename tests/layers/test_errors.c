@@ -24,9 +24,9 @@ static const struct {
   const char *layer;
   GQuark (*quark)(void);
 } domains[] = {
-    {"sim", sim_error_quark},       {"models", mdl_error_quark},
+    {"sim", sim_error_quark},         {"models", mdl_error_quark},
     {"topologies", topo_error_quark}, {"collectives", coll_error_quark},
-    {"traces", trc_error_quark},    {"validate", val_error_quark},
+    {"traces", trc_error_quark},      {"validate", val_error_quark},
     {"tools", cli_error_quark},
 };
 
@@ -63,14 +63,15 @@ START_TEST(test_raised_where)
   ck_assert(g_error_matches(sim, SIM_ERROR, SIM_ERROR_PARSE));
   ck_assert(!mdl_registry_load_data(r, model, strlen(model), "m.ini", &mdl));
   ck_assert(mdl->domain == MDL_ERROR);
-  ck_assert(!topo_system_load_data(system, strlen(system), "s.ini", NULL,
-                                   &topo));
+  ck_assert(
+      !topo_system_load_data(system, strlen(system), "s.ini", NULL, &topo));
   ck_assert_msg(topo->domain == TOPO_ERROR, "%s: %s",
                 g_quark_to_string(topo->domain), topo->message);
   ck_assert(h100 != NULL);
   ck_assert(!nccl_comm_new(h100, &opt, &coll));
   ck_assert(g_error_matches(coll, COLL_ERROR, COLL_ERROR_VALUE));
-  ck_assert(!trc_workload_load_csv_data(workload, strlen(workload), "w.csv", &trc));
+  ck_assert(
+      !trc_workload_load_csv_data(workload, strlen(workload), "w.csv", &trc));
   ck_assert_msg(trc->domain == TRC_ERROR, "%s: %s",
                 g_quark_to_string(trc->domain), trc->message);
   ck_assert(!val_meas_parse("m.txt", meas, strlen(meas), &val));
