@@ -219,7 +219,7 @@ gboolean cli_parse_number_option(const gchar *option_name, const gchar *value,
 }
 
 gboolean cli_check_name(char **value, const char *flag,
-                               const char *const *names, GError **error)
+                        const char *const *names, GError **error)
 {
   g_autoptr(GString) accepted = g_string_new(NULL);
 

@@ -401,8 +401,8 @@ static const TrcGroup report_groups[] = {TRC_GROUP_TP,  TRC_GROUP_DP,
                                          TRC_GROUP_PP,  TRC_GROUP_EP,
                                          TRC_GROUP_EDP, TRC_GROUP_WORLD};
 
-static char *summary_csv(const JobSpec *jobs, const TrcReplayResult *res, guint n,
-                         const double *slowdown)
+static char *summary_csv(const JobSpec *jobs, const TrcReplayResult *res,
+                         guint n, const double *slowdown)
 {
   GString *s = g_string_new("job,step_us,compute_us,exposed_us");
 
@@ -476,9 +476,10 @@ static int cmp_busy(gconstpointer a, gconstpointer b, gpointer busy)
 
 /* The report on stdout. */
 static void print_report(const TopoSystem *sys, const JobSpec *jobs,
-                         const TrcReplayResult *res, guint n, const double *slowdown,
-                         const char *fidelity, guint8 *const *used,
-                         const double *busy, const double *util)
+                         const TrcReplayResult *res, guint n,
+                         const double *slowdown, const char *fidelity,
+                         guint8 *const *used, const double *busy,
+                         const double *util)
 {
   const SimFabric *f = topo_system_fabric(sys);
 
@@ -880,7 +881,8 @@ int cli_cmd_replay(int argc, char **argv)
   n = jobs->len;
   if (o.write_workload &&
       !trc_outputs_add(outs, o.write_workload,
-                       trc_workload_to_csv(g_array_index(jobs, JobSpec, 0).w), &error))
+                       trc_workload_to_csv(g_array_index(jobs, JobSpec, 0).w),
+                       &error))
     goto fail;
   sys = topo_system_load(o.topology, (const char *const *)o.models, &error);
   if (!sys || !place_jobs(sys, jobs, &error))
@@ -891,9 +893,9 @@ int cli_cmd_replay(int argc, char **argv)
     JobSpec *j = &g_array_index(jobs, JobSpec, i);
 
     rj[i] = (TrcReplayJob){.name = j->name,
-                     .w = j->w,
-                     .servers = j->servers,
-                     .n_servers = j->n_servers};
+                           .w = j->w,
+                           .servers = j->servers,
+                           .n_servers = j->n_servers};
   }
   ro = (TrcReplayOptions){.nccl = nopt, .exec = cli_nccl_exec(&o.nccl)};
   sc.interval_ps = REPLAY_DEFAULT_SAMPLE_PS;

@@ -563,15 +563,13 @@ int cli_cmd_run(int argc, char **argv)
   CliNumberTarget numbers[] = {
       {"minbytes", 'b', CLI_NUMBER_SIZE, &o.min_bytes, NULL, 0},
       {"maxbytes", 'e', CLI_NUMBER_SIZE, &o.max_bytes, NULL, 0},
-      {"stepbytes", 'i', CLI_NUMBER_SIZE, &o.step_bytes, &o.step_bytes_seen,
+      {"stepbytes", 'i', CLI_NUMBER_SIZE, &o.step_bytes, &o.step_bytes_seen, 0},
+      {"stepfactor", 'f', CLI_NUMBER_COUNT, &o.step_factor, &o.step_factor_seen,
        0},
-      {"stepfactor", 'f', CLI_NUMBER_COUNT, &o.step_factor,
-       &o.step_factor_seen, 0},
       {"ngpus", 'g', CLI_NUMBER_COUNT, &o.ranks, &o.ranks_seen, 0},
       {"nranks", 'n', CLI_NUMBER_COUNT, &o.ranks, &o.ranks_seen, 0},
       {"root", 'r', CLI_NUMBER_COUNT, &o.root, NULL, 0},
-      {"gpus-per-process", 0, CLI_NUMBER_COUNT, &o.gpus_per_process, NULL,
-       0},
+      {"gpus-per-process", 0, CLI_NUMBER_COUNT, &o.gpus_per_process, NULL, 0},
       {"iters", 0, CLI_NUMBER_COUNT, &o.iters, &o.iters_seen, 0},
       CLI_NCCL_CHANNELS_TARGET(&o.nccl),
       CLI_MAX_MEMORY_TARGET(&o.max_memory, &o.max_memory_seen),
@@ -602,8 +600,7 @@ int cli_cmd_run(int argc, char **argv)
        "The same as --ngpus (nccl-tests' -n counts iterations: a prediction "
        "has none)",
        "N"},
-      {"gpus-per-process", 0, 0, G_OPTION_ARG_CALLBACK,
-       cli_parse_number_option,
+      {"gpus-per-process", 0, 0, G_OPTION_ARG_CALLBACK, cli_parse_number_option,
        "GPUs one process drives, launching their kernels in turn, as "
        "nccl-tests -g G (default 1: one rank per process, as under mpirun); "
        "times never go below G launches ([nccl] host_launch_us, plus "

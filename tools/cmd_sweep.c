@@ -52,11 +52,13 @@ typedef struct {
 
 static void sweep_options_clear(SweepOptions *o)
 {
-  char **texts[] = {
-      &o->plan,     &o->topology,         &o->output,    &o->collective,
-      &o->minbytes, &o->maxbytes,         &o->stepbytes, &o->stepfactor,
-      &o->ranks,    &o->gpus_per_process, &o->iters,     &o->root,
-      &o->datatype, &o->op};
+  char **texts[] = {&o->plan,      &o->topology,
+                    &o->output,    &o->collective,
+                    &o->minbytes,  &o->maxbytes,
+                    &o->stepbytes, &o->stepfactor,
+                    &o->ranks,     &o->gpus_per_process,
+                    &o->iters,     &o->root,
+                    &o->datatype,  &o->op};
 
   for (guint i = 0; i < G_N_ELEMENTS(texts); i++)
     g_free(*texts[i]);
@@ -389,9 +391,7 @@ int cli_cmd_sweep(int argc, char **argv)
        "Root rank of Broadcast and Reduce (default 0)", "RANK"},
       G_OPTION_ENTRY_NULL};
   /* after NCCL's options */
-  GOptionEntry more[] = {
-      CLI_MAX_MEMORY_ENTRY,
-      G_OPTION_ENTRY_NULL};
+  GOptionEntry more[] = {CLI_MAX_MEMORY_ENTRY, G_OPTION_ENTRY_NULL};
   g_autoptr(GOptionContext) ctx = cli_context_new(
       "[PLAN.ini]",
       "Run a what-if grid of collective size sweeps into one CSV.",

@@ -172,12 +172,12 @@ static gboolean run_apply(CliRunOptions *o, int k, const char *value,
     return TRUE;
   case RUN_STRING: {
     const char *key = run_keys[k].key;
-    char **field = strcmp(key, "datatype") == 0 ? &o->dtype
-                   : strcmp(key, "op") == 0     ? &o->redop
-                   : strcmp(key, "algo") == 0   ? &o->nccl.algo
-                   : strcmp(key, "proto") == 0  ? &o->nccl.proto
+    char **field = strcmp(key, "datatype") == 0       ? &o->dtype
+                   : strcmp(key, "op") == 0           ? &o->redop
+                   : strcmp(key, "algo") == 0         ? &o->nccl.algo
+                   : strcmp(key, "proto") == 0        ? &o->nccl.proto
                    : strcmp(key, "nccl_version") == 0 ? &o->nccl.nccl_version
-                                                : &o->nccl.fidelity;
+                                                      : &o->nccl.fidelity;
     g_free(*field);
     *field = g_strdup(value);
     return TRUE;

@@ -73,8 +73,9 @@ static gboolean name_ok(const char *n)
   return TRUE;
 }
 
-static gboolean explicit_build(TopoSystem *sys, GKeyFile *kf, const char *source,
-                               const char *scaleout_where, GError **error)
+static gboolean explicit_build(TopoSystem *sys, GKeyFile *kf,
+                               const char *source, const char *scaleout_where,
+                               GError **error)
 {
   const TopoScaleout *c = &sys->scaleout;
   g_autofree char *where = g_strdup_printf("%s: [network]", source);

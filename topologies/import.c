@@ -10,7 +10,6 @@
 #include "models/params.h"
 #include "topologies/import_internal.h"
 
-
 /* --- what a server import produces ----------------------------------------- */
 
 typedef struct {

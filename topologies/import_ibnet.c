@@ -20,7 +20,6 @@
 #include "topologies/error.h"
 #include "topologies/import_internal.h"
 
-
 typedef struct {
   char *id;   /* "S-0008f10400410015" */
   char *desc; /* node description */

@@ -225,7 +225,8 @@ static gboolean check_switch(const MdlRegistry *m, const char *name,
   const MdlSwitch *sw = mdl_registry_switch(m, name);
 
   if (!sw || sw->kind != kind) {
-    g_set_error(error, TOPO_ERROR, sw ? TOPO_ERROR_CONFLICT : TOPO_ERROR_UNKNOWN,
+    g_set_error(error, TOPO_ERROR,
+                sw ? TOPO_ERROR_CONFLICT : TOPO_ERROR_UNKNOWN,
                 "%s %s: '%s' is %s (see 'ifsim models')", where, key, name,
                 sw ? "a switch of another kind" : "not a known switch");
     return FALSE;

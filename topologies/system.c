@@ -88,9 +88,8 @@ static const MdlParamSpec *const scaleout_tables[] = {topo_scaleout_params,
 
 /* The operations of each kind of network, by TopoNetKind (as net_names;
  * none has none). */
-static const TopoNetOps *const net_ops[] = {NULL, &topo_fattree_ops,
-                                            &topo_dragonfly_ops,
-                                            &topo_explicit_ops};
+static const TopoNetOps *const net_ops[] = {
+    NULL, &topo_fattree_ops, &topo_dragonfly_ops, &topo_explicit_ops};
 G_STATIC_ASSERT(G_N_ELEMENTS(net_ops) + 1 == G_N_ELEMENTS(net_names));
 
 const TopoNetOps *topo_net_ops(const TopoSystem *sys)
@@ -819,11 +818,12 @@ gboolean topo_route(const TopoSystem *sys, SimNodeId src, SimNodeId dst,
   SimPath *p = &out->path[0];
 
   if (src == dst || ss == G_MAXUINT32 || sd == G_MAXUINT32) {
-    g_set_error(
-        error, TOPO_ERROR, TOPO_ERROR_CONFLICT, "cannot route from %s to %s: %s",
-        sim_fabric_node_name(sys->fabric, src),
-        sim_fabric_node_name(sys->fabric, dst),
-        src == dst ? "the same node" : "switches are not traffic endpoints");
+    g_set_error(error, TOPO_ERROR, TOPO_ERROR_CONFLICT,
+                "cannot route from %s to %s: %s",
+                sim_fabric_node_name(sys->fabric, src),
+                sim_fabric_node_name(sys->fabric, dst),
+                src == dst ? "the same node"
+                           : "switches are not traffic endpoints");
     return FALSE;
   }
   if (ss == sd) {

@@ -256,8 +256,8 @@ static void rank_place(const JobState *j, guint32 r, guint32 *server,
   *gpu = r % j->g;
 }
 
-void trc_replay_rank_gpu(const TrcReplay *run, guint32 job, guint32 rank, guint32 *server,
-                  guint32 *gpu)
+void trc_replay_rank_gpu(const TrcReplay *run, guint32 job, guint32 rank,
+                         guint32 *server, guint32 *gpu)
 {
   rank_place(&run->jobs[job], rank, server, gpu);
 }
@@ -649,8 +649,8 @@ static void job_results(const JobState *j, TrcReplayResult *out)
 }
 
 /* Checks a job's layout against its servers. */
-static gboolean check_job(const TopoSystem *sys, const TrcReplayJob *job, JobState *j,
-                          GError **error)
+static gboolean check_job(const TopoSystem *sys, const TrcReplayJob *job,
+                          JobState *j, GError **error)
 {
   guint32 need;
 
@@ -697,8 +697,9 @@ static gboolean check_memory(const TrcReplay *x, GError **error)
                           "a task and three times per op instance", error);
 }
 
-TrcReplay *trc_replay_run(const TopoSystem *sys, const TrcReplayJob *jobs, guint32 n_jobs,
-                const TrcReplayOptions *o, TrcReplayResult *out, GError **error)
+TrcReplay *trc_replay_run(const TopoSystem *sys, const TrcReplayJob *jobs,
+                          guint32 n_jobs, const TrcReplayOptions *o,
+                          TrcReplayResult *out, GError **error)
 {
   g_autoptr(TrcReplay) x = g_new0(TrcReplay, 1);
   NcclRunStats st;

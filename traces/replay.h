@@ -93,8 +93,9 @@ typedef struct TrcReplay TrcReplay;
 
 /* Runs the jobs at once from time 0; out[j] gets job j's results.  The
  * returned run keeps each op instance's times for trc_replay_slices(). */
-TrcReplay *trc_replay_run(const TopoSystem *sys, const TrcReplayJob *jobs, guint32 n_jobs,
-                const TrcReplayOptions *o, TrcReplayResult *out, GError **error);
+TrcReplay *trc_replay_run(const TopoSystem *sys, const TrcReplayJob *jobs,
+                          guint32 n_jobs, const TrcReplayOptions *o,
+                          TrcReplayResult *out, GError **error);
 void trc_replay_free(TrcReplay *run);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(TrcReplay, trc_replay_free)
 
@@ -105,8 +106,8 @@ typedef void (*TrcSliceFn)(void *ctx, guint32 job, guint32 rank, guint32 op,
 guint64 trc_replay_slices(const TrcReplay *run, TrcSliceFn fn, void *ctx);
 
 /* The system's server and GPU of a job's rank. */
-void trc_replay_rank_gpu(const TrcReplay *run, guint32 job, guint32 rank, guint32 *server,
-                  guint32 *gpu);
+void trc_replay_rank_gpu(const TrcReplay *run, guint32 job, guint32 rank,
+                         guint32 *server, guint32 *gpu);
 
 void trc_replay_result_clear(TrcReplayResult *r);
 

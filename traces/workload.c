@@ -512,8 +512,8 @@ static gboolean read_row(Reader *r, TrcWorkload *w, GHashTable *index_of,
   return TRUE;
 }
 
-TrcWorkload *trc_workload_load_csv_data(const char *data, gsize len, const char *name,
-                               GError **error)
+TrcWorkload *trc_workload_load_csv_data(const char *data, gsize len,
+                                        const char *name, GError **error)
 {
   g_autoptr(TrcWorkload) w = g_new0(TrcWorkload, 1);
   g_autoptr(GHashTable) index_of =

@@ -73,8 +73,8 @@ typedef struct {
 /* Reads a workload CSV (docs/workload.md).  Every error names the file,
  * the line, the column and what was expected there. */
 TrcWorkload *trc_workload_load_csv(const char *path, GError **error);
-TrcWorkload *trc_workload_load_csv_data(const char *data, gsize len, const char *name,
-                               GError **error);
+TrcWorkload *trc_workload_load_csv_data(const char *data, gsize len,
+                                        const char *name, GError **error);
 
 /* The workload CSV text of w: trc_workload_load_csv_data() of it gives w back
  * exactly, every field but `source` and `line`. */
@@ -99,11 +99,12 @@ typedef struct {
                          1, system/Common.hh) */
 } TrcAstraOptions;
 
-TrcWorkload *trc_workload_load_astra_opts(const char *path, const TrcAstraOptions *opt,
-                                 GError **error);
+TrcWorkload *trc_workload_load_astra_opts(const char *path,
+                                          const TrcAstraOptions *opt,
+                                          GError **error);
 /* The same with gpus from the file and ASTRA-sim's 1 ns tick. */
 TrcWorkload *trc_workload_load_astra(const char *path, guint32 tp_override_or_0,
-                            GError **error);
+                                     GError **error);
 
 /* --- LLM layouts (traces/workload_llm.c) ------------------------------ */
 

@@ -307,8 +307,9 @@ static gboolean parse_header(const char *path, char **tok, Policy *pol,
   return TRUE;
 }
 
-TrcWorkload *trc_workload_load_astra_opts(const char *path, const TrcAstraOptions *opt,
-                                 GError **error)
+TrcWorkload *trc_workload_load_astra_opts(const char *path,
+                                          const TrcAstraOptions *opt,
+                                          GError **error)
 {
   g_autofree char *text = NULL;
   g_auto(GStrv) lines = NULL;
@@ -535,7 +536,7 @@ TrcWorkload *trc_workload_load_astra_opts(const char *path, const TrcAstraOption
 }
 
 TrcWorkload *trc_workload_load_astra(const char *path, guint32 tp_override_or_0,
-                            GError **error)
+                                     GError **error)
 {
   /* ASTRA-sim's own tick: CLOCK_PERIOD 1 ns (system/Common.hh). */
   TrcAstraOptions opt = {.tp = tp_override_or_0, .ns_per_tick = 1.0};

@@ -66,7 +66,7 @@ const ValDataset *val_datasets(guint *n)
 }
 
 gboolean val_accuracy_run(const ValDataset *d, const char *dir,
-                           ValAccuracy *out, GError **error)
+                          ValAccuracy *out, GError **error)
 {
   g_autofree char *path = g_build_filename(dir, d->file, NULL);
   g_autofree char *text = NULL;

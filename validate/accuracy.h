@@ -46,7 +46,7 @@ typedef struct {
 /* Predicts every size of a dataset read from dir/file.  Fails with an
  * error naming the file and line on unreadable data. */
 gboolean val_accuracy_run(const ValDataset *d, const char *dir,
-                           ValAccuracy *out, GError **error);
+                          ValAccuracy *out, GError **error);
 void val_accuracy_clear(ValAccuracy *a);
 
 #endif /* VALIDATE_ACCURACY_H */

@@ -137,8 +137,8 @@ static gboolean endpoint_node(const TopoSystem *sys, const char *name,
                             : topo_gpu(sys, server, gpu);
   if (*out == SIM_NONE) {
     g_set_error(error, VAL_ERROR, VAL_ERROR_RANGE,
-                "system '%s' has no CPU socket for '%s'",
-                topo_system_name(sys), name);
+                "system '%s' has no CPU socket for '%s'", topo_system_name(sys),
+                name);
     return FALSE;
   }
   return TRUE;
@@ -624,8 +624,8 @@ static gboolean point_at_floor(const ValCompare *c, const NcclComm *comm,
   return c->predicted_us <= floor_us * (1 + 1e-9);
 }
 
-static void report_nccl_changes(const TopoSystem *sys, const ValReport *r, guint i,
-                         GPtrArray *changes)
+static void report_nccl_changes(const TopoSystem *sys, const ValReport *r,
+                                guint i, GPtrArray *changes)
 {
   const ValSeries *v = &g_array_index(r->series, ValSeries, i);
   const MdlNcclTuning *t = mdl_registry_nccl(topo_system_models(sys));

@@ -363,8 +363,8 @@ static ValMeasurements *parse_own(const char *name, const char *text,
     if (ok && head[N_COLUMNS]) {
       g_autofree char *x = val__excerpt(head[N_COLUMNS]);
       g_set_error(error, VAL_ERROR, VAL_ERROR_PARSE,
-                  "%s:%u: unexpected column %u '%s' (the format has %u)",
-                  name, line, N_COLUMNS + 1, x, N_COLUMNS);
+                  "%s:%u: unexpected column %u '%s' (the format has %u)", name,
+                  line, N_COLUMNS + 1, x, N_COLUMNS);
       ok = FALSE;
     }
   }

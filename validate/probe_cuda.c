@@ -50,7 +50,6 @@
 #include <nccl.h>
 #endif
 
-
 gboolean probe_gpu_parse_int(const char *option, const char *text, int min,
                              int *out, GError **error)
 {
@@ -772,8 +771,7 @@ static gboolean probe_host_bufs_setup(ProbeHostBufs *h, guint64 bytes,
     h->pageable[i] = g_try_malloc(bytes);
     if (!h->pageable[i]) {
       g_set_error(error, VAL_ERROR, VAL_ERROR_DEVICE,
-                  "malloc: out of memory (%" G_GUINT64_FORMAT " bytes)",
-                  bytes);
+                  "malloc: out of memory (%" G_GUINT64_FORMAT " bytes)", bytes);
       return FALSE;
     }
     /* Touch every page now, so that no page fault is timed. */

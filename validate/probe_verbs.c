@@ -679,8 +679,8 @@ static gboolean probe_vb_clear_rx(ProbeVbRun *r, guint64 bytes, GError **error)
     if (rc == cudaSuccess)
       rc = cudaDeviceSynchronize();
     if (rc != cudaSuccess) {
-      g_set_error(error, VAL_ERROR, VAL_ERROR_NET_FAILED,
-                  "cudaMemset: %s", cudaGetErrorString(rc));
+      g_set_error(error, VAL_ERROR, VAL_ERROR_NET_FAILED, "cudaMemset: %s",
+                  cudaGetErrorString(rc));
       return FALSE;
     }
     return TRUE;

@@ -347,8 +347,8 @@ static gboolean probe_vb_set_nonblock(int fd, GError **error)
   int flags = fcntl(fd, F_GETFL);
 
   if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0) {
-    g_set_error(error, VAL_ERROR, VAL_ERROR_NET_FAILED,
-                "fcntl(O_NONBLOCK): %s", g_strerror(errno));
+    g_set_error(error, VAL_ERROR, VAL_ERROR_NET_FAILED, "fcntl(O_NONBLOCK): %s",
+                g_strerror(errno));
     return FALSE;
   }
   return TRUE;
@@ -440,8 +440,8 @@ int probe_vb_listen(const char *port, guint16 *bound_port, GError **error)
     }
   freeaddrinfo(res);
   if (fd < 0) {
-    g_set_error(error, VAL_ERROR, VAL_ERROR_NET_FAILED,
-                "%s(TCP port %s): %s", call, port,
+    g_set_error(error, VAL_ERROR, VAL_ERROR_NET_FAILED, "%s(TCP port %s): %s",
+                call, port,
                 saved ? g_strerror(saved) : "no address to listen on");
     return -1;
   }
@@ -547,9 +547,8 @@ gboolean probe_vb_connect(ProbeVbConn *c, const char *host, const char *port,
     rc = getaddrinfo(host, port, &hints, &res);
   }
   if (rc != 0) {
-    g_set_error(error, VAL_ERROR, VAL_ERROR_NET_FAILED,
-                "getaddrinfo(%s): %s", host,
-                rc == EAI_SYSTEM ? g_strerror(errno) : gai_strerror(rc));
+    g_set_error(error, VAL_ERROR, VAL_ERROR_NET_FAILED, "getaddrinfo(%s): %s",
+                host, rc == EAI_SYSTEM ? g_strerror(errno) : gai_strerror(rc));
     return FALSE;
   }
   /* A refused connection is retried every 100 ms until the deadline: the
@@ -693,8 +692,8 @@ gboolean probe_vb_recv(ProbeVbConn *c, ProbeVbKind want, ProbeVbMsg *m,
     if (rc < 0)
       return FALSE;
     if (!probe_vb_decode(frame, m, &inner)) {
-      g_set_error(error, VAL_ERROR, VAL_ERROR_NET_PROTOCOL,
-                  "%s during %s: %s", c->peer, during, inner->message);
+      g_set_error(error, VAL_ERROR, VAL_ERROR_NET_PROTOCOL, "%s during %s: %s",
+                  c->peer, during, inner->message);
       return FALSE;
     }
     if (m->kind == PROBE_VB_PROGRESS)
@@ -739,8 +738,8 @@ gboolean probe_vb_check_peer(ProbeVbConn *c, const char *during, GError **error)
     if ((size_t)n < sizeof(frame))
       return TRUE; /* a frame under way: looked at when whole */
     if (!probe_vb_decode(frame, &m, &inner)) {
-      g_set_error(error, VAL_ERROR, VAL_ERROR_NET_PROTOCOL,
-                  "%s during %s: %s", c->peer, during, inner->message);
+      g_set_error(error, VAL_ERROR, VAL_ERROR_NET_PROTOCOL, "%s during %s: %s",
+                  c->peer, during, inner->message);
       return FALSE;
     }
     if (m.kind == PROBE_VB_ABORT)

@@ -19,10 +19,9 @@
 static gboolean parse_numbers(const char *args, guint64 *size, guint64 *count,
                               gboolean *seen, GError **error)
 {
-  CliNumberTarget targets[] = {
-      {"size", 's', CLI_NUMBER_SIZE, size, seen, 0},
-      {"count", 'n', CLI_NUMBER_COUNT, count, NULL, 0},
-      {NULL, 0, 0, NULL, NULL, 0}};
+  CliNumberTarget targets[] = {{"size", 's', CLI_NUMBER_SIZE, size, seen, 0},
+                               {"count", 'n', CLI_NUMBER_COUNT, count, NULL, 0},
+                               {NULL, 0, 0, NULL, NULL, 0}};
   GOptionEntry entries[] = {
       {"size", 's', 0, G_OPTION_ARG_CALLBACK, cli_parse_number_option, "", ""},
       {"count", 'n', 0, G_OPTION_ARG_CALLBACK, cli_parse_number_option, "", ""},
@@ -92,9 +91,9 @@ START_TEST(test_memory_wording)
   g_autoptr(GError) error = NULL;
   g_autoptr(GError) plain = NULL;
   guint64 have = sim_memory_limit(NULL);
-  g_autofree char *advice = g_strdup_printf(
-      "available; --max-memory %.0fG runs it anyway",
-      ceil((double)(have + 1) / (1024.0 * 1024.0 * 1024.0)));
+  g_autofree char *advice =
+      g_strdup_printf("available; --max-memory %.0fG runs it anyway",
+                      ceil((double)(have + 1) / (1024.0 * 1024.0 * 1024.0)));
 
   cli_memory_wording_install();
   ck_assert(!sim_memory_check(have + 1, "the run", "3 ranks", &error));

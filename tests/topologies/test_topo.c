@@ -683,8 +683,8 @@ START_TEST(test_net_kinds)
       NET_HOSTS "[scaleout]\ntopology = dragonfly\nswitch = quantum2-ndr\n"
                 "routers_per_group = 2\nterminals_per_router = 1\n"
                 "global_links_per_router = 1\ngroups = 3\n");
-  g_autoptr(TopoSystem) none = load_text(
-      "[system]\nserver = host\nservers = 1\n" HOST_SERVER);
+  g_autoptr(TopoSystem) none =
+      load_text("[system]\nserver = host\nservers = 1\n" HOST_SERVER);
   TopoSummary s;
   SimPath path;
   g_autoptr(GError) error = NULL;
@@ -707,8 +707,8 @@ START_TEST(test_net_kinds)
     ck_assert_double_eq_tol(s.oversubscription[1], 1.0, 1e-9);
   }
   /* routing through each kind's own route function */
-  ck_assert(topo_route_network(sys, topo_nic(sys, 0, 0), topo_nic(sys, 1, 0),
-                               0, NULL, &path, &error));
+  ck_assert(topo_route_network(sys, topo_nic(sys, 0, 0), topo_nic(sys, 1, 0), 0,
+                               NULL, &path, &error));
   ck_assert_uint_eq(path.n, 2);
   ck_assert(topo_route_network(df, topo_nic(df, 0, 0), topo_nic(df, 1, 0), 0,
                                NULL, &path, &error));
@@ -728,8 +728,7 @@ START_TEST(test_net_kinds)
   expect_refused(a, "[scaleout] tiers: does not apply to topology = explicit");
   g_free(a);
   a = g_strconcat(NET_HOSTS, ex_groups, NULL);
-  expect_refused(a,
-                 "[scaleout] groups: does not apply to topology = explicit");
+  expect_refused(a, "[scaleout] groups: does not apply to topology = explicit");
   g_free(a);
   a = g_strconcat(NET_HOSTS, ex_valiant, NULL);
   expect_refused(a, "[scaleout] routing: valiant does not apply to topology "

@@ -21,7 +21,8 @@ static TopoSystem *load(const char *name)
 static TrcWorkload *workload(const char *text)
 {
   g_autoptr(GError) error = NULL;
-  TrcWorkload *w = trc_workload_load_csv_data(text, strlen(text), "test.csv", &error);
+  TrcWorkload *w =
+      trc_workload_load_csv_data(text, strlen(text), "test.csv", &error);
 
   ck_assert_msg(w != NULL, "%s", error ? error->message : "");
   return w;
@@ -47,7 +48,7 @@ static SimTime alone_ps(const TopoSystem *sys, const guint32 *servers,
 }
 
 static TrcReplay *run1(const TopoSystem *sys, const TrcWorkload *w,
-                    const guint32 *servers, guint32 n, TrcReplayResult *out)
+                       const guint32 *servers, guint32 n, TrcReplayResult *out)
 {
   TrcReplayJob job = {.name = "j", .w = w, .servers = servers, .n_servers = n};
   TrcReplayOptions o = {.exec = NCCL_EXEC_FLOW};
@@ -170,8 +171,9 @@ START_TEST(test_jobs)
   g_autoptr(TrcWorkload) dp =
       workload(HEAD(8, 1, 2) "1,ar,allreduce,dp,67108864,,,,\n");
   static const guint32 s1[1] = {1}, s23[2] = {2, 3}, gpu5[1] = {5};
-  TrcReplayJob jobs[2] = {{.name = "a", .w = tp, .servers = server0, .n_servers = 1},
-                    {.name = "b", .w = tp, .servers = s1, .n_servers = 1}};
+  TrcReplayJob jobs[2] = {
+      {.name = "a", .w = tp, .servers = server0, .n_servers = 1},
+      {.name = "b", .w = tp, .servers = s1, .n_servers = 1}};
   TrcReplayOptions o = {.exec = NCCL_EXEC_FLOW};
   TrcReplayResult r[2], a;
   g_autoptr(GError) error = NULL;
