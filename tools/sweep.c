@@ -152,12 +152,8 @@ static gboolean run_apply(CliRunOptions *o, int k, const char *value,
       return FALSE;
     break;
   case RUN_COUNT:
-    if (!g_ascii_string_to_unsigned(value, 10, 0, G_MAXUINT64, &n, NULL)) {
-      g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
-                  "'%s' is not a count (expected a decimal integer >= 0)",
-                  value);
+    if (!sim_count_parse(value, 0, &n, error))
       return FALSE;
-    }
     break;
   case RUN_BOOL:
     if (strcmp(value, "true") == 0)
