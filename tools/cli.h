@@ -82,18 +82,15 @@ gboolean cli_check_name(char **value, const char *flag,
 /* --max-memory SIZE, for the commands that build systems and run them
  * (sim/memory.h): its CliNumberTarget (in the option group's table) and
  * GOptionEntry, and cli_apply_max_memory() after parsing. */
+/* clang-format off */
 #define CLI_MAX_MEMORY_TARGET(bytes, seen)                                     \
-  {                                                                            \
-    "max-memory", 0, CLI_NUMBER_SIZE, (bytes), (seen), 0                       \
-  }
+  {"max-memory", 0, CLI_NUMBER_SIZE, (bytes), (seen), 0}
 #define CLI_MAX_MEMORY_ENTRY                                                   \
-  {                                                                            \
-    "max-memory", 0, 0, G_OPTION_ARG_CALLBACK, cli_parse_number_option,        \
-        "Run what is estimated to need up to SIZE of memory (K/M/G/T; "        \
-        "default: "                                                            \
-        "refuse more than the memory available)",                              \
-        "SIZE"                                                                 \
-  }
+  {"max-memory", 0, 0, G_OPTION_ARG_CALLBACK, cli_parse_number_option,        \
+   "Run what is estimated to need up to SIZE of memory (K/M/G/T; default: "   \
+   "refuse more than the memory available)",                                  \
+   "SIZE"}
+/* clang-format on */
 gboolean cli_apply_max_memory(guint64 bytes, gboolean seen, GError **error);
 /* Has the engine's memory refusals name --max-memory and the value that
  * would run them (cli_main does it before any command). */

@@ -24,10 +24,10 @@ typedef struct {
 
 /* The --channels entry of a command's CliNumberTarget table (the group's
  * data, as CLI_MAX_MEMORY_TARGET). */
+/* clang-format off */
 #define CLI_NCCL_CHANNELS_TARGET(o)                                            \
-  {                                                                            \
-    "channels", 0, CLI_NUMBER_COUNT, &(o)->channels, &(o)->channels_seen, 0    \
-  }
+  {"channels", 0, CLI_NUMBER_COUNT, &(o)->channels, &(o)->channels_seen, 0}
+/* clang-format on */
 
 /* What a command's --help description says of the environment. */
 #define CLI_NCCL_ENV_HELP                                                      \

@@ -486,6 +486,7 @@ static TopoSystem *system_build(GKeyFile *kf, const char *source,
   g_autoptr(TopoSystem) sys = g_new0(TopoSystem, 1);
   g_autofree char *where = g_strdup_printf("%s: [system]", source);
   SystemGroup sg = {0};
+  const TopoNetOps *net;
   gboolean ok;
 
   if (!check_groups(kf, source, error))
@@ -523,11 +524,12 @@ static TopoSystem *system_build(GKeyFile *kf, const char *source,
   sys->nics = g_ptr_array_new();
   if (!topo_build_servers(sys, error))
     return NULL;
-  if (topo_net_ops(sys)) {
+  net = topo_net_ops(sys);
+  if (net) {
     g_autofree char *swhere = g_strdup_printf("%s: [scaleout]", source);
 
     make_endpoints(sys);
-    if (!topo_net_ops(sys)->build(sys, kf, source, swhere, error))
+    if (!net->build(sys, kf, source, swhere, error))
       return NULL;
   }
   set_forwarding_latencies(sys);
