@@ -29,6 +29,25 @@ static const char *const attach_names[] = {"pcie", "c2c", NULL};
 static const char *const arch_names[] = {"auto", "sm70", "sm80", "sm86",
                                          "sm89", "sm90", "sm100", NULL};
 static const guint32 arch_sm[] = {0, 70, 80, 86, 89, 90, 100};
+/* Host CPUs; "auto" is arm for GPUs on NVLink-C2C (Grace), amd where the
+ * sockets are joined by xGMI, else intel. */
+static const char *const cpu_names[] = {"auto", "intel", "amd", "arm", NULL};
+
+TopoCpu topo_server_cpu(const TopoServerSpec *s)
+{
+  switch (s->cpu) {
+  case 1: return TOPO_CPU_INTEL;
+  case 2: return TOPO_CPU_AMD;
+  case 3: return TOPO_CPU_ARM;
+  default: break;
+  }
+  if (s->gpu_attach == TOPO_ATTACH_C2C)
+    return TOPO_CPU_ARM;
+  if (s->sockets_per_host > 1 && s->socket_link &&
+      g_str_has_prefix(s->socket_link, "xgmi"))
+    return TOPO_CPU_AMD;
+  return TOPO_CPU_INTEL;
+}
 
 guint32 topo_server_sm(const TopoServerSpec *s, const MdlRegistry *models)
 {
@@ -79,6 +98,9 @@ const MdlParamSpec topo_server_params[] = {
      "direct GPU links without NVSwitch, e.g. 0-1:2,0-2:1"},
     {"gpu_arch", MDL_PARAM_ENUM, SOFF(gpu_arch), 0, 0, arch_names, "auto",
      "GPU architecture: auto, sm70, sm80, sm86, sm89, sm90, sm100"},
+    {"cpu", MDL_PARAM_ENUM, SOFF(cpu), 0, 0, cpu_names, "auto",
+     "host CPU, which runs NCCL's proxy threads: intel, amd or arm (auto: "
+     "arm with gpu_attach = c2c, amd with an xGMI socket_link, else intel)"},
     {"gpu_attach", MDL_PARAM_ENUM, SOFF(gpu_attach), 0, 0, attach_names, "pcie",
      "how GPUs reach their socket: pcie or c2c (NVLink-C2C)"},
     {"gpu_pcie", MDL_PARAM_STRING, SOFF(gpu_pcie), 0, 0, NULL, "pcie5-x16",
@@ -126,6 +148,7 @@ void topo_server_spec_free(TopoServerSpec *s)
     return;
   g_free(s->split);
   g_free(s->affinity);
+  g_free(s->nic_owner);
   g_free(s->gpu_sw);
   g_free(s->gpu_sock);
   g_free(s->nic_sw);
@@ -504,6 +527,40 @@ static void default_affinity(TopoServerSpec *s)
   }
 }
 
+/* The NICs no GPU has as its affinity NIC: NCCL's search puts a channel
+ * on every NIC a GPU reaches as closely as its own (ncclTopoCompute in
+ * graph/search.cc tries each NIC of the node; a GPU with two NICs on its
+ * PCIe switch, as OCI's BM.GPU4.8, sends over both).  Each such NIC goes
+ * to the GPU closest to it with the fewest NICs so far, when that GPU's
+ * affinity NIC is no closer; otherwise no GPU sends through it. */
+static void spare_nics(TopoServerSpec *s)
+{
+  g_autofree guint32 *count = g_new0(guint32, s->gpus);
+  g_autofree guint8 *taken = g_new0(guint8, s->nics);
+
+  s->nic_owner = g_new(gint32, s->nics);
+  for (guint32 g = 0; g < s->gpus; g++) {
+    taken[s->affinity[g]] = 1;
+    count[g] = 1;
+  }
+  for (guint32 n = 0; n < s->nics; n++) {
+    guint32 best = 0;
+
+    s->nic_owner[n] = -1;
+    if (taken[n])
+      continue;
+    for (guint32 g = 1; g < s->gpus; g++) {
+      guint32 dg = nic_distance(s, g, n), db = nic_distance(s, best, n);
+      if (dg < db || (dg == db && count[g] < count[best]))
+        best = g;
+    }
+    if (nic_distance(s, best, n) <= nic_distance(s, best, s->affinity[best])) {
+      s->nic_owner[n] = (gint32)best;
+      count[best]++;
+    }
+  }
+}
+
 TopoServerSpec *topo_server_spec_read(GKeyFile *kf, const char *group,
                                       const char *name,
                                       const MdlRegistry *models,
@@ -553,6 +610,7 @@ TopoServerSpec *topo_server_spec_read(GKeyFile *kf, const char *group,
     } else {
       default_affinity(s);
     }
+    spare_nics(s);
   } else if (s->nic_affinity) {
     topo_error(error, TOPO_ERROR_CONFLICT, where, "nic_affinity",
                "is set but there is no NIC");

@@ -660,6 +660,7 @@ void topo_system_gpu_info(const TopoSystem *sys, TopoGpuInfo *out)
   if (topo_net_ops(sys) && sys->scaleout.sw)
     netsw = mdl_registry_switch(sys->models, sys->scaleout.sw);
   out->sharp = netsw && netsw->reduction == MDL_REDUCE_SHARP;
+  out->cpu = topo_server_cpu(s);
 }
 
 TopoNetKind topo_system_net(const TopoSystem *sys)
@@ -716,9 +717,29 @@ guint32 topo_gpu_nic(const TopoSystem *sys, guint32 gpu)
 
 /* --- routing --------------------------------------------------------------- */
 
-/* The NIC a node leaves (or enters) its server by. */
+/* The i-th NIC a GPU sends through: its affinity NIC, then the spare
+ * NICs it owns (server.c), in order; i wraps. */
+static guint32 gpu_nic_at(const TopoServerSpec *sp, guint32 gpu, guint32 i)
+{
+  guint32 count = 1;
+
+  for (guint32 n = 0; n < sp->nics; n++)
+    count += sp->nic_owner[n] == (gint32)gpu;
+  i %= count;
+  if (i == 0)
+    return sp->affinity[gpu];
+  for (guint32 n = 0; n < sp->nics; n++)
+    if (sp->nic_owner[n] == (gint32)gpu && --i == 0)
+      return n;
+  g_assert_not_reached();
+}
+
+/* The NIC a node leaves (or enters) its server by; a GPU with several
+ * NICs takes the one a flow's rail selects: flow / gpus (NCCL's channel c
+ * of a server of G GPUs runs through GPU c mod G, and the next G channels
+ * through that GPU's next NIC). */
 static gboolean home_nic(const TopoSystem *sys, SimNodeId n, guint32 server,
-                         SimNodeId *nic, GError **error)
+                         guint64 flow, SimNodeId *nic, GError **error)
 {
   const SimNode *node = sim_fabric_node(sys->fabric, n);
   const TopoServerSpec *sp = sys->server;
@@ -732,7 +753,8 @@ static gboolean home_nic(const TopoSystem *sys, SimNodeId n, guint32 server,
   switch ((TopoNodeKind)node->kind) {
   case TOPO_NODE_NIC: *nic = n; return TRUE;
   case TOPO_NODE_GPU:
-    *nic = topo_nic(sys, server, sp->affinity[node->index]);
+    *nic = topo_nic(sys, server,
+                    gpu_nic_at(sp, node->index, (guint32)(flow / sp->gpus)));
     return TRUE;
   case TOPO_NODE_CPU:
     /* the first NIC of the socket's share */
@@ -837,8 +859,8 @@ gboolean topo_route(const TopoSystem *sys, SimNodeId src, SimNodeId dst,
                 sim_fabric_node_name(sys->fabric, dst));
     return FALSE;
   }
-  if (!home_nic(sys, src, ss, &nic_s, error) ||
-      !home_nic(sys, dst, sd, &nic_d, error))
+  if (!home_nic(sys, src, ss, flow, &nic_s, error) ||
+      !home_nic(sys, dst, sd, flow, &nic_d, error))
     return FALSE;
   out->n = 1;
   out->weight[0] = 1.0;

@@ -92,6 +92,10 @@ guint32 topo_system_servers(const TopoSystem *sys);
 guint32 topo_system_gpus_per_server(const TopoSystem *sys);
 TopoNetKind topo_system_net(const TopoSystem *sys);
 
+/* The host's CPU, where NCCL's proxy threads run (graph/tuning.cc
+ * getNetOverhead: 1 us on Intel, 2 on AMD, 1 on others). */
+typedef enum { TOPO_CPU_INTEL, TOPO_CPU_AMD, TOPO_CPU_ARM } TopoCpu;
+
 /* What a collective library needs to know of the GPUs and their links:
  * every server is alike. */
 typedef struct {
@@ -105,6 +109,7 @@ typedef struct {
   const MdlNic *nic;       /* NULL: no NIC */
   guint32 nics;            /* per server */
   gboolean sharp;          /* network switches aggregate (IB SHARP) */
+  TopoCpu cpu;             /* the host's */
 } TopoGpuInfo;
 
 void topo_system_gpu_info(const TopoSystem *sys, TopoGpuInfo *out);

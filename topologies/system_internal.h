@@ -26,6 +26,7 @@ typedef struct {
   char *nvlink_pairs;
   guint32 gpu_arch;   /* index into the server file's architecture names */
   guint32 gpu_attach; /* TopoGpuAttach */
+  guint32 cpu;        /* index into the server file's CPU names */
   char *gpu_pcie;
   char *c2c_link;
   guint32 c2c_links;
@@ -42,6 +43,8 @@ typedef struct {
   guint32 *split;    /* [nvswitches]: links from each GPU to each */
   GArray *pairs;     /* of guint32 triples: gpu a, gpu b, links */
   guint32 *affinity; /* [gpus]: the NIC of each GPU */
+  gint32 *nic_owner; /* [nics]: the GPU that also sends through a NIC no
+                        GPU has as its affinity NIC, or -1 */
   /* placement: -1 where a device sits on its socket's root port */
   gint32 *gpu_sw;    /* [gpus] leaf PCIe switch */
   guint32 *gpu_sock; /* [gpus] */
@@ -55,6 +58,7 @@ typedef struct {
 extern const MdlParamSpec topo_server_params[];
 /* Compute capability x 10 of a server's GPUs (gpu_arch, or derived). */
 guint32 topo_server_sm(const TopoServerSpec *s, const MdlRegistry *models);
+TopoCpu topo_server_cpu(const TopoServerSpec *s);
 void topo_server_spec_free(TopoServerSpec *s);
 
 /* Reads a [server NAME] group: keys, lists, shape checks against models. */

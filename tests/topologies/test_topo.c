@@ -159,6 +159,87 @@ static void route_ok(const TopoSystem *sys, SimNodeId a, SimNodeId b,
   ck_assert_double_eq_tol(total, 1.0, 1e-12);
 }
 
+/* The NIC a path leaves server 0 by (its first NIC node). */
+static SimNodeId first_nic(const TopoSystem *sys, const SimPath *p)
+{
+  const SimFabric *f = topo_system_fabric(sys);
+
+  for (guint32 i = 0; i < p->n; i++) {
+    SimNodeId d = sim_fabric_channel(f, p->hop[i])->dst;
+
+    if (sim_fabric_node(f, d)->kind == TOPO_NODE_NIC)
+      return d;
+  }
+  return SIM_NONE;
+}
+
+/* A server with two NICs per GPU (16 on 4 PCIe switches, as OCI's
+ * BM.GPU4.8): NCCL puts channels on both, so a GPU's rail flows c and
+ * c + 8 leave by different NICs, both on its own switch; with one NIC per
+ * GPU both leave by the same. */
+START_TEST(test_route_spare_nics)
+{
+  static const char ini[] =
+      "[system]\nserver = two-nic\nservers = 2\n"
+      "[server two-nic]\ngpus = 8\nsockets = 2\nsocket_link = xgmi3\n"
+      "root_complex = root-complex-gen4\nnvlink = nvlink3\n"
+      "nvlinks_per_gpu = 12\nnvswitch = nvswitch2\nnvswitches = 6\n"
+      "gpu_pcie = pcie4-x16\npcie_switch = pex88000\npcie_switches = 4\n"
+      "nic = cx6-200g\nnics = 16\n"
+      "[scaleout]\ntopology = fat-tree\nswitch = spectrum4-400g\n"
+      "tiers = 2\n";
+  g_autoptr(GError) error = NULL;
+  g_autoptr(TopoSystem) sys =
+      topo_system_load_data(ini, strlen(ini), "two-nic", NULL, &error);
+  g_autoptr(TopoSystem) one = topo_system_load_builtin("dgx-a100-pod-hdr", NULL);
+  SimPathSet a, b;
+
+  ck_assert_msg(sys != NULL, "%s", error ? error->message : "");
+  for (guint32 g = 0; g < 8; g++) {
+    route_ok(sys, topo_gpu(sys, 0, g), topo_gpu(sys, 1, g), g, &a);
+    route_ok(sys, topo_gpu(sys, 0, g), topo_gpu(sys, 1, g), g + 8, &b);
+    ck_assert_uint_ne(first_nic(sys, &a.path[0]), first_nic(sys, &b.path[0]));
+  }
+  ck_assert_ptr_nonnull(one);
+  route_ok(one, topo_gpu(one, 0, 2), topo_gpu(one, 1, 2), 2, &a);
+  route_ok(one, topo_gpu(one, 0, 2), topo_gpu(one, 1, 2), 10, &b);
+  ck_assert_uint_eq(first_nic(one, &a.path[0]), first_nic(one, &b.path[0]));
+}
+END_TEST
+
+/* The host CPU (NCCL's proxy threads run there): auto is arm for GPUs on
+ * NVLink-C2C, amd for xGMI-joined sockets, intel otherwise; a `cpu` key
+ * says it outright. */
+START_TEST(test_server_cpu)
+{
+  static const struct {
+    const char *ini;
+    TopoCpu cpu;
+  } want[] = {
+      {"[system]\nserver = dgx-h100\n", TOPO_CPU_INTEL},
+      {"[system]\nserver = dgx-a100\n", TOPO_CPU_AMD},
+      {"[system]\nserver = gb200-nvl72\n", TOPO_CPU_ARM},
+      {"[system]\nserver = x\n[server x]\ngpus = 2\nsockets = 2\n"
+       "socket_link = xgmi3\ncpu = intel\n",
+       TOPO_CPU_INTEL},
+      {"[system]\nserver = x\n[server x]\ngpus = 2\nsockets = 1\n"
+       "cpu = amd\n",
+       TOPO_CPU_AMD},
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS(want); i++) {
+    g_autoptr(GError) error = NULL;
+    g_autoptr(TopoSystem) sys = topo_system_load_data(
+        want[i].ini, strlen(want[i].ini), "cpu", NULL, &error);
+    TopoGpuInfo info;
+
+    ck_assert_msg(sys != NULL, "%s", error ? error->message : "");
+    topo_system_gpu_info(sys, &info);
+    ck_assert_int_eq(info.cpu, want[i].cpu);
+  }
+}
+END_TEST
+
 /* Inside a DGX H100, GPU traffic sprays over the four NVSwitches 5:5:4:4;
  * across servers of a rail-optimized tree, same-rail GPUs meet at their
  * rail leaf (6 hops), other rails go through a spine (8). */
@@ -756,6 +837,8 @@ Suite *suite_topo(void)
   suite_add_tcase(s, tc);
   tc = tcase_create("routing");
   tcase_add_test(tc, test_route_superpod);
+  tcase_add_test(tc, test_route_spare_nics);
+  tcase_add_test(tc, test_server_cpu);
   tcase_add_test(tc, test_route_pcie_classes);
   tcase_add_test(tc, test_route_nvl72);
   tcase_add_test(tc, test_ecmp_spreads_evenly);
