@@ -40,6 +40,8 @@ typedef struct {
   double latency_us;        /* added to every collective's launch */
   double host_launch_us;    /* host time to launch one rank's kernel */
   double host_launch_per_channel_us; /* and per channel beyond the first */
+  double net_proxy_us; /* one proxy action of a network step (collectives/
+                          nccl/plan.c net_proxy_actions) */
 } MdlNcclTuning;
 
 extern const MdlParamSpec mdl_nccl_params[];

@@ -253,9 +253,16 @@ NcclComm *nccl_comm_new(const TopoSystem *sys, const NcclOptions *opt,
     c->bw_intra = c->gpu_GBps / c->channels;
     c->bw_inter = MIN(c->bw_intra, net_GBps / c->channels);
   }
-  /* NCCL_NVLS_NCHANNELS: 16 by default; the NVLS graph's bandwidths per
-   * channel, whatever the rings' channels */
-  c->nvls_channels = c->gpu.nvls && c->nvl_intra && c->ppn > 1 ? 16 : 0;
+  /* NCCL_NVLS_NCHANNELS by release (nvls.cc): 16 up to 2.21 and on
+   * Hopper; on Blackwell (SM100) 32 in 2.26, and from 2.28 24 within a
+   * node, 32 across nodes (ncclNvlsTuning).  The NVLS graph's bandwidths
+   * are per channel, whatever the rings' channels. */
+  c->nvls_channels =
+      c->gpu.nvls && c->nvl_intra && c->ppn > 1
+          ? nccl_nvls_channels(c->opt.nccl_version ? c->opt.nccl_version
+                                                   : NCCL_VERSION_DEFAULT,
+                               c->gpu.sm, c->nnodes)
+          : 0;
   if (c->nvls_channels) {
     c->nvls_bw_intra = c->gpu_GBps / c->nvls_channels;
     c->nvls_bw_inter = c->nnodes > 1

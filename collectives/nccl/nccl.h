@@ -215,6 +215,12 @@ double nccl_launch_us(const NcclComm *comm, guint32 channels);
 SimTime nccl_tests_time(const NcclComm *comm, SimTime call_ps,
                         guint32 channels);
 
+/* The same from its parts: the host's time per iteration host_ps (G L)
+ * and nccl-tests' n (0: the steady pace).  Pure: what a fit of the launch
+ * constants (validate/accuracy.c) evaluates. */
+SimTime nccl_tests_loop_time(SimTime call_ps, SimTime host_ps,
+                             guint32 iterations);
+
 /* Plans the call with `choice` and executes it on a fresh engine over the
  * given transport; inspect (may be NULL) sees the transport at the end.
  * Fails when the choice cannot run here (a route missing, ...). */

@@ -72,6 +72,10 @@ guint64 nccl_slice_bytes(const NcclComm *c, NcclColl coll, NcclAlgo a,
 /* NCCL's NVLS efficiency of an architecture (NCCL_ARCH_*; 0 without). */
 double nccl_nvls_efficiency(guint32 arch);
 
+/* NCCL_NVLS_NCHANNELS of release v (22809 for 2.28.9) on SM sm with
+ * nnodes nodes (nvls.cc). */
+guint32 nccl_nvls_channels(guint32 v, guint32 sm, guint32 nnodes);
+
 /* NCCL's per-link NVLink bandwidth for an SM (topo.h), GB/s. */
 double nccl_nvlink_GBps(guint32 sm);
 

@@ -136,8 +136,38 @@ static gboolean route_ranks(NcclPlan *pl, guint32 a, guint32 b, guint32 rail,
   return TRUE;
 }
 
-/* NCCL's hardware latency of one step over an edge, less what the fabric
- * already charges (the path's own latency), never negative. */
+/* Proxy actions a step over a network connection waits for (NCCL's
+ * transport/net.cc): the sending proxy sees the GPU's step in its FIFO and
+ * posts the RDMA write (sendProxyProgress); with Simple the receiving proxy
+ * then polls the completion and hands the step to the GPU
+ * (recvProxyProgress), and before Hopper first flushes it with an RDMA
+ * read (ncclTopoNeedFlush: compute capability below 9.0).  LL and LL128
+ * lines carry their own flags, which the receiving GPU polls: no receive
+ * action. */
+static guint32 net_proxy_actions(const NcclComm *c, NcclProto p)
+{
+  if (p != NCCL_PROTO_SIMPLE)
+    return 1;
+  return c->gpu.sm < 90 ? 3 : 2;
+}
+
+/* How long the host's CPU takes over a proxy action or a network post,
+ * relative to an Intel host's: NCCL's own ratio (graph/tuning.cc
+ * getNetOverhead: 1 us on Intel x86, 2 on AMD x86, 1 elsewhere). */
+static double host_net_factor(const NcclComm *c)
+{
+  return c->gpu.cpu == TOPO_CPU_AMD ? 2.0 : 1.0;
+}
+
+/* The latency of one step over an edge beyond what the fabric charges (the
+ * path's own latency).  A network edge of a Ring, Tree or PAT is a plain
+ * net connection: its step costs the proxy's actions, each [nccl]
+ * net_proxy_us on an Intel host (host_net_factor elsewhere), on top of the
+ * wire.  Elsewhere it is NCCL's hardware
+ * latency for the protocol and link class (tuning.cc hwLatencies), less
+ * the path's latency, never negative: NVLink and PCIe steps, and the
+ * network steps of NVLS, NVLSTree and CollNet, whose proxies NCCL's
+ * figures describe. */
 static SimTime step_latency(const NcclPlan *pl, gboolean inter, guint32 first)
 {
   const NcclComm *c = pl->comm;
@@ -147,14 +177,18 @@ static SimTime step_latency(const NcclPlan *pl, gboolean inter, guint32 first)
   double us;
   SimTime lat, fabric;
 
+  if (inter &&
+      (a == NCCL_ALGO_RING || a == NCCL_ALGO_TREE || a == NCCL_ALGO_PAT))
+    return us_ps(net_proxy_actions(c, pl->proto) * host_net_factor(c) *
+                 mdl_registry_nccl(topo_system_models(c->sys))->net_proxy_us);
   if (inter && c->ppn == 1)
     a = NCCL_ALGO_TREE; /* tuning.cc: Tree's network latency at ppn 1 */
   us = nccl_hw_latency_us(hw, a, pl->proto);
   /* Inter-node rings pay the network post overhead at every step, three
    * times for Simple (tuning.cc: intraLat = max(intraLat, netOverhead)). */
   if (!inter && c->nnodes > 1 && pl->algo == NCCL_ALGO_RING)
-    us = MAX(us,
-             NCCL_NET_OVERHEAD_US * (pl->proto == NCCL_PROTO_SIMPLE ? 3 : 1));
+    us = MAX(us, NCCL_NET_OVERHEAD_US * host_net_factor(c) *
+                     (pl->proto == NCCL_PROTO_SIMPLE ? 3 : 1));
   lat = us_ps(us);
   fabric = sim_path_latency_ps(pl->fabric,
                                &g_array_index(pl->paths, SimPath, first));

@@ -326,6 +326,16 @@ double nccl_nvls_efficiency(guint32 arch)
   return nvls_efficiency[arch];
 }
 
+#define V_NVLS_SM100_FROM 22600u    /* nvls.cc: SM100 channels of their own */
+#define V_NVLS_SM100_24_FROM 22800u /* ncclNvlsTuning: 24 within a node */
+
+guint32 nccl_nvls_channels(guint32 v, guint32 sm, guint32 nnodes)
+{
+  if (sm < 100 || v < V_NVLS_SM100_FROM)
+    return 16;
+  return v >= V_NVLS_SM100_24_FROM && nnodes == 1 ? 24 : 32;
+}
+
 double nccl_nvlink_GBps(guint32 sm)
 {
   /* topo.h: SM60_NVLINK_BW 18, SM70 20, SM80 20, SM86 12, SM90 20.6,
@@ -587,12 +597,37 @@ static double algo_time(const NcclComm *c, int coll, int a, int p,
   return lat + bytes / (1000.0 * bw);
 }
 
+/* From 2.26 NCCL spreads a call over channels by its traffic
+ * (enqueue.cc scheduleCollTasksToPlan): bytes x 2 for AllReduce, the
+ * whole buffer for AllGather and ReduceScatter, x 4 for LL, in cells of
+ * MinTrafficPerChannel (16 KiB; 32 KiB from 2.30), a channel at least a
+ * cell: a small call runs on ceil(traffic / cell) channels at most.  NVLS
+ * skips the thread-threshold reduction, so this is what shrinks it
+ * (2.28: a 64 KiB NVLS AllReduce on 8 channels, not 16).  Before 2.26
+ * (2.21's even split, 2.18's per-call channels) a call keeps them. */
+#define V_TRAFFIC_CELLS_FROM 22600u
+#define V_TRAFFIC_CELL_32K_FROM 23000u
+static guint32 traffic_channels(const NcclComm *c, NcclColl coll, NcclProto p,
+                                guint32 nc, guint64 bytes)
+{
+  guint32 v = comm_version(c);
+  guint64 cell = v >= V_TRAFFIC_CELL_32K_FROM ? 32u << 10 : 16u << 10;
+  guint64 traffic = bytes * (coll == NCCL_COLL_ALLREDUCE ? 2 : 1) *
+                    (p == NCCL_PROTO_LL ? 4 : 1);
+  guint64 most = (traffic + cell - 1) / cell;
+
+  if (v < V_TRAFFIC_CELLS_FROM)
+    return nc;
+  return (guint32)MAX(MIN((guint64)nc, most), 1);
+}
+
 /* NCCL's thread thresholds (device.h: NCCL_LL_THREAD_THRESHOLD 8,
  * NCCL_LL128_THREAD_THRESHOLD 8, NCCL_SIMPLE_THREAD_THRESHOLD 64 bytes per
  * thread; Ring LL times the ranks) and thread counts (LL 512, LL128 640,
- * Simple 512): fewer channels for small sizes, as enqueue.cc does. */
-static guint32 size_channels(const NcclComm *c, NcclAlgo a, NcclProto p,
-                             guint32 nc, guint64 bytes)
+ * Simple 512): fewer channels for small sizes, as enqueue.cc does;
+ * then the traffic's limit. */
+static guint32 size_channels(const NcclComm *c, NcclColl coll, NcclAlgo a,
+                             NcclProto p, guint32 nc, guint64 bytes)
 {
   static const guint64 threshold[NCCL_N_PROTOS] = {8, 8, 64};
   static const guint64 threads[NCCL_N_PROTOS] = {512, 640, 512};
@@ -601,8 +636,9 @@ static guint32 size_channels(const NcclComm *c, NcclAlgo a, NcclProto p,
 
   if (a == NCCL_ALGO_RING && p == NCCL_PROTO_LL)
     th *= c->nranks;
-  if (a == NCCL_ALGO_NVLS || a == NCCL_ALGO_NVLS_TREE ||
-      a == NCCL_ALGO_COLLNET_DIRECT || a == NCCL_ALGO_COLLNET_CHAIN)
+  if (a == NCCL_ALGO_NVLS || a == NCCL_ALGO_NVLS_TREE)
+    return traffic_channels(c, coll, p, nc, bytes);
+  if (a == NCCL_ALGO_COLLNET_DIRECT || a == NCCL_ALGO_COLLNET_CHAIN)
     return nc;
   while (bytes < nc * nt * th) {
     if (nc >= 2)
@@ -612,7 +648,7 @@ static guint32 size_channels(const NcclComm *c, NcclAlgo a, NcclProto p,
     else
       break;
   }
-  return nc;
+  return traffic_channels(c, coll, p, nc, bytes);
 }
 
 static guint32 clamp_channels(const NcclComm *c, guint32 nc)
@@ -720,8 +756,8 @@ gboolean nccl_select(const NcclComm *c, NcclColl coll, guint64 bytes,
                      ? c->nvls_channels
                      : c->kernel_channels;
 
-    out->channels =
-        clamp_channels(c, size_channels(c, out->algo, out->proto, nc, bytes));
+    out->channels = clamp_channels(
+        c, size_channels(c, coll, out->algo, out->proto, nc, bytes));
   }
   if (explain)
     g_string_append_printf(
@@ -834,17 +870,22 @@ double nccl_launch_us(const NcclComm *c, guint32 channels)
          (double)(MAX(channels, 1) - 1) * t->host_launch_per_channel_us;
 }
 
-SimTime nccl_tests_time(const NcclComm *c, SimTime call_ps, guint32 channels)
+SimTime nccl_tests_loop_time(SimTime call_ps, SimTime host_ps, guint32 n)
 {
-  guint32 g = MAX(c->opt.gpus_per_process, 1);
-
-  SimTime host =
-      (SimTime)llround(g * nccl_launch_us(c, channels) * SIM_PS_PER_US);
-  SimTime pace = MAX(call_ps, host);
-  guint32 n = c->opt.iterations;
+  SimTime pace = MAX(call_ps, host_ps);
 
   if (n == 0)
     return pace;
   return (SimTime)llround(
-      ((double)host + (double)call_ps + (double)(n - 1) * (double)pace) / n);
+      ((double)host_ps + (double)call_ps + (double)(n - 1) * (double)pace) / n);
+}
+
+SimTime nccl_tests_time(const NcclComm *c, SimTime call_ps, guint32 channels)
+{
+  guint32 g = MAX(c->opt.gpus_per_process, 1);
+
+  return nccl_tests_loop_time(
+      call_ps,
+      (SimTime)llround(g * nccl_launch_us(c, channels) * SIM_PS_PER_US),
+      c->opt.iterations);
 }

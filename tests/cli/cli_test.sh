@@ -59,17 +59,18 @@ expect 0 "8589934592    2147483648     float     sum      -1" run
 expect 0 "# 8589934592 NVLS Simple 16" run
 expect 0 "-> Ring/LL on 1 channels" run -b 8 -e 8 --explain
 expect 0 "-> NVLS/Simple on 16 channels: the smallest estimate (3204.64 us); NCCL's pipeline step 131072 B" run -b 1G -e 1G --explain
-# one process launching 8 kernels in turn (nccl-tests -g 8): 8 x 5.26 us
-expect 0 "           8             2     float     sum      -1    42.08" run -b 8 -e 8 --gpus-per-process 8
+# one process launching 8 kernels in turn (nccl-tests -g 8): 8 x 4.66 us
+# ([nccl] host_launch_us)
+expect 0 "           8             2     float     sum      -1    37.28" run -b 8 -e 8 --gpus-per-process 8
 expect 2 "--gpus-per-process: 3 does not divide the 8 ranks of each server" run --gpus-per-process 3
 expect 2 "--gpus-per-process: 0; at least 1" run --gpus-per-process 0
 expect 2 "--gpus-per-process: 'x' is not a count" run --gpus-per-process x
 # --iters N: nccl-tests' timing of N calls from before the first launch.
-# 8 B takes 15.00 us on the GPUs: one call alone adds its launch (5.26 us);
-# two calls of 8 GPUs, (42.08 + 15.00 + 42.08) / 2
+# 8 B takes 15.00 us on the GPUs: one call alone adds its launch (4.66 us);
+# two calls of 8 GPUs, (37.28 + 15.00 + 37.28) / 2
 expect 0 "           8             2     float     sum      -1    15.00" run -b 8 -e 8
-expect 0 "           8             2     float     sum      -1    20.26" run -b 8 -e 8 --iters 1
-expect 0 "           8             2     float     sum      -1    49.58" run -b 8 -e 8 --gpus-per-process 8 --iters 2
+expect 0 "           8             2     float     sum      -1    19.66" run -b 8 -e 8 --iters 1
+expect 0 "           8             2     float     sum      -1    44.78" run -b 8 -e 8 --gpus-per-process 8 --iters 2
 expect 2 "--iters: 0; expected 1 to 4294967295" run --iters 0
 expect 2 "--iters: 'x' is not a count" run --iters x
 # --nccl-version: NCCL 2.26's cost model picks NVLSTree at 1 MiB on two
@@ -285,7 +286,7 @@ if [ -e "$swres/bad.csv" ]; then
   echo "FAIL: a failed sweep left its CSV"; fails=$((fails + 1))
 fi
 expect 0 "# point 2 failed: point 2 (run.ranks=6, system.servers=2): ranks: 6" sweep -t tiny.ini --vary run.ranks=4,6 --vary system.servers=2,3 -b 1K -e 1K -k
-expect 0 "0,1,AllReduce,1048576,262144,float,sum,-1,177.99" sweep -t tiny.ini --vary "link ib-hdr-4x.cable_m=1,100" -b 1M -e 1M
+expect 0 "0,1,AllReduce,1048576,262144,float,sum,-1,188.46" sweep -t tiny.ini --vary "link ib-hdr-4x.cable_m=1,100" -b 1M -e 1M
 expect 0 "1,10,AllReduce,8,2,float,sum,-1,25.002394" sweep --vary nccl.latency_us=0,10 -b 8 -e 8
 expect 2 "nope.ini: cannot read" sweep nope.ini
 expect 2 "unexpected argument 'b.ini' (one plan file at most)" sweep plan.ini b.ini
@@ -355,8 +356,8 @@ expect 0 "# wrote $cal/c.ini" calibrate "$REF/nvbandwidth_8xH100_sxm_pcie5_accep
 # the nccl-tests#309 2-node run as it was taken (NCCL 2.26.2, 20 calls a
 # timing): NVLSTree from 1 MiB, as the measured times are
 printf '[system]\nserver = dgx-h100\nservers = 2\n[scaleout]\ntopology = fat-tree\nswitch = quantum2-ndr\ntiers = 2\nrail_optimized = true\nrouting = dmodk\n' > "$cal/h2.ini"
-expect 0 "# all points: median |error| 4.3%" validate "$REF/nccl_allreduce_16xH100_2node_ndr8x400_nccltests309.csv" -t "$cal/h2.ini"
-expect 0 "# all points: median |error| 4.1%" validate "$REF/nccl_allreduce_16xH100_2node_ndr8x400_nccltests309.csv" -t "$cal/h2.ini" --nccl-version 2.26.2 --iters 20
+expect 0 "# all points: median |error| 5.7%" validate "$REF/nccl_allreduce_16xH100_2node_ndr8x400_nccltests309.csv" -t "$cal/h2.ini"
+expect 0 "# all points: median |error| 5.0%" validate "$REF/nccl_allreduce_16xH100_2node_ndr8x400_nccltests309.csv" -t "$cal/h2.ini" --nccl-version 2.26.2 --iters 20
 expect 2 "ifsim: validate: --nccl-version: '2.x' is not an NCCL version" validate "$REF/nccl_allreduce_16xH100_2node_ndr8x400_nccltests309.csv" -t "$cal/h2.ini" --nccl-version 2.x
 expect 2 "ifsim: calibrate: --iters: '0' is not a count from 1 to 4294967295" calibrate "$REF/nccl_allreduce_16xH100_2node_ndr8x400_nccltests309.csv" -t "$cal/h2.ini" --iters 0 -o "$cal/x.ini"
 contains "$cal/c.ini" "[link pcie5-x16]"
@@ -374,7 +375,7 @@ expect 1 "exceeds --max-error 1%" validate "$REF/nccl_allreduce_8xA100_nvlink3_s
 # a published run that does not say its process layout: -g 8 given here
 printf '[system]\nserver = rtx4090-8\n[server rtx4090-8]\ngpus = 8\nsockets = 2\nsocket_link = upi2\nroot_complex = root-complex-gen4\ngpu_pcie = pcie4-x16\ngpu_arch = sm89\n' >"$cal/rtx.ini"
 expect 0 "# all points: median |error| 46.4%" validate "$REF/nccl_allreduce_8xRTX4090_pcie_P2Punlocked_chlc.csv" -t "$cal/rtx.ini"
-expect 0 "# all points: median |error| 9.5%" validate "$REF/nccl_allreduce_8xRTX4090_pcie_P2Punlocked_chlc.csv" -t "$cal/rtx.ini" --gpus-per-process 8
+expect 0 "# all points: median |error| 12.0%" validate "$REF/nccl_allreduce_8xRTX4090_pcie_P2Punlocked_chlc.csv" -t "$cal/rtx.ini" --gpus-per-process 8
 expect 0 "# wrote $cal/r8.ini" calibrate "$REF/nccl_allreduce_8xRTX4090_pcie_P2Punlocked_chlc.csv" -t "$cal/rtx.ini" --gpus-per-process 8 -o "$cal/r8.ini"
 contains "$cal/r8.ini" "host_launch_us = 5.2"
 expect 2 "ifsim: validate: --gpus-per-process: '0' is not a count from 1 to 1024" validate "$REF/nccl_allreduce_8xRTX4090_pcie_P2Punlocked_chlc.csv" -t "$cal/rtx.ini" --gpus-per-process 0

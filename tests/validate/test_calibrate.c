@@ -393,7 +393,8 @@ END_TEST
  * it) is predicted with 8 kernel launches per call. */
 START_TEST(test_nccl_gpus_per_process)
 {
-  g_autoptr(TopoSystem) sys = load("[system]\nserver = dgx-h100\n", NULL);
+  g_autoptr(TopoSystem) sys = load(
+      "[system]\nserver = dgx-h100\n[nccl]\nhost_launch_us = 5.26\n", NULL);
   g_autoptr(GError) error = NULL;
   const MdlLink *limit;
   guint hops;
