@@ -15,7 +15,8 @@ int main(void)
       suite_import,   suite_traces,     suite_collresults, suite_output,
       suite_timeline, suite_nccl,       suite_cli,         suite_sweep,
       suite_measure,  suite_importmeas, suite_calibrate,   suite_verbsnet,
-      suite_workload, suite_plot,       suite_replay,      suite_errors};
+      suite_workload, suite_plot,       suite_replay,      suite_errors,
+      suite_accuracy};
   SRunner *sr = srunner_create(NULL);
   int failed, run;
 

@@ -33,5 +33,6 @@ Suite *suite_workload(void);
 Suite *suite_plot(void);
 Suite *suite_replay(void);
 Suite *suite_errors(void);
+Suite *suite_accuracy(void);
 
 #endif /* TESTS_SUITES_H */

@@ -8,56 +8,90 @@
 
 #include "collectives/nccl/nccl.h"
 #include "models/params.h"
+#include "models/registry.h"
 #include "sim/units.h"
 #include "topologies/system.h"
 #include "validate/error.h"
 #include "validate/measure.h"
 
-/* Two and four DGX H100 (8 GPUs, 8 ConnectX-7 NDR each, one per GPU) on a
- * rail-optimized NDR fat-tree, as the nccl-tests#309 systems. */
-#define H100_NDR(n)                                                            \
-  "[system]\nserver = dgx-h100\nservers = " n "\n"                             \
-  "[scaleout]\ntopology = fat-tree\nswitch = quantum2-ndr\ntiers = 2\n"        \
-  "rail_optimized = true\nrouting = dmodk\n"
-
-/* NCCL's version where the source states it (the nccl-tests#309 runs:
- * 2.26.2; the 4-node comment is taken to be the same).
- * The process layout is the source's command line where it gives one
- * (`-g 8`: one process for the server's 8 GPUs; `all_reduce_perf_mpi
- * -g 1`: one per GPU).  The RTX 4090 run is taken to be `-g 8`, a
- * one-machine run; the 4-node and ANOMALOUS runs one rank per process
- * (the 4-node floor, 35 us, is below eight launches; the ANOMALOUS sizes
- * start at 8 MiB, where the layout does not matter).
- * The RTX 4090 host is two AMD EPYC 7542 (Rome).  ifsim has no model of
- * peer traffic between Rome's sockets, whose rate no published figure
- * gives (the machine's own copies: 21-22 GB/s), so its sockets are joined
- * by UPI 2.0, which does not limit the ring; nor would xGMI. */
+/* Each dataset's system is described in its file under
+ * tests/data/systems as its source's README states it, with what was
+ * assumed where the README is silent.  NCCL's release where the source
+ * states it (the nccl-tests#309 runs: 2.26.2; the 4-node comment is taken
+ * to be the same).  The process layout is the source's command line where
+ * it gives one (`-g 8`: one process for the server's 8 GPUs;
+ * `all_reduce_perf_mpi -g 1`: one per GPU).  The RTX 4090 run is taken to
+ * be `-g 8`, a one-machine run; the 4-node and ANOMALOUS runs one rank per
+ * process (the 4-node floor, 35 us, is below eight launches; the
+ * ANOMALOUS sizes start at 8 MiB, where the layout does not matter); the
+ * GCP A4X and A4 runs (run_nccl_tests.sh, one pod per node) one rank per
+ * GPU, as their rank lists print.
+ *
+ * Not here, as ifsim cannot describe their systems yet: NCCL_P2P_DISABLE
+ * runs (SHM through host memory: the A40, DGX A100 and RTX 2080 Ti
+ * files), sockets (NCCL_IB_DISABLE: the L40S and H200 files), GB300 and
+ * GB10 (no template), EFA (summary), the 1024-rank run and the runs whose
+ * NICs the source does not state (k8s H100); the OCI GB300 and GCP A4X
+ * summaries give one size per run. */
+#define REF "reference"
+#define REF2 "reference2"
 static const ValDataset datasets[] = {
-    {"nccl_allreduce_8xA100_nvlink3_stas00mlengineering.csv",
-     "8x A100 NVLink3/NVSwitch AllReduce, -g 8",
-     "[system]\nserver = dgx-a100\n", "allreduce", 8, 8, 0, 50, 1, FALSE},
-    {"nccl_allreduce_8xH100_sxm_nccltests290.csv",
-     "8x H100 SXM AllReduce (NVLS), -g 8", "[system]\nserver = dgx-h100\n",
-     "allreduce", 8, 8, 0, 2, 5, FALSE},
-    {"nccl_allreduce_16xH100_2node_ndr8x400_nccltests309.csv",
-     "2x 8 H100, 8x NDR 400G per node, AllReduce, MPI -g 1", H100_NDR("2"),
-     "allreduce", 16, 1, 22602, 20, 5, FALSE},
-    {"nccl_allreduce_32xH100_4node_ndr8x400_vm_nccltests309.csv",
-     "4x 8 H100, 8x NDR 400G per node (VMs), AllReduce", H100_NDR("4"),
+    {REF, "nccl_allreduce_8xA100_nvlink3_stas00mlengineering.csv",
+     "8x A100 NVLink3/NVSwitch AllReduce, -g 8", "dgx-a100.ini", "allreduce", 8,
+     8, 0, 50, 1, FALSE},
+    {REF, "nccl_allreduce_8xH100_sxm_nccltests290.csv",
+     "8x H100 SXM AllReduce (NVLS), -g 8", "dgx-h100.ini", "allreduce", 8, 8, 0,
+     2, 5, FALSE},
+    {REF, "nccl_allreduce_16xH100_2node_ndr8x400_nccltests309.csv",
+     "2x 8 H100, 8x NDR 400G per node, AllReduce, MPI -g 1",
+     "dgx-h100-ndr-2.ini", "allreduce", 16, 1, 22602, 20, 5, FALSE},
+    {REF, "nccl_allreduce_32xH100_4node_ndr8x400_vm_nccltests309.csv",
+     "4x 8 H100, 8x NDR 400G per node (VMs), AllReduce", "dgx-h100-ndr-4.ini",
      "allreduce", 32, 1, 22602, 20, 5, FALSE},
-    {"nccl_allreduce_8xRTX4090_pcie_P2Punlocked_chlc.csv",
+    {REF, "nccl_allreduce_8xRTX4090_pcie_P2Punlocked_chlc.csv",
      "8x RTX 4090 PCIe Gen4, P2P unlocked, AllReduce, -g 8 (assumed)",
-     "[system]\nserver = rtx4090-8\n"
-     "[server rtx4090-8]\ngpus = 8\nsockets = 2\nsocket_link = upi2\n"
-     "root_complex = root-complex-gen4\ngpu_pcie = pcie4-x16\n"
-     "gpu_arch = sm89\n",
-     "allreduce", 8, 8, 0, 20, 5, FALSE},
-    {"nccl_sendrecv_8xA100_nvlink_liplus.csv", "8x A100 NVLink SendRecv, -g 8",
-     "[system]\nserver = dgx-a100\n", "sendrecv", 8, 8, 0, 20, 5, FALSE},
-    {"nccl_allreduce_16xH100_2node_ndr_ANOMALOUS_nccltests290.csv",
-     "2x 8 H100 NDR, misconfigured (ANOMALOUS)", H100_NDR("2"), "allreduce", 16,
-     1, 0, 200, 5, TRUE},
+     "rtx4090-8.ini", "allreduce", 8, 8, 0, 20, 5, FALSE},
+    {REF, "nccl_sendrecv_8xA100_nvlink_liplus.csv",
+     "8x A100 NVLink SendRecv, -g 8", "dgx-a100.ini", "sendrecv", 8, 8, 0, 20,
+     5, FALSE},
+    {REF, "nccl_allreduce_16xH100_2node_ndr_ANOMALOUS_nccltests290.csv",
+     "2x 8 H100 NDR, misconfigured (ANOMALOUS)", "dgx-h100-ndr-2.ini",
+     "allreduce", 16, 1, 0, 200, 5, TRUE},
+    {REF2, "nccl_allreduce_8xH100_sxm_1node_g8_256M_2G_singlenodeNCCLtest.csv",
+     "8x H100 SXM AllReduce, -g 8, 256 MiB-2 GiB", "dgx-h100.ini", "allreduce",
+     8, 8, 0, 20, 5, FALSE},
+    {REF2, "nccl_allreduce_4xA100_dgxA100_nvswitch_1node_g4_eugenesiow.csv",
+     "4 of a DGX A100's GPUs, AllReduce, -g 4, NCCL 2.16.2, 1-8 GiB",
+     "dgx-a100.ini", "allreduce", 4, 4, 21602, 20, 5, FALSE},
+    {REF2,
+     "nccl_broadcast_8xH800_nvlink_inspurNF5688M7_1node_g8_nccl2.18.3.csv",
+     "8x H800 NVLink Broadcast, -g 8 -n 100, NCCL 2.18.3", "h800-8.ini",
+     "broadcast", 8, 8, 21803, 100, 5, FALSE},
+    {REF2, "nccl_allreduce_2xA40_nvlinkbridge_NV4_1node_g2_eugenesiow.csv",
+     "2x A40 on an NVLink bridge (NV4), AllReduce, -g 2, NCCL 2.16.2",
+     "a40-nvbridge-8.ini", "allreduce", 2, 2, 21602, 20, 5, FALSE},
+    {REF2,
+     "nccl_allreduce_16xA100_sxm4_40gb_2node_roce16x100G_ociBMGPU4.8_"
+     "ocihpcoke.csv",
+     "2x 8 A100-40GB, 16x 100GbE RoCE per node, AllReduce, MPI -g 1, "
+     "NCCL 2.19.3",
+     "oci-bm-gpu4.8-roce-2.ini", "allreduce", 16, 1, 21903, 20, 5, FALSE},
+    {REF2,
+     "nccl_allgather_8xGB200_2node_4perNode_gcpA4X_MNNVL_imex_gcpdocs.csv",
+     "2x 4 GB200 in one NVL72 domain (MNNVL), AllGather", "gb200-nvl72.ini",
+     "allgather", 8, 1, 0, 20, 5, FALSE},
+    {REF2,
+     "nccl_allgather_32xGB200_8node_4perNode_gcpA4X_MNNVL_TAS_gcpdocs.csv",
+     "8x 4 GB200 in one NVL72 domain (MNNVL), AllGather, --iters 100",
+     "gb200-nvl72.ini", "allgather", 32, 1, 0, 100, 5, FALSE},
+    {REF2,
+     "nccl_allgather_16xB200_2node_gcpA4_roce8x400_gIB_AMBIGUOUS_esaaren.csv",
+     "2x 8 B200 (assumed), 8x 400GbE RoCE per node (assumed), AllGather, "
+     "NCCL 2.26.6",
+     "hgx-b200-roce-2.ini", "allgather", 16, 1, 22606, 20, 5, FALSE},
 };
+#undef REF
+#undef REF2
 
 const ValDataset *val_datasets(guint *n)
 {
@@ -65,41 +99,57 @@ const ValDataset *val_datasets(guint *n)
   return datasets;
 }
 
-gboolean val_accuracy_run(const ValDataset *d, const char *dir,
-                          ValAccuracy *out, GError **error)
+/* Simulates every row of a on sys, into each row's call at `slot`
+ * (G_MAXUINT: call_ps; else proxy_call_ps[slot]). */
+static gboolean simulate(const ValDataset *d, const TopoSystem *sys,
+                         NcclColl coll, ValAccuracy *a, guint slot,
+                         GError **error)
 {
-  g_autofree char *path = g_build_filename(dir, d->file, NULL);
-  g_autofree char *text = NULL;
-  g_auto(GStrv) lines = NULL;
-  g_autoptr(TopoSystem) sys = NULL;
-  g_autoptr(NcclComm) comm = NULL;
-  g_autoptr(GArray) large = g_array_new(FALSE, FALSE, sizeof(double));
-  g_autoptr(GArray) small = g_array_new(FALSE, FALSE, sizeof(double));
-  g_autoptr(GArray) ratio = g_array_new(FALSE, FALSE, sizeof(double));
   NcclOptions opt = {.ranks = d->ranks,
                      .gpus_per_process = d->gpus_per_process,
                      .iterations = d->iterations,
                      .nccl_version = d->nccl_version};
-  NcclColl coll;
+  g_autoptr(NcclComm) comm = nccl_comm_new(sys, &opt, error);
 
-  memset(out, 0, sizeof(*out));
-  out->rows = g_array_new(FALSE, TRUE, sizeof(ValAccuracyRow));
-  if (!g_file_get_contents(path, &text, NULL, error))
-    return FALSE;
-  sys = topo_system_load_data(d->system_ini, strlen(d->system_ini), d->file,
-                              NULL, error);
-  if (!sys || !nccl_coll_parse(d->collective, &coll))
-    return FALSE;
-  comm = nccl_comm_new(sys, &opt, error);
   if (!comm)
+    return FALSE;
+  a->multi_node = nccl_comm_nodes(comm) > 1;
+  for (guint i = 0; i < a->rows->len; i++) {
+    ValAccuracyRow *r = &g_array_index(a->rows, ValAccuracyRow, i);
+    NcclChoice ch;
+    NcclRunStats st;
+
+    if (!nccl_select(comm, coll, r->size_bytes, &ch, NULL, error) ||
+        !nccl_run(comm, coll, r->size_bytes, &ch, NCCL_EXEC_FLOW, NULL, NULL,
+                  &st, error))
+      return FALSE;
+    if (slot != G_MAXUINT) {
+      r->proxy_call_ps[slot] = st.time_ps;
+      continue;
+    }
+    r->call_ps = st.time_ps;
+    g_strlcpy(r->algo,
+              coll >= NCCL_N_TUNED_COLLS ? "P2P" : nccl_algo_name(ch.algo),
+              sizeof(r->algo));
+    g_strlcpy(r->proto, nccl_proto_name(ch.proto), sizeof(r->proto));
+    r->channels = ch.channels;
+  }
+  return TRUE;
+}
+
+/* Reads the measured sizes and times of dataset d's file into a->rows. */
+static gboolean read_rows(const ValDataset *d, const char *path, ValAccuracy *a,
+                          GError **error)
+{
+  g_autofree char *text = NULL;
+  g_auto(GStrv) lines = NULL;
+
+  if (!g_file_get_contents(path, &text, NULL, error))
     return FALSE;
   lines = g_strsplit(text, "\n", -1);
   for (guint i = 1; lines[i]; i++) {
     g_auto(GStrv) cells = NULL;
     ValAccuracyRow r = {0};
-    NcclChoice ch;
-    NcclRunStats st;
-    double t_us;
     char *end;
 
     g_strstrip(lines[i]);
@@ -109,45 +159,227 @@ gboolean val_accuracy_run(const ValDataset *d, const char *dir,
     if (g_strv_length(cells) <= d->time_col ||
         !g_ascii_string_to_unsigned(cells[0], 10, 1, G_MAXUINT64, &r.size_bytes,
                                     NULL) ||
-        (t_us = g_ascii_strtod(cells[d->time_col], &end),
-         end == cells[d->time_col] || *end || !(t_us > 0))) {
+        (r.measured_us = g_ascii_strtod(cells[d->time_col], &end),
+         end == cells[d->time_col] || *end || !(r.measured_us > 0))) {
       g_set_error(error, VAL_ERROR, VAL_ERROR_VALUE,
                   "%s:%u: expected a size and a time (us) in column %u", path,
                   i + 1, d->time_col + 1);
       return FALSE;
     }
     r.measured_GBps =
-        (double)r.size_bytes / (t_us * 1e3) * nccl_bus_factor(coll, d->ranks);
-    if (!nccl_select(comm, coll, r.size_bytes, &ch, NULL, error) ||
-        !nccl_run(comm, coll, r.size_bytes, &ch, NCCL_EXEC_FLOW, NULL, NULL,
-                  &st, error))
-      return FALSE;
-    r.predicted_GBps =
-        (double)r.size_bytes /
-        sim_time_to_s(nccl_tests_time(comm, st.time_ps, ch.channels)) / 1e9 *
-        nccl_bus_factor(coll, d->ranks);
-    r.error = (r.predicted_GBps - r.measured_GBps) / r.measured_GBps;
-    g_strlcpy(r.algo,
-              coll >= NCCL_N_TUNED_COLLS ? "P2P" : nccl_algo_name(ch.algo),
-              sizeof(r.algo));
-    g_strlcpy(r.proto, nccl_proto_name(ch.proto), sizeof(r.proto));
-    r.channels = ch.channels;
-    g_array_append_val(out->rows, r);
-    {
-      double e = fabs(r.error), q = r.predicted_GBps / r.measured_GBps;
+        (double)r.size_bytes / (r.measured_us * 1e3) * a->bus_factor;
+    g_array_append_val(a->rows, r);
+  }
+  return TRUE;
+}
 
-      g_array_append_val(r.size_bytes >= (1u << 20) ? large : small, e);
-      g_array_append_val(ratio, q);
+gboolean val_accuracy_run(const ValDataset *d, const char *root,
+                          ValAccuracy *out, GError **error)
+{
+  g_autofree char *path = g_build_filename(root, d->dir, d->file, NULL);
+  g_autofree char *sys_path =
+      g_build_filename(root, "systems", d->system, NULL);
+  g_autofree char *sys_text = NULL;
+  gsize sys_len;
+  g_autoptr(TopoSystem) sys = NULL;
+  NcclColl coll;
+
+  memset(out, 0, sizeof(*out));
+  out->rows = g_array_new(FALSE, TRUE, sizeof(ValAccuracyRow));
+  out->gpus_per_process = MAX(d->gpus_per_process, 1);
+  out->iterations = d->iterations;
+  out->ranks = d->ranks;
+  if (!nccl_coll_parse(d->collective, &coll)) {
+    g_set_error(error, VAL_ERROR, VAL_ERROR_VALUE,
+                "%s: unknown collective '%s'", d->file, d->collective);
+    return FALSE;
+  }
+  out->bus_factor = nccl_bus_factor(coll, d->ranks);
+  if (!read_rows(d, path, out, error) ||
+      !g_file_get_contents(sys_path, &sys_text, &sys_len, error))
+    return FALSE;
+  sys = topo_system_load_data(sys_text, sys_len, sys_path, NULL, error);
+  if (!sys || !simulate(d, sys, coll, out, G_MAXUINT, error))
+    return FALSE;
+  {
+    const MdlNcclTuning *t = mdl_registry_nccl(topo_system_models(sys));
+
+    out->model.launch_us = t->host_launch_us;
+    out->model.launch_per_channel_us = t->host_launch_per_channel_us;
+    out->model.net_proxy_us = t->net_proxy_us;
+  }
+  /* The proxy's grid: its [nccl] group after the system's (GKeyFile
+   * merges a group given twice, the last value winning). */
+  for (guint k = 0; out->multi_node && k <= VAL_FIT_PROXY_MAX; k++) {
+    g_autofree char *text =
+        g_strdup_printf("%s\n[nccl]\nnet_proxy_us = %u\n", sys_text, k);
+    g_autoptr(TopoSystem) at =
+        topo_system_load_data(text, strlen(text), sys_path, NULL, error);
+
+    if (!at || !simulate(d, at, coll, out, k, error))
+      return FALSE;
+  }
+  val_accuracy_retime(out, &out->model);
+  return TRUE;
+}
+
+/* A row's call under fit: the model's own where fit has its proxy cost
+ * (or the dataset has no network), else read off the proxy grid. */
+static double row_call_ps(const ValAccuracy *a, const ValAccuracyRow *r,
+                          const ValFit *fit)
+{
+  double x = CLAMP(fit->net_proxy_us, 0, VAL_FIT_PROXY_MAX);
+  guint k = MIN((guint)x, VAL_FIT_PROXY_MAX - 1);
+  double f = x - k;
+
+  if (!a->multi_node || fit->net_proxy_us == a->model.net_proxy_us)
+    return (double)r->call_ps;
+  return (1 - f) * (double)r->proxy_call_ps[k] +
+         f * (double)r->proxy_call_ps[k + 1];
+}
+
+/* The time nccl-tests reports for a row under fit's constants, us. */
+static double row_time_us(const ValAccuracy *a, const ValAccuracyRow *r,
+                          const ValFit *fit)
+{
+  double host_us = a->gpus_per_process *
+                   (fit->launch_us + (double)(MAX(r->channels, 1) - 1) *
+                                         fit->launch_per_channel_us);
+
+  return sim_time_to_us(nccl_tests_loop_time(
+      (SimTime)llround(row_call_ps(a, r, fit)),
+      (SimTime)llround(host_us * SIM_PS_PER_US), a->iterations));
+}
+
+void val_accuracy_retime(ValAccuracy *a, const ValFit *fit)
+{
+  g_autoptr(GArray) large = g_array_new(FALSE, FALSE, sizeof(double));
+  g_autoptr(GArray) small = g_array_new(FALSE, FALSE, sizeof(double));
+  g_autoptr(GArray) ratio = g_array_new(FALSE, FALSE, sizeof(double));
+
+  a->worst_large = a->worst_small = 0;
+  a->min_ratio = G_MAXDOUBLE;
+  for (guint i = 0; i < a->rows->len; i++) {
+    ValAccuracyRow *r = &g_array_index(a->rows, ValAccuracyRow, i);
+    double e, q;
+
+    r->predicted_GBps =
+        (double)r->size_bytes / (row_time_us(a, r, fit) * 1e3) * a->bus_factor;
+    r->error = (r->predicted_GBps - r->measured_GBps) / r->measured_GBps;
+    e = fabs(r->error);
+    q = r->predicted_GBps / r->measured_GBps;
+    g_array_append_val(r->size_bytes >= (1u << 20) ? large : small, e);
+    g_array_append_val(ratio, q);
+    a->min_ratio = MIN(a->min_ratio, q);
+    if (r->size_bytes >= (1u << 20))
+      a->worst_large = MAX(a->worst_large, e);
+    else
+      a->worst_small = MAX(a->worst_small, e);
+  }
+  a->median_large = val_median(large);
+  a->median_small = val_median(small);
+  a->median_ratio = val_median(ratio);
+}
+
+/* Mean |log(predicted / measured)| over the rows of the datasets fitted. */
+static double fit_cost(const ValAccuracy *a, const ValDataset *d, guint n,
+                       guint skip, const ValFit *fit)
+{
+  double sum = 0;
+  guint rows = 0;
+
+  for (guint i = 0; i < n; i++) {
+    if (i == skip || d[i].anomalous)
+      continue;
+    for (guint k = 0; k < a[i].rows->len; k++) {
+      const ValAccuracyRow *r = &g_array_index(a[i].rows, ValAccuracyRow, k);
+
+      sum += fabs(log(r->measured_us / row_time_us(&a[i], r, fit)));
+      rows++;
     }
   }
-  for (guint i = 0; i < large->len; i++)
-    out->worst_large = MAX(out->worst_large, g_array_index(large, double, i));
-  for (guint i = 0; i < small->len; i++)
-    out->worst_small = MAX(out->worst_small, g_array_index(small, double, i));
-  out->median_large = val_median(large);
-  out->median_small = val_median(small);
-  out->median_ratio = val_median(ratio);
-  return TRUE;
+  return rows ? sum / rows : 0;
+}
+
+/* The launch pair's search: a grid over what a host may take (up to 20 us
+ * a launch, 2 us a channel; registry.c bounds them far wider), then two
+ * finer grids round the best point. */
+#define FIT_LAUNCH_MAX_US 20.0
+#define FIT_CHANNEL_MAX_US 2.0
+#define FIT_STEPS 40
+#define FIT_PROXY_STEP_US 0.05
+
+static void fit_launch(const ValAccuracy *a, const ValDataset *d, guint n,
+                       guint skip, ValFit *at)
+{
+  double step0 = FIT_LAUNCH_MAX_US / FIT_STEPS;
+  double step1 = FIT_CHANNEL_MAX_US / FIT_STEPS;
+  double lo0 = 0, lo1 = 0, best = -1;
+  ValFit best_at = *at;
+
+  for (int pass = 0; pass < 3; pass++) {
+    for (int i = 0; i <= FIT_STEPS; i++) {
+      for (int j = 0; j <= FIT_STEPS; j++) {
+        double cost;
+
+        at->launch_us = MAX(lo0 + i * step0, 0);
+        at->launch_per_channel_us = MAX(lo1 + j * step1, 0);
+        cost = fit_cost(a, d, n, skip, at);
+        if (best < 0 || cost < best - 1e-12) {
+          best = cost;
+          best_at = *at;
+        }
+      }
+    }
+    /* the next pass: two steps either side of the best, 10 times finer */
+    lo0 = best_at.launch_us - 2 * step0;
+    lo1 = best_at.launch_per_channel_us - 2 * step1;
+    step0 /= FIT_STEPS / 4;
+    step1 /= FIT_STEPS / 4;
+  }
+  *at = best_at;
+}
+
+static void fit_proxy(const ValAccuracy *a, const ValDataset *d, guint n,
+                      guint skip, ValFit *at)
+{
+  double best = -1, best_x = at->net_proxy_us;
+  guint steps = (guint)lround(VAL_FIT_PROXY_MAX / FIT_PROXY_STEP_US);
+
+  for (guint i = 0; i <= steps; i++) {
+    double cost;
+
+    at->net_proxy_us = i * FIT_PROXY_STEP_US;
+    cost = fit_cost(a, d, n, skip, at);
+    if (best < 0 || cost < best - 1e-12) {
+      best = cost;
+      best_x = at->net_proxy_us;
+    }
+  }
+  at->net_proxy_us = best_x;
+}
+
+void val_fit(const ValAccuracy *a, const ValDataset *d, guint n, guint skip,
+             ValFit *out)
+{
+  ValFit at = {0};
+
+  val_fit_defaults(&at);
+  for (int turn = 0; turn < 3; turn++) {
+    fit_launch(a, d, n, skip, &at);
+    fit_proxy(a, d, n, skip, &at);
+  }
+  *out = at;
+}
+
+void val_fit_defaults(ValFit *out)
+{
+  g_autoptr(MdlRegistry) r = mdl_registry_new();
+  const MdlNcclTuning *t = mdl_registry_nccl(r);
+
+  out->launch_us = t->host_launch_us;
+  out->launch_per_channel_us = t->host_launch_per_channel_us;
+  out->net_proxy_us = t->net_proxy_us;
 }
 
 void val_accuracy_clear(ValAccuracy *a)

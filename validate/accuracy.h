@@ -1,21 +1,27 @@
 /* Predicted against measured: the published nccl-tests runs of
- * tests/data/reference (from ../shared/reference) and the systems that
- * match them, for bench/accuracy and the tests that bound the error. */
+ * tests/data/reference and tests/data/reference2 (copies of the project's
+ * shared reference sets), the systems that match them
+ * (tests/data/systems), and the fit of the model's constants that come
+ * from data, with each dataset left out in turn: for bench/accuracy and
+ * the tests that bound the error. */
 #ifndef VALIDATE_ACCURACY_H
 #define VALIDATE_ACCURACY_H
 
 #include <glib.h>
 
+#include "sim/time.h"
+
 typedef struct {
-  const char *file;       /* in the reference directory */
+  const char *dir;        /* reference or reference2, under the data root */
+  const char *file;       /* in dir */
   const char *what;       /* one line */
-  const char *system_ini; /* the matching system, as INI text */
+  const char *system;     /* in systems/, under the data root */
   const char *collective;
   guint32 ranks;
   guint32 gpus_per_process; /* nccl-tests -g: 8 for one process driving
                                the 8 GPUs of a server, 1 under MPI */
   guint32 nccl_version;     /* as the source gives it (NcclOptions); 0: not
-                           given, ifsim's default */
+                               given, ifsim's default */
   guint32 iterations; /* nccl-tests -n: calls per timed loop, as the source
                          gives it, else nccl-tests' default, 20 */
   guint32 time_col;   /* column of the measured time, us: the busbw columns
@@ -28,25 +34,65 @@ typedef struct {
 /* The datasets; n set to their count. */
 const ValDataset *val_datasets(guint *n);
 
+/* The constants of the model that come from data rather than from
+ * physics or NCCL's source ([nccl] in models/registry.c): the host's
+ * launch cost (host_launch_us, host_launch_per_channel_us), which only
+ * changes the nccl-tests loop around a call (nccl_tests_loop_time), and
+ * the proxy's action in a network step (net_proxy_us), which changes the
+ * simulated call of a multi-node dataset: each of those is simulated at
+ * net_proxy_us = 0, 1, ..., VAL_FIT_PROXY_MAX us, and a fit reads its
+ * time between them linearly. */
+typedef struct {
+  double launch_us;             /* one rank's call on one channel */
+  double launch_per_channel_us; /* each further channel */
+  double net_proxy_us;          /* one proxy action of a network step */
+} ValFit;
+
+#define VAL_FIT_PROXY_MAX 8
+
 typedef struct {
   guint64 size_bytes;
+  double measured_us;
   double measured_GBps, predicted_GBps; /* busbw */
   double error;                         /* (predicted - measured) / measured */
   char algo[16], proto[8];
   guint32 channels;
+  SimTime call_ps; /* the simulated call with the model's own constants */
+  SimTime proxy_call_ps[VAL_FIT_PROXY_MAX + 1]; /* at net_proxy_us = i */
 } ValAccuracyRow;
 
 typedef struct {
   GArray *rows;                     /* ValAccuracyRow */
   double median_large, worst_large; /* |error| for sizes >= 1 MiB */
   double median_small, worst_small; /* below 1 MiB (0 when none) */
-  double median_ratio;              /* predicted / measured, all sizes */
+  double median_ratio, min_ratio;   /* predicted / measured, all sizes */
+  guint32 gpus_per_process, iterations, ranks;
+  double bus_factor;
+  gboolean multi_node; /* net_proxy_us changes its calls */
+  ValFit model;        /* the model's own constants */
 } ValAccuracy;
 
-/* Predicts every size of a dataset read from dir/file.  Fails with an
- * error naming the file and line on unreadable data. */
-gboolean val_accuracy_run(const ValDataset *d, const char *dir,
+/* Simulates every size of dataset d, read from root/d->dir/d->file on
+ * root/systems/d->system, and times it with the model's own constants.
+ * Fails with an error naming the file and line on unreadable data. */
+gboolean val_accuracy_run(const ValDataset *d, const char *root,
                           ValAccuracy *out, GError **error);
+
+/* Times a's simulated calls again with the constants of fit, setting
+ * every row's prediction and error and a's summaries. */
+void val_accuracy_retime(ValAccuracy *a, const ValFit *fit);
+
+/* The constants that fit the datasets best, skipping dataset `skip`
+ * (G_MAXUINT: none) and the ANOMALOUS ones: the least mean |log(predicted
+ * / measured)| over every size, found by turns: the launch pair on a grid
+ * (then finer grids round the best), net_proxy_us on a 0.05 us grid, three
+ * times over.  a: the n datasets' runs, in val_datasets' order. */
+void val_fit(const ValAccuracy *a, const ValDataset *d, guint n, guint skip,
+             ValFit *out);
+
+/* The model's own constants (its [nccl] defaults). */
+void val_fit_defaults(ValFit *out);
+
 void val_accuracy_clear(ValAccuracy *a);
 
 #endif /* VALIDATE_ACCURACY_H */

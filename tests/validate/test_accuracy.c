@@ -1,0 +1,156 @@
+/* Accuracy against the published runs (validate/accuracy.h): every
+ * dataset predicted within the bound it reaches now, in-sample and with
+ * it left out of the fit; ANOMALOUS runs predicted far above what they
+ * measured; the model's data-fitted constants equal to the fit; a
+ * malformed dataset refused with its file and line. */
+#include <glib/gstdio.h>
+#include <math.h>
+#include <string.h>
+
+#include "tests/suites.h"
+#include "validate/accuracy.h"
+#include "validate/error.h"
+
+/* Median |busbw error|: in-sample (the model as it ships) and left out
+ * (its fitted constants refitted without the dataset), sizes from 1 MiB
+ * and below.  These are what the model reaches now, rounded up half a
+ * point; issue 23's targets are 5% and 15% on every dataset.  A dataset
+ * without sizes below 1 MiB has 0 there. */
+static const struct {
+  const char *file;
+  double in_large, in_small, out_large, out_small;
+} bound[] = {
+    {"nccl_allreduce_8xA100_nvlink3_stas00mlengineering.csv", 0.045, 0.125,
+     0.265, 0.720},
+    {"nccl_allreduce_8xH100_sxm_nccltests290.csv", 0.055, 0.005, 0.055, 0.005},
+    {"nccl_allreduce_16xH100_2node_ndr8x400_nccltests309.csv", 0.050, 0.085,
+     0.050, 0.085},
+    {"nccl_allreduce_32xH100_4node_ndr8x400_vm_nccltests309.csv", 0.060, 0.185,
+     0.060, 0.205},
+    {"nccl_allreduce_8xRTX4090_pcie_P2Punlocked_chlc.csv", 0.155, 0.095, 0.155,
+     0.575},
+    {"nccl_sendrecv_8xA100_nvlink_liplus.csv", 0.255, 0.005, 0.255, 0.005},
+    {"nccl_allreduce_16xH100_2node_ndr_ANOMALOUS_nccltests290.csv", 1.485,
+     0.005, 1.485, 0.005},
+    {"nccl_allreduce_8xH100_sxm_1node_g8_256M_2G_singlenodeNCCLtest.csv", 0.070,
+     0.005, 0.070, 0.005},
+    {"nccl_allreduce_4xA100_dgxA100_nvswitch_1node_g4_eugenesiow.csv", 0.040,
+     0.005, 0.040, 0.005},
+    {"nccl_broadcast_8xH800_nvlink_inspurNF5688M7_1node_g8_nccl2.18.3.csv",
+     0.455, 0.325, 0.495, 0.380},
+    {"nccl_allreduce_2xA40_nvlinkbridge_NV4_1node_g2_eugenesiow.csv", 0.020,
+     0.005, 0.020, 0.005},
+    {"nccl_allreduce_16xA100_sxm4_40gb_2node_roce16x100G_ociBMGPU4.8_ocihpcoke."
+     "csv",
+     0.160, 0.065, 0.180, 0.215},
+    {"nccl_allgather_8xGB200_2node_4perNode_gcpA4X_MNNVL_imex_gcpdocs.csv",
+     0.585, 0.905, 0.585, 0.905},
+    {"nccl_allgather_32xGB200_8node_4perNode_gcpA4X_MNNVL_TAS_gcpdocs.csv",
+     0.635, 1.375, 0.635, 1.375},
+    {"nccl_allgather_16xB200_2node_gcpA4_roce8x400_gIB_AMBIGUOUS_esaaren.csv",
+     0.075, 0.430, 0.080, 0.480},
+};
+
+START_TEST(test_accuracy_bounds)
+{
+  guint n;
+  const ValDataset *d = val_datasets(&n);
+  g_autofree ValAccuracy *a = g_new0(ValAccuracy, n);
+  ValFit model, fit;
+
+  ck_assert_uint_eq(n, G_N_ELEMENTS(bound));
+  for (guint i = 0; i < n; i++) {
+    g_autoptr(GError) error = NULL;
+
+    ck_assert_msg(val_accuracy_run(&d[i], IFSIM_TEST_DATA_DIR, &a[i], &error),
+                  "%s", error ? error->message : "");
+    ck_assert(a[i].rows->len > 0);
+  }
+  /* The model's constants are the fit on every dataset (grid precision). */
+  val_fit_defaults(&model);
+  val_fit(a, d, n, G_MAXUINT, &fit);
+  ck_assert_msg(fabs(model.launch_us - fit.launch_us) <= 0.01 &&
+                    fabs(model.launch_per_channel_us -
+                         fit.launch_per_channel_us) <= 0.005 &&
+                    fabs(model.net_proxy_us - fit.net_proxy_us) <= 0.05,
+                "[nccl] defaults %.3f, %.4f, %.2f; the fit %.3f, %.4f, %.2f "
+                "(models/registry.c)",
+                model.launch_us, model.launch_per_channel_us,
+                model.net_proxy_us, fit.launch_us, fit.launch_per_channel_us,
+                fit.net_proxy_us);
+  for (guint i = 0; i < n; i++) {
+    ValFit out;
+
+    ck_assert_str_eq(bound[i].file, d[i].file);
+    if (d[i].anomalous) {
+      /* misconfigured: a sound model predicts at least 1.25x what it
+       * measured, at every size */
+      ck_assert_msg(a[i].min_ratio >= 1.25, "%s: predicted only %.2fx",
+                    d[i].file, a[i].min_ratio);
+      continue;
+    }
+    ck_assert_msg(a[i].median_large <= bound[i].in_large &&
+                      a[i].median_small <= bound[i].in_small,
+                  "%s in-sample: %.1f%% and %.1f%% above %.1f%% and %.1f%%",
+                  d[i].file, a[i].median_large * 100, a[i].median_small * 100,
+                  bound[i].in_large * 100, bound[i].in_small * 100);
+    val_fit(a, d, n, i, &out);
+    val_accuracy_retime(&a[i], &out);
+    ck_assert_msg(a[i].median_large <= bound[i].out_large &&
+                      a[i].median_small <= bound[i].out_small,
+                  "%s left out: %.1f%% and %.1f%% above %.1f%% and %.1f%%",
+                  d[i].file, a[i].median_large * 100, a[i].median_small * 100,
+                  bound[i].out_large * 100, bound[i].out_small * 100);
+  }
+  for (guint i = 0; i < n; i++)
+    val_accuracy_clear(&a[i]);
+}
+END_TEST
+
+/* A dataset whose time column is not a number: an error naming the file
+ * and line, nothing predicted. */
+START_TEST(test_accuracy_bad_row)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *root = g_dir_make_tmp("ifsim-acc-XXXXXX", NULL);
+  g_autofree char *ref = g_build_filename(root, "reference", NULL);
+  g_autofree char *sys = g_build_filename(root, "systems", NULL);
+  g_autofree char *csv = g_build_filename(ref, "bad.csv", NULL);
+  g_autofree char *ini = g_build_filename(sys, "one.ini", NULL);
+  ValDataset d = {"reference", "bad.csv", "bad", "one.ini", "allreduce", 8,
+                  1,           0,         20,    5,         FALSE};
+  ValAccuracy a;
+
+  ck_assert_ptr_nonnull(root);
+  ck_assert_int_eq(g_mkdir(ref, 0700), 0);
+  ck_assert_int_eq(g_mkdir(sys, 0700), 0);
+  ck_assert(g_file_set_contents(
+      csv,
+      "size_bytes,c,t,r,root,oop_time_us\n1024,256,float,sum,-1,12.5\n"
+      "2048,512,float,sum,-1,fast\n",
+      -1, NULL));
+  ck_assert(
+      g_file_set_contents(ini, "[system]\nserver = dgx-h100\n", -1, NULL));
+  ck_assert(!val_accuracy_run(&d, root, &a, &error));
+  ck_assert(g_error_matches(error, VAL_ERROR, VAL_ERROR_VALUE));
+  ck_assert_ptr_nonnull(strstr(error->message, "bad.csv:3"));
+  val_accuracy_clear(&a);
+  g_unlink(csv);
+  g_unlink(ini);
+  g_rmdir(ref);
+  g_rmdir(sys);
+  g_rmdir(root);
+}
+END_TEST
+
+Suite *suite_accuracy(void)
+{
+  Suite *s = suite_create("accuracy");
+  TCase *tc = tcase_create("core");
+
+  tcase_set_timeout(tc, 300);
+  tcase_add_test(tc, test_accuracy_bounds);
+  tcase_add_test(tc, test_accuracy_bad_row);
+  suite_add_tcase(s, tc);
+  return s;
+}
