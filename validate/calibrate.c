@@ -321,13 +321,18 @@ static gboolean predict_p2p(const TopoSystem *sys, const ValPoint *p,
 
 /* --- collective prediction ----------------------------------------------- */
 
+/* A collective point as `ifsim run` predicts it; with proxy_us, under
+ * that [nccl] net_proxy_us. */
 static gboolean predict_nccl(const TopoSystem *sys, const ValPoint *p,
-                             double *time_us, GError **error)
+                             const double *proxy_us, double *time_us,
+                             GError **error)
 {
   NcclOptions opt = {.ranks = p->ranks,
                      .gpus_per_process = p->gpus_per_process,
                      .iterations = p->iters,
-                     .nccl_version = p->nccl_version};
+                     .nccl_version = p->nccl_version,
+                     .set_net_proxy = proxy_us != NULL,
+                     .net_proxy_us = proxy_us ? *proxy_us : 0};
   g_autoptr(NcclComm) comm = NULL;
   NcclColl coll;
   NcclChoice ch;
@@ -367,7 +372,7 @@ gboolean val_predict_point(const TopoSystem *sys, const ValPoint *p,
   *limit = NULL;
   *hops = 0;
   if (p->probe == VAL_PROBE_NCCL)
-    return predict_nccl(sys, p, time_us, error);
+    return predict_nccl(sys, p, NULL, time_us, error);
   if (!predict_p2p(sys, p, &t, error))
     return FALSE;
   *time_us = t.time_ps * 1e-6;
@@ -624,6 +629,61 @@ static gboolean point_at_floor(const ValCompare *c, const NcclComm *comm,
   return c->predicted_us <= floor_us * (1 + 1e-9);
 }
 
+/* Across nodes, a collective series' excess over the model is the
+ * network steps' (their proxy actions, collectives/nccl/plan.c) more than
+ * a latency per call: it fits [nccl] net_proxy_us, the least mean
+ * |log(predicted / measured)| over its points off the launch floor, on a
+ * 0.5 us grid to PROXY_FIT_MAX_US and then 0.05 us round the best;
+ * predicted[] gets each point's time at it (0 where not fitted). */
+#define PROXY_FIT_MAX_US 16.0
+static double proxy_cost(const TopoSystem *sys, const ValReport *r,
+                         const guint8 *use, double tau, double *predicted)
+{
+  double sum = 0;
+  guint n = 0;
+
+  for (guint k = 0; k < r->points->len; k++) {
+    const ValCompare *c = &g_array_index(r->points, ValCompare, k);
+    double us;
+
+    if (!use[k] || !predict_nccl(sys, &c->point, &tau, &us, NULL))
+      continue;
+    sum += fabs(log(us / c->point.time_us_median));
+    n++;
+    if (predicted)
+      predicted[k] = us;
+  }
+  return n ? sum / n : G_MAXDOUBLE;
+}
+
+static double fit_net_proxy(const TopoSystem *sys, const ValReport *r,
+                            const guint8 *use, double *predicted)
+{
+  double best = G_MAXDOUBLE, best_tau = 0;
+
+  for (double tau = 0; tau <= PROXY_FIT_MAX_US + 1e-9; tau += 0.5) {
+    double c = proxy_cost(sys, r, use, tau, NULL);
+
+    if (c < best) {
+      best = c;
+      best_tau = tau;
+    }
+  }
+  for (int k = -10; k <= 10; k++) {
+    double tau = best_tau + k * 0.05, c;
+
+    if (tau < 0 || k == 0)
+      continue;
+    c = proxy_cost(sys, r, use, tau, NULL);
+    if (c < best - 1e-12) {
+      best = c;
+      best_tau = tau;
+    }
+  }
+  proxy_cost(sys, r, use, best_tau, predicted);
+  return best_tau;
+}
+
 static void report_nccl_changes(const TopoSystem *sys, const ValReport *r,
                                 guint i, GPtrArray *changes)
 {
@@ -645,9 +705,15 @@ static void report_nccl_changes(const TopoSystem *sys, const ValReport *r,
   GArray *ratio[NCCL_N_PROTOS] = {NULL};
   double lat = 0;
   NcclColl coll;
+  g_autofree guint8 *on_net = NULL;
+  g_autofree double *at_proxy = NULL;
 
   if (!comm || !nccl_coll_parse(v->key.test, &coll))
     return;
+  if (nccl_comm_nodes(comm) > 1) {
+    on_net = g_new0(guint8, r->points->len);
+    at_proxy = g_new0(double, r->points->len);
+  }
   /* A point predicted at the launch floor (one process launching G
    * kernels per call, nccl_tests_time) says how long the host takes, not
    * the GPUs: it fits host_launch_us, and neither the latency nor the
@@ -671,7 +737,24 @@ static void report_nccl_changes(const TopoSystem *sys, const ValReport *r,
   if (launch->len > 0)
     add_change(changes, "nccl", "host_launch_us", t->host_launch_us, FALSE,
                val_median(launch), v);
-  if (excess->len > 0) {
+  if (on_net) {
+    guint used = 0;
+
+    for (guint k = 0; k < r->points->len; k++) {
+      const ValCompare *c = &g_array_index(r->points, ValCompare, k);
+      NcclChoice ch = {.channels = 1};
+
+      if (c->series != i)
+        continue;
+      nccl_select(comm, coll, c->point.size_bytes, &ch, NULL, NULL);
+      on_net[k] = !point_at_floor(c, comm, ch.channels);
+      used += on_net[k];
+    }
+    if (used > 0)
+      add_change(changes, "nccl", "net_proxy_us", t->net_proxy_us, FALSE,
+                 fit_net_proxy(sys, r, on_net, at_proxy) - t->net_proxy_us,
+                 v);
+  } else if (excess->len > 0) {
     lat = MAX(0.0, val_median(excess));
     add_change(changes, "nccl", "latency_us", t->latency_us, FALSE, lat, v);
   }
@@ -690,7 +773,9 @@ static void report_nccl_changes(const TopoSystem *sys, const ValReport *r,
       ch.proto = NCCL_PROTO_SIMPLE;
     if (!ratio[ch.proto])
       ratio[ch.proto] = g_array_new(FALSE, FALSE, sizeof(double));
-    q = c->predicted_us / (c->point.time_us_median - lat);
+    /* across nodes, against the time at the fitted proxy */
+    q = (at_proxy && at_proxy[k] > 0 ? at_proxy[k] : c->predicted_us) /
+        (c->point.time_us_median - lat);
     g_array_append_val(ratio[ch.proto], q);
   }
   for (int p = 0; p < NCCL_N_PROTOS; p++)

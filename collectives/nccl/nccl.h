@@ -107,6 +107,9 @@ typedef struct {
                          steady pace of a long loop */
   SimTime packet_sample_ps; /* NCCL_EXEC_PACKET: sample queue depths this
                                often (sim_packet_set_sampling); 0: off */
+  gboolean set_net_proxy; /* net_proxy_us in place of the system's [nccl]
+                             net_proxy_us (a calibration's search) */
+  double net_proxy_us;
   /* The GPUs of a communicator that is not the first `ranks` GPUs: rank r
    * is GPU local_gpus[r % n_local] of server servers[r / n_local] (a
    * process group of a job: a TP group inside a server, a DP group of one

@@ -180,7 +180,10 @@ static SimTime step_latency(const NcclPlan *pl, gboolean inter, guint32 first)
   if (inter &&
       (a == NCCL_ALGO_RING || a == NCCL_ALGO_TREE || a == NCCL_ALGO_PAT))
     return us_ps(net_proxy_actions(c, pl->proto) * host_net_factor(c) *
-                 mdl_registry_nccl(topo_system_models(c->sys))->net_proxy_us);
+                 (c->opt.set_net_proxy
+                      ? c->opt.net_proxy_us
+                      : mdl_registry_nccl(topo_system_models(c->sys))
+                            ->net_proxy_us));
   if (inter && c->ppn == 1)
     a = NCCL_ALGO_TREE; /* tuning.cc: Tree's network latency at ppn 1 */
   us = nccl_hw_latency_us(hw, a, pl->proto);

@@ -467,6 +467,55 @@ START_TEST(test_calibrate_launch_floor)
 }
 END_TEST
 
+/* Across nodes a collective series fits [nccl] net_proxy_us, not
+ * latency_us: measurements made by the model itself with a proxy action
+ * of 2 us (on two DGX H100 over NDR, 1 KiB to 4 MiB) calibrate back to
+ * 2 us, and the calibrated model meets them. */
+START_TEST(test_calibrate_net_proxy)
+{
+  static const char two[] =
+      "[system]\nserver = dgx-h100\nservers = 2\n[scaleout]\ntopology = "
+      "fat-tree\nswitch = quantum2-ndr\ntiers = 2\nrail_optimized = true\n";
+  g_autoptr(TopoSystem) sys = load(two, NULL);
+  g_autoptr(ValMeasurements) m = val_meas_new();
+  g_autoptr(GError) error = NULL;
+  g_autofree char *ini = NULL;
+  ValMeasurements *sets[1] = {m};
+  ValReport r;
+  const char *at;
+
+  {
+    g_autoptr(TopoSystem) made = load(
+        "[system]\nserver = dgx-h100\nservers = 2\n[scaleout]\ntopology = "
+        "fat-tree\nswitch = quantum2-ndr\ntiers = 2\nrail_optimized = "
+        "true\n[nccl]\nnet_proxy_us = 2\n",
+        NULL);
+
+    for (guint64 size = 1024; size <= (4u << 20); size *= 16) {
+      ValPoint p = point(VAL_PROBE_NCCL, "allreduce", "0-15", "all", size, 0);
+      const MdlLink *limit;
+      guint hops;
+
+      g_strlcpy(p.mode, "oop", sizeof(p.mode));
+      p.ranks = 16;
+      ck_assert_msg(val_predict_point(made, &p, &p.time_us_median, &limit,
+                                      &hops, &error),
+                    "%s", error ? error->message : "");
+      val_meas_add(m, &p);
+    }
+  }
+  val_report_build(sys, sets, 1, &r);
+  ck_assert_double_gt(r.median_abs_err, 0.05);
+  ini = val_calibration_ini(sys, &r, NULL, &error);
+  ck_assert_msg(ini != NULL, "%s", error ? error->message : "");
+  val_report_clear(&r);
+  at = strstr(ini, "\nnet_proxy_us = ");
+  ck_assert_msg(at != NULL, "%s", ini);
+  ck_assert_double_eq_tol(g_ascii_strtod(at + 16, NULL), 2.0, 0.051);
+  ck_assert_ptr_null(strstr(ini, "\nlatency_us ="));
+}
+END_TEST
+
 Suite *suite_calibrate(void)
 {
   Suite *s = suite_create("calibrate");
@@ -481,6 +530,7 @@ Suite *suite_calibrate(void)
   tcase_add_test(tc, test_carry_over);
   tcase_add_test(tc, test_nccl_protocols);
   tcase_add_test(tc, test_nccl_gpus_per_process);
+  tcase_add_test(tc, test_calibrate_net_proxy);
   tcase_add_loop_test(tc, test_calibrate_launch_floor, 0, 2);
   suite_add_tcase(s, tc);
   return s;
