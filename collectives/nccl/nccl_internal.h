@@ -52,7 +52,7 @@ struct NcclComm {
 };
 
 /* Network post overhead of an x86 Intel host (tuning.cc getNetOverhead), us;
- * ifsim assumes such hosts. */
+ * twice that on AMD (the server's cpu). */
 #define NCCL_NET_OVERHEAD_US 1.0
 
 /* Fills the cost-model tables of a communicator whose topology fields are

@@ -184,7 +184,8 @@ static const double hw_lat[NCCL_N_HW][NCCL_N_ALGOS][NCCL_N_PROTOS] = {
      {0, 0, 14}}};
 
 /* [arch][nodes: 1, 2, more]; llMaxBws' first index for multi-node runs is
- * the CPU vendor (Intel row), ifsim assumes x86 Intel hosts. */
+ * the CPU vendor: row 0 on Intel (and other) hosts, row 1 on AMD
+ * (tuning.cc: index1 = cpuVendor == AMD ? 1 : 0 across nodes). */
 static const double ll_max_bw[NCCL_N_ARCHS][3] = {{39.0, 39.0, 20.4},
                                                   {87.7, 22.5, 19.0},
                                                   {141.0, 45.0, 35.0},
@@ -378,7 +379,7 @@ void nccl_tune(NcclComm *c)
   int hw = nnodes == 1 ? intra_hw : NCCL_HW_NET;
   guint32 v = comm_version(c);
   /* 2.20.3's Hopper row held Ampere's figures */
-  guint32 ll_row = nnodes != 1 ? 0
+  guint32 ll_row = nnodes != 1 ? (c->gpu.cpu == TOPO_CPU_AMD ? 1 : 0)
                    : c->arch == NCCL_ARCH_HOPPER && v < V_2_20_UNTIL
                        ? NCCL_ARCH_AMPERE
                        : c->arch;
@@ -551,8 +552,11 @@ void nccl_tune(NcclComm *c)
                     ? 2 * ((int)nnodes - (v < V_2_20_UNTIL ? 0 : 1))
                     : (int)nnodes - 1;
 
+            /* getNetOverhead: 1 us on Intel, 2 on AMD */
             if (nnodes > 1)
-              ovh = NCCL_NET_OVERHEAD_US * (p == NCCL_PROTO_SIMPLE ? 3 : 1);
+              ovh = NCCL_NET_OVERHEAD_US *
+                    (c->gpu.cpu == TOPO_CPU_AMD ? 2 : 1) *
+                    (p == NCCL_PROTO_SIMPLE ? 3 : 1);
             intra_lat = MAX(intra_lat, ovh);
             lat += (nsteps - inter_steps) * intra_lat + inter_steps * inter_lat;
           }
