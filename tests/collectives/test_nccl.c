@@ -721,6 +721,41 @@ START_TEST(test_nvls_channels_by_release)
 }
 END_TEST
 
+/* NCCL prices a network post at 1 us on an Intel host and 2 on AMD
+ * (getNetOverhead), and caps LL across nodes by the CPU's row of llMaxBws:
+ * on two A100 servers whose sockets are joined by xGMI (cpu auto: amd) a
+ * Ring/Simple AllReduce's 28 intra-node steps cost max(3.4 us NVLink,
+ * 3 x 2 us) each, not max(3.4, 3 x 1): 72.8 us above the same servers
+ * marked intel; the proxy's actions in a network step
+ * double too, so the simulated call is slower. */
+START_TEST(test_cpu_net_overhead)
+{
+  static const char fmt[] =
+      "[system]\nserver = a\nservers = 2\n[server a]\ngpus = 8\n"
+      "sockets = 2\nsocket_link = xgmi3\nroot_complex = root-complex-gen4\n"
+      "nvlink = nvlink3\nnvlinks_per_gpu = 12\nnvswitch = nvswitch2\n"
+      "nvswitches = 6\ngpu_pcie = pcie4-x16\npcie_switch = pex88000\n"
+      "pcie_switches = 4\nnic = cx6-hdr\nnics = 8\ncpu = %s\n"
+      "[scaleout]\ntopology = fat-tree\nswitch = quantum-hdr\ntiers = 2\n"
+      "rail_optimized = true\n";
+  g_autofree char *amd_ini = g_strdup_printf(fmt, "auto");
+  g_autofree char *intel_ini = g_strdup_printf(fmt, "intel");
+  g_autoptr(TopoSystem) amd = load_text(amd_ini);
+  g_autoptr(TopoSystem) intel = load_text(intel_ini);
+  NcclOptions ring = {.algos = 1u << NCCL_ALGO_RING,
+                      .protos = 1u << NCCL_PROTO_SIMPLE};
+  g_autoptr(NcclComm) a = comm_of(amd, &ring);
+  g_autoptr(NcclComm) i = comm_of(intel, &ring);
+  NcclChoice ca, ci;
+
+  ck_assert(nccl_select(a, NCCL_COLL_ALLREDUCE, 1024, &ca, NULL, NULL));
+  ck_assert(nccl_select(i, NCCL_COLL_ALLREDUCE, 1024, &ci, NULL, NULL));
+  ck_assert_double_eq_tol(ca.model_us - ci.model_us, 28 * (6 - 3.4), 0.01);
+  ck_assert_uint_gt(run_ps(a, NCCL_COLL_ALLREDUCE, 1024, &ca),
+                    run_ps(i, NCCL_COLL_ALLREDUCE, 1024, &ci));
+}
+END_TEST
+
 /* Records when a session task ends. */
 static void note_end(void *ctx, guint64 user, SimTime now)
 {
@@ -945,6 +980,7 @@ Suite *suite_nccl(void)
   tcase_add_test(tc, test_nccl_versions);
   tcase_add_test(tc, test_nvls_own_channels);
   tcase_add_test(tc, test_nvls_channels_by_release);
+  tcase_add_test(tc, test_cpu_net_overhead);
   tcase_add_test(tc, test_comm_subsets);
   tcase_add_test(tc, test_session);
   suite_add_tcase(s, tc);
