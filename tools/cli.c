@@ -2,7 +2,9 @@
  * parsing helpers shared by subcommands; see tools/cli.h. */
 #include "tools/cli.h"
 
+#include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -63,6 +65,27 @@ static void cli_usage(FILE *out)
                "command.\n");
 }
 
+/* What a command printed must reach standard output: a write error (a
+ * full disk, /dev/full) fails the run with a message, exit 2, even when
+ * the command itself succeeded.  A reader that went away (`| head`) ends
+ * it quietly, as a shell's SIGPIPE does: 128 + SIGPIPE. */
+static int finish_stdout(const char *command, int status)
+{
+  int err;
+
+  errno = 0;
+  if (fflush(stdout) == 0 && !ferror(stdout))
+    return status;
+  err = errno;
+  if (status != CLI_EXIT_OK)
+    return status; /* its error is said (a failed "-" output among them) */
+  if (err == EPIPE)
+    return 128 + SIGPIPE;
+  fprintf(stderr, "ifsim: %s: standard output: cannot write (%s)\n", command,
+          err ? g_strerror(err) : "write error");
+  return CLI_EXIT_USAGE;
+}
+
 int cli_main(int argc, char **argv)
 {
   const char *name;
@@ -75,7 +98,7 @@ int cli_main(int argc, char **argv)
   if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0 ||
       strcmp(name, "help") == 0) {
     cli_usage(stdout);
-    return CLI_EXIT_OK;
+    return finish_stdout("help", CLI_EXIT_OK);
   }
   if (strcmp(name, "--version") == 0)
     name = "version";
@@ -100,7 +123,7 @@ int cli_main(int argc, char **argv)
     status = c->fn ? c->fn(argc - 1, sub_argv)
                    : cli_cmd_not_built(c, argc - 1, sub_argv);
     g_free(sub_argv);
-    return status;
+    return finish_stdout(c->name, status);
   }
   fprintf(stderr, "ifsim: unknown command '%s' (expected one of:", name);
   for (size_t i = 0; i < G_N_ELEMENTS(cli_commands); i++)

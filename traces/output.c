@@ -6,14 +6,21 @@
 #include <glib/gstdio.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "sim/interrupt.h"
 
 typedef struct {
-  char *path; /* the destination */
-  char *tmp;  /* the temporary; NULL for "-" or once renamed */
-  char *text; /* for "-" only */
+  char *path;        /* the destination, as given */
+  char *target;      /* where the data goes: path, or the file its symbolic
+                   links lead to */
+  char *tmp;         /* the temporary; NULL for "-" or once renamed */
+  char *text;        /* for "-" and in-place outputs, written at commit */
+  int fd;            /* an in-place output (a device, a FIFO): open from the
+                   start, written at commit; -1 otherwise */
+  gboolean reserved; /* tmp was handed to another program (reserve) */
+  gboolean in_place; /* fd's output */
 } Output;
 
 struct TrcOutputs {
@@ -26,7 +33,10 @@ static void output_clear(void *p)
 
   if (x->tmp)
     g_unlink(x->tmp);
+  if (x->fd >= 0)
+    close(x->fd);
   g_free(x->path);
+  g_free(x->target);
   g_free(x->tmp);
   g_free(x->text);
 }
@@ -56,21 +66,106 @@ static gboolean fail_errno(GError **error, const char *path, const char *what,
   return FALSE;
 }
 
-/* Opens a new temporary file next to path; fills *tmp. */
-static int open_temp(const char *path, char **tmp, GError **error)
+/* Opens a new temporary file for x: next to its target, so that the
+ * rename stays on one file system; for an in-place output, in the
+ * temporary directory (only a program writing a reserved file uses it).
+ * A target that exists keeps its permission bits, and its owner where the
+ * process may give it (root), once the temporary replaces it. */
+static int open_temp(const char *path, Output *x, GError **error)
 {
-  g_autofree char *dir = g_path_get_dirname(path);
-  g_autofree char *base = g_path_get_basename(path);
+  g_autofree char *dir =
+      x->in_place ? g_strdup(g_get_tmp_dir()) : g_path_get_dirname(x->target);
+  g_autofree char *base = g_path_get_basename(x->target);
+  struct stat st;
   int fd;
 
-  *tmp = g_strdup_printf("%s/.%s.XXXXXX", dir, base);
-  fd = g_mkstemp_full(*tmp, O_WRONLY, 0666);
+  x->tmp = g_strdup_printf("%s/.%s.XXXXXX", dir, base);
+  fd = g_mkstemp_full(x->tmp, O_WRONLY, 0666);
   if (fd < 0) {
     int err = errno;
-    g_clear_pointer(tmp, g_free);
+    g_clear_pointer(&x->tmp, g_free);
     fail_errno(error, path, "write", err);
+    return -1;
+  }
+  if (!x->in_place && stat(x->target, &st) == 0 && S_ISREG(st.st_mode)) {
+    if (fchmod(fd, st.st_mode & 07777) != 0 ||
+        (geteuid() == 0 && fchown(fd, st.st_uid, st.st_gid) != 0)) {
+      int err = errno;
+      close(fd);
+      fail_errno(error, path, "keep the permissions of", err);
+      return -1;
+    }
   }
   return fd;
+}
+
+/* Where path's data goes: the file at the end of its symbolic links (a
+ * link is kept and its target written; a dangling link's target is
+ * created), and whether that is a regular file (or none yet), replaced by
+ * a rename, or a device or FIFO, opened now and written in place at
+ * commit.  A directory or a socket is refused, as is a FIFO that no
+ * process reads (writing to it would block). */
+#define MAX_LINKS 40
+static gboolean resolve(const char *path, Output *x, GError **error)
+{
+  char *target = g_strdup(path);
+  struct stat st;
+  int links = 0;
+
+  x->fd = -1;
+  while (lstat(target, &st) == 0 && S_ISLNK(st.st_mode)) {
+    g_autoptr(GError) local = NULL;
+    char *to = g_file_read_link(target, &local);
+
+    if (!to || ++links > MAX_LINKS) {
+      g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_LOOP,
+                  "%s: cannot follow its symbolic link%s", path,
+                  to ? "s (too many)" : "");
+      g_free(to);
+      g_free(target);
+      return FALSE;
+    }
+    if (!g_path_is_absolute(to)) {
+      g_autofree char *dir = g_path_get_dirname(target);
+      char *joined = g_build_filename(dir, to, NULL);
+
+      g_free(to);
+      to = joined;
+    }
+    g_free(target);
+    target = to;
+  }
+  x->target = target;
+  if (stat(target, &st) != 0 || S_ISREG(st.st_mode))
+    return TRUE; /* a new file, or one to replace */
+  if (S_ISDIR(st.st_mode)) {
+    g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_ISDIR,
+                "%s: is a directory (expected a file name)", path);
+    return FALSE;
+  }
+  if (!S_ISCHR(st.st_mode) && !S_ISBLK(st.st_mode) && !S_ISFIFO(st.st_mode)) {
+    g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                "%s: is neither a file, a device nor a FIFO; nothing "
+                "written",
+                path);
+    return FALSE;
+  }
+  /* A device or FIFO is never replaced: written in place.  O_NONBLOCK so
+   * that a FIFO nobody reads fails (ENXIO) instead of hanging. */
+  x->fd = open(target, O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+  if (x->fd < 0) {
+    int err = errno;
+
+    if (err == ENXIO)
+      g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_NXIO,
+                  "%s: a FIFO that no process reads; nothing written", path);
+    else
+      fail_errno(error, path, "open", err);
+    return FALSE;
+  }
+  fcntl(x->fd, F_SETFL, fcntl(x->fd, F_GETFL) & ~O_NONBLOCK);
+  x->in_place = TRUE;
+  return TRUE;
 }
 
 gboolean trc_write_all(int fd, const void *data, gsize len)
@@ -92,7 +187,7 @@ gboolean trc_write_all(int fd, const void *data, gsize len)
 /* Appends path's entry, refusing a path given twice. */
 static Output *add_entry(TrcOutputs *o, const char *path, GError **error)
 {
-  Output x = {.path = g_strdup(path)};
+  Output x = {.path = g_strdup(path), .fd = -1};
 
   for (guint i = 0; i < o->items->len; i++) {
     if (g_str_equal(g_array_index(o->items, Output, i).path, path)) {
@@ -103,6 +198,10 @@ static Output *add_entry(TrcOutputs *o, const char *path, GError **error)
     }
   }
   g_array_append_val(o->items, x);
+  if (!g_str_equal(path, "-") &&
+      !resolve(path, &g_array_index(o->items, Output, o->items->len - 1),
+               error))
+    return NULL; /* the set's clear function frees the entry */
   return &g_array_index(o->items, Output, o->items->len - 1);
 }
 
@@ -117,11 +216,11 @@ gboolean trc_outputs_add(TrcOutputs *o, const char *path, char *text,
 
   if (!x)
     return FALSE;
-  if (g_str_equal(path, "-")) {
+  if (g_str_equal(path, "-") || x->in_place) {
     x->text = g_steal_pointer(&owned);
     return TRUE;
   }
-  fd = open_temp(path, &x->tmp, error);
+  fd = open_temp(path, x, error);
   if (fd < 0)
     return FALSE;
   ok = trc_write_all(fd, owned, strlen(owned)) && fsync(fd) == 0;
@@ -141,11 +240,39 @@ const char *trc_outputs_reserve(TrcOutputs *o, const char *path,
 
   if (!x)
     return NULL;
-  fd = open_temp(path, &x->tmp, error);
+  if (g_str_equal(path, "-")) {
+    g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                "-: this output needs a file name, not standard output");
+    return NULL;
+  }
+  fd = open_temp(path, x, error);
   if (fd < 0)
     return NULL;
   close(fd);
+  x->reserved = TRUE;
   return x->tmp;
+}
+
+/* Writes an in-place output: its text, or what a program wrote into its
+ * reserved temporary. */
+static gboolean write_in_place(Output *x, GError **error)
+{
+  g_autofree char *data = NULL;
+  gsize len = 0;
+  int err;
+
+  if (x->reserved) {
+    if (!g_file_get_contents(x->tmp, &data, &len, error))
+      return FALSE;
+  } else {
+    data = g_steal_pointer(&x->text);
+    len = strlen(data);
+  }
+  if (!trc_write_all(x->fd, data, len))
+    return fail_errno(error, x->path, "write", errno);
+  err = close(x->fd) == 0 ? 0 : errno;
+  x->fd = -1;
+  return err == 0 || fail_errno(error, x->path, "write", err);
 }
 
 gboolean trc_outputs_commit(TrcOutputs *o, GError **error)
@@ -154,16 +281,26 @@ gboolean trc_outputs_commit(TrcOutputs *o, GError **error)
     g_prefix_error(error, "nothing written: ");
     return FALSE;
   }
+  /* Devices and FIFOs first: a write there may fail (/dev/full) and
+   * cannot be undone, so it fails before anything is renamed. */
   for (guint i = 0; i < o->items->len; i++) {
     Output *x = &g_array_index(o->items, Output, i);
 
+    if (x->in_place && x->fd >= 0 && !write_in_place(x, error))
+      return FALSE;
+  }
+  for (guint i = 0; i < o->items->len; i++) {
+    Output *x = &g_array_index(o->items, Output, i);
+
+    if (x->in_place)
+      continue;
     if (x->text) {
       if (fputs(x->text, stdout) < 0 || fflush(stdout) != 0)
         return fail_errno(error, "standard output", "write", errno);
       g_clear_pointer(&x->text, g_free);
       continue;
     }
-    if (x->tmp && g_rename(x->tmp, x->path) != 0) {
+    if (x->tmp && g_rename(x->tmp, x->target) != 0) {
       int err = errno;
       g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(err),
                   "%s: cannot rename %s into place (%s)%s", x->path, x->tmp,

@@ -10,7 +10,13 @@
  *
  * The one window left: when a later rename of a commit fails after an
  * earlier one succeeded (the directory became read-only in between), the
- * earlier file is new and the later one old; the error says which. */
+ * earlier file is new and the later one old; the error says which.
+ *
+ * Only regular files are replaced so (ifsim runs as root): a symbolic
+ * link is followed and its final target written as above, the link kept;
+ * a device or FIFO is opened when added (a FIFO nobody reads is refused
+ * then, not waited on) and written in place at commit, before any rename;
+ * a directory or socket is refused (docs/robustness.md). */
 #ifndef TRACES_OUTPUT_H
 #define TRACES_OUTPUT_H
 

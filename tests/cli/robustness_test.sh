@@ -174,6 +174,102 @@ st=$?
 [ "$st" -eq 2 ] && grep -q "AllReduce on 2048 ranks needs about .* MiB of memory" "$err" ||
   fail "a run over --max-memory: exit $st, $(cat "$err")"
 
+# --- outputs that are not regular files (ifsim often runs as root) -------
+# A symbolic link is kept and its target written; a device or a FIFO is
+# written in place, never replaced by a regular file; a FIFO nobody reads,
+# a directory, or a device that fails the write (/dev/full) is an error,
+# exit 2.  Every output option, through the command that writes it.
+smi=$DATA/import/smi_dgx_h100.txt
+# out_cmd OPT DEST: the command line that writes DEST through OPT
+out_cmd() {
+  case $1 in
+  --csv | --json | --links-csv | --timeline | --link-samples)
+    echo "run -b 1M -e 1M $1 $2" ;;
+  --ports-csv | --queue-samples)
+    echo "run -t $topo -g 2 -b 64K -e 64K --fidelity packet $1 $2" ;;
+  --summary-csv) echo "replay $DATA/../../docs/workload-example.csv --summary-csv $2" ;;
+  --emit-ini) echo "topo --import $smi --emit-ini $2" ;;
+  --dot) echo "topo $topo --dot $2" ;;
+  sweep-o) echo "sweep --vary system.servers=1 -b 1K -e 1K -o $2" ;;
+  plot-o) echo "plot $PLOTCSV -o $2" ;;
+  calibrate-o)
+    echo "calibrate $DATA/reference/nvbandwidth_8xH100_sxm_pcie5_acceptance_kr.csv -t $topo -o $2" ;;
+  esac
+}
+"$IFSIM" run -b 1K -e 1M -f 32 --csv "$work/plot.csv" >/dev/null ||
+  fail "the run for plot's input failed"
+PLOTCSV=$work/plot.csv
+for opt in --csv --json --links-csv --timeline --link-samples --ports-csv \
+  --queue-samples --summary-csv --emit-ini --dot sweep-o calibrate-o plot-o; do
+  case $opt in plot-o) ext=png ;; *) ext=out ;; esac
+  if [ "$opt" = plot-o ] && ! command -v gnuplot >/dev/null; then continue; fi
+  rm -rf "$work/ns" && mkdir "$work/ns"
+  # a symbolic link: kept, its target written
+  ln -s real.$ext "$work/ns/link.$ext"
+  # shellcheck disable=SC2046
+  "$IFSIM" $(out_cmd "$opt" "$work/ns/link.$ext") >"$out" 2>"$err" ||
+    fail "$opt to a symlink: $(cat "$err")"
+  [ -L "$work/ns/link.$ext" ] && [ -s "$work/ns/real.$ext" ] ||
+    fail "$opt to a symlink: the link was replaced or its target not written"
+  # a FIFO that a process reads: written in place, still a FIFO (named
+  # for plot, which takes its format from the name)
+  fifo=$work/ns/fifo.$ext
+  mkfifo "$fifo"
+  cat "$fifo" >"$work/ns/got" &
+  reader=$!
+  # shellcheck disable=SC2046
+  if ! "$IFSIM" $(out_cmd "$opt" "$fifo") >"$out" 2>"$err"; then
+    fail "$opt to a read FIFO: $(cat "$err")"
+    : >"$fifo" # a reader still waiting gets its end of file
+  fi
+  wait $reader
+  [ -p "$fifo" ] && [ -s "$work/ns/got" ] ||
+    fail "$opt to a read FIFO: replaced, or nothing came through"
+  # a FIFO nobody reads: refused at once (no hang), still a FIFO
+  # shellcheck disable=SC2046
+  "$IFSIM" $(out_cmd "$opt" "$fifo") >"$out" 2>"$err"
+  st=$?
+  { [ "$st" -eq 2 ] && grep -q "fifo.$ext: a FIFO that no process reads" "$err" &&
+    [ -p "$fifo" ]; } ||
+    fail "$opt to an unread FIFO: exit $st, $(cat "$err")"
+  # devices: /dev/null stays a device; /dev/full is a write error (plot
+  # refuses both up front: no .png or .svg in the name)
+  if [ "$opt" = plot-o ]; then
+    "$IFSIM" $(out_cmd "$opt" /dev/null) >"$out" 2>"$err"
+    { [ $? -eq 2 ] && [ -c /dev/null ]; } || fail "plot -o /dev/null: $(cat "$err")"
+    checked=$((checked + 1))
+    continue
+  fi
+  # shellcheck disable=SC2046
+  "$IFSIM" $(out_cmd "$opt" /dev/null) >"$out" 2>"$err" ||
+    fail "$opt to /dev/null: $(cat "$err")"
+  [ -c /dev/null ] || fail "$opt replaced /dev/null"
+  # shellcheck disable=SC2046
+  "$IFSIM" $(out_cmd "$opt" /dev/full) >"$out" 2>"$err"
+  st=$?
+  { [ "$st" -eq 2 ] &&
+    grep -q "/dev/full: cannot write (No space left on device)" "$err" &&
+    [ -c /dev/full ]; } || fail "$opt to /dev/full: exit $st, $(cat "$err")"
+  # a directory: refused, left as it was
+  # shellcheck disable=SC2046
+  "$IFSIM" $(out_cmd "$opt" "$work/ns") >"$out" 2>"$err"
+  st=$?
+  { [ "$st" -eq 2 ] && grep -q "is a directory" "$err"; } ||
+    fail "$opt to a directory: exit $st, $(cat "$err")"
+  checked=$((checked + 1))
+done
+# Standard output that cannot be written is an error, not a lost result.
+for c in "run -b 1M -e 1M" "models" "topo $topo" \
+  "sweep --vary system.servers=1 -b 1K -e 1K -o -" \
+  "topo --import $smi --emit-ini -"; do
+  # shellcheck disable=SC2086
+  "$IFSIM" $c >/dev/full 2>"$err"
+  st=$?
+  { [ "$st" -eq 2 ] &&
+    grep -q "standard output: cannot write (No space left on device)" "$err"; } ||
+    fail "ifsim $c >/dev/full: exit $st, $(cat "$err")"
+done
+
 # --- determinism: the same inputs, byte-identical outputs ------------------
 cat >"$work/ecmp.ini" <<'EOF'
 [system]

@@ -3,6 +3,8 @@
  * limit's refusal (sim/memory). */
 #include <glib/gstdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "sim/error.h"
 #include "sim/memory.h"
@@ -120,6 +122,58 @@ START_TEST(test_memory_limit)
 }
 END_TEST
 
+/* Only regular files are replaced: a symbolic link is kept and its target
+ * written (with its permission bits), /dev/null stays a device, /dev/full
+ * is a write error, a FIFO nobody reads and a directory are refused. */
+START_TEST(test_not_regular_files)
+{
+  g_autofree char *dir = g_dir_make_tmp("ifsim-out-XXXXXX", NULL);
+  g_autofree char *target = g_build_filename(dir, "target.csv", NULL);
+  g_autofree char *link = g_build_filename(dir, "link.csv", NULL);
+  g_autofree char *fifo = g_build_filename(dir, "fifo", NULL);
+  g_autofree char *text = NULL;
+  g_autoptr(GError) error = NULL;
+  GStatBuf st;
+
+  ck_assert_ptr_nonnull(dir);
+  ck_assert(g_file_set_contents(target, "old\n", -1, NULL));
+  ck_assert_int_eq(g_chmod(target, 0640), 0);
+  ck_assert_int_eq(symlink("target.csv", link), 0);
+  ck_assert(trc_write_text(link, g_strdup("new\n"), &error));
+  ck_assert(g_file_test(link, G_FILE_TEST_IS_SYMLINK));
+  ck_assert(g_file_get_contents(target, &text, NULL, NULL));
+  ck_assert_str_eq(text, "new\n");
+  ck_assert_int_eq(g_stat(target, &st), 0);
+  ck_assert_int_eq(st.st_mode & 07777, 0640);
+
+  ck_assert(trc_write_text("/dev/null", g_strdup("x\n"), &error));
+  ck_assert_int_eq(g_stat("/dev/null", &st), 0);
+  ck_assert(S_ISCHR(st.st_mode));
+  if (g_file_test("/dev/full", G_FILE_TEST_EXISTS)) {
+    ck_assert(!trc_write_text("/dev/full", g_strdup("x\n"), &error));
+    ck_assert_ptr_nonnull(strstr(error->message, "/dev/full: cannot write"));
+    g_clear_error(&error);
+  }
+  ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+  ck_assert(!trc_write_text(fifo, g_strdup("x\n"), &error));
+  ck_assert(g_error_matches(error, G_FILE_ERROR, G_FILE_ERROR_NXIO));
+  g_clear_error(&error);
+  ck_assert(!trc_write_text(dir, g_strdup("x\n"), &error));
+  ck_assert(g_error_matches(error, G_FILE_ERROR, G_FILE_ERROR_ISDIR));
+  g_clear_error(&error);
+  /* nothing but the three entries: no temporary left */
+  {
+    g_autofree char *names = listing(dir);
+
+    ck_assert_str_eq(names, "fifo link.csv target.csv");
+  }
+  g_unlink(fifo);
+  g_unlink(link);
+  g_unlink(target);
+  g_rmdir(dir);
+}
+END_TEST
+
 Suite *suite_output(void)
 {
   Suite *s = suite_create("output");
@@ -127,6 +181,7 @@ Suite *suite_output(void)
 
   tcase_add_test(tc, test_commit_together);
   tcase_add_test(tc, test_memory_limit);
+  tcase_add_test(tc, test_not_regular_files);
   suite_add_tcase(s, tc);
   return s;
 }
