@@ -106,6 +106,9 @@ static int open_temp(const char *path, Output *x, GError **error)
  * commit.  A directory or a socket is refused, as is a FIFO that no
  * process reads (writing to it would block). */
 #define MAX_LINKS 40
+static gboolean open_in_place(const char *path, const struct stat *stp,
+                              Output *x, GError **error);
+
 static gboolean resolve(const char *path, Output *x, GError **error)
 {
   char *target = g_strdup(path);
@@ -113,6 +116,12 @@ static gboolean resolve(const char *path, Output *x, GError **error)
   int links = 0;
 
   x->fd = -1;
+  /* What the path leads to, links followed by the kernel (which also
+   * follows /proc's links, /dev/stdout among them, that name no file) */
+  if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+    x->target = target;
+    return open_in_place(path, &st, x, error);
+  }
   while (lstat(target, &st) == 0 && S_ISLNK(st.st_mode)) {
     g_autoptr(GError) local = NULL;
     char *to = g_file_read_link(target, &local);
@@ -136,8 +145,16 @@ static gboolean resolve(const char *path, Output *x, GError **error)
     target = to;
   }
   x->target = target;
-  if (stat(target, &st) != 0 || S_ISREG(st.st_mode))
-    return TRUE; /* a new file, or one to replace */
+  return TRUE; /* a new file, or one to replace */
+}
+
+/* A destination that is not a regular file: a device or FIFO is opened
+ * for writing in place, anything else refused. */
+static gboolean open_in_place(const char *path, const struct stat *stp,
+                              Output *x, GError **error)
+{
+  struct stat st = *stp;
+
   if (S_ISDIR(st.st_mode)) {
     g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_ISDIR,
                 "%s: is a directory (expected a file name)", path);
@@ -152,7 +169,7 @@ static gboolean resolve(const char *path, Output *x, GError **error)
   }
   /* A device or FIFO is never replaced: written in place.  O_NONBLOCK so
    * that a FIFO nobody reads fails (ENXIO) instead of hanging. */
-  x->fd = open(target, O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+  x->fd = open(path, O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
   if (x->fd < 0) {
     int err = errno;
 

@@ -258,6 +258,13 @@ for opt in --csv --json --links-csv --timeline --link-samples --ports-csv \
     fail "$opt to a directory: exit $st, $(cat "$err")"
   checked=$((checked + 1))
 done
+# /dev/stdout is a link to /proc/self/fd/1, which names no file: written
+# in place (a pipe here), the link left as it was.
+if [ -L /dev/stdout ]; then
+  "$IFSIM" run -b 1M -e 1M --csv /dev/stdout 2>"$err" | grep -q "^# collective: AllReduce" ||
+    fail "--csv /dev/stdout into a pipe: $(cat "$err")"
+  [ -L /dev/stdout ] || fail "--csv /dev/stdout replaced the link"
+fi
 # Standard output that cannot be written is an error, not a lost result.
 for c in "run -b 1M -e 1M" "models" "topo $topo" \
   "sweep --vary system.servers=1 -b 1K -e 1K -o -" \
