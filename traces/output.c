@@ -153,14 +153,13 @@ static gboolean resolve(const char *path, Output *x, GError **error)
 static gboolean open_in_place(const char *path, const struct stat *stp,
                               Output *x, GError **error)
 {
-  struct stat st = *stp;
-
-  if (S_ISDIR(st.st_mode)) {
+  if (S_ISDIR(stp->st_mode)) {
     g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_ISDIR,
                 "%s: is a directory (expected a file name)", path);
     return FALSE;
   }
-  if (!S_ISCHR(st.st_mode) && !S_ISBLK(st.st_mode) && !S_ISFIFO(st.st_mode)) {
+  if (!S_ISCHR(stp->st_mode) && !S_ISBLK(stp->st_mode) &&
+      !S_ISFIFO(stp->st_mode)) {
     g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
                 "%s: is neither a file, a device nor a FIFO; nothing "
                 "written",

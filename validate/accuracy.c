@@ -188,7 +188,6 @@ gboolean val_accuracy_run(const ValDataset *d, const char *root,
   out->rows = g_array_new(FALSE, TRUE, sizeof(ValAccuracyRow));
   out->gpus_per_process = MAX(d->gpus_per_process, 1);
   out->iterations = d->iterations;
-  out->ranks = d->ranks;
   if (!nccl_coll_parse(d->collective, &coll)) {
     g_set_error(error, VAL_ERROR, VAL_ERROR_VALUE,
                 "%s: unknown collective '%s'", d->file, d->collective);
@@ -243,8 +242,8 @@ static double row_time_us(const ValAccuracy *a, const ValAccuracyRow *r,
                           const ValFit *fit)
 {
   double host_us = a->gpus_per_process *
-                   (fit->launch_us + (double)(MAX(r->channels, 1) - 1) *
-                                         fit->launch_per_channel_us);
+                   nccl_launch_cost_us(fit->launch_us,
+                                       fit->launch_per_channel_us, r->channels);
 
   return sim_time_to_us(nccl_tests_loop_time(
       (SimTime)llround(row_call_ps(a, r, fit)),

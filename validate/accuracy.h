@@ -66,7 +66,7 @@ typedef struct {
   double median_large, worst_large; /* |error| for sizes >= 1 MiB */
   double median_small, worst_small; /* below 1 MiB (0 when none) */
   double median_ratio, min_ratio;   /* predicted / measured, all sizes */
-  guint32 gpus_per_process, iterations, ranks;
+  guint32 gpus_per_process, iterations;
   double bus_factor;
   gboolean multi_node; /* net_proxy_us changes its calls */
   ValFit model;        /* the model's own constants */

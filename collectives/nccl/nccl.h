@@ -207,6 +207,10 @@ typedef void (*NcclInspectFn)(void *ctx, const SimTransport *t, SimTime end);
  * host_launch_per_channel_us for each further one. */
 double nccl_launch_us(const NcclComm *comm, guint32 channels);
 
+/* The same from the two constants (a fit of them, validate/accuracy.c). */
+double nccl_launch_cost_us(double launch_us, double per_channel_us,
+                           guint32 channels);
+
 /* The time per call nccl-tests reports for calls that take call_ps on the
  * GPUs on `channels` channels, run back to back: a process driving G GPUs
  * (gpus_per_process) launches their kernels one after another, G L per

@@ -55,6 +55,11 @@ struct NcclComm {
  * twice that on AMD (the server's cpu). */
 #define NCCL_NET_OVERHEAD_US 1.0
 
+/* How long the host's CPU takes over a network post or a proxy action,
+ * relative to an Intel host's: NCCL's own ratio (graph/tuning.cc
+ * getNetOverhead: 1 us on Intel x86, 2 on AMD x86, 1 elsewhere). */
+double nccl_host_net_factor(const NcclComm *c);
+
 /* Fills the cost-model tables of a communicator whose topology fields are
  * set (tuning.c). */
 void nccl_tune(NcclComm *comm);

@@ -151,18 +151,10 @@ static guint32 net_proxy_actions(const NcclComm *c, NcclProto p)
   return c->gpu.sm < 90 ? 3 : 2;
 }
 
-/* How long the host's CPU takes over a proxy action or a network post,
- * relative to an Intel host's: NCCL's own ratio (graph/tuning.cc
- * getNetOverhead: 1 us on Intel x86, 2 on AMD x86, 1 elsewhere). */
-static double host_net_factor(const NcclComm *c)
-{
-  return c->gpu.cpu == TOPO_CPU_AMD ? 2.0 : 1.0;
-}
-
 /* The latency of one step over an edge beyond what the fabric charges (the
  * path's own latency).  A network edge of a Ring, Tree or PAT is a plain
  * net connection: its step costs the proxy's actions, each [nccl]
- * net_proxy_us on an Intel host (host_net_factor elsewhere), on top of the
+ * net_proxy_us on an Intel host (nccl_host_net_factor elsewhere), on top of the
  * wire.  Elsewhere it is NCCL's hardware
  * latency for the protocol and link class (tuning.cc hwLatencies), less
  * the path's latency, never negative: NVLink and PCIe steps, and the
@@ -179,18 +171,18 @@ static SimTime step_latency(const NcclPlan *pl, gboolean inter, guint32 first)
 
   if (inter &&
       (a == NCCL_ALGO_RING || a == NCCL_ALGO_TREE || a == NCCL_ALGO_PAT))
-    return us_ps(net_proxy_actions(c, pl->proto) * host_net_factor(c) *
-                 (c->opt.set_net_proxy
-                      ? c->opt.net_proxy_us
-                      : mdl_registry_nccl(topo_system_models(c->sys))
-                            ->net_proxy_us));
+    return us_ps(
+        net_proxy_actions(c, pl->proto) * nccl_host_net_factor(c) *
+        (c->opt.set_net_proxy
+             ? c->opt.net_proxy_us
+             : mdl_registry_nccl(topo_system_models(c->sys))->net_proxy_us));
   if (inter && c->ppn == 1)
     a = NCCL_ALGO_TREE; /* tuning.cc: Tree's network latency at ppn 1 */
   us = nccl_hw_latency_us(hw, a, pl->proto);
   /* Inter-node rings pay the network post overhead at every step, three
    * times for Simple (tuning.cc: intraLat = max(intraLat, netOverhead)). */
   if (!inter && c->nnodes > 1 && pl->algo == NCCL_ALGO_RING)
-    us = MAX(us, NCCL_NET_OVERHEAD_US * host_net_factor(c) *
+    us = MAX(us, NCCL_NET_OVERHEAD_US * nccl_host_net_factor(c) *
                      (pl->proto == NCCL_PROTO_SIMPLE ? 3 : 1));
   lat = us_ps(us);
   fabric = sim_path_latency_ps(pl->fabric,

@@ -552,10 +552,8 @@ void nccl_tune(NcclComm *c)
                     ? 2 * ((int)nnodes - (v < V_2_20_UNTIL ? 0 : 1))
                     : (int)nnodes - 1;
 
-            /* getNetOverhead: 1 us on Intel, 2 on AMD */
             if (nnodes > 1)
-              ovh = NCCL_NET_OVERHEAD_US *
-                    (c->gpu.cpu == TOPO_CPU_AMD ? 2 : 1) *
+              ovh = NCCL_NET_OVERHEAD_US * nccl_host_net_factor(c) *
                     (p == NCCL_PROTO_SIMPLE ? 3 : 1);
             intra_lat = MAX(intra_lat, ovh);
             lat += (nsteps - inter_steps) * intra_lat + inter_steps * inter_lat;
@@ -866,12 +864,23 @@ guint64 nccl_slice_bytes(const NcclComm *c, NcclColl coll, NcclAlgo a,
   }
 }
 
+double nccl_host_net_factor(const NcclComm *c)
+{
+  return c->gpu.cpu == TOPO_CPU_AMD ? 2.0 : 1.0;
+}
+
+double nccl_launch_cost_us(double launch_us, double per_channel_us,
+                           guint32 channels)
+{
+  return launch_us + (double)(MAX(channels, 1) - 1) * per_channel_us;
+}
+
 double nccl_launch_us(const NcclComm *c, guint32 channels)
 {
   const MdlNcclTuning *t = mdl_registry_nccl(topo_system_models(c->sys));
 
-  return t->host_launch_us +
-         (double)(MAX(channels, 1) - 1) * t->host_launch_per_channel_us;
+  return nccl_launch_cost_us(t->host_launch_us, t->host_launch_per_channel_us,
+                             channels);
 }
 
 SimTime nccl_tests_loop_time(SimTime call_ps, SimTime host_ps, guint32 n)

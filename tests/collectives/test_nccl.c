@@ -22,21 +22,6 @@ static TopoSystem *load(const char *name)
   return sys;
 }
 
-/* n servers of a built-in on a rail-optimized two-tier fat-tree. */
-static TopoSystem *load_servers(const char *server, guint n, const char *sw)
-{
-  g_autoptr(GError) error = NULL;
-  g_autofree char *ini = g_strdup_printf(
-      "[system]\nserver = %s\nservers = %u\n[scaleout]\ntopology = "
-      "fat-tree\nswitch = %s\ntiers = 2\nrail_optimized = true\n",
-      server, n, sw);
-  TopoSystem *sys =
-      topo_system_load_data(ini, strlen(ini), server, NULL, &error);
-
-  ck_assert_msg(sys != NULL, "%s", error ? error->message : "");
-  return sys;
-}
-
 /* A system from INI text. */
 static TopoSystem *load_text(const char *ini)
 {
@@ -46,6 +31,17 @@ static TopoSystem *load_text(const char *ini)
 
   ck_assert_msg(sys != NULL, "%s", error ? error->message : "");
   return sys;
+}
+
+/* n servers of a built-in on a rail-optimized two-tier fat-tree. */
+static TopoSystem *load_servers(const char *server, guint n, const char *sw)
+{
+  g_autofree char *ini = g_strdup_printf(
+      "[system]\nserver = %s\nservers = %u\n[scaleout]\ntopology = "
+      "fat-tree\nswitch = %s\ntiers = 2\nrail_optimized = true\n",
+      server, n, sw);
+
+  return load_text(ini);
 }
 
 /* The launch costs the launch tests take ([nccl]; the defaults are a fit
