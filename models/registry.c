@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "models/resources.h"
+#include "sim/input.h"
 
 struct MdlRegistry {
   GHashTable *links;    /* name -> MdlLink *, owned; key is model->name */
@@ -465,13 +466,9 @@ gboolean mdl_registry_load_file(MdlRegistry *r, const char *path,
 {
   g_autofree char *data = NULL;
   gsize len = 0;
-  g_autoptr(GError) local = NULL;
 
-  if (!g_file_get_contents(path, &data, &len, &local)) {
-    g_set_error(error, MDL_ERROR, MDL_ERROR_SYNTAX, "%s: cannot read: %s", path,
-                local->message);
+  if (!sim_input_read(path, &data, &len, error))
     return FALSE;
-  }
   return mdl_registry_load_data(r, data, len, path, error);
 }
 

@@ -34,5 +34,6 @@ Suite *suite_plot(void);
 Suite *suite_replay(void);
 Suite *suite_errors(void);
 Suite *suite_accuracy(void);
+Suite *suite_input(void);
 
 #endif /* TESTS_SUITES_H */

@@ -10,6 +10,7 @@
 
 #include "sim/config.h"
 #include "sim/error.h"
+#include "sim/input.h"
 #include "sim/interrupt.h"
 #include "sim/memory.h"
 #include "sim/units.h"
@@ -104,6 +105,7 @@ int cli_main(int argc, char **argv)
     name = "version";
   sim_interrupt_install();
   cli_memory_wording_install();
+  sim_input_set_advice("--max-input SIZE reads larger ones");
   for (size_t i = 0; i < G_N_ELEMENTS(cli_commands); i++) {
     const CliCommand *c = &cli_commands[i];
     g_autofree char *argv0 = NULL;
@@ -167,10 +169,46 @@ static void cli_print_help(GOptionContext *ctx)
   fputs(ascii, stdout);
 }
 
+/* --max-input SIZE (sim/input.h), which every command takes. */
+static gboolean cli_parse_max_input(const gchar *option_name,
+                                    const gchar *value, gpointer data,
+                                    GError **error)
+{
+  guint64 bytes;
+
+  (void)data;
+  if (!sim_size_parse(value, &bytes, error)) {
+    g_prefix_error(error, "%s: ", option_name);
+    (*error)->domain = G_OPTION_ERROR;
+    (*error)->code = G_OPTION_ERROR_BAD_VALUE;
+    return FALSE;
+  }
+  if (bytes == 0) {
+    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                "%s: 0 is not a file size (expected a size above 0, e.g. "
+                "1G)",
+                option_name);
+    return FALSE;
+  }
+  sim_input_set_limit(bytes);
+  return TRUE;
+}
+
 gboolean cli_parse(GOptionContext *ctx, const char *command, int *argc,
                    char ***argv, int *status)
 {
   g_autoptr(GError) error = NULL;
+  const GOptionEntry input[] = {
+      {"max-input", 0, 0, G_OPTION_ARG_CALLBACK, cli_parse_max_input,
+       "Read input files of up to SIZE (K/M/G/T; default 256M)", "SIZE"},
+      G_OPTION_ENTRY_NULL};
+  GOptionGroup *main_group = g_option_context_get_main_group(ctx);
+
+  if (!main_group) {
+    main_group = g_option_group_new(NULL, NULL, NULL, NULL, NULL);
+    g_option_context_set_main_group(ctx, main_group);
+  }
+  g_option_group_add_entries(main_group, input);
 
   for (int i = 1; i < *argc; i++) {
     const char *a = (*argv)[i];

@@ -15,6 +15,7 @@
 #include "tools/cli.h"
 #include "tools/plot.h"
 #include "traces/output.h"
+#include "sim/input.h"
 
 #define COMMAND "plot"
 
@@ -43,7 +44,7 @@ static gboolean read_inputs(CliPlot *p, char **files, GError **error)
     g_autofree char *text = NULL;
     gsize len = 0;
 
-    if (!g_file_get_contents(files[i], &text, &len, error) ||
+    if (!sim_input_read(files[i], &text, &len, error) ||
         !cli_plot_add(p, files[i], text, len, error))
       return FALSE;
   }

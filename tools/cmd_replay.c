@@ -21,6 +21,7 @@
 #include "traces/replay.h"
 #include "traces/timeline.h"
 #include "traces/workload.h"
+#include "sim/input.h"
 
 #define COMMAND "replay"
 
@@ -196,10 +197,8 @@ static gboolean load_jobs(const char *path, GArray *jobs, GError **error)
   g_autofree char *text = NULL;
   gsize len;
 
-  if (!g_file_get_contents(path, &text, &len, error)) {
-    g_prefix_error(error, "%s: ", path);
+  if (!sim_input_read(path, &text, &len, error))
     return FALSE;
-  }
   /* a repeated group or key, which GKeyFile would merge, is refused */
   kf = mdl_ini_load(text, len, path, error);
   if (!kf)

@@ -16,6 +16,7 @@
 
 #include "collectives/nccl/nccl.h"
 #include "sim/interrupt.h"
+#include "sim/memory.h"
 #include "sim/units.h"
 #include "tools/cli.h"
 #include "tools/run.h"
@@ -432,9 +433,37 @@ static gboolean trace_after(void *ctx, guint64 size, SimTime time_ps,
 
 /* The sizes of the sweep, as nccl-tests steps them, each rounded down to
  * whole elements (and whole elements per rank where the array is split). */
-static GArray *run_sizes(const CliRunOptions *o, guint64 align)
+static GArray *run_sizes(const CliRunOptions *o, guint64 align, GError **error)
 {
-  GArray *sizes = g_array_new(FALSE, FALSE, sizeof(guint64));
+  GArray *sizes;
+  guint64 n;
+
+  /* how many sizes the flags ask for, before holding them (a size keeps
+   * itself and its result row until the run ends) */
+  if (o->step_bytes_seen) {
+    n = (o->max_bytes - o->min_bytes) / o->step_bytes + 1;
+  } else {
+    n = 1;
+    for (guint64 s = o->min_bytes; s <= o->max_bytes / o->step_factor;
+         s *= o->step_factor)
+      n++;
+  }
+  if (n > G_MAXUINT32) {
+    g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                "-b, -e, -i: %" G_GUINT64_FORMAT " message sizes, more than "
+                "the %u a run takes",
+                n, G_MAXUINT32);
+    return NULL;
+  }
+  {
+    g_autofree char *how = g_strdup_printf("%" G_GUINT64_FORMAT
+                                           " message sizes from -b, -e and %s",
+                                           n, o->step_bytes_seen ? "-i" : "-f");
+    if (!sim_memory_check(n * (sizeof(guint64) + sizeof(TrcCollRow)),
+                          "the size sweep", how, error))
+      return NULL;
+  }
+  sizes = g_array_sized_new(FALSE, FALSE, sizeof(guint64), (guint)n);
 
   for (guint64 s = o->min_bytes; s <= o->max_bytes;) {
     guint64 a = s - s % align;
@@ -496,7 +525,9 @@ gboolean cli_run_collective(const NcclComm *comm, const CliRunOptions *o,
   if (coll == NCCL_COLL_ALLGATHER || coll == NCCL_COLL_REDUCESCATTER ||
       coll == NCCL_COLL_ALLTOALL)
     align *= nccl_comm_ranks(comm);
-  sizes = run_sizes(o, align);
+  sizes = run_sizes(o, align, error);
+  if (!sizes)
+    return FALSE;
   for (guint i = 0; i < sizes->len; i++) {
     guint64 size = g_array_index(sizes, guint64, i);
     NcclChoice ch;

@@ -305,8 +305,8 @@ static gboolean sweep_build(SweepOptions *o, CliSweep *sw, GError **error)
                 "--jobs: %" G_GUINT64_FORMAT " is not from 1 to 4096", o->jobs);
     return FALSE;
   }
-  return cli_sweep_prepare(sw, error) &&
-         cli_apply_max_memory(o->max_memory, o->max_memory_seen, error);
+  return cli_apply_max_memory(o->max_memory, o->max_memory_seen, error) &&
+         cli_sweep_prepare(sw, error);
 }
 
 /* Rank 0: the outcome of the sweep, written to o->output on success. */

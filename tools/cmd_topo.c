@@ -14,6 +14,7 @@
 #include "topologies/import.h"
 #include "topologies/system.h"
 #include "traces/output.h"
+#include "sim/input.h"
 
 #define COMMAND "topo"
 
@@ -135,7 +136,7 @@ static char *import_file(const char *path, const char *format,
                 format);
     return NULL;
   }
-  if (!g_file_get_contents(path, &text, &len, error))
+  if (!sim_input_read(path, &text, &len, error))
     return NULL;
   return topo_import(text, len, path, (TopoImportFormat)f, opt, error);
 }

@@ -197,13 +197,16 @@ CliPlotKind cli_plot_kind(const CliPlot *p)
  * collective. */
 static void read_comments(PlotFile *f, const char *text, gsize len)
 {
-  g_autofree char *copy = g_strndup(text, len);
-  g_auto(GStrv) lines = g_strsplit(copy, "\n", -1);
+  const char *p = text, *end = text + strnlen(text, len);
 
-  for (guint i = 0; lines[i]; i++) {
-    char *l = g_strstrip(lines[i]);
+  /* line by line up to the first row: the rows may be millions */
+  while (p < end) {
+    const char *nl = memchr(p, '\n', (gsize)(end - p));
+    g_autofree char *line = g_strndup(p, (gsize)((nl ? nl : end) - p));
+    char *l = g_strstrip(line);
     char *colon;
 
+    p = nl ? nl + 1 : end;
     if (l[0] == '\0')
       continue;
     if (l[0] != '#')

@@ -8,11 +8,13 @@
 
 #include "models/params.h"
 #include "sim/config.h"
+#include "sim/memory.h"
 #include "sim/units.h"
 #include "tools/cli.h"
 #include "tools/run.h"
 #include "topologies/system.h"
 #include "traces/csvtext.h"
+#include "sim/input.h"
 
 /* The workload keys (run.KEY, [sweep] KEY) and what they set. */
 typedef enum {
@@ -439,16 +441,12 @@ gboolean cli_sweep_load_plan(CliSweep *sw, const char *path, GError **error)
 {
   g_autofree char *data = NULL;
   gsize len = 0;
-  g_autoptr(GError) local = NULL;
   g_autoptr(GKeyFile) kf = NULL;
   g_auto(GStrv) groups = NULL;
   g_autoptr(GPtrArray) plan_vary = NULL;
 
-  if (!g_file_get_contents(path, &data, &len, &local)) {
-    g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE, "%s: cannot read: %s",
-                path, local->message);
+  if (!sim_input_read(path, &data, &len, error))
     return FALSE;
-  }
   kf = mdl_ini_load(data, len, path, error);
   if (!kf)
     return FALSE;
@@ -543,6 +541,9 @@ gboolean cli_sweep_load_plan(CliSweep *sw, const char *path, GError **error)
   return TRUE;
 }
 
+/* Memory a point of the grid holds: see cli_sweep_prepare. */
+#define SWEEP_POINT_BYTES ((guint)(2 * sizeof(char *) + sizeof(guint) + 256))
+
 gboolean cli_sweep_prepare(CliSweep *sw, GError **error)
 {
   guint64 points = 1;
@@ -563,6 +564,17 @@ gboolean cli_sweep_prepare(CliSweep *sw, GError **error)
       return FALSE;
     }
   }
+  {
+    /* what each point holds until the sweep ends: its row and failure
+     * pointers, its place in a rank's list, and its result row (a CSV
+     * line of the run's columns, about 200 bytes) */
+    g_autofree char *how =
+        g_strdup_printf("%" G_GUINT64_FORMAT " points, %u bytes each", points,
+                        SWEEP_POINT_BYTES);
+    if (!sim_memory_check(points * SWEEP_POINT_BYTES, "the sweep's grid", how,
+                          error))
+      return FALSE;
+  }
   sw->points = (guint)points;
   /* a workload key both fixed and varied would run the varied values
    * while the header said the fixed one */
@@ -578,13 +590,8 @@ gboolean cli_sweep_prepare(CliSweep *sw, GError **error)
     }
   }
   if (sw->topology) {
-    g_autoptr(GError) local = NULL;
-
-    if (!g_file_get_contents(sw->topology, &sw->base, &sw->base_len, &local)) {
-      g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE, "%s: cannot read: %s",
-                  sw->topology, local->message);
+    if (!sim_input_read(sw->topology, &sw->base, &sw->base_len, error))
       return FALSE;
-    }
     sw->source = g_strdup(sw->topology);
   } else {
     g_autoptr(GBytes) bytes = topo_builtin_example_data("dgx-h100");

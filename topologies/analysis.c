@@ -168,6 +168,8 @@ static guint32 network_diameter(const TopoSystem *sys)
 
   if (first >= nn)
     return 0;
+  if (topo_net_ops(sys) && topo_net_ops(sys)->diameter)
+    return topo_net_ops(sys)->diameter(sys) + 2;
   for (guint i = 0; i < sys->endpoints->len; i++) {
     const TopoEndpoint *e = &g_array_index(sys->endpoints, TopoEndpoint, i);
     edge[sim_fabric_channel(f, e->up)->dst] = TRUE;

@@ -22,6 +22,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "sim/interrupt.h"
+#include "sim/memory.h"
 #include "topologies/error.h"
 #include "topologies/system_internal.h"
 
@@ -34,8 +36,14 @@ struct TopoExplicit {
   SimChannelId *adj_ch; /* the channel to it */
   guint32 n_leaf;
   gint32 *leaf_index; /* [n_sw]: index among NIC-holding switches */
-  guint16 *dist;      /* [n_leaf * n_sw] */
+  guint8 *dist;       /* [n_leaf * n_sw]: hops, at most SIM_PATH_MAX_HOPS */
+  guint32 diameter;   /* most hops between NIC-holding switches */
+  GHashTable *index;  /* name -> switch index + 1 */
 };
+
+/* dist[] holds hops below DIST_NONE, which marks "not reached" */
+#define DIST_NONE G_MAXUINT8
+G_STATIC_ASSERT(SIM_PATH_MAX_HOPS < DIST_NONE);
 
 static void explicit_free(TopoSystem *sys)
 {
@@ -50,16 +58,14 @@ static void explicit_free(TopoSystem *sys)
   g_free(ex->adj_ch);
   g_free(ex->leaf_index);
   g_free(ex->dist);
+  if (ex->index)
+    g_hash_table_destroy(ex->index);
   g_free(ex);
 }
 
 static gint32 switch_index(const TopoExplicit *ex, const char *name)
 {
-  for (guint32 i = 0; i < ex->n_sw; i++) {
-    if (strcmp(ex->names[i], name) == 0)
-      return (gint32)i;
-  }
-  return -1;
+  return (gint32)GPOINTER_TO_UINT(g_hash_table_lookup(ex->index, name)) - 1;
 }
 
 static gboolean name_ok(const char *n)
@@ -111,6 +117,7 @@ static gboolean explicit_build(TopoSystem *sys, GKeyFile *kf,
                       "missing: attach every NIC port to a switch");
   ex = sys->ex = g_new0(TopoExplicit, 1);
   ex->names = g_new0(char *, n_sw + 1);
+  ex->index = g_hash_table_new(g_str_hash, g_str_equal);
   ex->node = g_new(SimNodeId, n_sw);
   for (gsize i = 0; i < n_sw; i++) {
     g_auto(GStrv) f = mdl_split_words(sw[i]);
@@ -129,6 +136,8 @@ static gboolean explicit_build(TopoSystem *sys, GKeyFile *kf,
                         "'%s': unknown switch model '%s'", f[0],
                         f[1] ? f[1] : c->sw);
     ex->names[ex->n_sw] = g_strdup(f[0]);
+    g_hash_table_insert(ex->index, ex->names[ex->n_sw],
+                        GUINT_TO_POINTER(ex->n_sw + 1));
     ex->node[ex->n_sw] = sim_fabric_add_node(sys->fabric, TOPO_NODE_NET_SWITCH,
                                              SIM_NODE_FORWARDS, 1, ex->n_sw,
                                              topo_switch_id(sys, model), f[0]);
@@ -257,43 +266,59 @@ static gboolean explicit_build(TopoSystem *sys, GKeyFile *kf,
     if (ex->leaf_index[eps[e].leaf] < 0)
       ex->leaf_index[eps[e].leaf] = (gint32)ex->n_leaf++;
   }
-  ex->dist = g_new(guint16, (gsize)ex->n_leaf * ex->n_sw);
+  {
+    /* the table routing reads: a byte per NIC-holding switch and switch
+     * (quadratic in a network whose every switch holds NICs) */
+    g_autofree char *how = g_strdup_printf(
+        "hops from each of %u switches holding NICs to each of %u switches",
+        ex->n_leaf, ex->n_sw);
+    if (!sim_memory_check((guint64)ex->n_leaf * ex->n_sw, where, how, error))
+      return FALSE;
+  }
+  ex->dist = g_new(guint8, (gsize)ex->n_leaf * ex->n_sw);
   queue = g_new(guint32, ex->n_sw);
   for (guint32 s = 0; s < ex->n_sw; s++) {
-    guint16 *d;
+    guint8 *d;
     guint32 qh = 0, qt = 0;
     if (ex->leaf_index[s] < 0)
       continue;
+    if (!sim_interrupt_check(error))
+      return FALSE;
     d = ex->dist + (gsize)ex->leaf_index[s] * ex->n_sw;
-    for (guint32 i = 0; i < ex->n_sw; i++)
-      d[i] = G_MAXUINT16;
+    memset(d, DIST_NONE, ex->n_sw);
     d[s] = 0;
     queue[qt++] = s;
     while (qh < qt) {
       guint32 u = queue[qh++];
+      if (d[u] + 1 >= DIST_NONE)
+        break; /* farther than any path ifsim holds: refused below */
       for (guint32 k = ex->adj_first[u]; k < ex->adj_first[u + 1]; k++) {
-        if (d[ex->adj_to[k]] == G_MAXUINT16) {
+        if (d[ex->adj_to[k]] == DIST_NONE) {
           d[ex->adj_to[k]] = d[u] + 1;
           queue[qt++] = ex->adj_to[k];
         }
       }
     }
     for (guint32 t = 0; t < ex->n_sw; t++) {
-      if (ex->leaf_index[t] >= 0 && d[t] == G_MAXUINT16)
+      if (ex->leaf_index[t] < 0)
+        continue;
+      if (d[t] == DIST_NONE)
         return topo_error(error, TOPO_ERROR_VALUE, where, "links",
-                          "switches %s and %s are not connected", ex->names[s],
-                          ex->names[t]);
-      if (ex->leaf_index[t] >= 0 && d[t] > SIM_PATH_MAX_HOPS - 2)
+                          "switches %s and %s are not connected%s",
+                          ex->names[s], ex->names[t],
+                          qh < qt ? " within 254 hops" : "");
+      if (d[t] > SIM_PATH_MAX_HOPS - 2)
         return topo_error(error, TOPO_ERROR_VALUE, where, "links",
                           "%s and %s are %u hops apart; at most %d are "
                           "supported",
                           ex->names[s], ex->names[t], d[t],
                           SIM_PATH_MAX_HOPS - 2);
+      ex->diameter = MAX(ex->diameter, d[t]);
     }
   }
   /* tiers for reports: distance from the nearest NIC-holding switch + 1 */
   for (guint32 s = 0; s < ex->n_sw; s++) {
-    guint32 best = G_MAXUINT16;
+    guint32 best = DIST_NONE;
     for (guint32 l = 0; l < ex->n_leaf; l++)
       best = MIN(best, ex->dist[(gsize)l * ex->n_sw + s]);
     sys->net_switch_count[MIN(best + 1, 3)]++;
@@ -307,7 +332,7 @@ static gboolean explicit_route(const TopoSystem *sys, const TopoEndpoint *src,
                                const SimLoadHook *load, SimPath *out)
 {
   const TopoExplicit *ex = sys->ex;
-  const guint16 *d = ex->dist + (gsize)ex->leaf_index[dst->leaf] * ex->n_sw;
+  const guint8 *d = ex->dist + (gsize)ex->leaf_index[dst->leaf] * ex->n_sw;
   guint32 cur = src->leaf;
 
   sim_path_push(out, src->up);
@@ -343,6 +368,11 @@ static gboolean explicit_route(const TopoSystem *sys, const TopoEndpoint *src,
   return sim_path_push(out, sim_channel_reverse(dst->up));
 }
 
+static guint32 explicit_diameter(const TopoSystem *sys)
+{
+  return sys->ex->diameter;
+}
+
 static const char *const explicit_keys[] = {NULL};
 
 /* [network] lists the switches and links; tiers are the switches' hops
@@ -359,4 +389,5 @@ const TopoNetOps topo_explicit_ops = {
     .build = explicit_build,
     .route = explicit_route,
     .free = explicit_free,
+    .diameter = explicit_diameter,
 };

@@ -9,6 +9,7 @@
 
 #include "models/params.h"
 #include "topologies/import_internal.h"
+#include "sim/input.h"
 
 /* --- what a server import produces ----------------------------------------- */
 
@@ -337,7 +338,8 @@ static char *import_smi(const char *text, gsize len, const char *source,
   g_autoptr(GRegex) ansi = g_regex_new("\x1b\\[[0-9;]*m", 0, 0, NULL);
   g_autofree char *clean =
       g_regex_replace_literal(ansi, text, (gssize)len, 0, "", 0, NULL);
-  g_auto(GStrv) lines = g_strsplit(clean, "\n", -1);
+  g_autofree char **lines =
+      clean ? sim_input_lines(clean, strlen(clean), source, NULL, error) : NULL;
   g_auto(GStrv) header = NULL;
   g_autoptr(ImportServer) s = NULL;
   g_autofree guint32 *rel = NULL, *nvc = NULL, *parent = NULL;
@@ -349,6 +351,12 @@ static char *import_smi(const char *text, gsize len, const char *source,
   guint columns[G_N_ELEMENTS(smi_columns)];
   g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
 
+  if (!clean)
+    g_set_error(error, TOPO_ERROR, TOPO_ERROR_SYNTAX,
+                "%s: not UTF-8 text: expected nvidia-smi topo -m output",
+                source);
+  if (!lines)
+    return NULL;
   for (guint i = 0; lines[i]; i++) {
     g_auto(GStrv) t = mdl_split_words(lines[i]);
     if (t[0] && strcmp(t[0], "GPU0") == 0 && !header) {

@@ -19,6 +19,7 @@
 #include "models/params.h"
 #include "topologies/error.h"
 #include "topologies/import_internal.h"
+#include "sim/input.h"
 
 typedef struct {
   char *id;   /* "S-0008f10400410015" */
@@ -314,11 +315,14 @@ static gboolean port_line(const char *l, IbNode *cur, const char *source,
 static gboolean parse(const char *text, const char *source, GPtrArray *nodes,
                       GHashTable *ids, GError **error)
 {
-  g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+  g_autofree char **lines =
+      sim_input_lines(text, strlen(text), source, NULL, error);
   g_autoptr(GHashTable) guids =
       g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
   IbNode *cur = NULL;
 
+  if (!lines)
+    return FALSE;
   for (guint li = 0; lines[li]; li++) {
     char *l = g_strstrip(lines[li]);
     g_autofree char *word = g_strndup(l, strcspn(l, " \t"));

@@ -7,6 +7,7 @@
 #include "topologies/resources.h"
 #include "sim/memory.h"
 #include "topologies/system_internal.h"
+#include "sim/input.h"
 
 /* --- parameter tables ------------------------------------------------ */
 
@@ -577,7 +578,6 @@ TopoSystem *topo_system_load(const char *path, const char *const *models,
 {
   g_autofree char *data = NULL;
   gsize len = 0;
-  g_autoptr(GError) local = NULL;
 
   if (!path) {
     if (!models || !models[0])
@@ -589,11 +589,8 @@ TopoSystem *topo_system_load(const char *path, const char *const *models,
                                    error);
     }
   }
-  if (!g_file_get_contents(path, &data, &len, &local)) {
-    g_set_error(error, TOPO_ERROR, TOPO_ERROR_SYNTAX, "%s: cannot read: %s",
-                path, local->message);
+  if (!sim_input_read(path, &data, &len, error))
     return NULL;
-  }
   return topo_system_load_data(data, len, path, models, error);
 }
 

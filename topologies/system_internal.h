@@ -179,6 +179,9 @@ typedef struct {
                     const TopoEndpoint *dst, guint64 flow,
                     const SimLoadHook *load, SimPath *out);
   void (*free)(TopoSystem *sys); /* what build made, built or not */
+  /* the most switch hops between switches holding NICs, where build
+   * already knows it; NULL: analysis searches the fabric for it */
+  guint32 (*diameter)(const TopoSystem *sys);
 } TopoNetOps;
 
 extern const TopoNetOps topo_fattree_ops;

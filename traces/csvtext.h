@@ -26,7 +26,7 @@ void trc_csv_append_channel(GString *s, const SimFabric *f, SimChannelId c);
  * measurement importers (validate/) and the workload reader
  * (traces/workload.c). */
 typedef struct {
-  GPtrArray *rows; /* GStrv */
+  GPtrArray *rows; /* GStrv, each row one block: never g_strfreev it */
   GArray *lines;   /* guint */
 } TrcCsv;
 

@@ -18,6 +18,7 @@
 #include "sim/error.h"
 #include "sim/units.h"
 #include "traces/csvtext.h"
+#include "sim/input.h"
 
 static const char *const group_names[TRC_N_GROUPS] = {"",   "tp",    "dp", "pp",
                                                       "ep", "world", "edp"};
@@ -578,7 +579,7 @@ TrcWorkload *trc_workload_load_csv(const char *path, GError **error)
   g_autofree char *text = NULL;
   gsize len;
 
-  if (!g_file_get_contents(path, &text, &len, error))
+  if (!sim_input_read(path, &text, &len, error))
     return NULL;
   if (len == 0) {
     g_set_error(error, TRC_ERROR, TRC_ERROR_PARSE,

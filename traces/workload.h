@@ -137,5 +137,8 @@ typedef struct {
  * key (the error lists the valid ones) or a nonsensical value fails. */
 gboolean trc_llm_parse(const char *spec, TrcLlmParams *out, GError **error);
 TrcWorkload *trc_llm_generate(const TrcLlmParams *p, GError **error);
+/* The most ops trc_llm_generate makes of p: what it estimates, before
+ * allocating, against the memory allowed (sim/memory.h). */
+guint64 trc_llm_ops_bound(const TrcLlmParams *p);
 
 #endif /* TRACES_WORKLOAD_H */

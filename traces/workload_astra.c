@@ -37,6 +37,7 @@
 #include <string.h>
 
 #include "sim/error.h"
+#include "sim/input.h"
 
 typedef enum {
   POL_DATA,
@@ -58,7 +59,7 @@ static const struct {
 };
 
 typedef struct {
-  char *text;
+  char *text; /* in the lines' block: not owned */
   guint line;
 } Tok;
 
@@ -100,7 +101,7 @@ static void compute(Imp *m, const char *layer, const char *what, SimTime ps)
 
   if (ps == 0)
     return;
-  m->last = emit(m, g_strdup_printf("%s.%s", layer, what), TRUE, 0,
+  m->last = emit(m, g_strconcat(layer, ".", what, NULL), TRUE, 0,
                  TRC_GROUP_NONE, 0, ps, deps, m->wait >= 0 ? 2 : 1);
   m->wait = -1;
 }
@@ -124,13 +125,13 @@ static void comm(Imp *m, const char *layer, const char *what, const Comm *c,
   if (c->none)
     return;
   done =
-      emit(m, g_strdup_printf("%s.%s_%s", layer, what, trc_coll_name(c->coll)),
+      emit(m, g_strconcat(layer, ".", what, "_", trc_coll_name(c->coll), NULL),
            FALSE, c->coll, c->group ? c->group : dflt, c->bytes, 0, deps,
            blocking && m->wait >= 0 ? 2 : 1);
   if (blocking)
     m->wait = -1;
   if (m->upd_ps > 0)
-    done = emit(m, g_strdup_printf("%s.%s_update", layer, what), TRUE, 0,
+    done = emit(m, g_strconcat(layer, ".", what, "_update", NULL), TRUE, 0,
                 TRC_GROUP_NONE, 0, m->upd_ps, &done, 1);
   if (blocking)
     m->last = done;
@@ -312,7 +313,8 @@ TrcWorkload *trc_workload_load_astra_opts(const char *path,
                                           GError **error)
 {
   g_autofree char *text = NULL;
-  g_auto(GStrv) lines = NULL;
+  gsize len;
+  g_autofree char **lines = NULL;
   g_auto(GStrv) head = NULL;
   g_autoptr(GArray) toks = g_array_new(FALSE, FALSE, sizeof(Tok));
   g_autoptr(TrcWorkload) w = g_new0(TrcWorkload, 1);
@@ -334,10 +336,11 @@ TrcWorkload *trc_workload_load_astra_opts(const char *path,
     return NULL;
   }
   m.ps_per_tick = opt->ns_per_tick * 1000.0;
-  if (!g_file_get_contents(path, &text, NULL, error))
+  if (!sim_input_read(path, &text, &len, error))
     return NULL;
-  lines = g_strsplit(text, "\n", -1);
-  nl = g_strv_length(lines);
+  lines = sim_input_lines(text, len, path, &nl, error);
+  if (!lines)
+    return NULL;
   if (nl < 2 || g_strstrip(lines[0])[0] == '\0') {
     g_set_error(error, TRC_ERROR, TRC_ERROR_PARSE,
                 "%s: expected the parallelism line and the layer count "
@@ -364,13 +367,22 @@ TrcWorkload *trc_workload_load_astra_opts(const char *path,
     tok_error(error, path, &t, "expected the layer count in [1, 10^6]");
     return NULL;
   }
+  /* the tokens, cut in place: a million layers are 12 million of them */
   for (guint j = 2; j < nl; j++) {
-    g_auto(GStrv) parts = g_strsplit_set(lines[j], " \t\r", -1);
-    for (char **p = parts; *p; p++)
-      if (**p) {
-        Tok x = {.text = g_strdup(*p), .line = j + 1};
-        g_array_append_val(toks, x);
-      }
+    char *p = lines[j];
+
+    for (;;) {
+      Tok x = {.line = j + 1};
+
+      p += strspn(p, " \t\r");
+      if (!*p)
+        break;
+      x.text = p;
+      p += strcspn(p, " \t\r");
+      if (*p)
+        *p++ = '\0';
+      g_array_append_val(toks, x);
+    }
   }
 
   /* The layout. */
@@ -402,11 +414,8 @@ TrcWorkload *trc_workload_load_astra_opts(const char *path,
                 path, tp, head[0], gpus);
     ok = FALSE;
   }
-  if (!ok) {
-    for (guint j = 0; j < toks->len; j++)
-      g_free(g_array_index(toks, Tok, j).text);
+  if (!ok)
     return NULL;
-  }
   w->tp = (guint32)tp;
   w->pp = 1;
   w->dp = (guint32)(gpus / tp);
@@ -448,7 +457,12 @@ TrcWorkload *trc_workload_load_astra_opts(const char *path,
       gint64 dep;
       char *end;
 
-      g_ptr_array_add(names, g_strdup_printf("l%u.%s", i, r[0].text));
+      {
+        char num[16];
+
+        g_snprintf(num, sizeof num, "l%u.", i);
+        g_ptr_array_add(names, g_strconcat(num, r[0].text, NULL));
+      }
       dep = g_ascii_strtoll(r[1].text, &end, 10);
       (void)dep; /* read and ignored, as Workload.cc does */
       if (*end != '\0' || end == r[1].text) {
@@ -517,8 +531,6 @@ TrcWorkload *trc_workload_load_astra_opts(const char *path,
       }
     }
   }
-  for (guint j = 0; j < toks->len; j++)
-    g_free(g_array_index(toks, Tok, j).text);
   w->n_ops = m.ops->len;
   w->ops = (TrcOp *)(void *)g_array_free(m.ops, FALSE);
   if (!ok)

@@ -33,6 +33,8 @@
 #include <string.h>
 
 #include "sim/error.h"
+#include "sim/interrupt.h"
+#include "sim/memory.h"
 #include "sim/units.h"
 
 /* --- parsing ------------------------------------------------------------ */
@@ -642,6 +644,24 @@ static void count_params(const TrcLlmParams *p, guint64 *dense, guint64 *expert)
   *expert = p->experts ? mlp * p->experts * p->layers : 0;
 }
 
+guint64 trc_llm_ops_bound(const TrcLlmParams *p)
+{
+  /* per micro-batch and layer at most 8 ops forward (TP or SP collectives
+   * around attention and the MLP, the expert AllToAlls, two computes) and
+   * 8 backward plus one; per micro-batch and stage the
+   * head's compute and the PP send each way; per stage the optimizer and
+   * its gradient buckets (dense and expert, reduced and gathered: at
+   * most 8 a layer) */
+  guint64 m = p->microbatches, per = p->pp ? p->layers / p->pp : p->layers;
+
+  return (guint64)p->pp * (m * (per * 17 + 4) + per * 8 + 8);
+}
+
+/* What a generated op holds: itself, its name ("mb12.s3.l40.bwd.attn_
+ * allreduce" and malloc's overhead) and its dependencies, with the op
+ * array's doubling. */
+#define LLM_OP_BYTES (2 * sizeof(TrcOp) + 64 + 32)
+
 TrcWorkload *trc_llm_generate(const TrcLlmParams *p, GError **error)
 {
   guint32 pp = p->pp, m = p->microbatches;
@@ -658,6 +678,24 @@ TrcWorkload *trc_llm_generate(const TrcLlmParams *p, GError **error)
   guint32 left = 2 * m * pp;
 
   g_assert(p->layers % pp == 0 && p->dp % p->ep == 0 && m > 0);
+  {
+    guint64 bound = trc_llm_ops_bound(p);
+    g_autofree char *how =
+        g_strdup_printf("up to %" G_GUINT64_FORMAT " ops, %u bytes each", bound,
+                        (guint)LLM_OP_BYTES);
+
+    if (bound > G_MAXUINT32) {
+      g_set_error(
+          error, TRC_ERROR, TRC_ERROR_RANGE,
+          "workload spec: layers=%u, microbatches=%u: up to %" G_GUINT64_FORMAT
+          " ops, more than the %u a workload holds",
+          p->layers, m, bound, G_MAXUINT32);
+      return NULL;
+    }
+    if (!sim_memory_check(bound * LLM_OP_BYTES, "the generated workload", how,
+                          error))
+      return NULL;
+  }
   count_params(p, &g.dense, &g.expert);
   if (p->params > 0) {
     if (p->params <= g.expert) {
@@ -719,6 +757,8 @@ TrcWorkload *trc_llm_generate(const TrcLlmParams *p, GError **error)
   while (left > 0) {
     guint32 before = left;
 
+    if (!g.error && !sim_interrupt_check(&g.error))
+      break;
     for (guint32 st = 0; st < pp; st++) {
       const gint32 *o = g_ptr_array_index(order, st);
 

@@ -13,6 +13,7 @@
 #include "topologies/system.h"
 #include "validate/error.h"
 #include "validate/measure.h"
+#include "sim/input.h"
 
 /* Each dataset's system is described in its file under
  * tests/data/systems as its source's README states it, with what was
@@ -142,11 +143,14 @@ static gboolean read_rows(const ValDataset *d, const char *path, ValAccuracy *a,
                           GError **error)
 {
   g_autofree char *text = NULL;
-  g_auto(GStrv) lines = NULL;
+  g_autofree char **lines = NULL;
+  gsize len;
 
-  if (!g_file_get_contents(path, &text, NULL, error))
+  if (!sim_input_read(path, &text, &len, error))
     return FALSE;
-  lines = g_strsplit(text, "\n", -1);
+  lines = sim_input_lines(text, len, path, NULL, error);
+  if (!lines)
+    return FALSE;
   for (guint i = 1; lines[i]; i++) {
     g_auto(GStrv) cells = NULL;
     ValAccuracyRow r = {0};
@@ -195,7 +199,7 @@ gboolean val_accuracy_run(const ValDataset *d, const char *root,
   }
   out->bus_factor = nccl_bus_factor(coll, d->ranks);
   if (!read_rows(d, path, out, error) ||
-      !g_file_get_contents(sys_path, &sys_text, &sys_len, error))
+      !sim_input_read(sys_path, &sys_text, &sys_len, error))
     return FALSE;
   sys = topo_system_load_data(sys_text, sys_len, sys_path, NULL, error);
   if (!sys || !simulate(d, sys, coll, out, G_MAXUINT, error))

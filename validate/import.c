@@ -20,9 +20,11 @@
 #include "validate/import_internal.h"
 
 #include <stdarg.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "sim/error.h"
+#include "sim/input.h"
 
 #define FORMATS_ACCEPTED                                                     \
   "expected: ifsim measurement CSV, nccl-tests output or -J JSON, perftest " \
@@ -31,23 +33,27 @@
 
 /* --- shared helpers ----------------------------------------------------- */
 
-void val__text_init(ValText *t, const char *name, const char *text, gsize len)
+gboolean val__text_init(ValText *t, const char *name, const char *text,
+                        gsize len, GError **error)
 {
-  g_autofree char *copy = g_strndup(text, len);
-
   t->name = name;
-  t->lines = g_strsplit(copy, "\n", -1);
-  t->n = g_strv_length(t->lines);
+  t->n = 0;
+  /* as the C string: a NUL ends the text (val_import refuses binary data
+   * before this) */
+  t->lines = sim_input_lines(text, strnlen(text, len), name, &t->n, error);
+  if (!t->lines)
+    return FALSE;
   for (guint i = 0; i < t->n; i++) {
     gsize l = strlen(t->lines[i]);
     if (l > 0 && t->lines[i][l - 1] == '\r')
       t->lines[i][l - 1] = '\0';
   }
+  return TRUE;
 }
 
 void val__text_clear(ValText *t)
 {
-  g_clear_pointer(&t->lines, g_strfreev);
+  g_clear_pointer(&t->lines, g_free);
   t->n = 0;
 }
 
@@ -140,31 +146,65 @@ gboolean val__numeric_start(const char *tok)
   return g_ascii_isdigit(*tok);
 }
 
+/* What makes a point itself: compared as bytes, so the strings are
+ * copied into zeroed arrays (a point's arrays may hold bytes after the
+ * NUL). */
+typedef struct {
+  ValProbe probe;
+  guint32 ranks; /* 0 is 1, as val_meas_add has it */
+  guint64 size_bytes;
+  char test[24], mode[16], src[48], dst[48];
+  guint line; /* the first line with it: not part of the key */
+} PointKey;
+
+#define POINT_KEY_BYTES offsetof(PointKey, line)
+
+static guint point_key_hash(gconstpointer k)
+{
+  const guchar *b = k;
+  guint h = 2166136261u; /* FNV-1a */
+
+  for (gsize i = 0; i < POINT_KEY_BYTES; i++)
+    h = (h ^ b[i]) * 16777619u;
+  return h;
+}
+
+static gboolean point_key_equal(gconstpointer a, gconstpointer b)
+{
+  return memcmp(a, b, POINT_KEY_BYTES) == 0;
+}
+
 GHashTable *val__seen_new(void)
 {
-  return g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  return g_hash_table_new_full(point_key_hash, point_key_equal, g_free, NULL);
 }
 
 gboolean val__point_once(GHashTable *seen, const ValPoint *p,
                          const char *name, guint line, GError **error)
 {
-  /* the key is also the message: ranks 0 is 1, as val_meas_add has it */
-  char *key = g_strdup_printf("%s %s%s%s %s -> %s, ranks %u, %" G_GUINT64_FORMAT
-                              " bytes",
-                              val_probe_name(p->probe), p->test,
-                              p->mode[0] ? " " : "", p->mode, p->src, p->dst,
-                              MAX(p->ranks, 1), p->size_bytes);
-  gpointer first;
+  PointKey *key = g_new0(PointKey, 1);
+  const PointKey *first;
 
-  if (g_hash_table_lookup_extended(seen, key, NULL, &first)) {
+  key->probe = p->probe;
+  key->ranks = MAX(p->ranks, 1);
+  key->size_bytes = p->size_bytes;
+  g_strlcpy(key->test, p->test, sizeof key->test);
+  g_strlcpy(key->mode, p->mode, sizeof key->mode);
+  g_strlcpy(key->src, p->src, sizeof key->src);
+  g_strlcpy(key->dst, p->dst, sizeof key->dst);
+  key->line = line;
+  first = g_hash_table_lookup(seen, key);
+  if (first) {
     val__fail(error, name, line,
-              "%s again (line %u has it): expected each point once (a "
+              "%s %s%s%s %s -> %s, ranks %u, %" G_GUINT64_FORMAT
+              " bytes again (line %u has it): expected each point once (a "
               "table, matrix or row given twice?)",
-              key, GPOINTER_TO_UINT(first));
+              val_probe_name(p->probe), p->test, p->mode[0] ? " " : "", p->mode,
+              p->src, p->dst, key->ranks, p->size_bytes, first->line);
     g_free(key);
     return FALSE;
   }
-  g_hash_table_insert(seen, key, GUINT_TO_POINTER(line));
+  g_hash_table_add(seen, key);
   return TRUE;
 }
 
@@ -511,7 +551,8 @@ ValMeasurements *val_import(const char *name, const char *text, gsize len,
   if (text[lead] == '{')
     return val__import_nccltests_json(name, text, len, error);
 
-  val__text_init(&t, name, text, len);
+  if (!val__text_init(&t, name, text, len, error))
+    return NULL;
   if (looks_nccltests(&t))
     m = val__import_nccltests_text(&t, error);
   else if (looks_p2p(&t))

@@ -16,12 +16,14 @@
  * is line i + 1 in messages. */
 typedef struct {
   const char *name;
-  GStrv lines;
+  char **lines; /* one block (sim_input_lines): g_free */
   guint n;
 } ValText;
 
-void val__text_init(ValText *t, const char *name, const char *text,
-                    gsize len);
+/* Splits text into t's lines (sim_input_lines: refused, with error set, when
+ * they would not fit in memory). */
+gboolean val__text_init(ValText *t, const char *name, const char *text,
+                        gsize len, GError **error);
 void val__text_clear(ValText *t);
 
 /* Whitespace-separated tokens of a line (no empty tokens). */

@@ -369,7 +369,11 @@ static gboolean parse_row(const char *name, guint line, GStrv tok,
                           const NcclHeader *h, NcclRow *r, GError **error)
 {
   guint n = g_strv_length(tok);
-  static const char *const gname[2] = {"out-of-place", "in-place"};
+  /* a column's name for messages, by group: out-of-place, in-place */
+  static const char *const wt[2] = {"out-of-place time", "in-place time"};
+  static const char *const wa[2] = {"out-of-place algbw", "in-place algbw"};
+  static const char *const wb[2] = {"out-of-place busbw", "in-place busbw"};
+  static const char *const ww[2] = {"out-of-place #wrong", "in-place #wrong"};
 
   memset(r, 0, sizeof(*r));
   r->line = line;
@@ -403,21 +407,15 @@ static gboolean parse_row(const char *name, guint line, GStrv tok,
   }
   for (int k = 0; k < 2; k++) {
     int c = h->group[k];
-    g_autofree char *wt = NULL, *wa = NULL, *wb = NULL;
     if (c < 0)
       continue;
-    wt = g_strdup_printf("%s time", gname[k]);
-    wa = g_strdup_printf("%s algbw", gname[k]);
-    wb = g_strdup_printf("%s busbw", gname[k]);
-    if (!val__num(name, line, wt, tok[c], &r->time_us[k], error) ||
-        !val__num(name, line, wa, tok[c + 1], &r->algbw[k], error) ||
-        !val__num(name, line, wb, tok[c + 2], &r->busbw[k], error))
+    if (!val__num(name, line, wt[k], tok[c], &r->time_us[k], error) ||
+        !val__num(name, line, wa[k], tok[c + 1], &r->algbw[k], error) ||
+        !val__num(name, line, wb[k], tok[c + 2], &r->busbw[k], error))
       return FALSE;
-    if (h->wrong[k] >= 0) {
-      g_autofree char *ww = g_strdup_printf("%s #wrong", gname[k]);
-      if (!check_wrong(name, line, ww, tok[h->wrong[k]], error))
-        return FALSE;
-    }
+    if (h->wrong[k] >= 0 &&
+        !check_wrong(name, line, ww[k], tok[h->wrong[k]], error))
+      return FALSE;
     r->has[k] = TRUE;
   }
   return TRUE;

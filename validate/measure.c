@@ -12,6 +12,7 @@
 #include "traces/csvtext.h"
 #include "traces/output.h"
 #include "validate/import_internal.h"
+#include "sim/input.h"
 
 static const char *const probe_names[VAL_N_PROBES] = {"p2p", "hostdev",
                                                       "nccl", "verbs"};
@@ -238,12 +239,19 @@ void val_csv_clear(ValCsv *c)
 
 gboolean val_cell_double(const char *cell, double *out)
 {
-  g_autofree char *t = g_strstrip(g_strdup(cell));
+  const char *t = cell;
   char *end;
 
-  if (t[0] == '\0')
+  /* g_strstrip's spaces around it, read in place (a million rows) */
+  while (g_ascii_isspace(*t))
+    t++;
+  if (t[0] == '\0' || g_ascii_isspace(t[0]))
     return FALSE;
   *out = g_ascii_strtod(t, &end);
+  if (end == t)
+    return FALSE;
+  while (g_ascii_isspace(*end))
+    end++;
   return *end == '\0' && isfinite(*out);
 }
 
@@ -312,8 +320,11 @@ static ValMeasurements *parse_own(const char *name, const char *text,
   /* The header block: "# key = value" lines after the magic line.  The
    * text is `len` bytes, not NUL-terminated: split a copy. */
   {
-    g_autofree char *copy = g_strndup(text, len);
-    g_auto(GStrv) lines = g_strsplit(copy, "\n", -1);
+    g_autofree char **lines =
+        sim_input_lines(text, strnlen(text, len), name, NULL, error);
+
+    if (!lines)
+      return NULL;
     for (guint i = 1; lines[i] && lines[i][0] == '#'; i++) {
       guint before = m->keys->len;
 
@@ -484,17 +495,7 @@ ValMeasurements *val_meas_load(const char *path, GError **error)
   g_autofree char *text = NULL;
   gsize len;
 
-  g_autoptr(GError) inner = NULL;
-
-  if (!g_file_get_contents(path, &text, &len, &inner)) {
-    /* GLib's message names the file in its own quotes; start with it. */
-    if (g_error_matches(inner, G_FILE_ERROR, G_FILE_ERROR_NOENT))
-      g_set_error(error, G_FILE_ERROR, inner->code, "%s: no such file",
-                  path);
-    else
-      g_set_error(error, G_FILE_ERROR, inner->code, "%s: %s", path,
-                  inner->message);
+  if (!sim_input_read(path, &text, &len, error))
     return NULL;
-  }
   return val_meas_parse(path, text, len, error);
 }

@@ -36,7 +36,8 @@ static inline void fuzz_import_run(const uint8_t *data, size_t size,
     g_autoptr(ValMeasurements) m = NULL;
     ValText t;
 
-    val__text_init(&t, "fuzz.txt", text, size);
+    if (!val__text_init(&t, "fuzz.txt", text, size, &error))
+      abort();
     m = text_importer(&t, &error);
     fuzz_check_meas("text importer", m, error);
     val__text_clear(&t);

@@ -343,6 +343,37 @@ START_TEST(test_llm_docs_example)
 }
 END_TEST
 
+START_TEST(test_llm_ops_bound)
+{
+  /* trc_llm_ops_bound, checked against the memory allowed before any op is
+   * made, holds every op and is not far above them */
+  static const char *const specs[] = {
+      "layers=2,hidden=1024,ffn=4096,vocab=32000,seq=1024,mbs=1,"
+      "microbatches=2,tp=2,pp=2,dp=2,tflops=100,mfu=0.5,optimizer_us=10",
+      "layers=8,hidden=256,ffn=1024,vocab=1000,seq=128,mbs=1,"
+      "microbatches=1,tp=2,pp=1,dp=4,ep=2,experts=4,top_k=2,sp=1,"
+      "tflops=100,mfu=0.5,optimizer_us=1,bucket=1,zero=3",
+      "layers=16,hidden=256,ffn=1024,vocab=1000,seq=128,mbs=1,"
+      "microbatches=8,tp=2,pp=4,dp=4,ep=4,experts=8,top_k=2,zero=1,"
+      "tflops=100,mfu=0.5,optimizer_us=1,bucket=1,schedule=gpipe",
+      "layers=80,hidden=8192,ffn=28672,vocab=128256,seq=4096,mbs=1,"
+      "microbatches=16,tp=8,pp=8,dp=16,mlp=swiglu,tflops=989,mfu=0.4,"
+      "optimizer_us=100"};
+
+  for (guint i = 0; i < G_N_ELEMENTS(specs); i++) {
+    TrcLlmParams p;
+    g_autoptr(TrcWorkload) w = generate(specs[i]);
+    guint64 bound;
+
+    ck_assert(trc_llm_parse(specs[i], &p, NULL));
+    bound = trc_llm_ops_bound(&p);
+    ck_assert_msg(w->n_ops <= bound && bound <= 4 * (guint64)w->n_ops,
+                  "%s: %u ops, bound %" G_GUINT64_FORMAT, specs[i], w->n_ops,
+                  bound);
+  }
+}
+END_TEST
+
 START_TEST(test_llm_spec_errors)
 {
   static const struct {
@@ -555,6 +586,7 @@ Suite *suite_workload(void)
   tcase_add_test(tc, test_llm_buckets);
   tcase_add_test(tc, test_llm_sp_moe);
   tcase_add_test(tc, test_llm_docs_example);
+  tcase_add_test(tc, test_llm_ops_bound);
   tcase_add_test(tc, test_llm_spec_errors);
   tcase_add_test(tc, test_llm_gbs);
   tcase_add_test(tc, test_astra_2layer);
