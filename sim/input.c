@@ -137,6 +137,50 @@ gboolean sim_input_read(const char *path, char **data, gsize *len,
   return FALSE;
 }
 
+static guint line_of(const char *text, gsize at)
+{
+  guint line = 1;
+
+  for (gsize i = 0; i < at; i++)
+    line += text[i] == '\n';
+  return line;
+}
+
+gboolean sim_input_check_text(const char *name, const char *text, gsize len,
+                              GError **error)
+{
+  const char *bad = memchr(text, '\0', len);
+
+  if (bad) {
+    g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
+                "%s:%u: binary data (a NUL byte at byte %" G_GSIZE_FORMAT
+                "), expected text",
+                name, line_of(text, (gsize)(bad - text)), (gsize)(bad - text));
+    return FALSE;
+  }
+  if (!g_utf8_validate(text, (gssize)len, &bad)) {
+    g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
+                "%s:%u: binary data (byte 0x%02x at byte %" G_GSIZE_FORMAT
+                " is not UTF-8 text), expected text",
+                name, line_of(text, (gsize)(bad - text)), (unsigned char)*bad,
+                (gsize)(bad - text));
+    return FALSE;
+  }
+  for (gsize i = 0; i < len; i++) {
+    unsigned char c = (unsigned char)text[i];
+
+    if (c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\f') {
+      g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
+                  "%s:%u: binary data (control character 0x%02x at byte "
+                  "%" G_GSIZE_FORMAT "%s), expected text",
+                  name, line_of(text, i), c, i,
+                  c == 0x1b ? ": a terminal escape sequence, colours?" : "");
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
 char **sim_input_lines(const char *text, gsize len, const char *what,
                        guint *n_lines, GError **error)
 {

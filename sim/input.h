@@ -37,6 +37,14 @@ void sim_input_set_advice(const char *advice);
 gboolean sim_input_read(const char *path, char **data, gsize *len,
                         GError **error);
 
+/* Every format ifsim reads is UTF-8 text: FALSE with SIM_ERROR_PARSE
+ * "NAME:LINE: binary data (a NUL byte at byte N | byte 0xXX at byte N is
+ * not UTF-8 text | control character 0xXX at byte N), expected text" at
+ * the first NUL, invalid UTF-8 sequence or control character other than
+ * tab, newline, carriage return and form feed. */
+gboolean sim_input_check_text(const char *name, const char *text, gsize len,
+                              GError **error);
+
 /* The len bytes of text split at '\n' ('\r' before it kept) into a
  * NULL-terminated array of lines, all in one allocation (free it with
  * g_free, never g_strfreev); the lines are writable.  *n_lines (may be NULL)

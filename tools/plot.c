@@ -34,7 +34,10 @@ static const char *const run_columns[] = {
     "time_us",    "algbw_GBps",     "busbw_GBps", "algo",  "proto",
     "channels",   "nccl_model_us",  NULL};
 #define RUN_SIZE 0
+#define RUN_TIME 5
+#define RUN_ALGBW 6
 #define RUN_BUSBW 7
+#define RUN_MODEL 11
 #define RUN_N_COLUMNS 12
 
 static const char *const replay_columns[] = {"job",
@@ -280,14 +283,20 @@ static guint kind_checks(CliPlotKind kind, guint n_columns, CellCheck *c)
   switch (kind) {
   case CLI_PLOT_RUN:
     c[n++] = (CellCheck){RUN_SIZE, CELL_SIZE};
+    c[n++] = (CellCheck){RUN_TIME, CELL_NUMBER};
+    c[n++] = (CellCheck){RUN_ALGBW, CELL_NUMBER};
     c[n++] = (CellCheck){RUN_BUSBW, CELL_NUMBER};
+    c[n++] = (CellCheck){RUN_MODEL, CELL_NUMBER_OR_EMPTY};
     break;
   case CLI_PLOT_SWEEP:
     off = n_columns - RUN_N_COLUMNS;
     c[n++] = (CellCheck){0, CELL_TEXT};
     c[n++] = (CellCheck){off - 1, CELL_TEXT};
     c[n++] = (CellCheck){off + RUN_SIZE, CELL_SIZE};
+    c[n++] = (CellCheck){off + RUN_TIME, CELL_NUMBER};
+    c[n++] = (CellCheck){off + RUN_ALGBW, CELL_NUMBER};
     c[n++] = (CellCheck){off + RUN_BUSBW, CELL_NUMBER};
+    c[n++] = (CellCheck){off + RUN_MODEL, CELL_NUMBER_OR_EMPTY};
     break;
   case CLI_PLOT_REPLAY:
     c[n++] = (CellCheck){0, CELL_TEXT};

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "sim/error.h"
+#include "sim/input.h"
 #include "traces/error.h"
 
 void trc_csv_append_text(GString *s, const char *text)
@@ -115,6 +116,10 @@ gboolean trc_csv_split(const char *name, const char *text, gsize len,
   guint line = 0;
   RowBuild b;
 
+  out->rows = NULL;
+  out->lines = NULL;
+  if (!sim_input_check_text(name, text, len, error))
+    return FALSE;
   /* each row one block (row_make): g_free, never g_strfreev */
   out->rows = g_ptr_array_new_with_free_func(g_free);
   b.text = g_string_sized_new(256);

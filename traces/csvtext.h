@@ -30,9 +30,11 @@ typedef struct {
   GArray *lines;   /* guint */
 } TrcCsv;
 
-/* Splits text into rows.  Fails only on a line libcsv rejects (an
- * unterminated quote) or a row of more than 4096 fields; the error names
- * the file (`name`) and line.  On failure *out is left cleared. */
+/* Splits text into rows.  Fails on text that is not text
+ * (sim_input_check_text: a NUL, invalid UTF-8, a control character), a
+ * line libcsv rejects (an unterminated quote) or a row of more than 4096
+ * fields; the error names the file (`name`) and line.  On failure *out is
+ * left cleared. */
 gboolean trc_csv_split(const char *name, const char *text, gsize len,
                        TrcCsv *out, GError **error);
 void trc_csv_clear(TrcCsv *c);

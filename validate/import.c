@@ -479,44 +479,18 @@ static ValMeasurements *import_csv(const ValText *t, const char *text,
 }
 
 /* The line (1-based) that byte `at` of text is on. */
-static guint line_of(const char *text, gsize at)
-{
-  guint line = 1;
-
-  for (gsize i = 0; i < at; i++)
-    line += text[i] == '\n';
-  return line;
-}
-
 gboolean val__check_text(const char *name, const char *text, gsize len,
                          GError **error)
 {
-  const char *bad = memchr(text, '\0', len);
-
   if (len >= 2 && ((guchar)text[0] == 0xff || (guchar)text[0] == 0xfe) &&
       (guchar)text[1] == ((guchar)text[0] ^ 0x01))
     return val__fail(error, name, 1,
                      "UTF-16 text (its byte order mark), expected UTF-8: "
                      "save the file as UTF-8");
-  if (bad)
-    return val__fail(error, name, line_of(text, (gsize)(bad - text)),
-                     "binary data (a NUL byte at byte %" G_GSIZE_FORMAT
-                     "), expected text",
-                     (gsize)(bad - text));
-  if (!g_utf8_validate(text, (gssize)len, &bad))
-    return val__fail(error, name, line_of(text, (gsize)(bad - text)),
-                     "binary data (byte 0x%02x at byte %" G_GSIZE_FORMAT
-                     " is not UTF-8 text), expected text",
-                     (unsigned char)*bad, (gsize)(bad - text));
-  for (gsize i = 0; i < len; i++) {
-    unsigned char c = (unsigned char)text[i];
-    if (c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\f')
-      return val__fail(error, name, line_of(text, i),
-                       "binary data (control character 0x%02x at byte %"
-                       G_GSIZE_FORMAT "%s), expected text",
-                       c, i,
-                       c == 0x1b ? ": a terminal escape sequence, colours?"
-                                 : "");
+  if (!sim_input_check_text(name, text, len, error)) {
+    (*error)->domain = VAL_ERROR;
+    (*error)->code = VAL_ERROR_PARSE;
+    return FALSE;
   }
   return TRUE;
 }

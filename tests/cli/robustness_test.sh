@@ -174,6 +174,76 @@ st=$?
 [ "$st" -eq 2 ] && grep -q "AllReduce on 2048 ranks needs about .* MiB of memory" "$err" ||
   fail "a run over --max-memory: exit $st, $(cat "$err")"
 
+# Every reader stops at the input limit (docs/robustness.md), naming the
+# file and --max-input, and returns on SIGTERM while it waits on a FIFO.
+# reader_cmds FILE: each command line that reads FILE, one per line.
+reader_cmds() {
+  cat <<EOF2
+topo $1
+topo --import $1
+run -t $1 -b 1M -e 1M
+run -m $1 -b 1M -e 1M
+validate $1 -t $topo
+calibrate $1 -t $topo -o $work/o.ini
+sweep $1
+sweep $work/plan_at.ini
+replay $1
+replay --astra $1
+replay --jobs $1
+plot $1 -o $work/o.png
+EOF2
+}
+mkfifo "$work/in.fifo"
+for src in /dev/zero "$work/in.fifo"; do
+  printf '[sweep]\ntopology = %s\n[vary]\nsystem.servers = 1, 2\n' "$src" \
+    >"$work/plan_at.ini"
+  reader_cmds "$src" | while read -r cmd; do
+    case $src in
+    /dev/zero)
+      # shellcheck disable=SC2086 # the words of the command line
+      "$IFSIM" $cmd --max-input 1M >"$out" 2>"$err" </dev/null
+      st=$?
+      [ "$st" -eq 2 ] && grep -q "^ifsim: [a-z]*: /dev/zero: larger than the 1 MiB allowed for an input file; --max-input SIZE reads larger ones$" "$err" ||
+        { echo "FAIL: ifsim $cmd: exit $st, $(cat "$err")"; echo x >>"$work/failed"; }
+      ;;
+    *)
+      # shellcheck disable=SC2086
+      "$IFSIM" $cmd >"$out" 2>"$err" </dev/null &
+      pid=$!
+      sleep 0.3
+      kill -TERM $pid
+      wait $pid
+      st=$?
+      [ "$st" -eq 143 ] && grep -q "^ifsim: [a-z]*: .*in.fifo: interrupted (SIGTERM)$" "$err" ||
+        { echo "FAIL: ifsim $cmd (a FIFO nobody writes, SIGTERM): exit $st, $(cat "$err")"; echo x >>"$work/failed"; }
+      ;;
+    esac
+  done
+done
+[ ! -e "$work/failed" ] || fails=$((fails + $(wc -l <"$work/failed")))
+rm -f "$work/failed"
+"$IFSIM" topo /dev/zero >"$out" 2>"$err"
+st=$?
+[ "$st" -eq 2 ] && grep -q "/dev/zero: larger than the 256 MiB allowed" "$err" ||
+  fail "topo /dev/zero at the default limit: exit $st, $(cat "$err")"
+# counts from flags and specs, estimated before anything is allocated
+"$IFSIM" run -b 1 -e 1T -i 1 >"$out" 2>"$err"
+st=$?
+[ "$st" -eq 2 ] && grep -q "1099511627776 message sizes" "$err" ||
+  fail "run -b 1 -e 1T -i 1: exit $st, $(cat "$err")"
+v=$(seq -s, 1 32)
+"$IFSIM" sweep --vary run.minbytes=$v --vary run.iters=$v --vary run.root=$v \
+  --vary nccl.host_launch_us=$v --vary run.maxbytes=$v --vary run.channels=$v \
+  >"$out" 2>"$err"
+st=$?
+[ "$st" -eq 2 ] && grep -q "the sweep's grid needs about .* GiB of memory (1073741824 points, .*--max-memory [0-9]*G runs it anyway" "$err" ||
+  fail "a grid of 2^30 points: exit $st, $(cat "$err")"
+"$IFSIM" replay --llm layers=10240,microbatches=6536,tp=8,pp=1,dp=1,hidden=1024,heads=8,seq=128,mbs=1,ffn=4096,vocab=1000,tflops=100,mfu=0.5,optimizer_us=10 \
+  >"$out" 2>"$err"
+st=$?
+[ "$st" -eq 2 ] && grep -q "the generated workload needs about .* GiB of memory (up to [0-9]* ops" "$err" ||
+  fail "an LLM step of 10^9 ops: exit $st, $(cat "$err")"
+
 # --- outputs that are not regular files (ifsim often runs as root) -------
 # A symbolic link is kept and its target written; a device or a FIFO is
 # written in place, never replaced by a regular file; a FIFO nobody reads,
