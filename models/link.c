@@ -48,7 +48,7 @@ const MdlParamSpec mdl_link_common_params[] = {
      flow_control_names, NULL, "credit, pfc or lossy"},
     {"credit_unit_bytes", MDL_PARAM_UINT, OFF(credit_unit_bytes), 1, 65536,
      NULL, "64", "bytes per flow-control credit"},
-    {"credit_buffer_bytes", MDL_PARAM_UINT, OFF(credit_buffer_bytes), 0,
+    {"credit_buffer_bytes", MDL_PARAM_UINT, OFF(credit_buffer_bytes), 1,
      1u << 30, NULL, "0", "receive buffer per virtual lane, bytes"},
     {"virtual_lanes", MDL_PARAM_UINT, OFF(virtual_lanes), 1, 16, NULL, "1",
      "data virtual lanes or priorities"},

@@ -101,6 +101,15 @@ static const void *cfield(const void *model, const MdlParamSpec *spec)
   return (const char *)model + spec->offset;
 }
 
+/* A count whose default 0 means "not set" (the model derives it): a user
+ * may leave it out, never write 0 (credit_buffer_bytes = 0 is no buffer at
+ * all, not the derived one). */
+static gboolean param_zero_is_unset(const MdlParamSpec *spec)
+{
+  return spec->type == MDL_PARAM_UINT && spec->min >= 1 && spec->fallback &&
+         strcmp(spec->fallback, "0") == 0;
+}
+
 static gboolean param_range_error(const MdlParamSpec *spec, const char *text,
                                   const char *where, GError **error)
 {
@@ -134,6 +143,13 @@ gboolean mdl_param_set(const MdlParamSpec *spec, void *model, const char *text,
       g_set_error(error, MDL_ERROR, MDL_ERROR_VALUE,
                   "%s %s: '%s' is not a whole number (%s)", where, spec->key,
                   text, spec->help);
+      return FALSE;
+    }
+    if (v == 0 && param_zero_is_unset(spec)) {
+      g_set_error(error, MDL_ERROR, MDL_ERROR_VALUE,
+                  "%s %s: 0 is not a value it takes (from %.15g to %.15g: %s); "
+                  "leave the key out for the value derived without it",
+                  where, spec->key, spec->min, spec->max, spec->help);
       return FALSE;
     }
     if ((double)v < spec->min || (double)v > spec->max)
@@ -328,6 +344,10 @@ void mdl_params_apply_defaults(const MdlParamSpec *const *tables, void *model)
       gboolean ok;
       if (!s->fallback || (s->type == MDL_PARAM_STRING && !*s->fallback))
         continue;
+      if (param_zero_is_unset(s)) {
+        *(guint32 *)field(model, s) = 0;
+        continue;
+      }
       ok = mdl_param_set(s, model, s->fallback, "default", NULL);
       g_assert(ok);
     }
