@@ -135,11 +135,17 @@ static gboolean parse_servers(const char *text, const char *what, GArray **out,
   return TRUE;
 }
 
+/* How the user gave the workload's options, for messages: the flags on
+ * the command line, "FILE: [job NAME] KEY" in a jobs file. */
+typedef struct {
+  const char *llm, *astra_tp, *ns_per_tick;
+} WorkloadNames;
+
 /* Reads a workload: a CSV file, an ASTRA-sim text file or an LLM spec. */
 static TrcWorkload *load_workload(const char *csv, const char *astra,
                                   const char *llm, guint32 astra_tp,
                                   const char *ns_per_tick, const char *where,
-                                  GError **error)
+                                  const WorkloadNames *names, GError **error)
 {
   int given = (csv != NULL) + (astra != NULL) + (llm != NULL);
   TrcWorkload *w;
@@ -154,14 +160,15 @@ static TrcWorkload *load_workload(const char *csv, const char *astra,
   if (llm) {
     TrcLlmParams p;
 
-    if (!trc_llm_parse(llm, &p, error)) {
-      g_prefix_error(error, "%s: ", where);
+    if (!trc_llm_parse(llm, &p, error) || !(w = trc_llm_generate(&p, error))) {
+      g_prefix_error(error, "%s: ", names->llm);
       return NULL;
     }
-    return trc_llm_generate(&p, error);
+    return w;
   }
   if (astra) {
-    TrcAstraOptions ao = {.tp = astra_tp, .ns_per_tick = 1.0};
+    TrcAstraOptions ao = {
+        .tp = astra_tp, .tp_given_as = names->astra_tp, .ns_per_tick = 1.0};
 
     if (ns_per_tick) {
       char *end = NULL;
@@ -169,8 +176,8 @@ static TrcWorkload *load_workload(const char *csv, const char *astra,
       ao.ns_per_tick = g_ascii_strtod(ns_per_tick, &end);
       if (!end || *end || !(ao.ns_per_tick > 0) || ao.ns_per_tick > 1e12) {
         g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
-                    "%s: ns_per_tick '%s' is not a tick length in ns above 0",
-                    where, ns_per_tick);
+                    "%s: '%s' is not a tick length in ns above 0",
+                    names->ns_per_tick, ns_per_tick);
         return NULL;
       }
     }
@@ -262,7 +269,15 @@ static gboolean load_jobs(const char *path, GArray *jobs, GError **error)
       return FALSE;
     }
     j.name = g_strdup(g + 4);
-    j.w = load_workload(csv, astra, llm, (guint32)astra_tp, ns, where, error);
+    {
+      g_autofree char *n_llm = g_strdup_printf("%s llm", where);
+      g_autofree char *n_tp = g_strdup_printf("%s astra_tp", where);
+      g_autofree char *n_ns = g_strdup_printf("%s ns_per_tick", where);
+      const WorkloadNames names = {n_llm, n_tp, n_ns};
+
+      j.w = load_workload(csv, astra, llm, (guint32)astra_tp, ns, where, &names,
+                          error);
+    }
     if (!j.w)
       goto bad;
     j.placement = servers ? TRC_PLACE_EXPLICIT : TRC_PLACE_PACKED;
@@ -848,8 +863,14 @@ int cli_cmd_replay(int argc, char **argv)
       j.name = g_strdup("llm");
     }
 
-    j.w = load_workload(o.rest ? o.rest[0] : NULL, o.astra, o.llm,
-                        (guint32)o.astra_tp, o.ns_per_tick, "workload", &error);
+    {
+      static const WorkloadNames names = {"--llm", "--astra-tp",
+                                          "--ns-per-tick"};
+
+      j.w = load_workload(o.rest ? o.rest[0] : NULL, o.astra, o.llm,
+                          (guint32)o.astra_tp, o.ns_per_tick, "workload",
+                          &names, &error);
+    }
     if (!j.w) {
       job_clear(&j);
       goto fail;

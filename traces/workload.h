@@ -93,6 +93,8 @@ typedef struct {
   guint32 tp;         /* model-parallel ranks; 0: from the file's
                          model_parallel_NPU_group (HYBRID_TRANSFORMER*), 1
                          for DATA, all ranks for MODEL */
+  const char *tp_given_as; /* how the user gave tp, for messages
+                              ("--astra-tp"); may be NULL */
   guint32 gpus;       /* ranks of the job; 0: from the file's all_gpus */
   double ns_per_tick; /* length of one tick of the compute columns (> 0);
                          ASTRA-sim and SimAI run 1 ns ticks (CLOCK_PERIOD

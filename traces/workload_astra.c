@@ -395,6 +395,17 @@ TrcWorkload *trc_workload_load_astra_opts(const char *path,
     ok = FALSE;
   }
   tp = opt->tp;
+  if (ok && tp != 0 && h.has_mp && tp != h.mp) {
+    g_set_error(error, TRC_ERROR, TRC_ERROR_RANGE,
+                "%s:1: model_parallel_NPU_group: %" G_GUINT64_FORMAT
+                ", but %s gives %" G_GUINT64_FORMAT
+                ": expected one model-parallel size (leave %s out to use the "
+                "file's)",
+                path, (guint64)h.mp,
+                opt->tp_given_as ? opt->tp_given_as : "the caller", tp,
+                opt->tp_given_as ? opt->tp_given_as : "it");
+    ok = FALSE;
+  }
   if (ok && tp == 0) {
     if (pol == POL_DATA)
       tp = 1;

@@ -82,8 +82,8 @@ static const Key required[] = {K_LAYERS, K_HIDDEN, K_FFN, K_VOCAB,
 static gboolean bad_value(GError **error, Key k, const char *v,
                           const char *expected)
 {
-  g_set_error(error, TRC_ERROR, TRC_ERROR_RANGE,
-              "workload spec: %s=%s: expected %s", key_names[k], v, expected);
+  g_set_error(error, TRC_ERROR, TRC_ERROR_RANGE, "%s=%s: expected %s",
+              key_names[k], v, expected);
   return FALSE;
 }
 
@@ -260,7 +260,7 @@ static gboolean spec_error(GError **error, const char *fmt, ...)
   va_start(ap, fmt);
   msg = g_strdup_vprintf(fmt, ap);
   va_end(ap);
-  g_set_error(error, TRC_ERROR, TRC_ERROR_RANGE, "workload spec: %s", msg);
+  g_set_error(error, TRC_ERROR, TRC_ERROR_RANGE, "%s", msg);
   return FALSE;
 }
 
@@ -408,7 +408,7 @@ static SimTime flops_ps(Gen *g, double flops, const char *what)
 
   if (g->error == NULL && (ps < 1 || ps > 1e18))
     g_set_error(&g->error, TRC_ERROR, TRC_ERROR_RANGE,
-                "workload spec: %s: %.6g FLOPs take %.6g ps at tflops=%g, "
+                "%s: %.6g FLOPs take %.6g ps at tflops=%g, "
                 "mfu=%g: expected 1 ps to 10^6 s",
                 what, flops, ps, g->p->tflops, g->p->mfu);
   return ps < 1 ? 1 : ps > 1e18 ? SIM_TIME_MAX : (SimTime)ps;
@@ -685,11 +685,10 @@ TrcWorkload *trc_llm_generate(const TrcLlmParams *p, GError **error)
                         (guint)LLM_OP_BYTES);
 
     if (bound > G_MAXUINT32) {
-      g_set_error(
-          error, TRC_ERROR, TRC_ERROR_RANGE,
-          "workload spec: layers=%u, microbatches=%u: up to %" G_GUINT64_FORMAT
-          " ops, more than the %u a workload holds",
-          p->layers, m, bound, G_MAXUINT32);
+      g_set_error(error, TRC_ERROR, TRC_ERROR_RANGE,
+                  "layers=%u, microbatches=%u: up to %" G_GUINT64_FORMAT
+                  " ops, more than the %u a workload holds",
+                  p->layers, m, bound, G_MAXUINT32);
       return NULL;
     }
     if (!sim_memory_check(bound * LLM_OP_BYTES, "the generated workload", how,
@@ -700,7 +699,7 @@ TrcWorkload *trc_llm_generate(const TrcLlmParams *p, GError **error)
   if (p->params > 0) {
     if (p->params <= g.expert) {
       g_set_error(error, TRC_ERROR, TRC_ERROR_RANGE,
-                  "workload spec: params=%" G_GUINT64_FORMAT
+                  "params=%" G_GUINT64_FORMAT
                   " is not above the experts' %" G_GUINT64_FORMAT
                   " (experts x m x hidden x ffn x layers)",
                   p->params, g.expert);

@@ -573,6 +573,30 @@ START_TEST(test_astra_errors)
 }
 END_TEST
 
+START_TEST(test_astra_tp_conflict)
+{
+  /* a model-parallel size given beside the file's is the user's mistake to
+   * see, not a silent override; the same size is fine */
+  g_autofree char *path = data_path("astra_transformer.txt");
+  TrcAstraOptions opt = {
+      .tp = 4, .tp_given_as = "--astra-tp", .ns_per_tick = 1};
+  g_autoptr(GError) error = NULL;
+  g_autoptr(TrcWorkload) w = trc_workload_load_astra_opts(path, &opt, &error);
+  g_autoptr(TrcWorkload) same = NULL;
+
+  ck_assert(w == NULL);
+  ck_assert_msg(strstr(error->message,
+                       ":1: model_parallel_NPU_group: 2, but --astra-tp gives "
+                       "4: expected one model-parallel size (leave --astra-tp "
+                       "out to use the file's)") != NULL,
+                "%s", error->message);
+  opt.tp = 2;
+  same = trc_workload_load_astra_opts(path, &opt, NULL);
+  ck_assert(same != NULL);
+  ck_assert_uint_eq(same->tp, 2);
+}
+END_TEST
+
 Suite *suite_workload(void)
 {
   Suite *s = suite_create("workload");
@@ -592,6 +616,7 @@ Suite *suite_workload(void)
   tcase_add_test(tc, test_astra_2layer);
   tcase_add_test(tc, test_astra_transformer);
   tcase_add_test(tc, test_astra_errors);
+  tcase_add_test(tc, test_astra_tp_conflict);
   suite_add_tcase(s, tc);
   return s;
 }
