@@ -194,6 +194,36 @@ static gboolean cli_parse_max_input(const gchar *option_name,
   return TRUE;
 }
 
+/* The arguments of the command line cli_parse read last, for cli_typed. */
+static GPtrArray *typed_args;
+
+const char *cli_typed(const char *long_name, char short_name)
+{
+  g_autofree char *lng = g_strconcat("--", long_name, NULL);
+  gsize n = strlen(lng);
+  gboolean short_seen = FALSE;
+
+  for (guint i = 0; typed_args && i < typed_args->len; i++) {
+    const char *a = g_ptr_array_index(typed_args, i);
+
+    if (strcmp(a, "--") == 0)
+      break;
+    if (strncmp(a, lng, n) == 0 && (a[n] == '\0' || a[n] == '='))
+      return g_intern_string(lng);
+    /* -b, -b4K, and GLib's groups of short flags (-xb) */
+    if (short_name && a[0] == '-' && a[1] != '-' && a[1] != '\0' &&
+        strchr(a + 1, short_name) != NULL &&
+        strspn(a + 1, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") >
+            (gsize)(strchr(a + 1, short_name) - (a + 1)))
+      short_seen = TRUE;
+  }
+  if (short_seen) {
+    char s[3] = {'-', short_name, '\0'};
+    return g_intern_string(s);
+  }
+  return NULL;
+}
+
 gboolean cli_parse(GOptionContext *ctx, const char *command, int *argc,
                    char ***argv, int *status)
 {
@@ -209,6 +239,11 @@ gboolean cli_parse(GOptionContext *ctx, const char *command, int *argc,
     g_option_context_set_main_group(ctx, main_group);
   }
   g_option_group_add_entries(main_group, input);
+  if (typed_args)
+    g_ptr_array_unref(typed_args);
+  typed_args = g_ptr_array_new_with_free_func(g_free);
+  for (int i = 1; i < *argc; i++)
+    g_ptr_array_add(typed_args, g_strdup((*argv)[i]));
 
   for (int i = 1; i < *argc; i++) {
     const char *a = (*argv)[i];

@@ -74,6 +74,11 @@ int cli_cmd_validate(int argc, char **argv);
 int cli_cmd_replay(int argc, char **argv);
 int cli_cmd_plot(int argc, char **argv);
 
+/* The spelling of an option the user typed on this command line, for
+ * messages: "--minbytes" or "-b" (short_name; 0: it has none) as given
+ * (the long one when both were), NULL when it was not given.  Interned. */
+const char *cli_typed(const char *long_name, char short_name);
+
 /* Checks that *value (if set) is one of names, ignoring case, and makes
  * it that name's spelling; else "FLAG: 'v' is not one of a, b, c". */
 gboolean cli_check_name(char **value, const char *flag,

@@ -67,6 +67,39 @@ void cli_run_options_clear(CliRunOptions *o)
 }
 
 /* Sets a bad-value error; returns FALSE. */
+/* How the user gave workload key `key` (CliRunOptions.name). */
+static const char *run_name(const CliRunOptions *o, const char *key)
+{
+  static const struct {
+    const char *key, *flag;
+    char short_name;
+  } flags[] = {{"minbytes", "--minbytes", 'b'},
+               {"maxbytes", "--maxbytes", 'e'},
+               {"stepbytes", "--stepbytes", 'i'},
+               {"stepfactor", "--stepfactor", 'f'},
+               {"ranks", "--ngpus", 'g'},
+               {"gpus_per_process", "--gpus-per-process", 0},
+               {"iters", "--iters", 0},
+               {"root", "--root", 'r'},
+               {"collective", "--collective", 'c'},
+               {"datatype", "--datatype", 'd'},
+               {"op", "--op", 'o'}};
+
+  if (o->name)
+    return o->name(o->name_ctx, key);
+  /* -n / --nranks sets the count -g / --ngpus does */
+  if (strcmp(key, "ranks") == 0 && cli_typed("nranks", 'n'))
+    return cli_typed("nranks", 'n');
+  for (guint i = 0; i < G_N_ELEMENTS(flags); i++) {
+    if (strcmp(flags[i].key, key) == 0) {
+      const char *typed = cli_typed(flags[i].flag + 2, flags[i].short_name);
+      return typed ? typed : flags[i].flag;
+    }
+  }
+  g_assert_not_reached();
+  return key;
+}
+
 static gboolean bad(GError **error, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
 
 static gboolean bad(GError **error, const char *fmt, ...)
@@ -176,9 +209,9 @@ gboolean cli_run_check(CliRunOptions *o, CliRunPlan *plan, GError **error)
     o->collective = g_strdup("allreduce");
   if (!nccl_coll_parse(o->collective, coll))
     return bad(error,
-               "--collective: '%s' is not one of allreduce, allgather, "
+               "%s: '%s' is not one of allreduce, allgather, "
                "reducescatter, broadcast, reduce, alltoall, sendrecv",
-               o->collective);
+               run_name(o, "collective"), o->collective);
   if (!cli_nccl_check(&o->nccl, nopt, error))
     return FALSE;
   if (!o->dtype)
@@ -189,58 +222,61 @@ gboolean cli_run_check(CliRunOptions *o, CliRunPlan *plan, GError **error)
   }
   if (t == (int)G_N_ELEMENTS(run_types))
     return bad(error,
-               "--datatype: '%s' is not one of int8, uint8, int32, uint32, "
+               "%s: '%s' is not one of int8, uint8, int32, uint32, "
                "int64, uint64, half, float, double, bfloat16, f8e4m3, "
                "f8e5m2",
-               o->dtype);
+               run_name(o, "datatype"), o->dtype);
   *type_size = run_types[t].size;
   if (!o->redop)
     o->redop = g_strdup("sum");
-  if (!cli_check_name(&o->redop, "--op", run_redops, error))
+  if (!cli_check_name(&o->redop, run_name(o, "op"), run_redops, error))
     return FALSE;
   if (!run_check_packet(o, &nopt->packet_sample_ps, error))
     return FALSE;
   if (o->ranks_seen && (o->ranks < 2 || o->ranks > G_MAXUINT32)) {
     g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
-                "--ngpus: %" G_GUINT64_FORMAT " ranks; at least 2", o->ranks);
+                "%s: %" G_GUINT64_FORMAT " ranks; at least 2",
+                run_name(o, "ranks"), o->ranks);
     return FALSE;
   }
   nopt->ranks = o->ranks_seen ? (guint32)o->ranks : 0;
   if (o->gpus_per_process < 1 || o->gpus_per_process > G_MAXUINT32)
-    return bad(error, "--gpus-per-process: %" G_GUINT64_FORMAT "; at least 1",
-               o->gpus_per_process);
+    return bad(error, "%s: %" G_GUINT64_FORMAT "; at least 1",
+               run_name(o, "gpus_per_process"), o->gpus_per_process);
   nopt->gpus_per_process = (guint32)o->gpus_per_process;
   if (o->iters_seen && (o->iters < 1 || o->iters > G_MAXUINT32))
-    return bad(error, "--iters: %" G_GUINT64_FORMAT "; expected 1 to %u",
-               o->iters, G_MAXUINT32);
+    return bad(error, "%s: %" G_GUINT64_FORMAT "; expected 1 to %u",
+               run_name(o, "iters"), o->iters, G_MAXUINT32);
   nopt->iterations = o->iters_seen ? (guint32)o->iters : 0;
   if (o->min_bytes == 0) {
     g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
-                "--minbytes: must be at least 1 byte");
+                "%s: must be at least 1 byte", run_name(o, "minbytes"));
     return FALSE;
   }
   if (o->min_bytes > o->max_bytes) {
     g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
-                "--minbytes (%" G_GUINT64_FORMAT ") is larger than --maxbytes "
-                "(%" G_GUINT64_FORMAT ")",
-                o->min_bytes, o->max_bytes);
+                "%s (%" G_GUINT64_FORMAT
+                ") is larger than %s (%" G_GUINT64_FORMAT ")",
+                run_name(o, "minbytes"), o->min_bytes, run_name(o, "maxbytes"),
+                o->max_bytes);
     return FALSE;
   }
   if (o->step_bytes_seen && o->step_factor_seen) {
     g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
-                "--stepbytes and --stepfactor exclude each other");
+                "%s and %s exclude each other", run_name(o, "stepbytes"),
+                run_name(o, "stepfactor"));
     return FALSE;
   }
   if (o->step_bytes_seen && o->step_bytes == 0) {
     g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
-                "--stepbytes: must be at least 1 byte");
+                "%s: must be at least 1 byte", run_name(o, "stepbytes"));
     return FALSE;
   }
   if (!o->step_bytes_seen && o->step_factor < 2) {
     g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
-                "--stepfactor: %" G_GUINT64_FORMAT " is below 2 (use "
-                "--stepbytes for linear steps)",
-                o->step_factor);
+                "%s: %" G_GUINT64_FORMAT " is below 2 (use "
+                "a step in bytes for linear steps)",
+                run_name(o, "stepfactor"), o->step_factor);
     return FALSE;
   }
   return TRUE;
@@ -496,15 +532,15 @@ NcclComm *cli_run_comm_new(const TopoSystem *sys, const CliRunOptions *o,
   ppn = nccl_comm_ranks(comm) / nccl_comm_nodes(comm);
   if (gpp > ppn || ppn % gpp) {
     g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
-                "--gpus-per-process: %u does not divide the %u ranks of "
+                "%s: %u does not divide the %u ranks of "
                 "each server (a process drives GPUs of one server)",
-                gpp, ppn);
+                run_name(o, "gpus_per_process"), gpp, ppn);
     return NULL;
   }
   if (nccl_coll_is_rooted(plan->coll) && o->root >= nccl_comm_ranks(comm)) {
     g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
-                "--root: %" G_GUINT64_FORMAT " is not a rank (0 to %u)",
-                o->root, nccl_comm_ranks(comm) - 1);
+                "%s: %" G_GUINT64_FORMAT " is not a rank (0 to %u)",
+                run_name(o, "root"), o->root, nccl_comm_ranks(comm) - 1);
     return NULL;
   }
   return g_steal_pointer(&comm);

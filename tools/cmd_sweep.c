@@ -266,28 +266,32 @@ static gboolean sweep_build(SweepOptions *o, CliSweep *sw, GError **error)
           : NULL;
   const struct {
     const char *key, *flag;
+    char short_name;
     const char *value;
-  } run[] = {{"collective", "--collective", o->collective},
-             {"minbytes", "--minbytes", o->minbytes},
-             {"maxbytes", "--maxbytes", o->maxbytes},
-             {"stepbytes", "--stepbytes", o->stepbytes},
-             {"stepfactor", "--stepfactor", o->stepfactor},
-             {"ranks", "--ranks", o->ranks},
-             {"gpus_per_process", "--gpus-per-process", o->gpus_per_process},
-             {"iters", "--iters", o->iters},
-             {"root", "--root", o->root},
-             {"channels", "--channels", channels},
-             {"datatype", "--datatype", o->datatype},
-             {"op", "--op", o->op},
-             {"algo", "--algo", o->nccl.algo},
-             {"proto", "--proto", o->nccl.proto},
-             {"nccl_version", "--nccl-version", o->nccl.nccl_version},
-             {"fidelity", "--fidelity", o->nccl.fidelity},
-             {"collnet", "--collnet", o->nccl.collnet ? "true" : NULL}};
+  } run[] = {{"collective", "--collective", 'c', o->collective},
+             {"minbytes", "--minbytes", 'b', o->minbytes},
+             {"maxbytes", "--maxbytes", 'e', o->maxbytes},
+             {"stepbytes", "--stepbytes", 'i', o->stepbytes},
+             {"stepfactor", "--stepfactor", 'f', o->stepfactor},
+             {"ranks", "--ranks", 'n', o->ranks},
+             {"gpus_per_process", "--gpus-per-process", 0, o->gpus_per_process},
+             {"iters", "--iters", 0, o->iters},
+             {"root", "--root", 'r', o->root},
+             {"channels", "--channels", 0, channels},
+             {"datatype", "--datatype", 'd', o->datatype},
+             {"op", "--op", 0, o->op},
+             {"algo", "--algo", 0, o->nccl.algo},
+             {"proto", "--proto", 0, o->nccl.proto},
+             {"nccl_version", "--nccl-version", 0, o->nccl.nccl_version},
+             {"fidelity", "--fidelity", 0, o->nccl.fidelity},
+             {"collnet", "--collnet", 0, o->nccl.collnet ? "true" : NULL}};
 
   for (guint i = 0; i < G_N_ELEMENTS(run); i++) {
-    if (run[i].value &&
-        !cli_sweep_set_run(sw, run[i].key, run[i].value, run[i].flag, error))
+    const char *typed =
+        run[i].value ? cli_typed(run[i].flag + 2, run[i].short_name) : NULL;
+
+    if (run[i].value && !cli_sweep_set_run(sw, run[i].key, run[i].value,
+                                           typed ? typed : run[i].flag, error))
       return FALSE;
   }
   for (guint i = 0; o->vary && o->vary[i]; i++) {
@@ -301,8 +305,11 @@ static gboolean sweep_build(SweepOptions *o, CliSweep *sw, GError **error)
   if (o->plan && !cli_sweep_load_plan(sw, o->plan, error))
     return FALSE;
   if (o->jobs < 1 || o->jobs > 4096) {
+    const char *typed = cli_typed("jobs", 'j');
+
     g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
-                "--jobs: %" G_GUINT64_FORMAT " is not from 1 to 4096", o->jobs);
+                "%s: %" G_GUINT64_FORMAT " is not from 1 to 4096",
+                typed ? typed : "--jobs", o->jobs);
     return FALSE;
   }
   return cli_apply_max_memory(o->max_memory, o->max_memory_seen, error) &&

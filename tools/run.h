@@ -45,6 +45,12 @@ typedef struct {
   char *link_samples;
   char *hot_links;
   gboolean explain;
+  /* How a workload key (minbytes, maxbytes, stepbytes, stepfactor, ranks,
+   * gpus_per_process, iters, root, collective, datatype, op) was given,
+   * for messages: NULL names run's flag as the user typed it (-b or
+   * --minbytes); sweep names its plan file's key or its point's value. */
+  const char *(*name)(void *ctx, const char *key);
+  void *name_ctx;
 } CliRunOptions;
 
 /* What cli_run_check derives from the options. */
@@ -68,7 +74,8 @@ void cli_run_options_init(CliRunOptions *o);
 void cli_run_options_clear(CliRunOptions *o);
 
 /* Checks o (filling in the default collective, type and reduction) and
- * the NCCL_* environment into *plan; errors name run's flags. */
+ * the NCCL_* environment into *plan; errors name each key as o->name
+ * says. */
 gboolean cli_run_check(CliRunOptions *o, CliRunPlan *plan, GError **error);
 
 /* The communicator of plan over sys, refusing a --gpus-per-process that

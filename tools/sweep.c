@@ -60,10 +60,12 @@ static const char *const topo_group_prefixes[] = {"server ", "link ", "switch ",
 
 struct CliSweep {
   char *topology; /* NULL: the embedded default */
+  char *plan;     /* the plan file read, for messages; NULL: none */
   gboolean topology_set;
   GPtrArray *models;     /* char * */
   GPtrArray *run_keys;   /* char *: fixed workload keys, in order set */
   GPtrArray *run_values; /* char *: their values */
+  GPtrArray *run_wheres; /* char *: where each was set, for messages */
   GPtrArray *vary;       /* CliSweepVary * */
   /* After cli_sweep_prepare: */
   char *base; /* the base topology text */
@@ -92,6 +94,7 @@ CliSweep *cli_sweep_new(void)
   sw->models = g_ptr_array_new_with_free_func(g_free);
   sw->run_keys = g_ptr_array_new_with_free_func(g_free);
   sw->run_values = g_ptr_array_new_with_free_func(g_free);
+  sw->run_wheres = g_ptr_array_new_with_free_func(g_free);
   sw->vary = g_ptr_array_new_with_free_func(vary_free);
   return sw;
 }
@@ -101,9 +104,11 @@ void cli_sweep_free(CliSweep *sw)
   if (!sw)
     return;
   g_free(sw->topology);
+  g_free(sw->plan);
   g_ptr_array_unref(sw->models);
   g_ptr_array_unref(sw->run_keys);
   g_ptr_array_unref(sw->run_values);
+  g_ptr_array_unref(sw->run_wheres);
   g_ptr_array_unref(sw->vary);
   g_free(sw->base);
   g_free(sw->source);
@@ -397,11 +402,14 @@ gboolean cli_sweep_set_run(CliSweep *sw, const char *key, const char *value,
     if (strcmp(g_ptr_array_index(sw->run_keys, i), key) == 0) {
       g_free(sw->run_values->pdata[i]);
       sw->run_values->pdata[i] = g_strdup(value);
+      g_free(sw->run_wheres->pdata[i]);
+      sw->run_wheres->pdata[i] = g_strdup(where);
       return TRUE;
     }
   }
   g_ptr_array_add(sw->run_keys, g_strdup(key));
   g_ptr_array_add(sw->run_values, g_strdup(value));
+  g_ptr_array_add(sw->run_wheres, g_strdup(where));
   return TRUE;
 }
 
@@ -444,6 +452,9 @@ gboolean cli_sweep_load_plan(CliSweep *sw, const char *path, GError **error)
   g_autoptr(GKeyFile) kf = NULL;
   g_auto(GStrv) groups = NULL;
   g_autoptr(GPtrArray) plan_vary = NULL;
+
+  g_free(sw->plan);
+  sw->plan = g_strdup(path);
 
   if (!sim_input_read(path, &data, &len, error))
     return FALSE;
@@ -549,9 +560,15 @@ gboolean cli_sweep_prepare(CliSweep *sw, GError **error)
   guint64 points = 1;
 
   if (sw->vary->len == 0) {
-    g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
-                "nothing to vary (give --vary KEY=V1,V2,... or a plan file "
-                "with a [vary] group)");
+    if (sw->plan)
+      g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                  "%s: nothing to vary: expected a [vary] group with a key "
+                  "(or --vary KEY=V1,V2,...)",
+                  sw->plan);
+    else
+      g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                  "nothing to vary (give --vary KEY=V1,V2,... or a plan file "
+                  "with a [vary] group)");
     return FALSE;
   }
   for (guint i = 0; i < sw->vary->len; i++) {
@@ -678,6 +695,26 @@ char *cli_sweep_point_topology(const CliSweep *sw, guint point, gsize *len)
   return g_key_file_to_data(kf, len, NULL);
 }
 
+/* How a point's workload key was given (CliRunOptions.name): its varied
+ * key ("run.minbytes"; the point's values lead the message), else where
+ * it was set (a flag as typed, "PLAN: [sweep] minbytes"), else run's
+ * flag. */
+static const char *point_name(void *ctx, const char *key)
+{
+  const CliSweep *sw = ctx;
+  g_autofree char *run_key = g_strconcat("run.", key, NULL);
+
+  for (guint i = 0; i < sw->vary->len; i++) {
+    if (strcmp(cli_sweep_vary(sw, i)->name, run_key) == 0)
+      return g_intern_string(run_key);
+  }
+  for (guint i = 0; i < sw->run_keys->len; i++) {
+    if (strcmp(g_ptr_array_index(sw->run_keys, i), key) == 0)
+      return g_intern_string(g_ptr_array_index(sw->run_wheres, i));
+  }
+  return g_intern_string(key);
+}
+
 /* The rows of one collective of a point. */
 static gboolean point_collective(const CliSweep *sw, guint point,
                                  const TopoSystem *sys, const char *coll,
@@ -692,6 +729,8 @@ static gboolean point_collective(const CliSweep *sw, guint point,
   gboolean ok = TRUE;
 
   cli_run_options_init(&o);
+  o.name = point_name;
+  o.name_ctx = (void *)sw;
   for (guint i = 0; ok && i < sw->run_keys->len; i++) {
     int k = run_key_find(g_ptr_array_index(sw->run_keys, i));
 

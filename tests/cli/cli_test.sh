@@ -46,11 +46,11 @@ expect 0 "ifsim run [OPTION...]" run --help
 expect 2 "ifsim: run: -b: '12X' is not a size" run -b 12X
 expect 2 "ifsim: run: see 'ifsim run --help'" run -b 12X
 expect 2 "ifsim: run: --maxbytes: '8GG' is not a size" run --maxbytes 8GG
-expect 2 "--minbytes (10) is larger than --maxbytes (9)" run -b 010 -e 9
-expect 2 "--stepfactor: 1 is below 2" run -f 1
+expect 2 "-b (10) is larger than -e (9)" run -b 010 -e 9
+expect 2 "-f: 1 is below 2" run -f 1
 expect 2 "ifsim: run: -f: '0x10' is not a count" run -f 0x10
-expect 2 "--stepbytes and --stepfactor exclude each other" run -i 8 -f 2
-expect 2 "--collective: 'bcast' is not one of allreduce, allgather" run -c bcast
+expect 2 "-i and -f exclude each other" run -i 8 -f 2
+expect 2 "-c: 'bcast' is not one of allreduce, allgather" run -c bcast
 expect 2 "--proto: 'LL256' is not one of LL, LL128, Simple" run --proto LL256
 expect 2 "unexpected argument 'extra'" run extra
 expect 2 "Unknown option --frobnicate" run --frobnicate
@@ -113,7 +113,7 @@ expect 0 "# 1048576 Ring Simple 4" run -b 1M -e 1M --algo ring --proto simple --
 expect 0 "  268435456      67108864     float    none       0" run -c broadcast -b 256M -e 256M
 expect 0 "# 1048576 P2P Simple" run -c sendrecv -b 1M -e 1M
 expect 0 "   1048576        262144     float    none      -1" run -c alltoall -b 1M -e 1M
-expect 2 "--root: 8 is not a rank (0 to 7)" run -c reduce -r 8
+expect 2 "-r: 8 is not a rank (0 to 7)" run -c reduce -r 8
 expect 2 "--ports-csv: per-port counters come from the packet transport; add --fidelity packet" run -b 1M -e 1M --ports-csv ports.csv
 expect 2 "--queue-samples: queue samples come from the packet transport; add --fidelity packet" run -b 1M -e 1M --fidelity flow --queue-samples q.csv
 expect 2 "--sample-interval: goes with --queue-samples" run -b 1M -e 1M --fidelity packet --sample-interval 1us
@@ -159,7 +159,7 @@ fi
 rm -rf "$pk"
 expect 2 "ranks: 12 does not fill whole servers of 8 GPUs" run -g 12 -t "$(dirname "$0")/../../topologies/examples/dgx-h100-superpod.ini"
 expect 2 "ranks: 16 is not between 2 and the system's 8 GPUs" run -g 16
-expect 2 "--datatype: 'float7' is not one of" run -d float7
+expect 2 "-d: 'float7' is not one of" run -d float7
 res=$(mktemp -d)
 expect 0 "all_reduce_perf" run -b 1M -e 4M --csv "$res/r.csv" --json "$res/r.json" --links-csv "$res/l.csv"
 if ! head -20 "$res/r.csv" | grep -q "^size_bytes,count_elements,type,redop,root,time_us,algbw_GBps,busbw_GBps,algo,proto,channels,nccl_model_us$"; then
@@ -276,9 +276,19 @@ expect 2 "--vary: 'system.servers' is not KEY=V1,V2,..." sweep --vary system.ser
 expect 2 "--vary: 'servers' is not GROUP.KEY" sweep --vary servers=1
 expect 2 "--vary: run.minbytes: '1Q' is not" sweep --vary run.minbytes=1Q,2
 expect 2 "--vary: system.servers is varied twice" sweep --vary system.servers=1 --vary system.servers=2
-expect 2 "--minbytes: '1Q' is not" sweep --vary system.servers=1 -b 1Q
-expect 2 "--collective: 'bcast' is not one of allreduce" sweep --vary system.servers=1 -c allreduce,bcast
-expect 2 "--jobs: 0 is not from 1 to 4096" sweep --vary system.servers=1 -j 0
+expect 2 "-b: '1Q' is not" sweep --vary system.servers=1 -b 1Q
+expect 2 "-c: 'bcast' is not one of allreduce" sweep --vary system.servers=1 -c allreduce,bcast
+expect 2 "-j: 0 is not from 1 to 4096" sweep --vary system.servers=1 -j 0
+# errors name what the user typed: the long flag, a plan's key, a varied key
+expect 2 "--minbytes (10) is larger than --maxbytes (9)" run --minbytes 10 --maxbytes 9
+expect 2 "--nranks: 1 ranks; at least 2" run --nranks 1
+names=$(mktemp -d)
+printf '[sweep]\nranks = 1\n[vary]\nrun.collective = allreduce\n' >"$names/plan_ranks.ini"
+expect 2 "plan_ranks.ini: [sweep] ranks: 1 ranks; at least 2" sweep "$names/plan_ranks.ini"
+expect 2 "point 0 (run.minbytes=8M): run.minbytes (8388608) is larger than --maxbytes (4194304)" sweep --vary run.minbytes=8M --maxbytes 4M
+: >"$names/plan_empty.ini"
+expect 2 "plan_empty.ini: nothing to vary" sweep "$names/plan_empty.ini"
+rm -rf "$names"
 expect 2 "point 2 (run.ranks=6, system.servers=2): ranks: 6 is not between 2 and the system's 4 GPUs" sweep -t tiny.ini --vary run.ranks=4,6 --vary system.servers=2,3 -b 1K -e 1K -j 2 -o "$swres/bad.csv"
 expect 2 "[scaleout] oversubscription: 64.5 is outside" sweep -t tiny.ini --vary scaleout.oversubscription=1,64.5 -b 1K -e 1K -o "$swres/bad.csv"
 expect 2 "[scaleout] link: 'ib-nope' is not a known link" sweep -t tiny.ini --vary scaleout.link=ib-hdr-4x,ib-nope -b 1K -e 1K -o "$swres/bad.csv"
