@@ -61,6 +61,8 @@ typedef struct {
   GArray *list; /* guint32: explicit servers */
   guint32 *servers;
   guint32 n_servers;
+  char *where; /* how its placement was given, for messages: "FILE: [job
+                  NAME] servers", "--servers", "job NAME" */
 } JobSpec;
 
 static void options_clear(ReplayOptions *o)
@@ -88,6 +90,7 @@ static void options_clear(ReplayOptions *o)
 static void job_clear(JobSpec *j)
 {
   g_free(j->name);
+  g_free(j->where);
   trc_workload_free(j->w);
   if (j->list)
     g_array_free(j->list, TRUE);
@@ -307,6 +310,7 @@ static gboolean load_jobs(const char *path, GArray *jobs, GError **error)
     }
     if (servers && !parse_servers(servers, where, &j.list, error))
       goto bad;
+    j.where = g_strdup_printf("%s%s", where, servers ? " servers" : "");
     g_array_append_val(jobs, j);
     continue;
   bad:
@@ -335,14 +339,14 @@ static gboolean place_jobs(const TopoSystem *sys, GArray *jobs, GError **error)
 
     if (n == 0) {
       g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
-                  "job %s: %u ranks (tp %u x pp %u x dp %u) do not fill whole "
-                  "servers of %u GPUs",
-                  j->name, ranks, j->w->tp, j->w->pp, j->w->dp, g);
+                  "%s: %u ranks (tp %u x pp %u x dp %u) do not fill "
+                  "whole servers of %u GPUs",
+                  j->where, ranks, j->w->tp, j->w->pp, j->w->dp, g);
       return FALSE;
     }
     if (j->list && j->list->len != n) {
       g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
-                  "job %s: %u servers listed, its %u ranks need %u", j->name,
+                  "%s: %u servers listed, the job's %u ranks need %u", j->where,
                   j->list->len, ranks, n);
       return FALSE;
     }
@@ -351,7 +355,7 @@ static gboolean place_jobs(const TopoSystem *sys, GArray *jobs, GError **error)
     if (!trc_place(total, used, n, j->placement, j->seed,
                    j->list ? (const guint32 *)(void *)j->list->data : NULL,
                    j->servers, error)) {
-      g_prefix_error(error, "job %s: ", j->name);
+      g_prefix_error(error, "%s: ", j->where);
       return FALSE;
     }
   }
@@ -890,12 +894,18 @@ int cli_cmd_replay(int argc, char **argv)
         goto fail;
       }
       j.placement = TRC_PLACE_EXPLICIT;
+      j.where = g_strdup("--servers");
       if (!parse_servers(o.servers, "--servers", &j.list, &error)) {
         job_clear(&j);
         goto fail;
       }
     }
     j.seed = o.seed;
+    if (!j.where)
+      j.where = g_strdup(o.placement ? "--placement"
+                         : o.llm     ? "--llm"
+                         : o.astra   ? o.astra
+                                     : o.rest[0]);
     g_array_append_val(jobs, j);
   }
   n = jobs->len;

@@ -513,8 +513,8 @@ expect 2 "--hot-links: goes with --link-samples or --timeline" replay "$EX" --ho
 expect 2 "ifsim: replay: workload: no workload" replay
 expect 2 "--placement: 'best' is not one of packed, spread, random" replay "$EX" --placement best
 expect 2 "bad_key.ini: [job a]: unknown key 'placment'" replay --jobs "$RP/bad_key.ini"
-expect 2 "job b: server 7 is taken (expected a free server below 40)" replay --jobs "$RP/taken.ini" -t "$A100"
-expect 2 "job workload-example: 2 servers listed, its 8 ranks need 1" replay "$EX" --servers 0-1
+expect 2 "taken.ini: [job b] servers: server 7 is taken (expected a free server below 40)" replay --jobs "$RP/taken.ini" -t "$A100"
+expect 2 "--servers: 2 servers listed, the job's 8 ranks need 1" replay "$EX" --servers 0-1
 expect 2 "--jobs: the jobs file names each job's workload" replay --jobs "$RP/jobs.ini" "$EX"
 expect 2 "--jobs: the jobs file names each job's workload" replay --jobs "$RP/jobs.ini" --seed 3
 expect 2 "repeated.ini:4: [job a] is given twice (first at line 1)" replay --jobs "$RP/repeated.ini"
