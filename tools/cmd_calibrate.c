@@ -188,8 +188,13 @@ int cli_cmd_calibrate(int argc, char **argv)
                    in.sets->len, &rep);
   ini =
       val_calibration_ini(in.sys, &rep, (const char *const *)in.files, &error);
-  if (!ini)
+  if (!ini) {
+    g_autofree char *files = g_strjoinv(", ", in.files);
+
+    print_series(stderr, &rep);
+    g_prefix_error(&error, "%s: ", files);
     goto fail;
+  }
   /* The model file must load where it is meant to be used: checked from
    * a temporary copy, so a failure leaves no output behind. */
   {
@@ -400,10 +405,12 @@ int cli_cmd_validate(int argc, char **argv)
   val_report_build(in.sys, (ValMeasurements *const *)in.sets->pdata,
                    in.sets->len, &rep);
   if (rep.points->len == 0) {
+    g_autofree char *files = g_strjoinv(", ", in.files);
+
     g_set_error(&error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
-                "no measured point can be predicted on system '%s' (see the "
-                "reasons above)",
-                topo_system_name(in.sys));
+                "%s: no measured point can be predicted on system '%s' (see "
+                "the reasons above)",
+                files, topo_system_name(in.sys));
     print_series(stderr, &rep);
     goto fail;
   }

@@ -358,7 +358,7 @@ expect 2 "ifsim: validate: --max-error: 'abc' is not a percentage" validate "$RE
 expect 2 "--plot $cal/p.txt: expected a file name ending in .svg or .png" validate "$REF/nccl_allreduce_8xH100_sxm_nccltests290.csv" -t "$cal/h100.ini" --plot "$cal/p.txt"
 # nothing the system can predict, so nothing to calibrate: said, and no
 # file written
-expect 2 "ifsim: calibrate: nothing to calibrate" calibrate "$MEAS/perftest_ib_send_lat.txt" -t "$cal/h100.ini" -o "$cal/none.ini"
+expect 2 "perftest_ib_send_lat.txt: nothing to calibrate" calibrate "$MEAS/perftest_ib_send_lat.txt" -t "$cal/h100.ini" -o "$cal/none.ini"
 if [ -e "$cal/none.ini" ]; then echo "FAIL: calibrate wrote a file it refused"; fails=$((fails + 1)); fi
 # a verbs measurement on a one-server system: no point can be predicted
 expect 2 "verbs runs between two hosts" validate "$MEAS/perftest_ib_write_bw_gbits.txt" -t "$cal/h100.ini"
