@@ -12,6 +12,7 @@
 #include "sim/interrupt.h"
 #include "sim/units.h"
 #include "tools/cli.h"
+#include "tools/jobs.h"
 #include "tools/nccl_options.h"
 #include "tools/run.h"
 #include "traces/csvtext.h"
@@ -21,7 +22,6 @@
 #include "traces/replay.h"
 #include "traces/timeline.h"
 #include "traces/workload.h"
-#include "sim/input.h"
 
 #define COMMAND "replay"
 
@@ -52,19 +52,6 @@ typedef struct {
   char **rest;
 } ReplayOptions;
 
-/* One job as the command line or a jobs file gives it. */
-typedef struct {
-  char *name;
-  TrcWorkload *w;
-  TrcPlacement placement;
-  guint64 seed;
-  GArray *list; /* guint32: explicit servers */
-  guint32 *servers;
-  guint32 n_servers;
-  char *where; /* how its placement was given, for messages: "FILE: [job
-                  NAME] servers", "--servers", "job NAME" */
-} JobSpec;
-
 static void options_clear(ReplayOptions *o)
 {
   g_free(o->topology);
@@ -87,244 +74,6 @@ static void options_clear(ReplayOptions *o)
   g_strfreev(o->rest);
 }
 
-static void job_clear(JobSpec *j)
-{
-  g_free(j->name);
-  g_free(j->where);
-  trc_workload_free(j->w);
-  if (j->list)
-    g_array_free(j->list, TRUE);
-  g_free(j->servers);
-}
-
-/* "0-7,16,20-23": server indices in the order given. */
-static gboolean parse_servers(const char *text, const char *what, GArray **out,
-                              GError **error)
-{
-  g_auto(GStrv) parts = g_strsplit(text, ",", -1);
-  GArray *a = g_array_new(FALSE, FALSE, sizeof(guint32));
-
-  for (guint i = 0; parts[i]; i++) {
-    g_auto(GStrv) ends = g_strsplit(g_strstrip(parts[i]), "-", 2);
-    guint64 lo, hi;
-
-    if (!ends[0] ||
-        !g_ascii_string_to_unsigned(ends[0], 10, 0, G_MAXUINT32, &lo, NULL) ||
-        (ends[1] && !g_ascii_string_to_unsigned(ends[1], 10, lo, G_MAXUINT32,
-                                                &hi, NULL))) {
-      g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
-                  "%s: '%s' is not a server or a range of servers (expected "
-                  "e.g. 0-7,16,20-23)",
-                  what, parts[i]);
-      g_array_free(a, TRUE);
-      return FALSE;
-    }
-    if (!ends[1])
-      hi = lo;
-    if (hi - lo >= TRC_MAX_SERVERS || a->len + (hi - lo) >= TRC_MAX_SERVERS) {
-      g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
-                  "%s: '%s' lists more than %u servers (a system's most)", what,
-                  parts[i], TRC_MAX_SERVERS);
-      g_array_free(a, TRUE);
-      return FALSE;
-    }
-    for (guint64 s = lo; s <= hi; s++) {
-      guint32 v = (guint32)s;
-
-      g_array_append_val(a, v);
-    }
-  }
-  *out = a;
-  return TRUE;
-}
-
-/* How the user gave the workload's options, for messages: the flags on
- * the command line, "FILE: [job NAME] KEY" in a jobs file. */
-typedef struct {
-  const char *llm, *astra_tp, *ns_per_tick;
-} WorkloadNames;
-
-/* Reads a workload: a CSV file, an ASTRA-sim text file or an LLM spec. */
-static TrcWorkload *load_workload(const char *csv, const char *astra,
-                                  const char *llm, guint32 astra_tp,
-                                  const char *ns_per_tick, const char *where,
-                                  const WorkloadNames *names, GError **error)
-{
-  int given = (csv != NULL) + (astra != NULL) + (llm != NULL);
-  TrcWorkload *w;
-
-  if (given != 1) {
-    g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
-                "%s: %s (expected exactly one of a workload CSV, an ASTRA-sim "
-                "text workload or an LLM layout)",
-                where, given ? "more than one workload" : "no workload");
-    return NULL;
-  }
-  if (llm) {
-    TrcLlmParams p;
-
-    if (!trc_llm_parse(llm, &p, error) || !(w = trc_llm_generate(&p, error))) {
-      g_prefix_error(error, "%s: ", names->llm);
-      return NULL;
-    }
-    return w;
-  }
-  if (astra) {
-    TrcAstraOptions ao = {
-        .tp = astra_tp, .tp_given_as = names->astra_tp, .ns_per_tick = 1.0};
-
-    if (ns_per_tick) {
-      char *end = NULL;
-
-      ao.ns_per_tick = g_ascii_strtod(ns_per_tick, &end);
-      if (!end || *end || !(ao.ns_per_tick > 0) || ao.ns_per_tick > 1e12) {
-        g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
-                    "%s: '%s' is not a tick length in ns above 0",
-                    names->ns_per_tick, ns_per_tick);
-        return NULL;
-      }
-    }
-    w = trc_workload_load_astra_opts(astra, &ao, error);
-  } else {
-    w = trc_workload_load_csv(csv, error);
-  }
-  /* the readers name the file; say where it was named */
-  if (!w && strcmp(where, "workload") != 0)
-    g_prefix_error(error, "%s: ", where);
-  return w;
-}
-
-static const char *const job_keys[] = {"workload", "llm",         "astra",
-                                       "astra_tp", "ns_per_tick", "placement",
-                                       "seed",     "servers",     NULL};
-
-/* The jobs of a jobs file: groups [job NAME]; paths relative to it. */
-static gboolean load_jobs(const char *path, GArray *jobs, GError **error)
-{
-  g_autoptr(GKeyFile) kf = NULL;
-  g_auto(GStrv) groups = NULL;
-  g_autofree char *dir = g_path_get_dirname(path);
-  g_autofree char *text = NULL;
-  gsize len;
-
-  if (!sim_input_read(path, &text, &len, error))
-    return FALSE;
-  /* a repeated group or key, which GKeyFile would merge, is refused */
-  kf = mdl_ini_load(text, len, path, error);
-  if (!kf)
-    return FALSE;
-  groups = g_key_file_get_groups(kf, NULL);
-  for (guint gi = 0; groups[gi]; gi++) {
-    const char *g = groups[gi];
-    g_auto(GStrv) keys = NULL;
-    g_autofree char *where = NULL;
-    g_autofree char *csv = NULL, *astra = NULL, *llm = NULL, *ns = NULL;
-    g_autofree char *pl = NULL, *seed = NULL, *servers = NULL, *tp = NULL;
-    JobSpec j = {0};
-    guint64 astra_tp = 0;
-
-    if (!g_str_has_prefix(g, "job ") || !g[4]) {
-      g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
-                  "%s: group [%s]: expected [job NAME]", path, g);
-      return FALSE;
-    }
-    where = g_strdup_printf("%s: [%s]", path, g);
-    keys = g_key_file_get_keys(kf, g, NULL, NULL);
-    for (guint k = 0; keys && keys[k]; k++) {
-      if (!g_strv_contains(job_keys, keys[k])) {
-        g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
-                    "%s: unknown key '%s' (expected workload, llm, astra, "
-                    "astra_tp, ns_per_tick, placement, seed, servers)",
-                    where, keys[k]);
-        return FALSE;
-      }
-    }
-#define GET(var, key) var = g_key_file_get_string(kf, g, key, NULL)
-    GET(csv, "workload");
-    GET(astra, "astra");
-    GET(llm, "llm");
-    GET(ns, "ns_per_tick");
-    GET(pl, "placement");
-    GET(seed, "seed");
-    GET(servers, "servers");
-    GET(tp, "astra_tp");
-#undef GET
-    if (csv && !g_path_is_absolute(csv)) {
-      char *p = g_build_filename(dir, csv, NULL);
-      g_free(csv);
-      csv = p;
-    }
-    if (astra && !g_path_is_absolute(astra)) {
-      char *p = g_build_filename(dir, astra, NULL);
-      g_free(astra);
-      astra = p;
-    }
-    if (tp &&
-        !g_ascii_string_to_unsigned(tp, 10, 1, G_MAXUINT32, &astra_tp, NULL)) {
-      g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
-                  "%s: astra_tp '%s' is not a count of ranks", where, tp);
-      return FALSE;
-    }
-    if ((tp || ns) && !astra) {
-      g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
-                  "%s: %s goes with astra (an ASTRA-sim workload)", where,
-                  tp ? "astra_tp" : "ns_per_tick");
-      return FALSE;
-    }
-    j.name = g_strdup(g + 4);
-    {
-      g_autofree char *n_llm = g_strdup_printf("%s llm", where);
-      g_autofree char *n_tp = g_strdup_printf("%s astra_tp", where);
-      g_autofree char *n_ns = g_strdup_printf("%s ns_per_tick", where);
-      const WorkloadNames names = {n_llm, n_tp, n_ns};
-
-      j.w = load_workload(csv, astra, llm, (guint32)astra_tp, ns, where, &names,
-                          error);
-    }
-    if (!j.w)
-      goto bad;
-    j.placement = servers ? TRC_PLACE_EXPLICIT : TRC_PLACE_PACKED;
-    if (pl && strcmp(pl, "explicit") != 0 &&
-        !trc_placement_parse(pl, &j.placement)) {
-      g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
-                  "%s: placement '%s' is not one of packed, spread, random, "
-                  "explicit",
-                  where, pl);
-      goto bad;
-    }
-    if ((pl && strcmp(pl, "explicit") == 0 && !servers) ||
-        (servers && j.placement != TRC_PLACE_EXPLICIT)) {
-      g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
-                  "%s: servers and placement = explicit go together", where);
-      goto bad;
-    }
-    if (seed && (j.placement != TRC_PLACE_RANDOM ||
-                 !g_ascii_string_to_unsigned(seed, 10, 0, G_MAXUINT64, &j.seed,
-                                             NULL))) {
-      g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE, "%s: seed '%s': %s",
-                  where, seed,
-                  j.placement != TRC_PLACE_RANDOM
-                      ? "only placement = random takes a seed"
-                      : "expected a number");
-      goto bad;
-    }
-    if (servers && !parse_servers(servers, where, &j.list, error))
-      goto bad;
-    j.where = g_strdup_printf("%s%s", where, servers ? " servers" : "");
-    g_array_append_val(jobs, j);
-    continue;
-  bad:
-    job_clear(&j);
-    return FALSE;
-  }
-  if (jobs->len == 0) {
-    g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
-                "%s: no [job NAME] group", path);
-    return FALSE;
-  }
-  return TRUE;
-}
-
 /* Places every job, in order, on the system's servers. */
 static gboolean place_jobs(const TopoSystem *sys, GArray *jobs, GError **error)
 {
@@ -333,7 +82,7 @@ static gboolean place_jobs(const TopoSystem *sys, GArray *jobs, GError **error)
   g_autofree guint8 *used = g_new0(guint8, total);
 
   for (guint i = 0; i < jobs->len; i++) {
-    JobSpec *j = &g_array_index(jobs, JobSpec, i);
+    CliJob *j = &g_array_index(jobs, CliJob, i);
     guint32 ranks = j->w->tp * j->w->pp * j->w->dp;
     guint32 n = trc_servers_needed(ranks, g);
 
@@ -419,7 +168,7 @@ static const TrcGroup report_groups[] = {TRC_GROUP_TP,  TRC_GROUP_DP,
                                          TRC_GROUP_PP,  TRC_GROUP_EP,
                                          TRC_GROUP_EDP, TRC_GROUP_WORLD};
 
-static char *summary_csv(const JobSpec *jobs, const TrcReplayResult *res,
+static char *summary_csv(const CliJob *jobs, const TrcReplayResult *res,
                          guint n, const double *slowdown)
 {
   GString *s = g_string_new("job,step_us,compute_us,exposed_us");
@@ -443,7 +192,7 @@ static char *summary_csv(const JobSpec *jobs, const TrcReplayResult *res,
   return g_string_free(s, FALSE);
 }
 
-static char *ops_csv(const JobSpec *jobs, const TrcReplayResult *res, guint n)
+static char *ops_csv(const CliJob *jobs, const TrcReplayResult *res, guint n)
 {
   GString *s = g_string_new(
       "job,id,name,op,group,stage,size_bytes,compute_us,instances,algo,proto,"
@@ -493,7 +242,7 @@ static int cmp_busy(gconstpointer a, gconstpointer b, gpointer busy)
 }
 
 /* The report on stdout. */
-static void print_report(const TopoSystem *sys, const JobSpec *jobs,
+static void print_report(const TopoSystem *sys, const CliJob *jobs,
                          const TrcReplayResult *res, guint n,
                          const double *slowdown, const char *fidelity,
                          guint8 *const *used, const double *busy,
@@ -606,7 +355,7 @@ enum { TL_COMPUTE = 0 };
 
 typedef struct {
   TrcTimeline *tl;
-  const JobSpec *jobs;
+  const CliJob *jobs;
   const guint32 *pid0; /* first pid of each job */
 } SliceCtx;
 
@@ -630,7 +379,7 @@ static void add_slice(void *ctx, guint32 job, guint32 rank, guint32 op,
  * compute and one per group, a slice per op; the hottest links' counters
  * under a "fabric" process. */
 static gboolean replay_timeline(const TrcReplay *run, const TopoSystem *sys,
-                                const JobSpec *jobs, guint n,
+                                const CliJob *jobs, guint n,
                                 const TrcReplayResult *res, SampleCtx *sc,
                                 guint32 hot, TrcOutputs *outs, const char *path,
                                 GError **error)
@@ -826,7 +575,7 @@ int cli_cmd_replay(int argc, char **argv)
   g_autoptr(GError) error = NULL;
   g_autoptr(TopoSystem) sys = NULL;
   g_autoptr(TrcOutputs) outs = trc_outputs_new();
-  g_autoptr(GArray) jobs = g_array_new(FALSE, TRUE, sizeof(JobSpec));
+  g_autoptr(GArray) jobs = g_array_new(FALSE, TRUE, sizeof(CliJob));
   g_autofree TrcReplayJob *rj = NULL;
   g_autofree TrcReplayResult *res = NULL;
   g_autofree double *slowdown = NULL;
@@ -849,11 +598,11 @@ int cli_cmd_replay(int argc, char **argv)
       !cli_apply_max_memory(o.max_memory, o.max_memory_seen, &error))
     goto fail;
   if (o.jobs) {
-    if (!load_jobs(o.jobs, jobs, &error))
+    if (!cli_jobs_load(o.jobs, jobs, &error))
       goto fail;
   } else {
     const char *file = o.rest ? o.rest[0] : o.astra;
-    JobSpec j = {0};
+    CliJob j = {0};
 
     /* the job is named after its file, "llm" for a generated one */
     if (file) {
@@ -868,19 +617,19 @@ int cli_cmd_replay(int argc, char **argv)
     }
 
     {
-      static const WorkloadNames names = {"--llm", "--astra-tp",
-                                          "--ns-per-tick"};
+      static const CliWorkloadNames names = {"--llm", "--astra-tp",
+                                             "--ns-per-tick"};
 
-      j.w = load_workload(o.rest ? o.rest[0] : NULL, o.astra, o.llm,
-                          (guint32)o.astra_tp, o.ns_per_tick, "workload",
-                          &names, &error);
+      j.w = cli_load_workload(o.rest ? o.rest[0] : NULL, o.astra, o.llm,
+                              (guint32)o.astra_tp, o.ns_per_tick, "workload",
+                              &names, &error);
     }
     if (!j.w) {
-      job_clear(&j);
+      cli_job_clear(&j);
       goto fail;
     }
     if (o.placement && !trc_placement_parse(o.placement, &j.placement)) {
-      job_clear(&j);
+      cli_job_clear(&j);
       g_set_error(&error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
                   "--placement: '%s' is not one of packed, spread, random",
                   o.placement);
@@ -888,15 +637,15 @@ int cli_cmd_replay(int argc, char **argv)
     }
     if (o.servers) {
       if (o.placement) {
-        job_clear(&j);
+        cli_job_clear(&j);
         g_set_error(&error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
                     "--servers and --placement exclude each other");
         goto fail;
       }
       j.placement = TRC_PLACE_EXPLICIT;
       j.where = g_strdup("--servers");
-      if (!parse_servers(o.servers, "--servers", &j.list, &error)) {
-        job_clear(&j);
+      if (!cli_parse_servers(o.servers, "--servers", &j.list, &error)) {
+        cli_job_clear(&j);
         goto fail;
       }
     }
@@ -911,7 +660,7 @@ int cli_cmd_replay(int argc, char **argv)
   n = jobs->len;
   if (o.write_workload &&
       !trc_outputs_add(outs, o.write_workload,
-                       trc_workload_to_csv(g_array_index(jobs, JobSpec, 0).w),
+                       trc_workload_to_csv(g_array_index(jobs, CliJob, 0).w),
                        &error))
     goto fail;
   sys = topo_system_load(o.topology, (const char *const *)o.models, &error);
@@ -920,7 +669,7 @@ int cli_cmd_replay(int argc, char **argv)
   rj = g_new0(TrcReplayJob, n);
   res = g_new0(TrcReplayResult, n);
   for (guint i = 0; i < n; i++) {
-    JobSpec *j = &g_array_index(jobs, JobSpec, i);
+    CliJob *j = &g_array_index(jobs, CliJob, i);
 
     rj[i] = (TrcReplayJob){.name = j->name,
                            .w = j->w,
@@ -955,7 +704,7 @@ int cli_cmd_replay(int argc, char **argv)
     if (!run || !lc.ok)
       goto fail;
     if (o.timeline &&
-        !replay_timeline(run, sys, (const JobSpec *)(void *)jobs->data, n, res,
+        !replay_timeline(run, sys, (const CliJob *)(void *)jobs->data, n, res,
                          &sc, hot, outs, o.timeline, &error))
       goto fail;
     if (o.link_samples) {
@@ -996,20 +745,19 @@ int cli_cmd_replay(int argc, char **argv)
       trc_replay_result_clear(&alone);
     }
   }
-  if (o.csv &&
-      !trc_outputs_add(outs, o.csv,
-                       ops_csv((const JobSpec *)(void *)jobs->data, res, n),
-                       &error))
+  if (o.csv && !trc_outputs_add(
+                   outs, o.csv,
+                   ops_csv((const CliJob *)(void *)jobs->data, res, n), &error))
     goto fail;
   if (o.summary_csv &&
       !trc_outputs_add(
           outs, o.summary_csv,
-          summary_csv((const JobSpec *)(void *)jobs->data, res, n, slowdown),
+          summary_csv((const CliJob *)(void *)jobs->data, res, n, slowdown),
           &error))
     goto fail;
   if (!trc_outputs_commit(outs, &error))
     goto fail;
-  print_report(sys, (const JobSpec *)(void *)jobs->data, res, n, slowdown,
+  print_report(sys, (const CliJob *)(void *)jobs->data, res, n, slowdown,
                cli_nccl_fidelity(&o.nccl), used, busy, util);
   status = CLI_EXIT_OK;
   goto out;
@@ -1021,7 +769,7 @@ out:
   for (guint i = 0; used && i < n; i++)
     g_free(used[i]);
   for (guint i = 0; i < jobs->len; i++)
-    job_clear(&g_array_index(jobs, JobSpec, i));
+    cli_job_clear(&g_array_index(jobs, CliJob, i));
   if (sc.sampler)
     trc_link_sampler_free(sc.sampler);
   options_clear(&o);

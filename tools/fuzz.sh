@@ -28,7 +28,8 @@ seconds=${1:-600}
 build=${IFSIM_FUZZ_BUILD:-$root/build-fuzz}
 work=${IFSIM_FUZZ_WORK:-${TMPDIR:-/tmp}/ifsim-fuzz}
 all="topo_system models measure import_nccltests import_perftest import_p2p
-     import_nvbw topo_import_smi topo_import_ncclxml topo_import_ibnet"
+     import_nvbw topo_import_smi topo_import_ncclxml topo_import_ibnet
+     workload astra llm plan jobs plot"
 harnesses=${*:-$all}
 
 case $seconds in
@@ -57,7 +58,7 @@ for h in $harnesses; do
   # seeds reach 8 KiB).  Loading a system builds its fabric: a mutated
   # size can ask for a big one, hence the longer timeout there.
   case $h in
-    topo_system | models | measure) max_len=4096 ;;
+    topo_system | models | measure | llm | plan | jobs) max_len=4096 ;;
     *) max_len=16384 ;;
   esac
   case $h in

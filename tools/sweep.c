@@ -449,15 +449,20 @@ gboolean cli_sweep_load_plan(CliSweep *sw, const char *path, GError **error)
 {
   g_autofree char *data = NULL;
   gsize len = 0;
+
+  return sim_input_read(path, &data, &len, error) &&
+         cli_sweep_load_plan_data(sw, data, len, path, error);
+}
+
+gboolean cli_sweep_load_plan_data(CliSweep *sw, const char *data, gsize len,
+                                  const char *path, GError **error)
+{
   g_autoptr(GKeyFile) kf = NULL;
   g_auto(GStrv) groups = NULL;
   g_autoptr(GPtrArray) plan_vary = NULL;
 
   g_free(sw->plan);
   sw->plan = g_strdup(path);
-
-  if (!sim_input_read(path, &data, &len, error))
-    return FALSE;
   kf = mdl_ini_load(data, len, path, error);
   if (!kf)
     return FALSE;

@@ -62,6 +62,10 @@ void cli_sweep_add_model(CliSweep *sw, const char *path);
  * the values already given for a key varied in both.  Errors name the
  * file, the group and the key. */
 gboolean cli_sweep_load_plan(CliSweep *sw, const char *path, GError **error);
+/* The same of the plan's text (len bytes; path names it, and the plan's
+ * topology and models are relative to it). */
+gboolean cli_sweep_load_plan_data(CliSweep *sw, const char *data, gsize len,
+                                  const char *path, GError **error);
 
 /* Reads the base topology; after it, the sweep is complete.  Refuses a
  * sweep that varies nothing. */

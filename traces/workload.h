@@ -104,6 +104,11 @@ typedef struct {
 TrcWorkload *trc_workload_load_astra_opts(const char *path,
                                           const TrcAstraOptions *opt,
                                           GError **error);
+/* The same of the file's text (len bytes, path names it in messages). */
+TrcWorkload *trc_workload_load_astra_data(const char *text, gsize len,
+                                          const char *path,
+                                          const TrcAstraOptions *opt,
+                                          GError **error);
 /* The same with gpus from the file and ASTRA-sim's 1 ns tick. */
 TrcWorkload *trc_workload_load_astra(const char *path, guint32 tp_override_or_0,
                                      GError **error);

@@ -314,6 +314,17 @@ TrcWorkload *trc_workload_load_astra_opts(const char *path,
 {
   g_autofree char *text = NULL;
   gsize len;
+
+  if (!sim_input_read(path, &text, &len, error))
+    return NULL;
+  return trc_workload_load_astra_data(text, len, path, opt, error);
+}
+
+TrcWorkload *trc_workload_load_astra_data(const char *text, gsize len,
+                                          const char *path,
+                                          const TrcAstraOptions *opt,
+                                          GError **error)
+{
   g_autofree char **lines = NULL;
   g_auto(GStrv) head = NULL;
   g_autoptr(GArray) toks = g_array_new(FALSE, FALSE, sizeof(Tok));
@@ -336,7 +347,7 @@ TrcWorkload *trc_workload_load_astra_opts(const char *path,
     return NULL;
   }
   m.ps_per_tick = opt->ns_per_tick * 1000.0;
-  if (!sim_input_read(path, &text, &len, error))
+  if (!sim_input_check_text(path, text, len, error))
     return NULL;
   lines = sim_input_lines(text, len, path, &nl, error);
   if (!lines)

@@ -1,0 +1,246 @@
+/* Jobs of `ifsim replay`; see tools/jobs.h. */
+#include "tools/jobs.h"
+
+#include <string.h>
+
+#include "models/params.h"
+#include "sim/input.h"
+#include "tools/cli.h"
+
+void cli_job_clear(CliJob *j)
+{
+  g_free(j->name);
+  g_free(j->where);
+  trc_workload_free(j->w);
+  if (j->list)
+    g_array_free(j->list, TRUE);
+  g_free(j->servers);
+}
+
+/* "0-7,16,20-23": server indices in the order given. */
+gboolean cli_parse_servers(const char *text, const char *what, GArray **out,
+                           GError **error)
+{
+  g_auto(GStrv) parts = g_strsplit(text, ",", -1);
+  GArray *a = g_array_new(FALSE, FALSE, sizeof(guint32));
+
+  for (guint i = 0; parts[i]; i++) {
+    g_auto(GStrv) ends = g_strsplit(g_strstrip(parts[i]), "-", 2);
+    guint64 lo, hi;
+
+    if (!ends[0] ||
+        !g_ascii_string_to_unsigned(ends[0], 10, 0, G_MAXUINT32, &lo, NULL) ||
+        (ends[1] && !g_ascii_string_to_unsigned(ends[1], 10, lo, G_MAXUINT32,
+                                                &hi, NULL))) {
+      g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                  "%s: '%s' is not a server or a range of servers (expected "
+                  "e.g. 0-7,16,20-23)",
+                  what, parts[i]);
+      g_array_free(a, TRUE);
+      return FALSE;
+    }
+    if (!ends[1])
+      hi = lo;
+    if (hi - lo >= TRC_MAX_SERVERS || a->len + (hi - lo) >= TRC_MAX_SERVERS) {
+      g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                  "%s: '%s' lists more than %u servers (a system's most)", what,
+                  parts[i], TRC_MAX_SERVERS);
+      g_array_free(a, TRUE);
+      return FALSE;
+    }
+    for (guint64 s = lo; s <= hi; s++) {
+      guint32 v = (guint32)s;
+
+      g_array_append_val(a, v);
+    }
+  }
+  *out = a;
+  return TRUE;
+}
+
+/* Reads a workload: a CSV file, an ASTRA-sim text file or an LLM spec. */
+TrcWorkload *cli_load_workload(const char *csv, const char *astra,
+                               const char *llm, guint32 astra_tp,
+                               const char *ns_per_tick, const char *where,
+                               const CliWorkloadNames *names, GError **error)
+{
+  int given = (csv != NULL) + (astra != NULL) + (llm != NULL);
+  TrcWorkload *w;
+
+  if (given != 1) {
+    g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                "%s: %s (expected exactly one of a workload CSV, an ASTRA-sim "
+                "text workload or an LLM layout)",
+                where, given ? "more than one workload" : "no workload");
+    return NULL;
+  }
+  if (llm) {
+    TrcLlmParams p;
+
+    if (!trc_llm_parse(llm, &p, error) || !(w = trc_llm_generate(&p, error))) {
+      g_prefix_error(error, "%s: ", names->llm);
+      return NULL;
+    }
+    return w;
+  }
+  if (astra) {
+    TrcAstraOptions ao = {
+        .tp = astra_tp, .tp_given_as = names->astra_tp, .ns_per_tick = 1.0};
+
+    if (ns_per_tick) {
+      char *end = NULL;
+
+      ao.ns_per_tick = g_ascii_strtod(ns_per_tick, &end);
+      if (!end || *end || !(ao.ns_per_tick > 0) || ao.ns_per_tick > 1e12) {
+        g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                    "%s: '%s' is not a tick length in ns above 0",
+                    names->ns_per_tick, ns_per_tick);
+        return NULL;
+      }
+    }
+    w = trc_workload_load_astra_opts(astra, &ao, error);
+  } else {
+    w = trc_workload_load_csv(csv, error);
+  }
+  /* the readers name the file; say where it was named */
+  if (!w && strcmp(where, "workload") != 0)
+    g_prefix_error(error, "%s: ", where);
+  return w;
+}
+
+static const char *const job_keys[] = {"workload", "llm",         "astra",
+                                       "astra_tp", "ns_per_tick", "placement",
+                                       "seed",     "servers",     NULL};
+
+/* The jobs of a jobs file: groups [job NAME]; paths relative to it. */
+gboolean cli_jobs_load(const char *path, GArray *jobs, GError **error)
+{
+  g_autofree char *text = NULL;
+  gsize len;
+
+  return sim_input_read(path, &text, &len, error) &&
+         cli_jobs_load_data(text, len, path, jobs, error);
+}
+
+gboolean cli_jobs_load_data(const char *text, gsize len, const char *path,
+                            GArray *jobs, GError **error)
+{
+  g_autoptr(GKeyFile) kf = NULL;
+  g_auto(GStrv) groups = NULL;
+  g_autofree char *dir = g_path_get_dirname(path);
+
+  /* a repeated group or key, which GKeyFile would merge, is refused */
+  kf = mdl_ini_load(text, len, path, error);
+  if (!kf)
+    return FALSE;
+  groups = g_key_file_get_groups(kf, NULL);
+  for (guint gi = 0; groups[gi]; gi++) {
+    const char *g = groups[gi];
+    g_auto(GStrv) keys = NULL;
+    g_autofree char *where = NULL;
+    g_autofree char *csv = NULL, *astra = NULL, *llm = NULL, *ns = NULL;
+    g_autofree char *pl = NULL, *seed = NULL, *servers = NULL, *tp = NULL;
+    CliJob j = {0};
+    guint64 astra_tp = 0;
+
+    if (!g_str_has_prefix(g, "job ") || !g[4]) {
+      g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                  "%s: group [%s]: expected [job NAME]", path, g);
+      return FALSE;
+    }
+    where = g_strdup_printf("%s: [%s]", path, g);
+    keys = g_key_file_get_keys(kf, g, NULL, NULL);
+    for (guint k = 0; keys && keys[k]; k++) {
+      if (!g_strv_contains(job_keys, keys[k])) {
+        g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                    "%s: unknown key '%s' (expected workload, llm, astra, "
+                    "astra_tp, ns_per_tick, placement, seed, servers)",
+                    where, keys[k]);
+        return FALSE;
+      }
+    }
+#define GET(var, key) var = g_key_file_get_string(kf, g, key, NULL)
+    GET(csv, "workload");
+    GET(astra, "astra");
+    GET(llm, "llm");
+    GET(ns, "ns_per_tick");
+    GET(pl, "placement");
+    GET(seed, "seed");
+    GET(servers, "servers");
+    GET(tp, "astra_tp");
+#undef GET
+    if (csv && !g_path_is_absolute(csv)) {
+      char *p = g_build_filename(dir, csv, NULL);
+      g_free(csv);
+      csv = p;
+    }
+    if (astra && !g_path_is_absolute(astra)) {
+      char *p = g_build_filename(dir, astra, NULL);
+      g_free(astra);
+      astra = p;
+    }
+    if (tp &&
+        !g_ascii_string_to_unsigned(tp, 10, 1, G_MAXUINT32, &astra_tp, NULL)) {
+      g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                  "%s: astra_tp '%s' is not a count of ranks", where, tp);
+      return FALSE;
+    }
+    if ((tp || ns) && !astra) {
+      g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                  "%s: %s goes with astra (an ASTRA-sim workload)", where,
+                  tp ? "astra_tp" : "ns_per_tick");
+      return FALSE;
+    }
+    j.name = g_strdup(g + 4);
+    {
+      g_autofree char *n_llm = g_strdup_printf("%s llm", where);
+      g_autofree char *n_tp = g_strdup_printf("%s astra_tp", where);
+      g_autofree char *n_ns = g_strdup_printf("%s ns_per_tick", where);
+      const CliWorkloadNames names = {n_llm, n_tp, n_ns};
+
+      j.w = cli_load_workload(csv, astra, llm, (guint32)astra_tp, ns, where,
+                              &names, error);
+    }
+    if (!j.w)
+      goto bad;
+    j.placement = servers ? TRC_PLACE_EXPLICIT : TRC_PLACE_PACKED;
+    if (pl && strcmp(pl, "explicit") != 0 &&
+        !trc_placement_parse(pl, &j.placement)) {
+      g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                  "%s: placement '%s' is not one of packed, spread, random, "
+                  "explicit",
+                  where, pl);
+      goto bad;
+    }
+    if ((pl && strcmp(pl, "explicit") == 0 && !servers) ||
+        (servers && j.placement != TRC_PLACE_EXPLICIT)) {
+      g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                  "%s: servers and placement = explicit go together", where);
+      goto bad;
+    }
+    if (seed && (j.placement != TRC_PLACE_RANDOM ||
+                 !g_ascii_string_to_unsigned(seed, 10, 0, G_MAXUINT64, &j.seed,
+                                             NULL))) {
+      g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE, "%s: seed '%s': %s",
+                  where, seed,
+                  j.placement != TRC_PLACE_RANDOM
+                      ? "only placement = random takes a seed"
+                      : "expected a number");
+      goto bad;
+    }
+    if (servers && !cli_parse_servers(servers, where, &j.list, error))
+      goto bad;
+    j.where = g_strdup_printf("%s%s", where, servers ? " servers" : "");
+    g_array_append_val(jobs, j);
+    continue;
+  bad:
+    cli_job_clear(&j);
+    return FALSE;
+  }
+  if (jobs->len == 0) {
+    g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                "%s: no [job NAME] group", path);
+    return FALSE;
+  }
+  return TRUE;
+}
