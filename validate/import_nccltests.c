@@ -48,6 +48,9 @@
 
 typedef struct {
   guint64 size;
+  gboolean has_count; /* the count column, with its type */
+  guint64 count;
+  char type[16];
   char redop[16];
   gboolean has_root;
   long root;
@@ -82,6 +85,112 @@ static double bus_factor(const char *coll, guint n)
 static double print_error(double v)
 {
   return v < 999.995 ? 0.005 : v < 9999.95 ? 0.05 : 0.5;
+}
+
+/* nccl-tests' data types and their sizes (src/common.cu: test_typenames;
+ * f8e4m3 and f8e5m2 from 2.24 on) and reductions (test_opnames, and "none"
+ * where the collective reduces nothing). */
+static const struct {
+  const char *name;
+  guint bytes;
+} nccl_types[] = {{"int8", 1},   {"uint8", 1},    {"int32", 4},  {"uint32", 4},
+                  {"int64", 8},  {"uint64", 8},   {"half", 2},   {"float", 4},
+                  {"double", 8}, {"bfloat16", 2}, {"f8e4m3", 1}, {"f8e5m2", 1}};
+static const char *const nccl_redops[] = {"sum", "prod", "max",    "min",
+                                          "avg", "none", "mulsum", NULL};
+
+/* The largest bandwidth a row may claim: above any link or NVSwitch
+ * (an NVL72 domain's 130 TB/s bisection is 1.3e5 GB/s), below what a time
+ * printed with two decimals of a microsecond can give for 2^64 bytes. */
+#define NCCL_MAX_BW_GBPS 1e6
+
+static guint type_bytes(const char *type)
+{
+  for (guint i = 0; i < G_N_ELEMENTS(nccl_types); i++)
+    if (g_str_equal(type, nccl_types[i].name))
+      return nccl_types[i].bytes;
+  return 0;
+}
+
+/* What a row says of itself, once the collective and ranks are known:
+ * a known type whose size times the count is the size (per rank for the
+ * collectives that split it), a known reduction, a root among the ranks,
+ * bandwidths a link can carry and that agree with size / time, and busbw
+ * the collective's factor times algbw (doc/PERFORMANCE.md). */
+static gboolean check_row(const NcclTable *tb, const NcclRow *r, GError **error)
+{
+  const char *name = tb->name;
+  guint line = r->line;
+
+  if (r->has_count) {
+    guint w = type_bytes(r->type);
+    gboolean split = g_str_equal(tb->collective, "allgather") ||
+                     g_str_equal(tb->collective, "reducescatter") ||
+                     g_str_equal(tb->collective, "alltoall");
+
+    if (w == 0) {
+      g_autofree char *x = val__excerpt(r->type);
+      return val__fail(error, name, line,
+                       "type '%s': expected one of int8, uint8, int32, "
+                       "uint32, int64, uint64, half, float, double, "
+                       "bfloat16, f8e4m3, f8e5m2",
+                       x);
+    }
+    if (r->count == 0 || r->size % ((guint64)w * r->count) != 0 ||
+        (r->size / ((guint64)w * r->count) != 1 &&
+         !(split && r->size / ((guint64)w * r->count) == tb->ranks)))
+      return val__fail(error, name, line,
+                       "count %" G_GUINT64_FORMAT " of %s (%u bytes) is not "
+                       "size %" G_GUINT64_FORMAT " B%s",
+                       r->count, r->type, w, r->size,
+                       split ? " (nor its share of one rank)" : "");
+  }
+  if (r->redop[0] && !g_strv_contains(nccl_redops, r->redop)) {
+    g_autofree char *x = val__excerpt(r->redop);
+    return val__fail(error, name, line,
+                     "redop '%s': expected sum, prod, max, min, avg, mulsum "
+                     "or none",
+                     x);
+  }
+  if (r->has_root && (r->root < -1 || r->root >= (long)tb->ranks))
+    return val__fail(error, name, line,
+                     "root %ld: expected -1 or a rank from 0 to %u", r->root,
+                     tb->ranks - 1);
+  for (int k = 0; k < 2; k++) {
+    double alg, bus;
+
+    if (!r->has[k] || r->time_us[k] <= 0) /* finish refuses the time */
+      continue;
+    alg = (double)r->size / (r->time_us[k] * 1e3);
+    bus = alg * bus_factor(tb->collective, tb->ranks);
+    if (r->algbw[k] > NCCL_MAX_BW_GBPS || r->busbw[k] > NCCL_MAX_BW_GBPS ||
+        alg > NCCL_MAX_BW_GBPS)
+      return val__fail(error, name, line,
+                       "%s: %.6g GB/s (algbw %.6g, busbw %.6g), more than "
+                       "any link or switch carries (%.0e GB/s)",
+                       k ? "in-place" : "out-of-place", alg, r->algbw[k],
+                       r->busbw[k], NCCL_MAX_BW_GBPS);
+    /* each printed to its digits (print_error), the time to 2 decimals:
+     * 3% and the rounding of each */
+    if (r->algbw[k] >= 0.01 &&
+        fabs(r->algbw[k] - alg) >
+            0.03 * alg + print_error(r->algbw[k]) + alg * 0.005 / r->time_us[k])
+      return val__fail(error, name, line,
+                       "%s algbw %.6g GB/s, but size / time is %.6g GB/s: "
+                       "expected the same (a column shifted, a row edited?)",
+                       k ? "in-place" : "out-of-place", r->algbw[k], alg);
+    if (r->algbw[k] >= 0.01 && r->busbw[k] > 0 &&
+        fabs(r->busbw[k] - bus) > 0.03 * bus + print_error(r->busbw[k]) +
+                                      print_error(r->algbw[k]) *
+                                          bus_factor(tb->collective, tb->ranks))
+      return val__fail(error, name, line,
+                       "%s busbw %.6g GB/s, but %s on %u ranks gives %.6g "
+                       "(algbw x %.4g)",
+                       k ? "in-place" : "out-of-place", r->busbw[k],
+                       tb->collective, tb->ranks, bus,
+                       bus_factor(tb->collective, tb->ranks));
+  }
+  return TRUE;
 }
 
 /* The best row to read a ratio from: largest algbw. */
@@ -246,6 +355,10 @@ static ValMeasurements *finish(NcclTable *tb, ValMeasurements *m_in,
                   k ? "in-place" : "out-of-place");
         return NULL;
       }
+      if (k == 0 || !r->has[0]) {
+        if (!check_row(tb, r, error))
+          return NULL;
+      }
       val_point_init(&p, VAL_PROBE_NCCL, tb->collective, mode_names[k], src,
                  "all");
       p.ranks = tb->ranks;
@@ -388,11 +501,18 @@ static gboolean parse_row(const char *name, guint line, GStrv tok,
                      h->ncols, h->layout, h->ts ? " and a timestamp" : "", n);
   if (!val__count(name, line, "size", tok[h->size], &r->size, error))
     return FALSE;
-  if (!g_ascii_string_to_unsigned(tok[1], 10, 0, G_MAXUINT64, NULL, NULL)) {
+  if (!g_ascii_string_to_unsigned(tok[1], 10, 0, G_MAXUINT64, &r->count,
+                                  NULL)) {
     g_autofree char *x = val__excerpt(tok[1]);
     return val__fail(error, name, line,
                      "count: expected a whole number of elements, found '%s'",
                      x);
+  }
+  if (h->type >= 0) {
+    r->has_count = TRUE;
+    g_strlcpy(r->type, tok[h->type], sizeof(r->type));
+    if (strlen(tok[h->type]) >= sizeof(r->type))
+      r->type[0] = '?'; /* longer than any type: refused as unknown */
   }
   if (h->redop >= 0)
     g_strlcpy(r->redop, tok[h->redop], sizeof(r->redop));
@@ -476,9 +596,20 @@ ValMeasurements *val__import_nccltests_text(const ValText *t, GError **error)
 
     if ((s = strstr(l, "NCCL version "))) {
       g_auto(GStrv) v = val__tokens(s + 13);
-      /* kept only as a version predictions can use (validate/calibrate.c) */
-      if (v[0] && !val_meas_get(m, "nccl.version") &&
-          nccl_version_parse(v[0], "nccl.version", &(guint32){0}, NULL))
+      gboolean known =
+          v[0] && nccl_version_parse(v[0], "nccl.version", &(guint32){0}, NULL);
+
+      /* nccl-tests' own header line must say a version ifsim knows; the
+       * same words inside NCCL's INFO lines are NCCL's */
+      if (!known && l[0] == '#') {
+        g_autofree char *x = val__excerpt(v[0] ? v[0] : "");
+        val__fail(error, t->name, line,
+                  "'NCCL version %s': expected 2.MINOR.PATCH (e.g. "
+                  "2.18.3+cuda12.2)",
+                  x);
+        return NULL;
+      }
+      if (known && !val_meas_get(m, "nccl.version"))
         val_meas_set(m, "nccl.version", v[0]);
       continue;
     }
@@ -504,6 +635,15 @@ ValMeasurements *val__import_nccltests_text(const ValText *t, GError **error)
         from_name = val__nccl_collective(v[0]);
         g_free(tool);
         tool = g_strdup(v[0]);
+      } else if (v[0]) {
+        g_autofree char *x = val__excerpt(v[0]);
+        val__fail(error, t->name, line,
+                  "'Collective test concluded: %s': expected a test of "
+                  "nccl-tests (all_reduce_perf, all_gather_perf, "
+                  "reduce_scatter_perf, broadcast_perf, reduce_perf, "
+                  "alltoall_perf, sendrecv_perf)",
+                  x);
+        return NULL;
       }
       continue;
     }
@@ -513,28 +653,41 @@ ValMeasurements *val__import_nccltests_text(const ValText *t, GError **error)
       guint64 agg = 1;
 
       for (guint j = 0; v[j] && v[j + 1]; j++) {
-        if (g_str_equal(v[j], "nThread"))
-          val_meas_set(m, "nccltests.nthread", v[j + 1]);
-        else if (g_str_equal(v[j], "nGpus")) {
-          guint64 g;
+        /* each a count nccl-tests takes: -t and -g up to 1024 (its
+         * MAX_GPUS-sized arrays), -n and -m from 1 */
+        const char *what =
+            g_str_equal(v[j], "nThread")               ? "nThread"
+            : g_str_equal(v[j], "nGpus")               ? "nGpus"
+            : !g_str_equal(v[j], "iters:")             ? NULL
+            : j > 0 && g_str_equal(v[j - 1], "agg")    ? "agg iters:"
+            : j > 0 && g_str_equal(v[j - 1], "warmup") ? "warmup iters:"
+                                                       : "iters:";
+        guint64 max = what && what[0] == 'n' ? 1024 : G_MAXINT32, min;
+        guint64 n;
 
-          val_meas_set(m, "nccltests.ngpus", v[j + 1]);
-          if (g_ascii_string_to_unsigned(v[j + 1], 10, 1, 1024, &g, NULL))
-            val_meas_set(m, "gpus_per_process", v[j + 1]);
+        if (!what)
+          continue;
+        min = g_str_equal(what, "warmup iters:") ? 0 : 1;
+        if (!g_ascii_string_to_unsigned(v[j + 1], 10, min, max, &n, NULL)) {
+          g_autofree char *x = val__excerpt(v[j + 1]);
+          val__fail(error, t->name, line,
+                    "%s %s: expected a count from %" G_GUINT64_FORMAT
+                    " to %" G_GUINT64_FORMAT,
+                    what, x, min, max);
+          return NULL;
         }
-        else if (g_str_equal(v[j], "iters:") &&
-                 (j == 0 || !g_str_equal(v[j - 1], "agg"))) {
-          guint64 it;
-          if (g_ascii_string_to_unsigned(v[j + 1], 10, 0, G_MAXUINT32, &it,
-                                         NULL)) {
-            tb.iterations = (guint)it;
-            if (it >= 1)
-              iters = v[j + 1];
-          }
-        } else if (g_str_equal(v[j], "iters:") &&
-                   g_ascii_string_to_unsigned(v[j + 1], 10, 1, G_MAXUINT32,
-                                              &agg, NULL))
+        if (g_str_equal(what, "nThread"))
+          val_meas_set(m, "nccltests.nthread", v[j + 1]);
+        else if (g_str_equal(what, "nGpus")) {
+          val_meas_set(m, "nccltests.ngpus", v[j + 1]);
+          val_meas_set(m, "gpus_per_process", v[j + 1]);
+        } else if (g_str_equal(what, "iters:")) {
+          tb.iterations = (guint)n;
+          iters = v[j + 1];
+        } else if (g_str_equal(what, "agg iters:")) {
+          agg = n;
           val_meas_set(m, "nccltests.agg_iters", v[j + 1]);
+        }
       }
       /* calls launched back to back in one timing (validate/calibrate.c);
        * with agg iters above 1 each timed iteration is a group of calls,
@@ -626,6 +779,13 @@ ValMeasurements *val__import_nccltests_text(const ValText *t, GError **error)
   if (n_rank_lines > 0) {
     char num[16];
 
+    if (tb.ranks && tb.ranks != max_rank + 1) {
+      val__fail(error, t->name, val__hint_line(t, "ranks"),
+                "'# ranks = %u', but the device lines list %u ranks: "
+                "expected the same",
+                tb.ranks, max_rank + 1);
+      return NULL;
+    }
     tb.ranks = MAX(max_rank + 1, g_hash_table_size(devices));
     val__set_gpus(m, gpus);
     /* the GPUs one thread launches in turn: -g (the nGpus line), else
@@ -796,35 +956,90 @@ static gboolean jwhole_opt(const char *name, JsonNode *o, const char *key,
   return TRUE;
 }
 
-/* json-glib parses recursively, so a document nested deep enough (a line
- * of "[[[[...") overflows the stack: refuse it first.  nccl-tests -J
- * nests 6 levels at most. */
+/* What json-glib lets pass and a reader of nccl-tests -J must not: it
+ * parses recursively, so a document nested deep enough (a line of
+ * "[[[[...") overflows the stack; it keeps the last of a key given twice
+ * in one object; it reads a second document after the first without a
+ * word.  This scan refuses the three first (nccl-tests -J nests 6 levels
+ * at most; keys are compared as written). */
 #define JSON_MAX_DEPTH 64
 
-static gboolean json_depth_ok(const char *name, const char *text, gsize len,
+static void keys_free(gpointer keys)
+{
+  if (keys)
+    g_hash_table_unref(keys);
+}
+
+static gboolean json_shape_ok(const char *name, const char *text, gsize len,
                               GError **error)
 {
-  guint depth = 0, line = 1;
-  gboolean in_string = FALSE;
+  /* per open bracket: NULL for a list, an object's keys */
+  g_autoptr(GPtrArray) open = g_ptr_array_new_with_free_func(keys_free);
+  guint line = 1;
+  gboolean done = FALSE; /* the top-level value has ended */
 
   for (gsize i = 0; i < len; i++) {
     char c = text[i];
 
-    line += c == '\n';
-    if (in_string) {
-      if (c == '\\')
-        i++; /* the escaped character */
-      else if (c == '"')
-        in_string = FALSE;
-    } else if (c == '"')
-      in_string = TRUE;
-    else if ((c == '[' || c == '{') && ++depth > JSON_MAX_DEPTH)
+    if (c == '\n') {
+      line++;
+      continue;
+    }
+    if (g_ascii_isspace(c))
+      continue;
+    if (done)
       return val__fail(error, name, line,
-                       "JSON nested deeper than %u lists and objects "
-                       "(nccl-tests -J output nests 6)",
-                       JSON_MAX_DEPTH);
-    else if ((c == ']' || c == '}') && depth > 0)
-      depth--;
+                       "JSON: more after the document ends (a second "
+                       "document?): expected one nccl-tests -J output");
+    if (c == '"') {
+      gsize start = ++i;
+      GHashTable *keys;
+
+      while (i < len && text[i] != '"')
+        i += text[i] == '\\' ? 2 : 1;
+      keys = open->len ? g_ptr_array_index(open, open->len - 1) : NULL;
+      if (keys && i < len) {
+        gsize j = i + 1;
+
+        while (j < len && g_ascii_isspace(text[j]))
+          j++;
+        if (j < len && text[j] == ':') {
+          g_autofree char *key = g_strndup(text + start, i - start);
+          if (g_hash_table_contains(keys, key))
+            return val__fail(error, name, line,
+                             "JSON: key \"%s\" twice in one object: "
+                             "expected each once",
+                             key);
+          g_hash_table_add(keys, g_steal_pointer(&key));
+        }
+      }
+      if (open->len == 0)
+        done = TRUE;
+      continue;
+    }
+    if (c == '{' || c == '[') {
+      if (open->len >= JSON_MAX_DEPTH)
+        return val__fail(error, name, line,
+                         "JSON nested deeper than %u lists and objects "
+                         "(nccl-tests -J output nests 6)",
+                         JSON_MAX_DEPTH);
+      g_ptr_array_add(open, c == '{'
+                                ? g_hash_table_new_full(g_str_hash, g_str_equal,
+                                                        g_free, NULL)
+                                : NULL); /* a list holds no keys */
+      continue;
+    }
+    if ((c == '}' || c == ']') && open->len > 0) {
+      g_ptr_array_set_size(open, open->len - 1);
+      done = open->len == 0;
+      continue;
+    }
+    if (open->len == 0 && (c != '}' && c != ']')) {
+      /* a bare number, true, false or null: to its end */
+      while (i + 1 < len && !g_ascii_isspace(text[i + 1]))
+        i++;
+      done = TRUE;
+    }
   }
   return TRUE;
 }
@@ -844,7 +1059,7 @@ ValMeasurements *val__import_nccltests_json(const char *name, const char *text,
   JsonArray *list;
   double num;
 
-  if (!json_depth_ok(name, text, len, error))
+  if (!json_shape_ok(name, text, len, error))
     return NULL;
   if (!json_parser_load_from_data(parser, text, (gssize)len, &inner)) {
     /* json-glib says "<data>:LINE:COL: Parse error: WHAT". */
@@ -866,6 +1081,20 @@ ValMeasurements *val__import_nccltests_json(const char *name, const char *text,
               "-J output)");
     return NULL;
   }
+  if ((v = jget(root, "version")) &&
+      (!jnum(v, &num) || (num != 1 && num != 2))) {
+    g_autofree char *x = json_to_string(v, FALSE);
+    val__fail(error, name, 0,
+              "JSON version %s: expected 2 (or 1), the -J layouts of "
+              "nccl-tests this importer reads",
+              x);
+    return NULL;
+  }
+  config = jget(root, "config");
+  if (config && !JSON_NODE_HOLDS_OBJECT(config)) {
+    val__fail(error, name, 0, "JSON config: expected an object");
+    return NULL;
+  }
   num = -1;
   if (!jwhole_opt(name, root, "nccl_version", "", 9999999, &num, error))
     return NULL;
@@ -873,7 +1102,13 @@ ValMeasurements *val__import_nccltests_json(const char *name, const char *text,
     g_autofree char *ver = version_from_code((long)num);
     val_meas_set(m, "nccl.version", ver);
   }
-  config = jget(root, "config");
+  num = 1;
+  if (!jwhole_opt(name, config, "nthreads", "config.", 1024, &num, error))
+    return NULL;
+  if (num < 1) {
+    val__fail(error, name, 0, "JSON config.nthreads: expected 1 to 1024");
+    return NULL;
+  }
   num = 0;
   if (!jwhole_opt(name, config, "iterations", "config.", G_MAXUINT32, &num,
                   error))
@@ -885,9 +1120,13 @@ ValMeasurements *val__import_nccltests_json(const char *name, const char *text,
     g_snprintf(n, sizeof(n), "%ld", (long)num);
     val_meas_set(m, "iters", n);
   }
-  num = 0;
+  num = 1;
   if (!jwhole_opt(name, config, "ngpus", "config.", 1024, &num, error))
     return NULL;
+  if (num < 1) {
+    val__fail(error, name, 0, "JSON config.ngpus: expected 1 to 1024");
+    return NULL;
+  }
   if (num >= 1) {
     /* -g: the GPUs each thread launches in turn */
     char n[16];
@@ -898,11 +1137,32 @@ ValMeasurements *val__import_nccltests_json(const char *name, const char *text,
   devices = jget(config, "devices");
   if (!devices)
     devices = jget(root, "devices");
-  if (devices && JSON_NODE_HOLDS_ARRAY(devices) &&
-      json_array_get_length(json_node_get_array(devices)) > 0) {
+  if (devices && !JSON_NODE_HOLDS_ARRAY(devices)) {
+    val__fail(error, name, 0,
+              "JSON devices: expected a list, one device per rank");
+    return NULL;
+  }
+  if (devices && json_array_get_length(json_node_get_array(devices)) > 0) {
     JsonArray *d = json_node_get_array(devices);
-    for (guint i = 0; i < json_array_get_length(d); i++) {
-      const char *info = jstr(jget(json_array_get_element(d, i), "device_info"));
+    guint n = json_array_get_length(d);
+    g_autofree gboolean *seen_rank = g_new0(gboolean, n);
+
+    for (guint i = 0; i < n; i++) {
+      JsonNode *dev = json_array_get_element(d, i);
+      const char *info = jstr(jget(dev, "device_info"));
+
+      /* each rank once, 0 to the count less one */
+      if (jget(dev, "rank") &&
+          (!jnum(jget(dev, "rank"), &num) || num < 0 || num >= n ||
+           num != floor(num) || seen_rank[(guint)num])) {
+        val__fail(error, name, 0,
+                  "JSON devices[%u].rank: expected a rank from 0 to %u, each "
+                  "once",
+                  i, n - 1);
+        return NULL;
+      }
+      if (jget(dev, "rank"))
+        seen_rank[(guint)num] = TRUE;
       g_ptr_array_add(gpus, g_strdup(info ? info : "?"));
     }
     tb.ranks = json_array_get_length(d);
@@ -965,6 +1225,23 @@ ValMeasurements *val__import_nccltests_json(const char *name, const char *text,
     }
     if (jstr(jget(res, "redop")))
       g_strlcpy(r.redop, jstr(jget(res, "redop")), sizeof(r.redop));
+    if ((v = jget(res, "count")) && !JSON_NODE_HOLDS_NULL(v)) {
+      const char *type = jstr(jget(res, "type"));
+
+      if (!jnum(v, &num) || num < 0 || num != floor(num) || num >= 0x1p64 ||
+          !type) {
+        val__fail(error, name, 0,
+                  "JSON %s.count: expected a whole number of elements, with "
+                  "its \"type\"",
+                  where);
+        return NULL;
+      }
+      r.has_count = TRUE;
+      r.count = (guint64)num;
+      g_strlcpy(r.type, type, sizeof(r.type));
+      if (strlen(type) >= sizeof(r.type))
+        r.type[0] = '?';
+    }
     if ((v = jget(res, "root")) && !JSON_NODE_HOLDS_NULL(v)) {
       /* nccl-tests writes the printed "%6i" text: "    -1" */
       const char *rs = jstr(v);

@@ -569,7 +569,27 @@ static const struct {
      ":19: out-of-place #wrong: expected 0 (or N/A), found '1024'"},
     {"nccl_zero_time.txt",
      ":19: in-place time: expected a time in microseconds > 0"},
+    {"nccl_ngpus_zero.txt", ":3: nGpus 0: expected a count from 1 to 1024"},
+    {"nccl_type_unknown.txt", ":18: type 'quad4': expected one of int8"},
+    {"nccl_count_mismatch.txt",
+     ":18: count 33554433 of float (4 bytes) is not size 134217728 B"},
+    {"nccl_version_garbage.txt",
+     ":2: 'NCCL version two-eighteen': expected 2.MINOR.PATCH"},
+    {"nccl_busbw_wrong.txt", ":18: out-of-place busbw 3829.9 GB/s, but "
+                             "allreduce on 8 ranks gives 382.979"},
+    {"nccl_time_tiny.txt", ":18: out-of-place: 1.34218e+07 GB/s"},
+    {"nccl_collective_unknown.txt",
+     ":28: 'Collective test concluded: all_frobnicate_perf': expected a "
+     "test of nccl-tests"},
     /* nccl-tests -J JSON (places are paths in the document) */
+    {"json_version_99.json", "JSON version 99: expected 2 (or 1)"},
+    {"json_two_documents.json",
+     ":19: JSON: more after the document ends (a second document?)"},
+    {"json_duplicate_key.json",
+     ":2: JSON: key \"nthreads\" twice in one object"},
+    {"json_config_null.json", "JSON config: expected an object"},
+    {"json_device_rank_twice.json",
+     "JSON devices[3].rank: expected a rank from 0 to 7, each once"},
     {"json_deep_nesting.json",
      ":13: JSON nested deeper than 64 lists and objects"},
     {"json_duplicate_size.json",
@@ -674,9 +694,8 @@ static const struct {
     {"nvbw_buffer_hint.txt",
      ":7: '# nvbandwidth.buffer_size_bytes = 512MiB': expected a whole "
      "number of bytes >= 1"},
-    {"nvbw_columns.txt",
-     ":33: expected the column indices '0 1 ...' of "
-     "device_to_device_memcpy_read_ce's matrix"},
+    {"nvbw_columns.txt", ":33: expected the column indices '0 1 ...' of "
+                         "device_to_device_memcpy_read_ce's matrix"},
     {"nvbw_duplicate_testcase.txt",
      ":83: hostdev h2d pinned host -> gpu0, ranks 1, 536870912 bytes again "
      "(line 69 has it)"},
@@ -831,8 +850,14 @@ START_TEST(test_bad_inline)
       {"Running device_to_device_memcpy_write_ce.\nmemcpy CE GPU(row) <- "
        "GPU(column) bandwidth (GB/s)\n 0 1\n 0 N/A -3.0\n 1 3.0 N/A\n",
        "expected a number >= 0, found '-3.0'"},
-      {"{\"results\": [1, 2,]}", "x.txt:1:18: not valid JSON: unexpected character"},
-      {"{\"results\": []} x", "x.txt:1:17: not valid JSON: unexpected identifier"},
+      {"{\"results\": [1, 2,]}",
+       "x.txt:1:18: not valid JSON: unexpected character"},
+      {"{\"results\": []} x",
+       "x.txt:1: JSON: more after the document ends (a second document?)"},
+      {"{\"results\": []}\n{\"results\": []}",
+       "x.txt:2: JSON: more after the document ends"},
+      {"{\"results\": [], \"config\": {\"ngpus\": 1, \"ngpus\": 2}}",
+       "x.txt:1: JSON: key \"ngpus\" twice in one object"},
       {"# nThread 1 nGpus 8\n 1024 256 float sum -1 1.0 1.0 1.75 0 1.0 1.0 "
        "1.75 0\n",
        "x.txt:2: a result row before the table header"},
