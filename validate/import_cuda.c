@@ -484,6 +484,16 @@ static gboolean nvbw_cell(ValMeasurements *m, GHashTable *seen,
     return val__fail(error, name, line,
                      "%s column %u: expected a value > 0, found %g", c->name,
                      col, v);
+  /* nvbandwidth prints GB/s with 2 decimals and latencies in ns: a
+   * bandwidth above any link (10^6 GB/s) or a latency above a second is
+   * not a measurement; nor is anything it would print as 0.00 */
+  if (v < 0.005 || v > (c->value == V_LAT ? 1e9 : 1e6))
+    return val__fail(
+        error, name, line,
+        "%s column %u: %g is not a %s nvbandwidth measures "
+        "(expected %s)",
+        c->name, col, v, c->value == V_LAT ? "latency" : "bandwidth",
+        c->value == V_LAT ? "0.01 ns to 1 s" : "0.01 to 10^6 GB/s");
   if (c->host_row)
     g_strlcpy(r, "host", sizeof(r));
   else
@@ -599,7 +609,16 @@ ValMeasurements *val__import_nvbw_text(const ValText *t, GError **error)
     if (g_str_has_prefix(l, "Device ") && strstr(l, ": ")) {
       char *end;
       guint64 idx = g_ascii_strtoull(l + 7, &end, 10);
-      if (end != l + 7 && *end == ':' && idx == gpus->len) {
+      /* "Device N: NAME": N counts the GPUs from 0, in order */
+      if (end != l + 7 && *end == ':' && idx != gpus->len) {
+        g_autofree char *x = g_strndup(l + 7, MIN((gsize)(end - l - 7), 24));
+        val__fail(error, t->name, line,
+                  "'Device %s:': expected device %u next (devices are "
+                  "listed 0, 1, 2, ...)",
+                  x, gpus->len);
+        return NULL;
+      }
+      if (end != l + 7 && *end == ':') {
         g_autofree char *nm = g_strstrip(g_strdup(end + 1));
         char *paren = strrchr(nm, '(');
         if (paren && paren > nm)

@@ -247,6 +247,9 @@ gboolean val_cell_double(const char *cell, double *out)
     t++;
   if (t[0] == '\0' || g_ascii_isspace(t[0]))
     return FALSE;
+  /* decimal only: strtod would read C's hexadecimal floats (0x1p4) */
+  if (strpbrk(t, "xX"))
+    return FALSE;
   *out = g_ascii_strtod(t, &end);
   if (end == t)
     return FALSE;

@@ -720,6 +720,12 @@ static const struct {
     {"nvbw_row_index.txt",
      ":37: row 9 of device_to_device_memcpy_read_ce's matrix: expected row 3"},
     {"nvbw_terminal_colours.txt", ":66: binary data (control character 0x1b"},
+    {"nvbw_huge.txt", ":34: device_to_device_memcpy_read_ce column 1: 1e+308 "
+                      "is not a bandwidth nvbandwidth measures"},
+    {"nvbw_hexfloat.txt", ":34: device_to_device_memcpy_read_ce column 1: "
+                          "expected a number, found '0x1p9'"},
+    {"nvbw_device_order.txt",
+     ":15: 'Device 99999999999999999999:': expected device 7 next"},
     {"nvbw_truncated_file.txt",
      ": expected row 7 of device_to_device_memcpy_write_ce's matrix (8 "
      "rows), found the end of the file"},
