@@ -3,6 +3,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "sim/error.h"
@@ -22,20 +23,46 @@ void sim_memory_set_limit(guint64 bytes)
   user_limit = bytes;
 }
 
-/* MemAvailable from /proc/meminfo, or the physical memory, in bytes. */
+/* What the process may still map under its own limits (ulimit -v, -d:
+ * RLIMIT_AS and RLIMIT_DATA), less what it has mapped (/proc/self/statm);
+ * G_MAXUINT64 when unlimited.  Past it malloc fails, and GLib aborts. */
+static guint64 rlimit_left(void)
+{
+  static const int which[] = {RLIMIT_AS, RLIMIT_DATA};
+  g_autofree char *statm = NULL;
+  long page = sysconf(_SC_PAGESIZE);
+  guint64 mapped = 0, left = G_MAXUINT64;
+
+  if (g_file_get_contents("/proc/self/statm", &statm, NULL, NULL) && page > 0)
+    mapped = g_ascii_strtoull(statm, NULL, 10) * (guint64)page;
+  for (size_t i = 0; i < G_N_ELEMENTS(which); i++) {
+    struct rlimit rl;
+
+    if (getrlimit(which[i], &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+      left = MIN(left, (guint64)rl.rlim_cur > mapped
+                           ? (guint64)rl.rlim_cur - mapped
+                           : 0);
+  }
+  return left;
+}
+
+/* MemAvailable from /proc/meminfo, or the physical memory, in bytes, and
+ * no more than the process's own limits allow. */
 static guint64 memory_available(void)
 {
   g_autofree char *text = NULL;
   const char *p;
   long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  guint64 avail =
+      pages > 0 && page > 0 ? (guint64)pages * (guint64)page : G_MAXUINT64;
 
   if (g_file_get_contents("/proc/meminfo", &text, NULL, NULL) &&
       (p = strstr(text, "MemAvailable:")) != NULL) {
     guint64 kib = g_ascii_strtoull(p + strlen("MemAvailable:"), NULL, 10);
     if (kib > 0)
-      return kib * 1024;
+      avail = kib * 1024;
   }
-  return pages > 0 && page > 0 ? (guint64)pages * (guint64)page : G_MAXUINT64;
+  return MIN(avail, rlimit_left());
 }
 
 guint64 sim_memory_limit(gboolean *user_set)

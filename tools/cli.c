@@ -124,6 +124,18 @@ int cli_main(int argc, char **argv)
       sub_argv[k - 1] = argv[k];
     status = c->fn ? c->fn(argc - 1, sub_argv)
                    : cli_cmd_not_built(c, argc - 1, sub_argv);
+    /* a signal in a phase that does not look (printing what was
+     * computed): the outputs are whole, but the run did not end on its
+     * own, and a shell must see that */
+    if (status == CLI_EXIT_OK && sim_interrupted()) {
+      int sig = sim_interrupted();
+
+      fprintf(stderr,
+              "ifsim: %s: interrupted (%s) after its outputs were "
+              "written\n",
+              c->name, sig == SIGINT ? "SIGINT" : "SIGTERM");
+      status = 128 + sig;
+    }
     g_free(sub_argv);
     return finish_stdout(c->name, status);
   }

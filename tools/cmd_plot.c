@@ -12,10 +12,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "sim/input.h"
 #include "tools/cli.h"
 #include "tools/plot.h"
 #include "traces/output.h"
-#include "sim/input.h"
 
 #define COMMAND "plot"
 

@@ -703,6 +703,20 @@ int cli_cmd_replay(int argc, char **argv)
     run = trc_replay_run(sys, rj, n, &ro, res, &error);
     if (!run || !lc.ok)
       goto fail;
+    if (sc.sampler && trc_link_sampler_truncated(sc.sampler)) {
+      SimTime end = 0;
+
+      for (guint i = 0; i < n; i++)
+        end = MAX(end, res[i].step_ps);
+      g_set_error(&error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                  "--sample-interval: the step runs %.3f us, more than %u "
+                  "intervals of %.6g us: expected an interval of at least "
+                  "%.6g us",
+                  end / 1e6, TRC_LINK_SAMPLES_MAX_INTERVALS,
+                  sc.interval_ps / 1e6,
+                  end / 1e6 / TRC_LINK_SAMPLES_MAX_INTERVALS);
+      goto fail;
+    }
     if (o.timeline &&
         !replay_timeline(run, sys, (const CliJob *)(void *)jobs->data, n, res,
                          &sc, hot, outs, o.timeline, &error))

@@ -458,6 +458,16 @@ static gboolean trace_after(void *ctx, guint64 size, SimTime time_ps,
                 o->timeline ? "--timeline" : "--link-samples");
     return FALSE;
   }
+  if (rt->sampler && trc_link_sampler_truncated(rt->sampler)) {
+    g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                "--sample-interval: the largest size runs %.3f us, more than "
+                "%u intervals of %.6g us: expected an interval of at least "
+                "%.6g us",
+                time_ps / 1e6, TRC_LINK_SAMPLES_MAX_INTERVALS,
+                rt->sample_ps / 1e6,
+                time_ps / 1e6 / TRC_LINK_SAMPLES_MAX_INTERVALS);
+    return FALSE;
+  }
   if (o->link_samples &&
       !trc_outputs_add(rt->outs, o->link_samples,
                        trc_link_samples_csv(rt->sampler, rt->sys, time_ps,

@@ -10,11 +10,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "sim/input.h"
 #include "tools/cli.h"
 #include "topologies/import.h"
 #include "topologies/system.h"
 #include "traces/output.h"
-#include "sim/input.h"
 
 #define COMMAND "topo"
 
@@ -23,14 +23,13 @@ static const char *const kind_names[] = {
 static const char *const family_names[] = {"NVLink", "PCIe", "InfiniBand",
                                            "Ethernet (RoCE)", "socket"};
 
-static void print_summary(const TopoSystem *sys)
+static void print_summary(const TopoSystem *sys, const TopoSummary *sp)
 {
-  TopoSummary s;
+  const TopoSummary s = *sp;
   const SimFabric *f = topo_system_fabric(sys);
   static const char *const net_names[] = {"none", "fat-tree", "dragonfly",
                                           "explicit"};
 
-  topo_system_summary(sys, &s);
   printf("System: %s\n", topo_system_name(sys));
   printf("Servers: %u x %u GPUs = %u GPUs; %u CPU sockets; %u NICs\n",
          s.servers, topo_system_gpus_per_server(sys), s.gpus, s.cpus, s.nics);
@@ -194,6 +193,7 @@ int cli_cmd_topo(int argc, char **argv)
   g_autoptr(TopoSystem) sys = NULL;
   g_autoptr(GError) error = NULL;
   g_autoptr(TrcOutputs) outs = trc_outputs_new();
+  TopoSummary summary;
   int status = CLI_EXIT_USAGE;
 
   GOptionGroup *group =
@@ -254,11 +254,15 @@ int cli_cmd_topo(int argc, char **argv)
     return cli_report(COMMAND, error);
   if (dot && !trc_outputs_add(outs, dot, dot_text(sys), &error))
     return cli_report(COMMAND, error);
+  /* the summary (seconds on a million-node fabric) before the outputs,
+   * so that a signal while it runs leaves nothing written */
+  if (!(emit && strcmp(emit, "-") == 0))
+    topo_system_summary(sys, &summary);
   if (!trc_outputs_commit(outs, &error))
     return cli_report(COMMAND, error);
   if (emit && strcmp(emit, "-") == 0)
     return CLI_EXIT_OK; /* the system file on stdout, nothing else */
-  print_summary(sys);
+  print_summary(sys, &summary);
   if (links)
     print_links(sys);
   return CLI_EXIT_OK;

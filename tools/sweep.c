@@ -8,13 +8,13 @@
 
 #include "models/params.h"
 #include "sim/config.h"
+#include "sim/input.h"
 #include "sim/memory.h"
 #include "sim/units.h"
 #include "tools/cli.h"
 #include "tools/run.h"
 #include "topologies/system.h"
 #include "traces/csvtext.h"
-#include "sim/input.h"
 
 /* The workload keys (run.KEY, [sweep] KEY) and what they set. */
 typedef enum {

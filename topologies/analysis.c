@@ -9,6 +9,7 @@
  * arbitrary graph it is an upper bound of the true (NP-hard) bisection. */
 #include <string.h>
 
+#include "sim/interrupt.h"
 #include "topologies/system_internal.h"
 
 /* --- maximum flow (Dinic), capacities in kbit/s --------------------------- */
@@ -139,7 +140,9 @@ double topo_max_flow_Bps(const TopoSystem *sys, const SimNodeId *a, guint32 na,
   f.iter = g_new(guint32, f.n);
   f.queue = g_new(guint32, f.n);
   f.stack = g_new(guint32, f.n + 1);
-  while (flow_bfs(&f, s, t)) {
+  /* a signal ends the search (seconds on a million nodes): the figure is
+   * then a lower bound nobody reads, as the caller stops at the signal */
+  while (!sim_interrupted() && flow_bfs(&f, s, t)) {
     memcpy(f.iter, f.head, sizeof(guint32) * f.n);
     while ((pushed = flow_dfs(&f, s, t)) > 0)
       total += pushed;
@@ -174,7 +177,7 @@ static guint32 network_diameter(const TopoSystem *sys)
     const TopoEndpoint *e = &g_array_index(sys->endpoints, TopoEndpoint, i);
     edge[sim_fabric_channel(f, e->up)->dst] = TRUE;
   }
-  for (SimNodeId src = first; src < nn; src++) {
+  for (SimNodeId src = first; src < nn && !sim_interrupted(); src++) {
     guint32 qh = 0, qt = 0;
     if (!edge[src])
       continue;

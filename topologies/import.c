@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "models/params.h"
-#include "topologies/import_internal.h"
 #include "sim/input.h"
+#include "topologies/import_internal.h"
 
 /* --- what a server import produces ----------------------------------------- */
 
@@ -298,20 +298,35 @@ static guint smi_column(char **header, guint w, guint *words)
 }
 
 /* "0-23,96-119", "5" or "N/A" */
+/* A CPU list as the kernel writes one ("0-23,96-119"): CPU numbers below
+ * 2^20 (Linux's NR_CPUS tops out at 8192), each range ascending. */
+#define SMI_MAX_CPU (1u << 20)
+
+static gboolean cpu_number(const char **s, guint64 *out)
+{
+  const char *p = *s;
+  char *end;
+
+  if (!g_ascii_isdigit(*p))
+    return FALSE;
+  *out = g_ascii_strtoull(p, &end, 10);
+  *s = end;
+  return end - p <= 7 && *out < SMI_MAX_CPU;
+}
+
 static gboolean is_cpu_list(const char *s)
 {
   if (strcmp(s, "N/A") == 0)
     return TRUE;
   for (;;) {
-    if (!g_ascii_isdigit(*s))
+    guint64 lo, hi;
+
+    if (!cpu_number(&s, &lo))
       return FALSE;
-    while (g_ascii_isdigit(*s))
-      s++;
     if (*s == '-') {
-      if (!g_ascii_isdigit(*++s))
+      s++;
+      if (!cpu_number(&s, &hi) || hi < lo)
         return FALSE;
-      while (g_ascii_isdigit(*s))
-        s++;
     }
     if (!*s)
       return TRUE;
@@ -403,16 +418,12 @@ static char *import_smi(const char *text, gsize len, const char *source,
   is_gpu = g_new0(gboolean, n);
   dev_index = g_new(gint32, n);
   for (guint32 i = 0; i < n; i++) {
-    g_autofree char *want = g_strdup_printf("GPU%u", gpus);
     g_autofree char *x = topo_import_excerpt(header[i]);
+    g_autofree char *want = NULL;
+
     is_gpu[i] = g_str_has_prefix(header[i], "GPU");
-    if (is_gpu[i] && strcmp(header[i], want) != 0) {
-      g_set_error(error, TOPO_ERROR, TOPO_ERROR_SYNTAX,
-                  "%s:%u: header column '%s' (expected %s: GPUs are "
-                  "numbered in order)",
-                  source, hline + 1, x, want);
-      return NULL;
-    }
+    want = g_strdup_printf("%s%u", is_gpu[i] ? "GPU" : "NIC",
+                           is_gpu[i] ? gpus : nics);
     for (guint32 j = 0; j < i; j++) {
       if (strcmp(header[i], header[j]) == 0) {
         g_set_error(error, TOPO_ERROR, TOPO_ERROR_CONFLICT,
@@ -420,6 +431,15 @@ static char *import_smi(const char *text, gsize len, const char *source,
                     source, hline + 1, x, j + 1, i + 1);
         return NULL;
       }
+    }
+    /* NICs too: a NIC's number names its legend line, "NIC0: mlx5_0" */
+    if ((is_gpu[i] || g_str_has_prefix(header[i], "NIC")) &&
+        strcmp(header[i], want) != 0) {
+      g_set_error(error, TOPO_ERROR, TOPO_ERROR_SYNTAX,
+                  "%s:%u: header column '%s' (expected %s: %ss are "
+                  "numbered in order)",
+                  source, hline + 1, x, want, is_gpu[i] ? "GPU" : "NIC");
+      return NULL;
     }
     dev_index[i] = (gint32)(is_gpu[i] ? gpus++ : nics++);
     numa[i] = -1;

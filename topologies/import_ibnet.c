@@ -17,9 +17,9 @@
 #include <string.h>
 
 #include "models/params.h"
+#include "sim/input.h"
 #include "topologies/error.h"
 #include "topologies/import_internal.h"
-#include "sim/input.h"
 
 typedef struct {
   char *id;   /* "S-0008f10400410015" */
@@ -312,6 +312,54 @@ static gboolean port_line(const char *l, IbNode *cur, const char *source,
   return TRUE;
 }
 
+/* The "lid N" and "lmc N" of a node or port line's comment (after the
+ * quoted names): a unicast LID is 0 (not yet assigned) to 0xBFFF
+ * (IBTA 4.1.3), an LMC 0 to 7.  ifsim routes by the graph, not by LIDs,
+ * but a value outside these is not ibnetdiscover's. */
+static gboolean lids_ok(const char *l, const char *source, guint line,
+                        GError **error)
+{
+  const char *hash = NULL;
+  gboolean quoted = FALSE;
+  g_auto(GStrv) tok = NULL;
+
+  for (const char *p = l; *p && !hash; p++) {
+    if (*p == '"')
+      quoted = !quoted;
+    else if (*p == '#' && !quoted)
+      hash = p;
+  }
+  if (!hash)
+    return TRUE;
+  /* the words outside the comment's quoted names */
+  {
+    g_autoptr(GString) plain = g_string_new(NULL);
+    quoted = FALSE;
+    for (const char *p = hash + 1; *p; p++) {
+      if (*p == '"')
+        quoted = !quoted;
+      else if (!quoted)
+        g_string_append_c(plain, *p);
+    }
+    tok = mdl_split_words(plain->str);
+  }
+  for (guint i = 0; tok[i] && tok[i + 1]; i++) {
+    gboolean lid = g_str_equal(tok[i], "lid"), lmc = g_str_equal(tok[i], "lmc");
+    guint64 v;
+
+    if ((lid || lmc) && !g_ascii_string_to_unsigned(
+                            tok[i + 1], 10, 0, lid ? 0xBFFF : 7, &v, NULL)) {
+      g_autofree char *x = g_strndup(tok[i + 1], 24);
+      g_set_error(error, TOPO_ERROR, TOPO_ERROR_SYNTAX,
+                  "%s:%u: %s %s: expected %s", source, line, tok[i], x,
+                  lid ? "a LID from 0 to 49151 (0xBFFF)"
+                      : "an LMC from 0 to 7");
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
 static gboolean parse(const char *text, const char *source, GPtrArray *nodes,
                       GHashTable *ids, GError **error)
 {
@@ -336,11 +384,13 @@ static gboolean parse(const char *text, const char *source, GPtrArray *nodes,
         return FALSE;
     } else if (!strcmp(word, "Switch") || !strcmp(word, "Ca") ||
                !strcmp(word, "Rt")) {
-      if (!(cur = node_line(l, source, li + 1, ids, error)))
+      if (!lids_ok(l, source, li + 1, error) ||
+          !(cur = node_line(l, source, li + 1, ids, error)))
         return FALSE;
       g_ptr_array_add(nodes, cur);
     } else if (*l == '[') {
-      if (!port_line(l, cur, source, li + 1, guids, error))
+      if (!lids_ok(l, source, li + 1, error) ||
+          !port_line(l, cur, source, li + 1, guids, error))
         return FALSE;
     } else {
       g_autofree char *x = topo_import_excerpt(l);

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "sim/interrupt.h"
 #include "topologies/error.h"
 #include "topologies/system_internal.h"
 
@@ -666,6 +667,9 @@ gboolean topo_build_servers(TopoSystem *sys, GError **error)
   for (guint32 s = 0; s < sys->n_servers; s++) {
     SimNodeId base = sim_fabric_n_nodes(sys->fabric);
     guint32 first_ch = sim_fabric_n_channels(sys->fabric);
+
+    if (s % 1024 == 0 && !sim_interrupt_check(error))
+      return FALSE;
 #define GPU(i) (base + sys->off_gpu + (i))
 #define CPU(i) (base + sys->off_cpu + (i))
 #define NIC(i) (base + sys->off_nic + (i))

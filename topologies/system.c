@@ -3,11 +3,12 @@
  * dragonfly.c; the measures of `ifsim topo` in analysis.c. */
 #include <string.h>
 
+#include "sim/input.h"
+#include "sim/interrupt.h"
+#include "sim/memory.h"
 #include "topologies/error.h"
 #include "topologies/resources.h"
-#include "sim/memory.h"
 #include "topologies/system_internal.h"
-#include "sim/input.h"
 
 /* --- parameter tables ------------------------------------------------ */
 
@@ -523,19 +524,26 @@ static TopoSystem *system_build(GKeyFile *kf, const char *source,
   sys->techs = g_ptr_array_new();
   sys->switches = g_ptr_array_new();
   sys->nics = g_ptr_array_new();
-  if (!topo_build_servers(sys, error))
+  /* a signal between the phases of a large build (seconds each at 32k
+   * GPUs) ends it there */
+  if (!topo_build_servers(sys, error) || !sim_interrupt_check(error))
     return NULL;
   net = topo_net_ops(sys);
   if (net) {
     g_autofree char *swhere = g_strdup_printf("%s: [scaleout]", source);
 
     make_endpoints(sys);
-    if (!net->build(sys, kf, source, swhere, error))
+    if (!net->build(sys, kf, source, swhere, error) ||
+        !sim_interrupt_check(error))
       return NULL;
   }
   set_forwarding_latencies(sys);
   sim_fabric_finalize(sys->fabric);
+  if (!sim_interrupt_check(error))
+    return NULL;
   topo_build_intra_routes(sys);
+  if (!sim_interrupt_check(error))
+    return NULL;
   return g_steal_pointer(&sys);
 }
 

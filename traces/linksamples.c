@@ -22,6 +22,7 @@ struct TrcLinkSampler {
   double *total;   /* [n_ch] over all intervals */
   GArray *entries; /* Entry */
   GArray *starts;  /* guint: first entry of each interval, + the end */
+  gboolean truncated; /* stopped at TRC_LINK_SAMPLES_MAX_INTERVALS */
 };
 
 static void sample(SimEngine *e, void *ctx, guint64 data)
@@ -45,6 +46,12 @@ static void sample(SimEngine *e, void *ctx, guint64 data)
   /* Nothing left to run: stop, so the engine runs dry. */
   if (s->t->in_flight == 0 && sim_engine_pending(e) == 0)
     return;
+  /* an interval far below the run's length (1 ps against milliseconds)
+   * would read every channel 10^9 times: stop sampling, and say so */
+  if (s->starts->len > TRC_LINK_SAMPLES_MAX_INTERVALS) {
+    s->truncated = TRUE;
+    return;
+  }
   sim_engine_schedule_in(e, s->interval, s->kind, 0);
 }
 
@@ -79,6 +86,11 @@ void trc_link_sampler_free(TrcLinkSampler *s)
   g_array_free(s->entries, TRUE);
   g_array_free(s->starts, TRUE);
   g_free(s);
+}
+
+gboolean trc_link_sampler_truncated(const TrcLinkSampler *s)
+{
+  return s->truncated;
 }
 
 guint trc_link_sampler_n_samples(const TrcLinkSampler *s)

@@ -34,6 +34,11 @@ TrcLinkSampler *trc_link_sampler_new(SimEngine *e, const SimTransport *t,
 void trc_link_sampler_free(TrcLinkSampler *s);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(TrcLinkSampler, trc_link_sampler_free)
 
+/* Sampling stops after this many intervals (each reads every channel):
+ * a run that lasts longer is truncated, and says so. */
+#define TRC_LINK_SAMPLES_MAX_INTERVALS 1000000u
+gboolean trc_link_sampler_truncated(const TrcLinkSampler *s);
+
 /* Intervals sampled so far. */
 guint trc_link_sampler_n_samples(const TrcLinkSampler *s);
 

@@ -16,9 +16,9 @@
 #include <string.h>
 
 #include "sim/error.h"
+#include "sim/input.h"
 #include "sim/units.h"
 #include "traces/csvtext.h"
-#include "sim/input.h"
 
 static const char *const group_names[TRC_N_GROUPS] = {"",   "tp",    "dp", "pp",
                                                       "ep", "world", "edp"};

@@ -9,11 +9,11 @@
 #include "collectives/nccl/nccl.h"
 #include "models/params.h"
 #include "models/registry.h"
+#include "sim/input.h"
 #include "sim/units.h"
 #include "topologies/system.h"
 #include "validate/error.h"
 #include "validate/measure.h"
-#include "sim/input.h"
 
 /* Each dataset's system is described in its file under
  * tests/data/systems as its source's README states it, with what was

@@ -9,10 +9,10 @@
 
 #include "collectives/nccl/nccl.h"
 #include "sim/error.h"
+#include "sim/input.h"
 #include "traces/csvtext.h"
 #include "traces/output.h"
 #include "validate/import_internal.h"
-#include "sim/input.h"
 
 static const char *const probe_names[VAL_N_PROBES] = {"p2p", "hostdev",
                                                       "nccl", "verbs"};

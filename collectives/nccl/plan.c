@@ -15,6 +15,7 @@
 #include "collectives/nccl/plan.h"
 #include "models/params.h"
 #include "models/registry.h"
+#include "sim/interrupt.h"
 
 static SimTime us_ps(double us)
 {
@@ -202,6 +203,9 @@ static gboolean add_edge(NcclPlan *pl, guint32 a, guint32 b, guint32 channel,
                 .src = a,
                 .dst = b};
 
+  /* a plan of a million edges takes seconds: Ctrl-C ends it */
+  if (pl->edges->len % 4096 == 0 && !sim_interrupt_check(error))
+    return FALSE;
   if (!route_ranks(pl, a, b, rail, &e.first_path, &e.n_paths, error))
     return FALSE;
   e.step_ps =
