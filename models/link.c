@@ -121,6 +121,17 @@ gboolean mdl_link_finish(MdlLink *l, const char *where, GError **error)
                 where, l->credit_buffer_bytes, l->credit_unit_bytes);
     return FALSE;
   }
+  /* the packet transport raised a smaller buffer to one packet without a
+   * word; a buffer that holds no packet is not a link that works */
+  if (l->flow_control == MDL_FC_CREDIT && l->credit_buffer_bytes > 0 &&
+      l->credit_buffer_bytes < l->max_payload_bytes) {
+    g_set_error(error, MDL_ERROR, MDL_ERROR_CONFLICT,
+                "%s credit_buffer_bytes: %u holds no full packet "
+                "(max_payload_bytes = %u): expected at least %u",
+                where, l->credit_buffer_bytes, l->max_payload_bytes,
+                l->max_payload_bytes);
+    return FALSE;
+  }
   /* Derived first: family checks may use them. */
   l->data_rate_Gbps = l->lanes * l->signal_GBd * mdl_link_bits_per_symbol(l) *
                       mdl_link_coding_efficiency(l);

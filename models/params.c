@@ -126,7 +126,9 @@ gboolean mdl_param_set(const MdlParamSpec *spec, void *model, const char *text,
   case MDL_PARAM_DOUBLE: {
     char *end = NULL;
     double v = g_ascii_strtod(text, &end);
-    if (*text == '\0' || end == text || *end != '\0' || !isfinite(v)) {
+    /* decimal only: strtod also reads hexadecimal floats (0x10) */
+    if (*text == '\0' || end == text || *end != '\0' || !isfinite(v) ||
+        strpbrk(text, "xX")) {
       g_set_error(error, MDL_ERROR, MDL_ERROR_VALUE,
                   "%s %s: '%s' is not a number (%s)", where, spec->key, text,
                   spec->help);

@@ -470,6 +470,12 @@ static gboolean check_options(ReplayOptions *o, NcclOptions *n, guint32 *hot,
                 "--write-workload with it");
     return FALSE;
   }
+  if (o->astra_tp_seen && o->astra_tp == 0) {
+    g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                "--astra-tp: 0 is not a model-parallel size (expected 1 or "
+                "more; leave it out to use the file's)");
+    return FALSE;
+  }
   if ((o->astra_tp_seen || o->ns_per_tick) && !o->astra && !o->jobs) {
     g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE, "%s: goes with --astra",
                 o->astra_tp_seen ? "--astra-tp" : "--ns-per-tick");
@@ -618,7 +624,7 @@ int cli_cmd_replay(int argc, char **argv)
 
     {
       static const CliWorkloadNames names = {"--llm", "--astra-tp",
-                                             "--ns-per-tick"};
+                                             "--ns-per-tick", "--astra"};
 
       j.w = cli_load_workload(o.rest ? o.rest[0] : NULL, o.astra, o.llm,
                               (guint32)o.astra_tp, o.ns_per_tick, "workload",

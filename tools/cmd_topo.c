@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "models/registry.h"
 #include "sim/input.h"
 #include "tools/cli.h"
 #include "topologies/import.h"
@@ -233,6 +234,37 @@ int cli_cmd_topo(int argc, char **argv)
   }
   if (import) {
     g_autofree char *source = g_strdup_printf("%s (imported)", import);
+    g_autoptr(MdlRegistry) reg = mdl_registry_new_builtin(&error);
+    g_auto(GStrv) servers = topo_builtin_servers();
+
+    /* the names the options give, checked as the user typed them (the
+     * system they would land in is the importer's, not the user's) */
+    for (guint i = 0; reg && model_files && model_files[i]; i++)
+      if (!mdl_registry_load_file(reg, model_files[i], &error))
+        return cli_report(COMMAND, error);
+    if (!reg)
+      return cli_report(COMMAND, error);
+    if (inic && !mdl_registry_nic(reg, inic)) {
+      g_set_error(&error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                  "--import-nic: '%s' is not a known NIC (see 'ifsim models')",
+                  inic);
+      return cli_report(COMMAND, error);
+    }
+    if (invlink && !mdl_registry_link(reg, invlink)) {
+      g_set_error(&error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                  "--import-nvlink: '%s' is not a known link (see 'ifsim "
+                  "models')",
+                  invlink);
+      return cli_report(COMMAND, error);
+    }
+    if (iserver && !g_strv_contains((const char *const *)servers, iserver)) {
+      g_autofree char *known = g_strjoinv(", ", servers);
+      g_set_error(&error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                  "--import-server: '%s' is not a server template (expected "
+                  "one of %s)",
+                  iserver, known);
+      return cli_report(COMMAND, error);
+    }
     iopt.nic = inic;
     iopt.nvlink = invlink;
     iopt.server = iserver;

@@ -67,11 +67,27 @@ TrcWorkload *cli_load_workload(const char *csv, const char *astra,
   int given = (csv != NULL) + (astra != NULL) + (llm != NULL);
   TrcWorkload *w;
 
+  if (given > 1) {
+    /* name what was given, as it was given */
+    g_autoptr(GString) both = g_string_new(NULL);
+    const char *parts[] = {csv, astra ? names->astra : NULL,
+                           llm ? names->llm : NULL};
+
+    for (guint i = 0; i < G_N_ELEMENTS(parts); i++)
+      if (parts[i])
+        g_string_append_printf(both, "%s%s", both->len ? " and " : "",
+                               parts[i]);
+    g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                "%s: more than one workload: %s (expected one of a "
+                "workload CSV, an ASTRA-sim text workload or an LLM layout)",
+                where, both->str);
+    return NULL;
+  }
   if (given != 1) {
     g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
-                "%s: %s (expected exactly one of a workload CSV, an ASTRA-sim "
-                "text workload or an LLM layout)",
-                where, given ? "more than one workload" : "no workload");
+                "%s: no workload (expected exactly one of a workload CSV, an "
+                "ASTRA-sim text workload or an LLM layout)",
+                where);
     return NULL;
   }
   if (llm) {
@@ -196,7 +212,8 @@ gboolean cli_jobs_load_data(const char *text, gsize len, const char *path,
       g_autofree char *n_llm = g_strdup_printf("%s llm", where);
       g_autofree char *n_tp = g_strdup_printf("%s astra_tp", where);
       g_autofree char *n_ns = g_strdup_printf("%s ns_per_tick", where);
-      const CliWorkloadNames names = {n_llm, n_tp, n_ns};
+      g_autofree char *n_astra = g_strdup_printf("%s astra", where);
+      const CliWorkloadNames names = {n_llm, n_tp, n_ns, n_astra};
 
       j.w = cli_load_workload(csv, astra, llm, (guint32)astra_tp, ns, where,
                               &names, error);

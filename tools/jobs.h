@@ -27,7 +27,7 @@ typedef struct {
 /* How the user gave the workload's options, for messages: the flags on
  * the command line, "FILE: [job NAME] KEY" in a jobs file. */
 typedef struct {
-  const char *llm, *astra_tp, *ns_per_tick;
+  const char *llm, *astra_tp, *ns_per_tick, *astra;
 } CliWorkloadNames;
 
 void cli_job_clear(CliJob *j);

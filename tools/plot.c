@@ -229,6 +229,7 @@ static void read_comments(PlotFile *f, const char *text, gsize len)
 typedef enum {
   CELL_TEXT,   /* anything, not empty */
   CELL_SIZE,   /* an integer of at least 1 (bytes) */
+  CELL_INDEX,  /* an integer of at least 0 (a sweep's point) */
   CELL_NUMBER, /* a finite number of at least 0 */
   CELL_NUMBER_OR_EMPTY,
   CELL_UTIL, /* a number in [0, 1] */
@@ -255,6 +256,10 @@ static gboolean check_cell(const PlotFile *f, char **row, guint line,
   case CELL_SIZE:
     if (!g_ascii_string_to_unsigned(cell, 10, 1, G_MAXUINT64, NULL, NULL))
       want = "a size of at least 1 byte";
+    break;
+  case CELL_INDEX:
+    if (!g_ascii_string_to_unsigned(cell, 10, 0, G_MAXUINT32, NULL, NULL))
+      want = "a point number from 0";
     break;
   case CELL_NUMBER_OR_EMPTY:
     if (cell[0] == '\0')
@@ -290,7 +295,7 @@ static guint kind_checks(CliPlotKind kind, guint n_columns, CellCheck *c)
     break;
   case CLI_PLOT_SWEEP:
     off = n_columns - RUN_N_COLUMNS;
-    c[n++] = (CellCheck){0, CELL_TEXT};
+    c[n++] = (CellCheck){0, CELL_INDEX};
     c[n++] = (CellCheck){off - 1, CELL_TEXT};
     c[n++] = (CellCheck){off + RUN_SIZE, CELL_SIZE};
     c[n++] = (CellCheck){off + RUN_TIME, CELL_NUMBER};

@@ -525,6 +525,12 @@ TrcWorkload *trc_workload_load_csv_data(const char *data, gsize len,
   guint rows;
 
   w->source = g_strdup(name);
+  /* a UTF-8 byte order mark (spreadsheets write one), as the measurement
+   * importers skip it */
+  if (len >= 3 && memcmp(data, "\xef\xbb\xbf", 3) == 0) {
+    data += 3;
+    len -= 3;
+  }
   if (!read_layout(name, data, len, layout, error))
     return NULL;
   w->tp = layout[0];

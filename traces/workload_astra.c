@@ -266,6 +266,10 @@ static gboolean parse_header(const char *path, char **tok, Policy *pol,
     guint64 v;
 
     t.text = tok[i];
+    /* a key twice: Workload.cc keeps the last, which hides the first */
+    for (guint j = 1; j < i; j += 2)
+      if (g_str_equal(tok[j], tok[i]))
+        return tok_error(error, path, &t, "given twice on line 1");
     if (tok[i + 1] == NULL || !parse_u64(tok[i + 1], &v))
       return tok_error(error, path, &t, "expected a whole number after it");
     if (g_str_equal(tok[i], "model_parallel_NPU_group:")) {
@@ -428,12 +432,14 @@ TrcWorkload *trc_workload_load_astra_data(const char *text, gsize len,
   if (ok && (tp == 0 || gpus % tp != 0 || (pol == POL_DATA && tp != 1) ||
              (pol == POL_MODEL && tp != gpus))) {
     g_set_error(error, TRC_ERROR, TRC_ERROR_RANGE,
-                "%s: model-parallel size %" G_GUINT64_FORMAT
+                "%s: model-parallel size %" G_GUINT64_FORMAT "%s%s%s"
                 " for %s on %" G_GUINT64_FORMAT
                 " ranks: expected a divisor of the ranks "
                 "(model_parallel_NPU_group: N, or given; DATA is 1, MODEL "
                 "all ranks)",
-                path, tp, head[0], gpus);
+                path, tp, opt->tp && opt->tp_given_as ? " (" : "",
+                opt->tp && opt->tp_given_as ? opt->tp_given_as : "",
+                opt->tp && opt->tp_given_as ? ")" : "", head[0], gpus);
     ok = FALSE;
   }
   if (!ok)
