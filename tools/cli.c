@@ -270,6 +270,26 @@ gboolean cli_parse(GOptionContext *ctx, const char *command, int *argc,
   }
   if (g_option_context_parse(ctx, argc, argv, &error))
     return TRUE;
+  /* GLib's conversion error names no argument: name the one that is not
+   * text in the locale (UTF-8 where ifsim runs), and the option it is for */
+  if (error->domain == G_CONVERT_ERROR) {
+    for (int i = 1; i < *argc; i++) {
+      const char *a = (*argv)[i];
+
+      if (!g_utf8_validate(a, -1, NULL)) {
+        g_autofree char *shown = g_utf8_make_valid(a, -1);
+        const char *opt =
+            i > 1 && (*argv)[i - 1][0] == '-' ? (*argv)[i - 1] : NULL;
+
+        g_clear_error(&error);
+        g_set_error(&error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                    "%s%s'%s' is not UTF-8 text (expected text in the "
+                    "locale's encoding)",
+                    opt ? opt : "", opt ? ": " : "", shown);
+        break;
+      }
+    }
+  }
   *status = cli_report(command, error);
   return FALSE;
 }

@@ -295,7 +295,9 @@ static gboolean sweep_build(SweepOptions *o, CliSweep *sw, GError **error)
       return FALSE;
   }
   for (guint i = 0; o->vary && o->vary[i]; i++) {
-    if (!cli_sweep_add_vary(sw, o->vary[i], "--vary", error))
+    const char *typed = cli_typed("vary", 'V');
+
+    if (!cli_sweep_add_vary(sw, o->vary[i], typed ? typed : "--vary", error))
       return FALSE;
   }
   if (o->topology)

@@ -62,6 +62,7 @@ struct CliSweep {
   char *topology; /* NULL: the embedded default */
   char *plan;     /* the plan file read, for messages; NULL: none */
   gboolean topology_set;
+  char *topology_where;  /* "PLAN: [sweep] topology" when the plan set it */
   GPtrArray *models;     /* char * */
   GPtrArray *run_keys;   /* char *: fixed workload keys, in order set */
   GPtrArray *run_values; /* char *: their values */
@@ -105,6 +106,7 @@ void cli_sweep_free(CliSweep *sw)
     return;
   g_free(sw->topology);
   g_free(sw->plan);
+  g_free(sw->topology_where);
   g_ptr_array_unref(sw->models);
   g_ptr_array_unref(sw->run_keys);
   g_ptr_array_unref(sw->run_values);
@@ -497,14 +499,27 @@ gboolean cli_sweep_load_plan_data(CliSweep *sw, const char *data, gsize len,
           continue;
         p = plan_path(path, value);
         cli_sweep_set_topology(sw, p);
+        g_free(sw->topology_where);
+        sw->topology_where = g_strdup_printf("%s topology", where);
       } else if (strcmp(keys[i], "models") == 0) {
         g_auto(GStrv) files = split_values(value, where, keys[i], error);
 
         if (!files)
           return FALSE;
-        /* Before the command line's -m files, which apply last. */
-        for (guint f = 0; files[f]; f++)
-          g_ptr_array_insert(sw->models, (gint)f, plan_path(path, files[f]));
+        /* Before the command line's -m files, which apply last.  Each
+         * read now, so a bad one names this key, not a point. */
+        for (guint f = 0; files[f]; f++) {
+          char *mp = plan_path(path, files[f]);
+          g_autofree char *text = NULL;
+          gsize mlen;
+
+          if (!sim_input_read(mp, &text, &mlen, error)) {
+            g_prefix_error(error, "%s models: ", where);
+            g_free(mp);
+            return FALSE;
+          }
+          g_ptr_array_insert(sw->models, (gint)f, mp);
+        }
       } else if (run_key_find(keys[i]) >= 0) {
         g_autofree char *kwhere = g_strdup_printf("%s %s", where, keys[i]);
 
@@ -612,8 +627,11 @@ gboolean cli_sweep_prepare(CliSweep *sw, GError **error)
     }
   }
   if (sw->topology) {
-    if (!sim_input_read(sw->topology, &sw->base, &sw->base_len, error))
+    if (!sim_input_read(sw->topology, &sw->base, &sw->base_len, error)) {
+      if (sw->topology_where)
+        g_prefix_error(error, "%s: ", sw->topology_where);
       return FALSE;
+    }
     sw->source = g_strdup(sw->topology);
   } else {
     g_autoptr(GBytes) bytes = topo_builtin_example_data("dgx-h100");
