@@ -548,6 +548,19 @@ static char *version_from_code(long code)
 }
 
 /* "... Rank N [Group G] Pid P on HOST device D [BUS] NAME" */
+/* The first word at s, in a static buffer (a Group number). */
+static const char *group_word(const char *s)
+{
+  static char word[24];
+  gsize n;
+
+  while (*s == ' ')
+    s++;
+  n = strcspn(s, " \t");
+  g_strlcpy(word, s, MIN(n + 1, sizeof word));
+  return n < sizeof word ? word : "x";
+}
+
 static gboolean parse_rank_line(const char *l, guint *rank, char **host_dev,
                                 char **gpu, char **host_pid)
 {
@@ -561,6 +574,27 @@ static gboolean parse_rank_line(const char *l, guint *rank, char **host_dev,
   *rank = (guint)strtoul(r + 5, &end, 10);
   if (end == r + 5)
     return FALSE;
+  /* numbers nccl-tests prints with %2d, %6d: a rank below 2^20 (its
+   * largest communicator), a device ordinal below 1024, a pid below 2^31;
+   * a line that breaks them is not one run's (refused by the caller) */
+  {
+    guint64 v;
+    g_auto(GStrv) rt = val__tokens(r + 5), dt = val__tokens(dev + 8),
+                  pt = val__tokens(pid + 5);
+
+    if (!rt[0] ||
+        !g_ascii_string_to_unsigned(rt[0], 10, 0, (1u << 20) - 1, &v, NULL) ||
+        !dt[0] || !g_ascii_string_to_unsigned(dt[0], 10, 0, 1023, &v, NULL) ||
+        !pt[0] ||
+        !g_ascii_string_to_unsigned(pt[0], 10, 0, G_MAXINT32, &v, NULL) ||
+        (strstr(l, " Group ") &&
+         !g_ascii_string_to_unsigned(group_word(strstr(l, " Group ") + 7), 10,
+                                     0, (1u << 20) - 1, &v, NULL))) {
+      *host_dev = *gpu = *host_pid = NULL;
+      *rank = G_MAXUINT;
+      return TRUE;
+    }
+  }
   ht = val__tokens(on + 4);
   br = strchr(dev, ']');
   *host_dev = g_strdup_printf("%s:%ld", ht[0] ? ht[0] : "",
@@ -700,7 +734,16 @@ ValMeasurements *val__import_nccltests_text(const ValText *t, GError **error)
       guint rank;
       char *hd = NULL, *gpu = NULL, *hp = NULL;
       if (parse_rank_line(l, &rank, &hd, &gpu, &hp)) {
-        guint per = GPOINTER_TO_UINT(g_hash_table_lookup(procs, hp)) + 1;
+        guint per;
+
+        if (rank == G_MAXUINT) {
+          val__fail(
+              error, t->name, line,
+              "a device line whose Rank or Group (below 2^20), device (below "
+              "1024) or Pid (below 2^31) is not one nccl-tests prints");
+          return NULL;
+        }
+        per = GPOINTER_TO_UINT(g_hash_table_lookup(procs, hp)) + 1;
 
         /* ranks of one process: their kernels launch in turn */
         g_hash_table_insert(procs, hp, GUINT_TO_POINTER(per));

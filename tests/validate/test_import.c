@@ -570,6 +570,8 @@ static const struct {
     {"nccl_zero_time.txt",
      ":19: in-place time: expected a time in microseconds > 0"},
     {"nccl_ngpus_zero.txt", ":3: nGpus 0: expected a count from 1 to 1024"},
+    {"nccl_device_huge.txt", ":13: a device line whose Rank or Group (below "
+                             "2^20), device (below 1024) or Pid"},
     {"nccl_type_unknown.txt", ":18: type 'quad4': expected one of int8"},
     {"nccl_count_mismatch.txt",
      ":18: count 33554433 of float (4 bytes) is not size 134217728 B"},
