@@ -159,14 +159,22 @@ typedef struct {
 
 #define POINT_KEY_BYTES offsetof(PointKey, line)
 
+G_STATIC_ASSERT(POINT_KEY_BYTES % sizeof(guint64) == 0);
+
 static guint point_key_hash(gconstpointer k)
 {
-  const guchar *b = k;
-  guint h = 2166136261u; /* FNV-1a */
+  guint64 h = 0x9e3779b97f4a7c15u;
 
-  for (gsize i = 0; i < POINT_KEY_BYTES; i++)
-    h = (h ^ b[i]) * 16777619u;
-  return h;
+  /* a word at a time (multiply-xorshift): two million points hash in a
+   * fraction of what a byte loop takes */
+  for (gsize i = 0; i < POINT_KEY_BYTES; i += sizeof(guint64)) {
+    guint64 w;
+
+    memcpy(&w, (const guchar *)k + i, sizeof w);
+    h = (h ^ w) * 0xbf58476d1ce4e5b9u;
+    h ^= h >> 31;
+  }
+  return (guint)(h ^ (h >> 32));
 }
 
 static gboolean point_key_equal(gconstpointer a, gconstpointer b)
