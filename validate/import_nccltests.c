@@ -773,6 +773,32 @@ ValMeasurements *val__import_nccltests_text(const ValText *t, GError **error)
         continue;
       }
     }
+    /* a result row after the header, the bulk of a long file: its words
+     * cut in a buffer on the stack, not a string each */
+    if (have_header && val__numeric_start(l + strspn(l, " \t")) &&
+        strlen(l) < 512) {
+      char buf[512], *words[64];
+      guint nw = 0;
+      NcclRow r;
+
+      g_strlcpy(buf, l, sizeof buf);
+      for (char *p = buf; *p && nw + 1 < G_N_ELEMENTS(words);) {
+        p += strspn(p, " \t");
+        if (!*p)
+          break;
+        words[nw++] = p;
+        p += strcspn(p, " \t");
+        if (*p)
+          *p++ = '\0';
+      }
+      words[nw] = NULL;
+      if (nw + 1 < G_N_ELEMENTS(words)) {
+        if (!parse_row(t->name, line, words, &h, &r, error))
+          return NULL;
+        g_array_append_val(rows, r);
+        continue;
+      }
+    }
     tok = val__tokens(l[0] == '#' ? l + 1 : l);
     if (!tok[0])
       continue;
