@@ -212,8 +212,28 @@ gboolean cli_run_check(CliRunOptions *o, CliRunPlan *plan, GError **error)
                "%s: '%s' is not one of allreduce, allgather, "
                "reducescatter, broadcast, reduce, alltoall, sendrecv",
                run_name(o, "collective"), o->collective);
-  if (!cli_nccl_check(&o->nccl, nopt, error))
+  if (!cli_nccl_check(&o->nccl, nopt, error)) {
+    /* NCCL's knobs name run's flags; a sweep gave them as keys */
+    static const char *const knobs[][2] = {{"--fidelity", "fidelity"},
+                                           {"--algo", "algo"},
+                                           {"--proto", "proto"},
+                                           {"--channels", "channels"},
+                                           {"--nccl-version", "nccl_version"}};
+
+    for (guint i = 0; o->name && i < G_N_ELEMENTS(knobs); i++) {
+      gsize n = strlen(knobs[i][0]);
+
+      if (strncmp((*error)->message, knobs[i][0], n) == 0 &&
+          (*error)->message[n] == ':') {
+        char *msg = g_strconcat(o->name(o->name_ctx, knobs[i][1]),
+                                (*error)->message + n, NULL);
+        g_free((*error)->message);
+        (*error)->message = msg;
+        break;
+      }
+    }
     return FALSE;
+  }
   if (!o->dtype)
     o->dtype = g_strdup("float");
   for (t = 0; t < (int)G_N_ELEMENTS(run_types); t++) {
@@ -537,8 +557,16 @@ NcclComm *cli_run_comm_new(const TopoSystem *sys, const CliRunOptions *o,
   g_autoptr(NcclComm) comm = nccl_comm_new(sys, &plan->nopt, error);
   guint32 ppn, gpp = plan->nopt.gpus_per_process;
 
-  if (!comm)
+  if (!comm) {
+    /* the communicator names its count "ranks": say how it was given */
+    if (error && *error && g_str_has_prefix((*error)->message, "ranks: ")) {
+      char *msg = g_strconcat(run_name(o, "ranks"),
+                              (*error)->message + strlen("ranks"), NULL);
+      g_free((*error)->message);
+      (*error)->message = msg;
+    }
     return NULL;
+  }
   ppn = nccl_comm_ranks(comm) / nccl_comm_nodes(comm);
   if (gpp > ppn || ppn % gpp) {
     g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,

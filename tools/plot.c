@@ -231,6 +231,7 @@ typedef enum {
   CELL_SIZE,   /* an integer of at least 1 (bytes) */
   CELL_INDEX,  /* an integer of at least 0 (a sweep's point) */
   CELL_NUMBER, /* a finite number of at least 0 */
+  CELL_TIME,   /* a finite number above 0 (a time) */
   CELL_NUMBER_OR_EMPTY,
   CELL_UTIL, /* a number in [0, 1] */
 } CellKind;
@@ -269,6 +270,10 @@ static gboolean check_cell(const PlotFile *f, char **row, guint line,
     if (!val_cell_double(cell, &v) || v < 0)
       want = "a finite number of at least 0";
     break;
+  case CELL_TIME:
+    if (!val_cell_double(cell, &v) || !(v > 0))
+      want = "a time above 0";
+    break;
   case CELL_UTIL:
     if (!val_cell_double(cell, &v) || v < 0 || v > 1)
       want = "a utilization from 0 to 1";
@@ -288,7 +293,7 @@ static guint kind_checks(CliPlotKind kind, guint n_columns, CellCheck *c)
   switch (kind) {
   case CLI_PLOT_RUN:
     c[n++] = (CellCheck){RUN_SIZE, CELL_SIZE};
-    c[n++] = (CellCheck){RUN_TIME, CELL_NUMBER};
+    c[n++] = (CellCheck){RUN_TIME, CELL_TIME};
     c[n++] = (CellCheck){RUN_ALGBW, CELL_NUMBER};
     c[n++] = (CellCheck){RUN_BUSBW, CELL_NUMBER};
     c[n++] = (CellCheck){RUN_MODEL, CELL_NUMBER_OR_EMPTY};
@@ -298,14 +303,15 @@ static guint kind_checks(CliPlotKind kind, guint n_columns, CellCheck *c)
     c[n++] = (CellCheck){0, CELL_INDEX};
     c[n++] = (CellCheck){off - 1, CELL_TEXT};
     c[n++] = (CellCheck){off + RUN_SIZE, CELL_SIZE};
-    c[n++] = (CellCheck){off + RUN_TIME, CELL_NUMBER};
+    c[n++] = (CellCheck){off + RUN_TIME, CELL_TIME};
     c[n++] = (CellCheck){off + RUN_ALGBW, CELL_NUMBER};
     c[n++] = (CellCheck){off + RUN_BUSBW, CELL_NUMBER};
     c[n++] = (CellCheck){off + RUN_MODEL, CELL_NUMBER_OR_EMPTY};
     break;
   case CLI_PLOT_REPLAY:
     c[n++] = (CellCheck){0, CELL_TEXT};
-    for (guint k = REPLAY_STEP; k < REPLAY_SLOWDOWN; k++)
+    c[n++] = (CellCheck){REPLAY_STEP, CELL_TIME};
+    for (guint k = REPLAY_STEP + 1; k < REPLAY_SLOWDOWN; k++)
       c[n++] = (CellCheck){k, CELL_NUMBER};
     c[n++] = (CellCheck){REPLAY_SLOWDOWN, CELL_NUMBER_OR_EMPTY};
     break;

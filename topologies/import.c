@@ -1063,13 +1063,18 @@ static void xml_start(GMarkupParseContext *ctx, const char *name,
     mine = (gint32)st->pci->len - 1;
   } else if (kind == X_GPU) {
     XGpu g = {.pci = enclosing_pci(st), .line = (guint32)line};
-    const char *sm = attr(an, av, "sm"), *dev = attr(an, av, "dev");
+    const char *sm = attr(an, av, "sm"), *dev = attr(an, av, "dev"),
+               *rank = attr(an, av, "rank");
     gint64 v = 0;
+    /* rank: NCCL's rank of the GPU, read only as a check (ranks below
+     * 2^24, ifsim's most) */
     if ((sm && !xml_number(st, line, "gpu", "sm", sm, 30, 200,
                            " (compute capability x10)", &v, error)) ||
         (dev &&
          !xml_number(st, line, "gpu", "dev", dev, 0, 1023, "", &v, error)) ||
-        (dev && !xml_once(st, line, "gpu", "dev", dev, error)))
+        (dev && !xml_once(st, line, "gpu", "dev", dev, error)) ||
+        (rank && !xml_number(st, line, "gpu", "rank", rank, 0, (1 << 24) - 1,
+                             "", &v, error)))
       return;
     g.sm = sm ? (guint32)g_ascii_strtoull(sm, NULL, 10) : 0;
     g.targets = g_array_new(FALSE, FALSE, sizeof(XLink));

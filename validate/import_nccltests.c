@@ -57,6 +57,7 @@ typedef struct {
   gboolean has[2]; /* out-of-place, in-place */
   double time_us[2], algbw[2], busbw[2];
   guint line;
+  guint json_index; /* -J: index in "results" + 1; 0 for text */
 } NcclRow;
 
 typedef struct {
@@ -121,6 +122,10 @@ static gboolean check_row(const NcclTable *tb, const NcclRow *r, GError **error)
 {
   const char *name = tb->name;
   guint line = r->line;
+  /* -J rows have no line: their place in the document */
+  g_autofree char *at =
+      r->json_index ? g_strdup_printf("JSON results[%u]: ", r->json_index - 1)
+                    : g_strdup("");
 
   if (r->has_count) {
     guint w = type_bytes(r->type);
@@ -131,31 +136,34 @@ static gboolean check_row(const NcclTable *tb, const NcclRow *r, GError **error)
     if (w == 0) {
       g_autofree char *x = val__excerpt(r->type);
       return val__fail(error, name, line,
+                       "%s"
                        "type '%s': expected one of int8, uint8, int32, "
                        "uint32, int64, uint64, half, float, double, "
                        "bfloat16, f8e4m3, f8e5m2",
-                       x);
+                       at, x);
     }
     if (r->count == 0 || r->size % ((guint64)w * r->count) != 0 ||
         (r->size / ((guint64)w * r->count) != 1 &&
          !(split && r->size / ((guint64)w * r->count) == tb->ranks)))
       return val__fail(error, name, line,
-                       "count %" G_GUINT64_FORMAT " of %s (%u bytes) is not "
-                       "size %" G_GUINT64_FORMAT " B%s",
-                       r->count, r->type, w, r->size,
+                       "%scount %" G_GUINT64_FORMAT " of %s (%u bytes) is "
+                       "not size %" G_GUINT64_FORMAT " B%s",
+                       at, r->count, r->type, w, r->size,
                        split ? " (nor its share of one rank)" : "");
   }
   if (r->redop[0] && !g_strv_contains(nccl_redops, r->redop)) {
     g_autofree char *x = val__excerpt(r->redop);
     return val__fail(error, name, line,
+                     "%s"
                      "redop '%s': expected sum, prod, max, min, avg, mulsum "
                      "or none",
-                     x);
+                     at, x);
   }
   if (r->has_root && (r->root < -1 || r->root >= (long)tb->ranks))
     return val__fail(error, name, line,
-                     "root %ld: expected -1 or a rank from 0 to %u", r->root,
-                     tb->ranks - 1);
+                     "%s"
+                     "root %ld: expected -1 or a rank from 0 to %u",
+                     at, r->root, tb->ranks - 1);
   for (int k = 0; k < 2; k++) {
     double alg, bus;
 
@@ -166,9 +174,10 @@ static gboolean check_row(const NcclTable *tb, const NcclRow *r, GError **error)
     if (r->algbw[k] > NCCL_MAX_BW_GBPS || r->busbw[k] > NCCL_MAX_BW_GBPS ||
         alg > NCCL_MAX_BW_GBPS)
       return val__fail(error, name, line,
+                       "%s"
                        "%s: %.6g GB/s (algbw %.6g, busbw %.6g), more than "
                        "any link or switch carries (%.0e GB/s)",
-                       k ? "in-place" : "out-of-place", alg, r->algbw[k],
+                       at, k ? "in-place" : "out-of-place", alg, r->algbw[k],
                        r->busbw[k], NCCL_MAX_BW_GBPS);
     /* each printed to its digits (print_error), the time to 2 decimals:
      * 3% and the rounding of each */
@@ -176,17 +185,19 @@ static gboolean check_row(const NcclTable *tb, const NcclRow *r, GError **error)
         fabs(r->algbw[k] - alg) >
             0.03 * alg + print_error(r->algbw[k]) + alg * 0.005 / r->time_us[k])
       return val__fail(error, name, line,
+                       "%s"
                        "%s algbw %.6g GB/s, but size / time is %.6g GB/s: "
                        "expected the same (a column shifted, a row edited?)",
-                       k ? "in-place" : "out-of-place", r->algbw[k], alg);
+                       at, k ? "in-place" : "out-of-place", r->algbw[k], alg);
     if (r->algbw[k] >= 0.01 && r->busbw[k] > 0 &&
         fabs(r->busbw[k] - bus) > 0.03 * bus + print_error(r->busbw[k]) +
                                       print_error(r->algbw[k]) *
                                           bus_factor(tb->collective, tb->ranks))
       return val__fail(error, name, line,
+                       "%s"
                        "%s busbw %.6g GB/s, but %s on %u ranks gives %.6g "
                        "(algbw x %.4g)",
-                       k ? "in-place" : "out-of-place", r->busbw[k],
+                       at, k ? "in-place" : "out-of-place", r->busbw[k],
                        tb->collective, tb->ranks, bus,
                        bus_factor(tb->collective, tb->ranks));
   }
@@ -1261,7 +1272,7 @@ ValMeasurements *val__import_nccltests_json(const char *name, const char *text,
   }
   for (guint i = 0; i < json_array_get_length(list); i++) {
     JsonNode *res = json_array_get_element(list, i);
-    NcclRow r = {.line = 0};
+    NcclRow r = {.line = 0, .json_index = i + 1};
     double size;
     g_autofree char *where = g_strdup_printf("results[%u]", i);
     static const char *const keys[2] = {"out_of_place", "in_place"};

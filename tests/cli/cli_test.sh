@@ -157,8 +157,8 @@ if ! head -1 "$pk/q.csv" | grep -q '^time_us,channel,src,dst,queue_bytes$' ||
   echo "FAIL: run --queue-samples / --links-csv with packet fidelity"; fails=$((fails + 1))
 fi
 rm -rf "$pk"
-expect 2 "ranks: 12 does not fill whole servers of 8 GPUs" run -g 12 -t "$(dirname "$0")/../../topologies/examples/dgx-h100-superpod.ini"
-expect 2 "ranks: 16 is not between 2 and the system's 8 GPUs" run -g 16
+expect 2 "-g: 12 does not fill whole servers of 8 GPUs" run -g 12 -t "$(dirname "$0")/../../topologies/examples/dgx-h100-superpod.ini"
+expect 2 "-g: 16 is not between 2 and the system's 8 GPUs" run -g 16
 expect 2 "-d: 'float7' is not one of" run -d float7
 res=$(mktemp -d)
 expect 0 "all_reduce_perf" run -b 1M -e 4M --csv "$res/r.csv" --json "$res/r.json" --links-csv "$res/l.csv"
@@ -289,13 +289,13 @@ expect 2 "point 0 (run.minbytes=8M): run.minbytes (8388608) is larger than --max
 : >"$names/plan_empty.ini"
 expect 2 "plan_empty.ini: nothing to vary" sweep "$names/plan_empty.ini"
 rm -rf "$names"
-expect 2 "point 2 (run.ranks=6, system.servers=2): ranks: 6 is not between 2 and the system's 4 GPUs" sweep -t tiny.ini --vary run.ranks=4,6 --vary system.servers=2,3 -b 1K -e 1K -j 2 -o "$swres/bad.csv"
+expect 2 "point 2 (run.ranks=6, system.servers=2): run.ranks: 6 is not between 2 and the system's 4 GPUs" sweep -t tiny.ini --vary run.ranks=4,6 --vary system.servers=2,3 -b 1K -e 1K -j 2 -o "$swres/bad.csv"
 expect 2 "[scaleout] oversubscription: 64.5 is outside" sweep -t tiny.ini --vary scaleout.oversubscription=1,64.5 -b 1K -e 1K -o "$swres/bad.csv"
 expect 2 "[scaleout] link: 'ib-nope' is not a known link" sweep -t tiny.ini --vary scaleout.link=ib-hdr-4x,ib-nope -b 1K -e 1K -o "$swres/bad.csv"
 if [ -e "$swres/bad.csv" ]; then
   echo "FAIL: a failed sweep left its CSV"; fails=$((fails + 1))
 fi
-expect 0 "# point 2 failed: point 2 (run.ranks=6, system.servers=2): ranks: 6" sweep -t tiny.ini --vary run.ranks=4,6 --vary system.servers=2,3 -b 1K -e 1K -k
+expect 0 "# point 2 failed: point 2 (run.ranks=6, system.servers=2): run.ranks: 6" sweep -t tiny.ini --vary run.ranks=4,6 --vary system.servers=2,3 -b 1K -e 1K -k
 expect 0 "0,1,AllReduce,1048576,262144,float,sum,-1,187.26" sweep -t tiny.ini --vary "link ib-hdr-4x.cable_m=1,100" -b 1M -e 1M
 expect 0 "1,10,AllReduce,8,2,float,sum,-1,25.002394" sweep --vary nccl.latency_us=0,10 -b 8 -e 8
 expect 2 "nope.ini: cannot read" sweep nope.ini
