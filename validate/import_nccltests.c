@@ -1022,17 +1022,17 @@ static gboolean jnum_field(const char *name, JsonNode *o, const char *key,
 /* An optional whole number from 0 to max under o.key: FALSE with an error
  * when it is there and is not one. */
 static gboolean jwhole_opt(const char *name, JsonNode *o, const char *key,
-                           const char *where, double max, double *out,
-                           GError **error)
+                           const char *where, double min, double max,
+                           double *out, GError **error)
 {
   JsonNode *v = jget(o, key);
 
   if (!v)
     return TRUE;
-  if (!jnum(v, out) || *out < 0 || *out > max || *out != floor(*out))
+  if (!jnum(v, out) || *out < min || *out > max || *out != floor(*out))
     return val__fail(error, name, 0,
-                     "JSON %s%s: expected a whole number from 0 to %.0f", where,
-                     key, max);
+                     "JSON %s%s: expected a whole number from %.0f to %.0f",
+                     where, key, min, max);
   return TRUE;
 }
 
@@ -1176,21 +1176,16 @@ ValMeasurements *val__import_nccltests_json(const char *name, const char *text,
     return NULL;
   }
   num = -1;
-  if (!jwhole_opt(name, root, "nccl_version", "", 9999999, &num, error))
+  if (!jwhole_opt(name, root, "nccl_version", "", 0, 9999999, &num, error))
     return NULL;
   if (num >= 0) {
     g_autofree char *ver = version_from_code((long)num);
     val_meas_set(m, "nccl.version", ver);
   }
-  num = 1;
-  if (!jwhole_opt(name, config, "nthreads", "config.", 1024, &num, error))
+  if (!jwhole_opt(name, config, "nthreads", "config.", 1, 1024, &num, error))
     return NULL;
-  if (num < 1) {
-    val__fail(error, name, 0, "JSON config.nthreads: expected 1 to 1024");
-    return NULL;
-  }
   num = 0;
-  if (!jwhole_opt(name, config, "iterations", "config.", G_MAXUINT32, &num,
+  if (!jwhole_opt(name, config, "iterations", "config.", 0, G_MAXUINT32, &num,
                   error))
     return NULL;
   tb.iterations = (guint)num;
@@ -1200,13 +1195,9 @@ ValMeasurements *val__import_nccltests_json(const char *name, const char *text,
     g_snprintf(n, sizeof(n), "%ld", (long)num);
     val_meas_set(m, "iters", n);
   }
-  num = 1;
-  if (!jwhole_opt(name, config, "ngpus", "config.", 1024, &num, error))
+  num = 0;
+  if (!jwhole_opt(name, config, "ngpus", "config.", 1, 1024, &num, error))
     return NULL;
-  if (num < 1) {
-    val__fail(error, name, 0, "JSON config.ngpus: expected 1 to 1024");
-    return NULL;
-  }
   if (num >= 1) {
     /* -g: the GPUs each thread launches in turn */
     char n[16];
