@@ -208,6 +208,10 @@ static char *gen_nccltests(guint64 n, gsize *len)
   return g_string_free(s, FALSE);
 }
 
+/* A unicast LID (1 to 0xBFFF) for element x: a fabric this large has more
+ * ports than LIDs, and ifsim routes by the graph, not the LIDs. */
+#define IB_LID(x) (1 + (guint64)(x) % 0xBFFF)
+
 /* ibnetdiscover of a 3-tier fat-tree of pods: 32 leaves of 32 hosts and 16
  * aggregation switches a pod, aggregation switch j of every pod linked to
  * the 4 cores of group j; about 6,600 lines a pod, n lines in all. */
@@ -219,7 +223,7 @@ static void ibnet_switch(GString *s, guint64 guid, guint64 ports,
       "\nswitchguid=0x%016" G_GINT64_MODIFIER "x\n"
       "Switch\t%" G_GUINT64_FORMAT " \"S-%016" G_GINT64_MODIFIER
       "x\"\t\t# \"%s\" enhanced port 0 lid %" G_GUINT64_FORMAT " lmc 0\n",
-      guid, ports, guid, name, lid);
+      guid, ports, guid, name, IB_LID(lid));
 }
 
 static void ibnet_port(GString *s, guint64 port, char kind, guint64 guid,
@@ -229,7 +233,7 @@ static void ibnet_port(GString *s, guint64 port, char kind, guint64 guid,
                          "[%" G_GUINT64_FORMAT "]\t\"%c-%016" G_GINT64_MODIFIER
                          "x\"[%" G_GUINT64_FORMAT
                          "]\t\t# \"%s\" lid %" G_GUINT64_FORMAT " 4xNDR\n",
-                         port, kind, guid, peer_port, peer, lid);
+                         port, kind, guid, peer_port, peer, IB_LID(lid));
 }
 
 static char *gen_ibnet(guint64 n, gsize *len)
@@ -300,7 +304,8 @@ static char *gen_ibnet(guint64 n, gsize *len)
             "[1](%016" G_GINT64_MODIFIER "x)\t\"S-%016" G_GINT64_MODIFIER
             "x\"[%" G_GUINT64_FORMAT "]\t\t# lid %" G_GUINT64_FORMAT
             " lmc 0 \"%s\" lid %" G_GUINT64_FORMAT " 4xNDR\n",
-            HOST(p, l, h), LEAF(p, l), h + 1, HOST(p, l, h), peer, LEAF(p, l));
+            HOST(p, l, h), LEAF(p, l), h + 1, IB_LID(HOST(p, l, h)), peer,
+            IB_LID(LEAF(p, l)));
       }
     }
   }
