@@ -648,6 +648,34 @@ ValMeasurements *val__import_nccltests_text(const ValText *t, GError **error)
     g_auto(GStrv) tok = NULL;
     guint line = i + 1;
 
+    /* a result row after the header, the bulk of a long file, first (no
+     * other line starts with a number): its words cut in a buffer on the
+     * stack, not a string each */
+    if (have_header && val__numeric_start(l + strspn(l, " \t")) &&
+        strlen(l) < 512 && !strstr(l, "NCCL ")) { /* NCCL's log lines of a
+                                                     host named 10-0-0-1 */
+      char buf[512], *words[64];
+      guint nw = 0;
+      NcclRow r;
+
+      g_strlcpy(buf, l, sizeof buf);
+      for (char *p = buf; *p && nw + 1 < G_N_ELEMENTS(words);) {
+        p += strspn(p, " \t");
+        if (!*p)
+          break;
+        words[nw++] = p;
+        p += strcspn(p, " \t");
+        if (*p)
+          *p++ = '\0';
+      }
+      words[nw] = NULL;
+      if (nw + 1 < G_N_ELEMENTS(words)) {
+        if (!parse_row(t->name, line, words, &h, &r, error))
+          return NULL;
+        g_array_append_val(rows, r);
+        continue;
+      }
+    }
     if ((s = strstr(l, "NCCL version "))) {
       g_auto(GStrv) v = val__tokens(s + 13);
       gboolean known =
@@ -790,32 +818,6 @@ ValMeasurements *val__import_nccltests_text(const ValText *t, GError **error)
           g_ptr_array_add(gpus, g_strdup(gpu));
         g_hash_table_add(devices, hd);
         g_free(gpu);
-        continue;
-      }
-    }
-    /* a result row after the header, the bulk of a long file: its words
-     * cut in a buffer on the stack, not a string each */
-    if (have_header && val__numeric_start(l + strspn(l, " \t")) &&
-        strlen(l) < 512) {
-      char buf[512], *words[64];
-      guint nw = 0;
-      NcclRow r;
-
-      g_strlcpy(buf, l, sizeof buf);
-      for (char *p = buf; *p && nw + 1 < G_N_ELEMENTS(words);) {
-        p += strspn(p, " \t");
-        if (!*p)
-          break;
-        words[nw++] = p;
-        p += strcspn(p, " \t");
-        if (*p)
-          *p++ = '\0';
-      }
-      words[nw] = NULL;
-      if (nw + 1 < G_N_ELEMENTS(words)) {
-        if (!parse_row(t->name, line, words, &h, &r, error))
-          return NULL;
-        g_array_append_val(rows, r);
         continue;
       }
     }
