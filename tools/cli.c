@@ -236,6 +236,17 @@ const char *cli_typed(const char *long_name, char short_name)
   return NULL;
 }
 
+const char *cli_flag_typed(const char *long_name, char short_name)
+{
+  const char *typed = cli_typed(long_name, short_name);
+  g_autofree char *lng = NULL;
+
+  if (typed)
+    return typed;
+  lng = g_strconcat("--", long_name, NULL);
+  return g_intern_string(lng);
+}
+
 gboolean cli_parse(GOptionContext *ctx, const char *command, int *argc,
                    char ***argv, int *status)
 {

@@ -78,6 +78,9 @@ int cli_cmd_plot(int argc, char **argv);
  * messages: "--minbytes" or "-b" (short_name; 0: it has none) as given
  * (the long one when both were), NULL when it was not given.  Interned. */
 const char *cli_typed(const char *long_name, char short_name);
+/* The same, "--long_name" when it was not given (a message about a
+ * default or a value from elsewhere). */
+const char *cli_flag_typed(const char *long_name, char short_name);
 
 /* Checks that *value (if set) is one of names, ignoring case, and makes
  * it that name's spelling; else "FLAG: 'v' is not one of a, b, c". */

@@ -91,10 +91,8 @@ static const char *run_name(const CliRunOptions *o, const char *key)
   if (strcmp(key, "ranks") == 0 && cli_typed("nranks", 'n'))
     return cli_typed("nranks", 'n');
   for (guint i = 0; i < G_N_ELEMENTS(flags); i++) {
-    if (strcmp(flags[i].key, key) == 0) {
-      const char *typed = cli_typed(flags[i].flag + 2, flags[i].short_name);
-      return typed ? typed : flags[i].flag;
-    }
+    if (strcmp(flags[i].key, key) == 0)
+      return cli_flag_typed(flags[i].flag + 2, flags[i].short_name);
   }
   g_assert_not_reached();
   return key;

@@ -287,17 +287,14 @@ static gboolean sweep_build(SweepOptions *o, CliSweep *sw, GError **error)
              {"collnet", "--collnet", 0, o->nccl.collnet ? "true" : NULL}};
 
   for (guint i = 0; i < G_N_ELEMENTS(run); i++) {
-    const char *typed =
-        run[i].value ? cli_typed(run[i].flag + 2, run[i].short_name) : NULL;
-
-    if (run[i].value && !cli_sweep_set_run(sw, run[i].key, run[i].value,
-                                           typed ? typed : run[i].flag, error))
+    if (run[i].value &&
+        !cli_sweep_set_run(sw, run[i].key, run[i].value,
+                           cli_flag_typed(run[i].flag + 2, run[i].short_name),
+                           error))
       return FALSE;
   }
   for (guint i = 0; o->vary && o->vary[i]; i++) {
-    const char *typed = cli_typed("vary", 'V');
-
-    if (!cli_sweep_add_vary(sw, o->vary[i], typed ? typed : "--vary", error))
+    if (!cli_sweep_add_vary(sw, o->vary[i], cli_flag_typed("vary", 'V'), error))
       return FALSE;
   }
   if (o->topology)
@@ -307,11 +304,9 @@ static gboolean sweep_build(SweepOptions *o, CliSweep *sw, GError **error)
   if (o->plan && !cli_sweep_load_plan(sw, o->plan, error))
     return FALSE;
   if (o->jobs < 1 || o->jobs > 4096) {
-    const char *typed = cli_typed("jobs", 'j');
-
     g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
                 "%s: %" G_GUINT64_FORMAT " is not from 1 to 4096",
-                typed ? typed : "--jobs", o->jobs);
+                cli_flag_typed("jobs", 'j'), o->jobs);
     return FALSE;
   }
   return cli_apply_max_memory(o->max_memory, o->max_memory_seen, error) &&
