@@ -443,7 +443,7 @@ static gboolean check_options(ReplayOptions *o, NcclOptions *n, guint32 *hot,
 {
   memset(n, 0, sizeof(*n));
   *hot = REPLAY_DEFAULT_HOT_LINKS;
-  if (!cli_nccl_check(&o->nccl, n, error))
+  if (!cli_nccl_check(&o->nccl, n, NULL, NULL, error))
     return FALSE;
   if (o->link_samples && cli_nccl_exec(&o->nccl) == NCCL_EXEC_ANALYTICAL) {
     g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,

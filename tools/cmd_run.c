@@ -210,28 +210,8 @@ gboolean cli_run_check(CliRunOptions *o, CliRunPlan *plan, GError **error)
                "%s: '%s' is not one of allreduce, allgather, "
                "reducescatter, broadcast, reduce, alltoall, sendrecv",
                run_name(o, "collective"), o->collective);
-  if (!cli_nccl_check(&o->nccl, nopt, error)) {
-    /* NCCL's knobs name run's flags; a sweep gave them as keys */
-    static const char *const knobs[][2] = {{"--fidelity", "fidelity"},
-                                           {"--algo", "algo"},
-                                           {"--proto", "proto"},
-                                           {"--channels", "channels"},
-                                           {"--nccl-version", "nccl_version"}};
-
-    for (guint i = 0; o->name && i < G_N_ELEMENTS(knobs); i++) {
-      gsize n = strlen(knobs[i][0]);
-
-      if (strncmp((*error)->message, knobs[i][0], n) == 0 &&
-          (*error)->message[n] == ':') {
-        char *msg = g_strconcat(o->name(o->name_ctx, knobs[i][1]),
-                                (*error)->message + n, NULL);
-        g_free((*error)->message);
-        (*error)->message = msg;
-        break;
-      }
-    }
+  if (!cli_nccl_check(&o->nccl, nopt, o->name, o->name_ctx, error))
     return FALSE;
-  }
   if (!o->dtype)
     o->dtype = g_strdup("float");
   for (t = 0; t < (int)G_N_ELEMENTS(run_types); t++) {

@@ -59,19 +59,27 @@ static gboolean env_channels(const char *name, guint32 *out, GError **error)
   return TRUE;
 }
 
-gboolean cli_nccl_check(CliNcclOptions *o, NcclOptions *n, GError **error)
+/* How a knob was given: name's words for it, else its flag. */
+#define KNOB(key, flag) (name ? name(name_ctx, key) : flag)
+
+gboolean cli_nccl_check(CliNcclOptions *o, NcclOptions *n,
+                        const char *(*name)(void *ctx, const char *key),
+                        void *name_ctx, GError **error)
 {
   const char *algo = o->algo ? o->algo : g_getenv("NCCL_ALGO");
   const char *proto = o->proto ? o->proto : g_getenv("NCCL_PROTO");
   const char *cn = g_getenv("NCCL_COLLNET_ENABLE");
 
-  if (!cli_check_name(&o->fidelity, "--fidelity", nccl_fidelities, error))
+  if (!cli_check_name(&o->fidelity, KNOB("fidelity", "--fidelity"),
+                      nccl_fidelities, error))
     return FALSE;
-  if (algo && !nccl_parse_algos(algo, o->algo ? "--algo" : "NCCL_ALGO",
-                                &n->algos, error))
+  if (algo &&
+      !nccl_parse_algos(algo, o->algo ? KNOB("algo", "--algo") : "NCCL_ALGO",
+                        &n->algos, error))
     return FALSE;
-  if (proto && !nccl_parse_protos(proto, o->proto ? "--proto" : "NCCL_PROTO",
-                                  &n->protos, error))
+  if (proto && !nccl_parse_protos(
+                   proto, o->proto ? KNOB("proto", "--proto") : "NCCL_PROTO",
+                   &n->protos, error))
     return FALSE;
   if (!env_channels("NCCL_MIN_NCHANNELS", &n->min_channels, error) ||
       !env_channels("NCCL_MAX_NCHANNELS", &n->max_channels, error))
@@ -79,8 +87,9 @@ gboolean cli_nccl_check(CliNcclOptions *o, NcclOptions *n, GError **error)
   if (o->channels_seen) {
     if (o->channels == 0 || o->channels > NCCL_MAX_CHANNELS) {
       g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
-                  "--channels: %" G_GUINT64_FORMAT " is not from 1 to %d",
-                  o->channels, NCCL_MAX_CHANNELS);
+                  "%s: %" G_GUINT64_FORMAT " is not from 1 to %d",
+                  KNOB("channels", "--channels"), o->channels,
+                  NCCL_MAX_CHANNELS);
       return FALSE;
     }
     n->min_channels = n->max_channels = (guint32)o->channels;
@@ -91,8 +100,10 @@ gboolean cli_nccl_check(CliNcclOptions *o, NcclOptions *n, GError **error)
                 n->min_channels, n->max_channels);
     return FALSE;
   }
-  if (o->nccl_version && !nccl_version_parse(o->nccl_version, "--nccl-version",
-                                             &n->nccl_version, error))
+  if (o->nccl_version &&
+      !nccl_version_parse(o->nccl_version,
+                          KNOB("nccl_version", "--nccl-version"),
+                          &n->nccl_version, error))
     return FALSE;
   if (cn && strcmp(cn, "0") != 0 && strcmp(cn, "1") != 0) {
     g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
@@ -102,6 +113,8 @@ gboolean cli_nccl_check(CliNcclOptions *o, NcclOptions *n, GError **error)
   n->collnet = o->collnet || (cn && strcmp(cn, "1") == 0);
   return TRUE;
 }
+
+#undef KNOB
 
 NcclExec cli_nccl_exec(const CliNcclOptions *o)
 {

@@ -44,8 +44,12 @@ void cli_nccl_options_clear(CliNcclOptions *o);
 
 /* Checks o and the environment into n's algos, protos, channel bounds,
  * nccl_version and collnet (its other fields untouched), and --fidelity's
- * name (made lowercase); errors name the flag or the variable. */
-gboolean cli_nccl_check(CliNcclOptions *o, NcclOptions *n, GError **error);
+ * name (made lowercase); errors name the flag or the variable, or what
+ * name (may be NULL) calls a knob (fidelity, algo, proto, channels,
+ * nccl_version: how a sweep names its keys). */
+gboolean cli_nccl_check(CliNcclOptions *o, NcclOptions *n,
+                        const char *(*name)(void *ctx, const char *key),
+                        void *name_ctx, GError **error);
 
 /* The transport --fidelity names (NULL: flow; the name already checked). */
 NcclExec cli_nccl_exec(const CliNcclOptions *o);
