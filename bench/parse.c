@@ -512,6 +512,22 @@ int main(int argc, char **argv)
     scale = 100;
     first = 2;
   }
+  for (int a = first; a < argc; a++) {
+    gboolean known = FALSE;
+
+    for (size_t i = 0; i < G_N_ELEMENTS(cases); i++)
+      known |= strcmp(argv[a], cases[i].name) == 0;
+    if (!known) {
+      fprintf(stderr,
+              "usage: bench_parse [--quick] [CASE...]\n"
+              "bench_parse: unknown case '%s'; the cases are:",
+              argv[a]);
+      for (size_t i = 0; i < G_N_ELEMENTS(cases); i++)
+        fprintf(stderr, " %s", cases[i].name);
+      fprintf(stderr, "\n");
+      return 2;
+    }
+  }
   printf("%-10s %9s %-8s %11s %14s %15s %12s  %s\n", "case", "elements", "of",
          "input", "CPU", "wall", "peak RSS", "outcome");
   for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {

@@ -58,7 +58,7 @@ gboolean trc_workload_validate(const TrcWorkload *w, GError **error)
 {
   guint64 ranks = (guint64)w->tp * w->pp * w->dp;
   GHashTable *ids;
-  gboolean ok = TRUE;
+  gboolean ok = TRUE, rising = TRUE;
 
   if (w->tp == 0 || w->pp == 0 || w->dp == 0 || w->ep == 0 ||
       w->tp > TRC_MAX_DIM || w->pp > TRC_MAX_DIM || w->dp > TRC_MAX_DIM ||
@@ -77,12 +77,17 @@ gboolean trc_workload_validate(const TrcWorkload *w, GError **error)
                 w->source, w->ep, w->dp);
     return FALSE;
   }
-  ids = g_hash_table_new(g_direct_hash, g_direct_equal);
+  /* ids that rise (every generated and imported workload's, most files')
+   * are unique without a set of them: a set only for the others */
+  for (guint32 i = 1; i < w->n_ops && rising; i++)
+    rising = w->ops[i].id > w->ops[i - 1].id;
+  ids = rising ? NULL : g_hash_table_new(g_direct_hash, g_direct_equal);
   for (guint32 i = 0; i < w->n_ops && ok; i++) {
     const TrcOp *o = &w->ops[i];
     const char *bad = NULL;
 
-    if (o->id == 0 || g_hash_table_contains(ids, GUINT_TO_POINTER(o->id)))
+    if (o->id == 0 ||
+        (ids && g_hash_table_contains(ids, GUINT_TO_POINTER(o->id))))
       bad = "its id is 0 or not unique";
     else if (o->compute && (o->group != TRC_GROUP_NONE || o->bytes != 0 ||
                             o->compute_ps == 0))
@@ -110,9 +115,11 @@ gboolean trc_workload_validate(const TrcWorkload *w, GError **error)
                   w->source, o->id, o->name ? o->name : "", bad);
       ok = FALSE;
     }
-    g_hash_table_add(ids, GUINT_TO_POINTER(o->id));
+    if (ids)
+      g_hash_table_add(ids, GUINT_TO_POINTER(o->id));
   }
-  g_hash_table_destroy(ids);
+  if (ids)
+    g_hash_table_destroy(ids);
   return ok;
 }
 

@@ -38,6 +38,7 @@
 
 #include "sim/error.h"
 #include "sim/input.h"
+#include "sim/memory.h"
 
 typedef enum {
   POL_DATA,
@@ -62,6 +63,18 @@ typedef struct {
   char *text; /* in the lines' block: not owned */
   guint line;
 } Tok;
+
+/* The most ops a layer makes: forward compute, comm and its update;
+ * input-gradient compute, comm and update; weight-gradient compute, comm
+ * and update. */
+#define ASTRA_OPS_PER_LAYER 9
+
+/* What a layer holds while it is read: its 12 tokens, its fields (4 times,
+ * 3 comms, a name), and up to 9 ops, each with its name ("l12.layer3.
+ * wg_ALLREDUCE" and malloc's overhead) and dependencies. */
+#define ASTRA_LAYER_BYTES                                                      \
+  (12 * sizeof(Tok) + 4 * sizeof(SimTime) + 3 * sizeof(Comm) + 48 +            \
+   ASTRA_OPS_PER_LAYER * (sizeof(TrcOp) + 48 + 32))
 
 typedef struct {
   const char *path;
@@ -331,7 +344,7 @@ TrcWorkload *trc_workload_load_astra_data(const char *text, gsize len,
 {
   g_autofree char **lines = NULL;
   g_auto(GStrv) head = NULL;
-  g_autoptr(GArray) toks = g_array_new(FALSE, FALSE, sizeof(Tok));
+  g_autoptr(GArray) toks = NULL;
   g_autoptr(TrcWorkload) w = g_new0(TrcWorkload, 1);
   Imp m = {.path = path, .last = -1, .wait = -1};
   Policy pol = POL_DATA; /* set by the policy parser before use */
@@ -382,6 +395,18 @@ TrcWorkload *trc_workload_load_astra_data(const char *text, gsize len,
     tok_error(error, path, &t, "expected the layer count in [1, 10^6]");
     return NULL;
   }
+  {
+    g_autofree char *how =
+        g_strdup_printf("%" G_GUINT64_FORMAT " layers, %u bytes each", n_layers,
+                        (guint)ASTRA_LAYER_BYTES);
+
+    if (!sim_memory_check(n_layers * ASTRA_LAYER_BYTES, "the workload", how,
+                          error))
+      return NULL;
+  }
+  /* reserved for the layers the file says, not doubled and copied on the
+   * way to millions (pages never written are never taken) */
+  toks = g_array_sized_new(FALSE, FALSE, sizeof(Tok), (guint)n_layers * 12);
   /* the tokens, cut in place: a million layers are 12 million of them */
   for (guint j = 2; j < nl; j++) {
     char *p = lines[j];
@@ -468,7 +493,8 @@ TrcWorkload *trc_workload_load_astra_data(const char *text, gsize len,
     ok = FALSE;
   }
 
-  m.ops = g_array_new(FALSE, TRUE, sizeof(TrcOp));
+  m.ops = g_array_sized_new(FALSE, TRUE, sizeof(TrcOp),
+                            ok ? (guint)n_layers * ASTRA_OPS_PER_LAYER : 0);
   {
     guint32 L = ok ? (guint32)n_layers : 0;
     g_autofree SimTime *fwd = g_new0(SimTime, L + 1);

@@ -146,73 +146,146 @@ gboolean val__numeric_start(const char *tok)
   return g_ascii_isdigit(*tok);
 }
 
-/* What makes a point itself: compared as bytes, so the strings are
- * copied into zeroed arrays (a point's arrays may hold bytes after the
- * NUL). */
+/* The set of points seen: a point is its names (probe, test, mode, src,
+ * dst: one of a few tuples in any file, interned) and its numbers (ranks,
+ * size).  An open-addressed table of 24-byte slots: a million-row file's
+ * two million points take 96 MB of slots, not a 160-byte allocation each
+ * and a GHashTable's node (which took a third of that file's parse). */
 typedef struct {
-  ValProbe probe;
-  guint32 ranks; /* 0 is 1, as val_meas_add has it */
   guint64 size_bytes;
+  guint32 names; /* index + 1 into ValSeen.names; 0: an empty slot */
+  guint32 ranks; /* 0 is 1, as val_meas_add has it */
+  guint32 line;  /* the first line with it: not part of the key */
+  guint32 pad;
+} SeenSlot;
+
+/* A point's names, compared as bytes: the strings are copied into zeroed
+ * arrays (a point's arrays may hold bytes after the NUL). */
+typedef struct {
+  guint32 probe;
   char test[24], mode[16], src[48], dst[48];
-  guint line; /* the first line with it: not part of the key */
-} PointKey;
+} SeenNames;
 
-#define POINT_KEY_BYTES offsetof(PointKey, line)
-
-G_STATIC_ASSERT(POINT_KEY_BYTES % sizeof(guint64) == 0);
-
-static guint point_key_hash(gconstpointer k)
+static guint seen_names_hash(gconstpointer k)
 {
-  guint64 h = 0x9e3779b97f4a7c15u;
+  const guchar *b = k;
+  guint32 h = 2166136261u; /* FNV-1a */
 
-  /* a word at a time (multiply-xorshift): two million points hash in a
-   * fraction of what a byte loop takes */
-  for (gsize i = 0; i < POINT_KEY_BYTES; i += sizeof(guint64)) {
-    guint64 w;
+  for (gsize i = 0; i < sizeof(SeenNames); i++)
+    h = (h ^ b[i]) * 16777619u;
+  return h;
+}
 
-    memcpy(&w, (const guchar *)k + i, sizeof w);
-    h = (h ^ w) * 0xbf58476d1ce4e5b9u;
-    h ^= h >> 31;
+static gboolean seen_names_equal(gconstpointer a, gconstpointer b)
+{
+  return memcmp(a, b, sizeof(SeenNames)) == 0;
+}
+
+struct ValSeen {
+  GHashTable *names; /* SeenNames -> index + 1 */
+  GPtrArray *name_list;
+  SeenNames last; /* the names of the previous point (most often the next
+                     one's), and their index + 1 */
+  guint32 last_names;
+  SeenSlot *slots;
+  gsize cap, used; /* cap a power of two; used <= cap / 2 */
+};
+
+ValSeen *val__seen_new(void)
+{
+  ValSeen *s = g_new0(ValSeen, 1);
+
+  s->name_list = g_ptr_array_new_with_free_func(g_free);
+  s->names = g_hash_table_new(seen_names_hash, seen_names_equal);
+  s->cap = 64;
+  s->slots = g_new0(SeenSlot, s->cap);
+  return s;
+}
+
+void val__seen_free(ValSeen *s)
+{
+  if (!s)
+    return;
+  g_hash_table_destroy(s->names);
+  g_ptr_array_unref(s->name_list);
+  g_free(s->slots);
+  g_free(s);
+}
+
+static gsize seen_hash(guint32 names, guint32 ranks, guint64 size)
+{
+  guint64 h = (size ^ ((guint64)names << 32 | ranks)) * 0xbf58476d1ce4e5b9u;
+
+  h ^= h >> 31;
+  h *= 0x94d049bb133111ebu;
+  return (gsize)(h ^ (h >> 29));
+}
+
+/* The slot holding the key, else the empty slot where it goes. */
+static SeenSlot *seen_find(ValSeen *s, guint32 names, guint32 ranks,
+                           guint64 size)
+{
+  gsize i = seen_hash(names, ranks, size) & (s->cap - 1);
+
+  for (;; i = (i + 1) & (s->cap - 1)) {
+    SeenSlot *e = &s->slots[i];
+    if (e->names == 0 ||
+        (e->names == names && e->ranks == ranks && e->size_bytes == size))
+      return e;
   }
-  return (guint)(h ^ (h >> 32));
 }
 
-static gboolean point_key_equal(gconstpointer a, gconstpointer b)
+static void seen_grow(ValSeen *s)
 {
-  return memcmp(a, b, POINT_KEY_BYTES) == 0;
+  SeenSlot *old = s->slots;
+  gsize old_cap = s->cap;
+
+  s->cap *= 2;
+  s->slots = g_new0(SeenSlot, s->cap);
+  for (gsize i = 0; i < old_cap; i++)
+    if (old[i].names)
+      *seen_find(s, old[i].names, old[i].ranks, old[i].size_bytes) = old[i];
+  g_free(old);
 }
 
-GHashTable *val__seen_new(void)
+gboolean val__point_once(ValSeen *seen, const ValPoint *p, const char *name,
+                         guint line, GError **error)
 {
-  return g_hash_table_new_full(point_key_hash, point_key_equal, g_free, NULL);
-}
+  SeenNames key = {.probe = (guint32)p->probe};
+  guint32 names, ranks = MAX(p->ranks, 1);
+  SeenSlot *e;
 
-gboolean val__point_once(GHashTable *seen, const ValPoint *p,
-                         const char *name, guint line, GError **error)
-{
-  PointKey *key = g_new0(PointKey, 1);
-  const PointKey *first;
+  g_strlcpy(key.test, p->test, sizeof key.test);
+  g_strlcpy(key.mode, p->mode, sizeof key.mode);
+  g_strlcpy(key.src, p->src, sizeof key.src);
+  g_strlcpy(key.dst, p->dst, sizeof key.dst);
+  names = seen->last_names && seen_names_equal(&key, &seen->last)
+              ? seen->last_names
+              : GPOINTER_TO_UINT(g_hash_table_lookup(seen->names, &key));
+  if (names == 0) {
+    SeenNames *copy = g_memdup2(&key, sizeof key);
 
-  key->probe = p->probe;
-  key->ranks = MAX(p->ranks, 1);
-  key->size_bytes = p->size_bytes;
-  g_strlcpy(key->test, p->test, sizeof key->test);
-  g_strlcpy(key->mode, p->mode, sizeof key->mode);
-  g_strlcpy(key->src, p->src, sizeof key->src);
-  g_strlcpy(key->dst, p->dst, sizeof key->dst);
-  key->line = line;
-  first = g_hash_table_lookup(seen, key);
-  if (first) {
-    val__fail(error, name, line,
-              "%s %s%s%s %s -> %s, ranks %u, %" G_GUINT64_FORMAT
-              " bytes again (line %u has it): expected each point once (a "
-              "table, matrix or row given twice?)",
-              val_probe_name(p->probe), p->test, p->mode[0] ? " " : "", p->mode,
-              p->src, p->dst, key->ranks, p->size_bytes, first->line);
-    g_free(key);
-    return FALSE;
+    g_ptr_array_add(seen->name_list, copy);
+    names = seen->name_list->len;
+    g_hash_table_insert(seen->names, copy, GUINT_TO_POINTER(names));
   }
-  g_hash_table_add(seen, key);
+  seen->last = key;
+  seen->last_names = names;
+  e = seen_find(seen, names, ranks, p->size_bytes);
+  if (e->names) {
+    return val__fail(error, name, line,
+                     "%s %s%s%s %s -> %s, ranks %u, %" G_GUINT64_FORMAT
+                     " bytes again (line %u has it): expected each point once "
+                     "(a table, matrix or row given twice?)",
+                     val_probe_name(p->probe), p->test, p->mode[0] ? " " : "",
+                     p->mode, p->src, p->dst, ranks, p->size_bytes, e->line);
+  }
+  *e = (SeenSlot){.size_bytes = p->size_bytes,
+                  .names = names,
+                  .ranks = ranks,
+                  .line = line};
+  if (++seen->used > seen->cap / 2)
+    seen_grow(seen);
   return TRUE;
 }
 

@@ -79,9 +79,9 @@ static gboolean p2p_title(const char *l, P2pMatrix *mx)
   return TRUE;
 }
 
-static gboolean p2p_cell(ValMeasurements *m, GHashTable *seen,
-                         const P2pMatrix *mx, guint i, guint j, double v,
-                         const char *name, guint line, GError **error)
+static gboolean p2p_cell(ValMeasurements *m, ValSeen *seen, const P2pMatrix *mx,
+                         guint i, guint j, double v, const char *name,
+                         guint line, GError **error)
 {
   ValPoint p;
   char a[16], b[16];
@@ -174,7 +174,7 @@ ValMeasurements *val__import_p2p_text(const ValText *t, GError **error)
 {
   g_autoptr(ValMeasurements) m = val_meas_new();
   g_autoptr(GPtrArray) gpus = g_ptr_array_new_with_free_func(g_free);
-  g_autoptr(GHashTable) seen = val__seen_new();
+  g_autoptr(ValSeen) seen = val__seen_new();
   P2pMatrix mx = {K_SKIP, "", FALSE};
   gboolean in_matrix = FALSE, cpu_block = FALSE;
   guint ncols = 0, next_row = 0;
@@ -326,7 +326,7 @@ ValMeasurements *val__import_p2p_csv(const ValText *t, const ValCsv *csv,
                                      GError **error)
 {
   g_autoptr(ValMeasurements) m = val_meas_new();
-  g_autoptr(GHashTable) seen = val__seen_new();
+  g_autoptr(ValSeen) seen = val__seen_new();
   GStrv head = csv->rows->pdata[0];
   guint ncols = g_strv_length(head) - 3;
 
@@ -472,10 +472,9 @@ static guint64 nvbw_buffer_bytes(const char *version)
   return 512ull << 20;
 }
 
-static gboolean nvbw_cell(ValMeasurements *m, GHashTable *seen,
-                          const NvbwCase *c, guint64 bytes, guint row,
-                          guint col, double v, const char *name, guint line,
-                          GError **error)
+static gboolean nvbw_cell(ValMeasurements *m, ValSeen *seen, const NvbwCase *c,
+                          guint64 bytes, guint row, guint col, double v,
+                          const char *name, guint line, GError **error)
 {
   ValPoint p;
   char r[16], k[16];
@@ -577,7 +576,7 @@ ValMeasurements *val__import_nvbw_text(const ValText *t, GError **error)
   g_autoptr(ValMeasurements) m = val_meas_new();
   g_autoptr(GPtrArray) skipped = g_ptr_array_new_with_free_func(g_free);
   g_autoptr(GPtrArray) gpus = g_ptr_array_new_with_free_func(g_free);
-  g_autoptr(GHashTable) seen = val__seen_new();
+  g_autoptr(ValSeen) seen = val__seen_new();
   g_autofree char *version = NULL;
   const NvbwCase *cur = NULL;
   gboolean in_block = FALSE;
@@ -733,7 +732,7 @@ ValMeasurements *val__import_nvbw_csv(const ValText *t, const ValCsv *csv,
 {
   g_autoptr(ValMeasurements) m = val_meas_new();
   g_autoptr(GPtrArray) skipped = g_ptr_array_new_with_free_func(g_free);
-  g_autoptr(GHashTable) seen = val__seen_new();
+  g_autoptr(ValSeen) seen = val__seen_new();
   GStrv head = csv->rows->pdata[0];
   guint ncols = g_strv_length(head) - 3;
   guint64 bytes;

@@ -64,9 +64,12 @@ gboolean val__check_text(const char *name, const char *text, gsize len,
  * points added so far (probe, test, mode, src, dst, ranks, size) to the
  * line that gave them.  Records p and returns TRUE when it is new, else
  * fails naming both lines (a table, matrix or row given twice). */
-GHashTable *val__seen_new(void);
-gboolean val__point_once(GHashTable *seen, const ValPoint *p,
-                         const char *name, guint line, GError **error);
+typedef struct ValSeen ValSeen;
+ValSeen *val__seen_new(void);
+void val__seen_free(ValSeen *s);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(ValSeen, val__seen_free)
+gboolean val__point_once(ValSeen *seen, const ValPoint *p, const char *name,
+                         guint line, GError **error);
 
 /* Records the GPU names seen (in order, duplicates allowed) as the header
  * keys "gpu" (distinct names joined with " + ") and "gpu.count". */

@@ -333,7 +333,7 @@ static ValMeasurements *finish(NcclTable *tb, ValMeasurements *m_in,
                                GError **error)
 {
   g_autoptr(ValMeasurements) m = m_in;
-  g_autoptr(GHashTable) seen = val__seen_new();
+  g_autoptr(ValSeen) seen = val__seen_new();
   char src[48], num[32];
 
   if (tb->rows->len == 0) {

@@ -121,7 +121,7 @@ ValMeasurements *val__import_perftest_text(const ValText *t, GError **error)
   g_autoptr(ValMeasurements) m = val_meas_new();
   g_autofree char *device = NULL;
   g_autoptr(GHashTable) hints = val__hints(t);
-  g_autoptr(GHashTable) seen = val__seen_new();
+  g_autoptr(ValSeen) seen = val__seen_new();
   const char *test = NULL, *mode = NULL;
   gboolean gpu = FALSE;
   TableKind kind = T_NONE;
@@ -300,7 +300,7 @@ ValMeasurements *val__import_perftest_csv(const ValText *t, const ValCsv *csv,
 {
   g_autoptr(ValMeasurements) m = val_meas_new();
   g_autoptr(GHashTable) hints = val__hints(t);
-  g_autoptr(GHashTable) seen = val__seen_new();
+  g_autoptr(ValSeen) seen = val__seen_new();
   GStrv head = csv->rows->pdata[0];
   guint hline = g_array_index(csv->lines, guint, 0);
   static const char *const bw_cols[] = {"size_bytes", "iterations",

@@ -316,7 +316,7 @@ static ValMeasurements *parse_own(const char *name, const char *text,
                                   gsize len, GError **error)
 {
   g_autoptr(ValMeasurements) m = val_meas_new();
-  g_autoptr(GHashTable) seen = val__seen_new();
+  g_autoptr(ValSeen) seen = val__seen_new();
   ValCsv csv;
   gboolean ok = TRUE;
 

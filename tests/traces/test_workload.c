@@ -72,6 +72,39 @@ static gboolean has_dep(const TrcWorkload *w, guint32 op, guint32 dep)
   return FALSE;
 }
 
+START_TEST(test_validate_ids)
+{
+  /* ids in any order are accepted once each: rising ones are checked
+   * without a set, the others with one */
+  static const guint32 orders[][4] = {
+      {1, 2, 3, 9}, {9, 3, 2, 1}, {2, 1, 4, 3}, {1, 2, 3, 2}, {4, 3, 4, 1}};
+  static const gboolean unique[] = {TRUE, TRUE, TRUE, FALSE, FALSE};
+
+  for (guint c = 0; c < G_N_ELEMENTS(orders); c++) {
+    TrcOp ops[4];
+    TrcWorkload w = {.source = (char *)"ids",
+                     .tp = 1,
+                     .pp = 1,
+                     .dp = 1,
+                     .ep = 1,
+                     .ops = ops,
+                     .n_ops = 4};
+    g_autoptr(GError) error = NULL;
+
+    for (guint i = 0; i < 4; i++)
+      ops[i] = (TrcOp){.id = orders[c][i],
+                       .name = (char *)"op",
+                       .compute = TRUE,
+                       .compute_ps = 1000,
+                       .stage = -1};
+    ck_assert_msg(trc_workload_validate(&w, &error) == unique[c],
+                  "order %u: %s", c, error ? error->message : "accepted");
+    if (!unique[c])
+      ck_assert_msg(strstr(error->message, "not unique"), "%s", error->message);
+  }
+}
+END_TEST
+
 START_TEST(test_csv_example)
 {
   g_autofree char *path = data_path("example.csv");
@@ -617,6 +650,7 @@ Suite *suite_workload(void)
   tcase_add_test(tc, test_astra_transformer);
   tcase_add_test(tc, test_astra_errors);
   tcase_add_test(tc, test_astra_tp_conflict);
+  tcase_add_test(tc, test_validate_ids);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -929,6 +929,45 @@ START_TEST(test_utf8_bom)
 }
 END_TEST
 
+START_TEST(test_duplicates_among_many)
+{
+  /* the set of points seen grows from 64 slots: a thousand sizes twice
+   * each (out-of-place and in-place), the duplicate at the end found
+   * against its first line after the growths */
+  g_autoptr(GString) s = g_string_new(
+      "# ranks = 8\n# nThread 1 nGpus 8 minBytes 8 maxBytes 8 step: 2(factor) "
+      "warmup "
+      "iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0\n"
+      "#  size  count  type  redop  root  time  algbw  busbw  #wrong  time  "
+      "algbw  busbw  #wrong\n");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(ValMeasurements) m = NULL;
+
+  for (guint i = 1; i <= 1000; i++)
+    g_string_append_printf(s,
+                           "%u %u float sum -1 20.00 %.2f %.2f 0 20.00 %.2f "
+                           "%.2f 0\n",
+                           8 * i, 2 * i, 8.0 * i / 20e3, 8.0 * i / 20e3 * 1.75,
+                           8.0 * i / 20e3, 8.0 * i / 20e3 * 1.75);
+  g_string_append(s, "# Collective test concluded: all_reduce_perf\n");
+  m = import_text_ok("many.txt", s->str);
+  ck_assert_uint_eq(m->points->len, 2000);
+  ck_assert_double_eq_tol(
+      find(m, VAL_PROBE_NCCL, "allreduce", "ip", "0-7", "all", 8 * 777)
+          ->time_us_median,
+      20.0, 1e-9);
+  g_clear_pointer(&m, val_meas_free);
+  g_string_append(s, "5000 1250 float sum -1 20.00 0.25 0.44 0 20.00 0.25 "
+                     "0.44 0\n");
+  m = val_import("many.txt", s->str, s->len, &error);
+  ck_assert_ptr_null(m);
+  ck_assert_msg(strstr(error->message,
+                       "many.txt:1005: nccl allreduce oop 0-7 -> all, ranks "
+                       "8, 5000 bytes again (line 628 has it)"),
+                "%s", error->message);
+}
+END_TEST
+
 START_TEST(test_own_format_passthrough)
 {
   static const char text[] =
@@ -970,6 +1009,7 @@ Suite *suite_importmeas(void)
   tcase_add_test(tc, test_own_format_passthrough);
   tcase_add_test(tc, test_nccltests_timestamps);
   tcase_add_test(tc, test_utf8_bom);
+  tcase_add_test(tc, test_duplicates_among_many);
   tcase_add_test(bad, test_bad_files);
   tcase_add_test(bad, test_bad_corpus_complete);
   tcase_add_test(bad, test_bad_inline);
