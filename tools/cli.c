@@ -158,10 +158,126 @@ int cli_report(const char *command, const GError *error)
   return CLI_EXIT_USAGE;
 }
 
+/* The options of the context being built that take a value: short names,
+ * and long names between NULs ("\0minbytes\0maxbytes\0"). */
+static GString *value_shorts, *value_longs; /* value_longs starts with a
+                                                NUL */
+
+static void note_entries(const GOptionEntry *e)
+{
+  if (!value_shorts) {
+    value_shorts = g_string_new(NULL);
+    value_longs = g_string_new(NULL);
+    g_string_append_c(value_longs, '\0');
+  }
+  for (; e->long_name; e++) {
+    gboolean value =
+        e->arg != G_OPTION_ARG_NONE &&
+        !(e->arg == G_OPTION_ARG_CALLBACK &&
+          (e->flags & (G_OPTION_FLAG_NO_ARG | G_OPTION_FLAG_OPTIONAL_ARG)));
+
+    if (!value || e->long_name[0] == '\0') /* G_OPTION_REMAINING */
+      continue;
+    if (e->short_name)
+      g_string_append_c(value_shorts, e->short_name);
+    g_string_append_len(value_longs, e->long_name,
+                        (gssize)strlen(e->long_name) + 1);
+  }
+}
+
+void cli_add_entries(GOptionGroup *group, const GOptionEntry *entries)
+{
+  note_entries(entries);
+  g_option_group_add_entries(group, entries);
+}
+
+void cli_add_main_entries(GOptionContext *ctx, const GOptionEntry *entries)
+{
+  note_entries(entries);
+  g_option_context_add_main_entries(ctx, entries, NULL);
+}
+
+static gboolean takes_value_short(char c)
+{
+  return c != '\0' && value_shorts &&
+         memchr(value_shorts->str, c, value_shorts->len) != NULL;
+}
+
+/* "--name" (without "=VALUE") of an option that takes a value. */
+static gboolean takes_value_long(const char *arg)
+{
+  if (!value_longs || strchr(arg, '='))
+    return FALSE;
+  for (const char *n = value_longs->str + 1;
+       n < value_longs->str + value_longs->len; n += strlen(n) + 1)
+    if (strcmp(n, arg + 2) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+/* argv with each short option's attached value split off ("-b8" ->
+ * "-b" "8", "-qb8" -> "-qb" "8"): a new array, owned by *owned, or argv
+ * itself when no value is attached.  The options among them (not their
+ * values, not the other arguments) are added to `options`. */
+static char **split_attached(int *argc, char **argv, GPtrArray **owned,
+                             GPtrArray *options)
+{
+  g_autoptr(GPtrArray) out = g_ptr_array_new_with_free_func(g_free);
+  gboolean split = FALSE, rest = FALSE;
+
+  g_ptr_array_add(out, g_strdup(argv[0]));
+  for (int i = 1; i < *argc; i++) {
+    const char *a = argv[i];
+    gsize cut = 0;
+
+    if (!rest && strcmp(a, "--") == 0)
+      rest = TRUE;
+    if (rest || a[0] != '-' || a[1] == '\0') {
+      g_ptr_array_add(out, g_strdup(a));
+      continue;
+    }
+    g_ptr_array_add(options, g_strdup(a));
+    if (a[1] == '-') {
+      g_ptr_array_add(out, g_strdup(a));
+      /* its value is the next argument, whatever it looks like */
+      if (takes_value_long(a) && i + 1 < *argc)
+        g_ptr_array_add(out, g_strdup(argv[++i]));
+      continue;
+    }
+    /* a group of short options: the first that takes a value ends it, and
+     * what follows it is its value, else the next argument is */
+    for (gsize j = 1; a[j] && cut == 0; j++)
+      if (takes_value_short(a[j]))
+        cut = j + 1;
+    if (cut > 0 && a[cut] != '\0') {
+      g_ptr_array_add(out, g_strndup(a, cut));
+      g_ptr_array_add(out, g_strdup(a + cut));
+      g_free(g_ptr_array_steal_index(options, options->len - 1));
+      g_ptr_array_add(options, g_strndup(a, cut));
+      split = TRUE;
+      continue;
+    }
+    g_ptr_array_add(out, g_strdup(a));
+    if (cut > 0 && i + 1 < *argc)
+      g_ptr_array_add(out, g_strdup(argv[++i]));
+  }
+  if (!split)
+    return argv;
+  *argc = (int)out->len;
+  g_ptr_array_add(out, NULL);
+  *owned = g_steal_pointer(&out);
+  return (char **)(*owned)->pdata;
+}
+
 GOptionContext *cli_context_new(const char *parameter_string,
                                 const char *summary, const char *description)
 {
   GOptionContext *ctx = g_option_context_new(parameter_string);
+
+  if (value_shorts) {
+    g_string_truncate(value_shorts, 0);
+    g_string_truncate(value_longs, 1);
+  }
 
   g_option_context_set_summary(ctx, summary);
   if (description)
@@ -206,8 +322,11 @@ static gboolean cli_parse_max_input(const gchar *option_name,
   return TRUE;
 }
 
-/* The arguments of the command line cli_parse read last, for cli_typed. */
-static GPtrArray *typed_args;
+/* The options of the command line cli_parse read last, as typed but with
+ * short options' attached values cut off (for cli_typed), and, when
+ * values were attached, the arguments split (what the caller's argv
+ * points to after cli_parse). */
+static GPtrArray *typed_args, *split_args;
 
 const char *cli_typed(const char *long_name, char short_name)
 {
@@ -222,11 +341,9 @@ const char *cli_typed(const char *long_name, char short_name)
       break;
     if (strncmp(a, lng, n) == 0 && (a[n] == '\0' || a[n] == '='))
       return g_intern_string(lng);
-    /* -b, -b4K, and GLib's groups of short flags (-xb) */
-    if (short_name && a[0] == '-' && a[1] != '-' && a[1] != '\0' &&
-        strchr(a + 1, short_name) != NULL &&
-        strspn(a + 1, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") >
-            (gsize)(strchr(a + 1, short_name) - (a + 1)))
+    /* -b, and groups of short options (-kb; values cut off) */
+    if (short_name && a[0] == '-' && a[1] != '-' &&
+        strchr(a + 1, short_name) != NULL)
       short_seen = TRUE;
   }
   if (short_seen) {
@@ -261,12 +378,12 @@ gboolean cli_parse(GOptionContext *ctx, const char *command, int *argc,
     main_group = g_option_group_new(NULL, NULL, NULL, NULL, NULL);
     g_option_context_set_main_group(ctx, main_group);
   }
-  g_option_group_add_entries(main_group, input);
+  cli_add_entries(main_group, input);
   if (typed_args)
     g_ptr_array_unref(typed_args);
   typed_args = g_ptr_array_new_with_free_func(g_free);
-  for (int i = 1; i < *argc; i++)
-    g_ptr_array_add(typed_args, g_strdup((*argv)[i]));
+  g_clear_pointer(&split_args, g_ptr_array_unref);
+  *argv = split_attached(argc, *argv, &split_args, typed_args);
 
   for (int i = 1; i < *argc; i++) {
     const char *a = (*argv)[i];
@@ -318,7 +435,7 @@ static int cli_cmd_not_built(const CliCommand *cmd, int argc, char **argv)
   int status = CLI_EXIT_USAGE;
   g_autoptr(GError) error = NULL;
 
-  g_option_context_add_main_entries(ctx, entries, NULL);
+  cli_add_main_entries(ctx, entries);
   g_option_context_set_ignore_unknown_options(ctx, TRUE);
   if (!cli_parse(ctx, cmd->name, &argc, &argv, &status))
     return status;

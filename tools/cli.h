@@ -34,6 +34,14 @@ int cli_report(const char *command, const GError *error);
 GOptionContext *cli_context_new(const char *parameter_string,
                                 const char *summary, const char *description);
 
+/* Adds entries to group (or, group NULL, to ctx's main group) as GLib
+ * does, noting the options that take a value: cli_parse then reads
+ * "-b8" as "-b 8" and "-ab8" as "-a -b 8" (getopt's way, which
+ * nccl-tests' users type; GLib reads a short option's value only from the
+ * next argument).  Every entry of a command is added through these. */
+void cli_add_entries(GOptionGroup *group, const GOptionEntry *entries);
+void cli_add_main_entries(GOptionContext *ctx, const GOptionEntry *entries);
+
 /* Parses argv with ctx.  Returns FALSE with *status set when the command
  * should end now: CLI_EXIT_OK after printing --help, or the status of a
  * parse error reported as cli_report does. */

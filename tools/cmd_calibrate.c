@@ -46,7 +46,7 @@ static void add_nccl_entries(GOptionContext *ctx, Inputs *in)
        "VERSION"},
       G_OPTION_ENTRY_NULL};
 
-  g_option_context_add_main_entries(ctx, e, NULL);
+  cli_add_main_entries(ctx, e);
 }
 
 static void inputs_clear(Inputs *in)
@@ -175,7 +175,7 @@ int cli_cmd_calibrate(int argc, char **argv)
   char *ini = NULL;
   int status = CLI_EXIT_USAGE;
 
-  g_option_context_add_main_entries(ctx, entries, NULL);
+  cli_add_main_entries(ctx, entries);
   add_nccl_entries(ctx, &in);
   if (!cli_parse(ctx, "calibrate", &argc, &argv, &status))
     goto out;
@@ -387,7 +387,7 @@ int cli_cmd_validate(int argc, char **argv)
   double limit = -1;
   int status = CLI_EXIT_USAGE;
 
-  g_option_context_add_main_entries(ctx, entries, NULL);
+  cli_add_main_entries(ctx, entries);
   add_nccl_entries(ctx, &in);
   if (!cli_parse(ctx, "validate", &argc, &argv, &status))
     goto out;

@@ -219,7 +219,7 @@ int cli_cmd_models(int argc, char **argv)
   g_autoptr(GError) error = NULL;
   int status = CLI_EXIT_USAGE;
 
-  g_option_context_add_main_entries(ctx, entries, NULL);
+  cli_add_main_entries(ctx, entries);
   if (!cli_parse(ctx, COMMAND, &argc, &argv, &status))
     return status;
   r = mdl_registry_new_builtin(&error);

@@ -110,7 +110,7 @@ int cli_cmd_plot(int argc, char **argv)
   const char *tmp;
   int status = CLI_EXIT_USAGE;
 
-  g_option_group_add_entries(group, entries);
+  cli_add_entries(group, entries);
   g_option_context_set_main_group(ctx, group);
   if (!cli_parse(ctx, COMMAND, &argc, &argv, &status))
     return status;

@@ -594,9 +594,9 @@ int cli_cmd_replay(int argc, char **argv)
   SampleCtx sc = {0};
   guint32 hot = REPLAY_DEFAULT_HOT_LINKS;
 
-  g_option_group_add_entries(group, entries);
+  cli_add_entries(group, entries);
   cli_nccl_add_entries(group, &o.nccl);
-  g_option_group_add_entries(group, more);
+  cli_add_entries(group, more);
   g_option_context_set_main_group(ctx, group);
   if (!cli_parse(ctx, COMMAND, &argc, &argv, &status))
     goto out;

@@ -765,9 +765,9 @@ int cli_cmd_run(int argc, char **argv)
   CliRunLast hooks = {trace_before, trace_after, &rt};
 
   cli_run_options_init(&o);
-  g_option_group_add_entries(group, entries);
+  cli_add_entries(group, entries);
   cli_nccl_add_entries(group, &o.nccl);
-  g_option_group_add_entries(group, more);
+  cli_add_entries(group, more);
   g_option_context_set_main_group(ctx, group);
   if (!cli_parse(ctx, COMMAND, &argc, &argv, &status))
     goto out;

@@ -416,9 +416,9 @@ int cli_cmd_sweep(int argc, char **argv)
   gboolean mpi = FALSE, ok;
   guint rank = 0, size = 1, points;
 
-  g_option_group_add_entries(group, entries);
+  cli_add_entries(group, entries);
   cli_nccl_add_entries(group, &o.nccl);
-  g_option_group_add_entries(group, more);
+  cli_add_entries(group, more);
   g_option_context_set_main_group(ctx, group);
   if (cli_mpi_launched()) {
     if (!cli_mpi_start(&rank, &size, &error))

@@ -200,7 +200,7 @@ int cli_cmd_topo(int argc, char **argv)
   GOptionGroup *group =
       g_option_group_new(COMMAND, "topo options", "topo options", numbers, NULL);
 
-  g_option_group_add_entries(group, entries);
+  cli_add_entries(group, entries);
   g_option_context_set_main_group(ctx, group);
   if (!cli_parse(ctx, COMMAND, &argc, &argv, &status))
     return status;

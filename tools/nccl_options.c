@@ -30,7 +30,7 @@ void cli_nccl_add_entries(GOptionGroup *group, CliNcclOptions *o)
        "Transport: flow (default), analytical or packet", "LEVEL"},
       G_OPTION_ENTRY_NULL};
 
-  g_option_group_add_entries(group, entries);
+  cli_add_entries(group, entries);
 }
 
 void cli_nccl_options_clear(CliNcclOptions *o)

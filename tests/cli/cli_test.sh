@@ -6,7 +6,7 @@ IFSIM=$1
 fails=0
 out=$(mktemp)
 err=$(mktemp)
-trap 'rm -f "$out" "$err"' EXIT
+trap 'rm -f "$out" "$err" "$out.sep" "$out.att"' EXIT
 
 # expect STATUS PATTERN ARGS...: runs ifsim ARGS, checks the exit status and
 # that stdout+stderr contain PATTERN (fixed string).
@@ -47,6 +47,17 @@ expect 2 "ifsim: run: -b: '12X' is not a size" run -b 12X
 expect 2 "ifsim: run: see 'ifsim run --help'" run -b 12X
 expect 2 "ifsim: run: --maxbytes: '8GG' is not a size" run --maxbytes 8GG
 expect 2 "-b (10) is larger than -e (9)" run -b 010 -e 9
+# a value attached to a short option, as getopt (and nccl-tests) read it
+"$IFSIM" run -b 8K -e 64K -f 2 -c allgather >"$out.sep" 2>&1
+"$IFSIM" run -b8K -e64K -f2 -callgather >"$out.att" 2>&1
+if cmp -s "$out.sep" "$out.att" && grep -q "65536" "$out.att"; then
+  echo "ok: run -b8K -e64K -f2 -callgather = run -b 8K -e 64K -f 2 -c allgather"
+else
+  echo "FAIL: attached short values differ"; diff "$out.sep" "$out.att"; fails=$((fails + 1))
+fi
+expect 2 "ifsim: run: -b: 'x' is not a size" run -bx
+expect 2 "-b (10) is larger than -e (9)" run -b010 -e9
+expect 2 "ifsim: sweep: -f: 'oo' is not a count" sweep -kfoo
 expect 2 "-f: 1 is below 2" run -f 1
 expect 2 "ifsim: run: -f: '0x10' is not a count" run -f 0x10
 expect 2 "-i and -f exclude each other" run -i 8 -f 2
