@@ -157,6 +157,19 @@ static void p2p_keys(ValMeasurements *m)
                "it)");
 }
 
+/* A matrix row's index (or the header's first column index): 0, 1, ... */
+static gboolean row_index_ok(const char *name, guint line, const char *tok,
+                             GError **error)
+{
+  g_autofree char *x = NULL;
+
+  if (val__all_digits(tok) && strlen(tok) < 10)
+    return TRUE;
+  x = val__excerpt(tok);
+  return val__fail(error, name, line,
+                   "row index '%s': expected a GPU index (0, 1, 2, ...)", x);
+}
+
 /* A matrix row is its index and one value per column (p2p and nvbandwidth
  * matrices alike). */
 static gboolean row_width_ok(const ValText *t, guint line, GStrv tok,
@@ -236,8 +249,12 @@ ValMeasurements *val__import_p2p_text(const ValText *t, GError **error)
       cpu_block = g_str_equal(tok[0], "CPU");
       continue;
     }
-    if (!val__all_digits(tok[0]))
+    /* a row starts with its index: a line that starts with any number
+     * is a row, and a bad index is its error (not a line skipped) */
+    if (!val__numeric_start(tok[0]))
       continue;
+    if (!row_index_ok(t->name, line, tok[0], error))
+      return NULL;
     if (ncols == 0) {
       val__fail(error, t->name, line,
                 "a matrix row before the matrix's header (expected 'D\\D "
@@ -670,8 +687,13 @@ ValMeasurements *val__import_nvbw_text(const ValText *t, GError **error)
       continue;
     }
     tok = val__tokens(l);
-    if (!tok[0] || !val__all_digits(tok[0]))
+    /* rows and the header of column indices start with a number; a line
+     * that starts with any number is one of them (a bad index is its
+     * error, not a line skipped) */
+    if (!tok[0] || !val__numeric_start(tok[0]))
       continue;
+    if (!row_index_ok(t->name, line, tok[0], error))
+      return NULL;
     if (ncols == 0) { /* the header of column indices */
       ncols = column_indices(tok);
       if (ncols > 0)

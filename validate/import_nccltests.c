@@ -676,14 +676,19 @@ ValMeasurements *val__import_nccltests_text(const ValText *t, GError **error)
         continue;
       }
     }
-    if ((s = strstr(l, "NCCL version "))) {
+    /* the version NCCL prints (init.cc showVersion: "NCCL version
+     * 2.18.3+cuda12.2" alone on stdout, and as an INFO line in its log),
+     * or a header line saying it; NCCL's WARN lines also name versions
+     * ("compiled with NCCL version ...") and are skipped with the other
+     * log lines */
+    if ((s = strstr(l, "NCCL version ")) &&
+        (l[0] == '#' || s == l + strspn(l, " \t") ||
+         (s - l >= 10 && strncmp(s - 10, "NCCL INFO ", 10) == 0))) {
       g_auto(GStrv) v = val__tokens(s + 13);
       gboolean known =
           v[0] && nccl_version_parse(v[0], "nccl.version", &(guint32){0}, NULL);
 
-      /* nccl-tests' own header line must say a version ifsim knows; the
-       * same words inside NCCL's INFO lines are NCCL's */
-      if (!known && l[0] == '#') {
+      if (!known) {
         g_autofree char *x = val__excerpt(v[0] ? v[0] : "");
         val__fail(error, t->name, line,
                   "'NCCL version %s': expected 2.MINOR.PATCH (e.g. "
@@ -691,7 +696,7 @@ ValMeasurements *val__import_nccltests_text(const ValText *t, GError **error)
                   x);
         return NULL;
       }
-      if (known && !val_meas_get(m, "nccl.version"))
+      if (!val_meas_get(m, "nccl.version"))
         val_meas_set(m, "nccl.version", v[0]);
       continue;
     }
@@ -701,13 +706,32 @@ ValMeasurements *val__import_nccltests_text(const ValText *t, GError **error)
       g_auto(GStrv) v = val__tokens(s + 19);
       if (v[0])
         val_meas_set(m, "nccltests.version", v[0]);
-      for (guint j = 0; v[0] && v[j]; j++)
-        if (g_str_has_prefix(v[j], "nccl-library=") &&
-            !val_meas_get(m, "nccl.version")) {
-          g_autofree char *ver =
-              version_from_code(strtol(v[j] + 13, NULL, 10));
+      for (guint j = 0; v[0] && v[j]; j++) {
+        gboolean lib = g_str_has_prefix(v[j], "nccl-library="),
+                 hdr = g_str_has_prefix(v[j], "nccl-headers=");
+        const char *num = strchr(v[j], '=');
+        guint64 code;
+
+        if (!lib && !hdr)
+          continue;
+        /* NCCL_VERSION_CODE, ncclGetVersion: 2.9 on major x 10000 +
+         * minor x 100 + patch, before it major x 1000 + minor x 100 +
+         * patch (nccl.h) */
+        if (!g_ascii_string_to_unsigned(num + 1, 10, 2000, 29999, &code,
+                                        NULL) ||
+            (code >= 2900 && code < 20900)) {
+          g_autofree char *x = val__excerpt(v[j]);
+          val__fail(error, t->name, line,
+                    "'%s': expected NCCL's version code (22005 for "
+                    "2.20.5; 2708 for 2.7.8)",
+                    x);
+          return NULL;
+        }
+        if (lib && !val_meas_get(m, "nccl.version")) {
+          g_autofree char *ver = version_from_code((long)code);
           val_meas_set(m, "nccl.version", ver);
         }
+      }
       continue;
     }
     if ((s = strstr(l, "Collective test "))) {

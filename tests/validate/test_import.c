@@ -577,6 +577,11 @@ static const struct {
      ":18: count 33554433 of float (4 bytes) is not size 134217728 B"},
     {"nccl_version_garbage.txt",
      ":2: 'NCCL version two-eighteen': expected 2.MINOR.PATCH"},
+    {"nccl_info_version_garbage.txt",
+     ":2: 'NCCL version 2.x.3+cuda12.2': expected 2.MINOR.PATCH"},
+    {"nccl_library_code_garbage.txt",
+     ":2: 'nccl-library=2200x': expected NCCL's version code (22005 for "
+     "2.20.5; 2708 for 2.7.8)"},
     {"nccl_busbw_wrong.txt", ":18: out-of-place busbw 3829.9 GB/s, but "
                              "allreduce on 8 ranks gives 382.979"},
     {"nccl_time_tiny.txt", ":18: out-of-place: 1.34218e+07 GB/s"},
@@ -683,6 +688,8 @@ static const struct {
     {"p2p_no_matrix.txt", ": no bandwidth or latency matrix"},
     {"p2p_nul_padding.txt", ":120: binary data (a NUL byte"},
     {"p2p_row_order.txt", ":85: expected row 3, found row 4"},
+    {"p2p_row_fraction.txt",
+     ":85: row index '3.5': expected a GPU index (0, 1, 2, ...)"},
     {"p2p_truncated_file.txt",
      ": expected row 4 of the last matrix (8 rows), found the end of the file"},
     {"p2p_truncated_row.txt", ":84: expected a row index and 8 values"},
@@ -719,6 +726,8 @@ static const struct {
      ":37: device_to_device_memcpy_read_ce column 2: expected a number >= "
      "0, found '-395.23'"},
     {"nvbw_no_testcase.txt", ": no nvbandwidth matrix ifsim imports"},
+    {"nvbw_row_negative.txt",
+     ":37: row index '-1': expected a GPU index (0, 1, 2, ...)"},
     {"nvbw_row_index.txt",
      ":37: row 9 of device_to_device_memcpy_read_ce's matrix: expected row 3"},
     {"nvbw_terminal_colours.txt", ":66: binary data (control character 0x1b"},
@@ -884,6 +893,46 @@ START_TEST(test_bad_inline)
 }
 END_TEST
 
+/* Where the NCCL release comes from: NCCL's version line (bare, as
+ * showVersion prints it on stdout, or as an INFO line), else nccl-tests'
+ * nccl-library code; NCCL's WARN lines that name other versions are not
+ * it. */
+START_TEST(test_nccltests_versions)
+{
+  g_autofree char *path = g_build_filename(
+      IFSIM_TEST_DATA_DIR, "measure", "nccltests_allreduce_8xH100.txt", NULL);
+  g_autofree char *text = NULL;
+  static const struct {
+    const char *lines, *version;
+  } cases[] = {
+      {"NCCL version 2.4.2+cuda9.0\n", "2.4.2+cuda9.0"},
+      {"dgx01:1:1 [0] NCCL INFO NCCL version 2.21.5+cuda12.4\n",
+       "2.21.5+cuda12.4"},
+      {"dgx01:1:1 [0] NCCL WARN NCCL library is too old. This application "
+       "was compiled with NCCL version 2.29.2, but is running with NCCL "
+       "version 2.28.9\n# nccl-tests version 2.13.9 nccl-headers=22005 "
+       "nccl-library=22005\n",
+       "2.20.5"},
+      {"# nccl-tests version 2.10.0 nccl-headers=2708 nccl-library=2708\n",
+       "2.7.8"},
+  };
+
+  ck_assert(g_file_get_contents(path, &text, NULL, NULL));
+  for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+    /* the file without its own '# NCCL version' line */
+    g_autoptr(GString) s = g_string_new(cases[i].lines);
+    g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+    g_autoptr(ValMeasurements) m = NULL;
+
+    for (guint j = 0; lines[j]; j++)
+      if (!strstr(lines[j], "NCCL version"))
+        g_string_append_printf(s, "%s\n", lines[j]);
+    m = import_text_ok("versions.txt", s->str);
+    check_key(m, "nccl.version", cases[i].version);
+  }
+}
+END_TEST
+
 START_TEST(test_nccltests_timestamps)
 {
   /* nccl-tests -T prints a timestamp, two words, after the in-place
@@ -1008,6 +1057,7 @@ Suite *suite_importmeas(void)
   tcase_add_test(tc, test_nvbandwidth_one_row);
   tcase_add_test(tc, test_own_format_passthrough);
   tcase_add_test(tc, test_nccltests_timestamps);
+  tcase_add_test(tc, test_nccltests_versions);
   tcase_add_test(tc, test_utf8_bom);
   tcase_add_test(tc, test_duplicates_among_many);
   tcase_add_test(bad, test_bad_files);
