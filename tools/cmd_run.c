@@ -532,19 +532,15 @@ static GArray *run_sizes(const CliRunOptions *o, guint64 align, GError **error)
 NcclComm *cli_run_comm_new(const TopoSystem *sys, const CliRunOptions *o,
                            const CliRunPlan *plan, GError **error)
 {
-  g_autoptr(NcclComm) comm = nccl_comm_new(sys, &plan->nopt, error);
+  NcclOptions nopt = plan->nopt;
+  g_autoptr(NcclComm) comm = NULL;
   guint32 ppn, gpp = plan->nopt.gpus_per_process;
 
-  if (!comm) {
-    /* the communicator names its count "ranks": say how it was given */
-    if (error && *error && g_str_has_prefix((*error)->message, "ranks: ")) {
-      char *msg = g_strconcat(run_name(o, "ranks"),
-                              (*error)->message + strlen("ranks"), NULL);
-      g_free((*error)->message);
-      (*error)->message = msg;
-    }
+  /* the communicator's errors name its count as the user gave it */
+  nopt.ranks_name = run_name(o, "ranks");
+  comm = nccl_comm_new(sys, &nopt, error);
+  if (!comm)
     return NULL;
-  }
   ppn = nccl_comm_ranks(comm) / nccl_comm_nodes(comm);
   if (gpp > ppn || ppn % gpp) {
     g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,

@@ -14,6 +14,9 @@
 #include "collectives/nccl/nccl_internal.h"
 #include "models/registry.h"
 
+/* How messages name the rank count (NcclOptions.ranks_name). */
+#define RANKS_NAME(c) ((c)->opt.ranks_name ? (c)->opt.ranks_name : "ranks")
+
 static double link_GBps(const MdlLink *l)
 {
   return l ? mdl_link_rate_Bps(l) / 1e9 : 0;
@@ -65,9 +68,9 @@ static gboolean comm_place(NcclComm *c, guint32 g, guint32 servers,
     c->nranks = c->nnodes * c->ppn;
     if (c->nranks < 2 || (c->opt.ranks && c->opt.ranks != c->nranks)) {
       g_set_error(error, COLL_ERROR, COLL_ERROR_VALUE,
-                  "ranks: %u servers of %u GPUs make %u ranks (expected at "
+                  "%s: %u servers of %u GPUs make %u ranks (expected at "
                   "least 2%s)",
-                  c->nnodes, c->ppn, c->nranks,
+                  RANKS_NAME(c), c->nnodes, c->ppn, c->nranks,
                   c->opt.ranks ? ", and as many as asked" : "");
       return FALSE;
     }
@@ -77,16 +80,16 @@ static gboolean comm_place(NcclComm *c, guint32 g, guint32 servers,
     c->nranks = c->opt.ranks ? c->opt.ranks : total;
     if (c->nranks < 2 || c->nranks > total) {
       g_set_error(error, COLL_ERROR, COLL_ERROR_VALUE,
-                  "ranks: %u is not between 2 and the system's %u GPUs (%u "
+                  "%s: %u is not between 2 and the system's %u GPUs (%u "
                   "servers of %u)",
-                  c->nranks, total, servers, g);
+                  RANKS_NAME(c), c->nranks, total, servers, g);
       return FALSE;
     }
     if (c->nranks > g && c->nranks % g != 0) {
       g_set_error(error, COLL_ERROR, COLL_ERROR_VALUE,
-                  "ranks: %u does not fill whole servers of %u GPUs (one rank "
+                  "%s: %u does not fill whole servers of %u GPUs (one rank "
                   "per GPU, servers in order)",
-                  c->nranks, g);
+                  RANKS_NAME(c), c->nranks, g);
       return FALSE;
     }
     c->ppn = MIN(c->nranks, g);
@@ -227,9 +230,9 @@ NcclComm *nccl_comm_new(const TopoSystem *sys, const NcclOptions *opt,
     if (!c->gpu.nic || c->gpu.nics == 0 ||
         topo_system_net(sys) == TOPO_NET_NONE) {
       g_set_error(error, COLL_ERROR, COLL_ERROR_CONFLICT,
-                  "ranks: %u ranks span %u servers, but the system has no "
+                  "%s: %u ranks span %u servers, but the system has no "
                   "NICs or no scale-out network",
-                  c->nranks, c->nnodes);
+                  RANKS_NAME(c), c->nranks, c->nnodes);
       goto fail;
     }
     port = mdl_registry_link(models, c->gpu.nic->port_link);
@@ -272,6 +275,7 @@ NcclComm *nccl_comm_new(const TopoSystem *sys, const NcclOptions *opt,
   c->collnet = c->opt.collnet && c->gpu.sharp && c->nnodes > 1;
   c->pat = c->ppn == 1 && c->nnodes > 1;
   nccl_tune(c);
+  c->opt.ranks_name = NULL; /* the caller's, for the errors above */
   return c;
 fail:
   nccl_comm_free(c);

@@ -93,6 +93,8 @@ typedef struct {
   guint32 protos;                     /* bit per NcclProto allowed; 0: all */
   guint32 min_channels, max_channels; /* 0: NCCL's choice */
   guint32 ranks;                      /* 0: every GPU of the system */
+  const char *ranks_name;             /* how nccl_comm_new's errors name `ranks`
+                             ("-n", "run.ranks"); NULL: "ranks"; not kept */
   gboolean collnet; /* NCCL_COLLNET_ENABLE: use SHARP where the network
                        has it (CollNet, multi-node NVLS); off by default,
                        as in NCCL, which needs the SHARP plugin */
