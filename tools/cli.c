@@ -216,8 +216,8 @@ static gboolean takes_value_long(const char *arg)
 }
 
 /* argv with each short option's attached value split off ("-b8" ->
- * "-b" "8", "-qb8" -> "-qb" "8"): a new array, owned by *owned, or argv
- * itself when no value is attached.  The options among them (not their
+ * "-b" "8", "-qb8" -> "-qb" "8"): a new array (to free, not its strings:
+ * they are in *owned), or argv itself when no value is attached.  The options among them (not their
  * values, not the other arguments) are added to `options`. */
 static char **split_attached(int *argc, char **argv, GPtrArray **owned,
                              GPtrArray *options)
@@ -263,10 +263,16 @@ static char **split_attached(int *argc, char **argv, GPtrArray **owned,
   }
   if (!split)
     return argv;
-  *argc = (int)out->len;
-  g_ptr_array_add(out, NULL);
-  *owned = g_steal_pointer(&out);
-  return (char **)(*owned)->pdata;
+  /* GLib moves the pointers of the array it parses (and drops those it
+   * read): it gets a copy, and the strings stay in *owned */
+  {
+    char **copy = g_new0(char *, out->len + 1);
+
+    memcpy(copy, out->pdata, out->len * sizeof(char *));
+    *argc = (int)out->len;
+    *owned = g_steal_pointer(&out);
+    return copy;
+  }
 }
 
 GOptionContext *cli_context_new(const char *parameter_string,
@@ -327,6 +333,7 @@ static gboolean cli_parse_max_input(const gchar *option_name,
  * values were attached, the arguments split (what the caller's argv
  * points to after cli_parse). */
 static GPtrArray *typed_args, *split_args;
+static char **split_argv;
 
 const char *cli_typed(const char *long_name, char short_name)
 {
@@ -383,7 +390,10 @@ gboolean cli_parse(GOptionContext *ctx, const char *command, int *argc,
     g_ptr_array_unref(typed_args);
   typed_args = g_ptr_array_new_with_free_func(g_free);
   g_clear_pointer(&split_args, g_ptr_array_unref);
+  g_clear_pointer(&split_argv, g_free);
   *argv = split_attached(argc, *argv, &split_args, typed_args);
+  if (split_args)
+    split_argv = *argv;
 
   for (int i = 1; i < *argc; i++) {
     const char *a = (*argv)[i];
