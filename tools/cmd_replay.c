@@ -30,8 +30,8 @@ typedef struct {
   char **models;
   char *llm;
   char *astra;
-  guint64 astra_tp;
-  gboolean astra_tp_seen;
+  guint64 astra_tp, astra_gpus;
+  gboolean astra_tp_seen, astra_gpus_seen;
   char *ns_per_tick;
   char *jobs;
   char *placement;
@@ -461,13 +461,13 @@ static gboolean check_options(ReplayOptions *o, NcclOptions *n, guint32 *hot,
   if (o->hot_links && !cli_parse_hot_links(o->hot_links, hot, error))
     return FALSE;
   if (o->jobs && (o->rest || o->llm || o->astra || o->placement || o->servers ||
-                  o->seed_seen || o->astra_tp_seen || o->ns_per_tick ||
-                  o->write_workload)) {
+                  o->seed_seen || o->astra_tp_seen || o->astra_gpus_seen ||
+                  o->ns_per_tick || o->write_workload)) {
     g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
                 "--jobs: the jobs file names each job's workload and "
                 "placement; give no workload, --llm, --astra, --astra-tp, "
-                "--ns-per-tick, --placement, --seed, --servers or "
-                "--write-workload with it");
+                "--astra-gpus, --ns-per-tick, --placement, --seed, --servers "
+                "or --write-workload with it");
     return FALSE;
   }
   if (o->astra_tp_seen && o->astra_tp == 0) {
@@ -476,9 +476,20 @@ static gboolean check_options(ReplayOptions *o, NcclOptions *n, guint32 *hot,
                 "more; leave it out to use the file's)");
     return FALSE;
   }
-  if ((o->astra_tp_seen || o->ns_per_tick) && !o->astra && !o->jobs) {
+  if (o->astra_gpus_seen &&
+      (o->astra_gpus == 0 || o->astra_gpus > TRC_MAX_RANKS)) {
+    g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                "--astra-gpus: %" G_GUINT64_FORMAT " is not a job size "
+                "(expected 1 to %u)",
+                o->astra_gpus, TRC_MAX_RANKS);
+    return FALSE;
+  }
+  if ((o->astra_tp_seen || o->astra_gpus_seen || o->ns_per_tick) && !o->astra &&
+      !o->jobs) {
     g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE, "%s: goes with --astra",
-                o->astra_tp_seen ? "--astra-tp" : "--ns-per-tick");
+                o->astra_tp_seen     ? "--astra-tp"
+                : o->astra_gpus_seen ? "--astra-gpus"
+                                     : "--ns-per-tick");
     return FALSE;
   }
   if (o->seed_seen && !o->jobs &&
@@ -500,6 +511,7 @@ int cli_cmd_replay(int argc, char **argv)
   ReplayOptions o = {0};
   CliNumberTarget numbers[] = {
       {"astra-tp", 0, CLI_NUMBER_COUNT, &o.astra_tp, &o.astra_tp_seen, 0},
+      {"astra-gpus", 0, CLI_NUMBER_COUNT, &o.astra_gpus, &o.astra_gpus_seen, 0},
       {"seed", 0, CLI_NUMBER_COUNT, &o.seed, &o.seed_seen, 0},
       CLI_NCCL_CHANNELS_TARGET(&o.nccl),
       CLI_MAX_MEMORY_TARGET(&o.max_memory, &o.max_memory_seen),
@@ -520,6 +532,10 @@ int cli_cmd_replay(int argc, char **argv)
       {"astra-tp", 0, 0, G_OPTION_ARG_CALLBACK, cli_parse_number_option,
        "Model-parallel ranks of the ASTRA-sim workload (default: its "
        "model_parallel_NPU_group)",
+       "N"},
+      {"astra-gpus", 0, 0, G_OPTION_ARG_CALLBACK, cli_parse_number_option,
+       "GPUs of the ASTRA-sim job (default: its all_gpus; ASTRA-sim 1.0's "
+       "own files have none)",
        "N"},
       {"ns-per-tick", 0, 0, G_OPTION_ARG_STRING, &o.ns_per_tick,
        "Length of an ASTRA-sim compute tick in ns (default 1, ASTRA-sim's)",
@@ -623,12 +639,12 @@ int cli_cmd_replay(int argc, char **argv)
     }
 
     {
-      static const CliWorkloadNames names = {"--llm", "--astra-tp",
-                                             "--ns-per-tick", "--astra"};
+      static const CliWorkloadNames names = {
+          "--llm", "--astra-tp", "--ns-per-tick", "--astra", "--astra-gpus"};
 
       j.w = cli_load_workload(o.rest ? o.rest[0] : NULL, o.astra, o.llm,
-                              (guint32)o.astra_tp, o.ns_per_tick, "workload",
-                              &names, &error);
+                              (guint32)o.astra_tp, (guint32)o.astra_gpus,
+                              o.ns_per_tick, "workload", &names, &error);
     }
     if (!j.w) {
       cli_job_clear(&j);

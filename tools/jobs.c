@@ -61,8 +61,9 @@ gboolean cli_parse_servers(const char *text, const char *what, GArray **out,
 /* Reads a workload: a CSV file, an ASTRA-sim text file or an LLM spec. */
 TrcWorkload *cli_load_workload(const char *csv, const char *astra,
                                const char *llm, guint32 astra_tp,
-                               const char *ns_per_tick, const char *where,
-                               const CliWorkloadNames *names, GError **error)
+                               guint32 astra_gpus, const char *ns_per_tick,
+                               const char *where, const CliWorkloadNames *names,
+                               GError **error)
 {
   int given = (csv != NULL) + (astra != NULL) + (llm != NULL);
   TrcWorkload *w;
@@ -100,8 +101,11 @@ TrcWorkload *cli_load_workload(const char *csv, const char *astra,
     return w;
   }
   if (astra) {
-    TrcAstraOptions ao = {
-        .tp = astra_tp, .tp_given_as = names->astra_tp, .ns_per_tick = 1.0};
+    TrcAstraOptions ao = {.tp = astra_tp,
+                          .tp_given_as = names->astra_tp,
+                          .gpus = astra_gpus,
+                          .gpus_given_as = names->astra_gpus,
+                          .ns_per_tick = 1.0};
 
     if (ns_per_tick) {
       char *end = NULL;
@@ -124,9 +128,9 @@ TrcWorkload *cli_load_workload(const char *csv, const char *astra,
   return w;
 }
 
-static const char *const job_keys[] = {"workload", "llm",         "astra",
-                                       "astra_tp", "ns_per_tick", "placement",
-                                       "seed",     "servers",     NULL};
+static const char *const job_keys[] = {
+    "workload",    "llm",       "astra", "astra_tp", "astra_gpus",
+    "ns_per_tick", "placement", "seed",  "servers",  NULL};
 
 /* The jobs of a jobs file: groups [job NAME]; paths relative to it. */
 gboolean cli_jobs_load(const char *path, GArray *jobs, GError **error)
@@ -156,8 +160,9 @@ gboolean cli_jobs_load_data(const char *text, gsize len, const char *path,
     g_autofree char *where = NULL;
     g_autofree char *csv = NULL, *astra = NULL, *llm = NULL, *ns = NULL;
     g_autofree char *pl = NULL, *seed = NULL, *servers = NULL, *tp = NULL;
+    g_autofree char *gpus = NULL;
     CliJob j = {0};
-    guint64 astra_tp = 0;
+    guint64 astra_tp = 0, astra_gpus = 0;
 
     if (!g_str_has_prefix(g, "job ") || !g[4]) {
       g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
@@ -170,7 +175,8 @@ gboolean cli_jobs_load_data(const char *text, gsize len, const char *path,
       if (!g_strv_contains(job_keys, keys[k])) {
         g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
                     "%s: unknown key '%s' (expected workload, llm, astra, "
-                    "astra_tp, ns_per_tick, placement, seed, servers)",
+                    "astra_tp, astra_gpus, ns_per_tick, placement, seed, "
+                    "servers)",
                     where, keys[k]);
         return FALSE;
       }
@@ -184,6 +190,7 @@ gboolean cli_jobs_load_data(const char *text, gsize len, const char *path,
     GET(seed, "seed");
     GET(servers, "servers");
     GET(tp, "astra_tp");
+    GET(gpus, "astra_gpus");
 #undef GET
     if (csv && !g_path_is_absolute(csv)) {
       char *p = g_build_filename(dir, csv, NULL);
@@ -201,10 +208,19 @@ gboolean cli_jobs_load_data(const char *text, gsize len, const char *path,
                   "%s: astra_tp '%s' is not a count of ranks", where, tp);
       return FALSE;
     }
-    if ((tp || ns) && !astra) {
+    if (gpus && !g_ascii_string_to_unsigned(gpus, 10, 1, TRC_MAX_RANKS,
+                                            &astra_gpus, NULL)) {
+      g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                  "%s: astra_gpus '%s' is not a count of GPUs (1 to %u)", where,
+                  gpus, TRC_MAX_RANKS);
+      return FALSE;
+    }
+    if ((tp || ns || gpus) && !astra) {
       g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
                   "%s: %s goes with astra (an ASTRA-sim workload)", where,
-                  tp ? "astra_tp" : "ns_per_tick");
+                  tp     ? "astra_tp"
+                  : gpus ? "astra_gpus"
+                         : "ns_per_tick");
       return FALSE;
     }
     j.name = g_strdup(g + 4);
@@ -213,10 +229,11 @@ gboolean cli_jobs_load_data(const char *text, gsize len, const char *path,
       g_autofree char *n_tp = g_strdup_printf("%s astra_tp", where);
       g_autofree char *n_ns = g_strdup_printf("%s ns_per_tick", where);
       g_autofree char *n_astra = g_strdup_printf("%s astra", where);
-      const CliWorkloadNames names = {n_llm, n_tp, n_ns, n_astra};
+      g_autofree char *n_gpus = g_strdup_printf("%s astra_gpus", where);
+      const CliWorkloadNames names = {n_llm, n_tp, n_ns, n_astra, n_gpus};
 
-      j.w = cli_load_workload(csv, astra, llm, (guint32)astra_tp, ns, where,
-                              &names, error);
+      j.w = cli_load_workload(csv, astra, llm, (guint32)astra_tp,
+                              (guint32)astra_gpus, ns, where, &names, error);
     }
     if (!j.w)
       goto bad;

@@ -27,7 +27,7 @@ typedef struct {
 /* How the user gave the workload's options, for messages: the flags on
  * the command line, "FILE: [job NAME] KEY" in a jobs file. */
 typedef struct {
-  const char *llm, *astra_tp, *ns_per_tick, *astra;
+  const char *llm, *astra_tp, *ns_per_tick, *astra, *astra_gpus;
 } CliWorkloadNames;
 
 void cli_job_clear(CliJob *j);
@@ -41,8 +41,9 @@ gboolean cli_parse_servers(const char *text, const char *what, GArray **out,
  * an LLM spec; `where` and `names` say how the user gave them. */
 TrcWorkload *cli_load_workload(const char *csv, const char *astra,
                                const char *llm, guint32 astra_tp,
-                               const char *ns_per_tick, const char *where,
-                               const CliWorkloadNames *names, GError **error);
+                               guint32 astra_gpus, const char *ns_per_tick,
+                               const char *where, const CliWorkloadNames *names,
+                               GError **error);
 
 /* Appends the jobs of a jobs file (its text, for _data) to jobs (CliJob);
  * workload paths are relative to the file. */

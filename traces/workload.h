@@ -96,6 +96,8 @@ typedef struct {
   const char *tp_given_as; /* how the user gave tp, for messages
                               ("--astra-tp"); may be NULL */
   guint32 gpus;       /* ranks of the job; 0: from the file's all_gpus */
+  const char *gpus_given_as; /* how the user gave gpus ("--astra-gpus");
+                                may be NULL */
   double ns_per_tick; /* length of one tick of the compute columns (> 0);
                          ASTRA-sim and SimAI run 1 ns ticks (CLOCK_PERIOD
                          1, system/Common.hh) */

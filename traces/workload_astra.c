@@ -192,7 +192,12 @@ static gboolean parse_comm(const char *path, const Tok *type, const Tok *size,
   } types[] = {{"ALLREDUCE", NCCL_COLL_ALLREDUCE},
                {"ALLGATHER", NCCL_COLL_ALLGATHER},
                {"REDUCESCATTER", NCCL_COLL_REDUCESCATTER},
-               {"ALLTOALL", NCCL_COLL_ALLTOALL}};
+               {"ALLTOALL", NCCL_COLL_ALLTOALL},
+               /* AICB writes BROADCAST for Megatron's broadcasts of the
+                * batch and parameters over a group; SimAI's Workload.cc
+                * has no branch for it and drops it, ifsim runs it as
+                * NCCL's Broadcast from the group's first rank */
+               {"BROADCAST", NCCL_COLL_BROADCAST}};
   const char *t = type->text;
 
   memset(c, 0, sizeof *c);
@@ -228,8 +233,8 @@ static gboolean parse_comm(const char *path, const Tok *type, const Tok *size,
   }
   return tok_error(error, path, type,
                    "unknown comm type: expected NONE, ALLREDUCE, ALLGATHER, "
-                   "REDUCESCATTER or ALLTOALL, optionally with _EP or "
-                   "_DP_EP");
+                   "REDUCESCATTER, ALLTOALL or BROADCAST, optionally with "
+                   "_EP or _DP_EP");
 }
 
 static gboolean ticks_ps(const Imp *m, const Tok *t, SimTime *out,
@@ -427,11 +432,30 @@ TrcWorkload *trc_workload_load_astra_data(const char *text, gsize len,
 
   /* The layout. */
   gpus = opt->gpus ? opt->gpus : h.all_gpus;
-  if (gpus == 0 || gpus > TRC_MAX_RANKS) {
+  if (opt->gpus && h.has_all_gpus && opt->gpus != h.all_gpus) {
     g_set_error(error, TRC_ERROR, TRC_ERROR_RANGE,
-                "%s: the job's ranks: expected all_gpus: N on line 1 or the "
-                "number of GPUs given, in [1, %u]",
-                path, TRC_MAX_RANKS);
+                "%s:1: all_gpus: %" G_GUINT64_FORMAT ", but %s gives %u: "
+                "expected one job size (leave %s out to use the file's)",
+                path, (guint64)h.all_gpus,
+                opt->gpus_given_as ? opt->gpus_given_as : "the caller",
+                opt->gpus, opt->gpus_given_as ? opt->gpus_given_as : "it");
+    ok = FALSE;
+  } else if (gpus == 0 || gpus > TRC_MAX_RANKS) {
+    /* ASTRA-sim 1.0 takes the NPU count from its network configuration:
+     * its own examples have no all_gpus: */
+    g_autofree char *how =
+        opt->gpus_given_as
+            ? g_strdup_printf("give them with %s N", opt->gpus_given_as)
+            : g_strdup("give the job's GPU count");
+
+    g_set_error(error, TRC_ERROR, TRC_ERROR_RANGE,
+                "%s: the job's ranks: %s (ASTRA-sim 1.0 takes them from its "
+                "network configuration, SimAI from all_gpus: on line 1): "
+                "%s, from 1 to %u",
+                path,
+                h.has_all_gpus ? "all_gpus: is out of range"
+                               : "the file does not say them",
+                how, TRC_MAX_RANKS);
     ok = FALSE;
   }
   tp = opt->tp;

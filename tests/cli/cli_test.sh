@@ -503,6 +503,19 @@ else
 fi
 expect 0 "job llm: 8 ranks (tp 4, pp 2, dp 1, ep 1)" replay --llm "layers=4,hidden=1024,ffn=4096,vocab=32000,seq=512,mbs=1,microbatches=2,tp=4,pp=2,dp=1,tflops=989,mfu=0.5,optimizer_us=100"
 expect 0 "job astra_2layer: 8 ranks (tp 8, pp 1, dp 1, ep 1)" replay --astra "$WL/astra_2layer.txt" --astra-tp 8
+# ASTRA-sim 1.0's own files have no all_gpus: the job size is given
+expect 2 "Resnet50_DataParallel.txt: the job's ranks: the file does not say them" replay --astra "$WL/real/Resnet50_DataParallel.txt"
+expect 2 "give them with --astra-gpus N" replay --astra "$WL/real/Resnet50_DataParallel.txt"
+expect 0 "job Resnet50_DataParallel: 8 ranks (tp 1, pp 1, dp 8, ep 1)" replay --astra "$WL/real/Resnet50_DataParallel.txt" --astra-gpus 8
+expect 0 "job aicb_G13B-M1-C01_GPT13B_megatron_tp8_pp1_mbs1_A100: 8 ranks (tp 8" replay --astra "$WL/real/aicb_G13B-M1-C01_GPT13B_megatron_tp8_pp1_mbs1_A100.txt" --astra-gpus 8
+expect 2 "--astra-gpus: 0 is not a job size" replay --astra "$WL/real/Resnet50_DataParallel.txt" --astra-gpus 0
+expect 2 ":1: all_gpus: 8, but --astra-gpus gives 16" replay --astra "$WL/astra_2layer.txt" --astra-tp 8 --astra-gpus 16
+jobs_gpus=$(mktemp)
+printf '[job resnet]\nastra = %s\nastra_gpus = 8\n' "$(cd "$WL/real" && pwd)/Resnet50_DataParallel.txt" >"$jobs_gpus"
+expect 0 "job resnet: 8 ranks (tp 1, pp 1, dp 8, ep 1)" replay --jobs "$jobs_gpus"
+printf '[job resnet]\nastra = %s\nastra_gpus = 8x\n' "$(cd "$WL/real" && pwd)/Resnet50_DataParallel.txt" >"$jobs_gpus"
+expect 2 "[job resnet]: astra_gpus '8x' is not a count of GPUs" replay --jobs "$jobs_gpus"
+rm -f "$jobs_gpus"
 expect 0 "links the jobs share: 72 (the busiest first)" replay --jobs "$RP/jobs.ini" -t "$A100" --summary-csv "$rp/jobs.csv" --csv "$rp/jobs-ops.csv" --links-csv "$rp/links.csv"
 for g in summary ops; do
   f=$rp/jobs.csv
@@ -536,6 +549,7 @@ expect 2 "--servers: '0-200000000' lists more than 1048576 servers" replay "$EX"
 expect 2 "--seed: goes with --placement random" replay "$EX" --seed 5
 expect 2 "ifsim: sweep: run.maxbytes is both fixed (its option or [sweep] maxbytes) and varied; give one" sweep -e 64M --vary run.maxbytes=2M,4M
 expect 2 "--astra-tp: goes with --astra" replay "$EX" --astra-tp 8
+expect 2 "--astra-gpus: goes with --astra" replay "$EX" --astra-gpus 8
 expect 0 "step time" replay "$EX" --placement random --seed 5 --timeline "$rp/t3.json" --hot-links all
 expect 2 "$rp/none/x.csv" replay "$EX" --summary-csv "$rp/s2.csv" --csv "$rp/none/x.csv"
 absent "$rp/s2.csv"

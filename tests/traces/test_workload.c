@@ -571,7 +571,9 @@ START_TEST(test_astra_errors)
       {"DATA all_gpus: 4\n2\nx -1 1 NONE 0 1 NONE 0 1 ALLREDUCE 8 1\n",
        "12 fields after line 2: expected 2 layers of 12"},
       {"DATA\n1\nx -1 1 NONE 0 1 NONE 0 1 ALLREDUCE 8 1\n",
-       "expected all_gpus: N on line 1"},
+       "the job's ranks: the file does not say them (ASTRA-sim 1.0 takes "
+       "them from its network configuration, SimAI from all_gpus: on line "
+       "1): give the job's GPU count, from 1 to 16777216"},
       {"HYBRID_TRANSFORMER model_parallel_NPU_group: 8 all_gpus: 8 pp: 2\n1\n"
        "x -1 1 NONE 0 1 NONE 0 1 NONE 0 1\n",
        "pipeline parallelism (pp 2)"},
@@ -603,6 +605,78 @@ START_TEST(test_astra_errors)
     g_unlink(path);
   }
   g_rmdir(dir);
+}
+END_TEST
+
+START_TEST(test_astra_real_files)
+{
+  /* tests/data/workload/real (PROVENANCE.md): ASTRA-sim 1.0's own files
+   * have no all_gpus: (CRLF line endings), AICB's SimAI file a
+   * BROADCAST */
+  static const struct {
+    const char *file;
+    guint32 gpus, tp, dp;
+  } cases[] = {
+      {"Resnet50_DataParallel.txt", 16, 1, 16},
+      {"Transformer_HybridParallel.txt", 16, 4, 4},
+      {"aicb_G13B-M1-C01_GPT13B_megatron_tp8_pp1_mbs1_A100.txt", 16, 8, 2}};
+
+  for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+    g_autofree char *path = g_build_filename(IFSIM_TEST_DATA_DIR, "workload",
+                                             "real", cases[i].file, NULL);
+    TrcAstraOptions opt = {.gpus_given_as = "--astra-gpus", .ns_per_tick = 1};
+    g_autoptr(GError) error = NULL;
+    g_autoptr(TrcWorkload) none =
+        trc_workload_load_astra_opts(path, &opt, &error);
+    g_autoptr(TrcWorkload) w = NULL;
+
+    ck_assert_ptr_null(none);
+    ck_assert_msg(strstr(error->message,
+                         "the job's ranks: the file does not say them "
+                         "(ASTRA-sim 1.0 takes them from its network "
+                         "configuration, SimAI from all_gpus: on line 1): "
+                         "give them with --astra-gpus N"),
+                  "%s", error->message);
+    g_clear_error(&error);
+    opt.gpus = cases[i].gpus;
+    w = trc_workload_load_astra_opts(path, &opt, &error);
+    ck_assert_msg(w != NULL, "%s: %s", cases[i].file,
+                  error ? error->message : "");
+    ck_assert_uint_eq(w->tp, cases[i].tp);
+    ck_assert_uint_eq(w->dp, cases[i].dp);
+    ck_assert(trc_workload_validate(w, NULL));
+  }
+  {
+    /* the BROADCAST of AICB's file: NCCL's Broadcast over the TP group, as
+     * a forward comm of its layer, 16,384 bytes */
+    g_autofree char *path = g_build_filename(IFSIM_TEST_DATA_DIR, "workload",
+                                             "real", cases[2].file, NULL);
+    TrcAstraOptions opt = {.gpus = 8, .ns_per_tick = 1};
+    g_autoptr(TrcWorkload) w = trc_workload_load_astra_opts(path, &opt, NULL);
+    const TrcOp *o = &w->ops[find(w, "l0.norm.fwd_broadcast")];
+
+    ck_assert(!o->compute);
+    ck_assert_int_eq(o->coll, NCCL_COLL_BROADCAST);
+    ck_assert_int_eq(o->group, TRC_GROUP_TP);
+    ck_assert_uint_eq(o->bytes, 16384);
+  }
+}
+END_TEST
+
+START_TEST(test_astra_gpus_conflict)
+{
+  /* a job size given beside the file's all_gpus: must agree with it */
+  g_autofree char *path = data_path("astra_transformer.txt");
+  TrcAstraOptions opt = {
+      .gpus = 4, .gpus_given_as = "--astra-gpus", .ns_per_tick = 1};
+  g_autoptr(GError) error = NULL;
+  g_autoptr(TrcWorkload) w = trc_workload_load_astra_opts(path, &opt, &error);
+
+  ck_assert(w == NULL);
+  ck_assert_msg(strstr(error->message, ":1: all_gpus: 8, but --astra-gpus "
+                                       "gives 4: expected one job size (leave "
+                                       "--astra-gpus out to use the file's)"),
+                "%s", error->message);
 }
 END_TEST
 
@@ -650,6 +724,8 @@ Suite *suite_workload(void)
   tcase_add_test(tc, test_astra_transformer);
   tcase_add_test(tc, test_astra_errors);
   tcase_add_test(tc, test_astra_tp_conflict);
+  tcase_add_test(tc, test_astra_real_files);
+  tcase_add_test(tc, test_astra_gpus_conflict);
   tcase_add_test(tc, test_validate_ids);
   suite_add_tcase(s, tc);
   return s;
