@@ -248,8 +248,13 @@ static gboolean infer_collective(NcclTable *tb, GError **error)
       tb->collective = "reducescatter";
   } else if (r->has_root && r->root >= 0)
     tb->collective = g_str_equal(r->redop, "none") ? "broadcast" : "reduce";
-  else if (r->has_root)
+  else if (r->has_root && tb->ranks > 2)
     tb->collective = "sendrecv";
+  else if (r->has_root)
+    /* on 2 ranks AllReduce's busbw is algbw too (2(n-1)/n): older
+     * nccl-tests print no test name to tell them apart */
+    why = tb->ranks == 2 ? "sendrecv, or allreduce on 2 ranks"
+                         : "sendrecv, or allreduce if on 2 ranks";
   else
     why = "broadcast, reduce or sendrecv";
   if (why)
