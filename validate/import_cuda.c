@@ -496,6 +496,10 @@ static gboolean nvbw_cell(ValMeasurements *m, ValSeen *seen, const NvbwCase *c,
   ValPoint p;
   char r[16], k[16];
 
+  /* a GPU with itself in a matrix between GPUs is no peer measurement:
+   * nvbandwidth prints N/A there, and 0.00 in its README's sample */
+  if (v == 0 && row == col && !c->host_row && c->dir != D_LOCAL)
+    return TRUE;
   if (v <= 0)
     return val__fail(error, name, line,
                      "%s column %u: expected a value > 0, found %g", c->name,
