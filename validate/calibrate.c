@@ -254,6 +254,34 @@ static gboolean staged_time(const TopoSystem *sys, SimNodeId a, SimNodeId b,
   return TRUE;
 }
 
+/* Messages a perftest bandwidth run keeps in flight: each QP posts up to
+ * its tx depth of writes or sends (perftest_parameters.h DEF_TX_BW 128);
+ * reads are held to the outstanding reads the QP allows (-o, the device's
+ * max_qp_rd_atom: 16 on ConnectX, MAX_OUT_READ_HERMON).  0 for other
+ * tests.  The header's counts are checked by the importer. */
+static guint32 verbs_depth(const ValMeasurements *m, const char *test)
+{
+  /* perftest's header (the importer), else the probe's */
+  const char *tx = val_meas_get(m, "verbs.tx_depth")
+                       ? val_meas_get(m, "verbs.tx_depth")
+                       : val_meas_get(m, "tx_depth");
+  const char *rd = val_meas_get(m, "verbs.outstand_reads");
+  const char *qps = val_meas_get(m, "verbs.number_of_qps");
+  guint64 depth = 128, reads = 16, n_qps = 1;
+
+  if (!g_str_has_suffix(test, "_bw"))
+    return 0;
+  if (tx)
+    g_ascii_string_to_unsigned(tx, 10, 1, 1u << 20, &depth, NULL);
+  if (rd)
+    g_ascii_string_to_unsigned(rd, 10, 1, 1u << 20, &reads, NULL);
+  if (qps)
+    g_ascii_string_to_unsigned(qps, 10, 1, 1u << 20, &n_qps, NULL);
+  if (g_str_equal(test, "read_bw"))
+    depth = MIN(depth, reads);
+  return (guint32)(depth * n_qps);
+}
+
 static gboolean predict_p2p(const TopoSystem *sys, const ValPoint *p,
                             P2pTime *out, GError **error)
 {
@@ -303,6 +331,21 @@ static gboolean predict_p2p(const TopoSystem *sys, const ValPoint *p,
       return FALSE;
   } else if (!p2p_time(sys, a, b, p->size_bytes, net, read, out, error)) {
     return FALSE;
+  }
+  if (p->probe == VAL_PROBE_VERBS && g_str_has_suffix(p->test, "_bw")) {
+    /* A bandwidth run posts a stream, `depth` messages in flight: a
+     * message costs its time on the wire, or its whole latency shared by
+     * the messages in flight when those do not cover it; the first one's
+     * latency is spread over the run's iterations. */
+    P2pTime one;
+    double depth = p->depth ? p->depth : 128, n = MAX(p->iterations, 1);
+    double wire, per;
+
+    if (!p2p_time(sys, a, b, 1, net, read, &one, error))
+      return FALSE;
+    wire = MAX(out->time_ps - one.time_ps, 0);
+    per = MAX(wire, out->time_ps / depth);
+    out->time_ps = per + (out->time_ps - per) / n;
   }
   if (bidir || round_trip) {
     P2pTime back;
@@ -515,6 +558,8 @@ void val_report_build(const TopoSystem *sys, ValMeasurements *const *sets,
         pt.iters = (guint32)iters;
         pt.nccl_version = version;
       }
+      if (pt.probe == VAL_PROBE_VERBS)
+        pt.depth = verbs_depth(sets[k], pt.test);
       key = series_key(&pt);
       if (g_hash_table_lookup_extended(index, key, NULL, &at)) {
         g = groups->pdata[GPOINTER_TO_UINT(at)];

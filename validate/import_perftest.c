@@ -86,32 +86,89 @@ static gboolean hint_test_mode(const ValText *t, GHashTable *hints,
   return TRUE;
 }
 
-/* " Key  : value" segments of a header line -> verbs.key = value. */
-static void header_pairs(ValMeasurements *m, const char *line, char **device)
+/* The header's counts the prediction of a bandwidth row reads
+ * (validate/calibrate.c: the messages a run keeps in flight). */
+static const char *const count_keys[] = {
+    "verbs.tx_depth", "verbs.outstand_reads", "verbs.number_of_qps"};
+
+/* One " Key  : value" pair -> verbs.key = value. */
+static gboolean header_pair(ValMeasurements *m, const char *k_start,
+                            gsize k_len, const char *v_start, gsize v_len,
+                            char **device, const char *name, guint line,
+                            GError **error)
 {
-  g_auto(GStrv) seg = g_strsplit(line, "\t", -1);
+  g_autofree char *k = g_strstrip(g_strndup(k_start, k_len));
+  g_autofree char *v = g_strstrip(g_strndup(v_start, v_len));
+  g_autoptr(GString) key = NULL;
 
-  for (guint i = 0; seg[i]; i++) {
-    const char *c = strstr(seg[i], " :");
-    g_autofree char *k = NULL, *v = NULL;
-    GString *key;
-
-    if (!c)
-      continue;
-    k = g_strstrip(g_strndup(seg[i], (gsize)(c - seg[i])));
-    v = g_strstrip(g_strdup(c + 2));
-    if (k[0] == '\0' || v[0] == '\0')
-      continue;
-    key = g_string_new("verbs.");
-    for (const char *p = k; *p; p++)
-      g_string_append_c(key, g_ascii_isalnum(*p) ? g_ascii_tolower(*p) : '_');
-    val_meas_set(m, key->str, v);
-    if (g_str_equal(key->str, "verbs.device")) {
-      g_free(*device);
-      *device = g_strdup(v);
+  if (k[0] == '\0' || v[0] == '\0')
+    return TRUE;
+  key = g_string_new("verbs.");
+  for (const char *p = k; *p; p++)
+    g_string_append_c(key, g_ascii_isalnum(*p) ? g_ascii_tolower(*p) : '_');
+  for (guint i = 0; i < G_N_ELEMENTS(count_keys); i++)
+    if (g_str_equal(key->str, count_keys[i]) &&
+        !g_ascii_string_to_unsigned(v, 10, 1, 1u << 20, NULL, NULL)) {
+      g_autofree char *x = val__excerpt(v);
+      return val__fail(error, name, line,
+                       "'%s : %s': expected a count from 1 to 2^20", k, x);
     }
-    g_string_free(key, TRUE);
+  val_meas_set(m, key->str, v);
+  if (g_str_equal(key->str, "verbs.device")) {
+    g_free(*device);
+    *device = g_strdup(v);
   }
+  return TRUE;
+}
+
+/* The " Key  : value" pairs of a header line, two to a line: perftest
+ * separates them with tabs (" Dual-port       : OFF\t\tDevice         :
+ * mlx5_0"), a paste often with spaces.  A key is padded to its colon and
+ * may hold single spaces ("Number of qps"); a run of two or more blanks
+ * before it ends the value in front of it. */
+static gboolean header_pairs(ValMeasurements *m, const char *line,
+                             char **device, const char *name, guint n_line,
+                             GError **error)
+{
+  g_autofree char *l = g_strdup(line);
+  g_autoptr(GArray) colons = g_array_new(FALSE, FALSE, sizeof(gsize));
+  gsize n = strlen(l);
+
+  for (char *p = l; *p; p++)
+    if (*p == '\t')
+      *p = ' ';
+  for (gsize i = 1; i + 1 < n; i++)
+    if (l[i] == ':' && l[i - 1] == ' ' && l[i + 1] == ' ')
+      g_array_append_val(colons, i);
+  for (guint c = 0; c < colons->len; c++) {
+    gsize at = g_array_index(colons, gsize, c), k_end = at, k_start;
+    gsize v_end = c + 1 < colons->len ? g_array_index(colons, gsize, c + 1) : n;
+
+    /* the key: back over its padding, then its words to a double blank */
+    while (k_end > 0 && l[k_end - 1] == ' ')
+      k_end--;
+    k_start = k_end;
+    while (k_start > 0 &&
+           !(l[k_start - 1] == ' ' && k_start > 1 && l[k_start - 2] == ' '))
+      k_start--;
+    if (c + 1 < colons->len) {
+      /* the value ends where the next key starts */
+      gsize next = g_array_index(colons, gsize, c + 1);
+
+      while (next > at && l[next - 1] == ' ')
+        next--;
+      while (next > at + 1 && !(l[next - 1] == ' ' && l[next - 2] == ' '))
+        next--;
+      v_end = next;
+    }
+    if (c > 0 && k_start <= g_array_index(colons, gsize, c - 1))
+      continue; /* no double blank before this colon: inside a value */
+    if (!header_pair(m, l + k_start, k_end - k_start, l + at + 1,
+                     v_end > at + 1 ? v_end - at - 1 : 0, device, name, n_line,
+                     error))
+      return FALSE;
+  }
+  return TRUE;
 }
 
 typedef enum { T_NONE, T_BW, T_LAT, T_LAT_AVG } TableKind;
@@ -189,8 +246,8 @@ ValMeasurements *val__import_perftest_text(const ValText *t, GError **error)
       continue;
     }
     if (kind == T_NONE) {
-      if (strstr(l, " :"))
-        header_pairs(m, l, &device);
+      if (strstr(l, " :") && !header_pairs(m, l, &device, t->name, line, error))
+        return NULL;
       continue;
     }
     if (strstr(l, "#bytes")) {

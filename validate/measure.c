@@ -278,8 +278,8 @@ static gboolean parse_header_line(ValMeasurements *m, const char *line)
 }
 
 /* The header keys predictions read (validate/calibrate.c), checked when
- * read: gpus_per_process and iters are counts, nccl and nccl.version NCCL
- * versions. */
+ * read: gpus_per_process, iters and the verbs depths are counts, nccl and
+ * nccl.version NCCL versions. */
 static gboolean check_header_value(const char *key, const char *value,
                                    const char *name, guint line,
                                    GError **error)
@@ -301,6 +301,16 @@ static gboolean check_header_value(const char *key, const char *value,
                 "%s:%u: iters '%s': expected a count from 1 to %u (calls "
                 "timed back to back, nccl-tests -n)",
                 name, line, value, G_MAXUINT32);
+    return FALSE;
+  }
+  if ((strcmp(key, "tx_depth") == 0 || strcmp(key, "verbs.tx_depth") == 0 ||
+       strcmp(key, "verbs.outstand_reads") == 0 ||
+       strcmp(key, "verbs.number_of_qps") == 0) &&
+      !g_ascii_string_to_unsigned(value, 10, 1, 1u << 20, NULL, NULL)) {
+    g_set_error(error, VAL_ERROR, VAL_ERROR_PARSE,
+                "%s:%u: %s '%s': expected a count from 1 to 2^20 (verbs "
+                "messages in flight, queue pairs)",
+                name, line, key, value);
     return FALSE;
   }
   if ((strcmp(key, "nccl") == 0 || strcmp(key, "nccl.version") == 0) &&

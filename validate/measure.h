@@ -71,6 +71,10 @@ typedef struct {
                     long loop) */
   guint32 nccl_version; /* nccl: the NCCL measured (the header's nccl or
                            nccl.version, as NcclOptions; 0: not known) */
+  guint32 depth; /* verbs bandwidth tests: messages in flight (the header's
+                    verbs.tx_depth, or verbs.outstand_reads for read_bw,
+                    times verbs.number_of_qps; 0: not known, perftest's
+                    defaults) */
 } ValPoint;
 
 /* A set of points and the machine they were measured on. */

@@ -117,6 +117,41 @@ START_TEST(test_predict_copies)
 }
 END_TEST
 
+/* A perftest bandwidth row times a stream: with its messages in flight
+ * covering the latency a 64 KiB write costs its time on the wire; with
+ * one in flight, its whole latency (less a share of the first one's over
+ * the iterations). */
+START_TEST(test_predict_verbs_stream)
+{
+  g_autoptr(TopoSystem) sys =
+      load(DGX_H100 "servers = 2\n[scaleout]\ntopology = fat-tree\nswitch = "
+                    "quantum2-ndr\ntiers = 2\nrail_optimized = true\n",
+           NULL);
+  g_autoptr(GError) error = NULL;
+  const MdlLink *limit;
+  guint hops;
+  double stream, alone, one_byte;
+  ValPoint p =
+      point(VAL_PROBE_VERBS, "write_bw", "mlx5_0", "remote", 64 * 1024, 0);
+  ValPoint lat = point(VAL_PROBE_VERBS, "write_lat", "mlx5_0", "remote", 1, 0);
+
+  p.iterations = 5000;
+  p.depth = 128;
+  ck_assert_msg(val_predict_point(sys, &p, &stream, &limit, &hops, &error),
+                "%s", error ? error->message : "");
+  ck_assert_double_eq_tol(
+      stream,
+      65536.0 / mdl_link_effective_Bps(limit, 65536, 0, MDL_OP_WRITE) * 1e6,
+      0.01 * stream);
+  p.depth = 1;
+  ck_assert(val_predict_point(sys, &p, &alone, &limit, &hops, &error));
+  ck_assert(val_predict_point(sys, &lat, &one_byte, &limit, &hops, &error));
+  /* one in flight: the isolated message, its latency included */
+  ck_assert_double_eq_tol(alone, stream + one_byte, 0.01 * alone);
+  ck_assert_double_gt(alone, 1.3 * stream);
+}
+END_TEST
+
 START_TEST(test_predict_refused)
 {
   g_autoptr(TopoSystem) sys = load(DGX_H100, NULL);
@@ -525,6 +560,7 @@ Suite *suite_calibrate(void)
   tcase_add_test(tc, test_fit_exact);
   tcase_add_test(tc, test_predict_copies);
   tcase_add_test(tc, test_predict_refused);
+  tcase_add_test(tc, test_predict_verbs_stream);
   tcase_add_test(tc, test_calibration_meets_measurement);
   tcase_add_test(tc, test_calibration_nothing);
   tcase_add_test(tc, test_carry_over);

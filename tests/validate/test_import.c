@@ -672,6 +672,8 @@ static const struct {
      ":51: BW average: expected a bandwidth > 0, found '0.00'"},
     {"perftest_zero_iterations.txt",
      ":51: #iterations: expected a whole number >= 1, found '0'"},
+    {"perftest_tx_depth_garbage.txt",
+     ":21: 'TX depth : 12x': expected a count from 1 to 2^20"},
     /* p2pBandwidthLatencyTest text */
     {"p2p_duplicate_matrix.txt",
      ":102: p2p ce_uni peer gpu0 -> gpu0, ranks 1, 160000000 bytes again "
@@ -1058,6 +1060,19 @@ START_TEST(test_real_files)
     p = find(m, VAL_PROBE_P2P, "ce_uni", "peer", "gpu6", "gpu0", p->size_bytes);
     ck_assert_double_eq_tol(p->bw_GBps, 274.89, 1e-9); /* row 6, column 0 */
   }
+  g_clear_pointer(&m, val_meas_free);
+  /* perftest pasted with spaces for its tabs: the header pairs (the
+   * device among them) read all the same */
+  m = import_ok("measure/real", "ib_write_bw_roce_mlx5_k8s.txt");
+  ck_assert_uint_eq(m->points->len, 1);
+  check_key(m, "verbs.device", "mlx5_0");
+  check_key(m, "verbs.dual_port", "OFF");
+  check_key(m, "verbs.number_of_qps", "1");
+  check_key(m, "verbs.transport_type", "IB");
+  check_key(m, "verbs.tx_depth", "128");
+  check_key(m, "verbs.link_type", "Ethernet");
+  check_key(m, "verbs.data_ex__method", "rdma_cm");
+  ck_assert_str_eq(g_array_index(m->points, ValPoint, 0).src, "mlx5_0");
 }
 END_TEST
 
