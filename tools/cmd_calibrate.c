@@ -62,7 +62,7 @@ static void inputs_clear(Inputs *in)
   topo_system_free(in->sys);
 }
 
-static gboolean inputs_load(Inputs *in, GError **error)
+static gboolean inputs_load(Inputs *in, const char *command, GError **error)
 {
   if (!in->files || !in->files[0]) {
     g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
@@ -112,7 +112,21 @@ static gboolean inputs_load(Inputs *in, GError **error)
   }
   in->sys =
       topo_system_load(in->topology, (const char *const *)in->models, error);
-  return in->sys != NULL;
+  if (!in->sys)
+    return FALSE;
+  {
+    /* a measurement of other hardware than the system's: said, not
+     * refused (comparing them may be the point) */
+    g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func(g_free);
+
+    for (guint i = 0; i < in->sets->len; i++)
+      val_meas_check_system(in->sets->pdata[i], in->files[i], in->sys,
+                            warnings);
+    for (guint i = 0; i < warnings->len; i++)
+      fprintf(stderr, "ifsim: %s: warning: %s\n", command,
+              (const char *)warnings->pdata[i]);
+  }
+  return TRUE;
 }
 
 static void print_series(FILE *out, const ValReport *r)
@@ -182,7 +196,7 @@ int cli_cmd_calibrate(int argc, char **argv)
   if (!output)
     g_set_error(&error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
                 "-o/--output is required: where to write the model file");
-  if (error || !inputs_load(&in, &error))
+  if (error || !inputs_load(&in, "calibrate", &error))
     goto fail;
   val_report_build(in.sys, (ValMeasurements *const *)in.sets->pdata,
                    in.sets->len, &rep);
@@ -400,7 +414,7 @@ int cli_cmd_validate(int argc, char **argv)
                   ">= 0)",
                   max_error);
   }
-  if (error || !inputs_load(&in, &error))
+  if (error || !inputs_load(&in, "validate", &error))
     goto fail;
   val_report_build(in.sys, (ValMeasurements *const *)in.sets->pdata,
                    in.sets->len, &rep);

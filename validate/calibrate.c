@@ -582,6 +582,87 @@ void val_report_build(const TopoSystem *sys, ValMeasurements *const *sets,
   out->median_abs_err = val_median(all);
 }
 
+/* GPU names (as nvidia-smi and the CUDA samples print them) by their
+ * compute capability, from NVIDIA's CUDA GPU list; a name is matched by a
+ * word of it ("A10" is not "A100"). */
+static const struct {
+  const char *word;
+  guint32 sm;
+} gpu_names[] = {
+    {"V100", 70},     {"TITAN V", 70},      {"T4", 75},        {"2080", 75},
+    {"2070", 75},     {"2060", 75},         {"TITAN RTX", 75}, {"RTX 6000", 75},
+    {"RTX 8000", 75}, {"A100", 80},         {"A800", 80},      {"A30", 80},
+    {"A10", 86},      {"A10G", 86},         {"A40", 86},       {"A16", 86},
+    {"A2", 86},       {"A6000", 86},        {"A5000", 86},     {"A4000", 86},
+    {"3090", 86},     {"3080", 86},         {"3070", 86},      {"L40", 89},
+    {"L40S", 89},     {"L4", 89},           {"L20", 89},       {"4090", 89},
+    {"4080", 89},     {"RTX 6000 Ada", 89}, {"H100", 90},      {"H800", 90},
+    {"H200", 90},     {"H20", 90},          {"GH200", 90},     {"B200", 100},
+    {"B100", 100},    {"GB200", 100},       {"B300", 103},     {"GB300", 103},
+};
+
+guint32 val_gpu_name_sm(const char *name)
+{
+  guint32 sm = 0;
+  gsize best = 0;
+
+  for (guint i = 0; i < G_N_ELEMENTS(gpu_names); i++) {
+    const char *w = gpu_names[i].word, *at = name;
+    gsize n = strlen(w);
+
+    /* the longest word found whole: "RTX 6000 Ada" over "RTX 6000" */
+    while ((at = strstr(at, w)) != NULL) {
+      gboolean start = at == name || !g_ascii_isalnum(at[-1]);
+      gboolean end = !g_ascii_isalnum(at[n]);
+
+      if (start && end && n > best) {
+        best = n;
+        sm = gpu_names[i].sm;
+      }
+      at += n;
+    }
+  }
+  return sm;
+}
+
+void val_meas_check_system(const ValMeasurements *m, const char *name,
+                           const TopoSystem *sys, GPtrArray *warnings)
+{
+  const char *gpu = val_meas_get(m, "gpu"),
+             *count = val_meas_get(m, "gpu.count");
+  TopoGpuInfo info;
+  gboolean collective = FALSE;
+  guint64 n;
+
+  topo_system_gpu_info(sys, &info);
+  if (gpu && !strstr(gpu, " + ")) { /* one model, not a mix */
+    guint32 sm = val_gpu_name_sm(gpu);
+
+    /* a family by its major version: Blackwell's 10.0 and 10.3 alike */
+    if (sm && sm / 10 != info.sm / 10)
+      g_ptr_array_add(
+          warnings,
+          g_strdup_printf("%s: the measured GPUs are '%s' (compute "
+                          "capability %u.%u), the system's %u.%u (%s): its "
+                          "predictions are for other GPUs",
+                          name, gpu, sm / 10, sm % 10, info.sm / 10,
+                          info.sm % 10, topo_system_name(sys)));
+  }
+  for (guint i = 0; i < m->points->len && !collective; i++)
+    collective = g_array_index(m->points, ValPoint, i).probe == VAL_PROBE_NCCL;
+  /* a collective's file lists the GPUs it ran on, a subset maybe; the
+   * other tools list the machine's */
+  if (!collective && count &&
+      g_ascii_string_to_unsigned(count, 10, 1, G_MAXUINT32, &n, NULL) &&
+      n != info.gpus)
+    g_ptr_array_add(
+        warnings,
+        g_strdup_printf("%s: the measured machine has %" G_GUINT64_FORMAT
+                        " GPU%s, the system's servers %u (%s)",
+                        name, n, n == 1 ? "" : "s", info.gpus,
+                        topo_system_name(sys)));
+}
+
 void val_report_clear(ValReport *r)
 {
   g_clear_pointer(&r->series, g_array_unref);

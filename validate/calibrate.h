@@ -87,6 +87,19 @@ void val_report_build(const TopoSystem *sys, ValMeasurements *const *sets,
                       guint n_sets, ValReport *out);
 void val_report_clear(ValReport *r);
 
+/* Where a measurement set and the system both state a thing, whether they
+ * agree: the GPU model (its name, from the measured tool, against the
+ * system's compute capability) and, for tools that list every GPU of the
+ * machine (p2pBandwidthLatencyTest, nvbandwidth, the probes: sets without
+ * collective points), the GPU count against the system's servers.  One
+ * message a disagreement ("FILE: the measured GPUs are ..."), appended to
+ * `warnings`; none when either side is silent. */
+void val_meas_check_system(const ValMeasurements *m, const char *name,
+                           const TopoSystem *sys, GPtrArray *warnings);
+/* The compute capability x 10 of an NVIDIA GPU's marketing name ("NVIDIA
+ * A100-SXM4-80GB": 80), 0 when the name is not one ifsim knows. */
+guint32 val_gpu_name_sm(const char *name);
+
 /* The model file a calibration writes: for each link model limiting a
  * bandwidth series, `efficiency` scaled by the median of measured over
  * modelled beta; from latency tests (p2p sm_latency: half the round trip;

@@ -365,6 +365,11 @@ expect 2 "ifsim: calibrate: no measurement file given" calibrate -t "$cal/h100.i
 expect 2 "ifsim: validate: -t/--topology is required" validate "$REF/nccl_allreduce_8xH100_sxm_nccltests290.csv"
 expect 2 "ifsim: validate: $cal/none.csv: " validate "$cal/none.csv" -t "$cal/h100.ini"
 expect 2 "ifsim: validate: $(dirname "$0")/../data/bad/measure/empty.txt" validate "$(dirname "$0")/../data/bad/measure/empty.txt" -t "$cal/h100.ini"
+# a measurement of other GPUs than the system's: a warning, not a refusal
+MEAS=$(dirname "$0")/../data/measure
+SYSD=$(dirname "$0")/../data/systems
+expect 0 "ifsim: validate: warning: $MEAS/nccltests_allreduce_8xH100.txt: the measured GPUs are 'NVIDIA H100 80GB HBM3' (compute capability 9.0), the system's 8.0" validate "$MEAS/nccltests_allreduce_8xH100.txt" -t "$SYSD/dgx-a100.ini"
+expect 0 "ifsim: calibrate: warning: $MEAS/p2p_8xA100_sxm4.txt: the measured GPUs are 'NVIDIA A100-SXM4-80GB' (compute capability 8.0), the system's 9.0" calibrate "$MEAS/p2p_8xA100_sxm4.txt" -t "$SYSD/dgx-h100.ini" -o "$cal/mismatch.ini"
 expect 2 "ifsim: validate: --max-error: 'abc' is not a percentage" validate "$REF/nccl_allreduce_8xH100_sxm_nccltests290.csv" -t "$cal/h100.ini" --max-error abc
 expect 2 "--plot $cal/p.txt: expected a file name ending in .svg or .png" validate "$REF/nccl_allreduce_8xH100_sxm_nccltests290.csv" -t "$cal/h100.ini" --plot "$cal/p.txt"
 # nothing the system can predict, so nothing to calibrate: said, and no

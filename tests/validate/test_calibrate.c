@@ -152,6 +152,59 @@ START_TEST(test_predict_verbs_stream)
 }
 END_TEST
 
+/* What a measurement states of its hardware against the system's. */
+START_TEST(test_system_agreement)
+{
+  static const struct {
+    const char *name;
+    guint32 sm;
+  } names[] = {{"NVIDIA A100-SXM4-80GB", 80},
+               {"NVIDIA A10", 86},
+               {"NVIDIA A10G", 86},
+               {"NVIDIA H100 80GB HBM3", 90},
+               {"NVIDIA H20", 90},
+               {"NVIDIA H200", 90},
+               {"NVIDIA GeForce RTX 2080 Ti", 75},
+               {"Quadro RTX 6000", 75},
+               {"NVIDIA RTX 6000 Ada Generation", 89},
+               {"Tesla V100-SXM2-32GB", 70},
+               {"NVIDIA GB200", 100},
+               {"NVIDIA L40S", 89},
+               {"Mystery Accelerator 9000", 0}};
+  g_autoptr(TopoSystem) sys = load(DGX_H100, NULL);
+  g_autoptr(GPtrArray) w = g_ptr_array_new_with_free_func(g_free);
+  g_autoptr(ValMeasurements) m = val_meas_new();
+  ValPoint p = point(VAL_PROBE_P2P, "ce_uni", "gpu0", "gpu1", MIB, 10);
+
+  for (guint i = 0; i < G_N_ELEMENTS(names); i++)
+    ck_assert_msg(val_gpu_name_sm(names[i].name) == names[i].sm, "%s: %u",
+                  names[i].name, val_gpu_name_sm(names[i].name));
+  /* an 8-GPU H100 file agrees; an A100 file of 4 GPUs does not, twice */
+  val_meas_set(m, "gpu", "NVIDIA H100 80GB HBM3");
+  val_meas_set(m, "gpu.count", "8");
+  val_meas_add(m, &p);
+  val_meas_check_system(m, "h100.txt", sys, w);
+  ck_assert_uint_eq(w->len, 0);
+  val_meas_set(m, "gpu", "NVIDIA A100-SXM4-80GB");
+  val_meas_set(m, "gpu.count", "4");
+  val_meas_check_system(m, "a100.txt", sys, w);
+  ck_assert_uint_eq(w->len, 2);
+  ck_assert_str_eq(w->pdata[0],
+                   "a100.txt: the measured GPUs are 'NVIDIA A100-SXM4-80GB' "
+                   "(compute capability 8.0), the system's 9.0 (test.ini): "
+                   "its predictions are for other GPUs");
+  ck_assert_str_eq(w->pdata[1], "a100.txt: the measured machine has 4 GPUs, "
+                                "the system's servers 8 (test.ini)");
+  /* a collective's file lists the GPUs it ran on: 4 of 8 is no mismatch;
+   * a mix of models is not checked */
+  g_ptr_array_set_size(w, 0);
+  g_array_index(m->points, ValPoint, 0).probe = VAL_PROBE_NCCL;
+  val_meas_set(m, "gpu", "NVIDIA H100 80GB HBM3 + NVIDIA A100-SXM4-80GB");
+  val_meas_check_system(m, "nccl.txt", sys, w);
+  ck_assert_uint_eq(w->len, 0);
+}
+END_TEST
+
 START_TEST(test_predict_refused)
 {
   g_autoptr(TopoSystem) sys = load(DGX_H100, NULL);
@@ -561,6 +614,7 @@ Suite *suite_calibrate(void)
   tcase_add_test(tc, test_predict_copies);
   tcase_add_test(tc, test_predict_refused);
   tcase_add_test(tc, test_predict_verbs_stream);
+  tcase_add_test(tc, test_system_agreement);
   tcase_add_test(tc, test_calibration_meets_measurement);
   tcase_add_test(tc, test_calibration_nothing);
   tcase_add_test(tc, test_carry_over);
