@@ -117,6 +117,21 @@ static char *dot_text(const TopoSystem *sys)
 static const char *const format_names[] = {"auto", "smi", "nccl-xml",
                                            "ibnetdiscover", NULL};
 
+/* The importer's notes of what the dump did not say (the header comment
+ * of the system file it writes), on stderr: an import never assumes
+ * silently. */
+static void print_assumptions(const char *ini)
+{
+  const char *at = strstr(ini, "# What the dump does not say is assumed:\n");
+  g_auto(GStrv) lines = NULL;
+
+  if (!at)
+    return;
+  lines = g_strsplit(strchr(at, '\n') + 1, "\n", -1);
+  for (guint i = 0; lines[i] && g_str_has_prefix(lines[i], "# "); i++)
+    fprintf(stderr, "ifsim: %s: import: %s\n", COMMAND, lines[i] + 2);
+}
+
 /* Imports a dump: the system file text, or NULL. */
 static char *import_file(const char *path, const char *format,
                          const TopoImportOptions *opt, GError **error)
@@ -152,6 +167,7 @@ int cli_cmd_topo(int argc, char **argv)
   g_autofree char *import_text = NULL;
   TopoImportOptions iopt = {0};
   g_autofree char *inic = NULL, *invlink = NULL, *iserver = NULL;
+  g_autofree char *ipcie = NULL;
   guint64 max_memory = 0;
   gboolean max_memory_seen = FALSE;
   CliNumberTarget numbers[] = {
@@ -179,6 +195,10 @@ int cli_cmd_topo(int argc, char **argv)
        "NIC model for imports that do not give NIC speeds", "MODEL"},
       {"import-nvlink", 0, 0, G_OPTION_ARG_STRING, &invlink,
        "NVLink model for imports (e.g. nvlink5 for B200's NV18)", "MODEL"},
+      {"import-pcie", 0, 0, G_OPTION_ARG_STRING, &ipcie,
+       "nvidia-smi imports: the GPUs' PCIe link (pcie3-x16, pcie4-x16, "
+       "pcie5-x16; default: from the NVLink generation, else assumed)",
+       "MODEL"},
       CLI_MAX_MEMORY_ENTRY,
       {"import-server", 0, 0, G_OPTION_ARG_STRING, &iserver,
        "ibnetdiscover: server template of the hosts", "NAME"},
@@ -257,6 +277,22 @@ int cli_cmd_topo(int argc, char **argv)
                   invlink);
       return cli_report(COMMAND, error);
     }
+    if (ipcie) {
+      const MdlLink *l = mdl_registry_link(reg, ipcie);
+      guint64 gen = 0;
+
+      /* a link of the PCIe family whose generation has switch models */
+      if (!l || l->family != MDL_FAMILY_PCIE || strlen(ipcie) < 5 ||
+          !g_ascii_string_to_unsigned((char[]){ipcie[4], 0}, 10, 3, 5, &gen,
+                                      NULL)) {
+        g_set_error(&error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                    "--import-pcie: '%s' is not a PCIe Gen3 to Gen5 link "
+                    "(expected pcie3-x16, pcie4-x16, pcie5-x16 or another "
+                    "width; see 'ifsim models')",
+                    ipcie);
+        return cli_report(COMMAND, error);
+      }
+    }
     if (iserver && !g_strv_contains((const char *const *)servers, iserver)) {
       g_autofree char *known = g_strjoinv(", ", servers);
       g_set_error(&error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
@@ -267,10 +303,12 @@ int cli_cmd_topo(int argc, char **argv)
     }
     iopt.nic = inic;
     iopt.nvlink = invlink;
+    iopt.pcie = ipcie;
     iopt.server = iserver;
     import_text = import_file(import, format ? format : "auto", &iopt, &error);
     if (!import_text)
       return cli_report(COMMAND, error);
+    print_assumptions(import_text);
     sys = topo_system_load_data(import_text, strlen(import_text), source,
                                 (const char *const *)model_files, &error);
     if (!sys)

@@ -57,6 +57,37 @@ static ImportServer *import_server_new(guint32 gpus, guint32 nics)
   return s;
 }
 
+/* The GPUs' PCIe link of generation gen and its width, and the PCIe
+ * switches and root complex of that generation (models/switches/pcie.ini;
+ * Gen6 servers take Gen5 switches, the newest modelled). */
+static void set_pcie(ImportServer *s, guint32 gen, guint32 width)
+{
+  g_snprintf(s->gpu_pcie_buf, sizeof s->gpu_pcie_buf, "pcie%u-x%u", gen, width);
+  s->gpu_pcie = s->gpu_pcie_buf;
+  s->pcie_switch = gen >= 5 ? "pex89000" : gen == 4 ? "pex88000" : "pex8796";
+  s->root_complex = gen >= 5   ? "root-complex-gen5"
+                    : gen == 4 ? "root-complex-gen4"
+                               : "root-complex-gen3";
+}
+
+/* "pcie4-x16" -> 4 and 16; FALSE for other names. */
+static gboolean pcie_gen_width(const char *link, guint32 *gen, guint32 *width)
+{
+  guint64 g, w;
+  g_auto(GStrv) part = NULL;
+
+  if (!link || !g_str_has_prefix(link, "pcie"))
+    return FALSE;
+  part = g_strsplit(link + 4, "-x", 2);
+  if (!part[0] || !part[1] ||
+      !g_ascii_string_to_unsigned(part[0], 10, 3, 6, &g, NULL) ||
+      !g_ascii_string_to_unsigned(part[1], 10, 1, 32, &w, NULL))
+    return FALSE;
+  *gen = (guint32)g;
+  *width = (guint32)w;
+  return TRUE;
+}
+
 static void import_server_free(ImportServer *s)
 {
   g_string_free(s->split, TRUE);
@@ -585,11 +616,6 @@ static char *import_smi(const char *text, gsize len, const char *source,
     g_ptr_array_add(names, g_strdup(p + 2));
   }
   s = import_server_new(gpus, nics);
-  s->nic = opt->nic ? opt->nic : "cx7-ndr";
-  if (nics)
-    note(s, "NIC model %s (the dump does not give NIC speeds)", s->nic);
-  note(s, "GPUs on PCIe Gen5 x16, PCIe switches %s, root complex %s",
-       s->pcie_switch, s->root_complex);
   for (guint i = 0; i < names->len; i++)
     g_string_append_printf(s->names, "%s%s", i ? " " : "; NICs ",
                            (char *)names->pdata[i]);
@@ -622,6 +648,59 @@ static char *import_smi(const char *text, gsize len, const char *source,
       for (guint32 a = 0; a < n; a++)
         s->nvlinks_per_gpu = MAX(s->nvlinks_per_gpu, sum[a]);
       note(s, "direct NVLink pairs read as %s", s->nvlink);
+    }
+  }
+
+  /* What topo -m does not say: the PCIe generation and the NICs' speed.
+   * Given, else from the GPU its NVLink count names (NV12: A100, PCIe Gen4
+   * and HDR as in the DGX A100; NV18: H100/H200, Gen5 and NDR as in the
+   * DGX H100), else assumed and said so: never the newest silently. */
+  {
+    gboolean a100 = strcmp(s->nvlink, "nvlink3") == 0 && s->nvswitches == 6;
+    gboolean h100 = strcmp(s->nvswitch, "nvswitch3") == 0 &&
+                    strcmp(s->nvlink, "nvlink4") == 0 && s->nvswitches == 4;
+    gboolean b200 = strcmp(s->nvlink, "nvlink5") == 0;
+    guint32 gen, width;
+
+    if (opt->pcie && pcie_gen_width(opt->pcie, &gen, &width)) {
+      set_pcie(s, gen, width);
+      note(s, "GPUs on %s (given), PCIe switches %s, root complex %s",
+           s->gpu_pcie, s->pcie_switch, s->root_complex);
+    } else if (a100 || h100 || b200) {
+      set_pcie(s, a100 ? 4 : 5, 16); /* B200's host link is Gen5 too */
+      note(s, "GPUs on %s as the %s's, PCIe switches %s, root complex %s",
+           s->gpu_pcie,
+           a100   ? "A100"
+           : b200 ? "B200"
+                  : "H100",
+           s->pcie_switch, s->root_complex);
+    } else {
+      set_pcie(s, 5, 16);
+      note(s,
+           "ASSUMED: GPUs on %s (the dump does not say the PCIe "
+           "generation, nor NVLink the GPU): give --import-pcie "
+           "(pcie3-x16 for Volta and Turing, pcie4-x16 for Ampere and "
+           "Ada, pcie5-x16 for Hopper)",
+           s->gpu_pcie);
+    }
+    if (nics && opt->nic) {
+      s->nic = opt->nic;
+      note(s, "NIC model %s (given)", s->nic);
+    } else if (nics && (a100 || h100 || b200)) {
+      s->nic = a100 ? "cx6-hdr" : "cx7-ndr";
+      note(s,
+           "NIC model %s as the DGX %s's (the dump does not give NIC "
+           "speeds; --import-nic sets another)",
+           s->nic,
+           a100   ? "A100"
+           : b200 ? "B200"
+                  : "H100");
+    } else if (nics) {
+      s->nic = "cx7-ndr";
+      note(s,
+           "ASSUMED: NIC model %s (the dump does not give NIC speeds, "
+           "nor NVLink the GPU): give --import-nic",
+           s->nic);
     }
   }
 
@@ -1395,11 +1474,7 @@ static char *import_nccl_xml(const char *text, gsize len, const char *source,
     const XPci *p0 = &g_array_index(st.pci, XPci, g0->pci);
     guint32 gen = p0->gts >= 60 ? 6 : p0->gts >= 30 ? 5 : p0->gts >= 15 ? 4 : 3;
     guint32 width = p0->width ? p0->width : 16;
-    g_snprintf(s->gpu_pcie_buf, sizeof s->gpu_pcie_buf, "pcie%u-x%u", gen,
-               width);
-    s->gpu_pcie = s->gpu_pcie_buf;
-    s->pcie_switch = gen >= 5 ? "pex89000" : "pex88000";
-    s->root_complex = gen >= 5 ? "root-complex-gen5" : "root-complex-gen4";
+    set_pcie(s, gen, width);
     note(s, "GPU PCIe link %s from link_speed %.1f GT/s, width %u", s->gpu_pcie,
          p0->gts, width);
     /* NVLink: targets of class NVSwitch, or GPU bus ids */

@@ -27,6 +27,9 @@ typedef enum {
 typedef struct {
   const char *nic;    /* NIC model; NULL: from the dump or cx7-ndr */
   const char *nvlink; /* NVLink model; NULL: from the dump */
+  const char *pcie;   /* the GPUs' PCIe link model (pcie3-x16 ...); NULL:
+                         from the dump, else from the NVLink generation, else
+                         assumed (and said) */
   const char *server; /* ibnetdiscover: server template for hosts */
 } TopoImportOptions;
 

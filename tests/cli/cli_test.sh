@@ -335,6 +335,12 @@ DATA=$(dirname "$0")/../data/import
 expect 0 "8 GPUs; 4 CPU sockets; 9 NICs" topo --import "$DATA/smi_dgx_h100.txt"
 expect 0 "nic_affinity = 0,1,2,4,5,6,7,8" topo --import "$DATA/smi_dgx_h100.txt" --emit-ini -
 expect 0 "Network: explicit, 1 plane(s): 2 leaves, 2 spines" topo --import "$DATA/ibnetdiscover_hdr_2tier.txt"
+# what topo -m does not state: assumed aloud, or given
+expect 0 "ifsim: topo: import: ASSUMED: GPUs on pcie5-x16" topo --import "$DATA/real/rtx2080ti_x2_autodl_spaces.txt"
+expect 0 "Per GPU: scale-up 15.8 GB/s" topo --import "$DATA/real/rtx2080ti_x2_autodl_spaces.txt" --import-pcie pcie3-x16
+expect 0 "ifsim: topo: import: GPUs on pcie3-x16 (given), PCIe switches pex8796" topo --import "$DATA/real/dgx1_topo_mp_pcie_only.txt" --import-pcie pcie3-x16 --import-nic cx6-hdr
+expect 2 "--import-pcie: 'nvlink4' is not a PCIe Gen3 to Gen5 link" topo --import "$DATA/real/rtx2080ti_x2_autodl_spaces.txt" --import-pcie nvlink4
+expect 2 "--import-pcie: 'pcie6-x16' is not a PCIe Gen3 to Gen5 link" topo --import "$DATA/real/rtx2080ti_x2_autodl_spaces.txt" --import-pcie pcie6-x16
 ini=$(mktemp -d)
 expect 0 "System: Imported from" topo --import "$DATA/nccl_topo_h100.xml" --emit-ini "$ini/h.ini"
 expect 0 "Servers: 1 x 8 GPUs = 8 GPUs; 2 CPU sockets; 8 NICs" topo "$ini/h.ini"

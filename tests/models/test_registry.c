@@ -43,7 +43,9 @@ START_TEST(test_builtin_complete)
   ck_assert_ptr_nonnull(mdl_registry_switch(r, "quantum2-ndr"));
   ck_assert_ptr_nonnull(mdl_registry_switch(r, "pex89000"));
   ck_assert_ptr_nonnull(mdl_registry_nic(r, "cx7-ndr"));
-  ck_assert_uint_eq(switches->len, 11);
+  ck_assert_uint_eq(switches->len, 13);
+  ck_assert_ptr_nonnull(mdl_registry_switch(r, "pex8796"));
+  ck_assert_ptr_nonnull(mdl_registry_switch(r, "root-complex-gen3"));
   ck_assert_uint_eq(nics->len, 6);
   /* sorted */
   for (guint i = 1; i < links->len; i++)

@@ -110,6 +110,69 @@ START_TEST(test_smi_4090)
 }
 END_TEST
 
+/* What topo -m does not state (the PCIe generation, the NICs' speed):
+ * from the GPU the NVLink count names, given, or assumed in words that say
+ * so. */
+static char *import_text(const char *dir, const char *name,
+                         const TopoImportOptions *opt)
+{
+  g_autofree char *path =
+      g_build_filename(IFSIM_TEST_DATA_DIR, "import", dir, name, NULL);
+  g_autofree char *text = NULL;
+  g_autoptr(GError) error = NULL;
+  gsize len;
+  char *ini;
+
+  ck_assert(g_file_get_contents(path, &text, &len, NULL));
+  ini = topo_import(text, len, name, TOPO_IMPORT_AUTO, opt, &error);
+  ck_assert_msg(ini != NULL, "%s: %s", name, error ? error->message : "");
+  return ini;
+}
+
+START_TEST(test_smi_real)
+{
+  TopoImportOptions gen3 = {.pcie = "pcie3-x16", .nic = "cx6-hdr"};
+  g_autofree char *a100 = import_text("", "smi_dgx_a100.txt", NULL);
+  g_autofree char *h100 = import_text("", "smi_dgx_h100.txt", NULL);
+  g_autofree char *dgx1 =
+      import_text("real", "dgx1_topo_mp_pcie_only.txt", NULL);
+  g_autofree char *dgx1_given =
+      import_text("real", "dgx1_topo_mp_pcie_only.txt", &gen3);
+  g_autofree char *turing =
+      import_text("real", "rtx2080ti_x2_autodl_spaces.txt", &gen3);
+
+  /* NV12: A100, so Gen4 and HDR as the DGX A100 */
+  ck_assert_ptr_nonnull(strstr(a100, "gpu_pcie = pcie4-x16\n"));
+  ck_assert_ptr_nonnull(strstr(a100, "root_complex = root-complex-gen4\n"));
+  ck_assert_ptr_nonnull(strstr(a100, "nic = cx6-hdr\n"));
+  ck_assert_ptr_nonnull(strstr(a100, "# NIC model cx6-hdr as the DGX A100's"));
+  ck_assert_ptr_nonnull(strstr(h100, "gpu_pcie = pcie5-x16\n"));
+  ck_assert_ptr_nonnull(strstr(h100, "nic = cx7-ndr\n"));
+  ck_assert_ptr_null(strstr(h100, "ASSUMED"));
+  /* no NVLink in the dump: the generation is assumed, and it says so */
+  ck_assert_ptr_nonnull(strstr(dgx1, "# ASSUMED: GPUs on pcie5-x16"));
+  ck_assert_ptr_nonnull(strstr(dgx1, "give --import-pcie"));
+  ck_assert_ptr_nonnull(strstr(dgx1, "# ASSUMED: NIC model cx7-ndr"));
+  /* given: Gen3 links, switches and root complex */
+  ck_assert_ptr_null(strstr(dgx1_given, "ASSUMED"));
+  ck_assert_ptr_nonnull(strstr(dgx1_given, "gpu_pcie = pcie3-x16\n"));
+  ck_assert_ptr_nonnull(strstr(dgx1_given, "pcie_switch = pex8796\n"));
+  ck_assert_ptr_nonnull(strstr(dgx1_given, "root_complex = root-complex-gen3"));
+  ck_assert_ptr_nonnull(strstr(dgx1_given, "nic = cx6-hdr\n"));
+  {
+    g_autoptr(GError) error = NULL;
+    g_autoptr(TopoSystem) sys =
+        topo_system_load_data(turing, strlen(turing), "turing", NULL, &error);
+    TopoGpuInfo info;
+
+    ck_assert_msg(sys != NULL, "%s", error ? error->message : "");
+    topo_system_gpu_info(sys, &info);
+    ck_assert_str_eq(info.gpu_pcie->name, "pcie3-x16");
+    ck_assert_uint_eq(info.gpus, 2);
+  }
+}
+END_TEST
+
 /* The NCCL dump of a DGX H100 builds what the dgx-h100 template builds. */
 START_TEST(test_nccl_xml_matches_template)
 {
@@ -292,6 +355,7 @@ Suite *suite_import(void)
   tcase_add_test(tc, test_smi_dgx_h100);
   tcase_add_test(tc, test_smi_dgx_a100);
   tcase_add_test(tc, test_smi_4090);
+  tcase_add_test(tc, test_smi_real);
   tcase_add_test(tc, test_nccl_xml_matches_template);
   tcase_add_test(tc, test_nccl_xml_bridge);
   tcase_add_test(tc, test_ibnetdiscover);
