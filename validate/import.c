@@ -26,9 +26,10 @@
 #include "sim/error.h"
 #include "sim/input.h"
 
-#define FORMATS_ACCEPTED                                                     \
-  "expected: ifsim measurement CSV, nccl-tests output or -J JSON, perftest " \
-  "output, p2pBandwidthLatencyTest output, nvbandwidth output, or a CSV "    \
+#define FORMATS_ACCEPTED                                                       \
+  "expected: ifsim measurement CSV, nccl-tests output or -J JSON, perftest "   \
+  "output, p2pBandwidthLatencyTest output, nvbandwidth output or -j JSON, "    \
+  "or a CSV "                                                                  \
   "transcription as in tests/data/reference"
 
 /* --- shared helpers ----------------------------------------------------- */
@@ -603,8 +604,16 @@ ValMeasurements *val_import(const char *name, const char *text, gsize len,
   if (len >= strlen(VAL__MEAS_STEM) &&
       strncmp(text, VAL__MEAS_STEM, strlen(VAL__MEAS_STEM)) == 0)
     return val_meas_parse(name, text, len, error);
-  if (text[lead] == '{')
+  if (text[lead] == '{') {
+    /* nvbandwidth -j: its one top-level key first */
+    gsize k = lead + 1;
+
+    while (k < len && g_ascii_isspace(text[k]))
+      k++;
+    if (len - k >= 13 && strncmp(text + k, "\"nvbandwidth\"", 13) == 0)
+      return val__import_nvbw_json(name, text, len, error);
     return val__import_nccltests_json(name, text, len, error);
+  }
 
   if (!val__text_init(&t, name, text, len, error))
     return NULL;

@@ -753,6 +753,240 @@ ValMeasurements *val__import_nvbw_text(const ValText *t, GError **error)
   return g_steal_pointer(&m);
 }
 
+/* --- nvbandwidth -j ---------------------------------------------------- */
+
+/* nvbandwidth's json_output.cpp: {"nvbandwidth": {"version", "git_version",
+ * "CUDA Runtime Version", "Driver Version", "GPU Device list": ["N: NAME
+ * (BUS): (HOST)", ...], "testcases": [{"name", "status" (Passed, Waived,
+ * Not Found, Error), "bandwidth_description" (the text output's title),
+ * "bandwidth_matrix": rows of strings, a number or "N/A", "sum"}],
+ * "error", "warning"}}.  The same testcases and points as the text; json-
+ * glib keeps no line numbers, so messages name the place by its path
+ * ("testcases[3].bandwidth_matrix[2][5]"). */
+
+static const char *jv_str(JsonObject *o, const char *key)
+{
+  JsonNode *n = o && json_object_has_member(o, key)
+                    ? json_object_get_member(o, key)
+                    : NULL;
+
+  return n && JSON_NODE_HOLDS_VALUE(n) &&
+                 json_node_get_value_type(n) == G_TYPE_STRING
+             ? json_node_get_string(n)
+             : NULL;
+}
+
+/* The member `key` of o, checked to be of `type` when present (NULL when
+ * absent); FALSE with an error when it is another type. */
+static gboolean jv_member(const char *name, JsonObject *o, const char *path,
+                          const char *key, JsonNodeType type, JsonNode **out,
+                          GError **error)
+{
+  static const char *const types[] = {"an object", "a list", "a value", "null"};
+
+  *out = json_object_has_member(o, key) ? json_object_get_member(o, key) : NULL;
+  if (*out && JSON_NODE_TYPE(*out) != type)
+    return val__fail(error, name, 0, "JSON %s\"%s\": expected %s", path, key,
+                     types[type]);
+  return TRUE;
+}
+
+ValMeasurements *val__import_nvbw_json(const char *name, const char *text,
+                                       gsize len, GError **error)
+{
+  g_autoptr(JsonParser) parser = val__json_parse(name, text, len, error);
+  g_autoptr(ValMeasurements) m = NULL;
+  g_autoptr(GPtrArray) skipped = g_ptr_array_new_with_free_func(g_free);
+  g_autoptr(GPtrArray) gpus = g_ptr_array_new_with_free_func(g_free);
+  g_autoptr(ValSeen) seen = val__seen_new();
+  JsonNode *root, *top, *n;
+  JsonObject *nv;
+  const char *version, *s;
+  guint64 bytes;
+
+  if (!parser)
+    return NULL;
+  root = json_parser_get_root(parser);
+  top = JSON_NODE_HOLDS_OBJECT(root)
+            ? json_object_get_member(json_node_get_object(root), "nvbandwidth")
+            : NULL;
+  if (!top || !JSON_NODE_HOLDS_OBJECT(top)) {
+    val__fail(error, name, 0,
+              "JSON: expected an object {\"nvbandwidth\": {...}} (nvbandwidth "
+              "-j output)");
+    return NULL;
+  }
+  nv = json_node_get_object(top);
+  m = val_meas_new();
+  if ((s = jv_str(nv, "error"))) {
+    g_autofree char *x = val__excerpt(s);
+    val__fail(error, name, 0,
+              "JSON nvbandwidth.error: the run failed ('%s'): nothing was "
+              "measured",
+              x);
+    return NULL;
+  }
+  version = jv_str(nv, "version");
+  bytes = nvbw_buffer_bytes(version);
+  if (version)
+    val_meas_set(m, "nvbandwidth.version", version);
+  if ((s = jv_str(nv, "Driver Version")))
+    val_meas_set(m, "driver", s);
+  if (json_object_has_member(nv, "CUDA Runtime Version")) {
+    g_autofree char *v = json_to_string(
+        json_object_get_member(nv, "CUDA Runtime Version"), FALSE);
+    val_meas_set(m, "cuda.runtime", v);
+  }
+  if (!jv_member(name, nv, "nvbandwidth.", "GPU Device list", JSON_NODE_ARRAY,
+                 &n, error))
+    return NULL;
+  for (guint i = 0; n && i < json_array_get_length(json_node_get_array(n));
+       i++) {
+    JsonNode *d = json_array_get_element(json_node_get_array(n), i);
+    const char *t =
+        JSON_NODE_HOLDS_VALUE(d) && json_node_get_value_type(d) == G_TYPE_STRING
+            ? json_node_get_string(d)
+            : NULL;
+    char *end = NULL;
+    guint64 idx = t ? g_ascii_strtoull(t, &end, 10) : 0;
+
+    /* "N: NAME (BUS): (HOST)", N counting from 0 */
+    if (!t || end == t || idx != i || strncmp(end, ": ", 2) != 0) {
+      val__fail(error, name, 0,
+                "JSON nvbandwidth.\"GPU Device list\"[%u]: expected \"%u: "
+                "NAME (BUS): (HOST)\"",
+                i, i);
+      return NULL;
+    }
+    {
+      g_autofree char *nm = g_strdup(end + 2);
+      char *paren = strstr(nm, " (");
+
+      if (paren)
+        *paren = '\0';
+      g_ptr_array_add(gpus, g_strstrip(g_strdup(nm)));
+    }
+  }
+  if (!jv_member(name, nv, "nvbandwidth.", "testcases", JSON_NODE_ARRAY, &n,
+                 error))
+    return NULL;
+  for (guint k = 0; n && k < json_array_get_length(json_node_get_array(n));
+       k++) {
+    JsonNode *tn = json_array_get_element(json_node_get_array(n), k);
+    g_autofree char *path = g_strdup_printf("testcases[%u].", k);
+    JsonObject *tc;
+    JsonNode *mx;
+    JsonArray *rows;
+    const NvbwCase *c;
+    const char *tname, *status, *desc;
+    guint ncols;
+
+    if (!JSON_NODE_HOLDS_OBJECT(tn)) {
+      val__fail(error, name, 0, "JSON testcases[%u]: expected an object", k);
+      return NULL;
+    }
+    tc = json_node_get_object(tn);
+    tname = jv_str(tc, "name");
+    status = jv_str(tc, "status");
+    if (!tname || !status) {
+      val__fail(error, name, 0,
+                "JSON %s%s: expected a string (a testcase's name and status)",
+                path, tname ? "status" : "name");
+      return NULL;
+    }
+    c = nvbw_case(tname);
+    if (!c || !g_str_equal(status, "Passed")) {
+      /* other testcases, and those not run, are listed as not imported */
+      g_ptr_array_add(skipped, g_str_equal(status, "Passed")
+                                   ? g_strdup(tname)
+                                   : g_strdup_printf("%s(%s)", tname, status));
+      for (gchar *p = skipped->pdata[skipped->len - 1]; *p; p++)
+        if (*p == ' ')
+          *p = '_';
+      continue;
+    }
+    desc = jv_str(tc, "bandwidth_description");
+    if (desc &&
+        !g_str_has_suffix(desc, c->value == V_LAT ? "(ns)" : "(GB/s)")) {
+      g_autofree char *x = val__excerpt(desc);
+      val__fail(error, name, 0,
+                "JSON %sbandwidth_description '%s': expected the unit %s", path,
+                x, c->value == V_LAT ? "(ns)" : "(GB/s)");
+      return NULL;
+    }
+    if (!jv_member(name, tc, path, "bandwidth_matrix", JSON_NODE_ARRAY, &mx,
+                   error))
+      return NULL;
+    rows = mx ? json_node_get_array(mx) : NULL;
+    if (!rows || json_array_get_length(rows) == 0 ||
+        !JSON_NODE_HOLDS_ARRAY(json_array_get_element(rows, 0)) ||
+        (ncols = json_array_get_length(
+             json_node_get_array(json_array_get_element(rows, 0)))) == 0) {
+      val__fail(error, name, 0,
+                "JSON %sbandwidth_matrix: expected a list of rows, each a "
+                "list of values (testcase %s passed)",
+                path, tname);
+      return NULL;
+    }
+    if (json_array_get_length(rows) != nvbw_rows(c, ncols)) {
+      val__fail(error, name, 0,
+                "JSON %sbandwidth_matrix: %u rows of %u values: expected %u "
+                "(%s)",
+                path, json_array_get_length(rows), ncols, nvbw_rows(c, ncols),
+                c->host_row || c->dir == D_LOCAL ? "one" : "one per GPU");
+      return NULL;
+    }
+    for (guint r = 0; r < json_array_get_length(rows); r++) {
+      JsonNode *rn = json_array_get_element(rows, r);
+      g_autofree char *place =
+          g_strdup_printf("%s: JSON %sbandwidth_matrix[%u]", name, path, r);
+      JsonArray *row;
+
+      if (!JSON_NODE_HOLDS_ARRAY(rn) ||
+          json_array_get_length(json_node_get_array(rn)) != ncols) {
+        val__fail(error, place, 0, "expected a list of %u values", ncols);
+        return NULL;
+      }
+      row = json_node_get_array(rn);
+      for (guint j = 0; j < ncols; j++) {
+        JsonNode *cell = json_array_get_element(row, j);
+        g_autofree char *what = g_strdup_printf("%s column %u", c->name, j);
+        g_autofree char *num = NULL;
+        double v;
+
+        /* the tool writes each value as a string; a number is read too */
+        if (JSON_NODE_HOLDS_VALUE(cell) &&
+            json_node_get_value_type(cell) == G_TYPE_STRING)
+          num = g_strdup(json_node_get_string(cell));
+        else if (JSON_NODE_HOLDS_VALUE(cell) &&
+                 (json_node_get_value_type(cell) == G_TYPE_DOUBLE ||
+                  json_node_get_value_type(cell) == G_TYPE_INT64))
+          num = json_to_string(cell, FALSE);
+        if (!num) {
+          val__fail(error, place, 0, "%s: expected a number or \"N/A\"", what);
+          return NULL;
+        }
+        if (g_str_equal(num, "N/A"))
+          continue;
+        if (!val__num(place, 0, what, num, &v, error) ||
+            !nvbw_cell(m, seen, c, bytes, r, j, v, place, 0, error))
+          return NULL;
+      }
+    }
+  }
+  if (m->points->len == 0) {
+    val__fail(error, name, 0,
+              "JSON: no passed testcase ifsim imports (expected "
+              "host_to_device_memcpy_ce or another known testcase with status "
+              "Passed and a bandwidth_matrix)");
+    return NULL;
+  }
+  val__set_gpus(m, gpus);
+  val_meas_set(m, "source", "nvbandwidth -j (imported)");
+  nvbw_keys(m, bytes, skipped);
+  return g_steal_pointer(&m);
+}
+
 ValMeasurements *val__import_nvbw_csv(const ValText *t, const ValCsv *csv,
                                       GError **error)
 {

@@ -5,6 +5,8 @@
 #ifndef VALIDATE_IMPORT_INTERNAL_H
 #define VALIDATE_IMPORT_INTERNAL_H
 
+#include <json-glib/json-glib.h>
+
 #include "validate/error.h"
 #include "validate/import.h"
 
@@ -102,6 +104,11 @@ const char *val__nccl_collective(const char *text);
 
 /* --- the importers; each assumes its format was recognised ----------- */
 
+/* One JSON document, refused with the place when it is not valid, holds a
+ * key twice in an object, nests too deep or is followed by another. */
+JsonParser *val__json_parse(const char *name, const char *text, gsize len,
+                            GError **error);
+
 ValMeasurements *val__import_nccltests_text(const ValText *t, GError **error);
 ValMeasurements *val__import_nccltests_json(const char *name, const char *text,
                                             gsize len, GError **error);
@@ -115,6 +122,9 @@ ValMeasurements *val__import_p2p_text(const ValText *t, GError **error);
 ValMeasurements *val__import_p2p_csv(const ValText *t, const ValCsv *csv,
                                      GError **error);
 ValMeasurements *val__import_nvbw_text(const ValText *t, GError **error);
+/* nvbandwidth -j: {"nvbandwidth": {...}} */
+ValMeasurements *val__import_nvbw_json(const char *name, const char *text,
+                                       gsize len, GError **error);
 ValMeasurements *val__import_nvbw_csv(const ValText *t, const ValCsv *csv,
                                       GError **error);
 

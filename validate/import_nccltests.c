@@ -1110,7 +1110,7 @@ static gboolean json_shape_ok(const char *name, const char *text, gsize len,
     if (done)
       return val__fail(error, name, line,
                        "JSON: more after the document ends (a second "
-                       "document?): expected one nccl-tests -J output");
+                       "document?): expected one document");
     if (c == '"') {
       gsize start = ++i;
       GHashTable *keys;
@@ -1141,7 +1141,7 @@ static gboolean json_shape_ok(const char *name, const char *text, gsize len,
       if (open->len >= JSON_MAX_DEPTH)
         return val__fail(error, name, line,
                          "JSON nested deeper than %u lists and objects "
-                         "(nccl-tests -J output nests 6)",
+                         "(nccl-tests -J output nests 6, nvbandwidth's 5)",
                          JSON_MAX_DEPTH);
       g_ptr_array_add(open, c == '{'
                                 ? g_hash_table_new_full(g_str_hash, g_str_equal,
@@ -1164,20 +1164,11 @@ static gboolean json_shape_ok(const char *name, const char *text, gsize len,
   return TRUE;
 }
 
-ValMeasurements *val__import_nccltests_json(const char *name, const char *text,
-                                            gsize len, GError **error)
+JsonParser *val__json_parse(const char *name, const char *text, gsize len,
+                            GError **error)
 {
   g_autoptr(JsonParser) parser = json_parser_new_immutable();
   g_autoptr(GError) inner = NULL;
-  g_autoptr(ValMeasurements) m = val_meas_new();
-  g_autoptr(GArray) rows = g_array_new(FALSE, TRUE, sizeof(NcclRow));
-  g_autoptr(GPtrArray) gpus = g_ptr_array_new_with_free_func(g_free);
-  g_autoptr(GHashTable) sizes = /* size -> index + 1 */
-      g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
-  NcclTable tb = {.name = name, .rows = rows};
-  JsonNode *root, *results, *config, *devices, *args, *v;
-  JsonArray *list;
-  double num;
 
   if (!json_shape_ok(name, text, len, error))
     return NULL;
@@ -1193,6 +1184,25 @@ ValMeasurements *val__import_nccltests_json(const char *name, const char *text,
                 name, place, what ? what + 15 : msg);
     return NULL;
   }
+  return g_steal_pointer(&parser);
+}
+
+ValMeasurements *val__import_nccltests_json(const char *name, const char *text,
+                                            gsize len, GError **error)
+{
+  g_autoptr(JsonParser) parser = NULL;
+  g_autoptr(ValMeasurements) m = val_meas_new();
+  g_autoptr(GArray) rows = g_array_new(FALSE, TRUE, sizeof(NcclRow));
+  g_autoptr(GPtrArray) gpus = g_ptr_array_new_with_free_func(g_free);
+  g_autoptr(GHashTable) sizes = /* size -> index + 1 */
+      g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+  NcclTable tb = {.name = name, .rows = rows};
+  JsonNode *root, *results, *config, *devices, *args, *v;
+  JsonArray *list;
+  double num;
+
+  if (!(parser = val__json_parse(name, text, len, error)))
+    return NULL;
   root = json_parser_get_root(parser);
   results = jget(root, "results");
   if (!results || !JSON_NODE_HOLDS_ARRAY(results)) {

@@ -884,6 +884,35 @@ START_TEST(test_bad_inline)
       {"# nThread 1 nGpus 8\n 1024 256 float sum -1 1.0 1.0 1.75 0 1.0 1.0 "
        "1.75 0\n",
        "x.txt:2: a result row before the table header"},
+      /* nvbandwidth -j */
+      {"{\"nvbandwidth\": {\"error\": \"cuInit failed\"}}",
+       "x.txt: JSON nvbandwidth.error: the run failed ('cuInit failed')"},
+      {"{\"nvbandwidth\": {\"testcases\": {}}}",
+       "x.txt: JSON nvbandwidth.\"testcases\": expected a list"},
+      {"{\"nvbandwidth\": {\"testcases\": [{\"name\": "
+       "\"host_to_device_memcpy_ce\", \"status\": \"Passed\", "
+       "\"bandwidth_matrix\": [[\"55.1\", \"x\"]]}]}}",
+       "x.txt: JSON testcases[0].bandwidth_matrix[0]: host_to_device_memcpy_ce "
+       "column 1: expected a number, found 'x'"},
+      {"{\"nvbandwidth\": {\"testcases\": [{\"name\": "
+       "\"host_to_device_memcpy_ce\", \"status\": \"Passed\", "
+       "\"bandwidth_matrix\": [[\"55.1\"], [\"55.2\"]]}]}}",
+       "testcases[0].bandwidth_matrix: 2 rows of 1 values: expected 1 (one)"},
+      {"{\"nvbandwidth\": {\"testcases\": [{\"name\": "
+       "\"device_to_device_memcpy_write_ce\", \"status\": \"Passed\", "
+       "\"bandwidth_matrix\": [[\"N/A\", \"1\"], [\"1\"]]}]}}",
+       "testcases[0].bandwidth_matrix[1]: expected a list of 2 values"},
+      {"{\"nvbandwidth\": {\"testcases\": [{\"name\": "
+       "\"host_to_device_memcpy_ce\", \"status\": \"Passed\", "
+       "\"bandwidth_description\": \"memcpy (MB/s)\", "
+       "\"bandwidth_matrix\": [[\"55.1\"]]}]}}",
+       "bandwidth_description 'memcpy (MB/s)': expected the unit (GB/s)"},
+      {"{\"nvbandwidth\": {\"testcases\": [{\"name\": \"x\", "
+       "\"status\": \"Waived\"}]}}",
+       "JSON: no passed testcase ifsim imports"},
+      {"{\"nvbandwidth\": {\"version\": \"v0.8\", \"version\": "
+       "\"v0.7\"}}",
+       "JSON: key \"version\" twice in one object"},
   };
 
   for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
@@ -1076,6 +1105,34 @@ START_TEST(test_real_files)
 }
 END_TEST
 
+/* nvbandwidth -j (its json_output.cpp, v0.8; the values are
+ * tests/data/measure/nvbandwidth_8xH100.txt's first two GPUs): the points
+ * of the text; other testcases and those not passed listed. */
+START_TEST(test_nvbandwidth_json)
+{
+  g_autoptr(ValMeasurements) m =
+      import_ok("measure", "nvbandwidth_2xH100.json");
+  const ValPoint *p;
+
+  ck_assert_uint_eq(m->points->len, 4);
+  check_key(m, "source", "nvbandwidth -j (imported)");
+  check_key(m, "nvbandwidth.version", "v0.8");
+  check_key(m, "driver", "550.54.15");
+  check_key(m, "cuda.runtime", "12040");
+  check_key(m, "gpu", "NVIDIA H100 80GB HBM3");
+  check_key(m, "gpu.count", "2");
+  check_key(m, "nvbandwidth.not_imported",
+            "all_to_host_memcpy_ce device_to_device_memcpy_read_sm(Waived)");
+  p = find(m, VAL_PROBE_HOSTDEV, "h2d", "pinned", "host", "gpu1",
+           512 * (1u << 20));
+  ck_assert_double_eq_tol(p->bw_GBps, 55.9066, 1e-9);
+  p = find(m, VAL_PROBE_P2P, "ce_uni", "peer", "gpu1", "gpu0",
+           512 * (1u << 20));
+  ck_assert_double_eq_tol(p->bw_GBps, 389.12, 1e-9);
+  check_round_trip(m);
+}
+END_TEST
+
 START_TEST(test_own_format_passthrough)
 {
   static const char text[] =
@@ -1114,6 +1171,7 @@ Suite *suite_importmeas(void)
   tcase_add_test(tc, test_nvbandwidth_csv);
   tcase_add_test(tc, test_nvbandwidth_old_buffer);
   tcase_add_test(tc, test_nvbandwidth_one_row);
+  tcase_add_test(tc, test_nvbandwidth_json);
   tcase_add_test(tc, test_own_format_passthrough);
   tcase_add_test(tc, test_nccltests_timestamps);
   tcase_add_test(tc, test_nccltests_versions);
