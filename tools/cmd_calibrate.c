@@ -12,6 +12,7 @@
 #include "collectives/nccl/nccl.h"
 #include "sim/units.h"
 #include "tools/cli.h"
+#include "tools/plot.h"
 #include "traces/csvtext.h"
 #include "traces/output.h"
 #include "validate/calibrate.h"
@@ -271,6 +272,13 @@ static char *compare_csv(const ValReport *r)
 /* Measured (points) and predicted (lines) time against size, log-log, one
  * colour per series, drawn by gnuplot into an SVG or PNG: into a temporary
  * of outs, renamed to path with the run's other outputs. */
+static gint cmp_u64(gconstpointer a, gconstpointer b)
+{
+  guint64 x = *(const guint64 *)a, y = *(const guint64 *)b;
+
+  return x < y ? -1 : x > y;
+}
+
 static gboolean plot(const ValReport *r, TrcOutputs *outs, const char *path,
                      GError **error)
 {
@@ -291,9 +299,9 @@ static gboolean plot(const ValReport *r, TrcOutputs *outs, const char *path,
     return FALSE;
   }
   if (g_str_has_suffix(path, ".svg"))
-    term = "svg size 900,600 dynamic";
+    term = "svg size 1024,768 dynamic";
   else if (g_str_has_suffix(path, ".png"))
-    term = "pngcairo size 900,600";
+    term = "pngcairo size 1024,768";
   else {
     g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
                 "--plot %s: expected a file name ending in .svg or .png", path);
@@ -309,36 +317,113 @@ static gboolean plot(const ValReport *r, TrcOutputs *outs, const char *path,
   script = g_build_filename(dir, "plot.gp", NULL);
   g_string_append_printf(cmd,
                          "set terminal %s\nset output '%s'\n"
-                         "set logscale xy\nset xlabel 'size (bytes)'\n"
-                         "set ylabel 'time per operation (us)'\n"
-                         "set key outside right top\nset grid\n"
+                         "set logscale xy\nset xlabel 'message size (bytes)'\n"
+                         "set ylabel 'time per operation (µs)'\n"
+                         "set key top left Left reverse box opaque\n"
+                         "set grid\nset format y '%%g'\n"
+                         "set termoption noenhanced\n"
                          "set title 'ifsim validate: measured (points) and "
-                         "predicted (lines)'\nplot ",
+                         "predicted (lines)'\n",
                          term, tmp);
-  for (guint i = 0; i < r->series->len; i++) {
-    const ValSeries *s = &g_array_index(r->series, ValSeries, i);
-    g_autofree char *title = NULL;
+  {
+    /* the sizes in binary units (8B ... 1K ... 8G), as ifsim plot has them */
+    guint64 lo = G_MAXUINT64, hi = 0;
 
-    if (!s->predicted)
-      continue;
     for (guint k = 0; k < r->points->len; k++) {
-      const ValCompare *c = &g_array_index(r->points, ValCompare, k);
-      if (c->series == i)
-        g_string_append_printf(d, "%" G_GUINT64_FORMAT " %.9g %.9g\n",
-                               c->point.size_bytes, c->point.time_us_median,
-                               c->predicted_us);
+      guint64 b = g_array_index(r->points, ValCompare, k).point.size_bytes;
+      lo = MIN(lo, b);
+      hi = MAX(hi, b);
     }
-    g_string_append(d, "\n\n");
-    title = g_strdup_printf("%s %s %s %s-%s", val_probe_name(s->key.probe),
-                            s->key.test, s->key.mode, s->key.src, s->key.dst);
-    g_strdelimit(title, "'\"", ' ');
-    g_string_append_printf(cmd,
-                           "%s'%s' index %u using 1:2 with points pt 7 lc %u "
-                           "title '%s', '' index %u using 1:3 with lines lc "
-                           "%u notitle",
-                           shown ? ", " : "", data, shown, shown + 1, title,
-                           shown, shown + 1);
-    shown++;
+    if (hi > 0)
+      cli_plot_size_axis(cmd, lo, hi);
+  }
+  g_string_append(cmd, "plot ");
+  /* One curve per kind of series (probe, test, mode; a collective's ranks):
+   * the pairs of a p2p or nvbandwidth matrix measure the same thing, and a
+   * legend of 56 pairs would hide the plot.  Every measured point is drawn;
+   * the line is the median prediction per size. */
+  {
+    g_autoptr(GPtrArray) keys = g_ptr_array_new_with_free_func(g_free);
+    g_autoptr(GPtrArray) members =
+        g_ptr_array_new_with_free_func((GDestroyNotify)g_array_unref);
+
+    for (guint i = 0; i < r->series->len; i++) {
+      const ValSeries *sr = &g_array_index(r->series, ValSeries, i);
+      g_autofree char *key = NULL;
+      guint g;
+
+      if (!sr->predicted)
+        continue;
+      key = sr->key.probe == VAL_PROBE_NCCL
+                ? g_strdup_printf("%s %s %s, %u ranks",
+                                  val_probe_name(sr->key.probe), sr->key.test,
+                                  sr->key.mode, sr->key.ranks)
+                : g_strdup_printf("%s %s %s", val_probe_name(sr->key.probe),
+                                  sr->key.test, sr->key.mode);
+      for (g = 0; g < keys->len; g++)
+        if (g_str_equal(keys->pdata[g], key))
+          break;
+      if (g == keys->len) {
+        g_ptr_array_add(keys, g_steal_pointer(&key));
+        g_ptr_array_add(members, g_array_new(FALSE, FALSE, sizeof(guint)));
+      }
+      g_array_append_val((GArray *)members->pdata[g], i);
+    }
+    for (guint g = 0; g < keys->len; g++) {
+      GArray *ms = members->pdata[g];
+      g_autoptr(GArray) sizes = g_array_new(FALSE, FALSE, sizeof(guint64));
+      g_autofree char *title = NULL;
+
+      /* the measured points, then "size median-prediction" per size */
+      for (guint k = 0; k < r->points->len; k++) {
+        const ValCompare *c = &g_array_index(r->points, ValCompare, k);
+
+        for (guint j = 0; j < ms->len; j++)
+          if (c->series == g_array_index(ms, guint, j)) {
+            gboolean seen = FALSE;
+
+            g_string_append_printf(d, "%" G_GUINT64_FORMAT " %.9g\n",
+                                   c->point.size_bytes,
+                                   c->point.time_us_median);
+            for (guint q = 0; q < sizes->len && !seen; q++)
+              seen = g_array_index(sizes, guint64, q) == c->point.size_bytes;
+            if (!seen)
+              g_array_append_val(sizes, c->point.size_bytes);
+          }
+      }
+      g_string_append(d, "\n\n");
+      g_array_sort(sizes, cmp_u64);
+      for (guint q = 0; q < sizes->len; q++) {
+        guint64 b = g_array_index(sizes, guint64, q);
+        g_autoptr(GArray) pred = g_array_new(FALSE, FALSE, sizeof(double));
+
+        for (guint k = 0; k < r->points->len; k++) {
+          const ValCompare *c = &g_array_index(r->points, ValCompare, k);
+
+          if (c->point.size_bytes != b)
+            continue;
+          for (guint j = 0; j < ms->len; j++)
+            if (c->series == g_array_index(ms, guint, j))
+              g_array_append_val(pred, c->predicted_us);
+        }
+        g_string_append_printf(d, "%" G_GUINT64_FORMAT " %.9g\n", b,
+                               val_median(pred));
+      }
+      g_string_append(d, "\n\n");
+      title = ms->len > 1 ? g_strdup_printf("%s (%u pairs)",
+                                            (char *)keys->pdata[g], ms->len)
+                          : g_strdup(keys->pdata[g]);
+      g_strdelimit(title, "'\"", ' ');
+      g_string_append_printf(
+          cmd,
+          "%s'%s' index %u using 1:2 with points pt 7 ps 1.2 lc %u title "
+          "'%s, measured', '' index %u using 1:2 with linespoints pt 6 ps 1.6 "
+          "lw 2 lc %u title "
+          "'%s, predicted'",
+          shown ? ", " : "", data, 2 * shown, shown + 1, title, 2 * shown + 1,
+          shown + 1, title);
+      shown++;
+    }
   }
   g_string_append_c(cmd, '\n');
   if (shown == 0) {

@@ -491,7 +491,7 @@ static void gp_tics(GString *s, const char *axis, GPtrArray *labels)
  * smallest size to the one at or above the largest, tick labels at every
  * step-th power of two, the step the smallest of 1, 2, 3, 4, 5, 10 that
  * keeps them at 12 or fewer. */
-static void gp_size_axis(GString *s, guint64 lo, guint64 hi)
+void cli_plot_size_axis(GString *s, guint64 lo, guint64 hi)
 {
   static const guint steps[] = {1, 2, 3, 4, 5, 10};
   guint e_lo = 0, e_hi = 0, step = 10;
@@ -584,7 +584,7 @@ static void write_run(const CliPlot *p, GString *s, char **title)
   g_string_append(d, "EOD\n");
   g_string_append_printf(s, "N = %u\n", p->files->len);
   gp_array(s, "LEGEND", legends);
-  gp_size_axis(s, lo, hi);
+  cli_plot_size_axis(s, lo, hi);
   g_string_append(s, d->str);
   *title = one_collective ? g_strdup_printf("ifsim: %s bus bandwidth per size",
                                             file_at(p, 0)->collective)
@@ -696,7 +696,7 @@ static void write_sweep(const CliPlot *p, GString *s, char **title)
   g_string_append(d, "EOD\n");
   gp_array(s, "PANEL_TITLE", panel_titles);
   gp_array(s, "LEGEND", legends);
-  gp_size_axis(s, lo, hi);
+  cli_plot_size_axis(s, lo, hi);
   g_string_append(s, d->str);
   *title = panels->len == 1
                ? g_strdup_printf("ifsim sweep: %s bus bandwidth per size",
@@ -741,6 +741,17 @@ static void write_replay(const CliPlot *p, GString *s, char **title)
     }
   }
   g_string_append(s, "EOD\n");
+  /* the parts some job has: the others stay out of the legend */
+  g_string_append(s, "array SHOW[7] = [");
+  for (guint c = 0; c < 7; c++) {
+    gboolean any = FALSE;
+
+    for (guint r = 1; r < f->csv.rows->len && !any; r++)
+      any = cell_number(
+                row_at(f, r)[c == 0 ? REPLAY_COMPUTE : REPLAY_TP + c - 1]) > 0;
+    g_string_append_printf(s, "%s%d", c ? ", " : "", any);
+  }
+  g_string_append(s, "]\n");
   gp_tics(s, "x", jobs);
   *title = g_strdup("ifsim replay: step time per job");
 }

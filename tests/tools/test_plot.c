@@ -194,9 +194,12 @@ START_TEST(test_replay_script)
   assert_contains(s, "$D << EOD\n30.12 2.1 6.40025 1.83025 0 0 0.8 41.2505\n"
                      "15.2 0.9 2.3 0 0 0.05 0 18.4\nEOD\n");
   assert_contains(s, "set xtics ('a (x1.37)' 0, 'b, c' 1)\n");
+  /* the legend names the parts some job has: not EP (0 in both) */
+  assert_contains(s, "array SHOW[7] = [1, 1, 1, 1, 0, 1, 1]\n");
   ck_assert_ptr_nonnull(t);
   assert_contains(t, "UNIT = 'us'\n");
   assert_contains(t, "$D << EOD\n400 100 0 0 0 0 0 500\nEOD\n");
+  assert_contains(t, "array SHOW[7] = [1, 1, 0, 0, 0, 0, 0]\n");
 }
 END_TEST
 
