@@ -149,10 +149,12 @@ static void append_list(GString *out, const char *key, const void *v, guint32 n,
   g_string_append_c(out, '\n');
 }
 
-static char *emit_server(const ImportServer *s, const char *source,
+static char *emit_server(const ImportServer *s, const char *path,
                          const char *what)
 {
   GString *o = g_string_new(NULL);
+  /* the file's name, not where it was: outputs carry no paths */
+  g_autofree char *source = g_path_get_basename(path);
 
   g_string_append_printf(o,
                          "# Imported from %s (%s) by ifsim topo --import.\n"

@@ -640,15 +640,17 @@ char *topo_import_ibnet(const char *text, gsize len, const char *source,
   if (strstr(net_link, "ndr") || strstr(net_link, "xdr"))
     sw_base = "quantum2-ndr";
 
+  g_autofree char *base = g_path_get_basename(source);
+
   g_string_append_printf(
       out,
       "# Imported from %s (ibnetdiscover) by ifsim topo --import.\n"
       "# %u hosts of %u adapters with %u connected port(s) each; one GPU "
       "per adapter is assumed.\n"
       "# Switches: %s with %u ports; adapters: %s ports.\n\n",
-      source, hosts->len, cas_per_host, ca_ports, sw_base, max_ports, ca_link);
+      base, hosts->len, cas_per_host, ca_ports, sw_base, max_ports, ca_link);
   g_string_append_printf(out, "[system]\ndescription = Imported from %s\n",
-                         source);
+                         base);
   if (opt->server) {
     g_string_append_printf(out, "server = %s\nservers = %u\n\n", opt->server,
                            hosts->len);

@@ -508,7 +508,10 @@ static TopoSystem *system_build(GKeyFile *kf, const char *source,
        mdl_params_apply_group(kf, "system", system_tables, NULL, &sg, where,
                               error);
   if (ok) {
-    sys->name = g_strdup(sg.description ? sg.description : source);
+    /* its description, else the file's name (not where it is: outputs
+     * carry no paths) */
+    sys->name = sg.description ? g_strdup(sg.description)
+                               : g_path_get_basename(source);
     sys->n_servers = sg.servers;
     sys->server = load_server(sys, kf, source, sg.server, error);
     ok = sys->server != NULL;
