@@ -335,7 +335,7 @@ static gboolean plot(const ValReport *r, TrcOutputs *outs, const char *path,
       hi = MAX(hi, b);
     }
     if (hi > 0)
-      cli_plot_size_axis(cmd, lo, hi);
+      cli_plot_size_axis(cmd, lo, hi, 12);
   }
   g_string_append(cmd, "plot ");
   /* One curve per kind of series (probe, test, mode; a collective's ranks):

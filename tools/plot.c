@@ -490,8 +490,8 @@ static void gp_tics(GString *s, const char *axis, GPtrArray *labels)
 /* The log2 size axis: the range from the power of two at or below the
  * smallest size to the one at or above the largest, tick labels at every
  * step-th power of two, the step the smallest of 1, 2, 3, 4, 5, 10 that
- * keeps them at 12 or fewer. */
-void cli_plot_size_axis(GString *s, guint64 lo, guint64 hi)
+ * keeps them at max_labels or fewer (so that they do not run together). */
+void cli_plot_size_axis(GString *s, guint64 lo, guint64 hi, guint max_labels)
 {
   static const guint steps[] = {1, 2, 3, 4, 5, 10};
   guint e_lo = 0, e_hi = 0, step = 10;
@@ -504,7 +504,8 @@ void cli_plot_size_axis(GString *s, guint64 lo, guint64 hi)
   if (e_hi == e_lo)
     e_hi = MIN(e_lo + 1, 63);
   for (guint i = 0; i < G_N_ELEMENTS(steps); i++)
-    if ((e_hi / steps[i]) - ((e_lo + steps[i] - 1) / steps[i]) + 1 <= 12) {
+    if ((e_hi / steps[i]) - ((e_lo + steps[i] - 1) / steps[i]) + 1 <=
+        max_labels) {
       step = steps[i];
       break;
     }
@@ -584,7 +585,7 @@ static void write_run(const CliPlot *p, GString *s, char **title)
   g_string_append(d, "EOD\n");
   g_string_append_printf(s, "N = %u\n", p->files->len);
   gp_array(s, "LEGEND", legends);
-  cli_plot_size_axis(s, lo, hi);
+  cli_plot_size_axis(s, lo, hi, 12);
   g_string_append(s, d->str);
   *title = one_collective ? g_strdup_printf("ifsim: %s bus bandwidth per size",
                                             file_at(p, 0)->collective)
@@ -621,6 +622,23 @@ static void sweep_panel_free(gpointer x)
 
 /* A sweep: a panel per collective, in it a line per point, the legend
  * "KEY=VALUE, ..." from the point's first row. */
+/* A varied key's name in a legend: its last part ("oversubscription" of
+ * "scaleout.oversubscription") where no other varied key has that last
+ * part, else the whole key. */
+static const char *sweep_key_label(char **head, guint off, guint c)
+{
+  const char *dot = strrchr(head[c], '.');
+  const char *last = dot ? dot + 1 : head[c];
+
+  for (guint o = 1; o + 1 < off; o++) {
+    const char *od = strrchr(head[o], '.');
+
+    if (o != c && g_str_equal(od ? od + 1 : head[o], last))
+      return head[c];
+  }
+  return last;
+}
+
 static void write_sweep(const CliPlot *p, GString *s, char **title)
 {
   const PlotFile *f = file_at(p, 0);
@@ -657,8 +675,8 @@ static void write_sweep(const CliPlot *p, GString *s, char **title)
       GString *legend = g_string_new(NULL);
 
       for (guint c = 1; c + 1 < off; c++)
-        g_string_append_printf(legend, "%s%s=%s", c > 1 ? ", " : "", head[c],
-                               row[c]);
+        g_string_append_printf(legend, "%s%s=%s", c > 1 ? ", " : "",
+                               sweep_key_label(head, off, c), row[c]);
       line = g_new0(SweepLine, 1);
       line->legend = g_string_free(legend, FALSE);
       line->data = g_string_new(NULL);
@@ -696,7 +714,8 @@ static void write_sweep(const CliPlot *p, GString *s, char **title)
   g_string_append(d, "EOD\n");
   gp_array(s, "PANEL_TITLE", panel_titles);
   gp_array(s, "LEGEND", legends);
-  cli_plot_size_axis(s, lo, hi);
+  /* a panel of a row of COLS: its share of the labels */
+  cli_plot_size_axis(s, lo, hi, MAX(12 / cols, 4));
   g_string_append(s, d->str);
   *title = panels->len == 1
                ? g_strdup_printf("ifsim sweep: %s bus bandwidth per size",

@@ -42,8 +42,9 @@ char *cli_plot_size_label(guint64 bytes);
 
 /* gnuplot commands for a log2 size axis from lo to hi bytes: the range
  * from the power of two at or below lo to the one at or above hi, labelled
- * as cli_plot_size_label at every step-th power of two (12 labels at most). */
-void cli_plot_size_axis(GString *s, guint64 lo, guint64 hi);
+ * as cli_plot_size_label at every step-th power of two (max_labels at
+ * most: 12 fill a 1024-pixel plot). */
+void cli_plot_size_axis(GString *s, guint64 lo, guint64 hi, guint max_labels);
 
 /* The CSVs of one plot, all of one kind. */
 typedef struct CliPlot CliPlot;

@@ -166,16 +166,27 @@ START_TEST(test_sweep_script)
   assert_contains(s, "FIRST[1] = 0\nLAST[1] = 1\nFIRST[2] = 2\nLAST[2] = 3\n");
   assert_contains(s, "PANEL_TITLE[1] = 'AllReduce'\n"
                      "PANEL_TITLE[2] = 'AllGather'\n");
-  assert_contains(s, "LEGEND[1] = 'scaleout.link=ib-hdr-4x, "
-                     "system.servers=16'\n"
-                     "LEGEND[2] = 'scaleout.link=ib-ndr-4x, "
-                     "system.servers=32'\n");
+  /* a varied key by its last part, where that is unambiguous */
+  assert_contains(s, "LEGEND[1] = 'link=ib-hdr-4x, servers=16'\n"
+                     "LEGEND[2] = 'link=ib-ndr-4x, servers=32'\n");
   /* blocks per (collective, point), rows in the file's order */
   assert_contains(s, "$D << EOD\n1024 0.1\n1048576 52\n\n\n1024 0.125\n\n\n"
                      "1024 0.0625\n\n\n1024 0.03125\n\n\nEOD\n");
-  /* 1 KiB to 1 MiB: 11 powers of two, a tick every one */
-  assert_contains(s, "'1K' 1024, '2K' 2048,");
+  /* 1 KiB to 1 MiB: 11 powers of two, in a panel of two a row at most 6
+   * labels, a tick every other one */
+  assert_contains(s, "'1K' 1024, '4K' 4096, '16K' 16384,");
   assert_contains(s, "'1M' 1048576)\n");
+  {
+    /* two varied keys ending alike keep their whole names */
+    const char *twin = "point,scaleout.link,nic.link,collective," RUN_HEADER
+                       "0,ib-hdr-4x,cx6,AllReduce,1024,256,float,sum,-1,20,"
+                       "0.05,0.1,Ring,Simple,16,20\n";
+    g_autofree char *t = script_of("twin.csv", twin, &style, &error);
+
+    ck_assert_ptr_nonnull(t);
+    assert_contains(t, "LEGEND[1] = 'scaleout.link=ib-hdr-4x, "
+                       "nic.link=cx6'\n");
+  }
 }
 END_TEST
 

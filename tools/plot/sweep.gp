@@ -9,7 +9,10 @@ set xlabel 'message size (bytes)'
 set ylabel 'bus bandwidth (GB/s)'
 set yrange [0:*]
 set grid
-set key below
+# one legend, inside the first panel at its top left (bandwidth is low at
+# small sizes); the lines of every panel are the same points in the same
+# order, told apart by colour, dash and marker where they coincide
+set key top left Left reverse box opaque font ',10'
 if (PANELS > 1) {
   set multiplot layout ROWS, COLS title TITLE . (NOTE eq '' ? '' : "\n" . NOTE)
 }
@@ -19,8 +22,12 @@ do for [p = 1:PANELS] {
   } else {
     set title TITLE . (NOTE eq '' ? '' : "\n" . NOTE)
   }
+  if (p > 1) {
+    unset key
+  }
   plot for [i = FIRST[p]:LAST[p]] $D index i using 1:2 with linespoints \
-       lw 2 pt 7 ps 0.6 title LEGEND[i + 1]
+       lw 2 lc (i - FIRST[p] + 1) dt 1 + (i - FIRST[p]) % 4 \
+       pt ((i - FIRST[p]) % 6 + 4) ps 1.0 title LEGEND[i + 1]
 }
 if (PANELS > 1) {
   unset multiplot
