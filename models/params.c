@@ -54,6 +54,15 @@ gboolean mdl_ini_check_duplicates(const char *data, gsize len, const char *file,
         while (k_end > s && (k_end[-1] == ' ' || k_end[-1] == '\t'))
           k_end--;
         key = g_strndup(s, (size_t)(k_end - s));
+        /* GKeyFile drops "KEY[LOCALE] = ..." of other locales at load:
+         * a value silently lost, so refused here */
+        if (strchr(key, '[')) {
+          g_set_error(error, MDL_ERROR, MDL_ERROR_SYNTAX,
+                      "%s:%u: [%s] %s: a translated key (KEY[LOCALE]) is "
+                      "not read: expected KEY = VALUE",
+                      file, line, group, key);
+          return FALSE;
+        }
         if (g_hash_table_contains(keys, key)) {
           g_set_error(error, MDL_ERROR, MDL_ERROR_DUPLICATE,
                       "%s:%u: [%s] %s is given twice (first at line %u)", file,
@@ -80,6 +89,12 @@ GKeyFile *mdl_ini_load(const char *data, gsize len, const char *file,
     g_set_error(error, MDL_ERROR, MDL_ERROR_SYNTAX,
                 "%s: not a text file (invalid UTF-8 or a NUL byte)", file);
     return NULL;
+  }
+  /* a UTF-8 byte order mark (editors on Windows write one): skipped, as
+   * the CSV readers skip it */
+  if (len >= 3 && memcmp(data, "\xef\xbb\xbf", 3) == 0) {
+    data += 3;
+    len -= 3;
   }
   if (!mdl_ini_check_duplicates(data, len, file, error))
     return NULL;

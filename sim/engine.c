@@ -44,6 +44,7 @@ struct SimEngine {
   guint64 compactions;
   gboolean running;
   gboolean stop_requested;
+  gboolean overflow; /* an event past SIM_TIME_HORIZON: the run ends */
 };
 
 SimEngine *sim_engine_new(void)
@@ -100,6 +101,13 @@ static inline void engine_push(SimEngine *engine, SimTime when, SimKind kind,
 
   g_assert(when >= engine->now); /* scheduling into the past is a bug */
   g_assert(kind < engine->n_kinds);
+  /* past the horizon: a run longer than ifsim simulates; it ends
+   * (SIM_RUN_OVERFLOW) before any time could wrap */
+  if (G_UNLIKELY(when > SIM_TIME_HORIZON)) {
+    engine->overflow = TRUE;
+    engine->stop_requested = TRUE;
+    return;
+  }
   sim_queue_push(&engine->queue, &entry);
   engine->live++;
 }
@@ -113,8 +121,10 @@ void sim_engine_schedule(SimEngine *engine, SimTime when, SimKind kind,
 void sim_engine_schedule_in(SimEngine *engine, SimTime delay, SimKind kind,
                             guint64 data)
 {
-  g_assert(delay <= SIM_TIME_MAX - engine->now);
-  engine_push(engine, engine->now + delay, kind, data, SIM_POOL_NIL);
+  engine_push(engine,
+              delay > SIM_TIME_HORIZON ? SIM_TIME_HORIZON + 1
+                                       : engine->now + delay,
+              kind, data, SIM_POOL_NIL);
 }
 
 SimEventId sim_engine_schedule_cancellable(SimEngine *engine, SimTime when,
@@ -208,6 +218,8 @@ static SimRunStatus engine_loop(SimEngine *engine, SimTime limit)
     }
   }
   engine->running = FALSE;
+  if (engine->overflow)
+    return SIM_RUN_OVERFLOW; /* stays stopped: the run cannot go on */
   if (engine->stop_requested) {
     engine->stop_requested = FALSE;
     return SIM_RUN_STOPPED;
@@ -226,7 +238,8 @@ SimRunStatus sim_engine_run_until(SimEngine *engine, SimTime limit)
 
   g_assert(limit >= engine->now);
   st = engine_loop(engine, limit);
-  if (st == SIM_RUN_STOPPED || st == SIM_RUN_INTERRUPTED)
+  if (st == SIM_RUN_STOPPED || st == SIM_RUN_INTERRUPTED ||
+      st == SIM_RUN_OVERFLOW)
     return st;
   engine->now = limit;
   return engine->live == 0 ? SIM_RUN_EMPTY : SIM_RUN_LIMIT;

@@ -36,10 +36,12 @@ typedef guint64 SimEventId;
 typedef void (*SimHandlerFn)(SimEngine *engine, void *ctx, guint64 data);
 
 typedef enum {
-  SIM_RUN_EMPTY,   /* no pending event is left */
-  SIM_RUN_LIMIT,   /* run_until reached its time limit */
-  SIM_RUN_STOPPED, /* a handler called sim_engine_stop */
+  SIM_RUN_EMPTY,       /* no pending event is left */
+  SIM_RUN_LIMIT,       /* run_until reached its time limit */
+  SIM_RUN_STOPPED,     /* a handler called sim_engine_stop */
   SIM_RUN_INTERRUPTED, /* SIGINT/SIGTERM (sim/interrupt.h); resumable */
+  SIM_RUN_OVERFLOW,    /* an event was scheduled past SIM_TIME_HORIZON (or its
+                       time wrapped): the run cannot go on */
 } SimRunStatus;
 
 SimEngine *sim_engine_new(void);

@@ -15,6 +15,11 @@
 typedef uint64_t SimTime;
 
 #define SIM_TIME_MAX UINT64_MAX
+/* The latest time a run may reach: 2^62 ps, about 53 days.  Times computed
+ * past it (a size or compute time no collective or step has) end the run
+ * with SIM_RUN_OVERFLOW instead of wrapping; sums of two times below it
+ * cannot wrap. */
+#define SIM_TIME_HORIZON (UINT64_C(1) << 62)
 #define SIM_PS_PER_NS UINT64_C(1000)
 #define SIM_PS_PER_US UINT64_C(1000000)
 #define SIM_PS_PER_MS UINT64_C(1000000000)

@@ -154,8 +154,12 @@ void sim_transport_channel_stats(const SimTransport *t, SimChannelId c,
 static inline SimTime sim_serialize_ps(double bytes, double rate)
 {
   double ps = bytes * 1e12 / rate;
-  SimTime t = (SimTime)ps;
+  SimTime t;
 
+  /* past the horizon: a time the engine refuses, not a wrapped one */
+  if (!(ps < (double)SIM_TIME_HORIZON))
+    return SIM_TIME_HORIZON + 1;
+  t = (SimTime)ps;
   return (double)t < ps ? t + 1 : t;
 }
 

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "collectives/nccl/nccl.h"
+#include "sim/error.h"
 #include "sim/interrupt.h"
 #include "sim/memory.h"
 #include "sim/units.h"
@@ -594,8 +595,13 @@ gboolean cli_run_collective(const NcclComm *comm, const CliRunOptions *o,
     if (last && last_hooks && last_hooks->before)
       last_hooks->before(last_hooks->ctx, &ch);
     if (!nccl_run(comm, coll, size, &ch, run_exec(o), last ? inspect : NULL,
-                  inspect_ctx, &st, error))
+                  inspect_ctx, &st, error)) {
+      /* the size of the sweep that failed, as the user gave the sweep */
+      if (error && *error && (*error)->domain != SIM_ERROR)
+        g_prefix_error(error, "%s..%s: size %" G_GUINT64_FORMAT " B: ",
+                       run_name(o, "minbytes"), run_name(o, "maxbytes"), size);
       return FALSE;
+    }
     if (last && inspect && !*inspect_ok)
       return FALSE;
     if (last && last_hooks && last_hooks->after &&

@@ -92,6 +92,12 @@ gboolean trc_workload_validate(const TrcWorkload *w, GError **error)
     else if (o->compute && (o->group != TRC_GROUP_NONE || o->bytes != 0 ||
                             o->compute_ps == 0))
       bad = "a compute op needs compute time > 0, no group, no size";
+    else if (o->compute_ps > TRC_MAX_COMPUTE_PS)
+      bad = "its compute time is above 2^60 ps (13 days): no step has one "
+            "(sim/time.h SIM_TIME_HORIZON bounds a run at 53 days)";
+    else if (o->bytes > TRC_MAX_BYTES)
+      bad = "its size is above 2^50 bytes (1 PiB): no collective of a step "
+            "moves that much";
     else if (!o->compute &&
              (o->group == TRC_GROUP_NONE || o->group >= TRC_N_GROUPS ||
               o->bytes == 0 || o->compute_ps != 0 || o->coll >= NCCL_N_COLLS))
@@ -412,6 +418,10 @@ static gboolean read_row(Reader *r, TrcWorkload *w, GHashTable *index_of,
       return fail(error, r, COL_COMPUTE, f[COL_COMPUTE],
                   "expected a decimal number of microseconds above 0 "
                   "(e.g. 12.5)");
+    if (o->compute_ps > TRC_MAX_COMPUTE_PS)
+      return fail(error, r, COL_COMPUTE, f[COL_COMPUTE],
+                  "expected at most 1152921504606.846976 us (2^60 ps, 13 "
+                  "days): no step has a longer compute op");
   } else {
     g_autoptr(GError) e = NULL;
     int g;
@@ -428,10 +438,11 @@ static gboolean read_row(Reader *r, TrcWorkload *w, GHashTable *index_of,
       return fail(error, r, COL_SIZE, f[COL_SIZE],
                   "a collective needs its size: expected bytes above 0 "
                   "(e.g. 16777216 or 16M)");
-    if (!sim_size_parse(f[COL_SIZE], &o->bytes, &e) || o->bytes == 0)
+    if (!sim_size_parse(f[COL_SIZE], &o->bytes, &e) || o->bytes == 0 ||
+        o->bytes > TRC_MAX_BYTES)
       return fail(error, r, COL_SIZE, f[COL_SIZE],
-                  "expected bytes above 0, at most 2^64 - 1 (e.g. 16777216 "
-                  "or 16M)");
+                  "expected bytes above 0, at most 2^50 (1P: no collective "
+                  "of a step moves more; e.g. 16777216 or 16M)");
     if (f[COL_COMPUTE][0] != '\0')
       return fail(error, r, COL_COMPUTE, f[COL_COMPUTE],
                   "a collective has no compute time: expected an empty "

@@ -66,6 +66,13 @@ typedef struct {
   guint32 n_ops;
 } TrcWorkload;
 
+/* The longest compute op and the largest collective a workload holds: a
+ * quarter of the run's horizon (sim/time.h), so that ops in a chain reach
+ * the horizon as a clean error, not a wrapped time; and a size whose
+ * collective at 1 GB/s still ends inside it. */
+#define TRC_MAX_COMPUTE_PS (G_GUINT64_CONSTANT(1) << 60)
+#define TRC_MAX_BYTES (G_GUINT64_CONSTANT(1) << 50)
+
 /* Largest tp, pp, dp or ep, and largest tp x pp x dp, accepted. */
 #define TRC_MAX_DIM (1u << 20)
 #define TRC_MAX_RANKS (1u << 24)

@@ -177,7 +177,7 @@ void nccl_execution_build(NcclExecution *x)
               sim_paths_latency_ps(
                   pl->fabric, &g_array_index(pl->paths, SimPath, e->first_path),
                   e->n_paths) +
-              (SimTime)ceil((double)b / rate * 1e12),
+              sim_serialize_ps((double)b, rate),
           .stream = SIM_NONE};
 
       /* a timeline shows the slice crossing the link, as a transfer */

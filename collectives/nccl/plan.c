@@ -19,7 +19,11 @@
 
 static SimTime us_ps(double us)
 {
-  return (SimTime)llround(us * (double)SIM_PS_PER_US);
+  double ps = us * (double)SIM_PS_PER_US;
+
+  /* past the horizon: a time the engine refuses, not a wrapped one */
+  return ps < (double)SIM_TIME_HORIZON ? (SimTime)llround(ps)
+                                       : SIM_TIME_HORIZON + 1;
 }
 
 static SimNodeId rank_gpu(const NcclPlan *pl, guint32 r)

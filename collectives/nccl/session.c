@@ -287,9 +287,20 @@ gboolean nccl_session_run(NcclSession *s, NcclRunStats *out, GError **error)
   SimDagStats ds;
   gboolean ok;
 
-  if (sim_engine_run(s->engine) == SIM_RUN_INTERRUPTED)
+  SimRunStatus st = sim_engine_run(s->engine);
+
+  if (st == SIM_RUN_INTERRUPTED)
     ok = sim_interrupt_check(error);
-  else
+  else if (st == SIM_RUN_OVERFLOW) {
+    char at[SIM_TIME_FORMAT_LEN];
+
+    g_set_error(error, COLL_ERROR, COLL_ERROR_VALUE,
+                "the simulated time passed 2^62 ps (53 days; at %s when a "
+                "step went past it): a size or compute time longer than any "
+                "collective or training step, which ifsim does not simulate",
+                sim_time_format(sim_engine_now(s->engine), at));
+    ok = FALSE;
+  } else
     ok = sim_dag_check_finished(s->dag, sim_engine_now(s->engine), error);
   if (!ok)
     return FALSE;

@@ -47,6 +47,14 @@ expect 2 "ifsim: run: -b: '12X' is not a size" run -b 12X
 expect 2 "ifsim: run: see 'ifsim run --help'" run -b 12X
 expect 2 "ifsim: run: --maxbytes: '8GG' is not a size" run --maxbytes 8GG
 expect 2 "-b (10) is larger than -e (9)" run -b 010 -e 9
+# a system file saved with a UTF-8 byte order mark reads as without
+bom_ini=$(mktemp)
+printf '\357\273\277[system]\nserver = dgx-h100\n' >"$bom_ini"
+expect 0 "Servers: 1 x 8 GPUs" topo "$bom_ini"
+rm -f "$bom_ini"
+# a size whose run would pass the simulated-time horizon ends cleanly
+expect 2 "ifsim: run: -b..-e: size 10995115178248372224 B: the simulated time passed 2^62 ps" run -b 9999999T -e 9999999T
+expect 2 "the simulated time passed 2^62 ps" run --fidelity analytical -b 16000000T -e 16000000T
 # a value attached to a short option, as getopt (and nccl-tests) read it
 "$IFSIM" run -b 8K -e 64K -f 2 -c allgather >"$out.sep" 2>&1
 "$IFSIM" run -b8K -e64K -f2 -callgather >"$out.att" 2>&1

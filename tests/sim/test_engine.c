@@ -257,6 +257,40 @@ START_TEST(test_stop)
 }
 END_TEST
 
+/* An event past the horizon ends the run (SIM_RUN_OVERFLOW) instead of
+ * wrapping the clock; so does a delay that would reach past it. */
+START_TEST(test_horizon_overflow)
+{
+  g_autoptr(SimEngine) eng = sim_engine_new();
+  Log log;
+  SimKind k;
+
+  log_init(&log);
+  k = sim_engine_register(eng, "log", on_log, &log);
+  sim_engine_schedule(eng, 10, k, 1);
+  sim_engine_schedule(eng, SIM_TIME_HORIZON + 1, k, 2);
+  ck_assert_int_eq(sim_engine_run(eng), SIM_RUN_OVERFLOW);
+  ck_assert_uint_eq(log.times->len, 0);
+  log_clear(&log);
+  {
+    g_autoptr(SimEngine) e2 = sim_engine_new();
+    Log l2;
+    SimKind k2;
+
+    log_init(&l2);
+    k2 = sim_engine_register(e2, "log", on_log, &l2);
+    sim_engine_schedule(e2, SIM_TIME_HORIZON - 5, k2, 1);
+    ck_assert_int_eq(sim_engine_run(e2), SIM_RUN_EMPTY);
+    sim_engine_schedule_in(e2, 6, k2, 2);
+    ck_assert_int_eq(sim_engine_run(e2), SIM_RUN_OVERFLOW);
+    sim_engine_schedule_in(e2, G_MAXUINT64, k2, 3); /* no wrap either */
+    ck_assert_int_eq(sim_engine_run(e2), SIM_RUN_OVERFLOW);
+    ck_assert_uint_eq(l2.times->len, 1);
+    log_clear(&l2);
+  }
+}
+END_TEST
+
 START_TEST(test_schedule_in_past_aborts)
 {
   SimEngine *eng = sim_engine_new();
@@ -338,6 +372,7 @@ Suite *suite_engine(void)
   tcase_add_test(tc, test_run_until);
   tcase_add_test(tc, test_stop);
   tcase_add_test_raise_signal(tc, test_schedule_in_past_aborts, SIGABRT);
+  tcase_add_test(tc, test_horizon_overflow);
   tcase_add_test(tc, test_determinism);
   tcase_set_timeout(tc, 120);
   suite_add_tcase(s, tc);
