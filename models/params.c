@@ -4,6 +4,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "sim/units.h"
+
 GQuark mdl_error_quark(void)
 {
   return g_quark_from_static_string("ifsim-models-error-quark");
@@ -139,11 +141,9 @@ gboolean mdl_param_set(const MdlParamSpec *spec, void *model, const char *text,
 {
   switch (spec->type) {
   case MDL_PARAM_DOUBLE: {
-    char *end = NULL;
-    double v = g_ascii_strtod(text, &end);
-    /* decimal only: strtod also reads hexadecimal floats (0x10) */
-    if (*text == '\0' || end == text || *end != '\0' || !isfinite(v) ||
-        strpbrk(text, "xX")) {
+    double v = 0;
+
+    if (g_ascii_isspace(*text) || !sim_decimal_parse(text, &v)) {
       g_set_error(error, MDL_ERROR, MDL_ERROR_VALUE,
                   "%s %s: '%s' is not a number (%s)", where, spec->key, text,
                   spec->help);

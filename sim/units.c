@@ -3,6 +3,7 @@
 #include "sim/units.h"
 
 #include <stdio.h>
+#include <math.h>
 #include <string.h>
 
 #include "sim/error.h"
@@ -86,4 +87,26 @@ gboolean sim_count_parse(const char *text, guint64 max, guint64 *out,
     g_set_error(error, SIM_ERROR, SIM_ERROR_PARSE,
                 "'%s' is not a count (expected a decimal integer >= 0)", text);
   return FALSE;
+}
+
+gboolean sim_decimal_parse(const char *text, double *out)
+{
+  const char *t = text;
+  char *end;
+  double v;
+
+  while (g_ascii_isspace(*t))
+    t++;
+  /* decimal only: strtod also reads hexadecimal floats, inf and nan */
+  if (*t == '\0' || strpbrk(t, "xXiInN"))
+    return FALSE;
+  v = g_ascii_strtod(t, &end);
+  if (end == t)
+    return FALSE;
+  while (g_ascii_isspace(*end))
+    end++;
+  if (*end != '\0' || !isfinite(v))
+    return FALSE;
+  *out = v;
+  return TRUE;
 }

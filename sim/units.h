@@ -40,4 +40,9 @@ char *sim_size_format(guint64 bytes, char *buf);
 gboolean sim_count_parse(const char *text, guint64 max, guint64 *out,
                          GError **error);
 
+/* Reads a finite decimal number, all of text (spaces around allowed):
+ * "12.5", "-3", "1e-6".  Not C's hexadecimal floats (0x1p4, which strtod
+ * reads), inf or nan.  FALSE, *out left alone, otherwise. */
+gboolean sim_decimal_parse(const char *text, double *out);
+
 #endif /* SIM_UNITS_H */

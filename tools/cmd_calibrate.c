@@ -491,9 +491,7 @@ int cli_cmd_validate(int argc, char **argv)
   if (!cli_parse(ctx, "validate", &argc, &argv, &status))
     goto out;
   if (max_error) {
-    char *end;
-    limit = g_ascii_strtod(max_error, &end);
-    if (end == max_error || *end || !(limit >= 0) || !isfinite(limit))
+    if (!sim_decimal_parse(max_error, &limit) || !(limit >= 0))
       g_set_error(&error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
                   "--max-error: '%s' is not a percentage (expected a number "
                   ">= 0)",

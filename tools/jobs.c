@@ -5,6 +5,7 @@
 
 #include "models/params.h"
 #include "sim/input.h"
+#include "sim/units.h"
 #include "tools/cli.h"
 
 void cli_job_clear(CliJob *j)
@@ -107,16 +108,15 @@ TrcWorkload *cli_load_workload(const char *csv, const char *astra,
                           .gpus_given_as = names->astra_gpus,
                           .ns_per_tick = 1.0};
 
-    if (ns_per_tick) {
-      char *end = NULL;
-
-      ao.ns_per_tick = g_ascii_strtod(ns_per_tick, &end);
-      if (!end || *end || !(ao.ns_per_tick > 0) || ao.ns_per_tick > 1e12) {
-        g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
-                    "%s: '%s' is not a tick length in ns above 0",
-                    names->ns_per_tick, ns_per_tick);
-        return NULL;
-      }
+    /* a decimal number of ns, at least a picosecond (shorter ticks would
+     * round every compute time to nothing) */
+    if (ns_per_tick && (!sim_decimal_parse(ns_per_tick, &ao.ns_per_tick) ||
+                        ao.ns_per_tick < 0.001 || ao.ns_per_tick > 1e9)) {
+      g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                  "%s: '%s' is not a tick length (expected a decimal number "
+                  "of ns from 0.001, a picosecond, to 10^9)",
+                  names->ns_per_tick, ns_per_tick);
+      return NULL;
     }
     w = trc_workload_load_astra_opts(astra, &ao, error);
   } else {

@@ -33,6 +33,7 @@
 #include <string.h>
 
 #include "sim/error.h"
+#include "sim/units.h"
 #include "sim/interrupt.h"
 #include "sim/memory.h"
 #include "sim/units.h"
@@ -106,12 +107,9 @@ static gboolean parse_u32(const char *v, guint32 min, guint32 max, guint32 *out)
 
 static gboolean parse_real(const char *v, double *out)
 {
-  char *end;
-
   if (!*v || !(g_ascii_isdigit(*v) || *v == '.'))
     return FALSE;
-  *out = g_ascii_strtod(v, &end);
-  return *end == '\0' && isfinite(*out);
+  return sim_decimal_parse(v, out);
 }
 
 /* "70B", "1.5T", "125M", "7000000000": decimal multiples (10^3 ...). */

@@ -10,6 +10,7 @@
 #include "collectives/nccl/nccl.h"
 #include "sim/error.h"
 #include "sim/input.h"
+#include "sim/units.h"
 #include "traces/csvtext.h"
 #include "traces/output.h"
 #include "validate/import_internal.h"
@@ -239,23 +240,8 @@ void val_csv_clear(ValCsv *c)
 
 gboolean val_cell_double(const char *cell, double *out)
 {
-  const char *t = cell;
-  char *end;
-
-  /* g_strstrip's spaces around it, read in place (a million rows) */
-  while (g_ascii_isspace(*t))
-    t++;
-  if (t[0] == '\0' || g_ascii_isspace(t[0]))
-    return FALSE;
-  /* decimal only: strtod would read C's hexadecimal floats (0x1p4) */
-  if (strpbrk(t, "xX"))
-    return FALSE;
-  *out = g_ascii_strtod(t, &end);
-  if (end == t)
-    return FALSE;
-  while (g_ascii_isspace(*end))
-    end++;
-  return *end == '\0' && isfinite(*out);
+  /* spaces around it allowed, read in place (a million rows) */
+  return sim_decimal_parse(cell, out);
 }
 
 /* --- reading this format ------------------------------------------------ */

@@ -55,6 +55,11 @@ rm -f "$bom_ini"
 # a size whose run would pass the simulated-time horizon ends cleanly
 expect 2 "ifsim: run: -b..-e: size 10995115178248372224 B: the simulated time passed 2^62 ps" run -b 9999999T -e 9999999T
 expect 2 "the simulated time passed 2^62 ps" run --fidelity analytical -b 16000000T -e 16000000T
+# numbers are decimal: no C hexadecimal floats, no ticks below a picosecond
+expect 2 "--max-error: '0x10' is not a percentage" validate "$(dirname "$0")/../data/measure/nccltests_allreduce_8xH100.txt" -t "$(dirname "$0")/../data/systems/dgx-h100.ini" --max-error 0x10
+expect 2 "--ns-per-tick: '0x1p1' is not a tick length" replay --astra "$(dirname "$0")/../data/workload/astra_2layer.txt" --astra-tp 8 --ns-per-tick 0x1p1
+expect 2 "--ns-per-tick: '1e-300' is not a tick length (expected a decimal number of ns from 0.001" replay --astra "$(dirname "$0")/../data/workload/astra_2layer.txt" --astra-tp 8 --ns-per-tick 1e-300
+expect 2 "--llm: tflops=0x1p10: expected peak TFLOP/s" replay --llm "layers=4,hidden=1024,ffn=4096,vocab=32000,seq=512,mbs=1,microbatches=2,tp=4,pp=2,dp=1,tflops=0x1p10,mfu=0.5,optimizer_us=100"
 # a value attached to a short option, as getopt (and nccl-tests) read it
 "$IFSIM" run -b 8K -e 64K -f 2 -c allgather >"$out.sep" 2>&1
 "$IFSIM" run -b8K -e64K -f2 -callgather >"$out.att" 2>&1

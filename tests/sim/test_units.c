@@ -65,6 +65,29 @@ START_TEST(test_size_invalid)
 }
 END_TEST
 
+START_TEST(test_decimal)
+{
+  static const struct {
+    const char *text;
+    gboolean ok;
+    double v;
+  } cases[] = {
+      {"12.5", TRUE, 12.5}, {" -3 ", TRUE, -3},      {"1e-6", TRUE, 1e-6},
+      {".5", TRUE, 0.5},    {"0x10", FALSE, 0},      {"0x1p4", FALSE, 0},
+      {"inf", FALSE, 0},    {"-Infinity", FALSE, 0}, {"nan", FALSE, 0},
+      {"1e400", FALSE, 0},  {"", FALSE, 0},          {"  ", FALSE, 0},
+      {"1.5x", FALSE, 0},   {"1 2", FALSE, 0},       {"1,5", FALSE, 0}};
+
+  for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+    double v = 42;
+
+    ck_assert_msg(sim_decimal_parse(cases[i].text, &v) == cases[i].ok, "'%s'",
+                  cases[i].text);
+    ck_assert_double_eq(v, cases[i].ok ? cases[i].v : 42);
+  }
+}
+END_TEST
+
 START_TEST(test_size_format)
 {
   char buf[SIM_SIZE_FORMAT_LEN];
@@ -85,6 +108,7 @@ Suite *suite_units(void)
   tcase_add_test(tc, test_size_valid);
   tcase_add_test(tc, test_size_invalid);
   tcase_add_test(tc, test_size_format);
+  tcase_add_test(tc, test_decimal);
   suite_add_tcase(s, tc);
   return s;
 }
