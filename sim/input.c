@@ -74,6 +74,11 @@ gboolean sim_input_read(const char *path, char **data, gsize *len,
 
   *data = NULL;
   *len = 0;
+  if (path[0] == '\0') {
+    g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_NOENT,
+                "'': an empty file name (expected a path)");
+    return FALSE;
+  }
   while (fd < 0 && retry) {
     fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
     if (fd < 0 && !failed(path, errno, &retry, error))

@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <glib/gstdio.h>
+
 #include "sim/input.h"
 #include "tools/cli.h"
 #include "tools/plot.h"
@@ -155,8 +157,22 @@ int cli_cmd_plot(int argc, char **argv)
   if (!tmp)
     return cli_report(COMMAND, error);
   script = cli_plot_script(plot, &style, tmp, &error);
-  if (!script || !cli_gnuplot_run(script, &error) ||
-      !trc_outputs_commit(outs, &error))
+  if (!script || !cli_gnuplot_run(script, &error))
+    return cli_report(COMMAND, error);
+  {
+    /* a gnuplot that ends well having drawn nothing (another terminal,
+     * a broken IFSIM_GNUPLOT) leaves the output empty: not a plot */
+    GStatBuf st;
+
+    if (g_stat(tmp, &st) != 0 || st.st_size == 0) {
+      g_set_error(&error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                  "%s: gnuplot ended without drawing anything (is "
+                  "IFSIM_GNUPLOT gnuplot?)",
+                  output);
+      return cli_report(COMMAND, error);
+    }
+  }
+  if (!trc_outputs_commit(outs, &error))
     return cli_report(COMMAND, error);
   printf("# wrote %s (%s, from %u file%s)\n", output,
          cli_plot_kind_name(cli_plot_kind(plot)), g_strv_length(files),

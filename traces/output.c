@@ -1,3 +1,5 @@
+/* realpath (POSIX.1-2008 XSI), beside the project's _POSIX_C_SOURCE */
+#define _XOPEN_SOURCE 700
 /* A run's output files, committed together; see traces/output.h. */
 #include "traces/output.h"
 
@@ -21,6 +23,9 @@ typedef struct {
                    start, written at commit; -1 otherwise */
   gboolean reserved; /* tmp was handed to another program (reserve) */
   gboolean in_place; /* fd's output */
+  char *canon;       /* target with its directory's real path: two outputs
+                        to one file ("out.csv", "./out.csv", a link to it)
+                        have the same */
 } Output;
 
 struct TrcOutputs {
@@ -37,6 +42,7 @@ static void output_clear(void *p)
     close(x->fd);
   g_free(x->path);
   g_free(x->target);
+  g_free(x->canon);
   g_free(x->tmp);
   g_free(x->text);
 }
@@ -200,11 +206,30 @@ gboolean trc_write_all(int fd, const void *data, gsize len)
   return TRUE;
 }
 
-/* Appends path's entry, refusing a path given twice. */
+/* target's directory made real (symbolic links, "..", relative), and its
+ * name: one text per file, whatever the spelling. */
+static char *canonical(const char *target)
+{
+  g_autofree char *dir = g_path_get_dirname(target);
+  g_autofree char *base = g_path_get_basename(target);
+  g_autofree char *real = realpath(dir, NULL);
+
+  return g_build_filename(real ? real : dir, base, NULL);
+}
+
+/* Appends path's entry, refusing a path given twice, in any spelling. */
 static Output *add_entry(TrcOutputs *o, const char *path, GError **error)
 {
   Output x = {.path = g_strdup(path), .fd = -1};
+  Output *added;
 
+  if (path[0] == '\0') {
+    g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                "'': an empty file name (expected a path, or - for standard "
+                "output)");
+    g_free(x.path);
+    return NULL;
+  }
   for (guint i = 0; i < o->items->len; i++) {
     if (g_str_equal(g_array_index(o->items, Output, i).path, path)) {
       g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_EXIST,
@@ -214,11 +239,23 @@ static Output *add_entry(TrcOutputs *o, const char *path, GError **error)
     }
   }
   g_array_append_val(o->items, x);
-  if (!g_str_equal(path, "-") &&
-      !resolve(path, &g_array_index(o->items, Output, o->items->len - 1),
-               error))
+  added = &g_array_index(o->items, Output, o->items->len - 1);
+  if (g_str_equal(path, "-"))
+    return added;
+  if (!resolve(path, added, error))
     return NULL; /* the set's clear function frees the entry */
-  return &g_array_index(o->items, Output, o->items->len - 1);
+  added->canon = canonical(added->target ? added->target : path);
+  for (guint i = 0; i + 1 < o->items->len; i++) {
+    const Output *y = &g_array_index(o->items, Output, i);
+
+    if (y->canon && g_str_equal(y->canon, added->canon)) {
+      g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_EXIST,
+                  "%s: the same file as %s, given for two outputs of one run",
+                  path, y->path);
+      return NULL;
+    }
+  }
+  return added;
 }
 
 gboolean trc_outputs_add(TrcOutputs *o, const char *path, char *text,

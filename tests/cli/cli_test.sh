@@ -60,6 +60,25 @@ expect 2 "--max-error: '0x10' is not a percentage" validate "$(dirname "$0")/../
 expect 2 "--ns-per-tick: '0x1p1' is not a tick length" replay --astra "$(dirname "$0")/../data/workload/astra_2layer.txt" --astra-tp 8 --ns-per-tick 0x1p1
 expect 2 "--ns-per-tick: '1e-300' is not a tick length (expected a decimal number of ns from 0.001" replay --astra "$(dirname "$0")/../data/workload/astra_2layer.txt" --astra-tp 8 --ns-per-tick 1e-300
 expect 2 "--llm: tflops=0x1p10: expected peak TFLOP/s" replay --llm "layers=4,hidden=1024,ffn=4096,vocab=32000,seq=512,mbs=1,microbatches=2,tp=4,pp=2,dp=1,tflops=0x1p10,mfu=0.5,optimizer_us=100"
+# one file for two outputs, however spelled; empty file names
+same_dir=$(mktemp -d)
+expect 2 "the same file as" run -b 1M -e 1M --csv "$same_dir/out.csv" --links-csv "$same_dir/./out.csv"
+ln -s out.csv "$same_dir/alias.csv"
+expect 2 "the same file as" run -b 1M -e 1M --csv "$same_dir/out.csv" --links-csv "$same_dir/alias.csv"
+if [ -e "$same_dir/out.csv" ]; then echo "FAIL: a refused run wrote out.csv"; fails=$((fails + 1)); fi
+rm -rf "$same_dir"
+expect 2 "ifsim: run: '': an empty file name (expected a path, or - for standard output)" run -b 1M -e 1M --csv ""
+expect 2 "ifsim: run: '': an empty file name (expected a path)" run -t ""
+# a "gnuplot" that draws nothing: an error, no empty picture left
+fake_dir=$(mktemp -d)
+printf '#!/bin/sh\nexit 0\n' >"$fake_dir/gp"
+chmod +x "$fake_dir/gp"
+IFSIM_GNUPLOT="$fake_dir/gp"
+export IFSIM_GNUPLOT
+expect 2 "gnuplot ended without drawing anything" plot "$(dirname "$0")/../data/plot/sweep.csv" -o "$fake_dir/out.png"
+unset IFSIM_GNUPLOT
+if [ -e "$fake_dir/out.png" ]; then echo "FAIL: an empty out.png was left"; fails=$((fails + 1)); fi
+rm -rf "$fake_dir"
 # a value attached to a short option, as getopt (and nccl-tests) read it
 "$IFSIM" run -b 8K -e 64K -f 2 -c allgather >"$out.sep" 2>&1
 "$IFSIM" run -b8K -e64K -f2 -callgather >"$out.att" 2>&1
