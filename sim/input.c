@@ -110,12 +110,30 @@ gboolean sim_input_read(const char *path, char **data, gsize *len,
       /* grow by doubling, from the size the file states, to one byte past
        * the limit (which proves the file too large) plus the NUL */
       gsize want = cap ? cap * 2 : MAX((gsize)st.st_size + 2, 64 * 1024);
+      char *grown;
+
       want = (gsize)MIN((guint64)want, limit + 2);
       if (want <= cap) {
         too_large(path, error);
         break;
       }
-      buf = g_realloc(buf, want);
+      /* a --max-input above the memory there is: refused as memory, not
+       * an abort inside GLib (the old and new block are held at once) */
+      if (want > 64 * 1024 * 1024 &&
+          !sim_memory_check((guint64)want + cap, "reading the file",
+                            "the whole file is held in memory", error)) {
+        g_prefix_error(error, "%s: ", path);
+        break;
+      }
+      grown = g_try_realloc(buf, want);
+      if (!grown) {
+        g_set_error(error, SIM_ERROR, SIM_ERROR_RANGE,
+                    "%s: cannot hold %" G_GSIZE_FORMAT " bytes of it in "
+                    "memory",
+                    path, want);
+        break;
+      }
+      buf = grown;
       cap = want;
     }
     got = read(fd, buf + used, cap - 1 - used);

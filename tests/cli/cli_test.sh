@@ -79,6 +79,20 @@ expect 2 "gnuplot ended without drawing anything" plot "$(dirname "$0")/../data/
 unset IFSIM_GNUPLOT
 if [ -e "$fake_dir/out.png" ]; then echo "FAIL: an empty out.png was left"; fails=$((fails + 1)); fi
 rm -rf "$fake_dir"
+# --max-input above the memory there is: refused as memory, not a GLib abort
+zero_dir=$(mktemp -d)
+ln -s /dev/zero "$zero_dir/z.ini"
+(ulimit -v 4000000; "$IFSIM" topo --max-input 100G "$zero_dir/z.ini" >"$out" 2>"$err")
+got=$?
+if ! (ulimit -v 4000000; "$IFSIM" version) >/dev/null 2>&1; then
+  # a sanitizer's shadow memory or valgrind does not start under the limit
+  echo "skip: topo --max-input 100G under ulimit -v (this build cannot run under it)"
+elif [ "$got" -eq 2 ] && grep -q "z.ini: reading the file needs about" "$err"; then
+  echo "ok: topo --max-input 100G /dev/zero under ulimit -v -> 2"
+else
+  echo "FAIL: topo --max-input 100G /dev/zero: exit $got"; cat "$err"; fails=$((fails + 1))
+fi
+rm -rf "$zero_dir"
 # a value attached to a short option, as getopt (and nccl-tests) read it
 "$IFSIM" run -b 8K -e 64K -f 2 -c allgather >"$out.sep" 2>&1
 "$IFSIM" run -b8K -e64K -f2 -callgather >"$out.att" 2>&1
