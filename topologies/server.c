@@ -861,7 +861,7 @@ static void intra_store(TopoSystem *sys, guint32 key, const SimPathSet *ps)
   }
 }
 
-void topo_build_intra_routes(TopoSystem *sys)
+gboolean topo_build_intra_routes(TopoSystem *sys)
 {
   guint32 n = sys->local_nodes;
 
@@ -870,6 +870,10 @@ void topo_build_intra_routes(TopoSystem *sys)
   for (guint32 i = 0; i < n * n; i++)
     sys->intra_first[i] = SIM_NONE;
   for (SimNodeId a = 0; a < sys->off_nvsw; a++) {
+    /* a search per pair: minutes for a server of a thousand GPUs, so a
+     * signal is heeded between sources */
+    if (sim_interrupted())
+      return FALSE;
     for (SimNodeId b = 0; b < sys->off_nvsw; b++) {
       SimPathSet ps;
       const SimNode *na = sim_fabric_node(sys->fabric, a);
@@ -886,6 +890,7 @@ void topo_build_intra_routes(TopoSystem *sys)
       intra_store(sys, a * n + b, &ps);
     }
   }
+  return TRUE;
 }
 
 guint32 topo_node_server(const TopoSystem *sys, SimNodeId n)

@@ -544,6 +544,7 @@ static TopoSystem *system_build(GKeyFile *kf, const char *source,
   sim_fabric_finalize(sys->fabric);
   if (!sim_interrupt_check(error))
     return NULL;
+  /* stops early on a signal, which the check then reports */
   topo_build_intra_routes(sys);
   if (!sim_interrupt_check(error))
     return NULL;

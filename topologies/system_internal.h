@@ -150,7 +150,8 @@ SimChannelId topo_add_link(TopoSystem *sys, SimNodeId a, SimNodeId b,
 /* Builds every server (before the network) and computes the intra-server
  * routes once the fabric is finalized. */
 gboolean topo_build_servers(TopoSystem *sys, GError **error);
-void topo_build_intra_routes(TopoSystem *sys);
+/* FALSE when a signal stopped it (sim/interrupt.h), the table unfinished. */
+gboolean topo_build_intra_routes(TopoSystem *sys);
 gboolean topo_route_intra(const TopoSystem *sys, SimNodeId src, SimNodeId dst,
                           SimPathSet *out);
 
