@@ -516,6 +516,27 @@ static TopoSystem *system_build(GKeyFile *kf, const char *source,
     sys->server = load_server(sys, kf, source, sg.server, error);
     ok = sys->server != NULL;
   }
+  if (ok) {
+    /* the file's other server groups are read too: a value in one the
+     * system does not use is still the user's mistake to see */
+    g_auto(GStrv) groups = g_key_file_get_groups(kf, NULL);
+
+    for (guint i = 0; ok && groups[i]; i++) {
+      g_autofree char *gwhere = NULL;
+      TopoServerSpec *other;
+
+      if (!g_str_has_prefix(groups[i], "server ") ||
+          g_str_equal(groups[i] + 7, sg.server))
+        continue;
+      gwhere = g_strdup_printf("%s: [%s] (not the system's server)", source,
+                               groups[i]);
+      other = topo_server_spec_read(kf, groups[i], groups[i] + 7, sys->models,
+                                    gwhere, error);
+      ok = other != NULL;
+      if (other)
+        topo_server_spec_free(other);
+    }
+  }
   g_free(sg.description);
   g_free(sg.server);
   if (!ok || !read_scaleout(sys, kf, source, error))
