@@ -18,15 +18,17 @@ struct MdlRegistry {
 typedef enum { GROUP_LINK, GROUP_SWITCH, GROUP_NIC, GROUP_NCCL } GroupKind;
 
 #define NOFF(f) offsetof(MdlNcclTuning, f)
-/* host_launch_us, host_launch_per_channel_us and net_proxy_us come from
- * data: they are what validate/accuracy.c's val_fit finds over every
- * published dataset bench_accuracy runs (tests/data/reference and
- * reference2, the ANOMALOUS ones left out), to the grid's precision;
- * test_accuracy fails when they drift from that fit, and bench_accuracy
- * prints each dataset's error with it fitted without that dataset.  The
- * launch pair is set by the one-process (-g N) runs' small sizes (8x A100,
- * 8x H800, 8x RTX 4090), the proxy by the multi-node runs (2 and 4 DGX
- * H100 over NDR, 2 OCI A100 over RoCE, 2 GCP B200 over RoCE). */
+/* host_launch_us, host_launch_per_channel_us, net_proxy_us and
+ * shm_duplex_GBps come from data: they are what validate/accuracy.c's
+ * val_fit finds over every published dataset bench_accuracy runs
+ * (tests/data/reference and reference2, the ANOMALOUS ones left out), to
+ * the grid's precision; test_accuracy fails when they drift from that fit,
+ * and bench_accuracy prints each dataset's error with it fitted without
+ * that dataset.  The launch pair is set by the one-process (-g N) runs'
+ * small sizes (8x A100, 8x H800, 8x RTX 4090, 2x RTX 2080 Ti), the proxy
+ * by the multi-node runs (2 and 4 DGX H100 over NDR, 2 OCI A100 over RoCE,
+ * 2 GCP B200 over RoCE), the SHM rate by the runs without P2P (2x RTX 2080
+ * Ti's five collectives; A40 and DGX A100 GPUs with NCCL_P2P_DISABLE=1). */
 const MdlParamSpec mdl_nccl_params[] = {
     {"ll_efficiency", MDL_PARAM_DOUBLE, NOFF(ll_efficiency), 0.05, 2, NULL, "1",
      "LL protocol rate relative to the model"},
@@ -37,12 +39,12 @@ const MdlParamSpec mdl_nccl_params[] = {
     {"latency_us", MDL_PARAM_DOUBLE, NOFF(latency_us), 0, 1000, NULL, "0",
      "added to every collective's launch latency, us"},
     {"host_launch_us", MDL_PARAM_DOUBLE, NOFF(host_launch_us), 0, 1000, NULL,
-     "4.66",
+     "5.08",
      "host time to launch one rank's collective (NCCL's enqueue and "
      "cudaLaunchKernel) on one channel, us; a process driving G GPUs "
      "launches them in turn"},
     {"host_launch_per_channel_us", MDL_PARAM_DOUBLE,
-     NOFF(host_launch_per_channel_us), 0, 100, NULL, "0.35",
+     NOFF(host_launch_per_channel_us), 0, 100, NULL, "0.33",
      "host time each further channel adds to a launch (NCCL prepares and "
      "uploads a channel's work), us"},
     {"net_proxy_us", MDL_PARAM_DOUBLE, NOFF(net_proxy_us), 0, 100, NULL, "3.8",
@@ -50,6 +52,12 @@ const MdlParamSpec mdl_nccl_params[] = {
      "the GPU's step and posts the RDMA write; with Simple the receiver's "
      "proxy polls the completion, flushes before Hopper and hands the step "
      "on), us"},
+    {"shm_duplex_GBps", MDL_PARAM_DOUBLE, NOFF(shm_duplex_GBps), 0.1, 1000,
+     NULL, "2.0",
+     "what one channel moves through host memory (NCCL's SHM transport, "
+     "without P2P) when its CTA both reads a host buffer and writes one: "
+     "the GPU's reads of host memory wait behind its own posted writes, "
+     "GB/s"},
     MDL_PARAM_END,
 };
 #undef NOFF

@@ -42,6 +42,9 @@ typedef struct {
   double host_launch_per_channel_us; /* and per channel beyond the first */
   double net_proxy_us; /* one proxy action of a network step (collectives/
                           nccl/plan.c net_proxy_actions) */
+  double shm_duplex_GBps; /* a channel's SHM connection whose CTA also
+                             reads (or writes) host memory for another
+                             (collectives/nccl/plan.c shm_caps) */
 } MdlNcclTuning;
 
 extern const MdlParamSpec mdl_nccl_params[];

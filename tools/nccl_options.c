@@ -111,7 +111,8 @@ gboolean cli_nccl_check(CliNcclOptions *o, NcclOptions *n,
     return FALSE;
   }
   n->collnet = o->collnet || (cn && strcmp(cn, "1") == 0);
-  return TRUE;
+  return nccl_p2p_level_parse(g_getenv("NCCL_P2P_DISABLE"),
+                              g_getenv("NCCL_P2P_LEVEL"), &n->p2p_level, error);
 }
 
 #undef KNOB

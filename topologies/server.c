@@ -27,9 +27,9 @@ static const char *const attach_names[] = {"pcie", "c2c", NULL};
 /* GPU architectures by compute capability; "auto" follows the NVLink
  * generation (nvlink2 sm70, nvlink3 sm80, nvlink4 sm90, nvlink5 sm100) and
  * is sm80 without NVLink.  The NCCL model's constants depend on it. */
-static const char *const arch_names[] = {"auto", "sm70", "sm80", "sm86",
-                                         "sm89", "sm90", "sm100", NULL};
-static const guint32 arch_sm[] = {0, 70, 80, 86, 89, 90, 100};
+static const char *const arch_names[] = {
+    "auto", "sm70", "sm75", "sm80", "sm86", "sm89", "sm90", "sm100", NULL};
+static const guint32 arch_sm[] = {0, 70, 75, 80, 86, 89, 90, 100};
 /* Host CPUs; "auto" is arm for GPUs on NVLink-C2C (Grace), amd where the
  * sockets are joined by xGMI, else intel. */
 static const char *const cpu_names[] = {"auto", "intel", "amd", "arm", NULL};
@@ -98,7 +98,7 @@ const MdlParamSpec topo_server_params[] = {
     {"nvlink_pairs", MDL_PARAM_STRING, SOFF(nvlink_pairs), 0, 0, NULL, "",
      "direct GPU links without NVSwitch, e.g. 0-1:2,0-2:1"},
     {"gpu_arch", MDL_PARAM_ENUM, SOFF(gpu_arch), 0, 0, arch_names, "auto",
-     "GPU architecture: auto, sm70, sm80, sm86, sm89, sm90, sm100"},
+     "GPU architecture: auto, sm70, sm75, sm80, sm86, sm89, sm90, sm100"},
     {"cpu", MDL_PARAM_ENUM, SOFF(cpu), 0, 0, cpu_names, "auto",
      "host CPU, which runs NCCL's proxy threads: intel, amd or arm (auto: "
      "arm with gpu_attach = c2c, amd with an xGMI socket_link, else intel)"},
@@ -106,6 +106,10 @@ const MdlParamSpec topo_server_params[] = {
      "how GPUs reach their socket: pcie or c2c (NVLink-C2C)"},
     {"gpu_pcie", MDL_PARAM_STRING, SOFF(gpu_pcie), 0, 0, NULL, "pcie5-x16",
      "GPU PCIe link (also PCIe switch uplinks)"},
+    {"gpu_p2p", MDL_PARAM_BOOL, SOFF(gpu_p2p), 0, 0, NULL, "true",
+     "GPUs reach each other's memory over PCIe (nvidia-smi topo -p2p r: OK); "
+     "false where the driver refuses it (GeForce cards, many VMs: NS), so "
+     "NCCL stages through host memory"},
     {"c2c_link", MDL_PARAM_STRING, SOFF(c2c_link), 0, 0, NULL, "nvlink-c2c",
      "GPU-CPU link with gpu_attach = c2c"},
     {"c2c_links", MDL_PARAM_UINT, SOFF(c2c_links), 1, 64, NULL, "10",

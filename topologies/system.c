@@ -683,6 +683,7 @@ void topo_system_gpu_info(const TopoSystem *sys, TopoGpuInfo *out)
     out->nvls = nvsw && nvsw->reduction == MDL_REDUCE_NVLS;
   }
   out->gpu_pcie = mdl_registry_link(sys->models, s->gpu_pcie);
+  out->pcie_p2p = s->gpu_p2p;
   if (!is_none_name(s->nic)) {
     out->nic = mdl_registry_nic(sys->models, s->nic);
     out->nics = s->nics;
@@ -731,6 +732,46 @@ SimNodeId topo_gpu(const TopoSystem *sys, guint32 server, guint32 gpu)
 {
   g_assert(server < sys->n_servers && gpu < sys->server->gpus);
   return server * sys->local_nodes + sys->off_gpu + gpu;
+}
+
+SimNodeId topo_gpu_cpu(const TopoSystem *sys, guint32 server, guint32 gpu)
+{
+  g_assert(server < sys->n_servers && gpu < sys->server->gpus);
+  return server * sys->local_nodes + sys->off_cpu + sys->server->gpu_sock[gpu];
+}
+
+TopoPciPath topo_gpu_pci_path(const TopoSystem *sys, guint32 ga, guint32 gb)
+{
+  const TopoServerSpec *s = sys->server;
+  gint32 wa, wb;
+
+  g_assert(ga < s->gpus && gb < s->gpus);
+  wa = s->gpu_sw[ga];
+  wb = s->gpu_sw[gb];
+  if (wa >= 0 && wa == wb)
+    return TOPO_PCI_PIX;
+  if (wa >= 0 && wb >= 0 && s->sw_top[wa] >= 0 &&
+      s->sw_top[wa] == s->sw_top[wb])
+    return TOPO_PCI_PXB;
+  return s->gpu_sock[ga] == s->gpu_sock[gb] ? TOPO_PCI_PHB : TOPO_PCI_SYS;
+}
+
+gboolean topo_gpus_nvlinked(const TopoSystem *sys, guint32 ga, guint32 gb)
+{
+  const TopoServerSpec *s = sys->server;
+
+  g_assert(ga < s->gpus && gb < s->gpus);
+  if (is_none_name(s->nvlink) || s->nvlinks_per_gpu == 0)
+    return FALSE;
+  if (!is_none_name(s->nvswitch))
+    return TRUE;
+  for (guint i = 0; s->pairs && i < s->pairs->len; i++) {
+    const guint32 *t = (const guint32 *)(const void *)s->pairs->data + 3 * i;
+
+    if ((t[0] == ga && t[1] == gb) || (t[0] == gb && t[1] == ga))
+      return t[2] > 0;
+  }
+  return FALSE;
 }
 
 SimNodeId topo_nic(const TopoSystem *sys, guint32 server, guint32 nic)

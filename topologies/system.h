@@ -106,6 +106,7 @@ typedef struct {
   gboolean nvswitch;       /* NVLink goes through NVSwitches */
   gboolean nvls;           /* the NVSwitches reduce and multicast (NVLS) */
   const MdlLink *gpu_pcie; /* the GPU's PCIe link */
+  gboolean pcie_p2p;       /* GPUs may reach each other over PCIe */
   const MdlNic *nic;       /* NULL: no NIC */
   guint32 nics;            /* per server */
   gboolean sharp;          /* network switches aggregate (IB SHARP) */
@@ -135,6 +136,22 @@ const SimPacketLink *topo_packet_link(void *sys, SimChannelId c);
 
 /* Node of GPU g of server s, of NIC i of server s. */
 SimNodeId topo_gpu(const TopoSystem *sys, guint32 server, guint32 gpu);
+/* The socket a server's GPU hangs from (its root complex). */
+SimNodeId topo_gpu_cpu(const TopoSystem *sys, guint32 server, guint32 gpu);
+
+/* How far apart two GPUs of a server are over PCIe, as NCCL's path types
+ * name it (graph/topo.h): under one PCIe switch, under switches that share
+ * a top switch, on one socket's root complex, across sockets. */
+typedef enum {
+  TOPO_PCI_PIX = 1,
+  TOPO_PCI_PXB,
+  TOPO_PCI_PHB,
+  TOPO_PCI_SYS
+} TopoPciPath;
+TopoPciPath topo_gpu_pci_path(const TopoSystem *sys, guint32 ga, guint32 gb);
+/* Whether NVLink joins two GPUs of a server (through NVSwitches, a bridge
+ * or a direct link). */
+gboolean topo_gpus_nvlinked(const TopoSystem *sys, guint32 ga, guint32 gb);
 SimNodeId topo_nic(const TopoSystem *sys, guint32 server, guint32 nic);
 guint32 topo_nics_per_server(const TopoSystem *sys);
 

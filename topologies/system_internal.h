@@ -28,6 +28,7 @@ typedef struct {
   guint32 gpu_attach; /* TopoGpuAttach */
   guint32 cpu;        /* index into the server file's CPU names */
   char *gpu_pcie;
+  gboolean gpu_p2p; /* PCIe peer-to-peer between its GPUs is allowed */
   char *c2c_link;
   guint32 c2c_links;
   char *pcie_switch; /* "none": devices on root ports */

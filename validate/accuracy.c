@@ -22,74 +22,122 @@
  * to be the same).  The process layout is the source's command line where
  * it gives one (`-g 8`: one process for the server's 8 GPUs;
  * `all_reduce_perf_mpi -g 1`: one per GPU).  The RTX 4090 run is taken to
- * be `-g 8`, a one-machine run; the 4-node and ANOMALOUS runs one rank per
+ * be `-g 8`, a one-machine run, and NCCL 2.21.5 (not stated; the P2P
+ * module for driver 550.90.07 dates it to mid-2024, before 2.23 stopped
+ * P2P at PCIe switches by default, which would put an AMD host's 8 GPUs
+ * on SHM); the 4-node and ANOMALOUS runs one rank per
  * process (the 4-node floor, 35 us, is below eight launches; the
  * ANOMALOUS sizes start at 8 MiB, where the layout does not matter); the
  * GCP A4X and A4 runs (run_nccl_tests.sh, one pod per node) one rank per
  * GPU, as their rank lists print.
  *
- * Not here, as ifsim cannot describe their systems yet: NCCL_P2P_DISABLE
- * runs (SHM through host memory: the A40, DGX A100 and RTX 2080 Ti
- * files), sockets (NCCL_IB_DISABLE: the L40S and H200 files), GB300 and
- * GB10 (no template), EFA (summary), the 1024-rank run and the runs whose
- * NICs the source does not state (k8s H100); the OCI GB300 and GCP A4X
+ * The runs without P2P name the GPUs they used (CUDA_VISIBLE_DEVICES) and
+ * NCCL_P2P_DISABLE where they set it; the RTX 2080 Ti pair's driver
+ * refuses P2P (its system's gpu_p2p = false).
+ *
+ * Not here, as ifsim cannot describe their systems yet: sockets
+ * (NCCL_IB_DISABLE: the L40S and H200 files), GB300 and GB10 (no
+ * template), EFA (summary), the 1024-rank run and the runs whose NICs the
+ * source does not state (k8s H100); the OCI GB300 and GCP A4X
  * summaries give one size per run. */
 #define REF "reference"
 #define REF2 "reference2"
 static const ValDataset datasets[] = {
     {REF, "nccl_allreduce_8xA100_nvlink3_stas00mlengineering.csv",
      "8x A100 NVLink3/NVSwitch AllReduce, -g 8", "dgx-a100.ini", "allreduce", 8,
-     8, 0, 50, 1, FALSE},
+     8, 0, 50, 1, FALSE, NULL, NULL},
     {REF, "nccl_allreduce_8xH100_sxm_nccltests290.csv",
      "8x H100 SXM AllReduce (NVLS), -g 8", "dgx-h100.ini", "allreduce", 8, 8, 0,
-     2, 5, FALSE},
+     2, 5, FALSE, NULL, NULL},
     {REF, "nccl_allreduce_16xH100_2node_ndr8x400_nccltests309.csv",
      "2x 8 H100, 8x NDR 400G per node, AllReduce, MPI -g 1",
-     "dgx-h100-ndr-2.ini", "allreduce", 16, 1, 22602, 20, 5, FALSE},
+     "dgx-h100-ndr-2.ini", "allreduce", 16, 1, 22602, 20, 5, FALSE, NULL, NULL},
     {REF, "nccl_allreduce_32xH100_4node_ndr8x400_vm_nccltests309.csv",
      "4x 8 H100, 8x NDR 400G per node (VMs), AllReduce", "dgx-h100-ndr-4.ini",
-     "allreduce", 32, 1, 22602, 20, 5, FALSE},
+     "allreduce", 32, 1, 22602, 20, 5, FALSE, NULL, NULL},
     {REF, "nccl_allreduce_8xRTX4090_pcie_P2Punlocked_chlc.csv",
      "8x RTX 4090 PCIe Gen4, P2P unlocked, AllReduce, -g 8 (assumed)",
-     "rtx4090-8.ini", "allreduce", 8, 8, 0, 20, 5, FALSE},
+     "rtx4090-8.ini", "allreduce", 8, 8, 22105, 20, 5, FALSE, NULL, NULL},
     {REF, "nccl_sendrecv_8xA100_nvlink_liplus.csv",
      "8x A100 NVLink SendRecv, -g 8", "dgx-a100.ini", "sendrecv", 8, 8, 0, 20,
-     5, FALSE},
+     5, FALSE, NULL, NULL},
     {REF, "nccl_allreduce_16xH100_2node_ndr_ANOMALOUS_nccltests290.csv",
      "2x 8 H100 NDR, misconfigured (ANOMALOUS)", "dgx-h100-ndr-2.ini",
-     "allreduce", 16, 1, 0, 200, 5, TRUE},
+     "allreduce", 16, 1, 0, 200, 5, TRUE, NULL, NULL},
     {REF2, "nccl_allreduce_8xH100_sxm_1node_g8_256M_2G_singlenodeNCCLtest.csv",
      "8x H100 SXM AllReduce, -g 8, 256 MiB-2 GiB", "dgx-h100.ini", "allreduce",
-     8, 8, 0, 20, 5, FALSE},
+     8, 8, 0, 20, 5, FALSE, NULL, NULL},
     {REF2, "nccl_allreduce_4xA100_dgxA100_nvswitch_1node_g4_eugenesiow.csv",
      "4 of a DGX A100's GPUs, AllReduce, -g 4, NCCL 2.16.2, 1-8 GiB",
-     "dgx-a100.ini", "allreduce", 4, 4, 21602, 20, 5, FALSE},
+     "dgx-a100.ini", "allreduce", 4, 4, 21602, 20, 5, FALSE, NULL, NULL},
     {REF2,
      "nccl_broadcast_8xH800_nvlink_inspurNF5688M7_1node_g8_nccl2.18.3.csv",
      "8x H800 NVLink Broadcast, -g 8 -n 100, NCCL 2.18.3", "h800-8.ini",
-     "broadcast", 8, 8, 21803, 100, 5, FALSE},
+     "broadcast", 8, 8, 21803, 100, 5, FALSE, NULL, NULL},
     {REF2, "nccl_allreduce_2xA40_nvlinkbridge_NV4_1node_g2_eugenesiow.csv",
      "2x A40 on an NVLink bridge (NV4), AllReduce, -g 2, NCCL 2.16.2",
-     "a40-nvbridge-8.ini", "allreduce", 2, 2, 21602, 20, 5, FALSE},
+     "a40-nvbridge-8.ini", "allreduce", 2, 2, 21602, 20, 5, FALSE, NULL, NULL},
     {REF2,
      "nccl_allreduce_16xA100_sxm4_40gb_2node_roce16x100G_ociBMGPU4.8_"
      "ocihpcoke.csv",
      "2x 8 A100-40GB, 16x 100GbE RoCE per node, AllReduce, MPI -g 1, "
      "NCCL 2.19.3",
-     "oci-bm-gpu4.8-roce-2.ini", "allreduce", 16, 1, 21903, 20, 5, FALSE},
+     "oci-bm-gpu4.8-roce-2.ini", "allreduce", 16, 1, 21903, 20, 5, FALSE, NULL,
+     NULL},
     {REF2,
      "nccl_allgather_8xGB200_2node_4perNode_gcpA4X_MNNVL_imex_gcpdocs.csv",
      "2x 4 GB200 in one NVL72 domain (MNNVL), AllGather", "gb200-nvl72.ini",
-     "allgather", 8, 1, 0, 20, 5, FALSE},
+     "allgather", 8, 1, 0, 20, 5, FALSE, NULL, NULL},
     {REF2,
      "nccl_allgather_32xGB200_8node_4perNode_gcpA4X_MNNVL_TAS_gcpdocs.csv",
      "8x 4 GB200 in one NVL72 domain (MNNVL), AllGather, --iters 100",
-     "gb200-nvl72.ini", "allgather", 32, 1, 0, 100, 5, FALSE},
+     "gb200-nvl72.ini", "allgather", 32, 1, 0, 100, 5, FALSE, NULL, NULL},
     {REF2,
      "nccl_allgather_16xB200_2node_gcpA4_roce8x400_gIB_AMBIGUOUS_esaaren.csv",
      "2x 8 B200 (assumed), 8x 400GbE RoCE per node (assumed), AllGather, "
      "NCCL 2.26.6",
-     "hgx-b200-roce-2.ini", "allgather", 16, 1, 22606, 20, 5, FALSE},
+     "hgx-b200-roce-2.ini", "allgather", 16, 1, 22606, 20, 5, FALSE, NULL,
+     NULL},
+    /* Without P2P: NCCL's SHM transport, through host memory */
+    {REF2,
+     "nccl_allreduce_2xRTX2080Ti_pcie3_noP2P_PIX_1node_g2_autodl_anthonyhoo."
+     "csv",
+     "2x RTX 2080 Ti on one PCIe Gen3 switch, no P2P (NS), AllReduce, -g 2",
+     "rtx2080ti-2-nop2p.ini", "allreduce", 2, 2, 0, 20, 5, FALSE, NULL, NULL},
+    {REF2,
+     "nccl_allgather_2xRTX2080Ti_pcie3_noP2P_PIX_1node_g2_autodl_anthonyhoo."
+     "csv",
+     "2x RTX 2080 Ti on one PCIe Gen3 switch, no P2P (NS), AllGather, -g 2",
+     "rtx2080ti-2-nop2p.ini", "allgather", 2, 2, 0, 20, 5, FALSE, NULL, NULL},
+    {REF2,
+     "nccl_broadcast_2xRTX2080Ti_pcie3_noP2P_PIX_1node_g2_autodl_anthonyhoo."
+     "csv",
+     "2x RTX 2080 Ti on one PCIe Gen3 switch, no P2P (NS), Broadcast, -g 2",
+     "rtx2080ti-2-nop2p.ini", "broadcast", 2, 2, 0, 20, 5, FALSE, NULL, NULL},
+    {REF2,
+     "nccl_reduce_2xRTX2080Ti_pcie3_noP2P_PIX_1node_g2_autodl_anthonyhoo.csv",
+     "2x RTX 2080 Ti on one PCIe Gen3 switch, no P2P (NS), Reduce, -g 2",
+     "rtx2080ti-2-nop2p.ini", "reduce", 2, 2, 0, 20, 5, FALSE, NULL, NULL},
+    {REF2,
+     "nccl_alltoall_2xRTX2080Ti_pcie3_noP2P_PIX_1node_g2_autodl_anthonyhoo."
+     "csv",
+     "2x RTX 2080 Ti on one PCIe Gen3 switch, no P2P (NS), AllToAll, -g 2",
+     "rtx2080ti-2-nop2p.ini", "alltoall", 2, 2, 0, 20, 5, FALSE, NULL, NULL},
+    {REF2, "nccl_allreduce_2xA40_pcie_NODE_P2Pdisabled_1node_g2_eugenesiow.csv",
+     "GPUs 1 and 2 of an 8x A40 server (one socket, NODE), "
+     "NCCL_P2P_DISABLE=1, AllReduce, -g 2, NCCL 2.16.2",
+     "a40-nvbridge-8.ini", "allreduce", 2, 2, 21602, 20, 5, FALSE, "1,2",
+     "NCCL_P2P_DISABLE=1"},
+    {REF2, "nccl_allreduce_4xA40_pcie_SYS_P2Pdisabled_1node_g4_eugenesiow.csv",
+     "GPUs 0, 1, 6 and 7 of an 8x A40 server (two sockets, SYS), "
+     "NCCL_P2P_DISABLE=1, AllReduce, -g 4, NCCL 2.16.2",
+     "a40-nvbridge-8.ini", "allreduce", 4, 4, 21602, 20, 5, FALSE, "0,1,6,7",
+     "NCCL_P2P_DISABLE=1"},
+    {REF2, "nccl_allreduce_4xA100_dgxA100_P2Pdisabled_1node_g4_eugenesiow.csv",
+     "GPUs 4-7 of a DGX A100, NCCL_P2P_DISABLE=1, AllReduce, -g 4, NCCL "
+     "2.16.2",
+     "dgx-a100.ini", "allreduce", 4, 4, 21602, 20, 5, FALSE, "4,5,6,7",
+     "NCCL_P2P_DISABLE=1"},
 };
 #undef REF
 #undef REF2
@@ -100,21 +148,80 @@ const ValDataset *val_datasets(guint *n)
   return datasets;
 }
 
-/* Simulates every row of a on sys, into each row's call at `slot`
- * (G_MAXUINT: call_ps; else proxy_call_ps[slot]). */
+/* The NCCL_* variables a dataset's run set, into opt. */
+static gboolean dataset_env(const ValDataset *d, NcclOptions *opt,
+                            GError **error)
+{
+  g_auto(GStrv) v = NULL;
+  const char *disable = NULL, *level = NULL;
+
+  if (!d->env)
+    return TRUE;
+  v = g_strsplit(d->env, " ", -1);
+  for (guint i = 0; v[i]; i++) {
+    if (g_str_has_prefix(v[i], "NCCL_P2P_DISABLE="))
+      disable = v[i] + strlen("NCCL_P2P_DISABLE=");
+    else if (g_str_has_prefix(v[i], "NCCL_P2P_LEVEL="))
+      level = v[i] + strlen("NCCL_P2P_LEVEL=");
+    else if (*v[i]) {
+      g_set_error(error, VAL_ERROR, VAL_ERROR_VALUE,
+                  "%s: environment '%s': expected NCCL_P2P_DISABLE=... or "
+                  "NCCL_P2P_LEVEL=...",
+                  d->file, v[i]);
+      return FALSE;
+    }
+  }
+  if (!nccl_p2p_level_parse(disable, level, &opt->p2p_level, error)) {
+    g_prefix_error(error, "%s: ", d->file);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* Which of a row's calls a simulation fills. */
+typedef enum { CALL_MODEL, CALL_PROXY, CALL_SHM } CallKind;
+
+/* Simulates every row of a on sys, into each row's call of kind `kind`
+ * at `slot` (CALL_MODEL: call_ps; CALL_PROXY: proxy_call_ps[slot];
+ * CALL_SHM: shm_call_ps[slot]). */
 static gboolean simulate(const ValDataset *d, const TopoSystem *sys,
-                         NcclColl coll, ValAccuracy *a, guint slot,
-                         GError **error)
+                         NcclColl coll, ValAccuracy *a, CallKind kind,
+                         guint slot, GError **error)
 {
   NcclOptions opt = {.ranks = d->ranks,
                      .gpus_per_process = d->gpus_per_process,
                      .iterations = d->iterations,
                      .nccl_version = d->nccl_version};
-  g_autoptr(NcclComm) comm = nccl_comm_new(sys, &opt, error);
+  static const guint32 server0 = 0;
+  g_autofree guint32 *gpus = NULL;
+  g_autoptr(NcclComm) comm = NULL;
 
+  if (!dataset_env(d, &opt, error))
+    return FALSE;
+  if (d->gpus) {
+    g_auto(GStrv) v = g_strsplit(d->gpus, ",", -1);
+
+    opt.n_local = g_strv_length(v);
+    gpus = g_new(guint32, opt.n_local);
+    for (guint i = 0; i < opt.n_local; i++) {
+      guint64 g;
+
+      if (!g_ascii_string_to_unsigned(v[i], 10, 0, G_MAXUINT32 - 1, &g,
+                                      error)) {
+        g_prefix_error(error, "%s: GPU list '%s': ", d->file, d->gpus);
+        return FALSE;
+      }
+      gpus[i] = (guint32)g;
+    }
+    opt.local_gpus = gpus;
+    opt.servers = &server0;
+    opt.n_servers = 1;
+  }
+  comm = nccl_comm_new(sys, &opt, error);
   if (!comm)
     return FALSE;
   a->multi_node = nccl_comm_nodes(comm) > 1;
+  a->shm = nccl_comm_uses_shm(comm);
   for (guint i = 0; i < a->rows->len; i++) {
     ValAccuracyRow *r = &g_array_index(a->rows, ValAccuracyRow, i);
     NcclChoice ch;
@@ -124,8 +231,12 @@ static gboolean simulate(const ValDataset *d, const TopoSystem *sys,
         !nccl_run(comm, coll, r->size_bytes, &ch, NCCL_EXEC_FLOW, NULL, NULL,
                   &st, error))
       return FALSE;
-    if (slot != G_MAXUINT) {
+    if (kind == CALL_PROXY) {
       r->proxy_call_ps[slot] = st.time_ps;
+      continue;
+    }
+    if (kind == CALL_SHM) {
+      r->shm_call_ps[slot] = st.time_ps;
       continue;
     }
     r->call_ps = st.time_ps;
@@ -160,6 +271,10 @@ static gboolean read_rows(const ValDataset *d, const char *path, ValAccuracy *a,
     if (lines[i][0] == '\0')
       continue;
     cells = g_strsplit(lines[i], ",", -1);
+    /* nccl-tests prints a 0-byte call where the count rounds to nothing
+     * (AllGather, AllToAll of a few bytes): it has no bandwidth */
+    if (strcmp(cells[0], "0") == 0)
+      continue;
     if (g_strv_length(cells) <= d->time_col ||
         !g_ascii_string_to_unsigned(cells[0], 10, 1, G_MAXUINT64, &r.size_bytes,
                                     NULL) ||
@@ -202,7 +317,7 @@ gboolean val_accuracy_run(const ValDataset *d, const char *root,
       !sim_input_read(sys_path, &sys_text, &sys_len, error))
     return FALSE;
   sys = topo_system_load_data(sys_text, sys_len, sys_path, NULL, error);
-  if (!sys || !simulate(d, sys, coll, out, G_MAXUINT, error))
+  if (!sys || !simulate(d, sys, coll, out, CALL_MODEL, 0, error))
     return FALSE;
   {
     const MdlNcclTuning *t = mdl_registry_nccl(topo_system_models(sys));
@@ -210,6 +325,7 @@ gboolean val_accuracy_run(const ValDataset *d, const char *root,
     out->model.launch_us = t->host_launch_us;
     out->model.launch_per_channel_us = t->host_launch_per_channel_us;
     out->model.net_proxy_us = t->net_proxy_us;
+    out->model.shm_duplex_GBps = t->shm_duplex_GBps;
   }
   /* The proxy's grid: its [nccl] group after the system's (GKeyFile
    * merges a group given twice, the last value winning). */
@@ -219,26 +335,54 @@ gboolean val_accuracy_run(const ValDataset *d, const char *root,
     g_autoptr(TopoSystem) at =
         topo_system_load_data(text, strlen(text), sys_path, NULL, error);
 
-    if (!at || !simulate(d, at, coll, out, k, error))
+    if (!at || !simulate(d, at, coll, out, CALL_PROXY, k, error))
+      return FALSE;
+  }
+  /* The SHM grid, the same way */
+  for (guint k = 0; out->shm && k <= VAL_FIT_SHM_STEPS; k++) {
+    g_autofree char *text = g_strdup_printf(
+        "%s\n[nccl]\nshm_duplex_GBps = %.2f\n", sys_text, VAL_FIT_SHM_GBPS(k));
+    g_autoptr(TopoSystem) at =
+        topo_system_load_data(text, strlen(text), sys_path, NULL, error);
+
+    if (!at || !simulate(d, at, coll, out, CALL_SHM, k, error))
       return FALSE;
   }
   val_accuracy_retime(out, &out->model);
   return TRUE;
 }
 
-/* A row's call under fit: the model's own where fit has its proxy cost
- * (or the dataset has no network), else read off the proxy grid. */
+/* A row's call under fit: the model's own, changed by what fit's proxy
+ * cost changes (read off the proxy grid, for a dataset with a network)
+ * and by what its SHM rate changes (off the SHM grid, for one that runs
+ * SHM); a dataset with both takes the two changes as adding up. */
 static double row_call_ps(const ValAccuracy *a, const ValAccuracyRow *r,
                           const ValFit *fit)
 {
-  double x = CLAMP(fit->net_proxy_us, 0, VAL_FIT_PROXY_MAX);
-  guint k = MIN((guint)x, VAL_FIT_PROXY_MAX - 1);
-  double f = x - k;
+  double call = (double)r->call_ps;
 
-  if (!a->multi_node || fit->net_proxy_us == a->model.net_proxy_us)
-    return (double)r->call_ps;
-  return (1 - f) * (double)r->proxy_call_ps[k] +
-         f * (double)r->proxy_call_ps[k + 1];
+  if (a->multi_node && fit->net_proxy_us != a->model.net_proxy_us) {
+    double x = CLAMP(fit->net_proxy_us, 0, VAL_FIT_PROXY_MAX);
+    guint k = MIN((guint)x, VAL_FIT_PROXY_MAX - 1);
+    double f = x - k;
+
+    call += (1 - f) * (double)r->proxy_call_ps[k] +
+            f * (double)r->proxy_call_ps[k + 1] - (double)r->call_ps;
+  }
+  if (a->shm && fit->shm_duplex_GBps != a->model.shm_duplex_GBps) {
+    /* the grid's rates are 0.5 GB/s apart; a call's body time goes as
+     * 1 / rate, so read between two of them in 1 / rate */
+    double g = CLAMP(fit->shm_duplex_GBps, VAL_FIT_SHM_GBPS(0),
+                     VAL_FIT_SHM_GBPS(VAL_FIT_SHM_STEPS));
+    guint k =
+        MIN((guint)((g - VAL_FIT_SHM_GBPS(0)) / 0.5), VAL_FIT_SHM_STEPS - 1);
+    double lo = VAL_FIT_SHM_GBPS(k), hi = VAL_FIT_SHM_GBPS(k + 1);
+    double f = (1 / lo - 1 / g) / (1 / lo - 1 / hi);
+
+    call += (1 - f) * (double)r->shm_call_ps[k] +
+            f * (double)r->shm_call_ps[k + 1] - (double)r->call_ps;
+  }
+  return call;
 }
 
 /* The time nccl-tests reports for a row under fit's constants, us. */
@@ -362,6 +506,28 @@ static void fit_proxy(const ValAccuracy *a, const ValDataset *d, guint n,
   at->net_proxy_us = best_x;
 }
 
+#define FIT_SHM_STEP_GBPS 0.05
+
+static void fit_shm(const ValAccuracy *a, const ValDataset *d, guint n,
+                    guint skip, ValFit *at)
+{
+  double best = -1, best_x = at->shm_duplex_GBps;
+  double lo = VAL_FIT_SHM_GBPS(0), hi = VAL_FIT_SHM_GBPS(VAL_FIT_SHM_STEPS);
+  guint steps = (guint)lround((hi - lo) / FIT_SHM_STEP_GBPS);
+
+  for (guint i = 0; i <= steps; i++) {
+    double cost;
+
+    at->shm_duplex_GBps = lo + i * FIT_SHM_STEP_GBPS;
+    cost = fit_cost(a, d, n, skip, at);
+    if (best < 0 || cost < best - 1e-12) {
+      best = cost;
+      best_x = at->shm_duplex_GBps;
+    }
+  }
+  at->shm_duplex_GBps = best_x;
+}
+
 void val_fit(const ValAccuracy *a, const ValDataset *d, guint n, guint skip,
              ValFit *out)
 {
@@ -371,6 +537,7 @@ void val_fit(const ValAccuracy *a, const ValDataset *d, guint n, guint skip,
   for (int turn = 0; turn < 3; turn++) {
     fit_launch(a, d, n, skip, &at);
     fit_proxy(a, d, n, skip, &at);
+    fit_shm(a, d, n, skip, &at);
   }
   *out = at;
 }
@@ -383,6 +550,7 @@ void val_fit_defaults(ValFit *out)
   out->launch_us = t->host_launch_us;
   out->launch_per_channel_us = t->host_launch_per_channel_us;
   out->net_proxy_us = t->net_proxy_us;
+  out->shm_duplex_GBps = t->shm_duplex_GBps;
 }
 
 void val_accuracy_clear(ValAccuracy *a)

@@ -29,6 +29,12 @@ typedef struct {
                        sizes */
   gboolean anomalous; /* a misconfigured system: must be predicted well
                          above what it measured */
+  const char *gpus;   /* the server's GPUs the run used, as its
+                         CUDA_VISIBLE_DEVICES lists them ("1,2"); NULL:
+                         the first `ranks` */
+  const char *env;    /* the NCCL_* variables the run set that change the
+                         model, "NAME=VALUE ..." (NCCL_P2P_DISABLE,
+                         NCCL_P2P_LEVEL); NULL: none */
 } ValDataset;
 
 /* The datasets; n set to their count. */
@@ -46,9 +52,17 @@ typedef struct {
   double launch_us;             /* one rank's call on one channel */
   double launch_per_channel_us; /* each further channel */
   double net_proxy_us;          /* one proxy action of a network step */
+  double shm_duplex_GBps; /* a channel's SHM connection whose CTA works both
+                             sides of host memory: changes the simulated
+                             call of a dataset that runs NCCL's SHM
+                             transport, simulated at VAL_FIT_SHM_GBPS(k)
+                             for k = 0 .. VAL_FIT_SHM_STEPS and read between
+                             them linearly in 1 / rate */
 } ValFit;
 
 #define VAL_FIT_PROXY_MAX 8
+#define VAL_FIT_SHM_STEPS 14
+#define VAL_FIT_SHM_GBPS(k) (0.5 + 0.5 * (k)) /* 0.5 .. 7.5 GB/s */
 
 typedef struct {
   guint64 size_bytes;
@@ -59,6 +73,7 @@ typedef struct {
   guint32 channels;
   SimTime call_ps; /* the simulated call with the model's own constants */
   SimTime proxy_call_ps[VAL_FIT_PROXY_MAX + 1]; /* at net_proxy_us = i */
+  SimTime shm_call_ps[VAL_FIT_SHM_STEPS + 1];   /* at VAL_FIT_SHM_GBPS(i) */
 } ValAccuracyRow;
 
 typedef struct {
@@ -69,6 +84,7 @@ typedef struct {
   guint32 gpus_per_process, iterations;
   double bus_factor;
   gboolean multi_node; /* net_proxy_us changes its calls */
+  gboolean shm;        /* shm_duplex_GBps changes its calls */
   ValFit model;        /* the model's own constants */
 } ValAccuracy;
 
@@ -85,8 +101,8 @@ void val_accuracy_retime(ValAccuracy *a, const ValFit *fit);
 /* The constants that fit the datasets best, skipping dataset `skip`
  * (G_MAXUINT: none) and the ANOMALOUS ones: the least mean |log(predicted
  * / measured)| over every size, found by turns: the launch pair on a grid
- * (then finer grids round the best), net_proxy_us on a 0.05 us grid, three
- * times over.  a: the n datasets' runs, in val_datasets' order. */
+ * (then finer grids round the best), net_proxy_us on a 0.05 us grid,
+ * shm_duplex_GBps on a 0.05 GB/s grid, three times over.  a: the n datasets' runs, in val_datasets' order. */
 void val_fit(const ValAccuracy *a, const ValDataset *d, guint n, guint skip,
              ValFit *out);
 

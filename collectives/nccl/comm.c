@@ -189,6 +189,47 @@ static guint32 nvlink_search(const NcclComm *c, double *speed)
   return best;
 }
 
+/* The P2P level NCCL sets when the user does not (paths.cc
+ * ncclTopoCheckP2p): up to 2.22 P2P crosses everything (SYS) but on Intel
+ * and ARM hosts, where it stops at PCIe switches (PXB); from 2.23 it stops
+ * at PXB everywhere but on an AMD host with at most two GPUs. */
+static NcclPath p2p_default_level(const NcclComm *c)
+{
+  guint32 v = c->opt.nccl_version ? c->opt.nccl_version : NCCL_VERSION_DEFAULT;
+
+  if (v >= 22300)
+    return c->gpu.cpu == TOPO_CPU_AMD && c->ppn <= 2 ? NCCL_PATH_SYS
+                                                     : NCCL_PATH_PXB;
+  return c->gpu.cpu == TOPO_CPU_AMD ? NCCL_PATH_SYS : NCCL_PATH_PXB;
+}
+
+gboolean nccl_comm_pair_p2p(const NcclComm *c, guint32 ga, guint32 gb)
+{
+  static const NcclPath pci[] = {
+      [TOPO_PCI_PIX] = NCCL_PATH_PIX,
+      [TOPO_PCI_PXB] = NCCL_PATH_PXB,
+      [TOPO_PCI_PHB] = NCCL_PATH_PHB,
+      [TOPO_PCI_SYS] = NCCL_PATH_SYS,
+  };
+
+  if (topo_gpus_nvlinked(c->sys, ga, gb))
+    return c->p2p_level >= NCCL_PATH_NVL;
+  /* paths.cc: NVML's P2P status, which the driver refuses on GeForce
+   * cards and in many VMs */
+  return c->gpu.pcie_p2p &&
+         pci[topo_gpu_pci_path(c->sys, ga, gb)] <= c->p2p_level;
+}
+
+/* Whether some pair of a node's ranks stages through host memory. */
+static gboolean comm_any_shm(const NcclComm *c)
+{
+  for (guint32 i = 0; i < c->ppn; i++)
+    for (guint32 j = 0; j < c->ppn; j++)
+      if (i != j && !nccl_comm_pair_p2p(c, c->local_of[i], c->local_of[j]))
+        return TRUE;
+  return FALSE;
+}
+
 NcclComm *nccl_comm_new(const TopoSystem *sys, const NcclOptions *opt,
                         GError **error)
 {
@@ -208,7 +249,12 @@ NcclComm *nccl_comm_new(const TopoSystem *sys, const NcclOptions *opt,
             : c->gpu.sm >= 90 ? NCCL_ARCH_HOPPER
             : c->gpu.sm >= 80 ? NCCL_ARCH_AMPERE
                               : NCCL_ARCH_VOLTA;
-  c->nvl_intra = c->gpu.nvlink != NULL && c->gpu.nvlinks > 0;
+  c->p2p_level = c->opt.p2p_level ? (NcclPath)(c->opt.p2p_level - 1)
+                                  : p2p_default_level(c);
+  c->shm = comm_any_shm(c);
+  /* NCCL_P2P_DISABLE: NVLink paths go through the CPU as well */
+  c->nvl_intra = c->gpu.nvlink != NULL && c->gpu.nvlinks > 0 &&
+                 c->p2p_level >= NCCL_PATH_NVL;
   if (c->nvl_intra) {
     double speed;
 
@@ -294,6 +340,11 @@ void nccl_comm_free(NcclComm *comm)
 guint32 nccl_comm_ranks(const NcclComm *comm)
 {
   return comm->nranks;
+}
+
+gboolean nccl_comm_uses_shm(const NcclComm *comm)
+{
+  return comm->shm;
 }
 
 guint32 nccl_comm_nodes(const NcclComm *comm)

@@ -74,7 +74,8 @@ static SimTask add_transfer(NcclExecution *x, const NcclEdge *e,
                      ? &g_array_index(pl->weights, double, e->first_path)
                      : NULL,
       .n_paths = e->n_paths,
-      .cap_Bps = pl->cap_Bps * pl->inflate * MAX(e->lanes, 1),
+      .cap_Bps = (e->cap_Bps > 0 ? e->cap_Bps : pl->cap_Bps) * pl->inflate *
+                 MAX(e->lanes, 1),
       .stream = stream};
 
   x->transfers++;
@@ -177,7 +178,7 @@ void nccl_execution_build(NcclExecution *x)
               sim_paths_latency_ps(
                   pl->fabric, &g_array_index(pl->paths, SimPath, e->first_path),
                   e->n_paths) +
-              sim_serialize_ps((double)b, rate),
+              sim_serialize_ps((double)b, e->cap_Bps > 0 ? e->cap_Bps : rate),
           .stream = SIM_NONE};
 
       /* a timeline shows the slice crossing the link, as a transfer */

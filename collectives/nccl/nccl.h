@@ -122,7 +122,37 @@ typedef struct {
   const guint32 *local_gpus;
   guint32 n_local;
   const NcclTrace *trace;   /* may be NULL; must outlive the runs */
+  guint32 p2p_level;        /* NCCL_P2P_LEVEL / NCCL_P2P_DISABLE as NCCL reads
+                        them (nccl_p2p_level_parse): NcclPath + 1; 0: the
+                        release's default */
 } NcclOptions;
+
+/* NCCL's path types, nearest first (graph/topo.h PATH_*): two GPUs use P2P
+ * when their path is no farther than the P2P level (graph/paths.cc
+ * ncclTopoCheckP2p), else they stage through host memory (SHM). */
+typedef enum {
+  NCCL_PATH_LOC,
+  NCCL_PATH_NVL,
+  NCCL_PATH_NVB,
+  NCCL_PATH_C2C,
+  NCCL_PATH_PIX,
+  NCCL_PATH_PXB,
+  NCCL_PATH_P2C,
+  NCCL_PATH_PXN,
+  NCCL_PATH_PHB,
+  NCCL_PATH_SYS,
+  NCCL_N_PATHS
+} NcclPath;
+
+/* NCCL_P2P_DISABLE and NCCL_P2P_LEVEL as NCCL's ncclGetLevel reads them:
+ * DISABLE=1 is level LOC (no P2P, NVLink included) and wins; DISABLE=0 or
+ * unset leaves LEVEL, a path name (LOC, NVL, NVB, C2C, PIX, PXB, P2C, PXN,
+ * PHB, SYS) or the old numbers 0-5 (LOC, PIX, PXB, PHB, SYS, SYS).  Either
+ * may be NULL (unset).  *out: NcclPath + 1, 0 when neither is set.  Where
+ * NCCL ignores a value it does not know, this fails naming the variable. */
+gboolean nccl_p2p_level_parse(const char *disable, const char *level,
+                              guint32 *out, GError **error);
+const char *nccl_path_name(NcclPath p); /* "PHB" */
 
 /* The NCCL release ifsim's cost model follows by default (2.28.9). */
 #define NCCL_VERSION_DEFAULT 22809u
@@ -170,6 +200,9 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(NcclComm, nccl_comm_free)
 
 guint32 nccl_comm_ranks(const NcclComm *comm);
 guint32 nccl_comm_nodes(const NcclComm *comm);
+/* Whether some ranks of a node stage through host memory (NCCL's SHM
+ * transport: no P2P between them). */
+gboolean nccl_comm_uses_shm(const NcclComm *comm);
 /* The system's GPU (fabric node) of rank r, its server and its index in
  * that server. */
 SimNodeId nccl_comm_rank_gpu(const NcclComm *comm, guint32 r);

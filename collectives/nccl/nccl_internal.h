@@ -25,6 +25,9 @@ struct NcclComm {
   guint32 *local_of;  /* [ppn]: the server's GPU of each local rank */
   guint32 arch;       /* NCCL_ARCH_* */
   gboolean nvl_intra; /* ranks of a node talk over NVLink (else PCIe) */
+  NcclPath p2p_level; /* the P2P level in force (NcclOptions.p2p_level, or
+                         the release's default for the host) */
+  gboolean shm;       /* some ranks of a node stage through host memory */
   /* What NCCL's topology search finds (graphs[a] in tuning.cc), per
    * channel, GB/s. */
   guint32 channels;        /* ring and tree channels of the search's graph */
@@ -59,6 +62,12 @@ struct NcclComm {
  * relative to an Intel host's: NCCL's own ratio (graph/tuning.cc
  * getNetOverhead: 1 us on Intel x86, 2 on AMD x86, 1 elsewhere). */
 double nccl_host_net_factor(const NcclComm *c);
+
+/* Whether two GPUs of a server (local indices) use NCCL's P2P transport
+ * (paths.cc ncclTopoCheckP2p: their path no farther than the P2P level,
+ * and, over PCIe, the driver allowing it); else SHM, through host memory
+ * (transport/shm.cc). */
+gboolean nccl_comm_pair_p2p(const NcclComm *c, guint32 ga, guint32 gb);
 
 /* Fills the cost-model tables of a communicator whose topology fields are
  * set (tuning.c). */

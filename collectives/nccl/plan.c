@@ -45,6 +45,13 @@ static guint32 rank_node(const NcclPlan *pl, guint32 r)
   return r / pl->comm->ppn;
 }
 
+/* Whether ranks a and b of one node use P2P (else SHM). */
+static gboolean rank_pair_p2p(const NcclPlan *pl, guint32 a, guint32 b)
+{
+  return nccl_comm_pair_p2p(pl->comm, nccl_comm_rank_local(pl->comm, a),
+                            nccl_comm_rank_local(pl->comm, b));
+}
+
 /* Appends a route's path set to the plan; returns its first path. */
 static guint32 add_paths(NcclPlan *pl, const SimPathSet *ps)
 {
@@ -67,9 +74,10 @@ static gboolean concat_sets(const SimPathSet *a, const SimPathSet *b,
       SimPath p = a->path[i];
 
       if (out->n == SIM_PATHSET_MAX || !sim_path_append(&p, &b->path[j])) {
-        g_set_error(error, COLL_ERROR, COLL_ERROR_CONFLICT,
-                    "a PXN route is longer than %u hops or %u paths",
-                    SIM_PATH_MAX_HOPS, SIM_PATHSET_MAX);
+        g_set_error(
+            error, COLL_ERROR, COLL_ERROR_CONFLICT,
+            "a route of two legs (PXN, SHM) is longer than %u hops or %u paths",
+            SIM_PATH_MAX_HOPS, SIM_PATHSET_MAX);
         return FALSE;
       }
       out->weight[out->n] = a->weight[i] * b->weight[j];
@@ -100,7 +108,21 @@ static gboolean route_ranks(NcclPlan *pl, guint32 a, guint32 b, guint32 rail,
     *n = r.n;
     return TRUE;
   }
-  if (rank_node(pl, a) == rank_node(pl, b)) {
+  if (rank_node(pl, a) == rank_node(pl, b) && !rank_pair_p2p(pl, a, b)) {
+    /* SHM (transport/shm.cc): the receiver's buffer is in host memory on
+     * its own socket (NCCL_SHM_LOCALITY 2, the default); the sender's GPU
+     * writes it, the receiver's reads it, each across its PCIe */
+    SimNodeId cpu = topo_gpu_cpu(pl->sys, nccl_comm_rank_server(c, b),
+                                 nccl_comm_rank_local(c, b));
+    SimPathSet up, down;
+
+    if (!topo_route(pl->sys, rank_gpu(pl, a), cpu, rank_seed(pl, a), NULL, &up,
+                    error) ||
+        !topo_route(pl->sys, cpu, rank_gpu(pl, b), rank_seed(pl, b), NULL,
+                    &down, error) ||
+        !concat_sets(&up, &down, &ps, error))
+      return FALSE;
+  } else if (rank_node(pl, a) == rank_node(pl, b)) {
     if (!topo_route(pl->sys, rank_gpu(pl, a), rank_gpu(pl, b), rank_seed(pl, a),
                     NULL, &ps, error))
       return FALSE;
@@ -214,6 +236,7 @@ static gboolean add_edge(NcclPlan *pl, guint32 a, guint32 b, guint32 channel,
     return FALSE;
   e.step_ps =
       step_latency(pl, rank_node(pl, a) != rank_node(pl, b), e.first_path);
+  e.shm = rank_node(pl, a) == rank_node(pl, b) && !rank_pair_p2p(pl, a, b);
   *out = pl->edges->len;
   g_array_append_val(pl->edges, e);
   return TRUE;
@@ -796,6 +819,49 @@ static double channel_cap(const NcclPlan *pl)
          c->kernel_channels;
 }
 
+/* SHM connections whose CTA works both sides of host memory.  A channel's
+ * CTA that receives over SHM loads from a host buffer, and one that sends
+ * stores into the peer's; the stores are posted, the loads wait for their
+ * data, and on PCIe a GPU's read requests queue behind its own writes.  A
+ * CTA that only sends (a Broadcast root) or only receives (its last rank)
+ * runs at the links' rate; one that does both (every middle rank of a ring,
+ * both ranks of a 2-rank AllReduce) runs each of its SHM connections at
+ * [nccl] shm_duplex_GBps.  Marks those edges' cap. */
+static void shm_caps(NcclPlan *pl)
+{
+  NcclEdge *edges = (NcclEdge *)(void *)pl->edges->data;
+  double duplex =
+      mdl_registry_nccl(topo_system_models(pl->sys))->shm_duplex_GBps * 1e9;
+  g_autoptr(GHashTable) sends = NULL, recvs = NULL;
+
+  if (!pl->comm->shm)
+    return;
+  /* (rank, channel) pairs with an SHM send, and with an SHM receive */
+  sends = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+  recvs = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+  for (guint32 i = 0; i < pl->edges->len; i++) {
+    const NcclEdge *e = &edges[i];
+
+    if (!e->shm)
+      continue;
+    g_hash_table_add(sends,
+                     g_memdup2(&(gint64){(gint64)e->src << 32 | e->channel},
+                               sizeof(gint64)));
+    g_hash_table_add(recvs,
+                     g_memdup2(&(gint64){(gint64)e->dst << 32 | e->channel},
+                               sizeof(gint64)));
+  }
+  for (guint32 i = 0; i < pl->edges->len; i++) {
+    NcclEdge *e = &edges[i];
+    gint64 src = (gint64)e->src << 32 | e->channel;
+    gint64 dst = (gint64)e->dst << 32 | e->channel;
+
+    if (e->shm && (g_hash_table_contains(recvs, &src) ||
+                   g_hash_table_contains(sends, &dst)))
+      e->cap_Bps = MIN(pl->cap_Bps, duplex);
+  }
+}
+
 /* Plans a call (plan.h). */
 gboolean nccl_plan_build(NcclPlan *pl, const NcclComm *comm, NcclColl coll,
                          guint64 bytes, const NcclChoice *choice,
@@ -856,5 +922,7 @@ gboolean nccl_plan_build(NcclPlan *pl, const NcclComm *comm, NcclColl coll,
     default: break;
     }
   }
+  if (ok)
+    shm_caps(pl);
   return ok;
 }

@@ -32,6 +32,9 @@ typedef struct {
                        cap: a p2p pair's channels share its route (0:
                        one) */
   guint64 slice;    /* its pipeline slice (0: the plan's) */
+  gboolean shm;     /* through host memory (NCCL's SHM transport) */
+  double cap_Bps;   /* payload per channel where below the plan's (0: the
+                       plan's cap_Bps) */
   /* exec.c's, as it builds the DAG (the plan leaves them empty) */
   SimTask first_head; /* the first head hop over it */
   SimTask *rounds;    /* [rounds] body transfers (up to MAX_ROUNDS) */

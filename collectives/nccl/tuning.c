@@ -300,6 +300,54 @@ gboolean nccl_version_parse(const char *text, const char *what, guint32 *out,
   return TRUE;
 }
 
+static const char *const path_names[NCCL_N_PATHS] = {
+    "LOC", "NVL", "NVB", "C2C", "PIX", "PXB", "P2C", "PXN", "PHB", "SYS"};
+
+const char *nccl_path_name(NcclPath p)
+{
+  return p < NCCL_N_PATHS ? path_names[p] : "?";
+}
+
+gboolean nccl_p2p_level_parse(const char *disable, const char *level,
+                              guint32 *out, GError **error)
+{
+  /* paths.cc levelsOldToNew: the numbers before PATH_NVL existed */
+  static const NcclPath old[] = {NCCL_PATH_LOC, NCCL_PATH_PIX, NCCL_PATH_PXB,
+                                 NCCL_PATH_PHB, NCCL_PATH_SYS, NCCL_PATH_SYS};
+  guint64 n;
+
+  *out = 0;
+  if (disable && *disable) {
+    if (strcmp(disable, "1") == 0) {
+      *out = NCCL_PATH_LOC + 1;
+      return TRUE;
+    }
+    if (strcmp(disable, "0") != 0) {
+      g_set_error(error, COLL_ERROR, COLL_ERROR_VALUE,
+                  "NCCL_P2P_DISABLE='%s': expected 0 or 1", disable);
+      return FALSE;
+    }
+  }
+  if (!level || !*level)
+    return TRUE;
+  for (guint i = 0; i < NCCL_N_PATHS; i++) {
+    if (strcmp(level, path_names[i]) == 0) {
+      *out = i + 1;
+      return TRUE;
+    }
+  }
+  /* NCCL reads a number with strtol and clamps it to the table's end */
+  if (g_ascii_string_to_unsigned(level, 10, 0, G_MAXUINT32, &n, NULL)) {
+    *out = old[MIN(n, G_N_ELEMENTS(old) - 1)] + 1;
+    return TRUE;
+  }
+  g_set_error(error, COLL_ERROR, COLL_ERROR_VALUE,
+              "NCCL_P2P_LEVEL='%s': expected LOC, NVL, NVB, C2C, PIX, PXB, "
+              "P2C, PXN, PHB, SYS or a number 0-5",
+              level);
+  return FALSE;
+}
+
 guint32 nccl_version_from_code(long code)
 {
   if (code >= 10000)

@@ -952,6 +952,122 @@ START_TEST(test_session)
 }
 END_TEST
 
+/* NCCL_P2P_DISABLE / NCCL_P2P_LEVEL as ncclGetLevel reads them. */
+START_TEST(test_p2p_level_parse)
+{
+  g_autoptr(GError) error = NULL;
+  guint32 l;
+
+  ck_assert(nccl_p2p_level_parse(NULL, NULL, &l, NULL));
+  ck_assert_uint_eq(l, 0);
+  ck_assert(nccl_p2p_level_parse("1", "SYS", &l, NULL));
+  ck_assert_uint_eq(l, NCCL_PATH_LOC + 1); /* DISABLE wins */
+  ck_assert(nccl_p2p_level_parse("0", "PHB", &l, NULL));
+  ck_assert_uint_eq(l, NCCL_PATH_PHB + 1);
+  ck_assert(nccl_p2p_level_parse(NULL, "NVL", &l, NULL));
+  ck_assert_uint_eq(l, NCCL_PATH_NVL + 1);
+  /* the old numbers: 0 LOC, 1 PIX, 2 PXB, 3 PHB, 4 and above SYS */
+  ck_assert(nccl_p2p_level_parse(NULL, "2", &l, NULL));
+  ck_assert_uint_eq(l, NCCL_PATH_PXB + 1);
+  ck_assert(nccl_p2p_level_parse(NULL, "9", &l, NULL));
+  ck_assert_uint_eq(l, NCCL_PATH_SYS + 1);
+  ck_assert(!nccl_p2p_level_parse("2", NULL, &l, &error));
+  ck_assert_str_eq(error->message, "NCCL_P2P_DISABLE='2': expected 0 or 1");
+  g_clear_error(&error);
+  ck_assert(!nccl_p2p_level_parse(NULL, "phb", &l, &error));
+  ck_assert_ptr_nonnull(strstr(error->message, "NCCL_P2P_LEVEL='phb'"));
+  ck_assert_str_eq(nccl_path_name(NCCL_PATH_PXB), "PXB");
+}
+END_TEST
+
+/* Which GPUs use P2P (paths.cc ncclTopoCheckP2p): up to 2.22 an AMD host's
+ * GPUs use it across its root complexes and an Intel host's only under a
+ * PCIe switch; from 2.23 only under a switch, but for an AMD host of at
+ * most two GPUs; never where the driver refuses it (gpu_p2p = false), but
+ * NVLink still carries P2P there; NCCL_P2P_DISABLE=1 turns NVLink off as
+ * well. */
+START_TEST(test_p2p_or_shm)
+{
+#define PCIE_SERVER(cpu, gpus)                                                 \
+  "[system]\nserver = s\n[server s]\ngpus = " gpus "\nsockets = 2\n"           \
+  "root_complex = root-complex-gen4\ngpu_pcie = pcie4-x16\ngpu_arch = sm89\n"  \
+  "cpu = " cpu "\n"
+  g_autoptr(TopoSystem) amd8 = load_text(PCIE_SERVER("amd", "8"));
+  g_autoptr(TopoSystem) intel2 = load_text(PCIE_SERVER("intel", "2"));
+  g_autoptr(TopoSystem) amd2 = load_text(PCIE_SERVER("amd", "2"));
+  g_autoptr(TopoSystem) pix =
+      load_text("[system]\nserver = s\n[server s]\ngpus = 2\nsockets = 1\n"
+                "root_complex = root-complex-gen3\ngpu_pcie = pcie3-x16\n"
+                "gpu_arch = sm75\npcie_switch = pex8796\npcie_switches = 1\n");
+  g_autoptr(TopoSystem) pix_ns =
+      load_text("[system]\nserver = s\n[server s]\ngpus = 2\nsockets = 1\n"
+                "root_complex = root-complex-gen3\ngpu_pcie = pcie3-x16\n"
+                "gpu_arch = sm75\npcie_switch = pex8796\npcie_switches = 1\n"
+                "gpu_p2p = false\n");
+  g_autoptr(TopoSystem) bridged =
+      load_text("[system]\nserver = s\n[server s]\ngpus = 2\nsockets = 1\n"
+                "root_complex = root-complex-gen4\ngpu_pcie = pcie4-x16\n"
+                "gpu_arch = sm86\nnvlink = nvlink3\nnvlinks_per_gpu = 4\n"
+                "nvlink_pairs = 0-1:4\ngpu_p2p = false\n");
+  g_autoptr(TopoSystem) h100 = load("dgx-h100");
+  const struct {
+    const TopoSystem **sys;
+    guint32 version, level;
+    gboolean shm;
+  } c[] = {
+      {(const TopoSystem **)&amd8, 22105, 0, FALSE},
+      {(const TopoSystem **)&amd8, 22809, 0, TRUE},
+      {(const TopoSystem **)&amd8, 22809, NCCL_PATH_SYS + 1, FALSE},
+      {(const TopoSystem **)&amd2, 22809, 0, FALSE},
+      {(const TopoSystem **)&intel2, 22105, 0, TRUE},
+      {(const TopoSystem **)&pix, 22809, 0, FALSE},
+      {(const TopoSystem **)&pix_ns, 22809, 0, TRUE},
+      {(const TopoSystem **)&pix_ns, 22809, NCCL_PATH_SYS + 1, TRUE},
+      {(const TopoSystem **)&bridged, 22809, 0, FALSE},
+      {(const TopoSystem **)&h100, 22809, 0, FALSE},
+      {(const TopoSystem **)&h100, 22809, NCCL_PATH_LOC + 1, TRUE},
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS(c); i++) {
+    NcclOptions o = {.nccl_version = c[i].version, .p2p_level = c[i].level};
+    g_autoptr(NcclComm) comm = comm_of(*c[i].sys, &o);
+
+    ck_assert_msg(nccl_comm_uses_shm(comm) == c[i].shm, "case %u", i);
+  }
+#undef PCIE_SERVER
+}
+END_TEST
+
+/* Two GPUs without P2P under one PCIe Gen3 switch (an RTX 2080 Ti box).
+ * A Broadcast's root only writes host memory and its peer only reads it:
+ * the data crosses the switch's uplink up and back down, at the links'
+ * rate.  An AllReduce's CTAs do both, so each SHM connection runs at
+ * [nccl] shm_duplex_GBps: two channels of 2 GB/s each way.  With P2P the
+ * same pair goes GPU to GPU under the switch, faster still. */
+START_TEST(test_shm_rates)
+{
+  g_autoptr(TopoSystem) ns =
+      load_text("[system]\nserver = s\n[server s]\ngpus = 2\nsockets = 1\n"
+                "root_complex = root-complex-gen3\ngpu_pcie = pcie3-x16\n"
+                "gpu_arch = sm75\npcie_switch = pex8796\npcie_switches = 1\n"
+                "gpu_p2p = false\n[nccl]\nshm_duplex_GBps = 2\n");
+  g_autoptr(TopoSystem) ok =
+      load_text("[system]\nserver = s\n[server s]\ngpus = 2\nsockets = 1\n"
+                "root_complex = root-complex-gen3\ngpu_pcie = pcie3-x16\n"
+                "gpu_arch = sm75\npcie_switch = pex8796\npcie_switches = 1\n");
+  g_autoptr(NcclComm) shm = comm_of(ns, NULL);
+  g_autoptr(NcclComm) p2p = comm_of(ok, NULL);
+  double ar = busbw(shm, NCCL_COLL_ALLREDUCE, 512 * MIB, NCCL_EXEC_FLOW, NULL);
+  double bc = busbw(shm, NCCL_COLL_BROADCAST, 512 * MIB, NCCL_EXEC_FLOW, NULL);
+  double ar_p2p =
+      busbw(p2p, NCCL_COLL_ALLREDUCE, 512 * MIB, NCCL_EXEC_FLOW, NULL);
+
+  ck_assert_msg(fabs(ar - 4.0) < 0.05, "SHM AllReduce %.2f GB/s", ar);
+  ck_assert_msg(bc > 10 && bc < 13, "SHM Broadcast %.2f GB/s", bc);
+  ck_assert_msg(ar_p2p > 2 * ar, "P2P %.2f, SHM %.2f GB/s", ar_p2p, ar);
+}
+END_TEST
+
 Suite *suite_nccl(void)
 {
   Suite *s = suite_create("nccl");
@@ -979,6 +1095,9 @@ Suite *suite_nccl(void)
   tcase_add_test(tc, test_cpu_net_overhead);
   tcase_add_test(tc, test_comm_subsets);
   tcase_add_test(tc, test_session);
+  tcase_add_test(tc, test_p2p_level_parse);
+  tcase_add_test(tc, test_p2p_or_shm);
+  tcase_add_test(tc, test_shm_rates);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -20,15 +20,15 @@ static const struct {
   const char *file;
   double in_large, in_small, out_large, out_small;
 } bound[] = {
-    {"nccl_allreduce_8xA100_nvlink3_stas00mlengineering.csv", 0.045, 0.125,
-     0.265, 0.720},
+    {"nccl_allreduce_8xA100_nvlink3_stas00mlengineering.csv", 0.045, 0.060,
+     0.265, 0.265},
     {"nccl_allreduce_8xH100_sxm_nccltests290.csv", 0.055, 0.005, 0.055, 0.005},
     {"nccl_allreduce_16xH100_2node_ndr8x400_nccltests309.csv", 0.050, 0.090,
-     0.050, 0.095},
+     0.050, 0.090},
     {"nccl_allreduce_32xH100_4node_ndr8x400_vm_nccltests309.csv", 0.060, 0.170,
      0.060, 0.165},
-    {"nccl_allreduce_8xRTX4090_pcie_P2Punlocked_chlc.csv", 0.155, 0.095, 0.155,
-     0.575},
+    {"nccl_allreduce_8xRTX4090_pcie_P2Punlocked_chlc.csv", 0.155, 0.035, 0.155,
+     0.035},
     {"nccl_sendrecv_8xA100_nvlink_liplus.csv", 0.255, 0.005, 0.255, 0.005},
     {"nccl_allreduce_16xH100_2node_ndr_ANOMALOUS_nccltests290.csv", 1.485,
      0.005, 1.485, 0.005},
@@ -37,7 +37,7 @@ static const struct {
     {"nccl_allreduce_4xA100_dgxA100_nvswitch_1node_g4_eugenesiow.csv", 0.040,
      0.005, 0.040, 0.005},
     {"nccl_broadcast_8xH800_nvlink_inspurNF5688M7_1node_g8_nccl2.18.3.csv",
-     0.455, 0.325, 0.495, 0.380},
+     0.460, 0.380, 0.460, 0.420},
     {"nccl_allreduce_2xA40_nvlinkbridge_NV4_1node_g2_eugenesiow.csv", 0.020,
      0.005, 0.020, 0.005},
     {"nccl_allreduce_16xA100_sxm4_40gb_2node_roce16x100G_ociBMGPU4.8_ocihpcoke."
@@ -48,7 +48,26 @@ static const struct {
     {"nccl_allgather_32xGB200_8node_4perNode_gcpA4X_MNNVL_TAS_gcpdocs.csv",
      0.635, 1.375, 0.635, 1.375},
     {"nccl_allgather_16xB200_2node_gcpA4_roce8x400_gIB_AMBIGUOUS_esaaren.csv",
-     0.095, 0.385, 0.070, 0.465},
+     0.095, 0.385, 0.070, 0.460},
+    {"nccl_allreduce_2xRTX2080Ti_pcie3_noP2P_PIX_1node_g2_autodl_anthonyhoo."
+     "csv",
+     0.010, 0.120, 0.060, 0.150},
+    {"nccl_allgather_2xRTX2080Ti_pcie3_noP2P_PIX_1node_g2_autodl_anthonyhoo."
+     "csv",
+     0.245, 0.070, 0.245, 0.080},
+    {"nccl_broadcast_2xRTX2080Ti_pcie3_noP2P_PIX_1node_g2_autodl_anthonyhoo."
+     "csv",
+     0.090, 0.090, 0.090, 0.115},
+    {"nccl_reduce_2xRTX2080Ti_pcie3_noP2P_PIX_1node_g2_autodl_anthonyhoo.csv",
+     0.090, 0.065, 0.090, 0.080},
+    {"nccl_alltoall_2xRTX2080Ti_pcie3_noP2P_PIX_1node_g2_autodl_anthonyhoo.csv",
+     0.130, 0.255, 0.175, 0.290},
+    {"nccl_allreduce_2xA40_pcie_NODE_P2Pdisabled_1node_g2_eugenesiow.csv",
+     0.040, 0.005, 0.040, 0.005},
+    {"nccl_allreduce_4xA40_pcie_SYS_P2Pdisabled_1node_g4_eugenesiow.csv", 1.845,
+     0.005, 1.845, 0.005},
+    {"nccl_allreduce_4xA100_dgxA100_P2Pdisabled_1node_g4_eugenesiow.csv", 0.240,
+     0.005, 0.255, 0.005},
 };
 
 START_TEST(test_accuracy_bounds)
@@ -72,12 +91,14 @@ START_TEST(test_accuracy_bounds)
   ck_assert_msg(fabs(model.launch_us - fit.launch_us) <= 0.01 &&
                     fabs(model.launch_per_channel_us -
                          fit.launch_per_channel_us) <= 0.005 &&
-                    fabs(model.net_proxy_us - fit.net_proxy_us) <= 0.05,
-                "[nccl] defaults %.3f, %.4f, %.2f; the fit %.3f, %.4f, %.2f "
-                "(models/registry.c)",
+                    fabs(model.net_proxy_us - fit.net_proxy_us) <= 0.05 &&
+                    fabs(model.shm_duplex_GBps - fit.shm_duplex_GBps) <= 0.05,
+                "[nccl] defaults %.3f, %.4f, %.2f, %.2f; the fit %.3f, %.4f, "
+                "%.2f, %.2f (models/registry.c)",
                 model.launch_us, model.launch_per_channel_us,
-                model.net_proxy_us, fit.launch_us, fit.launch_per_channel_us,
-                fit.net_proxy_us);
+                model.net_proxy_us, model.shm_duplex_GBps, fit.launch_us,
+                fit.launch_per_channel_us, fit.net_proxy_us,
+                fit.shm_duplex_GBps);
   for (guint i = 0; i < n; i++) {
     ValFit out;
 
@@ -117,8 +138,8 @@ START_TEST(test_accuracy_bad_row)
   g_autofree char *sys = g_build_filename(root, "systems", NULL);
   g_autofree char *csv = g_build_filename(ref, "bad.csv", NULL);
   g_autofree char *ini = g_build_filename(sys, "one.ini", NULL);
-  ValDataset d = {"reference", "bad.csv", "bad", "one.ini", "allreduce", 8,
-                  1,           0,         20,    5,         FALSE};
+  ValDataset d = {"reference", "bad.csv", "bad", "one.ini", "allreduce", 8,   1,
+                  0,           20,        5,     FALSE,     NULL,        NULL};
   ValAccuracy a;
 
   ck_assert_ptr_nonnull(root);
