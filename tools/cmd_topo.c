@@ -19,6 +19,7 @@
 
 #define COMMAND "topo"
 
+static const char *const p2p_answers[] = {"yes", "no", NULL};
 static const char *const kind_names[] = {
     "gpu", "cpu", "nic", "nvswitch", "pcie-switch", "net-switch"};
 static const char *const family_names[] = {"NVLink", "PCIe", "InfiniBand",
@@ -168,6 +169,7 @@ int cli_cmd_topo(int argc, char **argv)
   TopoImportOptions iopt = {0};
   g_autofree char *inic = NULL, *invlink = NULL, *iserver = NULL;
   g_autofree char *ipcie = NULL;
+  g_autofree char *ip2p = NULL;
   guint64 max_memory = 0;
   gboolean max_memory_seen = FALSE;
   CliNumberTarget numbers[] = {
@@ -199,6 +201,11 @@ int cli_cmd_topo(int argc, char **argv)
        "nvidia-smi imports: the GPUs' PCIe link (pcie3-x16, pcie4-x16, "
        "pcie5-x16; default: from the NVLink generation, else assumed)",
        "MODEL"},
+      {"import-p2p", 0, 0, G_OPTION_ARG_STRING, &ip2p,
+       "nvidia-smi imports: whether the driver lets GPUs reach each other "
+       "over PCIe (yes, or no where nvidia-smi topo -p2p r shows NS; "
+       "default: assumed yes, and said)",
+       "yes|no"},
       CLI_MAX_MEMORY_ENTRY,
       {"import-server", 0, 0, G_OPTION_ARG_STRING, &iserver,
        "ibnetdiscover: server template of the hosts", "NAME"},
@@ -252,6 +259,22 @@ int cli_cmd_topo(int argc, char **argv)
                 "--emit-ini writes what --import read: give --import");
     return cli_report(COMMAND, error);
   }
+  if (!import) {
+    /* an import's options without an import would be dropped unseen */
+    const char *given = inic      ? "--import-nic"
+                        : invlink ? "--import-nvlink"
+                        : ipcie   ? "--import-pcie"
+                        : ip2p    ? "--import-p2p"
+                        : iserver ? "--import-server"
+                        : format  ? "--format"
+                                  : NULL;
+
+    if (given) {
+      g_set_error(&error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                  "%s describes what --import reads: give --import", given);
+      return cli_report(COMMAND, error);
+    }
+  }
   if (import) {
     g_autofree char *source = g_strdup_printf("%s (imported)", import);
     g_autoptr(MdlRegistry) reg = mdl_registry_new_builtin(&error);
@@ -293,6 +316,8 @@ int cli_cmd_topo(int argc, char **argv)
         return cli_report(COMMAND, error);
       }
     }
+    if (!cli_check_name(&ip2p, "--import-p2p", p2p_answers, &error))
+      return cli_report(COMMAND, error);
     if (iserver && !g_strv_contains((const char *const *)servers, iserver)) {
       g_autofree char *known = g_strjoinv(", ", servers);
       g_set_error(&error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
@@ -304,6 +329,7 @@ int cli_cmd_topo(int argc, char **argv)
     iopt.nic = inic;
     iopt.nvlink = invlink;
     iopt.pcie = ipcie;
+    iopt.p2p = ip2p;
     iopt.server = iserver;
     import_text = import_file(import, format ? format : "auto", &iopt, &error);
     if (!import_text)

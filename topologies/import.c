@@ -27,6 +27,7 @@ typedef struct {
   GString *notes;
   GString *names; /* description of the NICs, if the dump names them */
   char gpu_pcie_buf[32];
+  gboolean no_p2p; /* the driver refuses P2P over PCIe (gpu_p2p = false) */
 } ImportServer;
 
 static ImportServer *import_server_new(guint32 gpus, guint32 nics)
@@ -180,6 +181,8 @@ static char *emit_server(const ImportServer *s, const char *path,
       g_string_append_printf(o, "nvlink_pairs = %s\n", s->pairs->str);
   }
   g_string_append_printf(o, "gpu_pcie = %s\n", s->gpu_pcie);
+  if (s->no_p2p)
+    g_string_append(o, "gpu_p2p = false\n");
   if (s->nsw) {
     g_string_append_printf(o, "pcie_switch = %s\npcie_switches = %u\n",
                            s->pcie_switch, s->nsw);
@@ -703,6 +706,24 @@ static char *import_smi(const char *text, gsize len, const char *source,
            "ASSUMED: NIC model %s (the dump does not give NIC speeds, "
            "nor NVLink the GPU): give --import-nic",
            s->nic);
+    }
+  }
+
+  /* Whether the driver lets GPUs reach each other over PCIe, which topo
+   * -m does not say (topo -p2p r does: NS on GeForce cards and many VMs;
+   * NCCL then stages through host memory).  It matters where GPUs are not
+   * all joined by NVSwitches. */
+  if (gpus > 1 && s->nvswitches == 0) {
+    if (opt->p2p && strcmp(opt->p2p, "no") == 0) {
+      s->no_p2p = TRUE;
+      note(s, "no P2P between GPUs over PCIe (given): NCCL stages their "
+              "traffic through host memory");
+    } else if (opt->p2p) {
+      note(s, "P2P between GPUs over PCIe (given)");
+    } else {
+      note(s, "ASSUMED: the driver allows P2P between GPUs over PCIe (the "
+              "dump does not say; nvidia-smi topo -p2p r does): give "
+              "--import-p2p no where it shows NS (GeForce cards, many VMs)");
     }
   }
 

@@ -31,6 +31,9 @@ typedef struct {
                          from the dump, else from the NVLink generation, else
                          assumed (and said) */
   const char *server; /* ibnetdiscover: server template for hosts */
+  const char *p2p;    /* nvidia-smi: "yes" or "no", whether the driver lets
+                         GPUs reach each other over PCIe (topo -p2p r: OK or
+                         NS); NULL: assumed yes, and said */
 } TopoImportOptions;
 
 /* Detects the format of a dump from its text. */
