@@ -220,6 +220,28 @@ gboolean nccl_comm_pair_p2p(const NcclComm *c, guint32 ga, guint32 gb)
          pci[topo_gpu_pci_path(c->sys, ga, gb)] <= c->p2p_level;
 }
 
+/* Whether NVLink alone can close a ring through the node's GPUs, as
+ * NCCL's search needs to give the rings NVLink's speed (search.cc: a ring
+ * that takes a PCIe path runs at that path's speed): NVSwitches join
+ * every pair; direct links (bridges, hybrid cube-mesh) must give every GPU
+ * NVLink to two others of the node, or join the node's only two.  The
+ * A40s' bridged pairs give 8 GPUs no NVLink ring. */
+static gboolean nvlink_ring(const NcclComm *c)
+{
+  if (c->gpu.nvswitch || c->ppn < 2)
+    return TRUE;
+  for (guint32 i = 0; i < c->ppn; i++) {
+    guint32 peers = 0;
+
+    for (guint32 j = 0; j < c->ppn; j++)
+      if (i != j && topo_gpus_nvlinked(c->sys, c->local_of[i], c->local_of[j]))
+        peers++;
+    if (peers < MIN(2, c->ppn - 1))
+      return FALSE;
+  }
+  return TRUE;
+}
+
 /* Whether some pair of a node's ranks stages through host memory. */
 static gboolean comm_any_shm(const NcclComm *c)
 {
@@ -254,7 +276,7 @@ NcclComm *nccl_comm_new(const TopoSystem *sys, const NcclOptions *opt,
   c->shm = comm_any_shm(c);
   /* NCCL_P2P_DISABLE: NVLink paths go through the CPU as well */
   c->nvl_intra = c->gpu.nvlink != NULL && c->gpu.nvlinks > 0 &&
-                 c->p2p_level >= NCCL_PATH_NVL;
+                 c->p2p_level >= NCCL_PATH_NVL && nvlink_ring(c);
   if (c->nvl_intra) {
     double speed;
 

@@ -1068,6 +1068,25 @@ START_TEST(test_shm_rates)
 }
 END_TEST
 
+/* NVLink bridges join pairs: two bridged A40s ring over their bridge, but
+ * eight cannot close a ring over NVLink, so NCCL's rings take PCIe. */
+START_TEST(test_nvlink_bridge_ring)
+{
+  g_autoptr(TopoSystem) sys = load_text(
+      "[system]\nserver = a40-8-nvbridge\n[nccl]\nshm_duplex_GBps = 2\n");
+  NcclOptions pair = {.ranks = 2, .p2p_level = NCCL_PATH_SYS + 1};
+  NcclOptions all = {.ranks = 8, .p2p_level = NCCL_PATH_SYS + 1};
+  g_autoptr(NcclComm) c2 = comm_of(sys, &pair);
+  g_autoptr(NcclComm) c8 = comm_of(sys, &all);
+  double bw2 = busbw(c2, NCCL_COLL_ALLREDUCE, 1024 * MIB, NCCL_EXEC_FLOW, NULL);
+  double bw8 = busbw(c8, NCCL_COLL_ALLREDUCE, 1024 * MIB, NCCL_EXEC_FLOW, NULL);
+
+  /* the bridge: 4 NVLink3 links; PCIe Gen4 x16 below 26 GB/s */
+  ck_assert_msg(bw2 > 40, "pair %.2f GB/s", bw2);
+  ck_assert_msg(bw8 < 26, "eight %.2f GB/s", bw8);
+}
+END_TEST
+
 Suite *suite_nccl(void)
 {
   Suite *s = suite_create("nccl");
@@ -1098,6 +1117,7 @@ Suite *suite_nccl(void)
   tcase_add_test(tc, test_p2p_level_parse);
   tcase_add_test(tc, test_p2p_or_shm);
   tcase_add_test(tc, test_shm_rates);
+  tcase_add_test(tc, test_nvlink_bridge_ring);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -131,7 +131,9 @@ static char *import_text(const char *dir, const char *name,
 
 START_TEST(test_smi_real)
 {
-  TopoImportOptions gen3 = {.pcie = "pcie3-x16", .nic = "cx6-hdr"};
+  TopoImportOptions gen3 = {
+      .pcie = "pcie3-x16", .nic = "cx6-hdr", .p2p = "yes"};
+  TopoImportOptions geforce = {.pcie = "pcie3-x16", .p2p = "no"};
   g_autofree char *a100 = import_text("", "smi_dgx_a100.txt", NULL);
   g_autofree char *h100 = import_text("", "smi_dgx_h100.txt", NULL);
   g_autofree char *dgx1 =
@@ -139,7 +141,7 @@ START_TEST(test_smi_real)
   g_autofree char *dgx1_given =
       import_text("real", "dgx1_topo_mp_pcie_only.txt", &gen3);
   g_autofree char *turing =
-      import_text("real", "rtx2080ti_x2_autodl_spaces.txt", &gen3);
+      import_text("real", "rtx2080ti_x2_autodl_spaces.txt", &geforce);
 
   /* NV12: A100, so Gen4 and HDR as the DGX A100 */
   ck_assert_ptr_nonnull(strstr(a100, "gpu_pcie = pcie4-x16\n"));
@@ -153,6 +155,9 @@ START_TEST(test_smi_real)
   ck_assert_ptr_nonnull(strstr(dgx1, "# ASSUMED: GPUs on pcie5-x16"));
   ck_assert_ptr_nonnull(strstr(dgx1, "give --import-pcie"));
   ck_assert_ptr_nonnull(strstr(dgx1, "# ASSUMED: NIC model cx7-ndr"));
+  ck_assert_ptr_nonnull(
+      strstr(dgx1, "# ASSUMED: the driver allows P2P between GPUs over PCIe"));
+  ck_assert_ptr_null(strstr(dgx1, "gpu_p2p"));
   /* given: Gen3 links, switches and root complex */
   ck_assert_ptr_null(strstr(dgx1_given, "ASSUMED"));
   ck_assert_ptr_nonnull(strstr(dgx1_given, "gpu_pcie = pcie3-x16\n"));
@@ -169,6 +174,9 @@ START_TEST(test_smi_real)
     topo_system_gpu_info(sys, &info);
     ck_assert_str_eq(info.gpu_pcie->name, "pcie3-x16");
     ck_assert_uint_eq(info.gpus, 2);
+    /* the GeForce pair: no P2P, given */
+    ck_assert(!info.pcie_p2p);
+    ck_assert_ptr_nonnull(strstr(turing, "gpu_p2p = false\n"));
   }
 }
 END_TEST
