@@ -813,6 +813,13 @@ static double channel_cap(const NcclPlan *pl)
   if (pl->algo == NCCL_ALGO_NVLS || pl->algo == NCCL_ALGO_NVLS_TREE)
     return c->gpu_GBps * nccl_nvls_efficiency(c->arch) * nvls_span_factor(pl) *
            1e9 / pl->channels;
+  /* A Tree channel's CTA carries two streams at once, the reduction up
+   * and the broadcast down (all_reduce.h runTreeSplit gives each half its
+   * warps; runTreeUpDown takes them in turn): each edge moves at half the
+   * channel's bandwidth, NCCL's own Tree ratio of .5 (tuning.cc) */
+  if (pl->algo == NCCL_ALGO_TREE)
+    return c->bus_ch[pl->coll][pl->algo][pl->proto] * 0.5e9 * c->channels /
+           c->kernel_channels;
   /* the graph's channel bandwidth, shared by the channels the kernel runs
    * for each of the graph's */
   return c->bus_ch[pl->coll][pl->algo][pl->proto] * 1e9 * c->channels /
