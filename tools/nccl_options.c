@@ -81,9 +81,21 @@ gboolean cli_nccl_check(CliNcclOptions *o, NcclOptions *n,
                    proto, o->proto ? KNOB("proto", "--proto") : "NCCL_PROTO",
                    &n->protos, error))
     return FALSE;
-  if (!env_channels("NCCL_MIN_NCHANNELS", &n->min_channels, error) ||
-      !env_channels("NCCL_MAX_NCHANNELS", &n->max_channels, error))
-    return FALSE;
+  {
+    /* NCCL takes the larger of NCCL_MIN_NCHANNELS and NCCL_MIN_CTAS, the
+     * smaller of the two maxima (graph/connect.cc ncclTopoPostset) */
+    guint32 min_ctas = 0, max_ctas = 0;
+
+    if (!env_channels("NCCL_MIN_NCHANNELS", &n->min_channels, error) ||
+        !env_channels("NCCL_MAX_NCHANNELS", &n->max_channels, error) ||
+        !env_channels("NCCL_MIN_CTAS", &min_ctas, error) ||
+        !env_channels("NCCL_MAX_CTAS", &max_ctas, error))
+      return FALSE;
+    n->min_channels = MAX(n->min_channels, min_ctas);
+    if (max_ctas)
+      n->max_channels =
+          n->max_channels ? MIN(n->max_channels, max_ctas) : max_ctas;
+  }
   if (o->channels_seen) {
     if (o->channels == 0 || o->channels > NCCL_MAX_CHANNELS) {
       g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
@@ -96,7 +108,9 @@ gboolean cli_nccl_check(CliNcclOptions *o, NcclOptions *n,
   }
   if (n->min_channels && n->max_channels && n->min_channels > n->max_channels) {
     g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
-                "NCCL_MIN_NCHANNELS (%u) is above NCCL_MAX_NCHANNELS (%u)",
+                "the minimum channels (%u: NCCL_MIN_NCHANNELS, NCCL_MIN_CTAS) "
+                "are above the maximum (%u: NCCL_MAX_NCHANNELS, "
+                "NCCL_MAX_CTAS)",
                 n->min_channels, n->max_channels);
     return FALSE;
   }

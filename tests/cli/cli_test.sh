@@ -148,6 +148,15 @@ expect 2 "NCCL_P2P_DISABLE='yes': expected 0 or 1" run
 export NCCL_P2P_DISABLE=0 NCCL_P2P_LEVEL=NEAR
 expect 2 "NCCL_P2P_LEVEL='NEAR': expected LOC, NVL, NVB, C2C, PIX, PXB, P2C, PXN, PHB, SYS or a number 0-5" run
 unset NCCL_P2P_DISABLE NCCL_P2P_LEVEL
+# NCCL_MIN_CTAS / NCCL_MAX_CTAS with NCCL_MIN/MAX_NCHANNELS: the larger
+# minimum, the smaller maximum (graph/connect.cc)
+export NCCL_MIN_CTAS=24
+expect 0 "  -> NVLS/Simple on 24 channels" run -b 1G -e 1G --explain
+export NCCL_MIN_NCHANNELS=4 NCCL_MAX_CTAS=8
+expect 2 "the minimum channels (24: NCCL_MIN_NCHANNELS, NCCL_MIN_CTAS) are above the maximum (8: NCCL_MAX_NCHANNELS, NCCL_MAX_CTAS)" run
+export NCCL_MIN_CTAS=0
+expect 2 "environment NCCL_MIN_CTAS='0': expected a channel count from 1 to 32" run
+unset NCCL_MIN_CTAS NCCL_MAX_CTAS NCCL_MIN_NCHANNELS
 expect 2 "--nccl-version: '2.26.x' is not an NCCL version (expected 2.MINOR or 2.MINOR.PATCH, e.g. 2.26.2)" run --nccl-version 2.26.x
 expect 2 "--nccl-version: '3' is not an NCCL version" replay "$(dirname "$0")/../../docs/workload-example.csv" --nccl-version 3
 expect 0 "NVLS          Simple  off: excluded by the algorithm choice" run -b 8 -e 8 --explain --algo ^nvls
