@@ -59,6 +59,52 @@ static gboolean env_channels(const char *name, guint32 *out, GError **error)
   return TRUE;
 }
 
+/* NCCL_IB_DISABLE and NCCL_NET: which network transport NCCL takes
+ * between servers (transport/net_ib/init.cc IB_DISABLE, an integer, any
+ * non-zero value disabling; init.cc NCCL_NET, a transport's name).  IB
+ * (RDMA over InfiniBand or RoCE, also through Google's gIB plugin) is
+ * what ifsim models; the socket transport is refused across servers
+ * (NcclOptions.net_socket); other plugins (AWS's EFA) are refused here. */
+static gboolean net_transport(NcclOptions *n, GError **error)
+{
+  const char *off = g_getenv("NCCL_IB_DISABLE");
+  const char *net = g_getenv("NCCL_NET");
+  gint64 v;
+
+  if (off && *off) {
+    if (!g_ascii_string_to_signed(off, 10, G_MININT32, G_MAXINT32, &v, NULL)) {
+      g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                  "environment NCCL_IB_DISABLE='%s': expected an integer (0: "
+                  "RDMA, else NCCL's socket transport)",
+                  off);
+      return FALSE;
+    }
+    if (v != 0)
+      n->net_socket = "NCCL_IB_DISABLE";
+  }
+  if (net && *net) {
+    if (g_ascii_strcasecmp(net, "Socket") == 0) {
+      n->net_socket = "NCCL_NET=Socket";
+    } else if (g_ascii_strcasecmp(net, "IB") != 0 &&
+               g_ascii_strcasecmp(net, "gIB") != 0) {
+      g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                  "environment NCCL_NET='%s': ifsim models NCCL's IB "
+                  "transport (IB, or Google's gIB plugin: RDMA over "
+                  "InfiniBand or RoCE) and knows its socket transport "
+                  "(Socket); other plugins, as AWS's EFA, are not modelled",
+                  net);
+      return FALSE;
+    } else if (n->net_socket) {
+      g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                  "environment NCCL_NET='%s' asks for RDMA, but "
+                  "NCCL_IB_DISABLE='%s' turns it off",
+                  net, off);
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
 /* How a knob was given: name's words for it, else its flag. */
 #define KNOB(key, flag) (name ? name(name_ctx, key) : flag)
 
@@ -125,6 +171,8 @@ gboolean cli_nccl_check(CliNcclOptions *o, NcclOptions *n,
     return FALSE;
   }
   n->collnet = o->collnet || (cn && strcmp(cn, "1") == 0);
+  if (!net_transport(n, error))
+    return FALSE;
   return nccl_p2p_level_parse(g_getenv("NCCL_P2P_DISABLE"),
                               g_getenv("NCCL_P2P_LEVEL"), &n->p2p_level, error);
 }

@@ -295,6 +295,17 @@ NcclComm *nccl_comm_new(const TopoSystem *sys, const NcclOptions *opt,
   if (c->nnodes > 1) {
     const MdlLink *port = NULL;
 
+    if (c->opt.net_socket) {
+      /* transport/net_socket.cc: the CPU copies through host memory and
+       * the kernel's TCP, at rates no published run here pins down */
+      g_set_error(error, COLL_ERROR, COLL_ERROR_CONFLICT,
+                  "%s: %u ranks span %u servers, and %s puts NCCL's traffic "
+                  "between them on its socket transport, which ifsim does "
+                  "not model (it would predict RDMA speeds); unset it to "
+                  "predict RDMA",
+                  RANKS_NAME(c), c->nranks, c->nnodes, c->opt.net_socket);
+      goto fail;
+    }
     if (!c->gpu.nic || c->gpu.nics == 0 ||
         topo_system_net(sys) == TOPO_NET_NONE) {
       g_set_error(error, COLL_ERROR, COLL_ERROR_CONFLICT,

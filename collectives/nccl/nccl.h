@@ -122,9 +122,13 @@ typedef struct {
   const guint32 *local_gpus;
   guint32 n_local;
   const NcclTrace *trace;   /* may be NULL; must outlive the runs */
-  guint32 p2p_level;        /* NCCL_P2P_LEVEL / NCCL_P2P_DISABLE as NCCL reads
-                        them (nccl_p2p_level_parse): NcclPath + 1; 0: the
-                        release's default */
+  /* NCCL_P2P_LEVEL / NCCL_P2P_DISABLE as NCCL reads them
+   * (nccl_p2p_level_parse): NcclPath + 1; 0: the release's default */
+  guint32 p2p_level;
+  /* the setting that puts NCCL's traffic between servers on its socket
+   * transport ("NCCL_IB_DISABLE", "NCCL_NET=Socket"), which ifsim does not
+   * model: a communicator across servers is refused naming it; NULL: RDMA */
+  const char *net_socket;
 } NcclOptions;
 
 /* NCCL's path types, nearest first (graph/topo.h PATH_*): two GPUs use P2P

@@ -157,6 +157,21 @@ expect 2 "the minimum channels (24: NCCL_MIN_NCHANNELS, NCCL_MIN_CTAS) are above
 export NCCL_MIN_CTAS=0
 expect 2 "environment NCCL_MIN_CTAS='0': expected a channel count from 1 to 32" run
 unset NCCL_MIN_CTAS NCCL_MAX_CTAS NCCL_MIN_NCHANNELS
+# NCCL's socket transport between servers is not modelled: refused across
+# servers, not predicted at RDMA speed; inside one server it changes nothing
+export NCCL_IB_DISABLE=1
+expect 2 "16 ranks span 2 servers, and NCCL_IB_DISABLE puts NCCL's traffic between them on its socket transport, which ifsim does not model" run -t "$H2" -b 1M -e 1M
+expect 0 "     1048576        262144     float     sum      -1    25.15" run -b 1M -e 1M
+export NCCL_NET=IB
+expect 2 "environment NCCL_NET='IB' asks for RDMA, but NCCL_IB_DISABLE='1' turns it off" run
+unset NCCL_IB_DISABLE
+export NCCL_NET=Socket
+expect 2 "and NCCL_NET=Socket puts NCCL's traffic between them on its socket transport" run -t "$H2" -b 1M -e 1M
+export NCCL_NET="AWS Libfabric"
+expect 2 "environment NCCL_NET='AWS Libfabric': ifsim models NCCL's IB transport" run -t "$H2"
+export NCCL_NET=gIB
+expect 0 "     1048576        262144     float     sum      -1    49.02" run -t "$H2" -b 1M -e 1M
+unset NCCL_NET
 expect 2 "--nccl-version: '2.26.x' is not an NCCL version (expected 2.MINOR or 2.MINOR.PATCH, e.g. 2.26.2)" run --nccl-version 2.26.x
 expect 2 "--nccl-version: '3' is not an NCCL version" replay "$(dirname "$0")/../../docs/workload-example.csv" --nccl-version 3
 expect 0 "NVLS          Simple  off: excluded by the algorithm choice" run -b 8 -e 8 --explain --algo ^nvls
