@@ -36,6 +36,25 @@ const MdlParamSpec mdl_nccl_params[] = {
      NULL, "1", "LL128 protocol rate relative to the model"},
     {"simple_efficiency", MDL_PARAM_DOUBLE, NOFF(simple_efficiency), 0.05, 2,
      NULL, "1", "Simple protocol (and send/recv) rate relative to the model"},
+#define ALGO_EFF(algo, a, proto, p)                                            \
+  {                                                                            \
+    algo "_" proto "_efficiency", MDL_PARAM_DOUBLE,                            \
+        NOFF(algo_efficiency[a][p]), 0, 2, NULL, "0",                          \
+        proto " rate of " algo " relative to the model (0: " proto             \
+              "_efficiency's)"                                                 \
+  }
+#define ALGO_EFFS(algo, a)                                                     \
+  ALGO_EFF(algo, a, "ll", 0), ALGO_EFF(algo, a, "ll128", 1),                   \
+      ALGO_EFF(algo, a, "simple", 2)
+    ALGO_EFFS("tree", 0),
+    ALGO_EFFS("ring", 1),
+    ALGO_EFFS("collnet_direct", 2),
+    ALGO_EFFS("collnet_chain", 3),
+    ALGO_EFFS("nvls", 4),
+    ALGO_EFFS("nvls_tree", 5),
+    ALGO_EFFS("pat", 6),
+#undef ALGO_EFFS
+#undef ALGO_EFF
     {"latency_us", MDL_PARAM_DOUBLE, NOFF(latency_us), 0, 1000, NULL, "0",
      "added to every collective's launch latency, us"},
     {"host_launch_us", MDL_PARAM_DOUBLE, NOFF(host_launch_us), 0, 1000, NULL,

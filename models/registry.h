@@ -33,10 +33,20 @@ typedef struct MdlRegistry MdlRegistry;
  * group; written by ifsim calibrate from measured collectives).  NCCL's
  * own choice of algorithm and protocol does not read these: they change
  * what a choice costs, not the choice. */
+/* NCCL's algorithms in NCCL's order (tree, ring, collnet_direct,
+ * collnet_chain, nvls, nvls_tree, pat) and protocols (ll, ll128, simple),
+ * for the per-algorithm efficiencies. */
+#define MDL_NCCL_ALGOS 7
+#define MDL_NCCL_PROTOS 3
+
 typedef struct {
   double ll_efficiency;     /* per-channel rate of LL, relative to the model */
   double ll128_efficiency;  /* of LL128 */
   double simple_efficiency; /* of Simple (and point-to-point) */
+  /* the same for one algorithm's protocol (tree_ll128_efficiency, ...);
+   * 0: the protocol's above.  What a calibration on one node count learns
+   * of Tree/LL128 then leaves Ring/LL128 as it was. */
+  double algo_efficiency[MDL_NCCL_ALGOS][MDL_NCCL_PROTOS];
   double latency_us;        /* added to every collective's launch */
   double host_launch_us;    /* host time to launch one rank's kernel */
   double host_launch_per_channel_us; /* and per channel beyond the first */

@@ -819,6 +819,15 @@ static void report_nccl_changes(const TopoSystem *sys, const ValReport *r,
       [NCCL_PROTO_LL] = t->ll_efficiency,
       [NCCL_PROTO_LL128] = t->ll128_efficiency,
       [NCCL_PROTO_SIMPLE] = t->simple_efficiency};
+  /* the algorithms as [nccl] keys name them, in NCCL's order */
+  static const char *const algo_keys[NCCL_N_ALGOS] = {
+      [NCCL_ALGO_TREE] = "tree",
+      [NCCL_ALGO_RING] = "ring",
+      [NCCL_ALGO_COLLNET_DIRECT] = "collnet_direct",
+      [NCCL_ALGO_COLLNET_CHAIN] = "collnet_chain",
+      [NCCL_ALGO_NVLS] = "nvls",
+      [NCCL_ALGO_NVLS_TREE] = "nvls_tree",
+      [NCCL_ALGO_PAT] = "pat"};
   static const char *const keys[NCCL_N_PROTOS] = {
       [NCCL_PROTO_LL] = "ll_efficiency",
       [NCCL_PROTO_LL128] = "ll128_efficiency",
@@ -828,7 +837,8 @@ static void report_nccl_changes(const TopoSystem *sys, const ValReport *r,
   g_autoptr(NcclComm) comm = nccl_comm_new(sys, &opt, NULL);
   g_autoptr(GArray) excess = g_array_new(FALSE, FALSE, sizeof(double));
   g_autoptr(GArray) launch = g_array_new(FALSE, FALSE, sizeof(double));
-  GArray *ratio[NCCL_N_PROTOS] = {NULL};
+  /* [algorithm][protocol]: collectives; [NCCL_N_ALGOS][Simple]: p2p */
+  GArray *ratio[NCCL_N_ALGOS + 1][NCCL_N_PROTOS] = {{NULL}};
   double lat = 0;
   NcclColl coll;
   g_autofree guint8 *on_net = NULL;
@@ -894,22 +904,39 @@ static void report_nccl_changes(const TopoSystem *sys, const ValReport *r,
         !nccl_select(comm, coll, c->point.size_bytes, &ch, NULL, NULL) ||
         point_at_floor(c, comm, ch.channels))
       continue;
-    /* point-to-point collectives run Simple */
-    if (coll >= NCCL_N_TUNED_COLLS)
+    /* point-to-point collectives run Simple, outside the algorithms */
+    if (coll >= NCCL_N_TUNED_COLLS) {
       ch.proto = NCCL_PROTO_SIMPLE;
-    if (!ratio[ch.proto])
-      ratio[ch.proto] = g_array_new(FALSE, FALSE, sizeof(double));
+      ch.algo = NCCL_N_ALGOS;
+    }
+    if (!ratio[ch.algo][ch.proto])
+      ratio[ch.algo][ch.proto] = g_array_new(FALSE, FALSE, sizeof(double));
     /* across nodes, against the time at the fitted proxy */
     q = (at_proxy && at_proxy[k] > 0 ? at_proxy[k] : c->predicted_us) /
         (c->point.time_us_median - lat);
-    g_array_append_val(ratio[ch.proto], q);
+    g_array_append_val(ratio[ch.algo][ch.proto], q);
   }
-  for (int p = 0; p < NCCL_N_PROTOS; p++)
-    if (ratio[p]) {
-      add_change(changes, "nccl", keys[p], old[p], TRUE,
-                 val_median(ratio[p]), v);
-      g_array_unref(ratio[p]);
+  /* A collective's rate is its algorithm's protocol's (tree_ll128_
+   * efficiency, ...), so that what Tree/LL128 shows on one node count does
+   * not move Ring/LL128 on another; point-to-point's is Simple's. */
+  for (int a = 0; a <= NCCL_N_ALGOS; a++) {
+    for (int p = 0; p < NCCL_N_PROTOS; p++) {
+      g_autofree char *key = NULL;
+      double was;
+
+      if (!ratio[a][p])
+        continue;
+      if (a == NCCL_N_ALGOS) {
+        key = g_strdup(keys[p]);
+        was = old[p];
+      } else {
+        key = g_strdup_printf("%s_%s", algo_keys[a], keys[p]);
+        was = t->algo_efficiency[a][p] > 0 ? t->algo_efficiency[a][p] : old[p];
+      }
+      add_change(changes, "nccl", key, was, TRUE, val_median(ratio[a][p]), v);
+      g_array_unref(ratio[a][p]);
     }
+  }
 }
 
 /* The NIC model on the route of a verbs series. */

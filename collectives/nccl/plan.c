@@ -764,11 +764,21 @@ static guint64 slice_bytes(NcclAlgo a, NcclProto p)
   }
 }
 
-/* A calibration's efficiency of the protocol ([nccl] in a model file). */
+G_STATIC_ASSERT(NCCL_N_ALGOS == MDL_NCCL_ALGOS &&
+                NCCL_N_PROTOS == MDL_NCCL_PROTOS);
+
+/* A calibration's efficiency of the protocol ([nccl] in a model file): the
+ * algorithm's own where one is set, else the protocol's.  Point-to-point
+ * runs the Simple primitives a ring runs (prims_simple.h), so it takes
+ * Ring/Simple's where that is set. */
 static double proto_efficiency(const NcclPlan *pl)
 {
   const MdlNcclTuning *t = mdl_registry_nccl(topo_system_models(pl->comm->sys));
+  NcclAlgo a = pl->coll < NCCL_N_TUNED_COLLS ? pl->algo : NCCL_ALGO_RING;
+  NcclProto p = pl->coll < NCCL_N_TUNED_COLLS ? pl->proto : NCCL_PROTO_SIMPLE;
 
+  if (t->algo_efficiency[a][p] > 0)
+    return t->algo_efficiency[a][p];
   switch (pl->proto) {
   case NCCL_PROTO_LL: return t->ll_efficiency;
   case NCCL_PROTO_LL128: return t->ll128_efficiency;

@@ -491,7 +491,7 @@ expect 0 "efficiency                 = 0.98" models -m "$cal/c.ini" pcie5-x16
 expect 0 "all_reduce_perf" run -t "$cal/h100.ini" -m "$cal/c.ini" -b 1M -e 1G -f 4
 expect 0 "# wrote $cal/n.ini" calibrate "$REF/nccl_allreduce_8xA100_nvlink3_stas00mlengineering.csv" -t "$cal/a100.ini" -o "$cal/n.ini"
 contains "$cal/n.ini" "[nccl]"
-expect 0 "ll_efficiency              = 0.63" models -m "$cal/n.ini" nccl
+expect 0 "ring_ll_efficiency         = 0.63" models -m "$cal/n.ini" nccl
 expect 0 "# all points: median |error| 9.1%" validate "$REF/nccl_allreduce_8xA100_nvlink3_stas00mlengineering.csv" -t "$cal/a100.ini" -m "$cal/n.ini"
 expect 0 "# all points: median |error|" validate "$REF/nccl_allreduce_8xH100_sxm_nccltests290.csv" "$MEAS/nccltests_allreduce_8xH100.json" -t "$cal/h100.ini" -m "$cal/c.ini" --csv "$cal/v.csv" --plot "$cal/v.svg" --points
 contains "$cal/v.csv" "probe,test,mode,src,dst,ranks,size_bytes,measured_us,predicted_us,error_pct"

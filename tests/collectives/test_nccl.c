@@ -1087,6 +1087,34 @@ START_TEST(test_nvlink_bridge_ring)
 }
 END_TEST
 
+/* A calibration's rate for one algorithm's protocol moves that algorithm
+ * only: tree_ll128_efficiency slows Tree/LL128 and leaves Ring/LL128. */
+START_TEST(test_algo_efficiency)
+{
+  static const char two[] =
+      "[system]\nserver = dgx-h100\nservers = 2\n[scaleout]\ntopology = "
+      "fat-tree\nswitch = quantum2-ndr\ntiers = 2\nrail_optimized = true\n";
+  g_autofree char *slow_text =
+      g_strconcat(two, "[nccl]\ntree_ll128_efficiency = 0.5\n", NULL);
+  g_autoptr(TopoSystem) base = load_text(two);
+  g_autoptr(TopoSystem) slow = load_text(slow_text);
+  double bw[2][2];
+
+  for (int a = 0; a < 2; a++) {
+    NcclOptions o = {.algos = 1u << (a ? NCCL_ALGO_RING : NCCL_ALGO_TREE),
+                     .protos = 1u << NCCL_PROTO_LL128};
+    g_autoptr(NcclComm) cb = comm_of(base, &o);
+    g_autoptr(NcclComm) cs = comm_of(slow, &o);
+
+    bw[a][0] = busbw(cb, NCCL_COLL_ALLREDUCE, 64 * MIB, NCCL_EXEC_FLOW, NULL);
+    bw[a][1] = busbw(cs, NCCL_COLL_ALLREDUCE, 64 * MIB, NCCL_EXEC_FLOW, NULL);
+  }
+  ck_assert_msg(bw[0][1] < 0.8 * bw[0][0], "Tree %.1f -> %.1f GB/s", bw[0][0],
+                bw[0][1]);
+  ck_assert_double_eq_tol(bw[1][1], bw[1][0], 1e-9);
+}
+END_TEST
+
 Suite *suite_nccl(void)
 {
   Suite *s = suite_create("nccl");
@@ -1118,6 +1146,7 @@ Suite *suite_nccl(void)
   tcase_add_test(tc, test_p2p_or_shm);
   tcase_add_test(tc, test_shm_rates);
   tcase_add_test(tc, test_nvlink_bridge_ring);
+  tcase_add_test(tc, test_algo_efficiency);
   suite_add_tcase(s, tc);
   return s;
 }
