@@ -178,32 +178,27 @@ static gboolean dataset_env(const ValDataset *d, NcclOptions *opt,
   return TRUE;
 }
 
-/* Which of a row's calls a simulation fills. */
-typedef enum { CALL_MODEL, CALL_PROXY, CALL_SHM } CallKind;
-
-/* Simulates every row of a on sys, into each row's call of kind `kind`
- * at `slot` (CALL_MODEL: call_ps; CALL_PROXY: proxy_call_ps[slot];
- * CALL_SHM: shm_call_ps[slot]). */
-static gboolean simulate(const ValDataset *d, const TopoSystem *sys,
-                         NcclColl coll, ValAccuracy *a, CallKind kind,
-                         guint slot, GError **error)
+/* The communicator options of a dataset's run: its ranks, layout, calls
+ * per timing, release, the NCCL_* variables it set and the GPUs it used
+ * (into *gpus, which opt then points to; free it). */
+static gboolean dataset_options(const ValDataset *d, NcclOptions *opt,
+                                guint32 **gpus, GError **error)
 {
-  NcclOptions opt = {.ranks = d->ranks,
-                     .gpus_per_process = d->gpus_per_process,
-                     .iterations = d->iterations,
-                     .nccl_version = d->nccl_version};
   static const guint32 server0 = 0;
-  g_autofree guint32 *gpus = NULL;
-  g_autoptr(NcclComm) comm = NULL;
 
-  if (!dataset_env(d, &opt, error))
+  *opt = (NcclOptions){.ranks = d->ranks,
+                       .gpus_per_process = d->gpus_per_process,
+                       .iterations = d->iterations,
+                       .nccl_version = d->nccl_version};
+  *gpus = NULL;
+  if (!dataset_env(d, opt, error))
     return FALSE;
   if (d->gpus) {
     g_auto(GStrv) v = g_strsplit(d->gpus, ",", -1);
 
-    opt.n_local = g_strv_length(v);
-    gpus = g_new(guint32, opt.n_local);
-    for (guint i = 0; i < opt.n_local; i++) {
+    opt->n_local = g_strv_length(v);
+    *gpus = g_new(guint32, opt->n_local);
+    for (guint i = 0; i < opt->n_local; i++) {
       guint64 g;
 
       if (!g_ascii_string_to_unsigned(v[i], 10, 0, G_MAXUINT32 - 1, &g,
@@ -211,13 +206,27 @@ static gboolean simulate(const ValDataset *d, const TopoSystem *sys,
         g_prefix_error(error, "%s: GPU list '%s': ", d->file, d->gpus);
         return FALSE;
       }
-      gpus[i] = (guint32)g;
+      (*gpus)[i] = (guint32)g;
     }
-    opt.local_gpus = gpus;
-    opt.servers = &server0;
-    opt.n_servers = 1;
+    opt->local_gpus = *gpus;
+    opt->servers = &server0;
+    opt->n_servers = 1;
   }
-  comm = nccl_comm_new(sys, &opt, error);
+  return TRUE;
+}
+
+/* Which of a row's calls a simulation fills. */
+typedef enum { CALL_MODEL, CALL_PROXY, CALL_SHM } CallKind;
+
+/* Simulates every row of a on sys with opt, into each row's call of kind
+ * `kind` at `slot` (CALL_MODEL: call_ps; CALL_PROXY: proxy_call_ps[slot];
+ * CALL_SHM: shm_call_ps[slot]). */
+static gboolean simulate(const TopoSystem *sys, const NcclOptions *opt,
+                         NcclColl coll, ValAccuracy *a, CallKind kind,
+                         guint slot, GError **error)
+{
+  g_autoptr(NcclComm) comm = nccl_comm_new(sys, opt, error);
+
   if (!comm)
     return FALSE;
   a->multi_node = nccl_comm_nodes(comm) > 1;
@@ -292,9 +301,28 @@ static gboolean read_rows(const ValDataset *d, const char *path, ValAccuracy *a,
   return TRUE;
 }
 
+/* simulate on the system of sys_text with [nccl] key = value: its
+ * [nccl] group after the system's (GKeyFile merges a group given twice,
+ * the last value winning). */
+static gboolean simulate_at(const char *sys_text, const char *sys_path,
+                            const char *key, double value,
+                            const NcclOptions *opt, NcclColl coll,
+                            ValAccuracy *a, CallKind kind, guint slot,
+                            GError **error)
+{
+  g_autofree char *text =
+      g_strdup_printf("%s\n[nccl]\n%s = %.2f\n", sys_text, key, value);
+  g_autoptr(TopoSystem) at =
+      topo_system_load_data(text, strlen(text), sys_path, NULL, error);
+
+  return at && simulate(at, opt, coll, a, kind, slot, error);
+}
+
 gboolean val_accuracy_run(const ValDataset *d, const char *root,
                           ValAccuracy *out, GError **error)
 {
+  NcclOptions opt;
+  g_autofree guint32 *gpus = NULL;
   g_autofree char *path = g_build_filename(root, d->dir, d->file, NULL);
   g_autofree char *sys_path =
       g_build_filename(root, "systems", d->system, NULL);
@@ -316,8 +344,10 @@ gboolean val_accuracy_run(const ValDataset *d, const char *root,
   if (!read_rows(d, path, out, error) ||
       !sim_input_read(sys_path, &sys_text, &sys_len, error))
     return FALSE;
+  if (!dataset_options(d, &opt, &gpus, error))
+    return FALSE;
   sys = topo_system_load_data(sys_text, sys_len, sys_path, NULL, error);
-  if (!sys || !simulate(d, sys, coll, out, CALL_MODEL, 0, error))
+  if (!sys || !simulate(sys, &opt, coll, out, CALL_MODEL, 0, error))
     return FALSE;
   {
     const MdlNcclTuning *t = mdl_registry_nccl(topo_system_models(sys));
@@ -327,27 +357,15 @@ gboolean val_accuracy_run(const ValDataset *d, const char *root,
     out->model.net_proxy_us = t->net_proxy_us;
     out->model.shm_duplex_GBps = t->shm_duplex_GBps;
   }
-  /* The proxy's grid: its [nccl] group after the system's (GKeyFile
-   * merges a group given twice, the last value winning). */
-  for (guint k = 0; out->multi_node && k <= VAL_FIT_PROXY_MAX; k++) {
-    g_autofree char *text =
-        g_strdup_printf("%s\n[nccl]\nnet_proxy_us = %u\n", sys_text, k);
-    g_autoptr(TopoSystem) at =
-        topo_system_load_data(text, strlen(text), sys_path, NULL, error);
-
-    if (!at || !simulate(d, at, coll, out, CALL_PROXY, k, error))
+  /* The proxy's grid and the SHM grid */
+  for (guint k = 0; out->multi_node && k <= VAL_FIT_PROXY_MAX; k++)
+    if (!simulate_at(sys_text, sys_path, "net_proxy_us", k, &opt, coll, out,
+                     CALL_PROXY, k, error))
       return FALSE;
-  }
-  /* The SHM grid, the same way */
-  for (guint k = 0; out->shm && k <= VAL_FIT_SHM_STEPS; k++) {
-    g_autofree char *text = g_strdup_printf(
-        "%s\n[nccl]\nshm_duplex_GBps = %.2f\n", sys_text, VAL_FIT_SHM_GBPS(k));
-    g_autoptr(TopoSystem) at =
-        topo_system_load_data(text, strlen(text), sys_path, NULL, error);
-
-    if (!at || !simulate(d, at, coll, out, CALL_SHM, k, error))
+  for (guint k = 0; out->shm && k <= VAL_FIT_SHM_STEPS; k++)
+    if (!simulate_at(sys_text, sys_path, "shm_duplex_GBps",
+                     VAL_FIT_SHM_GBPS(k), &opt, coll, out, CALL_SHM, k, error))
       return FALSE;
-  }
   val_accuracy_retime(out, &out->model);
   return TRUE;
 }
@@ -487,46 +505,28 @@ static void fit_launch(const ValAccuracy *a, const ValDataset *d, guint n,
   *at = best_at;
 }
 
-static void fit_proxy(const ValAccuracy *a, const ValDataset *d, guint n,
-                      guint skip, ValFit *at)
+/* The value of one constant (*x, a field of at) on a grid lo, lo + step,
+ * ..., lo + steps x step that fits best, the others held. */
+static void fit_grid(const ValAccuracy *a, const ValDataset *d, guint n,
+                     guint skip, ValFit *at, double *x, double lo, double step,
+                     guint steps)
 {
-  double best = -1, best_x = at->net_proxy_us;
-  guint steps = (guint)lround(VAL_FIT_PROXY_MAX / FIT_PROXY_STEP_US);
+  double best = -1, best_x = *x;
 
   for (guint i = 0; i <= steps; i++) {
     double cost;
 
-    at->net_proxy_us = i * FIT_PROXY_STEP_US;
+    *x = lo + i * step;
     cost = fit_cost(a, d, n, skip, at);
     if (best < 0 || cost < best - 1e-12) {
       best = cost;
-      best_x = at->net_proxy_us;
+      best_x = *x;
     }
   }
-  at->net_proxy_us = best_x;
+  *x = best_x;
 }
 
 #define FIT_SHM_STEP_GBPS 0.05
-
-static void fit_shm(const ValAccuracy *a, const ValDataset *d, guint n,
-                    guint skip, ValFit *at)
-{
-  double best = -1, best_x = at->shm_duplex_GBps;
-  double lo = VAL_FIT_SHM_GBPS(0), hi = VAL_FIT_SHM_GBPS(VAL_FIT_SHM_STEPS);
-  guint steps = (guint)lround((hi - lo) / FIT_SHM_STEP_GBPS);
-
-  for (guint i = 0; i <= steps; i++) {
-    double cost;
-
-    at->shm_duplex_GBps = lo + i * FIT_SHM_STEP_GBPS;
-    cost = fit_cost(a, d, n, skip, at);
-    if (best < 0 || cost < best - 1e-12) {
-      best = cost;
-      best_x = at->shm_duplex_GBps;
-    }
-  }
-  at->shm_duplex_GBps = best_x;
-}
 
 void val_fit(const ValAccuracy *a, const ValDataset *d, guint n, guint skip,
              ValFit *out)
@@ -536,8 +536,13 @@ void val_fit(const ValAccuracy *a, const ValDataset *d, guint n, guint skip,
   val_fit_defaults(&at);
   for (int turn = 0; turn < 3; turn++) {
     fit_launch(a, d, n, skip, &at);
-    fit_proxy(a, d, n, skip, &at);
-    fit_shm(a, d, n, skip, &at);
+    fit_grid(a, d, n, skip, &at, &at.net_proxy_us, 0, FIT_PROXY_STEP_US,
+             (guint)lround(VAL_FIT_PROXY_MAX / FIT_PROXY_STEP_US));
+    fit_grid(a, d, n, skip, &at, &at.shm_duplex_GBps, VAL_FIT_SHM_GBPS(0),
+             FIT_SHM_STEP_GBPS,
+             (guint)lround((VAL_FIT_SHM_GBPS(VAL_FIT_SHM_STEPS) -
+                            VAL_FIT_SHM_GBPS(0)) /
+                           FIT_SHM_STEP_GBPS));
   }
   *out = at;
 }
