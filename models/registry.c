@@ -565,6 +565,16 @@ const MdlNcclTuning *mdl_registry_nccl(const MdlRegistry *r)
   return &r->nccl;
 }
 
+double mdl_nccl_efficiency(const MdlNcclTuning *t, guint algo, guint proto)
+{
+  const double by_proto[MDL_NCCL_PROTOS] = {
+      t->ll_efficiency, t->ll128_efficiency, t->simple_efficiency};
+
+  g_assert(algo < MDL_NCCL_ALGOS && proto < MDL_NCCL_PROTOS);
+  return t->algo_efficiency[algo][proto] > 0 ? t->algo_efficiency[algo][proto]
+                                             : by_proto[proto];
+}
+
 const MdlSwitch *mdl_registry_switch(const MdlRegistry *r, const char *name)
 {
   return g_hash_table_lookup(r->switches, name);

@@ -83,6 +83,9 @@ const MdlLink *mdl_registry_link(const MdlRegistry *r, const char *name);
 const MdlSwitch *mdl_registry_switch(const MdlRegistry *r, const char *name);
 const MdlNic *mdl_registry_nic(const MdlRegistry *r, const char *name);
 const MdlNcclTuning *mdl_registry_nccl(const MdlRegistry *r);
+/* The rate of one algorithm's protocol (indices in NCCL's order): its own
+ * algo_efficiency where set, else the protocol's. */
+double mdl_nccl_efficiency(const MdlNcclTuning *t, guint algo, guint proto);
 
 /* Names in sorted order, borrowed from the registry (free the array). */
 GPtrArray *mdl_registry_link_names(const MdlRegistry *r);

@@ -931,7 +931,7 @@ static void report_nccl_changes(const TopoSystem *sys, const ValReport *r,
         was = old[p];
       } else {
         key = g_strdup_printf("%s_%s", algo_keys[a], keys[p]);
-        was = t->algo_efficiency[a][p] > 0 ? t->algo_efficiency[a][p] : old[p];
+        was = mdl_nccl_efficiency(t, a, p);
       }
       add_change(changes, "nccl", key, was, TRUE, val_median(ratio[a][p]), v);
       g_array_unref(ratio[a][p]);

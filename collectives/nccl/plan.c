@@ -777,13 +777,7 @@ static double proto_efficiency(const NcclPlan *pl)
   NcclAlgo a = pl->coll < NCCL_N_TUNED_COLLS ? pl->algo : NCCL_ALGO_RING;
   NcclProto p = pl->coll < NCCL_N_TUNED_COLLS ? pl->proto : NCCL_PROTO_SIMPLE;
 
-  if (t->algo_efficiency[a][p] > 0)
-    return t->algo_efficiency[a][p];
-  switch (pl->proto) {
-  case NCCL_PROTO_LL: return t->ll_efficiency;
-  case NCCL_PROTO_LL128: return t->ll128_efficiency;
-  default: return t->simple_efficiency;
-  }
+  return mdl_nccl_efficiency(t, a, p);
 }
 
 /* What one channel's NVLS stage moves across nodes (NVLSTree, and NVLS
