@@ -33,6 +33,9 @@ typedef struct {
                        one) */
   guint64 slice;    /* its pipeline slice (0: the plan's) */
   gboolean shm;     /* through host memory (NCCL's SHM transport) */
+  gboolean proxied; /* a net connection the ranks' proxy threads progress */
+  guint8 down;      /* a tree edge of the broadcast down (1), not the
+                       reduction up (0) */
   double cap_Bps;   /* payload per channel where below the plan's (0: the
                        plan's cap_Bps) */
   /* exec.c's, as it builds the DAG (the plan leaves them empty) */
