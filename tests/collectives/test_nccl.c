@@ -752,6 +752,59 @@ START_TEST(test_cpu_net_overhead)
 }
 END_TEST
 
+/* The extra time of a call when each proxy action costs 10 us rather than
+ * nothing, in us. */
+static double proxy_extra_us(const TopoSystem *sys, NcclOptions opt,
+                             NcclColl coll, guint64 bytes)
+{
+  NcclChoice ch;
+  SimTime with, without;
+
+  opt.set_net_proxy = TRUE;
+  opt.net_proxy_us = 10;
+  {
+    g_autoptr(NcclComm) c = comm_of(sys, &opt);
+
+    ck_assert(nccl_select(c, coll, bytes, &ch, NULL, NULL));
+    with = run_ps(c, coll, bytes, &ch);
+  }
+  opt.net_proxy_us = 0;
+  {
+    g_autoptr(NcclComm) c = comm_of(sys, &opt);
+
+    without = run_ps(c, coll, bytes, &ch);
+  }
+  return sim_time_to_us(with - without);
+}
+
+/* A rank's one proxy thread serves its network connections in turn
+ * (plan.c proxy_queues).  On two DGX H100 a ring of 8 channels leaves each
+ * rank one send across the servers and one of 16 channels two, so a small
+ * Ring/LL AllGather (up to 15 steps over each crossing, each a send
+ * action) pays the proxy's cost twice over on 16 channels.  A small AllToAll
+ * posts to the 8 GPUs of the other server: each pair's one Simple step
+ * waits for 8 sends at its sender's proxy and 8 receives at its
+ * receiver's, 16 actions. */
+START_TEST(test_proxy_queues)
+{
+  g_autoptr(TopoSystem) sys = load_servers("dgx-h100", 2, "quantum2-ndr");
+  NcclOptions ring = {.algos = 1u << NCCL_ALGO_RING,
+                      .protos = 1u << NCCL_PROTO_LL};
+  NcclOptions any = {0};
+  double d8, d16, a2a;
+
+  ring.min_channels = ring.max_channels = 8;
+  d8 = proxy_extra_us(sys, ring, NCCL_COLL_ALLGATHER, 64 * 1024);
+  ring.min_channels = ring.max_channels = 16;
+  d16 = proxy_extra_us(sys, ring, NCCL_COLL_ALLGATHER, 128 * 1024);
+  ck_assert_msg(d8 >= 10 * 10 && d8 <= 16 * 10 + 20, "8 channels: %.1f us", d8);
+  ck_assert_msg(d16 >= 1.9 * d8 && d16 <= 2.1 * d8,
+                "16 channels: %.1f us against %.1f", d16, d8);
+  a2a = proxy_extra_us(sys, any, NCCL_COLL_ALLTOALL, 16 * 1024);
+  ck_assert_msg(fabs(a2a - 16 * 10) <= 5, "AllToAll: %.1f us", a2a);
+}
+END_TEST
+
 /* Records when a session task ends. */
 static void note_end(void *ctx, guint64 user, SimTime now)
 {
@@ -1140,6 +1193,7 @@ Suite *suite_nccl(void)
   tcase_add_test(tc, test_nvls_own_channels);
   tcase_add_test(tc, test_nvls_channels_by_release);
   tcase_add_test(tc, test_cpu_net_overhead);
+  tcase_add_test(tc, test_proxy_queues);
   tcase_add_test(tc, test_comm_subsets);
   tcase_add_test(tc, test_session);
   tcase_add_test(tc, test_p2p_level_parse);
