@@ -23,8 +23,8 @@ typedef struct {
   char **models;
   char **files;
   /* for nccl files that do not say them: --gpus-per-process, --iters,
-   * --nccl-version */
-  char *gpus_per_process, *iters, *nccl_version;
+   * --nccl-version, --collective, --ranks */
+  char *gpus_per_process, *iters, *nccl_version, *collective, *ranks;
   GPtrArray *sets; /* ValMeasurements */
   TopoSystem *sys;
 } Inputs;
@@ -45,6 +45,15 @@ static void add_nccl_entries(GOptionContext *ctx, Inputs *in)
        "For nccl measurements that do not say it (no nccl.version or nccl "
        "key): the NCCL release measured, e.g. 2.26.2",
        "VERSION"},
+      {"collective", 0, 0, G_OPTION_ARG_STRING, &in->collective,
+       "For nccl-tests tables that do not say it (no test name, no "
+       "'# collective =' line): the collective measured, allreduce, "
+       "allgather, reducescatter, broadcast, reduce, alltoall or sendrecv",
+       "NAME"},
+      {"ranks", 0, 0, G_OPTION_ARG_STRING, &in->ranks,
+       "For nccl-tests tables that do not say it (no rank lines, no "
+       "'# ranks =' line): the ranks of the run",
+       "N"},
       G_OPTION_ENTRY_NULL};
 
   cli_add_main_entries(ctx, e);
@@ -58,6 +67,8 @@ static void inputs_clear(Inputs *in)
   g_free(in->gpus_per_process);
   g_free(in->iters);
   g_free(in->nccl_version);
+  g_free(in->collective);
+  g_free(in->ranks);
   if (in->sets)
     g_ptr_array_unref(in->sets);
   topo_system_free(in->sys);
@@ -65,6 +76,9 @@ static void inputs_clear(Inputs *in)
 
 static gboolean inputs_load(Inputs *in, const char *command, GError **error)
 {
+  g_autoptr(GHashTable) given =
+      g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+
   if (!in->files || !in->files[0]) {
     g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
                 "no measurement file given (ifsim-probe output, nccl-tests, "
@@ -96,9 +110,32 @@ static gboolean inputs_load(Inputs *in, const char *command, GError **error)
       !nccl_version_parse(in->nccl_version, "--nccl-version", &(guint32){0},
                           error))
     return FALSE;
+  if (in->collective) {
+    NcclColl c;
+
+    if (!nccl_coll_parse(in->collective, &c)) {
+      g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                  "--collective: '%s' is not a collective (expected "
+                  "allreduce, allgather, reducescatter, broadcast, reduce, "
+                  "alltoall or sendrecv)",
+                  in->collective);
+      return FALSE;
+    }
+    g_hash_table_replace(given, g_strdup("collective"),
+                         g_strdup(nccl_coll_name(c)));
+  }
+  if (in->ranks) {
+    if (!g_ascii_string_to_unsigned(in->ranks, 10, 1, 1u << 20, NULL, NULL)) {
+      g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                  "--ranks: '%s' is not a count from 1 to %u", in->ranks,
+                  1u << 20);
+      return FALSE;
+    }
+    g_hash_table_replace(given, g_strdup("ranks"), g_strdup(in->ranks));
+  }
   in->sets = g_ptr_array_new_with_free_func((GDestroyNotify)val_meas_free);
   for (guint i = 0; in->files[i]; i++) {
-    ValMeasurements *m = val_meas_load(in->files[i], error);
+    ValMeasurements *m = val_meas_load_given(in->files[i], given, error);
     if (!m)
       return FALSE;
     /* the file's own values win */

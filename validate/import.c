@@ -39,6 +39,7 @@ gboolean val__text_init(ValText *t, const char *name, const char *text,
 {
   t->name = name;
   t->n = 0;
+  t->given = NULL;
   /* as the C string: a NUL ends the text (val_import refuses binary data
    * before this) */
   t->lines = sim_input_lines(text, strnlen(text, len), name, &t->n, error);
@@ -374,6 +375,15 @@ GHashTable *val__hints(const ValText *t)
   GHashTable *h = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
                                         g_free);
 
+  if (t->given) {
+    GHashTableIter it;
+    gpointer k, v;
+
+    g_hash_table_iter_init(&it, t->given);
+    while (g_hash_table_iter_next(&it, &k, &v))
+      g_hash_table_replace(h, g_strdup(k), g_strdup(v));
+  }
+
   for (guint i = 0; i < t->n; i++) {
     char *k, *v;
     if (hint_line(t->lines[i], &k, &v))
@@ -580,6 +590,12 @@ gboolean val__check_text(const char *name, const char *text, gsize len,
 ValMeasurements *val_import(const char *name, const char *text, gsize len,
                             GError **error)
 {
+  return val_import_given(name, text, len, NULL, error);
+}
+
+ValMeasurements *val_import_given(const char *name, const char *text, gsize len,
+                                  GHashTable *given, GError **error)
+{
   ValText t;
   ValMeasurements *m = NULL;
   gsize lead = 0;
@@ -617,6 +633,7 @@ ValMeasurements *val_import(const char *name, const char *text, gsize len,
 
   if (!val__text_init(&t, name, text, len, error))
     return NULL;
+  t.given = given;
   if (looks_nccltests(&t))
     m = val__import_nccltests_text(&t, error);
   else if (looks_p2p(&t))

@@ -26,4 +26,10 @@
 ValMeasurements *val_import(const char *name, const char *text, gsize len,
                             GError **error);
 
+/* The same, with hints the user gave for a file that does not state them
+ * ("collective", "ranks": as its "# key = value" lines would, which win
+ * where the file has them); `given` may be NULL. */
+ValMeasurements *val_import_given(const char *name, const char *text, gsize len,
+                                  GHashTable *given, GError **error);
+
 #endif /* VALIDATE_IMPORT_H */

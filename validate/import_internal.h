@@ -20,6 +20,10 @@ typedef struct {
   const char *name;
   char **lines; /* one block (sim_input_lines): g_free */
   guint n;
+  /* hints the user gave for files that do not say them (validate and
+   * calibrate --collective, --ranks): key -> value, the file's own
+   * "# key = value" lines win; may be NULL */
+  GHashTable *given;
 } ValText;
 
 /* Splits text into t's lines (sim_input_lines: refused, with error set, when

@@ -235,7 +235,8 @@ static gboolean infer_collective(NcclTable *tb, GError **error)
                      "with algbw and busbw above 0): name it with a line "
                      "'# collective = allreduce' (or allgather, "
                      "reducescatter, broadcast, reduce, alltoall, "
-                     "sendrecv)");
+                     "sendrecv), or validate or calibrate it with "
+                     "--collective NAME");
   f = r->busbw[k] / r->algbw[k];
   tol = f * (print_error(r->algbw[k]) / r->algbw[k] +
              print_error(r->busbw[k]) / r->busbw[k]) * 1.05;
@@ -261,7 +262,8 @@ static gboolean infer_collective(NcclTable *tb, GError **error)
     return val__fail(error, tb->name, r->line,
                      "cannot tell which collective was measured "
                      "(busbw/algbw = %.4f, redop '%s' fit %s): name it with "
-                     "a line '# collective = NAME'",
+                     "a line '# collective = NAME', or validate or "
+                     "calibrate it with --collective NAME",
                      f, r->redop, why);
   return TRUE;
 }
@@ -277,7 +279,7 @@ static gboolean infer_ranks(NcclTable *tb, GError **error)
     return val__fail(error, tb->name, 0,
                      "the number of ranks is not in the file and cannot be "
                      "inferred for %s (busbw = algbw): give it with a line "
-                     "'# ranks = N'",
+                     "'# ranks = N' (validate, calibrate: --ranks N)",
                      tb->collective);
   for (int pass = 0; pass < 2 && used == 0; pass++, threshold = 1e-9)
     for (guint i = 0; i < tb->rows->len; i++) {
@@ -311,22 +313,23 @@ static gboolean infer_ranks(NcclTable *tb, GError **error)
   {
     double nl = ceil(lo - 1e-9), nh = floor(hi + 1e-9);
     if (used == 0)
-      return val__fail(error, tb->name, 0,
-                       "the number of ranks is not in the file and no row "
-                       "has algbw and busbw above 0 to infer it from: give "
-                       "it with a line '# ranks = N'");
+      return val__fail(
+          error, tb->name, 0,
+          "the number of ranks is not in the file and no row "
+          "has algbw and busbw above 0 to infer it from: give "
+          "it with a line '# ranks = N' (validate, calibrate: --ranks N)");
     if (nl > nh)
       return val__fail(error, tb->name, hi_line,
                        "the number of ranks is not in the file and the "
                        "busbw/algbw ratios disagree (this row allows at most "
                        "%.1f ranks, line %u at least %.1f): give it with a "
-                       "line '# ranks = N'",
+                       "line '# ranks = N' (validate, calibrate: --ranks N)",
                        hi, lo_line, lo);
     if (nl != nh)
       return val__fail(error, tb->name, 0,
                        "the number of ranks is not in the file and "
                        "busbw/algbw allows %.0f to %.0f ranks: give it with "
-                       "a line '# ranks = N'",
+                       "a line '# ranks = N' (validate, calibrate: --ranks N)",
                        nl, nh);
     tb->ranks = (guint)nl;
   }

@@ -467,6 +467,13 @@ static ValMeasurements *parse_own(const char *name, const char *text,
 ValMeasurements *val_meas_parse(const char *name, const char *text, gsize len,
                                 GError **error)
 {
+  return val_meas_parse_given(name, text, len, NULL, error);
+}
+
+ValMeasurements *val_meas_parse_given(const char *name, const char *text,
+                                      gsize len, GHashTable *given,
+                                      GError **error)
+{
   if (!val__check_text(name, text, len, error))
     return NULL;
   if (len >= strlen(VAL__MEAS_STEM) &&
@@ -486,15 +493,21 @@ ValMeasurements *val_meas_parse(const char *name, const char *text, gsize len,
     }
     return parse_own(name, text, len, error);
   }
-  return val_import(name, text, len, error);
+  return val_import_given(name, text, len, given, error);
 }
 
 ValMeasurements *val_meas_load(const char *path, GError **error)
+{
+  return val_meas_load_given(path, NULL, error);
+}
+
+ValMeasurements *val_meas_load_given(const char *path, GHashTable *given,
+                                     GError **error)
 {
   g_autofree char *text = NULL;
   gsize len;
 
   if (!sim_input_read(path, &text, &len, error))
     return NULL;
-  return val_meas_parse(path, text, len, error);
+  return val_meas_parse_given(path, text, len, given, error);
 }

@@ -140,6 +140,15 @@ ValMeasurements *val_meas_load(const char *path, GError **error);
 ValMeasurements *val_meas_parse(const char *name, const char *text,
                                 gsize len, GError **error);
 
+/* val_meas_load and val_meas_parse with hints the user gave for files that
+ * do not state them (val_import_given: "collective", "ranks"); `given`
+ * may be NULL. */
+ValMeasurements *val_meas_load_given(const char *path, GHashTable *given,
+                                     GError **error);
+ValMeasurements *val_meas_parse_given(const char *name, const char *text,
+                                      gsize len, GHashTable *given,
+                                      GError **error);
+
 /* --- CSV text, for this format and the importers ------------------- */
 
 /* Rows of CSV text, one per line (traces/csvtext.h, trc_csv_split). */

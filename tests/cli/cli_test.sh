@@ -493,6 +493,17 @@ expect 0 "# wrote $cal/n.ini" calibrate "$REF/nccl_allreduce_8xA100_nvlink3_stas
 contains "$cal/n.ini" "[nccl]"
 expect 0 "ring_ll_efficiency         = 0.63" models -m "$cal/n.ini" nccl
 expect 0 "# all points: median |error| 9.1%" validate "$REF/nccl_allreduce_8xA100_nvlink3_stas00mlengineering.csv" -t "$cal/a100.ini" -m "$cal/n.ini"
+# a transcription that names neither its collective nor its ranks, and
+# whose busbw = algbw does not tell them: refused, saying how to give
+# them; the options give them as the file's lines would
+SR="$REF/nccl_sendrecv_8xA100_nvlink_liplus.csv"
+expect 2 "cannot tell which collective was measured (busbw/algbw = 1.0000, redop 'sum' fit sendrecv, or allreduce if on 2 ranks): name it with a line '# collective = NAME', or validate or calibrate it with --collective NAME" validate "$SR" -t "$cal/a100.ini"
+expect 2 "cannot be inferred for sendrecv (busbw = algbw): give it with a line '# ranks = N' (validate, calibrate: --ranks N)" validate "$SR" -t "$cal/a100.ini" --collective sendrecv
+expect 0 "# all points: median |error| 20.2%" validate "$SR" -t "$cal/a100.ini" --collective sendrecv --ranks 8
+expect 0 "# all points: median |error| 15.4%" validate "$SR" -t "$cal/a100.ini" -m "$cal/n.ini" --collective SendRecv --ranks 8
+expect 2 "--collective: 'allreduce2' is not a collective (expected allreduce, allgather, reducescatter, broadcast, reduce, alltoall or sendrecv)" validate "$SR" -t "$cal/a100.ini" --collective allreduce2
+expect 2 "--ranks: '8x' is not a count from 1 to 1048576" calibrate "$SR" -t "$cal/a100.ini" -o "$cal/sr.ini" --collective sendrecv --ranks 8x
+if [ -e "$cal/sr.ini" ]; then echo "FAIL: calibrate wrote a file it refused"; fails=$((fails + 1)); fi
 expect 0 "# all points: median |error|" validate "$REF/nccl_allreduce_8xH100_sxm_nccltests290.csv" "$MEAS/nccltests_allreduce_8xH100.json" -t "$cal/h100.ini" -m "$cal/c.ini" --csv "$cal/v.csv" --plot "$cal/v.svg" --points
 contains "$cal/v.csv" "probe,test,mode,src,dst,ranks,size_bytes,measured_us,predicted_us,error_pct"
 contains "$cal/v.svg" "<svg"
