@@ -12,6 +12,7 @@
 #include "sim/error.h"
 #include "sim/input.h"
 #include "sim/interrupt.h"
+#include "traces/output.h"
 #include "sim/memory.h"
 #include "sim/units.h"
 
@@ -82,8 +83,11 @@ static int finish_stdout(const char *command, int status)
     return status; /* its error is said (a failed "-" output among them) */
   if (err == EPIPE)
     return 128 + SIGPIPE;
-  fprintf(stderr, "ifsim: %s: standard output: cannot write (%s)\n", command,
-          err ? g_strerror(err) : "write error");
+  fprintf(stderr, "ifsim: %s: standard output: cannot write (%s)%s\n", command,
+          err ? g_strerror(err) : "write error",
+          trc_outputs_wrote_files()
+              ? "; the output files were written before it failed"
+              : "");
   return CLI_EXIT_USAGE;
 }
 

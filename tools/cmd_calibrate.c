@@ -268,9 +268,11 @@ int cli_cmd_calibrate(int argc, char **argv)
       goto fail;
     }
   }
+  /* the series first: when they cannot be written (a full disk), the
+   * commit sees it and replaces no file */
+  print_series(stdout, &rep);
   if (!trc_write_text(output, g_steal_pointer(&ini), &error))
     goto fail;
-  print_series(stdout, &rep);
   printf("# wrote %s; use it with: ifsim run -t %s -m %s\n", output,
          in.topology, output);
   status = CLI_EXIT_OK;
@@ -552,8 +554,8 @@ int cli_cmd_validate(int argc, char **argv)
     goto fail;
   if (plot_path && !plot(&rep, outs, plot_path, &error))
     goto fail;
-  if (!trc_outputs_commit(outs, &error))
-    goto fail;
+  /* the report first: when it cannot be written (a full disk), the commit
+   * sees it and replaces no file */
   printf("# ifsim validate: system %s, %u file(s), %u series, %u points "
          "predicted\n",
          topo_system_name(in.sys), in.sets->len, rep.series->len,
@@ -575,6 +577,8 @@ int cli_cmd_validate(int argc, char **argv)
   }
   printf("# all points: median |error| %.1f%%, worst %.1f%%\n",
          100 * rep.median_abs_err, 100 * rep.worst_abs_err);
+  if (!trc_outputs_commit(outs, &error))
+    goto fail;
   status = CLI_EXIT_OK;
   if (limit >= 0 && 100 * rep.median_abs_err > limit) {
     fprintf(stderr,

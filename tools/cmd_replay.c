@@ -791,10 +791,12 @@ int cli_cmd_replay(int argc, char **argv)
           summary_csv((const CliJob *)(void *)jobs->data, res, n, slowdown),
           &error))
     goto fail;
-  if (!trc_outputs_commit(outs, &error))
-    goto fail;
+  /* the report first: when it cannot be written (a full disk), the commit
+   * sees it and replaces no file */
   print_report(sys, (const CliJob *)(void *)jobs->data, res, n, slowdown,
                cli_nccl_fidelity(&o.nccl), used, busy, util);
+  if (!trc_outputs_commit(outs, &error))
+    goto fail;
   status = CLI_EXIT_OK;
   goto out;
 fail:

@@ -819,12 +819,14 @@ int cli_cmd_run(int argc, char **argv)
                                   rows->len),
                     &error))
     goto fail;
-  if (!trc_outputs_commit(outs, &error))
-    goto fail;
+  /* the table first: when it cannot be written (a full disk), the commit
+   * sees it and replaces no file */
   trc_coll_print_table(stdout, &info, (const TrcCollRow *)(void *)rows->data,
                        rows->len);
   if (rep.hottest)
     fputs(rep.hottest, stdout);
+  if (!trc_outputs_commit(outs, &error))
+    goto fail;
   status = CLI_EXIT_OK;
   goto out;
 fail:

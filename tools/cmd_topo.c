@@ -354,12 +354,15 @@ int cli_cmd_topo(int argc, char **argv)
    * so that a signal while it runs leaves nothing written */
   if (!(emit && strcmp(emit, "-") == 0))
     topo_system_summary(sys, &summary);
+  /* the summary first (the system file on stdout, nothing else, with
+   * --emit-ini -): when it cannot be written (a full disk), the commit
+   * sees it and replaces no file */
+  if (!(emit && strcmp(emit, "-") == 0)) {
+    print_summary(sys, &summary);
+    if (links)
+      print_links(sys);
+  }
   if (!trc_outputs_commit(outs, &error))
     return cli_report(COMMAND, error);
-  if (emit && strcmp(emit, "-") == 0)
-    return CLI_EXIT_OK; /* the system file on stdout, nothing else */
-  print_summary(sys, &summary);
-  if (links)
-    print_links(sys);
   return CLI_EXIT_OK;
 }

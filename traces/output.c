@@ -32,6 +32,14 @@ struct TrcOutputs {
   GArray *items; /* Output, in the order added */
 };
 
+/* Whether a commit of this process has put a file in place */
+static gboolean wrote_files;
+
+gboolean trc_outputs_wrote_files(void)
+{
+  return wrote_files;
+}
+
 static void output_clear(void *p)
 {
   Output *x = p;
@@ -328,42 +336,132 @@ static gboolean write_in_place(Output *x, GError **error)
   return err == 0 || fail_errno(error, x->path, "write", err);
 }
 
+/* What the command printed before the commit must have reached standard
+ * output (a full disk, /dev/full): else the run failed, and its files must
+ * not replace an earlier run's. */
+static gboolean stdout_ok(GError **error)
+{
+  errno = 0;
+  if (fflush(stdout) == 0 && !ferror(stdout))
+    return TRUE;
+  g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errno),
+              "standard output: cannot write (%s): no file written",
+              errno ? g_strerror(errno) : "write error");
+  return FALSE;
+}
+
+/* Puts the files back as they were before renames 0 .. n-1 of a commit:
+ * an earlier file from its second name, a new one removed.  Returns the
+ * first one that cannot be (it existed, and its file system gave it no
+ * second name), or NULL. */
+static const char *roll_back(TrcOutputs *o, char **backup,
+                             const gboolean *existed, guint n)
+{
+  const char *kept = NULL;
+
+  for (guint i = 0; i < n; i++) {
+    Output *x = &g_array_index(o->items, Output, i);
+
+    if (x->in_place || !x->tmp)
+      continue;
+    if (backup[i])
+      g_rename(backup[i], x->target);
+    else if (!existed[i])
+      g_unlink(x->target);
+    else if (!kept)
+      kept = x->path;
+  }
+  return kept;
+}
+
 gboolean trc_outputs_commit(TrcOutputs *o, GError **error)
 {
+  guint n = o->items->len;
+  g_autofree char **backup = g_new0(char *, n + 1);
+  g_autofree gboolean *existed = g_new0(gboolean, n + 1);
+  gboolean ok = FALSE;
+  guint i;
+
   if (!sim_interrupt_check(error)) {
     g_prefix_error(error, "nothing written: ");
     return FALSE;
   }
+  if (!stdout_ok(error))
+    return FALSE;
   /* Devices and FIFOs first: a write there may fail (/dev/full) and
    * cannot be undone, so it fails before anything is renamed. */
-  for (guint i = 0; i < o->items->len; i++) {
+  for (i = 0; i < n; i++) {
     Output *x = &g_array_index(o->items, Output, i);
 
     if (x->in_place && x->fd >= 0 && !write_in_place(x, error))
       return FALSE;
   }
-  for (guint i = 0; i < o->items->len; i++) {
+  /* Then what goes to standard output, before any file is replaced */
+  for (i = 0; i < n; i++) {
     Output *x = &g_array_index(o->items, Output, i);
 
-    if (x->in_place)
+    if (x->in_place || !x->text)
       continue;
-    if (x->text) {
-      if (fputs(x->text, stdout) < 0 || fflush(stdout) != 0)
-        return fail_errno(error, "standard output", "write", errno);
-      g_clear_pointer(&x->text, g_free);
+    if (fputs(x->text, stdout) < 0 || fflush(stdout) != 0)
+      return fail_errno(error, "standard output", "write", errno);
+    g_clear_pointer(&x->text, g_free);
+  }
+  /* Each file that exists gets a second name (a hard link beside it), so
+   * that a rename that fails after others succeeded (a read-only
+   * directory, an immutable file) puts them all back: the files are
+   * replaced together or not at all.  A file system without hard links
+   * leaves that file without one. */
+  for (i = 0; i < n; i++) {
+    Output *x = &g_array_index(o->items, Output, i);
+    struct stat st;
+    g_autofree char *dir = NULL, *base = NULL;
+
+    if (x->in_place || !x->tmp || lstat(x->target, &st) != 0)
       continue;
-    }
-    if (x->tmp && g_rename(x->tmp, x->target) != 0) {
+    existed[i] = TRUE;
+    dir = g_path_get_dirname(x->target);
+    base = g_path_get_basename(x->target);
+    backup[i] = g_strdup_printf("%s/.%s.old.%d", dir, base, (int)getpid());
+    g_unlink(backup[i]);
+    if (link(x->target, backup[i]) != 0)
+      g_clear_pointer(&backup[i], g_free);
+  }
+  for (i = 0; i < n; i++) {
+    Output *x = &g_array_index(o->items, Output, i);
+
+    if (x->in_place || !x->tmp)
+      continue;
+    if (g_rename(x->tmp, x->target) != 0) {
       int err = errno;
-      g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(err),
-                  "%s: cannot rename %s into place (%s)%s", x->path, x->tmp,
-                  g_strerror(err),
-                  i > 0 ? "; the outputs before it were written" : "");
-      return FALSE;
+      const char *kept = roll_back(o, backup, existed, i);
+
+      if (kept)
+        g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(err),
+                    "%s: cannot rename %s into place (%s); the outputs "
+                    "before it were put back, but %s stays new (its file "
+                    "system has no hard link to keep the old one by)",
+                    x->path, x->tmp, g_strerror(err), kept);
+      else
+        g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(err),
+                    "%s: cannot rename %s into place (%s); no file written",
+                    x->path, x->tmp, g_strerror(err));
+      goto done;
     }
+  }
+  for (i = 0; i < n; i++) {
+    Output *x = &g_array_index(o->items, Output, i);
+
+    wrote_files |= x->tmp != NULL || x->in_place;
     g_clear_pointer(&x->tmp, g_free);
   }
-  return TRUE;
+  ok = TRUE;
+done:
+  for (i = 0; i < n; i++) {
+    if (backup[i])
+      g_unlink(backup[i]);
+    g_free(backup[i]);
+  }
+  return ok;
 }
 
 gboolean trc_write_text(const char *path, char *text, GError **error)

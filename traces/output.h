@@ -8,9 +8,13 @@
  * removes the temporaries.  So a failed or interrupted run leaves no
  * partial output and the files of an earlier run as they were.
  *
- * The one window left: when a later rename of a commit fails after an
- * earlier one succeeded (the directory became read-only in between), the
- * earlier file is new and the later one old; the error says which.
+ * A commit first checks that what the run printed reached standard
+ * output (a full disk: no file is replaced then), writes devices, FIFOs
+ * and "-", gives each file it replaces a second name (a hard link beside
+ * it), and renames; when a later rename fails after an earlier one
+ * succeeded (an immutable file, a directory made read-only in between),
+ * the earlier files are put back from their second names.  Only a file
+ * system without hard links leaves such a file new; the error says which.
  *
  * Only regular files are replaced so (ifsim runs as root): a symbolic
  * link is followed and its final target written as above, the link kept;
@@ -41,10 +45,14 @@ gboolean trc_outputs_add(TrcOutputs *o, const char *path, char *text,
 const char *trc_outputs_reserve(TrcOutputs *o, const char *path,
                                 GError **error);
 
-/* Renames every temporary into place and prints the "-" texts, in the
- * order they were added.  Refuses, removing the temporaries, when the
- * process was interrupted (sim/interrupt.h). */
+/* Prints the "-" texts and renames every temporary into place, all or
+ * none (above).  Refuses, removing the temporaries, when the process was
+ * interrupted (sim/interrupt.h) or standard output failed. */
 gboolean trc_outputs_commit(TrcOutputs *o, GError **error);
+
+/* Whether a commit of this process has put a file in place (a message
+ * about a later failure says so). */
+gboolean trc_outputs_wrote_files(void);
 
 /* Writes len bytes to fd whole, through short writes and EINTR; FALSE
  * (errno set) on an error. */

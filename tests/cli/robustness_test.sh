@@ -346,6 +346,38 @@ for c in "run -b 1M -e 1M" "models" "topo $topo" \
     grep -q "standard output: cannot write (No space left on device)" "$err"; } ||
     fail "ifsim $c >/dev/full: exit $st, $(cat "$err")"
 done
+# ... and a run whose standard output failed replaces none of its files:
+# the earlier ones stay as they were
+for c in "run -b 1K -e 1K --csv OUT" "topo $topo --dot OUT" \
+  "replay $DATA/../../docs/workload-example.csv --summary-csv OUT" \
+  "validate $DATA/reference/nccl_allreduce_8xH100_sxm_nccltests290.csv -t $DATA/systems/dgx-h100.ini --csv OUT" \
+  "calibrate $DATA/reference/nccl_allreduce_8xH100_sxm_nccltests290.csv -t $DATA/systems/dgx-h100.ini -o OUT"; do
+  echo EARLIER >"$work/earlier.csv"
+  # shellcheck disable=SC2086
+  "$IFSIM" $(echo "$c" | sed "s|OUT|$work/earlier.csv|") >/dev/full 2>"$err"
+  st=$?
+  { [ "$st" -eq 2 ] && grep -q "standard output: cannot write (No space left on device): no file written" "$err" &&
+    [ "$(cat "$work/earlier.csv")" = EARLIER ] &&
+    [ -z "$(ls -A "$work" | grep '^\.earlier')" ]; } ||
+    fail "ifsim $c >/dev/full: exit $st, $(cat "$err"), earlier.csv: $(head -c 40 "$work/earlier.csv")"
+  checked=$((checked + 1))
+done
+# A later file that cannot be replaced (immutable, as root) puts the
+# earlier ones of the run back: all or none
+echo A >"$work/a.csv"
+echo B >"$work/b.json"
+if [ "$(id -u)" = 0 ] && chattr +i "$work/b.json" 2>/dev/null; then
+  "$IFSIM" run -b 1K -e 1K --csv "$work/a.csv" --json "$work/b.json" >/dev/null 2>"$err"
+  st=$?
+  chattr -i "$work/b.json"
+  { [ "$st" -eq 2 ] && grep -q "b.json: cannot rename .* into place (Operation not permitted); no file written" "$err" &&
+    [ "$(cat "$work/a.csv")" = A ] && [ "$(cat "$work/b.json")" = B ] &&
+    [ -z "$(ls -A "$work" | grep '^\.[ab]\.')" ]; } ||
+    fail "an immutable second output: exit $st, $(cat "$err"), a.csv: $(head -c 40 "$work/a.csv")"
+  checked=$((checked + 1))
+else
+  echo "skip: an immutable second output (needs root and chattr)"
+fi
 
 # --- determinism: the same inputs, byte-identical outputs ------------------
 cat >"$work/ecmp.ini" <<'EOF'
