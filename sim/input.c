@@ -112,7 +112,9 @@ gboolean sim_input_read(const char *path, char **data, gsize *len,
       gsize want = cap ? cap * 2 : MAX((gsize)st.st_size + 2, 64 * 1024);
       char *grown;
 
-      want = (gsize)MIN((guint64)want, limit + 2);
+      /* (saturating: a limit near 2^64 must not wrap to a small one) */
+      want = (gsize)MIN((guint64)want,
+                        limit > G_MAXSIZE - 2 ? G_MAXSIZE : limit + 2);
       if (want <= cap) {
         too_large(path, error);
         break;

@@ -166,6 +166,10 @@ int cli_report(const char *command, const GError *error)
  * and long names between NULs ("\0minbytes\0maxbytes\0"). */
 static GString *value_shorts, *value_longs; /* value_longs starts with a
                                                 NUL */
+/* Those whose value names a file, the same way */
+static GString *file_shorts, *file_longs;
+
+static gboolean names_file(const char *what);
 
 static void note_entries(const GOptionEntry *e)
 {
@@ -173,6 +177,9 @@ static void note_entries(const GOptionEntry *e)
     value_shorts = g_string_new(NULL);
     value_longs = g_string_new(NULL);
     g_string_append_c(value_longs, '\0');
+    file_shorts = g_string_new(NULL);
+    file_longs = g_string_new(NULL);
+    g_string_append_c(file_longs, '\0');
   }
   for (; e->long_name; e++) {
     gboolean value =
@@ -186,19 +193,112 @@ static void note_entries(const GOptionEntry *e)
       g_string_append_c(value_shorts, e->short_name);
     g_string_append_len(value_longs, e->long_name,
                         (gssize)strlen(e->long_name) + 1);
+    if (names_file(e->arg_description)) {
+      if (e->short_name)
+        g_string_append_c(file_shorts, e->short_name);
+      g_string_append_len(file_longs, e->long_name,
+                          (gssize)strlen(e->long_name) + 1);
+    }
   }
+}
+
+/* An option whose value names a file (its help says FILE, TOPO.ini,
+ * OUT.png, DUMP, ...). */
+static gboolean names_file(const char *what)
+{
+  static const char *const ends[] = {".ini", ".csv", ".json", ".png"};
+
+  if (!what)
+    return FALSE;
+  if (strstr(what, "FILE") || strcmp(what, "DUMP") == 0)
+    return TRUE;
+  for (guint i = 0; i < G_N_ELEMENTS(ends); i++)
+    if (g_str_has_suffix(what, ends[i]))
+      return TRUE;
+  return FALSE;
+}
+
+static gboolean in_names(const GString *names, const char *name)
+{
+  for (const char *n = names->str + 1; n < names->str + names->len;
+       n += strlen(n) + 1)
+    if (strcmp(n, name) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+/* An empty value of an option that names a file: an error naming the
+ * option, before anything runs ("" is no file name). */
+static gboolean check_empty_files(int argc, char **argv, GError **error)
+{
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i], *value = NULL;
+    g_autofree char *name = NULL;
+
+    if (strcmp(a, "--") == 0)
+      break;
+    if (g_str_has_prefix(a, "--")) {
+      const char *eq = strchr(a, '=');
+
+      name = eq ? g_strndup(a, (gsize)(eq - a)) : g_strdup(a);
+      if (!in_names(file_longs, name + 2))
+        continue;
+      value = eq ? eq + 1 : i + 1 < argc ? argv[i + 1] : NULL;
+    } else if (a[0] == '-' && a[1] && !a[2] &&
+               memchr(file_shorts->str, a[1], file_shorts->len)) {
+      value = i + 1 < argc ? argv[i + 1] : NULL;
+      name = g_strdup(a);
+    }
+    if (value && value[0] == '\0') {
+      g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                  "%s: '' is an empty file name (expected a path)", name);
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
+/* entries, with their text values taken as the bytes typed: GLib would
+ * convert a string option's value from the locale's encoding, which under
+ * the C locale (no setlocale here: LC_NUMERIC must stay "C" for the
+ * outputs) refuses any byte above 127, so "--title µs" failed with a
+ * message naming nothing.  cli_parse checks that every argument is UTF-8
+ * instead.  GLib copies the entries it is given. */
+static GOptionEntry *raw_entries(const GOptionEntry *entries)
+{
+  guint n = 0;
+  GOptionEntry *raw;
+
+  while (entries[n].long_name)
+    n++;
+  raw = g_new0(GOptionEntry, n + 1);
+  memcpy(raw, entries, (n + 1) * sizeof *raw);
+  for (guint i = 0; i < n; i++) {
+    if (raw[i].arg == G_OPTION_ARG_STRING)
+      raw[i].arg = G_OPTION_ARG_FILENAME;
+    else if (raw[i].arg == G_OPTION_ARG_STRING_ARRAY)
+      raw[i].arg = G_OPTION_ARG_FILENAME_ARRAY;
+    else if (raw[i].arg == G_OPTION_ARG_CALLBACK &&
+             !(raw[i].flags & G_OPTION_FLAG_NO_ARG))
+      raw[i].flags |= G_OPTION_FLAG_FILENAME;
+  }
+  return raw;
 }
 
 void cli_add_entries(GOptionGroup *group, const GOptionEntry *entries)
 {
+  g_autofree GOptionEntry *raw = raw_entries(entries);
+
   note_entries(entries);
-  g_option_group_add_entries(group, entries);
+  g_option_group_add_entries(group, raw);
 }
 
 void cli_add_main_entries(GOptionContext *ctx, const GOptionEntry *entries)
 {
+  g_autofree GOptionEntry *raw = raw_entries(entries);
+
   note_entries(entries);
-  g_option_context_add_main_entries(ctx, entries, NULL);
+  g_option_context_add_main_entries(ctx, raw, NULL);
 }
 
 static gboolean takes_value_short(char c)
@@ -410,28 +510,29 @@ gboolean cli_parse(GOptionContext *ctx, const char *command, int *argc,
       return FALSE;
     }
   }
-  if (g_option_context_parse(ctx, argc, argv, &error))
-    return TRUE;
-  /* GLib's conversion error names no argument: name the one that is not
-   * text in the locale (UTF-8 where ifsim runs), and the option it is for */
-  if (error->domain == G_CONVERT_ERROR) {
-    for (int i = 1; i < *argc; i++) {
-      const char *a = (*argv)[i];
+  /* Every argument is text, UTF-8 (raw_entries: GLib takes the bytes as
+   * typed); one that is not is named, with the option it is for */
+  for (int i = 1; i < *argc; i++) {
+    const char *a = (*argv)[i];
 
-      if (!g_utf8_validate(a, -1, NULL)) {
-        g_autofree char *shown = g_utf8_make_valid(a, -1);
-        const char *opt =
-            i > 1 && (*argv)[i - 1][0] == '-' ? (*argv)[i - 1] : NULL;
+    if (!g_utf8_validate(a, -1, NULL)) {
+      g_autofree char *shown = g_utf8_make_valid(a, -1);
+      const char *opt =
+          i > 1 && (*argv)[i - 1][0] == '-' ? (*argv)[i - 1] : NULL;
 
-        g_clear_error(&error);
-        g_set_error(&error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                    "%s%s'%s' is not UTF-8 text (expected text in the "
-                    "locale's encoding)",
-                    opt ? opt : "", opt ? ": " : "", shown);
-        break;
-      }
+      g_set_error(&error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                  "%s%s'%s' is not UTF-8 text (expected UTF-8)", opt ? opt : "",
+                  opt ? ": " : "", shown);
+      *status = cli_report(command, error);
+      return FALSE;
     }
   }
+  if (!check_empty_files(*argc, *argv, &error)) {
+    *status = cli_report(command, error);
+    return FALSE;
+  }
+  if (g_option_context_parse(ctx, argc, argv, &error))
+    return TRUE;
   *status = cli_report(command, error);
   return FALSE;
 }

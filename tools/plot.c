@@ -5,8 +5,9 @@
  * the kind; every data row must have the header's number of fields, and
  * the cells a kind plots are checked here (a size, a finite number, a
  * utilization), so the script gnuplot reads holds nothing but numbers in
- * its datablocks.  Texts go into single-quoted gnuplot strings (a quote
- * doubled, control characters as spaces) and the terminal is noenhanced,
+ * its datablocks.  Texts go into double-quoted gnuplot strings (a quote
+ * or backslash escaped, control characters as spaces) and the terminal is
+ * noenhanced,
  * so a node called "a_b^c" is drawn as it is.
  *
  * Writing: one generated part (terminal, output, TITLE, NOTE, the data
@@ -16,12 +17,16 @@
 #include "tools/plot.h"
 
 #include <gio/gio.h>
+#include <glib-unix.h>
 #include <glib/gstdio.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "sim/interrupt.h"
 #include "tools/resources.h"
 #include "tools/cli.h"
 #include "validate/measure.h"
@@ -424,18 +429,19 @@ gboolean cli_plot_add(CliPlot *p, const char *name, const char *text, gsize len,
 
 /* --- writing ------------------------------------------------------------ */
 
-/* A gnuplot string: single-quoted (where only '' is special), control
- * characters as spaces. */
+/* A gnuplot string: double-quoted, with its two escapes (\\ and \"),
+ * control characters as spaces.  (Single quotes, with a quote doubled,
+ * cannot hold a text that starts with a quote: gnuplot reads the three
+ * quotes as an empty string and a stray one.) */
 static void gp_string(GString *s, const char *text)
 {
-  g_string_append_c(s, '\'');
+  g_string_append_c(s, '"');
   for (const char *c = text; *c; c++) {
-    if (*c == '\'')
-      g_string_append(s, "''");
-    else
-      g_string_append_c(s, (guchar)*c < 0x20 ? ' ' : *c);
+    if (*c == '"' || *c == '\\')
+      g_string_append_c(s, '\\');
+    g_string_append_c(s, (guchar)*c < 0x20 || *c == 0x7f ? ' ' : *c);
   }
-  g_string_append_c(s, '\'');
+  g_string_append_c(s, '"');
 }
 
 static void gp_number(GString *s, double v)
@@ -1110,6 +1116,70 @@ char *cli_plot_script(const CliPlot *p, const CliPlotStyle *style,
 
 /* --- running gnuplot ---------------------------------------------------- */
 
+/* Runs program on the script at path, collecting its standard error,
+ * until it ends; Ctrl-C or SIGTERM meanwhile (sim/interrupt.h) ends it
+ * (SIGTERM, then SIGKILL after a second) and fails as interrupted, so a
+ * gnuplot that never ends cannot hold ifsim. */
+static gboolean run_child(const char *program, const char *path,
+                          char **err_text, gint *wait, GError **error)
+{
+  char *argv[] = {(char *)program, (char *)path, NULL};
+  GPid pid;
+  gint err_fd = -1;
+  g_autoptr(GString) text = g_string_new(NULL);
+  g_autoptr(GError) local = NULL;
+  gboolean done = FALSE;
+  guint killed_ticks = 0, ticks = 0;
+
+  if (!g_spawn_async_with_pipes(
+          NULL, argv, NULL,
+          G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL,
+          &pid, NULL, NULL, &err_fd, &local)) {
+    g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                "gnuplot (%s) could not be run: %s", program, local->message);
+    return FALSE;
+  }
+  g_unix_set_fd_nonblocking(err_fd, TRUE, NULL);
+  while (!done) {
+    char buf[4096];
+    ssize_t got;
+    int status;
+    pid_t r;
+
+    while ((got = read(err_fd, buf, sizeof buf)) > 0)
+      if (text->len < 64 * 1024)
+        g_string_append_len(text, buf, got);
+    r = waitpid(pid, &status, WNOHANG);
+    if (r == pid) {
+      *wait = status;
+      done = TRUE;
+      continue;
+    }
+    if (sim_interrupted()) {
+      /* SIGTERM first; a program that ignores it gets SIGKILL */
+      kill(pid, killed_ticks++ < 20 ? SIGTERM : SIGKILL);
+    }
+    /* a few ms at first (a plot takes a fraction of a second), 50 later */
+    g_usleep(MIN(2000u << MIN(ticks, 5u), 50000u));
+    ticks++;
+  }
+  {
+    /* what it wrote as it ended */
+    char buf[4096];
+    ssize_t got;
+
+    while ((got = read(err_fd, buf, sizeof buf)) > 0)
+      if (text->len < 64 * 1024)
+        g_string_append_len(text, buf, got);
+  }
+  close(err_fd);
+  g_spawn_close_pid(pid);
+  if (sim_interrupted())
+    return sim_interrupt_check(error);
+  *err_text = g_string_free(g_steal_pointer(&text), FALSE);
+  return TRUE;
+}
+
 gboolean cli_gnuplot_run(const char *script, GError **error)
 {
   const char *env = g_getenv("IFSIM_GNUPLOT");
@@ -1147,17 +1217,13 @@ gboolean cli_gnuplot_run(const char *script, GError **error)
     return FALSE;
   }
   close(fd);
-  {
-    char *argv[] = {program, path, NULL};
-
-    ok = g_file_set_contents(path, script, -1, &local) &&
-         g_spawn_sync(NULL, argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL,
-                      NULL, &err_text, &wait, &local);
-  }
+  ok = g_file_set_contents(path, script, -1, &local) &&
+       run_child(program, path, &err_text, &wait, error);
   g_unlink(path);
   if (!ok) {
-    g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
-                "gnuplot (%s) could not be run: %s", program, local->message);
+    if (local)
+      g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                  "gnuplot (%s) could not be run: %s", program, local->message);
     return FALSE;
   }
   if (!g_spawn_check_wait_status(wait, NULL)) {

@@ -67,8 +67,13 @@ ln -s out.csv "$same_dir/alias.csv"
 expect 2 "the same file as" run -b 1M -e 1M --csv "$same_dir/out.csv" --links-csv "$same_dir/alias.csv"
 if [ -e "$same_dir/out.csv" ]; then echo "FAIL: a refused run wrote out.csv"; fails=$((fails + 1)); fi
 rm -rf "$same_dir"
-expect 2 "ifsim: run: '': an empty file name (expected a path, or - for standard output)" run -b 1M -e 1M --csv ""
-expect 2 "ifsim: run: '': an empty file name (expected a path)" run -t ""
+# an empty file name is refused naming the option it was given to
+expect 2 "ifsim: run: --csv: '' is an empty file name (expected a path)" run -b 1M -e 1M --csv ""
+expect 2 "ifsim: run: --csv: '' is an empty file name (expected a path)" run -b 1M -e 1M --csv=
+expect 2 "ifsim: run: -t: '' is an empty file name (expected a path)" run -t ""
+expect 2 "ifsim: sweep: -o: '' is an empty file name (expected a path)" sweep -o "" -b 1K -e 1K
+expect 2 "ifsim: plot: --script: '' is an empty file name (expected a path)" plot x.csv -o x.png --script ""
+expect 2 "ifsim: topo: '': an empty file name (expected a path)" topo ""
 # a "gnuplot" that draws nothing: an error, no empty picture left
 fake_dir=$(mktemp -d)
 printf '#!/bin/sh\nexit 0\n' >"$fake_dir/gp"
@@ -78,6 +83,21 @@ export IFSIM_GNUPLOT
 expect 2 "gnuplot ended without drawing anything" plot "$(dirname "$0")/../data/plot/sweep.csv" -o "$fake_dir/out.png"
 unset IFSIM_GNUPLOT
 if [ -e "$fake_dir/out.png" ]; then echo "FAIL: an empty out.png was left"; fails=$((fails + 1)); fi
+# a "gnuplot" that never ends: Ctrl-C ends it and ifsim, 130, nothing left
+printf '#!/bin/sh\ncat >/dev/null\nexec sleep 100\n' >"$fake_dir/slow"
+chmod +x "$fake_dir/slow"
+IFSIM_GNUPLOT="$fake_dir/slow" "$IFSIM" plot "$(dirname "$0")/../data/plot/sweep.csv" -o "$fake_dir/slow.png" 2>"$err" &
+plot_pid=$!
+sleep 1
+kill -INT "$plot_pid"
+wait "$plot_pid"
+got=$?
+if [ "$got" -eq 130 ] && grep -q "interrupted (SIGINT)" "$err" && [ ! -e "$fake_dir/slow.png" ] &&
+  [ -z "$(ls -A "$fake_dir" | grep '^\.slow')" ]; then
+  echo "ok: a gnuplot that never ends, Ctrl-C -> 130, nothing left"
+else
+  echo "FAIL: a gnuplot that never ends, Ctrl-C: exit $got, $(cat "$err")"; fails=$((fails + 1))
+fi
 rm -rf "$fake_dir"
 # --max-input above the memory there is: refused as memory, not a GLib abort
 zero_dir=$(mktemp -d)
@@ -93,6 +113,10 @@ else
   echo "FAIL: topo --max-input 100G /dev/zero: exit $got"; cat "$err"; fails=$((fails + 1))
 fi
 rm -rf "$zero_dir"
+# --max-input at the top of its range reads a small file as it is (limit +
+# 2 wrapped to 0: the file was read as empty)
+expect 0 "System: One NVIDIA DGX H100" topo "$(dirname "$0")/../../topologies/examples/dgx-h100.ini" --max-input 18446744073709551615
+expect 0 "System: One NVIDIA DGX H100" topo "$(dirname "$0")/../../topologies/examples/dgx-h100.ini" --max-input 18446744073709551614
 # a value attached to a short option, as getopt (and nccl-tests) read it
 "$IFSIM" run -b 8K -e 64K -f 2 -c allgather >"$out.sep" 2>&1
 "$IFSIM" run -b8K -e64K -f2 -callgather >"$out.att" 2>&1
@@ -554,12 +578,23 @@ expect 0 "all_reduce_perf" run --csv "$plt/ar.csv" --links-csv "$plt/links.csv" 
 expect 0 "all_gather_perf" run -c allgather --csv "$plt/ag.csv" -b 8 -e 64M
 expect 0 "# wrote $plt/run.png (run, from 2 files)" plot "$plt/ar.csv" "$plt/ag.csv" -o "$plt/run.png" --width 800 --height 600 --script "$plt/run.gp"
 png_ok "$plt/run.png" 800 600
-contains "$plt/run.gp" "set output '$plt/run.png'"
-contains "$plt/run.gp" "LEGEND[2] = 'AllGather on One NVIDIA DGX H100'"
+contains "$plt/run.gp" "set output \"$plt/run.png\""
+contains "$plt/run.gp" "LEGEND[2] = \"AllGather on One NVIDIA DGX H100\""
 contains "$plt/run.gp" "set xtics ('16B' 16, '64B' 64, '256B' 256, '1K' 1024,"
 expect 0 "# wrote $plt/links.png (links, from 1 file)" plot "$plt/links.csv" -o "$plt/links.png"
 png_ok "$plt/links.png" 1024 768
 expect 0 "# wrote $plt/sweep.png (sweep" plot "$DATA/sweep.csv" -o "$plt/sweep.png" --title "HDR or NDR?"
+# titles are drawn as typed: a leading quote, a backslash, a double quote,
+# UTF-8 in any locale (GLib's conversion from the C locale refused it)
+expect 0 "# wrote $plt/q.png (sweep" plot "$DATA/sweep.csv" -o "$plt/q.png" --title "'quoted' run"
+expect 0 "# wrote $plt/q.png (sweep" plot "$DATA/sweep.csv" -o "$plt/q.png" --title 'a\b "c" µs'
+saved_lc_all=${LC_ALL-}
+LC_ALL=C
+export LC_ALL
+expect 0 "# wrote $plt/q.png (sweep" plot "$DATA/sweep.csv" -o "$plt/q.png" --title "5 µs"
+if [ -n "$saved_lc_all" ]; then LC_ALL=$saved_lc_all; else unset LC_ALL; fi
+expect 2 "-b: '1K€' is not a size" run -b "1K€" -e 1K
+expect 2 "--title: '$(printf 'a\357\277\275')' is not UTF-8 text (expected UTF-8)" plot "$DATA/sweep.csv" -o "$plt/q.png" --title "$(printf 'a\377')"
 png_ok "$plt/sweep.png" 1024 768
 expect 0 "# wrote $plt/replay.png (replay-summary" plot "$DATA/replay_summary.csv" -o "$plt/replay.png" --width 640 --height 480
 png_ok "$plt/replay.png" 640 480

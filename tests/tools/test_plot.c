@@ -111,6 +111,19 @@ START_TEST(test_run_script)
   g_autoptr(GError) error = NULL;
 
   st.title = "my\ttitle";
+  {
+    /* gnuplot's double-quoted strings: a leading quote, a backslash and a
+     * double quote as typed (in single quotes, three quotes read as an
+     * empty string and a stray quote) */
+    CliPlotStyle q = style;
+    g_autoptr(CliPlot) pq = cli_plot_new();
+    g_autofree char *sq = NULL;
+
+    q.title = "'quoted' \\ \"run\"";
+    ck_assert(cli_plot_add(pq, "a.csv", a, strlen(a), &error));
+    sq = cli_plot_script(pq, &q, "o.png", &error);
+    assert_contains(sq, "TITLE = \"'quoted' \\\\ \\\"run\\\"\"\n");
+  }
   ck_assert(cli_plot_add(p, "a.csv", a, strlen(a), &error));
   ck_assert(cli_plot_add(p, "b.csv", b, strlen(b), &error));
   ck_assert_int_eq(cli_plot_kind(p), CLI_PLOT_RUN);
@@ -119,10 +132,10 @@ START_TEST(test_run_script)
   ck_assert_ptr_nonnull(s1);
   ck_assert_str_eq(s1, s2); /* deterministic */
   assert_contains(s1, "set terminal pngcairo size 640,480 noenhanced\n");
-  assert_contains(s1, "set output 'o''ut.png'\n");
-  assert_contains(s1, "TITLE = 'my title'\nNOTE = ''\nN = 2\n");
-  assert_contains(s1, "LEGEND[1] = 'AllReduce on Bob''s ''box'''\n"
-                      "LEGEND[2] = 'AllGather on Bob''s ''box'''\n");
+  assert_contains(s1, "set output \"o'ut.png\"\n");
+  assert_contains(s1, "TITLE = \"my title\"\nNOTE = \"\"\nN = 2\n");
+  assert_contains(s1, "LEGEND[1] = \"AllReduce on Bob's 'box'\"\n"
+                      "LEGEND[2] = \"AllGather on Bob's 'box'\"\n");
   /* 8 B to 1 KiB: a tick at every power of two */
   assert_contains(s1, "set xtics ('8B' 8, '16B' 16, '32B' 32, '64B' 64, "
                       "'128B' 128, '256B' 256, '512B' 512, '1K' 1024)\n");
@@ -138,8 +151,8 @@ START_TEST(test_run_script)
     ck_assert(cli_plot_add(q, "x/a.csv", a, strlen(a), &error));
     ck_assert(cli_plot_add(q, "y/a.csv", a, strlen(a), &error));
     s = cli_plot_script(q, &style, "out.svg", &error);
-    assert_contains(s, "LEGEND[1] = 'x/a.csv'\nLEGEND[2] = 'y/a.csv'\n");
-    assert_contains(s, "TITLE = 'ifsim: AllReduce bus bandwidth per size'");
+    assert_contains(s, "LEGEND[1] = \"x/a.csv\"\nLEGEND[2] = \"y/a.csv\"\n");
+    assert_contains(s, "TITLE = \"ifsim: AllReduce bus bandwidth per size\"");
   }
 }
 END_TEST
@@ -164,11 +177,11 @@ START_TEST(test_sweep_script)
   ck_assert_ptr_nonnull(s);
   assert_contains(s, "PANELS = 2\nCOLS = 2\nROWS = 1\n");
   assert_contains(s, "FIRST[1] = 0\nLAST[1] = 1\nFIRST[2] = 2\nLAST[2] = 3\n");
-  assert_contains(s, "PANEL_TITLE[1] = 'AllReduce'\n"
-                     "PANEL_TITLE[2] = 'AllGather'\n");
+  assert_contains(s, "PANEL_TITLE[1] = \"AllReduce\"\n"
+                     "PANEL_TITLE[2] = \"AllGather\"\n");
   /* a varied key by its last part, where that is unambiguous */
-  assert_contains(s, "LEGEND[1] = 'link=ib-hdr-4x, servers=16'\n"
-                     "LEGEND[2] = 'link=ib-ndr-4x, servers=32'\n");
+  assert_contains(s, "LEGEND[1] = \"link=ib-hdr-4x, servers=16\"\n"
+                     "LEGEND[2] = \"link=ib-ndr-4x, servers=32\"\n");
   /* blocks per (collective, point), rows in the file's order */
   assert_contains(s, "$D << EOD\n1024 0.1\n1048576 52\n\n\n1024 0.125\n\n\n"
                      "1024 0.0625\n\n\n1024 0.03125\n\n\nEOD\n");
@@ -184,8 +197,8 @@ START_TEST(test_sweep_script)
     g_autofree char *t = script_of("twin.csv", twin, &style, &error);
 
     ck_assert_ptr_nonnull(t);
-    assert_contains(t, "LEGEND[1] = 'scaleout.link=ib-hdr-4x, "
-                       "nic.link=cx6'\n");
+    assert_contains(t, "LEGEND[1] = \"scaleout.link=ib-hdr-4x, "
+                       "nic.link=cx6\"\n");
   }
 }
 END_TEST
@@ -204,7 +217,7 @@ START_TEST(test_replay_script)
   assert_contains(s, "UNIT = 'ms'\nN = 2\n");
   assert_contains(s, "$D << EOD\n30.12 2.1 6.40025 1.83025 0 0 0.8 41.2505\n"
                      "15.2 0.9 2.3 0 0 0.05 0 18.4\nEOD\n");
-  assert_contains(s, "set xtics ('a (x1.37)' 0, 'b, c' 1)\n");
+  assert_contains(s, "set xtics (\"a (x1.37)\" 0, \"b, c\" 1)\n");
   /* the legend names the parts some job has: not EP (0 in both) */
   assert_contains(s, "array SHOW[7] = [1, 1, 1, 1, 0, 1, 1]\n");
   ck_assert_ptr_nonnull(t);
@@ -240,10 +253,11 @@ START_TEST(test_links_script)
 
   ck_assert_ptr_nonnull(s);
   /* natural order: gpu2 before gpu10 */
-  assert_contains(s, "NODES = 13\nset xtics ('gpu0' 0, 'gpu1' 1, 'gpu2' 2, "
-                     "'gpu3' 3, 'gpu4' 4, 'gpu5' 5, 'gpu6' 6, 'gpu7' 7, "
-                     "'gpu8' 8, 'gpu9' 9, 'gpu10' 10, 'gpu11' 11, 'sw' 12)\n");
-  assert_contains(s, "NOTE = ''\n");
+  assert_contains(
+      s, "NODES = 13\nset xtics (\"gpu0\" 0, \"gpu1\" 1, \"gpu2\" 2, "
+         "\"gpu3\" 3, \"gpu4\" 4, \"gpu5\" 5, \"gpu6\" 6, \"gpu7\" 7, "
+         "\"gpu8\" 8, \"gpu9\" 9, \"gpu10\" 10, \"gpu11\" 11, \"sw\" 12)\n");
+  assert_contains(s, "NOTE = \"\"\n");
   /* row gpu7 (y 7) column sw (x 12), and back */
   assert_contains(s, "\n12 7 0.9\n");
   assert_contains(s, "\n7 12 0.45\n");
@@ -252,9 +266,10 @@ START_TEST(test_links_script)
   st.max_nodes = 3;
   pruned = script_of("l.csv", all, &st, &error);
   ck_assert_ptr_nonnull(pruned);
-  assert_contains(pruned, "NOTE = 'the 3 nodes of the hottest channels (of "
-                          "13 nodes)'\n");
-  assert_contains(pruned, "NODES = 3\nset xtics ('gpu4' 0, 'gpu7' 1, 'sw' 2)");
+  assert_contains(pruned, "NOTE = \"the 3 nodes of the hottest channels (of "
+                          "13 nodes)\"\n");
+  assert_contains(pruned,
+                  "NODES = 3\nset xtics (\"gpu4\" 0, \"gpu7\" 1, \"sw\" 2)");
   assert_contains(pruned, "$D << EOD\n2 0 0.08\n2 1 0.9\n0 2 0.04\n"
                           "1 2 0.45\nEOD\n");
 }
@@ -276,15 +291,15 @@ START_TEST(test_samples_script)
   ck_assert_ptr_nonnull(s);
   /* hottest first (summed): 5 (1.25), 6 (1), 7 (0.375); 5 and 6 join the
    * same nodes: told by channel */
-  assert_contains(s, "LINKS = 3\nset ytics ('a->b #5' 0, 'a->b #6' 1, "
-                     "'c->d' 2)\n");
+  assert_contains(s, "LINKS = 3\nset ytics (\"a->b #5\" 0, \"a->b #6\" 1, "
+                     "\"c->d\" 2)\n");
   /* a box to the next sample time, the last as wide as the gap before */
   assert_contains(s, "$D << EOD\n0 1 0 0.5\n0 1 1 1\n0 1 2 0.25\n"
                      "1 3 0 0.75\n3 5 0 0\n3 5 2 0.125\nEOD\n");
   st.max_links = 1;
   top = script_of("s.csv", text, &st, &error);
-  assert_contains(top, "NOTE = 'the 1 hottest links (of 3 links)'\n");
-  assert_contains(top, "LINKS = 1\nset ytics ('a->b' 0)\n");
+  assert_contains(top, "NOTE = \"the 1 hottest links (of 3 links)\"\n");
+  assert_contains(top, "LINKS = 1\nset ytics (\"a->b\" 0)\n");
 }
 END_TEST
 
