@@ -220,14 +220,55 @@ static gboolean run_apply(CliRunOptions *o, int k, const char *value,
   return TRUE;
 }
 
-/* Checks that value parses as workload key k ("collective" one name). */
-static gboolean run_check_value(int k, const char *value, GError **error)
+/* The name run's checks give a key checked alone: none (the caller names
+ * it, and the leading ": " is dropped) */
+static const char *unnamed(void *ctx, const char *key)
+{
+  (void)ctx;
+  (void)key;
+  return "";
+}
+
+/* Whether run's defaults pass its checks: not when the environment
+ * (NCCL_ALGO, ...) fails them, which each point then reports as such
+ * rather than as the fault of a value checked alone. */
+static gboolean run_defaults_ok(void)
 {
   CliRunOptions o;
+  CliRunPlan plan;
   gboolean ok;
 
   cli_run_options_init(&o);
+  o.name = unnamed;
+  ok = cli_run_check(&o, &plan, NULL);
+  cli_run_options_clear(&o);
+  return ok;
+}
+
+/* Checks that value parses as workload key k ("collective" one name), and
+ * that it is one run takes (a datatype, an op, an NCCL release, an
+ * iteration count...): checked with the other keys at run's defaults,
+ * before any point runs, so that a typo in one value of a grid is an
+ * error, not a failed point (which -k would keep going past).  The sizes
+ * are checked against each other per point (a minbytes above the default
+ * maxbytes may come with a larger maxbytes). */
+static gboolean run_check_value(int k, const char *value, GError **error)
+{
+  CliRunOptions o;
+  CliRunPlan plan;
+  gboolean ok;
+  g_autoptr(GError) local = NULL;
+
+  cli_run_options_init(&o);
   ok = run_apply(&o, k, value, error);
+  if (ok && run_keys[k].kind != RUN_SIZE && run_defaults_ok()) {
+    o.name = unnamed;
+    ok = cli_run_check(&o, &plan, &local);
+    if (!ok)
+      g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE, "%s",
+                  g_str_has_prefix(local->message, ": ") ? local->message + 2
+                                                         : local->message);
+  }
   cli_run_options_clear(&o);
   return ok;
 }

@@ -420,6 +420,16 @@ expect 2 "bad_group.ini: [sweeep]: unknown group (expected [sweep] and [vary])" 
 expect 2 "bad_key.ini: [sweep] maxbyte: unknown key (expected topology, models or a workload key" sweep bad_key.ini
 expect 2 "bad_vary.ini: [vary]: run.fidelity: " sweep bad_vary.ini
 expect 2 "bad_value.ini: [sweep] stepfactor: 'x4' is not a count" sweep bad_value.ini
+# every varied workload value is one run takes, checked before any point
+# runs: -k does not turn a typo into a failed point and exit 0
+expect 2 "ifsim: sweep: --vary: run.op: 'xor' is not one of sum, prod, max, min, avg" sweep -b 1K -e 1K -k --vary run.op=sum,xor -o "$swres/k.csv"
+expect 2 "ifsim: sweep: --vary: run.datatype: 'quad' is not one of int8" sweep -b 1K -e 1K -k --vary run.datatype=float,quad -o "$swres/k.csv"
+expect 2 "ifsim: sweep: --vary: run.nccl_version: 'banana' is not an NCCL version" sweep -b 1K -e 1K -k --vary run.nccl_version=2.26.2,banana -o "$swres/k.csv"
+expect 2 "ifsim: sweep: --vary: run.iters: 0; expected 1 to 4294967295" sweep -b 1K -e 1K -k --vary run.iters=1,0 -o "$swres/k.csv"
+expect 2 "ifsim: sweep: --vary: run.fidelity: 'bogus' is not one of analytical, flow, packet" sweep -b 1K -e 1K -k --vary run.fidelity=flow,bogus -o "$swres/k.csv"
+if [ -e "$swres/k.csv" ]; then
+  echo "FAIL: a refused sweep left its CSV"; fails=$((fails + 1))
+fi
 cd "$here" || exit 1
 rm -rf "$swres"
 expect 2 "ifsim: topo: x.ini: cannot read" topo x.ini
