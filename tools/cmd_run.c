@@ -478,7 +478,8 @@ static gboolean trace_after(void *ctx, guint64 size, SimTime time_ps,
 
 /* The sizes of the sweep, as nccl-tests steps them, each rounded down to
  * whole elements (and whole elements per rank where the array is split). */
-static GArray *run_sizes(const CliRunOptions *o, guint64 align, GError **error)
+static GArray *run_sizes(const CliRunOptions *o, guint64 align,
+                         guint64 *skipped, GError **error)
 {
   GArray *sizes;
   guint64 n;
@@ -510,12 +511,17 @@ static GArray *run_sizes(const CliRunOptions *o, guint64 align, GError **error)
   }
   sizes = g_array_sized_new(FALSE, FALSE, sizeof(guint64), (guint)n);
 
+  *skipped = 0;
   for (guint64 s = o->min_bytes; s <= o->max_bytes;) {
+    /* whole elements (per rank where each rank has a part), rounded down
+     * as nccl-tests does; a size below one is a call of 0 bytes, which
+     * NCCL returns from at once: skipped (and said) */
     guint64 a = s - s % align;
 
     if (a == 0)
-      a = align;
-    if (sizes->len == 0 || g_array_index(sizes, guint64, sizes->len - 1) != a)
+      (*skipped)++;
+    else if (sizes->len == 0 ||
+             g_array_index(sizes, guint64, sizes->len - 1) != a)
       g_array_append_val(sizes, a);
     if (o->step_bytes_seen) {
       if (s > G_MAXUINT64 - o->step_bytes)
@@ -550,6 +556,14 @@ NcclComm *cli_run_comm_new(const TopoSystem *sys, const CliRunOptions *o,
                 run_name(o, "gpus_per_process"), gpp, ppn);
     return NULL;
   }
+  /* a root for a collective without one (nccl-tests' -r): not dropped
+   * unseen; sweep's points mix collectives and take it where it counts */
+  if (!nccl_coll_is_rooted(plan->coll) && o->root != 0 && !o->name) {
+    g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                "%s: %s has no root (Broadcast and Reduce have one)",
+                run_name(o, "root"), nccl_coll_name(plan->coll));
+    return NULL;
+  }
   if (nccl_coll_is_rooted(plan->coll) && o->root >= nccl_comm_ranks(comm)) {
     g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
                 "%s: %" G_GUINT64_FORMAT " is not a rank (0 to %u)",
@@ -570,13 +584,31 @@ gboolean cli_run_collective(const NcclComm *comm, const CliRunOptions *o,
   guint64 align = plan->type_size;
   g_autoptr(GArray) sizes = NULL;
   g_autoptr(GString) explain = explain_out ? g_string_new(NULL) : NULL;
+  guint64 skipped = 0;
 
   if (coll == NCCL_COLL_ALLGATHER || coll == NCCL_COLL_REDUCESCATTER ||
       coll == NCCL_COLL_ALLTOALL)
     align *= nccl_comm_ranks(comm);
-  sizes = run_sizes(o, align, error);
+  sizes = run_sizes(o, align, &skipped, error);
   if (!sizes)
     return FALSE;
+  if (skipped) {
+    g_autofree char *why =
+        g_strdup_printf("%" G_GUINT64_FORMAT " B (one %s%s%s)", align, o->dtype,
+                        align > plan->type_size ? " per rank of an " : "",
+                        align > plan->type_size ? nccl_coll_name(coll) : "");
+
+    if (sizes->len == 0) {
+      g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                  "%s to %s: no size is a whole element, %s",
+                  run_name(o, "minbytes"), run_name(o, "maxbytes"), why);
+      return FALSE;
+    }
+    fprintf(stderr,
+            "ifsim: note: %" G_GUINT64_FORMAT " size%s below %s skipped: "
+            "a call of 0 bytes\n",
+            skipped, skipped > 1 ? "s" : "", why);
+  }
   for (guint i = 0; i < sizes->len; i++) {
     guint64 size = g_array_index(sizes, guint64, i);
     NcclChoice ch;

@@ -67,6 +67,14 @@ ln -s out.csv "$same_dir/alias.csv"
 expect 2 "the same file as" run -b 1M -e 1M --csv "$same_dir/out.csv" --links-csv "$same_dir/alias.csv"
 if [ -e "$same_dir/out.csv" ]; then echo "FAIL: a refused run wrote out.csv"; fails=$((fails + 1)); fi
 rm -rf "$same_dir"
+# sizes round down to whole elements (per rank where each rank has a
+# part), as nccl-tests does; a size below one element is a call of 0 bytes:
+# skipped and said, never printed as a larger size
+expect 2 "ifsim: run: -b to -e: no size is a whole element, 8 B (one double)" run -b 2 -e 3 -d double
+expect 0 "ifsim: note: 3 sizes below 32 B (one float per rank of an AllGather) skipped: a call of 0 bytes" run -b 4 -e 64 -c allgather
+# a root for a collective without one is an error, not dropped
+expect 2 "ifsim: run: -r: AllReduce has no root (Broadcast and Reduce have one)" run -b 1K -e 1K -r 3
+expect 2 "ifsim: run: -r: 8 is not a rank (0 to 7)" run -b 1K -e 1K -c broadcast -r 8
 # an empty file name is refused naming the option it was given to
 expect 2 "ifsim: run: --csv: '' is an empty file name (expected a path)" run -b 1M -e 1M --csv ""
 expect 2 "ifsim: run: --csv: '' is an empty file name (expected a path)" run -b 1M -e 1M --csv=
