@@ -18,6 +18,54 @@ static const char *skip_blanks(const char *p, const char *end)
   return p;
 }
 
+/* A line of an INI file, from s to its last non-blank: "[GROUP]",
+ * "KEY = VALUE" (after a group) or a comment, said with its line where
+ * GLib's message would not give one. */
+static gboolean ini_line_ok(const char *s, const char *last, gboolean grouped,
+                            const char *file, guint line, GError **error)
+{
+  g_autofree char *text = g_strndup(s, (size_t)(last - s));
+  g_autofree char *shown = NULL;
+
+  if (strlen(text) > 60)
+    text[60] = '\0';
+  shown = g_strdup(text);
+  if (*s == '[') {
+    if (last[-1] != ']' || last - s < 3) {
+      g_set_error(error, MDL_ERROR, MDL_ERROR_SYNTAX,
+                  "%s:%u: '%s': expected a group header, [NAME]", file, line,
+                  shown);
+      return FALSE;
+    }
+    return TRUE;
+  }
+  {
+    const char *eq = memchr(s, '=', (size_t)(last - s));
+
+    if (!eq) {
+      g_set_error(error, MDL_ERROR, MDL_ERROR_SYNTAX,
+                  "%s:%u: '%s' is not KEY = VALUE, a [GROUP] or a # comment",
+                  file, line, shown);
+      return FALSE;
+    }
+    if (eq == s) {
+      g_set_error(error, MDL_ERROR, MDL_ERROR_SYNTAX,
+                  "%s:%u: '%s': a value without its key (expected KEY = "
+                  "VALUE)",
+                  file, line, shown);
+      return FALSE;
+    }
+  }
+  if (!grouped) {
+    g_set_error(error, MDL_ERROR, MDL_ERROR_SYNTAX,
+                "%s:%u: '%s' comes before any [GROUP] (expected a group "
+                "header first, such as [system])",
+                file, line, shown);
+    return FALSE;
+  }
+  return TRUE;
+}
+
 gboolean mdl_ini_check_duplicates(const char *data, gsize len, const char *file,
                                   GError **error)
 {
@@ -33,6 +81,15 @@ gboolean mdl_ini_check_duplicates(const char *data, gsize len, const char *file,
     const char *stop = eol ? eol : end;
     const char *s = skip_blanks(p, stop);
 
+    const char *last = stop;
+
+    /* the line's text without its blanks and '\r' at the end */
+    while (last > s &&
+           (last[-1] == ' ' || last[-1] == '\t' || last[-1] == '\r'))
+      last--;
+    if (s < last && *s != '#' &&
+        !ini_line_ok(s, last, group != NULL, file, line, error))
+      return FALSE;
     if (s < stop && *s == '[') {
       const char *close = memchr(s, ']', (size_t)(stop - s));
       if (close) {
