@@ -107,6 +107,17 @@ gboolean mdl_link_finish(MdlLink *l, const char *where, GError **error)
 {
   const MdlLinkFamily *fam = mdl_link_family(l);
 
+  /* PFC and drops are Ethernet's (RoCE); InfiniBand, NVLink and PCIe
+   * send on link credits and lose nothing: a pfc or lossy there would be
+   * kept and shown, and lead the packet transport to wait for a pause
+   * that never comes */
+  if (l->family != MDL_FAMILY_ROCE && l->flow_control != MDL_FC_CREDIT) {
+    g_set_error(error, MDL_ERROR, MDL_ERROR_CONFLICT,
+                "%s flow_control: %s is Ethernet's (family = roce); the "
+                "%s family sends on link credits (expected credit)",
+                where, flow_control_names[l->flow_control], fam->name);
+    return FALSE;
+  }
   if (l->fec != MDL_FEC_NONE && l->line_code != MDL_CODE_64B66B) {
     g_set_error(error, MDL_ERROR, MDL_ERROR_CONFLICT,
                 "%s fec: RS-FEC applies to 64b66b lanes (line_code is %s)",

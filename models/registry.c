@@ -375,9 +375,22 @@ static gboolean check_refs(const MdlRegistry *r, GroupKind kind,
   const guint32 network = 1u << MDL_FAMILY_IB | 1u << MDL_FAMILY_ROCE;
 
   if (kind == GROUP_SWITCH) {
+    /* a switch's ports are of its kind's family */
+    static const struct {
+      guint32 mask;
+      const char *name;
+    } port[] = {
+        [MDL_SWITCH_NVSWITCH] = {1u << MDL_FAMILY_NVLINK, "nvlink"},
+        [MDL_SWITCH_IB] = {1u << MDL_FAMILY_IB, "ib"},
+        [MDL_SWITCH_ETHERNET] = {1u << MDL_FAMILY_ROCE, "roce"},
+        [MDL_SWITCH_PCIE] = {1u << MDL_FAMILY_PCIE, "pcie"},
+        [MDL_SWITCH_ROOT_COMPLEX] = {1u << MDL_FAMILY_PCIE, "pcie"},
+    };
     const MdlSwitch *s = g_hash_table_lookup(r->switches, name);
-    return check_link_ref(r, s->port_link, "port_link", ~0u, "any", where,
-                          error);
+
+    g_assert(s->kind < G_N_ELEMENTS(port));
+    return check_link_ref(r, s->port_link, "port_link", port[s->kind].mask,
+                          port[s->kind].name, where, error);
   }
   if (kind == GROUP_NIC) {
     const MdlNic *n = g_hash_table_lookup(r->nics, name);

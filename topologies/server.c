@@ -579,6 +579,26 @@ TopoServerSpec *topo_server_spec_read(GKeyFile *kf, const char *group,
                                  error) ||
       !mdl_params_apply_group(kf, group, server_tables, NULL, s, where, error))
     goto fail;
+  {
+    /* keys that only one layout reads: given for another, they would be
+     * dropped unseen */
+    static const struct {
+      const char *key, *needs;
+    } conditional[] = {{"c2c_link", "gpu_attach = c2c"},
+                       {"c2c_links", "gpu_attach = c2c"},
+                       {"pcie_levels", "pcie_switches"}};
+    gboolean c2c = s->gpu_attach == TOPO_ATTACH_C2C;
+
+    for (guint i = 0; i < G_N_ELEMENTS(conditional); i++) {
+      gboolean applies = i < 2 ? c2c : s->pcie_switches > 0;
+
+      if (!applies && g_key_file_has_key(kf, group, conditional[i].key, NULL)) {
+        topo_error(error, TOPO_ERROR_CONFLICT, where, conditional[i].key,
+                   "applies only with %s", conditional[i].needs);
+        goto fail;
+      }
+    }
+  }
   if (s->sockets_per_host == 0)
     s->sockets_per_host = s->sockets;
   if (s->sockets % s->sockets_per_host != 0) {

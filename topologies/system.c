@@ -323,6 +323,22 @@ static TopoServerSpec *load_server(TopoSystem *sys, GKeyFile *kf,
   return topo_server_spec_read(builtin, group, name, sys->models, where, error);
 }
 
+/* A scale-out link is a network's: InfiniBand or Ethernet (RoCE), the
+ * family of the NICs' ports, not NVLink, PCIe or a socket link. */
+static gboolean network_link(const TopoSystem *sys, const char *name,
+                             const char *where, const char *key, GError **error)
+{
+  const MdlLink *l = mdl_registry_link(sys->models, name);
+
+  if (l->family == MDL_FAMILY_IB || l->family == MDL_FAMILY_ROCE)
+    return TRUE;
+  g_set_error(error, TOPO_ERROR, TOPO_ERROR_CONFLICT,
+              "%s %s: '%s' is a %s link; a scale-out network's links are "
+              "InfiniBand or Ethernet (family ib or roce)",
+              where, key, name, mdl_link_family(l)->name);
+  return FALSE;
+}
+
 static gboolean read_scaleout(TopoSystem *sys, GKeyFile *kf, const char *source,
                               GError **error)
 {
@@ -378,6 +394,24 @@ static gboolean read_scaleout(TopoSystem *sys, GKeyFile *kf, const char *source,
       }
     }
   }
+  /* a fat-tree's keys for tiers it does not have: not built, so not
+   * dropped unseen */
+  if (strcmp(topo, "fat-tree") == 0) {
+    static const struct {
+      const char *key;
+      guint32 tiers; /* the fewest that read it */
+    } tiered[] = {{"spines", 2}, {"spine_oversubscription", 3}, {"cores", 3}};
+
+    for (guint i = 0; i < G_N_ELEMENTS(tiered); i++) {
+      if (c->tiers < tiered[i].tiers &&
+          g_key_file_has_key(kf, "scaleout", tiered[i].key, NULL)) {
+        g_set_error(error, TOPO_ERROR, TOPO_ERROR_CONFLICT,
+                    "%s %s: does not apply to tiers = %u (it needs %u)", where,
+                    tiered[i].key, c->tiers, tiered[i].tiers);
+        return FALSE;
+      }
+    }
+  }
   if (c->routing < ops->routing_first || c->routing > ops->routing_last) {
     g_set_error(error, TOPO_ERROR, TOPO_ERROR_CONFLICT,
                 "%s routing: %s does not apply to topology = %s (%s)", where,
@@ -406,6 +440,8 @@ static gboolean read_scaleout(TopoSystem *sys, GKeyFile *kf, const char *source,
                 c->link);
     return FALSE;
   }
+  if (!network_link(sys, c->link, where, "link", error))
+    return FALSE;
   if (!c->global_link)
     c->global_link = g_strdup(c->link);
   if (!mdl_registry_link(sys->models, c->global_link)) {
@@ -414,6 +450,8 @@ static gboolean read_scaleout(TopoSystem *sys, GKeyFile *kf, const char *source,
                 c->global_link);
     return FALSE;
   }
+  if (!network_link(sys, c->global_link, where, "global_link", error))
+    return FALSE;
   return TRUE;
 }
 
