@@ -154,6 +154,42 @@ static char *import_file(const char *path, const char *format,
   }
   if (!sim_input_read(path, &text, &len, error))
     return NULL;
+  {
+    /* the options a format reads; one it does not would be dropped */
+    static const char *const format_what[] = {
+        NULL, "an nvidia-smi topo -m dump", "an NCCL topology XML dump",
+        "an ibnetdiscover dump"};
+    const struct {
+      const char *value, *flag;
+      guint formats; /* bit per TopoImportFormat that reads it */
+    } uses[] = {
+        {opt->nic, "--import-nic",
+         1u << TOPO_IMPORT_SMI | 1u << TOPO_IMPORT_NCCL_XML},
+        {opt->nvlink, "--import-nvlink",
+         1u << TOPO_IMPORT_SMI | 1u << TOPO_IMPORT_NCCL_XML},
+        {opt->pcie, "--import-pcie", 1u << TOPO_IMPORT_SMI},
+        {opt->p2p, "--import-p2p", 1u << TOPO_IMPORT_SMI},
+        {opt->server, "--import-server", 1u << TOPO_IMPORT_IBNET},
+    };
+    TopoImportFormat k = (TopoImportFormat)f == TOPO_IMPORT_AUTO
+                             ? topo_import_detect(text, len)
+                             : (TopoImportFormat)f;
+
+    for (guint i = 0; k != TOPO_IMPORT_AUTO && i < G_N_ELEMENTS(uses); i++) {
+      if (uses[i].value && !(uses[i].formats & (1u << k))) {
+        g_autoptr(GString) to = g_string_new(NULL);
+
+        for (guint j = 1; j < G_N_ELEMENTS(format_what); j++)
+          if (uses[i].formats & (1u << j))
+            g_string_append_printf(to, "%s%s", to->len ? " or " : "",
+                                   format_what[j]);
+        g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                    "%s: %s is not read from %s (it applies to %s)", path,
+                    uses[i].flag, format_what[k], to->str);
+        return NULL;
+      }
+    }
+  }
   return topo_import(text, len, path, (TopoImportFormat)f, opt, error);
 }
 
@@ -233,6 +269,13 @@ int cli_cmd_topo(int argc, char **argv)
     return status;
   if (!cli_apply_max_memory(max_memory, max_memory_seen, &error))
     return cli_report(COMMAND, error);
+  if (list && (files || example || import || dot || emit || links)) {
+    g_set_error(&error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                "--list lists the built-in examples and server templates "
+                "alone: it describes no system (give no file, --example, "
+                "--import, --dot, --emit-ini or --links with it)");
+    return cli_report(COMMAND, error);
+  }
   if (list) {
     g_auto(GStrv) ex = topo_builtin_examples();
     g_auto(GStrv) sv = topo_builtin_servers();

@@ -461,6 +461,12 @@ expect 0 "Network: explicit, 1 plane(s): 2 leaves, 2 spines" topo --import "$DAT
 # what topo -m does not state: assumed aloud, or given
 expect 0 "ifsim: topo: import: ASSUMED: GPUs on pcie5-x16" topo --import "$DATA/real/rtx2080ti_x2_autodl_spaces.txt"
 expect 0 "Per GPU: scale-up 15.8 GB/s" topo --import "$DATA/real/rtx2080ti_x2_autodl_spaces.txt" --import-pcie pcie3-x16
+# an import option the dump's format does not read is an error, not dropped
+expect 2 "smi_dgx_h100.txt: --import-server is not read from an nvidia-smi topo -m dump (it applies to an ibnetdiscover dump)" topo --import "$DATA/smi_dgx_h100.txt" --import-server hgx-b200
+expect 2 "nccl_topo_h100.xml: --import-pcie is not read from an NCCL topology XML dump (it applies to an nvidia-smi topo -m dump)" topo --import "$DATA/nccl_topo_h100.xml" --import-pcie pcie3-x16
+expect 2 "ibnetdiscover_hdr_2tier.txt: --import-nvlink is not read from an ibnetdiscover dump" topo --import "$DATA/ibnetdiscover_hdr_2tier.txt" --import-nvlink nvlink5
+expect 2 "--list lists the built-in examples and server templates alone" topo --list "$(dirname "$0")/../../topologies/examples/dgx-h100.ini"
+expect 2 "ifsim: version: unexpected argument 'extra' (version takes none)" version extra
 expect 0 "ifsim: topo: import: GPUs on pcie3-x16 (given), PCIe switches pex8796" topo --import "$DATA/real/dgx1_topo_mp_pcie_only.txt" --import-pcie pcie3-x16 --import-nic cx6-hdr
 expect 2 "--import-pcie: 'nvlink4' is not a PCIe Gen3 to Gen5 link" topo --import "$DATA/real/rtx2080ti_x2_autodl_spaces.txt" --import-pcie nvlink4
 expect 2 "--import-pcie: 'pcie6-x16' is not a PCIe Gen3 to Gen5 link" topo --import "$DATA/real/rtx2080ti_x2_autodl_spaces.txt" --import-pcie pcie6-x16
