@@ -95,6 +95,51 @@ static void copy_name(char *dst, const char *src, gsize size)
     dst[end - dst] = '\0';
 }
 
+/* The tests and modes of each probe (docs/validate.md): what the probes
+ * and importers write, and what a prediction knows how to run; another
+ * name would be predicted as some other experiment. */
+static const char *const probe_tests[VAL_N_PROBES][8] = {
+    [VAL_PROBE_P2P] = {"ce_uni", "ce_bidir", "sm_uni", "sm_bidir", "ce_latency",
+                       "sm_latency"},
+    [VAL_PROBE_HOSTDEV] = {"h2d", "d2h", "bidir", "latency_h2d", "latency_d2h"},
+    [VAL_PROBE_NCCL] = {"allreduce", "allgather", "reducescatter", "broadcast",
+                        "reduce", "alltoall", "sendrecv"},
+    [VAL_PROBE_VERBS] = {"write_bw", "send_bw", "read_bw", "write_lat",
+                         "send_lat", "read_lat"},
+};
+static const char *const probe_tests_what[VAL_N_PROBES] = {
+    [VAL_PROBE_P2P] = "test: expected ce_uni, ce_bidir, sm_uni, sm_bidir, "
+                      "ce_latency or sm_latency (probe p2p)",
+    [VAL_PROBE_HOSTDEV] = "test: expected h2d, d2h, bidir, latency_h2d or "
+                          "latency_d2h (probe hostdev)",
+    [VAL_PROBE_NCCL] = "test: expected allreduce, allgather, reducescatter, "
+                       "broadcast, reduce, alltoall or sendrecv (probe nccl)",
+    [VAL_PROBE_VERBS] = "test: expected write_bw, send_bw, read_bw, "
+                        "write_lat, send_lat or read_lat (probe verbs)",
+};
+static const char *const probe_modes[VAL_N_PROBES][8] = {
+    [VAL_PROBE_P2P] = {"peer", "nopeer", "local", "peer_read"},
+    [VAL_PROBE_HOSTDEV] = {"pinned", "pageable", "pinned_sm"},
+    [VAL_PROBE_NCCL] = {"oop", "ip"},
+    [VAL_PROBE_VERBS] = {"host", "gpu", ""},
+};
+static const char *const probe_modes_what[VAL_N_PROBES] = {
+    [VAL_PROBE_P2P] = "mode: expected peer, nopeer, local or peer_read "
+                      "(probe p2p)",
+    [VAL_PROBE_HOSTDEV] = "mode: expected pinned, pageable or pinned_sm "
+                          "(probe hostdev)",
+    [VAL_PROBE_NCCL] = "mode: expected oop or ip (probe nccl)",
+    [VAL_PROBE_VERBS] = "mode: expected host, gpu or nothing (probe verbs)",
+};
+
+static gboolean name_in(const char *const *names, const char *name)
+{
+  for (guint i = 0; i < 8 && names[i]; i++)
+    if (strcmp(names[i], name) == 0)
+      return TRUE;
+  return FALSE;
+}
+
 void val_point_init(ValPoint *p, ValProbe probe, const char *test,
                     const char *mode, const char *src, const char *dst)
 {
@@ -399,10 +444,10 @@ static ValMeasurements *parse_own(const char *name, const char *text,
       g_strstrip(f[c]);
     if (!val_probe_parse(f[bad = 0], &p.probe))
       what = "probe: expected p2p, hostdev, nccl or verbs";
-    else if (f[bad = 1][0] == '\0' || strlen(f[1]) >= sizeof(p.test))
-      what = "test: expected a name of 1 to 23 characters";
-    else if (strlen(f[bad = 2]) >= sizeof(p.mode))
-      what = "mode: expected at most 15 characters";
+    else if (!name_in(probe_tests[p.probe], f[bad = 1]))
+      what = probe_tests_what[p.probe];
+    else if (!name_in(probe_modes[p.probe], f[bad = 2]))
+      what = probe_modes_what[p.probe];
     else if (strlen(f[bad = 3]) >= sizeof(p.src) ||
              strlen(f[bad = 4]) >= sizeof(p.dst))
       what = "src/dst: expected at most 47 characters";

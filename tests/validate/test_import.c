@@ -520,8 +520,8 @@ static const struct {
     {"csv_size_zero.csv",
      ":13: size_bytes: expected a size in bytes from 1, found '0'"},
     {"csv_test_too_long.csv",
-     ":15: test: expected a name of 1 to 23 characters, found "
-     "'bidirectional_pinned_memcpy'"},
+     ":15: test: expected h2d, d2h, bidir, latency_h2d or latency_d2h (probe "
+     "hostdev), found 'bidirectional_pinned_memcpy'"},
     {"csv_time_order.csv",
      ":12: times: expected 0 < time_us_min <= time_us_median <= "
      "time_us_max, found 81.4, 81, 83.1"},

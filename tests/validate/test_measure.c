@@ -105,34 +105,50 @@ static const struct {
     {VAL_MEAS_MAGIC "\n# gpu: H100\n" HEADER, "t.csv:2: expected a header"},
     {VAL_MEAS_MAGIC "\n# GPU = H100\n" HEADER, "t.csv:2: expected a header"},
     {VAL_MEAS_MAGIC "\nprobe,test\n", "t.csv:2: column 3 is '(missing)'"},
-    {VAL_MEAS_MAGIC "\nprobe,tset,mode\n", "column 2 is 'tset', expected 'test'"},
+    {VAL_MEAS_MAGIC "\nprobe,tset,mode\n",
+     "column 2 is 'tset', expected 'test'"},
     {VAL_MEAS_MAGIC "\n" HEADER, "no measured points"},
     {VAL_MEAS_MAGIC "\n" HEADER "p2p,ce_uni,peer,gpu0,gpu1,1,4096,1,1,2\n",
      "t.csv:3: 10 fields, expected 13"},
     {VAL_MEAS_MAGIC "\n" HEADER "p3p,ce_uni,,a,b,1,4096,1,1,1,1,0,0\n",
      "t.csv:3: probe: expected p2p, hostdev, nccl or verbs"},
     {VAL_MEAS_MAGIC "\n" HEADER "p2p,,,a,b,1,4096,1,1,1,1,0,0\n",
-     "t.csv:3: test: expected a name"},
-    {VAL_MEAS_MAGIC "\n" HEADER "p2p,x,,a,b,0,4096,1,1,1,1,0,0\n",
+     "t.csv:3: test: expected ce_uni, ce_bidir, sm_uni, sm_bidir, ce_latency "
+     "or sm_latency (probe p2p), found ''"},
+    /* a test or mode the probe does not have: it would be predicted as
+     * another experiment */
+    {VAL_MEAS_MAGIC "\n" HEADER
+                    "hostdev,frob,pinned,host,gpu0,1,4096,1,1,1,1,0,0\n",
+     "t.csv:3: test: expected h2d, d2h, bidir, latency_h2d or latency_d2h "
+     "(probe hostdev), found 'frob'"},
+    {VAL_MEAS_MAGIC "\n" HEADER
+                    "hostdev,h2d,weird,host,gpu0,1,4096,1,1,1,1,0,0\n",
+     "t.csv:3: mode: expected pinned, pageable or pinned_sm (probe hostdev), "
+     "found 'weird'"},
+    {VAL_MEAS_MAGIC "\n" HEADER
+                    "nccl,allreduce,oop,0-7,all,8,4096,1,1,1,1,0,0\n"
+                    "nccl,\"allreduce,x\",oop,0-7,all,8,8192,1,1,1,1,0,0\n",
+     "t.csv:4: test: expected allreduce"},
+    {VAL_MEAS_MAGIC "\n" HEADER "p2p,ce_uni,peer,a,b,0,4096,1,1,1,1,0,0\n",
      "t.csv:3: ranks: expected a count from 1"},
-    {VAL_MEAS_MAGIC "\n" HEADER "p2p,x,,a,b,1,-4096,1,1,1,1,0,0\n",
+    {VAL_MEAS_MAGIC "\n" HEADER "p2p,ce_uni,peer,a,b,1,-4096,1,1,1,1,0,0\n",
      "t.csv:3: size_bytes: expected a size"},
-    {VAL_MEAS_MAGIC "\n" HEADER "p2p,x,,a,b,1,4K,1,1,1,1,0,0\n",
+    {VAL_MEAS_MAGIC "\n" HEADER "p2p,ce_uni,peer,a,b,1,4K,1,1,1,1,0,0\n",
      "t.csv:3: size_bytes"},
-    {VAL_MEAS_MAGIC "\n" HEADER "p2p,x,,a,b,1,4096,1,1,abc,1,0,0\n",
+    {VAL_MEAS_MAGIC "\n" HEADER "p2p,ce_uni,peer,a,b,1,4096,1,1,abc,1,0,0\n",
      "t.csv:3: times: expected a number of microseconds"},
-    {VAL_MEAS_MAGIC "\n" HEADER "p2p,x,,a,b,1,4096,1,1,nan,1,0,0\n",
+    {VAL_MEAS_MAGIC "\n" HEADER "p2p,ce_uni,peer,a,b,1,4096,1,1,nan,1,0,0\n",
      "t.csv:3: times"},
-    {VAL_MEAS_MAGIC "\n" HEADER "p2p,x,,a,b,1,4096,1,3,2,4,0,0\n",
+    {VAL_MEAS_MAGIC "\n" HEADER "p2p,ce_uni,peer,a,b,1,4096,1,3,2,4,0,0\n",
      "t.csv:3: times: expected 0 < time_us_min <= time_us_median"},
-    {VAL_MEAS_MAGIC "\n" HEADER "p2p,x,,a,b,1,4096,1,0,0,0,0,0\n",
+    {VAL_MEAS_MAGIC "\n" HEADER "p2p,ce_uni,peer,a,b,1,4096,1,0,0,0,0,0\n",
      "t.csv:3: times: expected 0 <"},
-    {VAL_MEAS_MAGIC "\n" HEADER "p2p,x,,a,b,1,4096,1,1,1,1,-3,0\n",
+    {VAL_MEAS_MAGIC "\n" HEADER "p2p,ce_uni,peer,a,b,1,4096,1,1,1,1,-3,0\n",
      "t.csv:3: bandwidths: expected a number of GB/s >= 0"},
-    {VAL_MEAS_MAGIC "\n" HEADER "p2p,\"x,,a,b,1,4096,1,1,1,1,0,0\n",
+    {VAL_MEAS_MAGIC "\n" HEADER "p2p,\"ce_uni,,a,b,1,4096,1,1,1,1,0,0\n",
      "t.csv:3: not a CSV row"},
     {VAL_MEAS_MAGIC "\n" HEADER
-     "p2p,x,,a,b,1,4096,1,1,1,1,0,0,extra\n",
+                    "p2p,ce_uni,peer,a,b,1,4096,1,1,1,1,0,0,extra\n",
      "t.csv:3: 14 fields, expected 13"},
 };
 
