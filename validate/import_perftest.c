@@ -183,6 +183,7 @@ ValMeasurements *val__import_perftest_text(const ValText *t, GError **error)
   gboolean gpu = FALSE;
   TableKind kind = T_NONE;
   double unit_Bps = 0;
+  guint bw_cols = 5;
   guint header_line = 0, n = 0;
 
   if (!hint_test_mode(t, hints, &test, &mode, error))
@@ -222,6 +223,8 @@ ValMeasurements *val__import_perftest_text(const ValText *t, GError **error)
       header_line = line;
       if (strstr(l, "BW average")) {
         kind = T_BW;
+        /* newer perftest adds "BW min[...]" */
+        bw_cols = strstr(l, "BW min") ? 6 : 5;
         if (strstr(l, "[Gb/sec]"))
           unit_Bps = 125e6;
         else if (strstr(l, "[MB/sec]") || strstr(l, "[MiB/sec]"))
@@ -282,10 +285,31 @@ ValMeasurements *val__import_perftest_text(const ValText *t, GError **error)
     p.iterations = (guint32)MIN(iters, G_MAXUINT32);
     if (kind == T_BW) {
       double peak, avg, rate;
+      if (g_strv_length(tok) > bw_cols) {
+        g_autofree char *x = val__excerpt(tok[bw_cols]);
+
+        val__fail(error, t->name, line,
+                  "'%s' after the %u columns of the header (#bytes "
+                  "#iterations BW peak BW average MsgRate%s)",
+                  x, bw_cols, bw_cols == 6 ? " BW min" : "");
+        return NULL;
+      }
+      if (bw_cols == 6 && tok[5] &&
+          !val__num(t->name, line, "BW min", tok[5], &rate, error))
+        return NULL;
       if (!val__num(t->name, line, "BW peak", tok[2], &peak, error) ||
           !val__num(t->name, line, "BW average", tok[3], &avg, error) ||
           !val__num(t->name, line, "MsgRate", tok[4], &rate, error))
         return NULL;
+      /* the peak is the fastest iteration's: never below the average,
+       * beyond the printed digits */
+      if (peak > 0 && peak + 0.0051 * MAX(1.0, avg) < avg) {
+        val__fail(error, t->name, line,
+                  "BW peak %s is below BW average %s: expected peak >= "
+                  "average (perftest's peak is its fastest iteration)",
+                  tok[2], tok[3]);
+        return NULL;
+      }
       if (avg <= 0 && rate <= 0) {
         val__fail(error, t->name, line,
                   "BW average: expected a bandwidth > 0, found '%s'", tok[3]);
@@ -297,11 +321,29 @@ ValMeasurements *val__import_perftest_text(const ValText *t, GError **error)
       if (p.bw_GBps == 0)
         p.bw_GBps = (double)size / (p.time_us_median * 1e3);
     } else if (kind == T_LAT) {
-      double tmin, tmax, ttyp;
+      static const char *const rest[] = {"t_avg", "t_stdev", "99% percentile",
+                                         "99.9% percentile"};
+      double tmin, tmax, ttyp, v;
+      guint n_tok = g_strv_length(tok);
+
       if (!val__num(t->name, line, "t_min", tok[2], &tmin, error) ||
           !val__num(t->name, line, "t_max", tok[3], &tmax, error) ||
           !val__num(t->name, line, "t_typical", tok[4], &ttyp, error))
         return NULL;
+      /* the columns after t_typical are read too: a value there that is
+       * not a time is a damaged row, not one to predict */
+      if (n_tok > 5 + G_N_ELEMENTS(rest)) {
+        g_autofree char *x = val__excerpt(tok[5 + G_N_ELEMENTS(rest)]);
+
+        val__fail(error, t->name, line,
+                  "'%s' after the %u columns (#bytes #iterations t_min t_max "
+                  "t_typical t_avg t_stdev 99%% 99.9%%)",
+                  x, (guint)(5 + G_N_ELEMENTS(rest)));
+        return NULL;
+      }
+      for (guint c = 5; c < n_tok; c++)
+        if (!val__num(t->name, line, rest[c - 5], tok[c], &v, error))
+          return NULL;
       if (tmin <= 0 || tmin > ttyp || ttyp > tmax) {
         val__fail(error, t->name, line,
                   "expected 0 < t_min <= t_typical <= t_max, found %s, %s, %s",

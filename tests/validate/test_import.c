@@ -650,6 +650,11 @@ static const struct {
      ":52: verbs write_bw gpu mlx5_0 -> remote, ranks 1, 65536 bytes again "
      "(line 51 has it)"},
     {"perftest_inf_latency.txt", ":24: t_max: expected a number, found 'inf'"},
+    {"perftest_lat_avg_nan.txt", ":18: t_avg: expected a number, found 'nan'"},
+    {"perftest_bw_extra_column.txt",
+     ":37: '6.995646' after the 5 columns of the header"},
+    {"perftest_bw_peak_below_average.txt",
+     ":37: BW peak 0.10 is below BW average 0.22: expected peak >= average"},
     {"perftest_lat_order.txt",
      ":18: expected 0 < t_min <= t_typical <= t_max, found 2.35, 1.38, 12.63"},
     {"perftest_latency_fraction.txt",
