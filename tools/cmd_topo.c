@@ -343,6 +343,15 @@ int cli_cmd_topo(int argc, char **argv)
                   invlink);
       return cli_report(COMMAND, error);
     }
+    if (invlink &&
+        mdl_registry_link(reg, invlink)->family != MDL_FAMILY_NVLINK) {
+      g_set_error(&error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                  "--import-nvlink: '%s' is a %s link (expected an NVLink "
+                  "model: nvlink3, nvlink4, nvlink5, ...)",
+                  invlink,
+                  mdl_link_family(mdl_registry_link(reg, invlink))->name);
+      return cli_report(COMMAND, error);
+    }
     if (ipcie) {
       const MdlLink *l = mdl_registry_link(reg, ipcie);
       guint64 gen = 0;

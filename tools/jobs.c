@@ -192,6 +192,19 @@ gboolean cli_jobs_load_data(const char *text, gsize len, const char *path,
     GET(tp, "astra_tp");
     GET(gpus, "astra_gpus");
 #undef GET
+    {
+      /* an empty file name would name the jobs file's directory */
+      const char *empty = csv && !*g_strstrip(csv)       ? "workload"
+                          : astra && !*g_strstrip(astra) ? "astra"
+                                                         : NULL;
+
+      if (empty) {
+        g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                    "%s: %s: an empty file name (expected a path)", where,
+                    empty);
+        return FALSE;
+      }
+    }
     if (csv && !g_path_is_absolute(csv)) {
       char *p = g_build_filename(dir, csv, NULL);
       g_free(csv);

@@ -89,15 +89,20 @@ static gboolean dragonfly_build(TopoSystem *sys, GKeyFile *kf,
   PortTarget *pt;
   guint32 *cursor;
 
-  (void)kf; /* its keys are [scaleout]'s, read before */
   (void)source;
-  if (!a || !p || !h || !g)
-    return topo_error(error, TOPO_ERROR_CONFLICT, where,
-                      !a   ? "routers_per_group"
+  if (!a || !p || !h || !g) {
+    const char *key = !a   ? "routers_per_group"
                       : !p ? "terminals_per_router"
                       : !h ? "global_links_per_router"
-                           : "groups",
-                      "missing: a dragonfly needs a, p, h and g");
+                           : "groups";
+
+    /* its keys are [scaleout]'s, read before: 0 given, or none */
+    return topo_error(error, TOPO_ERROR_CONFLICT, where, key,
+                      g_key_file_has_key(kf, "scaleout", key, NULL)
+                          ? "0: expected at least 1 (a dragonfly needs a, p, "
+                            "h and g)"
+                          : "missing: a dragonfly needs a, p, h and g");
+  }
   if (g < 2)
     return topo_error(error, TOPO_ERROR_CONFLICT, where, "groups",
                       "a dragonfly needs 2 groups");

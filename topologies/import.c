@@ -1732,9 +1732,27 @@ char *topo_import(const char *text, gsize len, const char *source,
                   GError **error)
 {
   TopoImportOptions none = {0};
+  g_autofree char *plain = NULL;
 
   if (!opt)
     opt = &none;
+  /* a dump saved on Windows: its byte order mark skipped and its CRLF line
+   * ends read as LF (the lines stay where they were, for the messages) */
+  if (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0) {
+    text += 3;
+    len -= 3;
+  }
+  if (memchr(text, '\r', len)) {
+    gsize n = 0;
+
+    plain = g_malloc(len + 1);
+    for (gsize i = 0; i < len; i++)
+      if (!(text[i] == '\r' && i + 1 < len && text[i + 1] == '\n'))
+        plain[n++] = text[i];
+    plain[n] = '\0';
+    text = plain;
+    len = n;
+  }
   if (format == TOPO_IMPORT_AUTO)
     format = topo_import_detect(text, len);
   if (!check_text(text, len, source, format, error))

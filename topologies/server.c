@@ -212,19 +212,28 @@ static gboolean parse_pairs(TopoServerSpec *s, const char *where,
   for (guint i = 0; parts[i]; i++) {
     guint32 t[3];
     char *p = g_strstrip(parts[i]);
-    unsigned a, b, n;
-    int used = 0;
-    if (sscanf(p, "%u-%u:%u%n", &a, &b, &n, &used) != 3 || p[used] != '\0' ||
-        a >= s->gpus || b >= s->gpus || a == b || n == 0) {
+    const char *dash = strchr(p, '-'), *colon = strchr(p, ':');
+    g_autofree char *sa = dash ? g_strndup(p, (gsize)(dash - p)) : NULL;
+    g_autofree char *sb = dash && colon && colon > dash
+                              ? g_strndup(dash + 1, (gsize)(colon - dash - 1))
+                              : NULL;
+    guint64 a = 0, b = 0, n = 0;
+
+    /* digits only (sscanf's %u took "-2" as 4294967294) */
+    if (!sa || !sb ||
+        !g_ascii_string_to_unsigned(sa, 10, 0, G_MAXUINT32, &a, NULL) ||
+        !g_ascii_string_to_unsigned(sb, 10, 0, G_MAXUINT32, &b, NULL) ||
+        !g_ascii_string_to_unsigned(colon + 1, 10, 1, 64, &n, NULL) ||
+        a >= s->gpus || b >= s->gpus || a == b) {
       g_set_error(error, TOPO_ERROR, TOPO_ERROR_VALUE,
                   "%s nvlink_pairs: '%s' is not GPU-GPU:LINKS with two "
-                  "different GPUs below %u and LINKS >= 1, e.g. 0-1:2",
+                  "different GPUs below %u and LINKS from 1 to 64, e.g. 0-1:2",
                   where, p, s->gpus);
       return FALSE;
     }
-    t[0] = a;
-    t[1] = b;
-    t[2] = n;
+    t[0] = (guint32)a;
+    t[1] = (guint32)b;
+    t[2] = (guint32)n;
     g_array_append_vals(s->pairs, t, 1);
   }
   return TRUE;

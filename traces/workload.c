@@ -441,8 +441,9 @@ static gboolean read_row(Reader *r, TrcWorkload *w, GHashTable *index_of,
     if (!sim_size_parse(f[COL_SIZE], &o->bytes, &e) || o->bytes == 0 ||
         o->bytes > TRC_MAX_BYTES)
       return fail(error, r, COL_SIZE, f[COL_SIZE],
-                  "expected bytes above 0, at most 2^50 (1P: no collective "
-                  "of a step moves more; e.g. 16777216 or 16M)");
+                  "expected bytes above 0, at most 2^50 = 1125899906842624 "
+                  "(1 PiB: no collective of a step moves more), with an "
+                  "optional K, M, G or T suffix (e.g. 16777216 or 16M)");
     if (f[COL_COMPUTE][0] != '\0')
       return fail(error, r, COL_COMPUTE, f[COL_COMPUTE],
                   "a collective has no compute time: expected an empty "

@@ -791,11 +791,12 @@ gboolean nccl_select(const NcclComm *c, NcclColl coll, guint64 bytes,
     }
   }
   if (best_a < 0) {
-    g_set_error(error, COLL_ERROR, COLL_ERROR_CONFLICT,
-                "no NCCL algorithm and protocol allowed by the choice can run "
-                "%s on this system (%u ranks, %u nodes); --explain lists why "
-                "each is off",
-                nccl_coll_name(coll), c->nranks, c->nnodes);
+    g_set_error(
+        error, COLL_ERROR, COLL_ERROR_CONFLICT,
+        "no NCCL algorithm and protocol allowed by the choice can run "
+        "%s on this system (%u ranks, %u nodes); ifsim run --explain lists why "
+        "each is off",
+        nccl_coll_name(coll), c->nranks, c->nnodes);
     return FALSE;
   }
   out->algo = (NcclAlgo)best_a;

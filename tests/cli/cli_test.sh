@@ -461,6 +461,17 @@ expect 0 "Network: explicit, 1 plane(s): 2 leaves, 2 spines" topo --import "$DAT
 # what topo -m does not state: assumed aloud, or given
 expect 0 "ifsim: topo: import: ASSUMED: GPUs on pcie5-x16" topo --import "$DATA/real/rtx2080ti_x2_autodl_spaces.txt"
 expect 0 "Per GPU: scale-up 15.8 GB/s" topo --import "$DATA/real/rtx2080ti_x2_autodl_spaces.txt" --import-pcie pcie3-x16
+# a dump saved on Windows (CRLF line ends, a byte order mark) imports as
+# the same dump does
+crlf_dir=$(mktemp -d)
+sed 's/$/\r/' "$DATA/smi_dgx_h100.txt" >"$crlf_dir/crlf.txt"
+(printf '\357\273\277'; cat "$DATA/smi_dgx_h100.txt") >"$crlf_dir/bom.txt"
+expect 0 "Servers: 1 x 8 GPUs = 8 GPUs" topo --import "$crlf_dir/crlf.txt"
+expect 0 "Servers: 1 x 8 GPUs = 8 GPUs" topo --import "$crlf_dir/bom.txt"
+printf '[job a]\nworkload = \n' >"$crlf_dir/jobs.ini"
+expect 2 "jobs.ini: [job a]: workload: an empty file name (expected a path)" replay --jobs "$crlf_dir/jobs.ini"
+rm -rf "$crlf_dir"
+expect 2 "--import-nvlink: 'pcie5-x16' is a pcie link (expected an NVLink model" topo --import "$DATA/smi_dgx_h100.txt" --import-nvlink pcie5-x16
 # an import option the dump's format does not read is an error, not dropped
 expect 2 "smi_dgx_h100.txt: --import-server is not read from an nvidia-smi topo -m dump (it applies to an ibnetdiscover dump)" topo --import "$DATA/smi_dgx_h100.txt" --import-server hgx-b200
 expect 2 "nccl_topo_h100.xml: --import-pcie is not read from an NCCL topology XML dump (it applies to an nvidia-smi topo -m dump)" topo --import "$DATA/nccl_topo_h100.xml" --import-pcie pcie3-x16
