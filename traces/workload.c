@@ -126,6 +126,31 @@ gboolean trc_workload_validate(const TrcWorkload *w, GError **error)
   }
   if (ids)
     g_hash_table_destroy(ids);
+  if (ok) {
+    /* a stage's compute runs in turn: its sum bounds the step from below,
+     * and past 2^61 ps (26 days) the step would pass the simulation's
+     * horizon (2^62 ps) with its collectives; said here, with the file,
+     * not as the engine's overflow */
+    g_autofree guint64 *sum = g_new0(guint64, w->pp);
+
+    for (guint32 i = 0; i < w->n_ops; i++) {
+      const TrcOp *o = &w->ops[i];
+
+      for (guint32 st = 0; o->compute && st < w->pp; st++)
+        if (o->stage < 0 || (guint32)o->stage == st)
+          sum[st] += o->compute_ps;
+    }
+    for (guint32 st = 0; st < w->pp && ok; st++) {
+      if (sum[st] > TRC_MAX_COMPUTE_PS * 2) {
+        g_set_error(error, TRC_ERROR, TRC_ERROR_RANGE,
+                    "%s: stage %u's compute ops add up to %.0f s, past what "
+                    "a step can take (2^61 ps, 26 days, leaves room for its "
+                    "collectives below the simulation's 2^62 ps)",
+                    w->source, st, (double)sum[st] / 1e12);
+        ok = FALSE;
+      }
+    }
+  }
   return ok;
 }
 
@@ -595,7 +620,10 @@ TrcWorkload *trc_workload_load_csv_data(const char *data, gsize len,
     w->n_ops++;
   }
   trc_csv_clear(&csv);
-  g_assert(trc_workload_validate(w, NULL));
+  /* each row was checked as read; what is left is the whole workload's
+   * (a stage's compute sum) */
+  if (!trc_workload_validate(w, error))
+    return NULL;
   return g_steal_pointer(&w);
 }
 

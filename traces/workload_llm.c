@@ -819,6 +819,11 @@ TrcWorkload *trc_llm_generate(const TrcLlmParams *p, GError **error)
     trc_workload_free(w);
     return NULL;
   }
-  g_assert(trc_workload_validate(w, NULL));
+  /* each op was checked as made; what is left is the whole step's (a
+   * stage's compute sum) */
+  if (!trc_workload_validate(w, error)) {
+    trc_workload_free(w);
+    return NULL;
+  }
   return w;
 }

@@ -75,6 +75,10 @@ expect 0 "ifsim: note: 3 sizes below 32 B (one float per rank of an AllGather) s
 # a root for a collective without one is an error, not dropped
 expect 2 "ifsim: run: -r: AllReduce has no root (Broadcast and Reduce have one)" run -b 1K -e 1K -r 3
 expect 2 "ifsim: run: -r: 8 is not a rank (0 to 7)" run -b 1K -e 1K -c broadcast -r 8
+# a step whose compute adds up past the simulation's horizon: said with
+# its source, not the engine's overflow (and the generator no longer
+# asserts on it)
+expect 2 "--llm: generated: stage 1's compute ops add up to 3063635 s, past what a step can take" replay --llm "layers=200,hidden=8192,ffn=32768,vocab=32000,seq=8192,mbs=1,microbatches=64,tp=4,pp=2,dp=1,tflops=0.01,mfu=0.01,optimizer_us=100"
 # an empty file name is refused naming the option it was given to
 expect 2 "ifsim: run: --csv: '' is an empty file name (expected a path)" run -b 1M -e 1M --csv ""
 expect 2 "ifsim: run: --csv: '' is an empty file name (expected a path)" run -b 1M -e 1M --csv=
