@@ -229,9 +229,11 @@ char *val_meas_csv(const ValMeasurements *m)
 {
   GString *s = g_string_new(VAL_MEAS_MAGIC "\n");
 
+  /* a key without a value says nothing, and reads back as an error */
   for (guint i = 0; i < m->keys->len; i++)
-    g_string_append_printf(s, "# %s = %s\n", (char *)m->keys->pdata[i],
-                           (char *)m->values->pdata[i]);
+    if (((char *)m->values->pdata[i])[0] != '\0')
+      g_string_append_printf(s, "# %s = %s\n", (char *)m->keys->pdata[i],
+                             (char *)m->values->pdata[i]);
   for (guint c = 0; c < N_COLUMNS; c++)
     g_string_append_printf(s, "%s%s", c ? "," : "", columns[c]);
   g_string_append_c(s, '\n');
@@ -318,6 +320,15 @@ static gboolean check_header_value(const char *key, const char *value,
   g_autoptr(GError) why = NULL;
   guint32 version;
 
+  /* a key is there to say something: an empty value is a line left
+   * unfinished, and what it stands for (a GPU model, a count) unknown */
+  if (value[0] == '\0') {
+    g_set_error(error, VAL_ERROR, VAL_ERROR_PARSE,
+                "%s:%u: '# %s =' has no value (expected '# %s = VALUE', or "
+                "no line for what is not known)",
+                name, line, key, key);
+    return FALSE;
+  }
   if (strcmp(key, "gpus_per_process") == 0 &&
       !g_ascii_string_to_unsigned(value, 10, 1, 1024, NULL, NULL)) {
     g_set_error(error, VAL_ERROR, VAL_ERROR_PARSE,

@@ -343,7 +343,8 @@ gboolean nccl_p2p_level_parse(const char *disable, const char *level,
   }
   g_set_error(error, COLL_ERROR, COLL_ERROR_VALUE,
               "NCCL_P2P_LEVEL='%s': expected LOC, NVL, NVB, C2C, PIX, PXB, "
-              "P2C, PXN, PHB, SYS or a number 0-5",
+              "P2C, PXN, PHB, SYS or a number (0-5; NCCL reads a larger "
+              "one as 5, SYS)",
               level);
   return FALSE;
 }

@@ -182,7 +182,7 @@ expect 0 "  -> NVLS/Simple on 16 channels" run -b 1G -e 1G --explain
 export NCCL_P2P_DISABLE=yes
 expect 2 "NCCL_P2P_DISABLE='yes': expected 0 or 1" run
 export NCCL_P2P_DISABLE=0 NCCL_P2P_LEVEL=NEAR
-expect 2 "NCCL_P2P_LEVEL='NEAR': expected LOC, NVL, NVB, C2C, PIX, PXB, P2C, PXN, PHB, SYS or a number 0-5" run
+expect 2 "NCCL_P2P_LEVEL='NEAR': expected LOC, NVL, NVB, C2C, PIX, PXB, P2C, PXN, PHB, SYS or a number (0-5; NCCL reads a larger one as 5, SYS)" run
 unset NCCL_P2P_DISABLE NCCL_P2P_LEVEL
 # NCCL_MIN_CTAS / NCCL_MAX_CTAS with NCCL_MIN/MAX_NCHANNELS: the larger
 # minimum, the smaller maximum (graph/connect.cc)

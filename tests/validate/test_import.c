@@ -517,6 +517,9 @@ static const struct {
     {"csv_size_huge.csv",
      ":12: size_bytes: expected a size in bytes from 1, found "
      "'18446744073709551616'"},
+    {"csv_empty_value.csv",
+     ":2: '# gpu =' has no value (expected '# gpu = VALUE', or no line for "
+     "what is not known)"},
     {"csv_size_zero.csv",
      ":13: size_bytes: expected a size in bytes from 1, found '0'"},
     {"csv_test_too_long.csv",
