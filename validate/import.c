@@ -358,6 +358,34 @@ static gboolean hint_line(const char *line, char **key, char **value)
   return TRUE;
 }
 
+/* Each hint once: a second "# key = value" of a key would win over the
+ * first without a word.  FALSE, with the two lines, when one repeats. */
+static gboolean hints_once(const ValText *t, GError **error)
+{
+  g_autoptr(GHashTable) seen =
+      g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+
+  for (guint i = 0; i < t->n; i++) {
+    char *k = NULL, *v = NULL;
+
+    if (!hint_line(t->lines[i], &k, &v))
+      continue;
+    g_free(v);
+    if (g_hash_table_contains(seen, k)) {
+      guint first = GPOINTER_TO_UINT(g_hash_table_lookup(seen, k));
+
+      val__fail(error, t->name, i + 1,
+                "'# %s' is given twice (first at line %u): expected each "
+                "hint once",
+                k, first);
+      g_free(k);
+      return FALSE;
+    }
+    g_hash_table_insert(seen, k, GUINT_TO_POINTER(i + 1));
+  }
+  return TRUE;
+}
+
 guint val__hint_line(const ValText *t, const char *key)
 {
   guint line = 0;
@@ -634,6 +662,10 @@ ValMeasurements *val_import_given(const char *name, const char *text, gsize len,
   if (!val__text_init(&t, name, text, len, error))
     return NULL;
   t.given = given;
+  if (!hints_once(&t, error)) {
+    val__text_clear(&t);
+    return NULL;
+  }
   if (looks_nccltests(&t))
     m = val__import_nccltests_text(&t, error);
   else if (looks_p2p(&t))

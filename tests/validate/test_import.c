@@ -807,6 +807,9 @@ static const struct {
     {"ref_perftest_lat_nan.csv",
      ":8: t_typical_us: expected a number, found 'NaN'"},
     {"ref_perftest_mode_hint.csv", ":2: '# mode = cuda': expected host or gpu"},
+    {"ref_perftest_mode_twice.csv",
+     ":3: '# mode' is given twice (first at line 1): expected each hint "
+     "once"},
     {"ref_perftest_negative.csv",
      ":2: bw_average_Gbps: expected a number >= 0, found '-0.11'"},
     {"ref_perftest_test_hint.csv",
