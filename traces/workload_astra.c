@@ -204,6 +204,11 @@ static gboolean parse_comm(const char *path, const Tok *type, const Tok *size,
   if (!parse_u64(size->text, &c->bytes))
     return tok_error(error, path, size, "expected a size in bytes");
   if (g_str_equal(t, "NONE")) {
+    /* no collective moves those bytes: a size there would be dropped */
+    if (c->bytes != 0)
+      return tok_error(error, path, size,
+                       "comm type NONE moves nothing: expected 0 (or name "
+                       "the collective that moves these bytes)");
     c->none = TRUE;
     return TRUE;
   }

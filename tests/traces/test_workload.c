@@ -586,6 +586,9 @@ START_TEST(test_astra_errors)
        "'ALLGATHER_XY': unknown comm type"},
       {"DATA all_gpus: 4\n1\nx -1 -5 NONE 0 1 NONE 0 1 NONE 0 1\n",
        "'-5': expected a whole number of ticks"},
+      /* bytes with no collective to move them would be dropped */
+      {"DATA all_gpus: 4\n1\nx -1 1 NONE 0 1 NONE 5 1 ALLREDUCE 8 1\n",
+       "'5': comm type NONE moves nothing: expected 0"},
   };
   g_autofree char *dir = g_dir_make_tmp("ifsim-astra-XXXXXX", NULL);
 
