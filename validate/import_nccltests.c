@@ -1293,6 +1293,22 @@ ValMeasurements *val__import_nccltests_json(const char *name, const char *text,
     val__set_gpus(m, gpus);
   }
   args = jget(root, "args");
+  /* the command line, as nccl-tests writes it: a list of strings (the
+   * program first); another shape is not read past unseen */
+  if (args && !JSON_NODE_HOLDS_NULL(args)) {
+    gboolean strings = JSON_NODE_HOLDS_ARRAY(args);
+
+    for (guint i = 0;
+         strings && i < json_array_get_length(json_node_get_array(args)); i++)
+      strings =
+          jstr(json_array_get_element(json_node_get_array(args), i)) != NULL;
+    if (!strings) {
+      val__fail(error, name, 0,
+                "JSON \"args\": expected the command line, a list of "
+                "strings (the test program first)");
+      return NULL;
+    }
+  }
   if (args && JSON_NODE_HOLDS_ARRAY(args) &&
       json_array_get_length(json_node_get_array(args)) > 0) {
     const char *a0 = jstr(json_array_get_element(json_node_get_array(args), 0));

@@ -607,6 +607,8 @@ static const struct {
      ":19: JSON: more after the document ends (a second document?)"},
     {"json_duplicate_key.json",
      ":2: JSON: key \"nthreads\" twice in one object"},
+    {"json_args_not_list.json",
+     ": JSON \"args\": expected the command line, a list of strings"},
     {"json_config_null.json", "JSON config: expected an object"},
     {"json_device_rank_twice.json",
      "JSON devices[3].rank: expected a rank from 0 to 7, each once"},
