@@ -617,6 +617,19 @@ static char *import_smi(const char *text, gsize len, const char *source,
                   source, li + 1, x);
       return NULL;
     }
+    /* two NICs of one name are one device listed twice: a dump edited by
+     * hand, or two machines' legends pasted together */
+    for (guint k = 0; k < names->len; k++) {
+      if (strcmp(names->pdata[k], p + 2) == 0) {
+        g_autofree char *d = topo_import_excerpt(p + 2);
+
+        g_set_error(error, TOPO_ERROR, TOPO_ERROR_CONFLICT,
+                    "%s:%u: %s is named %s, as an earlier NIC of the legend "
+                    "is: expected a device name once",
+                    source, li + 1, x, d);
+        return NULL;
+      }
+    }
     legend_line[i] = li + 1;
     g_ptr_array_add(names, g_strdup(p + 2));
   }
