@@ -461,6 +461,8 @@ typedef struct {
   int size, type, redop, root;
   int group[2]; /* index of the time column of each group, -1 if absent */
   int wrong[2]; /* index of each group's #wrong column, -1 if absent */
+  int maxerr[2]; /* index of each group's "error" column (older nccl-tests:
+                    the largest error of the result), -1 if absent */
   char layout[160];
 } NcclHeader;
 
@@ -479,6 +481,7 @@ static gboolean parse_header(GStrv tok, NcclHeader *h)
   h->type = h->redop = h->root = -1;
   h->group[0] = h->group[1] = -1;
   h->wrong[0] = h->wrong[1] = -1;
+  h->maxerr[0] = h->maxerr[1] = -1;
   for (guint i = 0; i < n; i++) {
     if (g_str_equal(tok[i], "timestamp")) {
       h->ncols--;
@@ -496,6 +499,8 @@ static gboolean parse_header(GStrv tok, NcclHeader *h)
              g_str_equal(tok[i + 2], "busbw")) {
       if (i + 3 < n && g_str_equal(tok[i + 3], "#wrong"))
         h->wrong[g] = (int)i + 3;
+      else if (i + 3 < n && g_str_equal(tok[i + 3], "error"))
+        h->maxerr[g] = (int)i + 3;
       h->group[g++] = (int)i;
     }
   }
@@ -562,6 +567,20 @@ static gboolean parse_row(const char *name, guint line, GStrv tok,
     if (h->wrong[k] >= 0 &&
         !check_wrong(name, line, ww[k], tok[h->wrong[k]], error))
       return FALSE;
+    if (h->maxerr[k] >= 0 && !g_str_equal(tok[h->maxerr[k]], "N/A")) {
+      double e;
+      g_autofree char *x = NULL;
+
+      /* its size depends on the type (a bfloat16 sum's rounding is not a
+       * float's): read as a number, not judged */
+      if (!val_cell_double(tok[h->maxerr[k]], &e) || e < 0) {
+        x = val__excerpt(tok[h->maxerr[k]]);
+        return val__fail(error, name, line,
+                         "%s error: expected the result's largest error, a "
+                         "number >= 0 (or N/A), found '%s'",
+                         k ? "in-place" : "out-of-place", x);
+      }
+    }
     r->has[k] = TRUE;
   }
   return TRUE;

@@ -660,6 +660,9 @@ static const struct {
     {"perftest_duplicate_size.txt",
      ":52: verbs write_bw gpu mlx5_0 -> remote, ranks 1, 65536 bytes again "
      "(line 51 has it)"},
+    {"nccltests_old_error_nan.txt",
+     ":16: out-of-place error: expected the result's largest error, a number "
+     ">= 0 (or N/A), found 'nan'"},
     {"perftest_inf_latency.txt", ":24: t_max: expected a number, found 'inf'"},
     {"perftest_lat_avg_nan.txt", ":18: t_avg: expected a number, found 'nan'"},
     {"perftest_bw_extra_column.txt",
