@@ -586,6 +586,25 @@ static gboolean parse_row(const char *name, guint line, GStrv tok,
   return TRUE;
 }
 
+/* A second place that names the test (the command line, "Collective
+ * test concluded") must name the one the first did: two runs pasted
+ * together, or an edited log, are not one measurement. */
+static gboolean names_agree(const char *first, guint first_line,
+                            const char *tool, const char *name, guint line,
+                            GError **error)
+{
+  const char *coll = val__nccl_collective(tool);
+  g_autofree char *x = NULL;
+
+  if (!first || !coll || strcmp(first, coll) == 0)
+    return TRUE;
+  x = val__excerpt(tool);
+  return val__fail(error, name, line,
+                   "'%s' is another test than line %u's %s: expected the "
+                   "output of one nccl-tests run",
+                   x, first_line, first);
+}
+
 /* NCCL_VERSION_CODE (2.9 on: major*10000 + minor*100 + patch). */
 static char *version_from_code(long code)
 {
@@ -669,6 +688,7 @@ ValMeasurements *val__import_nccltests_text(const ValText *t, GError **error)
   gboolean have_header = FALSE;
   guint max_rank = 0, max_rank_line = 0, n_rank_lines = 0;
   const char *from_name = NULL;
+  guint from_line = 0; /* where from_name was read */
 
   for (guint i = 0; i < t->n; i++) {
     const char *l = t->lines[i], *s;
@@ -765,7 +785,10 @@ ValMeasurements *val__import_nccltests_text(const ValText *t, GError **error)
       const char *colon = strchr(s, ':');
       g_auto(GStrv) v = val__tokens(colon ? colon + 1 : "");
       if (v[0] && val__nccl_collective(v[0])) {
+        if (!names_agree(from_name, from_line, v[0], t->name, line, error))
+          return NULL;
         from_name = val__nccl_collective(v[0]);
+        from_line = line;
         g_free(tool);
         tool = g_strdup(v[0]);
       } else if (v[0]) {
@@ -899,9 +922,14 @@ ValMeasurements *val__import_nccltests_text(const ValText *t, GError **error)
       continue;
     }
     /* the command line, when it was logged: ".../all_reduce_perf -b 8" */
-    for (guint j = 0; tok[j] && !from_name; j++)
+    for (guint j = 0; tok[j]; j++)
       if (strstr(tok[j], "_perf") && val__nccl_collective(tok[j])) {
+        if (!names_agree(from_name, from_line, tok[j], t->name, line, error))
+          return NULL;
+        if (from_name)
+          break;
         from_name = val__nccl_collective(tok[j]);
+        from_line = line;
         g_free(tool);
         tool = g_strdup(strrchr(tok[j], '/') ? strrchr(tok[j], '/') + 1
                                              : tok[j]);

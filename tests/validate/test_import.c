@@ -660,6 +660,9 @@ static const struct {
     {"perftest_duplicate_size.txt",
      ":52: verbs write_bw gpu mlx5_0 -> remote, ranks 1, 65536 bytes again "
      "(line 51 has it)"},
+    {"nccltests_two_tests.txt",
+     ":28: 'all_reduce_perf' is another test than line 1's allgather: "
+     "expected the output of one nccl-tests run"},
     {"nccltests_old_error_nan.txt",
      ":16: out-of-place error: expected the result's largest error, a number "
      ">= 0 (or N/A), found 'nan'"},
