@@ -96,11 +96,16 @@ expect 2 "gnuplot ended without drawing anything" plot "$(dirname "$0")/../data/
 unset IFSIM_GNUPLOT
 if [ -e "$fake_dir/out.png" ]; then echo "FAIL: an empty out.png was left"; fails=$((fails + 1)); fi
 # a "gnuplot" that never ends: Ctrl-C ends it and ifsim, 130, nothing left
-printf '#!/bin/sh\ncat >/dev/null\nexec sleep 100\n' >"$fake_dir/slow"
+printf '#!/bin/sh\ntouch "%s/started"\ncat >/dev/null\nexec sleep 100\n' "$fake_dir" >"$fake_dir/slow"
 chmod +x "$fake_dir/slow"
 IFSIM_GNUPLOT="$fake_dir/slow" "$IFSIM" plot "$(dirname "$0")/../data/plot/sweep.csv" -o "$fake_dir/slow.png" 2>"$err" &
 plot_pid=$!
-sleep 1
+# the signal once gnuplot runs (ifsim may start slowly, under valgrind)
+waited=0
+while [ ! -e "$fake_dir/started" ] && [ "$waited" -lt 600 ]; do
+  sleep 0.1
+  waited=$((waited + 1))
+done
 kill -INT "$plot_pid"
 wait "$plot_pid"
 got=$?
