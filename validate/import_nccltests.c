@@ -405,6 +405,15 @@ static ValMeasurements *finish(NcclTable *tb, ValMeasurements *m_in,
       val_meas_add(m, &p);
     }
   }
+  /* rows, but none with a group of values under the header's time,
+   * algbw and busbw: nothing was measured */
+  if (m->points->len == 0) {
+    val__fail(error, tb->name, 0,
+              "no row has a time under the table header's groups (expected "
+              "'size count type redop root time algbw busbw #wrong ...' "
+              "rows)");
+    return NULL;
+  }
   return g_steal_pointer(&m);
 }
 
