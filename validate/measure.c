@@ -364,48 +364,6 @@ static gboolean check_header_value(const char *key, const char *value,
   return TRUE;
 }
 
-/* A row's bandwidths are its size over its median time (twice for a
- * bidir test), and busbw that times nccl-tests' bus factor (a collective)
- * or bw itself: within 2% and the printed digits (an imported table's
- * two decimals).  0 is "not given" (val_meas_add fills it). */
-static gboolean bandwidths_agree(const ValPoint *p, const char *bw_text,
-                                 const char *busbw_text, const char *name,
-                                 guint line, GError **error)
-{
-  double bw = (double)p->size_bytes * (test_is_bidir(p->test) ? 2 : 1) /
-              (p->time_us_median * 1e3);
-  double factor = 1;
-  NcclColl c;
-
-  if (p->probe == VAL_PROBE_NCCL && nccl_coll_parse(p->test, &c))
-    factor = nccl_bus_factor(c, p->ranks);
-  /* (a copy within one GPU reads and writes its memory: the tools count
-   * its bytes once or twice, so its bw is not checked) */
-  gboolean local = p->probe == VAL_PROBE_P2P && strcmp(p->src, p->dst) == 0;
-
-  if (!local && p->bw_GBps > 0 && fabs(p->bw_GBps - bw) > 0.02 * bw + 0.011) {
-    g_set_error(error, VAL_ERROR, VAL_ERROR_PARSE,
-                "%s:%u: bw_GBps %s disagrees with size_bytes over "
-                "time_us_median (%.6g GB/s): expected the bytes moved over "
-                "the median time",
-                name, line, bw_text, bw);
-    return FALSE;
-  }
-  if (p->busbw_GBps > 0 && p->bw_GBps > 0 &&
-      fabs(p->busbw_GBps - p->bw_GBps * factor) >
-          0.02 * p->bw_GBps * factor + 0.011) {
-    g_set_error(error, VAL_ERROR, VAL_ERROR_PARSE,
-                "%s:%u: busbw_GBps %s disagrees with bw_GBps x %.4g (%s): "
-                "expected %.6g",
-                name, line, busbw_text, factor,
-                p->probe == VAL_PROBE_NCCL ? "nccl-tests' bus factor"
-                                           : "busbw is bw here",
-                p->bw_GBps * factor);
-    return FALSE;
-  }
-  return TRUE;
-}
-
 static ValMeasurements *parse_own(const char *name, const char *text,
                                   gsize len, GError **error)
 {
@@ -547,10 +505,6 @@ static ValMeasurements *parse_own(const char *name, const char *text,
     p.time_us_max = d[2];
     p.bw_GBps = d[3];
     p.busbw_GBps = d[4];
-    if (!bandwidths_agree(&p, f[11], f[12], name, line, error)) {
-      ok = FALSE;
-      break;
-    }
     if (!val__point_once(seen, &p, name, line, error)) {
       ok = FALSE;
       break;

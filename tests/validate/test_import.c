@@ -517,12 +517,6 @@ static const struct {
     {"csv_size_huge.csv",
      ":12: size_bytes: expected a size in bytes from 1, found "
      "'18446744073709551616'"},
-    {"csv_bw_disagrees.csv",
-     ":3: bw_GBps 9999 disagrees with size_bytes over time_us_median "
-     "(49.2289 GB/s)"},
-    {"csv_busbw_disagrees.csv",
-     ":3: busbw_GBps 24.16 disagrees with bw_GBps x 1.75 (nccl-tests' bus "
-     "factor): expected 42.28"},
     {"csv_empty_value.csv",
      ":2: '# gpu =' has no value (expected '# gpu = VALUE', or no line for "
      "what is not known)"},
