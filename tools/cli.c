@@ -218,6 +218,7 @@ static gboolean names_file(const char *what)
   return FALSE;
 }
 
+/* Whether name is one of names ("\0a\0b\0": NUL-separated, a NUL first). */
 static gboolean in_names(const GString *names, const char *name)
 {
   for (const char *n = names->str + 1; n < names->str + names->len;
@@ -310,13 +311,7 @@ static gboolean takes_value_short(char c)
 /* "--name" (without "=VALUE") of an option that takes a value. */
 static gboolean takes_value_long(const char *arg)
 {
-  if (!value_longs || strchr(arg, '='))
-    return FALSE;
-  for (const char *n = value_longs->str + 1;
-       n < value_longs->str + value_longs->len; n += strlen(n) + 1)
-    if (strcmp(n, arg + 2) == 0)
-      return TRUE;
-  return FALSE;
+  return value_longs && !strchr(arg, '=') && in_names(value_longs, arg + 2);
 }
 
 /* argv with each short option's attached value split off ("-b8" ->
