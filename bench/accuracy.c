@@ -63,6 +63,7 @@ int main(int argc, char **argv)
   for (guint i = 0; i < n; i++) {
     ValAccuracy *x = &a[i];
     double lo_large, lo_small, lo_ratio, lo_worst_large, lo_worst_small;
+    g_autofree char *fit = NULL;
 
     /* left out first, then in-sample: the table shows the model as it
      * ships */
@@ -95,21 +96,20 @@ int main(int argc, char **argv)
            "median_err_lt1M=%.1f%% worst_lt1M=%.1f%% median_pred/meas=%.2f\n",
            d[i].file, x->median_large * 100, x->worst_large * 100,
            x->median_small * 100, x->worst_small * 100, x->median_ratio);
+    fit = val_fit_describe(&out[i]);
     printf("SUMMARY %s left-out  median_err_ge1M=%.1f%% worst_ge1M=%.1f%% "
            "median_err_lt1M=%.1f%% worst_lt1M=%.1f%% median_pred/meas=%.2f "
-           "(launch %.2f us + %.3f us/channel, net proxy %.2f us, SHM "
-           "duplex %.2f GB/s)\n\n",
+           "(%s)\n\n",
            d[i].file, lo_large * 100, lo_worst_large * 100, lo_small * 100,
-           lo_worst_small * 100, lo_ratio, out[i].launch_us,
-           out[i].launch_per_channel_us, out[i].net_proxy_us,
-           out[i].shm_duplex_GBps);
+           lo_worst_small * 100, lo_ratio, fit);
   }
-  printf("FIT all datasets: launch %.3f us + %.4f us/channel, net proxy "
-         "%.2f us, SHM duplex %.2f GB/s; the model's [nccl] defaults: %.3f + "
-         "%.4f, %.2f, %.2f\n",
-         all.launch_us, all.launch_per_channel_us, all.net_proxy_us,
-         all.shm_duplex_GBps, model.launch_us, model.launch_per_channel_us,
-         model.net_proxy_us, model.shm_duplex_GBps);
+  {
+    g_autofree char *fit_all = val_fit_describe(&all);
+    g_autofree char *fit_model = val_fit_describe(&model);
+
+    printf("FIT all datasets: %s\nFIT the model's [nccl] defaults: %s\n",
+           fit_all, fit_model);
+  }
   printf("POOLED in-sample median_err_ge1M=%.1f%% median_err_lt1M=%.1f%% "
          "(%u and %u sizes)\n",
          val_median(in_large) * 100, val_median(in_small) * 100, in_large->len,

@@ -18,8 +18,8 @@ struct MdlRegistry {
 typedef enum { GROUP_LINK, GROUP_SWITCH, GROUP_NIC, GROUP_NCCL } GroupKind;
 
 #define NOFF(f) offsetof(MdlNcclTuning, f)
-/* host_launch_us, host_launch_per_channel_us, net_proxy_us and
- * shm_duplex_GBps come from data: they are what validate/accuracy.c's
+/* host_launch_us, host_launch_per_channel_us, net_proxy_us,
+ * shm_duplex_GBps and socket_thread_GBps come from data: they are what validate/accuracy.c's
  * val_fit finds over every published dataset bench_accuracy runs
  * (tests/data/reference and reference2, the ANOMALOUS ones left out), to
  * the grid's precision; test_accuracy fails when they drift from that fit,
@@ -27,8 +27,10 @@ typedef enum { GROUP_LINK, GROUP_SWITCH, GROUP_NIC, GROUP_NCCL } GroupKind;
  * that dataset.  The launch pair is set by the one-process (-g N) runs'
  * small sizes (8x A100, 8x H800, 8x RTX 4090, 2x RTX 2080 Ti), the proxy
  * by the multi-node runs (2 and 4 DGX H100 over NDR, 2 OCI A100 over RoCE,
- * 2 GCP B200 over RoCE), the SHM rate by the runs without P2P (2x RTX 2080
- * Ti's five collectives; A40 and DGX A100 GPUs with NCCL_P2P_DISABLE=1). */
+ * 2 GCP B200 over RoCE, 2 L40S pods over TCP), the SHM rate by the runs
+ * without P2P (2x RTX 2080 Ti's five collectives; A40 and DGX A100 GPUs
+ * with NCCL_P2P_DISABLE=1), the socket thread by the one run over TCP (2
+ * L40S pods, NCCL_IB_DISABLE=1). */
 const MdlParamSpec mdl_nccl_params[] = {
     {"ll_efficiency", MDL_PARAM_DOUBLE, NOFF(ll_efficiency), 0.05, 2, NULL, "1",
      "LL protocol rate relative to the model"},
@@ -66,7 +68,7 @@ const MdlParamSpec mdl_nccl_params[] = {
      NOFF(host_launch_per_channel_us), 0, 100, NULL, "0.33",
      "host time each further channel adds to a launch (NCCL prepares and "
      "uploads a channel's work), us"},
-    {"net_proxy_us", MDL_PARAM_DOUBLE, NOFF(net_proxy_us), 0, 100, NULL, "2.10",
+    {"net_proxy_us", MDL_PARAM_DOUBLE, NOFF(net_proxy_us), 0, 100, NULL, "2.05",
      "one action of NCCL's proxy thread in a step over the network (it sees "
      "the GPU's step and posts the RDMA write; with Simple the receiver's "
      "proxy polls the completion, flushes before Hopper and hands the step "
@@ -77,6 +79,11 @@ const MdlParamSpec mdl_nccl_params[] = {
      "without P2P) when its CTA both reads a host buffer and writes one: "
      "the GPU's reads of host memory wait behind its own posted writes, "
      "GB/s"},
+    {"socket_thread_GBps", MDL_PARAM_DOUBLE, NOFF(socket_thread_GBps), 0.1,
+     1000, NULL, "16.0",
+     "what one thread of NCCL's socket transport (TCP, NCCL_IB_DISABLE=1) "
+     "moves through the kernel's sockets, bytes sent and received together: "
+     "each byte is copied by a send() or a recv() on that thread, GB/s"},
     MDL_PARAM_END,
 };
 #undef NOFF

@@ -55,6 +55,9 @@ typedef struct {
   double shm_duplex_GBps; /* a channel's SHM connection whose CTA also
                              reads (or writes) host memory for another
                              (collectives/nccl/plan.c shm_caps) */
+  double socket_thread_GBps; /* bytes one thread moves through the kernel's
+                                TCP, sent and received together (NCCL's
+                                socket transport; plan.c socket_caps) */
 } MdlNcclTuning;
 
 extern const MdlParamSpec mdl_nccl_params[];

@@ -59,12 +59,54 @@ static gboolean env_channels(const char *name, guint32 *out, GError **error)
   return TRUE;
 }
 
+/* An integer from lo to hi in environment variable name, into *out (kept
+ * when the variable is unset or empty). */
+static gboolean env_uint(const char *name, guint32 lo, guint32 hi,
+                         const char *what, guint32 *out, GError **error)
+{
+  const char *v = g_getenv(name);
+  guint64 n;
+
+  if (!v || !*v)
+    return TRUE;
+  if (!g_ascii_string_to_unsigned(v, 10, lo, hi, &n, NULL)) {
+    g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                "environment %s='%s': expected %s from %u to %u", name, v, what,
+                lo, hi);
+    return FALSE;
+  }
+  *out = (guint32)n;
+  return TRUE;
+}
+
+/* NCCL_SOCKET_NTHREADS and NCCL_NSOCKS_PERTHREAD (transport/net_socket.cc
+ * ncclNetSocketGetNsockNthread): helper threads per connection, at most
+ * MAX_THREADS 16, and sockets per thread, NCCL lowering them so that a
+ * connection has at most MAX_SOCKETS 64.  Unset, NCCL reads the NIC's PCI
+ * vendor (2 x 8 on AWS, 4 x 1 on Google's gVNIC, else none: the proxy
+ * thread moves the bytes); ifsim takes none. */
+static gboolean socket_threads(NcclOptions *n, GError **error)
+{
+  guint32 threads = 0, per = 0;
+
+  if (!env_uint("NCCL_SOCKET_NTHREADS", 0, 16,
+                "a thread count (NCCL's MAX_THREADS)", &threads, error) ||
+      !env_uint("NCCL_NSOCKS_PERTHREAD", 0, 64,
+                "a socket count (NCCL's MAX_SOCKETS)", &per, error))
+    return FALSE;
+  if (threads > 0 && threads * per > 64)
+    per = 64 / threads;
+  n->socket_threads = threads;
+  n->socket_socks = threads * per;
+  return TRUE;
+}
+
 /* NCCL_IB_DISABLE and NCCL_NET: which network transport NCCL takes
  * between servers (transport/net_ib/init.cc IB_DISABLE, an integer, any
  * non-zero value disabling; init.cc NCCL_NET, a transport's name).  IB
  * (RDMA over InfiniBand or RoCE, also through Google's gIB plugin) is
- * what ifsim models; the socket transport is refused across servers
- * (NcclOptions.net_socket); other plugins (AWS's EFA) are refused here. */
+ * what ifsim models, and the socket transport (NcclOptions.net_socket);
+ * other plugins (AWS's EFA) are refused here. */
 static gboolean net_transport(NcclOptions *n, GError **error)
 {
   const char *off = g_getenv("NCCL_IB_DISABLE");
@@ -87,12 +129,13 @@ static gboolean net_transport(NcclOptions *n, GError **error)
       n->net_socket = "NCCL_NET=Socket";
     } else if (g_ascii_strcasecmp(net, "IB") != 0 &&
                g_ascii_strcasecmp(net, "gIB") != 0) {
-      g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
-                  "environment NCCL_NET='%s': ifsim models NCCL's IB "
-                  "transport (IB, or Google's gIB plugin: RDMA over "
-                  "InfiniBand or RoCE) and knows its socket transport "
-                  "(Socket); other plugins, as AWS's EFA, are not modelled",
-                  net);
+      g_set_error(
+          error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+          "environment NCCL_NET='%s': ifsim models NCCL's IB "
+          "transport (IB, or Google's gIB plugin: RDMA over "
+          "InfiniBand or RoCE) and its socket transport "
+          "(Socket, TCP); other plugins, as AWS's EFA, are not modelled",
+          net);
       return FALSE;
     } else if (n->net_socket) {
       g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
@@ -102,7 +145,7 @@ static gboolean net_transport(NcclOptions *n, GError **error)
       return FALSE;
     }
   }
-  return TRUE;
+  return socket_threads(n, error);
 }
 
 /* How a knob was given: name's words for it, else its flag. */

@@ -35,11 +35,16 @@
  * NCCL_P2P_DISABLE where they set it; the RTX 2080 Ti pair's driver
  * refuses P2P (its system's gpu_p2p = false).
  *
- * Not here, as ifsim cannot describe their systems yet: sockets
- * (NCCL_IB_DISABLE: the L40S and H200 files), GB300 and GB10 (no
- * template), EFA (summary), the 1024-rank run and the runs whose NICs the
- * source does not state (k8s H100); the OCI GB300 and GCP A4X
- * summaries give one size per run. */
+ * The L40S pair over TCP sets NCCL_IB_DISABLE=1 and NCCL_ALGO=ring, and
+ * runs under mpirun, one rank a node.
+ *
+ * Not here, as ifsim cannot describe their systems yet: the 2-node H200
+ * run with NCCL_IB_DISABLE (its 92 GB/s of busbw is more than sockets
+ * over its one shared NIC carry; the README leaves its transport
+ * unclear), GB300 and GB10 (no template), EFA (summary), the 1024-rank
+ * run and the runs whose NICs the source does not state (k8s H100, the
+ * 4 L40S over RoCE); the OCI GB300 and GCP A4X summaries give one size per
+ * run. */
 #define REF "reference"
 #define REF2 "reference2"
 static const ValDataset datasets[] = {
@@ -138,6 +143,14 @@ static const ValDataset datasets[] = {
      "2.16.2",
      "dgx-a100.ini", "allreduce", 4, 4, 21602, 20, 5, FALSE, "4,5,6,7",
      "NCCL_P2P_DISABLE=1"},
+    /* Over TCP: NCCL's socket transport */
+    {REF2,
+     "nccl_allreduce_2xL40S_2node_1perNode_socketTCP_IBdisabled_AMBIGUOUS_"
+     "redhatOCP.csv",
+     "2x 1 L40S over TCP sockets (NCCL_IB_DISABLE=1, 100GbE assumed), "
+     "AllReduce, MPI -g 1, NCCL 2.27.3",
+     "l40s-tcp-2.ini", "allreduce", 2, 1, 22703, 20, 5, FALSE, NULL,
+     "NCCL_IB_DISABLE=1 NCCL_ALGO=ring"},
 };
 #undef REF
 #undef REF2
@@ -163,10 +176,18 @@ static gboolean dataset_env(const ValDataset *d, NcclOptions *opt,
       disable = v[i] + strlen("NCCL_P2P_DISABLE=");
     else if (g_str_has_prefix(v[i], "NCCL_P2P_LEVEL="))
       level = v[i] + strlen("NCCL_P2P_LEVEL=");
-    else if (*v[i]) {
+    else if (strcmp(v[i], "NCCL_IB_DISABLE=1") == 0)
+      opt->net_socket = "NCCL_IB_DISABLE";
+    else if (g_str_has_prefix(v[i], "NCCL_ALGO=")) {
+      if (!nccl_parse_algos(v[i] + strlen("NCCL_ALGO="), "NCCL_ALGO",
+                            &opt->algos, error)) {
+        g_prefix_error(error, "%s: ", d->file);
+        return FALSE;
+      }
+    } else if (*v[i]) {
       g_set_error(error, VAL_ERROR, VAL_ERROR_VALUE,
-                  "%s: environment '%s': expected NCCL_P2P_DISABLE=... or "
-                  "NCCL_P2P_LEVEL=...",
+                  "%s: environment '%s': expected NCCL_P2P_DISABLE=..., "
+                  "NCCL_P2P_LEVEL=..., NCCL_IB_DISABLE=1 or NCCL_ALGO=...",
                   d->file, v[i]);
       return FALSE;
     }
@@ -216,11 +237,11 @@ static gboolean dataset_options(const ValDataset *d, NcclOptions *opt,
 }
 
 /* Which of a row's calls a simulation fills. */
-typedef enum { CALL_MODEL, CALL_PROXY, CALL_SHM } CallKind;
+typedef enum { CALL_MODEL, CALL_PROXY, CALL_SHM, CALL_SOCKET } CallKind;
 
 /* Simulates every row of a on sys with opt, into each row's call of kind
  * `kind` at `slot` (CALL_MODEL: call_ps; CALL_PROXY: proxy_call_ps[slot];
- * CALL_SHM: shm_call_ps[slot]). */
+ * CALL_SHM: shm_call_ps[slot]; CALL_SOCKET: socket_call_ps[slot]). */
 static gboolean simulate(const TopoSystem *sys, const NcclOptions *opt,
                          NcclColl coll, ValAccuracy *a, CallKind kind,
                          guint slot, GError **error)
@@ -231,6 +252,7 @@ static gboolean simulate(const TopoSystem *sys, const NcclOptions *opt,
     return FALSE;
   a->multi_node = nccl_comm_nodes(comm) > 1;
   a->shm = nccl_comm_uses_shm(comm);
+  a->socket = nccl_comm_uses_socket(comm);
   for (guint i = 0; i < a->rows->len; i++) {
     ValAccuracyRow *r = &g_array_index(a->rows, ValAccuracyRow, i);
     NcclChoice ch;
@@ -246,6 +268,10 @@ static gboolean simulate(const TopoSystem *sys, const NcclOptions *opt,
     }
     if (kind == CALL_SHM) {
       r->shm_call_ps[slot] = st.time_ps;
+      continue;
+    }
+    if (kind == CALL_SOCKET) {
+      r->socket_call_ps[slot] = st.time_ps;
       continue;
     }
     r->call_ps = st.time_ps;
@@ -356,6 +382,7 @@ gboolean val_accuracy_run(const ValDataset *d, const char *root,
     out->model.launch_per_channel_us = t->host_launch_per_channel_us;
     out->model.net_proxy_us = t->net_proxy_us;
     out->model.shm_duplex_GBps = t->shm_duplex_GBps;
+    out->model.socket_thread_GBps = t->socket_thread_GBps;
   }
   /* The proxy's grid and the SHM grid */
   for (guint k = 0; out->multi_node && k <= VAL_FIT_PROXY_MAX; k++)
@@ -365,6 +392,12 @@ gboolean val_accuracy_run(const ValDataset *d, const char *root,
   for (guint k = 0; out->shm && k <= VAL_FIT_SHM_STEPS; k++)
     if (!simulate_at(sys_text, sys_path, "shm_duplex_GBps",
                      VAL_FIT_SHM_GBPS(k), &opt, coll, out, CALL_SHM, k, error))
+      return FALSE;
+  for (guint k = 0; out->socket && k <= VAL_FIT_SOCKET_STEPS + 1; k++)
+    if (!simulate_at(sys_text, sys_path, "socket_thread_GBps",
+                     k <= VAL_FIT_SOCKET_STEPS ? VAL_FIT_SOCKET_GBPS(k)
+                                               : VAL_FIT_SOCKET_NONE,
+                     &opt, coll, out, CALL_SOCKET, k, error))
       return FALSE;
   val_accuracy_retime(out, &out->model);
   return TRUE;
@@ -399,6 +432,22 @@ static double row_call_ps(const ValAccuracy *a, const ValAccuracyRow *r,
 
     call += (1 - f) * (double)r->shm_call_ps[k] +
             f * (double)r->shm_call_ps[k + 1] - (double)r->call_ps;
+  }
+  if (a->socket && fit->socket_thread_GBps != a->model.socket_thread_GBps) {
+    if (fit->socket_thread_GBps >= VAL_FIT_SOCKET_NONE) {
+      call += (double)r->socket_call_ps[VAL_FIT_SOCKET_STEPS + 1] -
+              (double)r->call_ps;
+    } else {
+      double g = CLAMP(fit->socket_thread_GBps, VAL_FIT_SOCKET_GBPS(0),
+                       VAL_FIT_SOCKET_GBPS(VAL_FIT_SOCKET_STEPS));
+      guint k = MIN((guint)((g - VAL_FIT_SOCKET_GBPS(0)) / 2.0),
+                    VAL_FIT_SOCKET_STEPS - 1);
+      double lo = VAL_FIT_SOCKET_GBPS(k), hi = VAL_FIT_SOCKET_GBPS(k + 1);
+      double f = (1 / lo - 1 / g) / (1 / lo - 1 / hi);
+
+      call += (1 - f) * (double)r->socket_call_ps[k] +
+              f * (double)r->socket_call_ps[k + 1] - (double)r->call_ps;
+    }
   }
   return call;
 }
@@ -527,13 +576,20 @@ static void fit_grid(const ValAccuracy *a, const ValDataset *d, guint n,
 }
 
 #define FIT_SHM_STEP_GBPS 0.05
+#define FIT_SOCKET_STEP_GBPS 0.1
 
 void val_fit(const ValAccuracy *a, const ValDataset *d, guint n, guint skip,
              ValFit *out)
 {
   ValFit at = {0};
+  gboolean sockets = FALSE;
 
   val_fit_defaults(&at);
+  /* the socket rate only from runs over sockets: none, none */
+  for (guint i = 0; i < n; i++)
+    sockets |= i != skip && !d[i].anomalous && a[i].socket;
+  if (!sockets)
+    at.socket_thread_GBps = VAL_FIT_SOCKET_NONE;
   for (int turn = 0; turn < 3; turn++) {
     fit_launch(a, d, n, skip, &at);
     fit_grid(a, d, n, skip, &at, &at.net_proxy_us, 0, FIT_PROXY_STEP_US,
@@ -543,6 +599,12 @@ void val_fit(const ValAccuracy *a, const ValDataset *d, guint n, guint skip,
              (guint)lround((VAL_FIT_SHM_GBPS(VAL_FIT_SHM_STEPS) -
                             VAL_FIT_SHM_GBPS(0)) /
                            FIT_SHM_STEP_GBPS));
+    if (sockets)
+      fit_grid(a, d, n, skip, &at, &at.socket_thread_GBps,
+               VAL_FIT_SOCKET_GBPS(0), FIT_SOCKET_STEP_GBPS,
+               (guint)lround((VAL_FIT_SOCKET_GBPS(VAL_FIT_SOCKET_STEPS) -
+                              VAL_FIT_SOCKET_GBPS(0)) /
+                             FIT_SOCKET_STEP_GBPS));
   }
   *out = at;
 }
@@ -556,6 +618,20 @@ void val_fit_defaults(ValFit *out)
   out->launch_per_channel_us = t->host_launch_per_channel_us;
   out->net_proxy_us = t->net_proxy_us;
   out->shm_duplex_GBps = t->shm_duplex_GBps;
+  out->socket_thread_GBps = t->socket_thread_GBps;
+}
+
+char *val_fit_describe(const ValFit *f)
+{
+  g_autofree char *socket =
+      f->socket_thread_GBps >= VAL_FIT_SOCKET_NONE
+          ? g_strdup("none, no dataset fitted runs sockets")
+          : g_strdup_printf("%.1f GB/s", f->socket_thread_GBps);
+
+  return g_strdup_printf("launch %.3f us + %.4f us/channel, net proxy %.2f "
+                         "us, SHM duplex %.2f GB/s, socket thread %s",
+                         f->launch_us, f->launch_per_channel_us,
+                         f->net_proxy_us, f->shm_duplex_GBps, socket);
 }
 
 void val_accuracy_clear(ValAccuracy *a)

@@ -58,11 +58,22 @@ typedef struct {
                              transport, simulated at VAL_FIT_SHM_GBPS(k)
                              for k = 0 .. VAL_FIT_SHM_STEPS and read between
                              them linearly in 1 / rate */
+  double socket_thread_GBps; /* one thread of NCCL's socket transport,
+                                bytes sent and received together: changes
+                                the calls of a dataset over TCP, simulated
+                                at VAL_FIT_SOCKET_GBPS(k) for k = 0 ..
+                                VAL_FIT_SOCKET_STEPS and read between them
+                                in 1 / rate; VAL_FIT_SOCKET_NONE where no
+                                dataset fitted runs sockets: the thread
+                                left out, the NIC's rate alone */
 } ValFit;
 
 #define VAL_FIT_PROXY_MAX 8
 #define VAL_FIT_SHM_STEPS 14
 #define VAL_FIT_SHM_GBPS(k) (0.5 + 0.5 * (k)) /* 0.5 .. 7.5 GB/s */
+#define VAL_FIT_SOCKET_STEPS 15
+#define VAL_FIT_SOCKET_GBPS(k) (2.0 + 2.0 * (k)) /* 2 .. 32 GB/s */
+#define VAL_FIT_SOCKET_NONE 1000.0 /* [nccl] socket_thread_GBps's maximum */
 
 typedef struct {
   guint64 size_bytes;
@@ -74,6 +85,8 @@ typedef struct {
   SimTime call_ps; /* the simulated call with the model's own constants */
   SimTime proxy_call_ps[VAL_FIT_PROXY_MAX + 1]; /* at net_proxy_us = i */
   SimTime shm_call_ps[VAL_FIT_SHM_STEPS + 1];   /* at VAL_FIT_SHM_GBPS(i) */
+  /* at VAL_FIT_SOCKET_GBPS(i), and last at VAL_FIT_SOCKET_NONE */
+  SimTime socket_call_ps[VAL_FIT_SOCKET_STEPS + 2];
 } ValAccuracyRow;
 
 typedef struct {
@@ -85,6 +98,7 @@ typedef struct {
   double bus_factor;
   gboolean multi_node; /* net_proxy_us changes its calls */
   gboolean shm;        /* shm_duplex_GBps changes its calls */
+  gboolean socket;     /* socket_thread_GBps changes its calls */
   ValFit model;        /* the model's own constants */
 } ValAccuracy;
 
@@ -102,12 +116,19 @@ void val_accuracy_retime(ValAccuracy *a, const ValFit *fit);
  * (G_MAXUINT: none) and the ANOMALOUS ones: the least mean |log(predicted
  * / measured)| over every size, found by turns: the launch pair on a grid
  * (then finer grids round the best), net_proxy_us on a 0.05 us grid,
- * shm_duplex_GBps on a 0.05 GB/s grid, three times over.  a: the n datasets' runs, in val_datasets' order. */
+ * shm_duplex_GBps on a 0.05 GB/s grid, socket_thread_GBps on a 0.1 GB/s
+ * grid (VAL_FIT_SOCKET_NONE when no dataset fitted runs sockets), three
+ * times over.  a: the n datasets' runs, in val_datasets' order. */
 void val_fit(const ValAccuracy *a, const ValDataset *d, guint n, guint skip,
              ValFit *out);
 
 /* The model's own constants (its [nccl] defaults). */
 void val_fit_defaults(ValFit *out);
+
+/* A fit's constants in words: "launch 5.080 us + 0.3265 us/channel, net
+ * proxy 2.05 us, SHM duplex 2.00 GB/s, socket thread 16.0 GB/s" (the
+ * socket thread "none" where no dataset fitted runs sockets).  Free it. */
+char *val_fit_describe(const ValFit *f);
 
 void val_accuracy_clear(ValAccuracy *a);
 

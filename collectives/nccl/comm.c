@@ -295,17 +295,6 @@ NcclComm *nccl_comm_new(const TopoSystem *sys, const NcclOptions *opt,
   if (c->nnodes > 1) {
     const MdlLink *port = NULL;
 
-    if (c->opt.net_socket) {
-      /* transport/net_socket.cc: the CPU copies through host memory and
-       * the kernel's TCP, at rates no published run here pins down */
-      g_set_error(error, COLL_ERROR, COLL_ERROR_CONFLICT,
-                  "%s: %u ranks span %u servers, and %s puts NCCL's traffic "
-                  "between them on its socket transport, which ifsim does "
-                  "not model (it would predict RDMA speeds); unset it to "
-                  "predict RDMA",
-                  RANKS_NAME(c), c->nranks, c->nnodes, c->opt.net_socket);
-      goto fail;
-    }
     if (!c->gpu.nic || c->gpu.nics == 0 ||
         topo_system_net(sys) == TOPO_NET_NONE) {
       g_set_error(error, COLL_ERROR, COLL_ERROR_CONFLICT,
@@ -315,6 +304,21 @@ NcclComm *nccl_comm_new(const TopoSystem *sys, const NcclOptions *opt,
       goto fail;
     }
     port = mdl_registry_link(models, c->gpu.nic->port_link);
+    if (c->opt.net_socket) {
+      /* transport/net_socket.cc: TCP over the NIC's Ethernet interface,
+       * its speed what the kernel reports (the port's line rate) */
+      if (port->family != MDL_FAMILY_ROCE) {
+        g_set_error(error, COLL_ERROR, COLL_ERROR_CONFLICT,
+                    "%s: %u ranks span %u servers, and %s puts NCCL's "
+                    "traffic between them on TCP sockets, but the NICs' port "
+                    "link '%s' is not Ethernet (IP over InfiniBand is not "
+                    "modelled)",
+                    RANKS_NAME(c), c->nranks, c->nnodes, c->opt.net_socket,
+                    port->name);
+        goto fail;
+      }
+      c->socket = TRUE;
+    }
     c->nic_GBps = link_GBps(port) * MAX(c->gpu.nic->ports, 1);
     /* Across nodes NCCL's ring search (ncclTopoCompute) gives each NIC one
      * channel at its bandwidth (the NIC's or its PCIe link's, 24 GB/s for
@@ -378,6 +382,11 @@ guint32 nccl_comm_ranks(const NcclComm *comm)
 gboolean nccl_comm_uses_shm(const NcclComm *comm)
 {
   return comm->shm;
+}
+
+gboolean nccl_comm_uses_socket(const NcclComm *comm)
+{
+  return comm->socket;
 }
 
 guint32 nccl_comm_nodes(const NcclComm *comm)

@@ -126,9 +126,15 @@ typedef struct {
    * (nccl_p2p_level_parse): NcclPath + 1; 0: the release's default */
   guint32 p2p_level;
   /* the setting that puts NCCL's traffic between servers on its socket
-   * transport ("NCCL_IB_DISABLE", "NCCL_NET=Socket"), which ifsim does not
-   * model: a communicator across servers is refused naming it; NULL: RDMA */
+   * transport ("NCCL_IB_DISABLE", "NCCL_NET=Socket"): TCP through host
+   * memory (docs/nccl.md); NULL: RDMA */
   const char *net_socket;
+  /* NCCL_SOCKET_NTHREADS and NCCL_NSOCKS_PERTHREAD as the socket transport
+   * takes them (net_socket.cc ncclNetSocketGetNsockNthread: at most 16
+   * threads and 64 sockets a connection); 0 sockets: the proxy thread
+   * moves every connection's bytes itself, the default for NICs other
+   * than AWS's and Google's virtual ones */
+  guint32 socket_threads, socket_socks;
 } NcclOptions;
 
 /* NCCL's path types, nearest first (graph/topo.h PATH_*): two GPUs use P2P
@@ -207,6 +213,8 @@ guint32 nccl_comm_nodes(const NcclComm *comm);
 /* Whether some ranks of a node stage through host memory (NCCL's SHM
  * transport: no P2P between them). */
 gboolean nccl_comm_uses_shm(const NcclComm *comm);
+/* Whether its nodes talk over NCCL's socket transport (TCP). */
+gboolean nccl_comm_uses_socket(const NcclComm *comm);
 /* The system's GPU (fabric node) of rank r, its server and its index in
  * that server. */
 SimNodeId nccl_comm_rank_gpu(const NcclComm *comm, guint32 r);

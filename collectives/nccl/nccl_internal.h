@@ -28,6 +28,8 @@ struct NcclComm {
   NcclPath p2p_level; /* the P2P level in force (NcclOptions.p2p_level, or
                          the release's default for the host) */
   gboolean shm;       /* some ranks of a node stage through host memory */
+  gboolean socket;    /* nodes talk over NCCL's socket transport (TCP through
+                         host memory), not RDMA */
   /* What NCCL's topology search finds (graphs[a] in tuning.cc), per
    * channel, GB/s. */
   guint32 channels;        /* ring and tree channels of the search's graph */

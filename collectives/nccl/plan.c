@@ -87,6 +87,40 @@ static gboolean concat_sets(const SimPathSet *a, const SimPathSet *b,
   return TRUE;
 }
 
+/* The route of a socket connection (transport/net_socket.cc, whose
+ * buffers are host memory, NCCL_PTR_HOST): rank a's GPU writes the step
+ * into a host buffer on its socket, the CPU sends it out of the NIC of
+ * the channel's rail, and rank b's CPU receives it into a host buffer
+ * that b's GPU reads.  No PXN: the data is in host memory already. */
+static gboolean route_socket(NcclPlan *pl, guint32 a, guint32 b, guint32 rail,
+                             SimPathSet *out, GError **error)
+{
+  const NcclComm *c = pl->comm;
+  guint32 sa = nccl_comm_rank_server(c, a), sb = nccl_comm_rank_server(c, b);
+  guint32 rail_gpu = c->local_of[rail % c->ppn];
+  SimNodeId cpu_a = topo_gpu_cpu(pl->sys, sa, nccl_comm_rank_local(c, a));
+  SimNodeId cpu_b = topo_gpu_cpu(pl->sys, sb, nccl_comm_rank_local(c, b));
+  SimNodeId nic_a = topo_nic(pl->sys, sa, topo_gpu_nic(pl->sys, rail_gpu));
+  SimNodeId nic_b = topo_nic(pl->sys, sb, topo_gpu_nic(pl->sys, rail_gpu));
+  SimPathSet legs[4], wire = {.n = 1, .weight = {1.0}}, acc, next;
+
+  if (!topo_route(pl->sys, rank_gpu(pl, a), cpu_a, rank_seed(pl, a), NULL,
+                  &legs[0], error) ||
+      !topo_route(pl->sys, cpu_a, nic_a, rail, NULL, &legs[1], error) ||
+      !topo_route_network(pl->sys, nic_a, nic_b, rail, NULL, &wire.path[0],
+                          error) ||
+      !topo_route(pl->sys, nic_b, cpu_b, rail, NULL, &legs[2], error) ||
+      !topo_route(pl->sys, cpu_b, rank_gpu(pl, b), rank_seed(pl, b), NULL,
+                  &legs[3], error))
+    return FALSE;
+  if (!concat_sets(&legs[0], &legs[1], &acc, error) ||
+      !concat_sets(&acc, &wire, &next, error) ||
+      !concat_sets(&next, &legs[2], &acc, error) ||
+      !concat_sets(&acc, &legs[3], out, error))
+    return FALSE;
+  return TRUE;
+}
+
 /* The route from rank a to rank b as NCCL's connection takes it.  Inside a
  * node: NVLink (sprayed over the NVSwitches) or PCIe.  Across nodes the
  * channel's rail decides: the data goes over NVLink to the rank of the
@@ -125,6 +159,9 @@ static gboolean route_ranks(NcclPlan *pl, guint32 a, guint32 b, guint32 rail,
   } else if (rank_node(pl, a) == rank_node(pl, b)) {
     if (!topo_route(pl->sys, rank_gpu(pl, a), rank_gpu(pl, b), rank_seed(pl, a),
                     NULL, &ps, error))
+      return FALSE;
+  } else if (c->socket) {
+    if (!route_socket(pl, a, b, rail, &ps, error))
       return FALSE;
   } else {
     guint32 via = rank_node(pl, a) * c->ppn + rail % c->ppn;
@@ -170,12 +207,14 @@ static gboolean route_ranks(NcclPlan *pl, guint32 a, guint32 b, guint32 rail,
  * (recvProxyProgress), and before Hopper first flushes it with an RDMA
  * read (ncclTopoNeedFlush: compute capability below 9.0).  LL and LL128
  * lines carry their own flags, which the receiving GPU polls: no receive
- * action. */
+ * action.  Over sockets the send action is the send() of the step (its
+ * size first, then the bytes), the receive its recv(). */
 static guint32 net_proxy_actions(const NcclComm *c, NcclProto p)
 {
   if (p != NCCL_PROTO_SIMPLE)
     return 1;
-  return c->gpu.sm < 90 ? 3 : 2;
+  /* the socket transport's buffers are host memory: no flush */
+  return c->gpu.sm < 90 && !c->socket ? 3 : 2;
 }
 
 /* One proxy action: [nccl] net_proxy_us on an Intel host,
@@ -888,6 +927,57 @@ static void shm_caps(NcclPlan *pl)
   }
 }
 
+/* What a socket connection moves (transport/net_socket.cc).  Every byte
+ * is copied through the kernel by a send() on the sending side and a
+ * recv() on the receiving one, on one thread at [nccl] socket_thread_GBps
+ * (bytes sent and received together).  With no helper sockets (the
+ * default on a NIC that is not AWS's or Google's virtual one) that thread
+ * is the rank's proxy thread, which moves every socket connection of the
+ * rank, both ways: a connection gets the thread's rate shared by the
+ * connections of its busier end.  With NCCL_SOCKET_NTHREADS and
+ * NCCL_NSOCKS_PERTHREAD, each connection has helper threads of its own
+ * and a request is cut into tasks of at least NCCL_SOCKET_MIN_TASKSIZE
+ * (64 KiB) over its sockets, threads taking them in turn: a step of k
+ * tasks runs on min(k, threads) of them.  Marks the socket edges' cap
+ * (per channel: a p2p edge's lanes are connections of their own). */
+static void socket_caps(NcclPlan *pl)
+{
+  const NcclComm *c = pl->comm;
+  NcclEdge *edges = (NcclEdge *)(void *)pl->edges->data;
+  double rate =
+      mdl_registry_nccl(topo_system_models(pl->sys))->socket_thread_GBps * 1e9;
+  g_autofree guint32 *conns = NULL;
+
+  if (!c->socket)
+    return;
+  if (c->opt.socket_socks > 0) {
+    guint64 tasks = MAX((pl->slice + 65535) / 65536, 1);
+
+    rate *= MIN(tasks, c->opt.socket_threads);
+  } else {
+    conns = g_new0(guint32, c->nranks);
+    for (guint32 i = 0; i < pl->edges->len; i++) {
+      if (edges[i].src < c->nranks && edges[i].dst < c->nranks &&
+          rank_node(pl, edges[i].src) != rank_node(pl, edges[i].dst)) {
+        conns[edges[i].src] += MAX(edges[i].lanes, 1);
+        conns[edges[i].dst] += MAX(edges[i].lanes, 1);
+      }
+    }
+  }
+  for (guint32 i = 0; i < pl->edges->len; i++) {
+    NcclEdge *e = &edges[i];
+    double cap = rate;
+
+    if (e->src >= c->nranks || e->dst >= c->nranks ||
+        rank_node(pl, e->src) == rank_node(pl, e->dst))
+      continue;
+    if (conns)
+      cap /= MAX(conns[e->src], conns[e->dst]);
+    cap /= pl->inflate; /* the thread copies LL's and LL128's flags too */
+    e->cap_Bps = MIN(e->cap_Bps > 0 ? e->cap_Bps : pl->cap_Bps, cap);
+  }
+}
+
 /* The proxy threads' queues.  Each rank has one proxy thread, and it
  * progresses every net connection of the call in turn: NCCL's
  * proxyProgress walks its active operations, and sendProxyProgress and
@@ -905,8 +995,9 @@ static void shm_caps(NcclPlan *pl)
  * pair's channels counted as one: the plan spreads every pair over all
  * the channels, where NCCL gives a pair only its p2pnChannelsPerPeer).
  *
- * Fitted (bench_accuracy, net_proxy_us with this count): 2.10 us per
- * action, from 2.35 us when every connection was counted as alone. */
+ * Fitted (bench_accuracy, net_proxy_us with this count): 2.05 us per
+ * action (2.10 before the TCP run joined the fit), from 2.35 us when every
+ * connection was counted as alone. */
 static void proxy_queues(NcclPlan *pl)
 {
   NcclEdge *edges = (NcclEdge *)(void *)pl->edges->data;
@@ -999,6 +1090,7 @@ gboolean nccl_plan_build(NcclPlan *pl, const NcclComm *comm, NcclColl coll,
   }
   if (ok) {
     shm_caps(pl);
+    socket_caps(pl);
     proxy_queues(pl);
   }
   return ok;

@@ -568,6 +568,14 @@ void nccl_tune(NcclComm *c)
           c->off[coll][a][p] = "LL128 is off by default without NVLink";
           continue;
         }
+        /* nor where the network path goes through the CPU (typeInter
+         * beyond PXB; PXN from Hopper): the socket transport's */
+        if (p == NCCL_PROTO_LL128 && c->socket) {
+          c->off[coll][a][p] =
+              "LL128 is off by default over the socket transport (the "
+              "network path goes through the CPU)";
+          continue;
+        }
         c->bus_ch[coll][a][p] = bus / nch;
         if (old_nvls(v, coll, a))
           bus *= 5.0 / 6.0;

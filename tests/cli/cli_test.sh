@@ -198,20 +198,35 @@ expect 2 "the minimum channels (24: NCCL_MIN_NCHANNELS, NCCL_MIN_CTAS) are above
 export NCCL_MIN_CTAS=0
 expect 2 "environment NCCL_MIN_CTAS='0': expected a channel count from 1 to 32" run
 unset NCCL_MIN_CTAS NCCL_MAX_CTAS NCCL_MIN_NCHANNELS
-# NCCL's socket transport between servers is not modelled: refused across
-# servers, not predicted at RDMA speed; inside one server it changes nothing
+# NCCL's socket transport between servers: TCP over the NICs' Ethernet
+# ports, through host memory, one proxy thread moving a rank's bytes
+# (two L40S pods over 100GbE: 8 GB/s, [nccl] socket_thread_GBps 16 over a
+# rank's 2 channels both ways); IP over InfiniBand is refused; inside one
+# server it changes nothing
+L40S="$(dirname "$0")/../data/systems/l40s-tcp-2.ini"
 export NCCL_IB_DISABLE=1
-expect 2 "16 ranks span 2 servers, and NCCL_IB_DISABLE puts NCCL's traffic between them on its socket transport, which ifsim does not model" run -t "$H2" -b 1M -e 1M
+expect 2 "16 ranks span 2 servers, and NCCL_IB_DISABLE puts NCCL's traffic between them on TCP sockets, but the NICs' port link 'ib-ndr-4x' is not Ethernet (IP over InfiniBand is not modelled)" run -t "$H2" -b 1M -e 1M
+expect 0 "  1073741824     268435456     float     sum      -1   134" run -t "$L40S" -b 1G -e 1G
+expect 0 "  Ring          LL128   off: LL128 is off by default without NVLink" run -t "$L40S" -b 1G -e 1G --explain
+# over NVLink inside the node as well, LL128 stays off: the network path
+# goes through the CPU
+expect 0 "  Ring          LL128   off: LL128 is off by default over the socket transport (the network path goes through the CPU)" run -t "$(dirname "$0")/../data/systems/hgx-b200-roce-2.ini" -b 1M -e 1M --explain
+# 4 helper threads a connection: the 100GbE port's 12.25 GB/s binds
+export NCCL_SOCKET_NTHREADS=4 NCCL_NSOCKS_PERTHREAD=1
+expect 0 "  1073741824     268435456     float     sum      -1  87660" run -t "$L40S" -b 1G -e 1G
+export NCCL_SOCKET_NTHREADS=17
+expect 2 "environment NCCL_SOCKET_NTHREADS='17': expected a thread count (NCCL's MAX_THREADS) from 0 to 16" run -t "$L40S"
+unset NCCL_SOCKET_NTHREADS NCCL_NSOCKS_PERTHREAD
 expect 0 "     1048576        262144     float     sum      -1    25.15" run -b 1M -e 1M
 export NCCL_NET=IB
 expect 2 "environment NCCL_NET='IB' asks for RDMA, but NCCL_IB_DISABLE='1' turns it off" run
 unset NCCL_IB_DISABLE
 export NCCL_NET=Socket
-expect 2 "and NCCL_NET=Socket puts NCCL's traffic between them on its socket transport" run -t "$H2" -b 1M -e 1M
+expect 2 "and NCCL_NET=Socket puts NCCL's traffic between them on TCP sockets" run -t "$H2" -b 1M -e 1M
 export NCCL_NET="AWS Libfabric"
 expect 2 "environment NCCL_NET='AWS Libfabric': ifsim models NCCL's IB transport" run -t "$H2"
 export NCCL_NET=gIB
-expect 0 "     1048576        262144     float     sum      -1    52.72" run -t "$H2" -b 1M -e 1M
+expect 0 "     1048576        262144     float     sum      -1    52.52" run -t "$H2" -b 1M -e 1M
 unset NCCL_NET
 expect 2 "--nccl-version: '2.26.x' is not an NCCL version (expected 2.MINOR or 2.MINOR.PATCH, e.g. 2.26.2)" run --nccl-version 2.26.x
 expect 2 "--nccl-version: '3' is not an NCCL version" replay "$(dirname "$0")/../../docs/workload-example.csv" --nccl-version 3
@@ -429,7 +444,7 @@ if [ -e "$swres/bad.csv" ]; then
   echo "FAIL: a failed sweep left its CSV"; fails=$((fails + 1))
 fi
 expect 0 "# point 2 failed: point 2 (run.ranks=6, system.servers=2): run.ranks: 6" sweep -t tiny.ini --vary run.ranks=4,6 --vary system.servers=2,3 -b 1K -e 1K -k
-expect 0 "0,1,AllReduce,1048576,262144,float,sum,-1,182.16" sweep -t tiny.ini --vary "link ib-hdr-4x.cable_m=1,100" -b 1M -e 1M
+expect 0 "0,1,AllReduce,1048576,262144,float,sum,-1,182.01" sweep -t tiny.ini --vary "link ib-hdr-4x.cable_m=1,100" -b 1M -e 1M
 expect 0 "1,10,AllReduce,8,2,float,sum,-1,25.002394" sweep --vary nccl.latency_us=0,10 -b 8 -e 8
 expect 2 "nope.ini: cannot read" sweep nope.ini
 expect 2 "unexpected argument 'b.ini' (one plan file at most)" sweep plan.ini b.ini

@@ -1121,6 +1121,63 @@ START_TEST(test_shm_rates)
 }
 END_TEST
 
+/* NCCL's socket transport (NCCL_IB_DISABLE=1) between two L40S pods on
+ * 100GbE.  Every byte goes through host memory and a CPU thread: by
+ * default the rank's proxy thread, which moves both channels' sends and
+ * receives, at [nccl] socket_thread_GBps (here 8) for all four: 2 GB/s a
+ * connection, 4 GB/s of busbw for the 2-rank AllReduce.  With helper
+ * threads (NCCL_SOCKET_NTHREADS=4, NCCL_NSOCKS_PERTHREAD=1) each
+ * connection has four of its own and the port binds, as over RDMA.  LL
+ * copies its flags too: half the rate.  An InfiniBand port carries no TCP
+ * here: refused. */
+START_TEST(test_socket_rates)
+{
+  static const char pods[] =
+      "[system]\nserver = pod\nservers = 2\n[server pod]\ngpus = 1\n"
+      "sockets = 1\nroot_complex = root-complex-gen4\ngpu_pcie = pcie4-x16\n"
+      "gpu_arch = sm89\nnic = cx6-100g\nnics = 1\n[nic cx6-100g]\n"
+      "based_on = cx6-hdr\nport_link = roce-v2-100g\n[switch eth]\n"
+      "based_on = spectrum4-400g\nport_link = roce-v2-100g\n[scaleout]\n"
+      "topology = fat-tree\nswitch = eth\ntiers = 1\n"
+      "[nccl]\nsocket_thread_GBps = 8\n";
+  g_autoptr(TopoSystem) sys = load_text(pods);
+  g_autoptr(TopoSystem) ib = load_servers("dgx-h100", 2, "quantum2-ndr");
+  NcclOptions proxy = {.net_socket = "NCCL_IB_DISABLE"};
+  NcclOptions helpers = {
+      .net_socket = "NCCL_IB_DISABLE", .socket_threads = 4, .socket_socks = 4};
+  NcclOptions ll = {.net_socket = "NCCL_IB_DISABLE",
+                    .protos = 1u << NCCL_PROTO_LL};
+  NcclOptions ll_rdma = {.protos = 1u << NCCL_PROTO_LL};
+  g_autoptr(NcclComm) c_proxy = comm_of(sys, &proxy);
+  g_autoptr(NcclComm) c_helpers = comm_of(sys, &helpers);
+  g_autoptr(NcclComm) c_rdma = comm_of(sys, NULL);
+  g_autoptr(NcclComm) c_ll = comm_of(sys, &ll);
+  g_autoptr(NcclComm) c_ll_rdma = comm_of(sys, &ll_rdma);
+  g_autoptr(GError) error = NULL;
+  double bw_proxy =
+      busbw(c_proxy, NCCL_COLL_ALLREDUCE, 1024 * MIB, NCCL_EXEC_FLOW, NULL);
+  double bw_helpers =
+      busbw(c_helpers, NCCL_COLL_ALLREDUCE, 1024 * MIB, NCCL_EXEC_FLOW, NULL);
+  double bw_rdma =
+      busbw(c_rdma, NCCL_COLL_ALLREDUCE, 1024 * MIB, NCCL_EXEC_FLOW, NULL);
+  double bw_ll =
+      busbw(c_ll, NCCL_COLL_ALLREDUCE, 64 * MIB, NCCL_EXEC_FLOW, NULL);
+  double bw_ll_rdma =
+      busbw(c_ll_rdma, NCCL_COLL_ALLREDUCE, 64 * MIB, NCCL_EXEC_FLOW, NULL);
+
+  ck_assert(nccl_comm_uses_socket(c_proxy) && !nccl_comm_uses_socket(c_rdma));
+  ck_assert_msg(fabs(bw_proxy - 4.0) < 0.08, "proxy thread %.2f GB/s",
+                bw_proxy);
+  ck_assert_msg(bw_rdma > 11.5 && fabs(bw_helpers - bw_rdma) < 0.02 * bw_rdma,
+                "helper threads %.2f, RDMA %.2f GB/s", bw_helpers, bw_rdma);
+  ck_assert_msg(bw_ll < 2.0 && bw_ll_rdma > 2 * bw_ll,
+                "LL over sockets %.2f, over RDMA %.2f GB/s", bw_ll, bw_ll_rdma);
+  ck_assert(nccl_comm_new(ib, &proxy, &error) == NULL);
+  ck_assert_msg(strstr(error->message, "is not Ethernet (IP over InfiniBand"),
+                "%s", error->message);
+}
+END_TEST
+
 /* NVLink bridges join pairs: two bridged A40s ring over their bridge, but
  * eight cannot close a ring over NVLink, so NCCL's rings take PCIe. */
 START_TEST(test_nvlink_bridge_ring)
@@ -1199,6 +1256,7 @@ Suite *suite_nccl(void)
   tcase_add_test(tc, test_p2p_level_parse);
   tcase_add_test(tc, test_p2p_or_shm);
   tcase_add_test(tc, test_shm_rates);
+  tcase_add_test(tc, test_socket_rates);
   tcase_add_test(tc, test_nvlink_bridge_ring);
   tcase_add_test(tc, test_algo_efficiency);
   suite_add_tcase(s, tc);
