@@ -148,6 +148,28 @@ static gboolean net_transport(NcclOptions *n, GError **error)
   return socket_threads(n, error);
 }
 
+/* NCCL_NET_GDR_LEVEL and NCCL_NET_GDR_READ (graph/paths.cc
+ * ncclTopoCheckGdr): how far a NIC may be from a GPU for GPUDirect RDMA,
+ * and whether sends read GPU memory directly. */
+static gboolean gdr_options(NcclOptions *n, GError **error)
+{
+  const char *read = g_getenv("NCCL_NET_GDR_READ");
+
+  if (!nccl_path_level_parse("environment NCCL_NET_GDR_LEVEL",
+                             g_getenv("NCCL_NET_GDR_LEVEL"), &n->gdr_level,
+                             error))
+    return FALSE;
+  if (read && *read) {
+    if (strcmp(read, "0") != 0 && strcmp(read, "1") != 0) {
+      g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                  "environment NCCL_NET_GDR_READ='%s': expected 0 or 1", read);
+      return FALSE;
+    }
+    n->gdr_read = read[0] == '1' ? 2 : 1;
+  }
+  return TRUE;
+}
+
 /* How a knob was given: name's words for it, else its flag. */
 #define KNOB(key, flag) (name ? name(name_ctx, key) : flag)
 
@@ -214,7 +236,7 @@ gboolean cli_nccl_check(CliNcclOptions *o, NcclOptions *n,
     return FALSE;
   }
   n->collnet = o->collnet || (cn && strcmp(cn, "1") == 0);
-  if (!net_transport(n, error))
+  if (!net_transport(n, error) || !gdr_options(n, error))
     return FALSE;
   return nccl_p2p_level_parse(g_getenv("NCCL_P2P_DISABLE"),
                               g_getenv("NCCL_P2P_LEVEL"), &n->p2p_level, error);

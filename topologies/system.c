@@ -730,6 +730,7 @@ void topo_system_gpu_info(const TopoSystem *sys, TopoGpuInfo *out)
     netsw = mdl_registry_switch(sys->models, sys->scaleout.sw);
   out->sharp = netsw && netsw->reduction == MDL_REDUCE_SHARP;
   out->cpu = topo_server_cpu(s);
+  out->c2c = s->gpu_attach == TOPO_ATTACH_C2C;
 }
 
 TopoNetKind topo_system_net(const TopoSystem *sys)
@@ -778,20 +779,36 @@ SimNodeId topo_gpu_cpu(const TopoSystem *sys, guint32 server, guint32 gpu)
   return server * sys->local_nodes + sys->off_cpu + sys->server->gpu_sock[gpu];
 }
 
-TopoPciPath topo_gpu_pci_path(const TopoSystem *sys, guint32 ga, guint32 gb)
+/* NCCL's PCIe distance between two endpoints of a server, by their leaf
+ * PCIe switches (-1: a root port) and sockets. */
+static TopoPciPath pci_path(const TopoServerSpec *s, gint32 wa, guint32 sa,
+                            gint32 wb, guint32 sb)
 {
-  const TopoServerSpec *s = sys->server;
-  gint32 wa, wb;
-
-  g_assert(ga < s->gpus && gb < s->gpus);
-  wa = s->gpu_sw[ga];
-  wb = s->gpu_sw[gb];
   if (wa >= 0 && wa == wb)
     return TOPO_PCI_PIX;
   if (wa >= 0 && wb >= 0 && s->sw_top[wa] >= 0 &&
       s->sw_top[wa] == s->sw_top[wb])
     return TOPO_PCI_PXB;
-  return s->gpu_sock[ga] == s->gpu_sock[gb] ? TOPO_PCI_PHB : TOPO_PCI_SYS;
+  return sa == sb ? TOPO_PCI_PHB : TOPO_PCI_SYS;
+}
+
+TopoPciPath topo_gpu_pci_path(const TopoSystem *sys, guint32 ga, guint32 gb)
+{
+  const TopoServerSpec *s = sys->server;
+
+  g_assert(ga < s->gpus && gb < s->gpus);
+  return pci_path(s, s->gpu_sw[ga], s->gpu_sock[ga], s->gpu_sw[gb],
+                  s->gpu_sock[gb]);
+}
+
+TopoPciPath topo_gpu_nic_pci_path(const TopoSystem *sys, guint32 gpu,
+                                  guint32 nic)
+{
+  const TopoServerSpec *s = sys->server;
+
+  g_assert(gpu < s->gpus && nic < s->nics);
+  return pci_path(s, s->gpu_attach == TOPO_ATTACH_C2C ? -1 : s->gpu_sw[gpu],
+                  s->gpu_sock[gpu], s->nic_sw[nic], s->nic_sock[nic]);
 }
 
 gboolean topo_gpus_nvlinked(const TopoSystem *sys, guint32 ga, guint32 gb)

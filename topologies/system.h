@@ -111,6 +111,7 @@ typedef struct {
   guint32 nics;            /* per server */
   gboolean sharp;          /* network switches aggregate (IB SHARP) */
   TopoCpu cpu;             /* the host's */
+  gboolean c2c;            /* GPUs reach their socket over NVLink-C2C */
 } TopoGpuInfo;
 
 void topo_system_gpu_info(const TopoSystem *sys, TopoGpuInfo *out);
@@ -149,6 +150,11 @@ typedef enum {
   TOPO_PCI_SYS
 } TopoPciPath;
 TopoPciPath topo_gpu_pci_path(const TopoSystem *sys, guint32 ga, guint32 gb);
+/* The same between a server's GPU and one of its NICs (over PCIe; a GPU
+ * on NVLink-C2C reaches its socket's NICs through its CPU: PHB, or SYS
+ * across sockets). */
+TopoPciPath topo_gpu_nic_pci_path(const TopoSystem *sys, guint32 gpu,
+                                  guint32 nic);
 /* Whether NVLink joins two GPUs of a server (through NVSwitches, a bridge
  * or a direct link). */
 gboolean topo_gpus_nvlinked(const TopoSystem *sys, guint32 ga, guint32 gb);

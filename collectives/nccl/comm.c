@@ -242,6 +242,71 @@ static gboolean nvlink_ring(const NcclComm *c)
   return TRUE;
 }
 
+/* NCCL's path type from local GPU g to its NIC: a GPU on NVLink-C2C
+ * reaches its own socket's NICs by P2C. */
+static NcclPath gpu_nic_path(const NcclComm *c, guint32 g)
+{
+  static const NcclPath of[] = {[TOPO_PCI_PIX] = NCCL_PATH_PIX,
+                                [TOPO_PCI_PXB] = NCCL_PATH_PXB,
+                                [TOPO_PCI_PHB] = NCCL_PATH_PHB,
+                                [TOPO_PCI_SYS] = NCCL_PATH_SYS};
+  TopoPciPath p = topo_gpu_nic_pci_path(c->sys, g, topo_gpu_nic(c->sys, g));
+
+  return c->gpu.c2c && p == TOPO_PCI_PHB ? NCCL_PATH_P2C : of[p];
+}
+
+/* Whether local GPU g and its NIC use GPUDirect RDMA, for the NIC's reads
+ * of GPU memory (sends) or its writes (receives): graph/paths.cc
+ * ncclTopoCheckGdr.  The NIC must support it (its gpudirect); sends only
+ * with NCCL_NET_GDR_READ unset or 1, and unset before Ampere only where
+ * the GPU has NVLink to another (or is alone); and the NIC no farther than
+ * NCCL_NET_GDR_LEVEL (PXB by default), where from 2.27 a NIC on the CPU of
+ * an NVLink-C2C GPU counts as near (NCCL_NET_GDR_C2C, 1 by default; before,
+ * 0). */
+static gboolean gdr_ok(const NcclComm *c, guint32 g, gboolean read)
+{
+  NcclPath level =
+      c->opt.gdr_level ? (NcclPath)(c->opt.gdr_level - 1) : NCCL_PATH_PXB;
+  NcclPath dist = gpu_nic_path(c, g);
+
+  if (!c->gpu.nic->gpudirect || c->socket)
+    return FALSE;
+  if (read && c->opt.gdr_read == 1)
+    return FALSE;
+  if (read && c->opt.gdr_read == 0 && c->gpu.sm < 80 && c->gpu.gpus > 1) {
+    gboolean nvlink = FALSE;
+
+    for (guint32 i = 0; i < c->gpu.gpus && !nvlink; i++)
+      nvlink = i != g && topo_gpus_nvlinked(c->sys, g, i);
+    if (!nvlink)
+      return FALSE;
+  }
+  if (dist == NCCL_PATH_P2C &&
+      (c->opt.nccl_version ? c->opt.nccl_version : NCCL_VERSION_DEFAULT) >=
+          22700)
+    dist = NCCL_PATH_C2C;
+  return dist <= level;
+}
+
+/* The GPUDirect RDMA of a communicator's network connections (every rank's
+ * own NIC, as ifsim's routes leave by it; every server is alike), and
+ * whether the path to the NICs goes through the CPU: when the NIC is no
+ * nearer than the CPU, or when receives have no GPUDirect RDMA, which
+ * ncclTopoComputePaths answers by routing GPU to NIC through the CPU. */
+static void comm_gdr(NcclComm *c)
+{
+  c->gdr_send = c->gdr_recv = TRUE;
+  c->net_via_cpu = c->socket;
+  for (guint32 i = 0; i < c->ppn; i++) {
+    guint32 g = c->local_of[i];
+    gboolean recv = gdr_ok(c, g, FALSE);
+
+    c->gdr_send &= gdr_ok(c, g, TRUE);
+    c->gdr_recv &= recv;
+    c->net_via_cpu |= !recv || gpu_nic_path(c, g) >= NCCL_PATH_PHB;
+  }
+}
+
 /* Whether some pair of a node's ranks stages through host memory. */
 static gboolean comm_any_shm(const NcclComm *c)
 {
@@ -319,6 +384,7 @@ NcclComm *nccl_comm_new(const TopoSystem *sys, const NcclOptions *opt,
       }
       c->socket = TRUE;
     }
+    comm_gdr(c);
     c->nic_GBps = link_GBps(port) * MAX(c->gpu.nic->ports, 1);
     /* Across nodes NCCL's ring search (ncclTopoCompute) gives each NIC one
      * channel at its bandwidth (the NIC's or its PCIe link's, 24 GB/s for

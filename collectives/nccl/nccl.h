@@ -135,6 +135,10 @@ typedef struct {
    * moves every connection's bytes itself, the default for NICs other
    * than AWS's and Google's virtual ones */
   guint32 socket_threads, socket_socks;
+  /* NCCL_NET_GDR_LEVEL (nccl_path_level_parse: NcclPath + 1; 0: PXB, NCCL's
+   * default) and NCCL_NET_GDR_READ (0: unset, NCCL's default; 1: off; 2:
+   * on): where GPUDirect RDMA is used (paths.cc ncclTopoCheckGdr) */
+  guint32 gdr_level, gdr_read;
 } NcclOptions;
 
 /* NCCL's path types, nearest first (graph/topo.h PATH_*): two GPUs use P2P
@@ -162,6 +166,11 @@ typedef enum {
  * NCCL ignores a value it does not know, this fails naming the variable. */
 gboolean nccl_p2p_level_parse(const char *disable, const char *level,
                               guint32 *out, GError **error);
+/* A path level as ncclGetLevel reads one (NCCL_NET_GDR_LEVEL, ...): a path
+ * name or an old number, into *out as NcclPath + 1 (0: unset); name names
+ * the variable in the error. */
+gboolean nccl_path_level_parse(const char *name, const char *level,
+                               guint32 *out, GError **error);
 const char *nccl_path_name(NcclPath p); /* "PHB" */
 
 /* The NCCL release ifsim's cost model follows by default (2.28.9). */

@@ -30,6 +30,11 @@ struct NcclComm {
   gboolean shm;       /* some ranks of a node stage through host memory */
   gboolean socket;    /* nodes talk over NCCL's socket transport (TCP through
                          host memory), not RDMA */
+  gboolean gdr_send;  /* the NIC reads the sender's GPU memory (GPUDirect
+                         RDMA); else the step is staged in host memory */
+  gboolean gdr_recv;  /* the NIC writes the receiver's GPU memory */
+  gboolean net_via_cpu; /* the GPUs' path to their NICs goes through the
+                           CPU (NCCL's typeInter beyond PXB) */
   /* What NCCL's topology search finds (graphs[a] in tuning.cc), per
    * channel, GB/s. */
   guint32 channels;        /* ring and tree channels of the search's graph */

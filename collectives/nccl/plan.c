@@ -87,38 +87,52 @@ static gboolean concat_sets(const SimPathSet *a, const SimPathSet *b,
   return TRUE;
 }
 
-/* The route of a socket connection (transport/net_socket.cc, whose
- * buffers are host memory, NCCL_PTR_HOST): rank a's GPU writes the step
- * into a host buffer on its socket, the CPU sends it out of the NIC of
- * the channel's rail, and rank b's CPU receives it into a host buffer
- * that b's GPU reads.  No PXN: the data is in host memory already. */
-static gboolean route_socket(NcclPlan *pl, guint32 a, guint32 b, guint32 rail,
-                             SimPathSet *out, GError **error)
+/* The route of a network connection that stages in host memory: the
+ * socket transport's (transport/net_socket.cc, whose buffers are host
+ * memory, NCCL_PTR_HOST), or an RDMA one without GPUDirect RDMA on a side
+ * (transport/net.cc: that side's buffer in host memory).  Rank a's GPU
+ * writes the step into a host buffer on its socket, or the NIC reads it
+ * from the GPU (gdr_send); it leaves by the NIC of the channel's rail and
+ * lands in a host buffer on rank b's socket that b's GPU reads, or in b's
+ * GPU (gdr_recv).  No PXN: the rank's own GPU stages the data. */
+static gboolean route_host(NcclPlan *pl, guint32 a, guint32 b, guint32 rail,
+                           SimPathSet *out, GError **error)
 {
   const NcclComm *c = pl->comm;
   guint32 sa = nccl_comm_rank_server(c, a), sb = nccl_comm_rank_server(c, b);
   guint32 rail_gpu = c->local_of[rail % c->ppn];
+  SimNodeId gpu_a = rank_gpu(pl, a), gpu_b = rank_gpu(pl, b);
   SimNodeId cpu_a = topo_gpu_cpu(pl->sys, sa, nccl_comm_rank_local(c, a));
   SimNodeId cpu_b = topo_gpu_cpu(pl->sys, sb, nccl_comm_rank_local(c, b));
   SimNodeId nic_a = topo_nic(pl->sys, sa, topo_gpu_nic(pl->sys, rail_gpu));
   SimNodeId nic_b = topo_nic(pl->sys, sb, topo_gpu_nic(pl->sys, rail_gpu));
-  SimPathSet legs[4], wire = {.n = 1, .weight = {1.0}}, acc, next;
+  SimPathSet head, tail, wire = {.n = 1, .weight = {1.0}}, leg, acc;
 
-  if (!topo_route(pl->sys, rank_gpu(pl, a), cpu_a, rank_seed(pl, a), NULL,
-                  &legs[0], error) ||
-      !topo_route(pl->sys, cpu_a, nic_a, rail, NULL, &legs[1], error) ||
-      !topo_route_network(pl->sys, nic_a, nic_b, rail, NULL, &wire.path[0],
-                          error) ||
-      !topo_route(pl->sys, nic_b, cpu_b, rail, NULL, &legs[2], error) ||
-      !topo_route(pl->sys, cpu_b, rank_gpu(pl, b), rank_seed(pl, b), NULL,
-                  &legs[3], error))
+  if (!topo_route_network(pl->sys, nic_a, nic_b, rail, NULL, &wire.path[0],
+                          error))
     return FALSE;
-  if (!concat_sets(&legs[0], &legs[1], &acc, error) ||
-      !concat_sets(&acc, &wire, &next, error) ||
-      !concat_sets(&next, &legs[2], &acc, error) ||
-      !concat_sets(&acc, &legs[3], out, error))
+  if (c->gdr_send) {
+    if (!topo_route(pl->sys, gpu_a, nic_a, rank_seed(pl, a), NULL, &head,
+                    error))
+      return FALSE;
+  } else if (!topo_route(pl->sys, gpu_a, cpu_a, rank_seed(pl, a), NULL, &leg,
+                         error) ||
+             !topo_route(pl->sys, cpu_a, nic_a, rail, NULL, &acc, error) ||
+             !concat_sets(&leg, &acc, &head, error)) {
     return FALSE;
-  return TRUE;
+  }
+  if (c->gdr_recv) {
+    if (!topo_route(pl->sys, nic_b, gpu_b, rank_seed(pl, b), NULL, &tail,
+                    error))
+      return FALSE;
+  } else if (!topo_route(pl->sys, nic_b, cpu_b, rail, NULL, &leg, error) ||
+             !topo_route(pl->sys, cpu_b, gpu_b, rank_seed(pl, b), NULL, &acc,
+                         error) ||
+             !concat_sets(&leg, &acc, &tail, error)) {
+    return FALSE;
+  }
+  return concat_sets(&head, &wire, &acc, error) &&
+         concat_sets(&acc, &tail, out, error);
 }
 
 /* The route from rank a to rank b as NCCL's connection takes it.  Inside a
@@ -160,8 +174,8 @@ static gboolean route_ranks(NcclPlan *pl, guint32 a, guint32 b, guint32 rail,
     if (!topo_route(pl->sys, rank_gpu(pl, a), rank_gpu(pl, b), rank_seed(pl, a),
                     NULL, &ps, error))
       return FALSE;
-  } else if (c->socket) {
-    if (!route_socket(pl, a, b, rail, &ps, error))
+  } else if (c->socket || !c->gdr_send || !c->gdr_recv) {
+    if (!route_host(pl, a, b, rail, &ps, error))
       return FALSE;
   } else {
     guint32 via = rank_node(pl, a) * c->ppn + rail % c->ppn;
@@ -213,8 +227,8 @@ static guint32 net_proxy_actions(const NcclComm *c, NcclProto p)
 {
   if (p != NCCL_PROTO_SIMPLE)
     return 1;
-  /* the socket transport's buffers are host memory: no flush */
-  return c->gpu.sm < 90 && !c->socket ? 3 : 2;
+  /* a receive into host memory (sockets, no GPUDirect RDMA): no flush */
+  return c->gpu.sm < 90 && c->gdr_recv ? 3 : 2;
 }
 
 /* One proxy action: [nccl] net_proxy_us on an Intel host,

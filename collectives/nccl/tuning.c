@@ -311,11 +311,6 @@ const char *nccl_path_name(NcclPath p)
 gboolean nccl_p2p_level_parse(const char *disable, const char *level,
                               guint32 *out, GError **error)
 {
-  /* paths.cc levelsOldToNew: the numbers before PATH_NVL existed */
-  static const NcclPath old[] = {NCCL_PATH_LOC, NCCL_PATH_PIX, NCCL_PATH_PXB,
-                                 NCCL_PATH_PHB, NCCL_PATH_SYS, NCCL_PATH_SYS};
-  guint64 n;
-
   *out = 0;
   if (disable && *disable) {
     if (strcmp(disable, "1") == 0) {
@@ -328,6 +323,18 @@ gboolean nccl_p2p_level_parse(const char *disable, const char *level,
       return FALSE;
     }
   }
+  return nccl_path_level_parse("NCCL_P2P_LEVEL", level, out, error);
+}
+
+gboolean nccl_path_level_parse(const char *name, const char *level,
+                               guint32 *out, GError **error)
+{
+  /* paths.cc levelsOldToNew: the numbers before PATH_NVL existed */
+  static const NcclPath old[] = {NCCL_PATH_LOC, NCCL_PATH_PIX, NCCL_PATH_PXB,
+                                 NCCL_PATH_PHB, NCCL_PATH_SYS, NCCL_PATH_SYS};
+  guint64 n;
+
+  *out = 0;
   if (!level || !*level)
     return TRUE;
   for (guint i = 0; i < NCCL_N_PATHS; i++) {
@@ -342,10 +349,10 @@ gboolean nccl_p2p_level_parse(const char *disable, const char *level,
     return TRUE;
   }
   g_set_error(error, COLL_ERROR, COLL_ERROR_VALUE,
-              "NCCL_P2P_LEVEL='%s': expected LOC, NVL, NVB, C2C, PIX, PXB, "
+              "%s='%s': expected LOC, NVL, NVB, C2C, PIX, PXB, "
               "P2C, PXN, PHB, SYS or a number (0-5; NCCL reads a larger "
               "one as 5, SYS)",
-              level);
+              name, level);
   return FALSE;
 }
 
@@ -569,11 +576,15 @@ void nccl_tune(NcclComm *c)
           continue;
         }
         /* nor where the network path goes through the CPU (typeInter
-         * beyond PXB; PXN from Hopper): the socket transport's */
-        if (p == NCCL_PROTO_LL128 && c->socket) {
+         * beyond PXB; PXN from Hopper): the socket transport's, a NIC no
+         * nearer than the CPU, or one without GPUDirect RDMA */
+        if (p == NCCL_PROTO_LL128 && nnodes > 1 && c->net_via_cpu) {
           c->off[coll][a][p] =
-              "LL128 is off by default over the socket transport (the "
-              "network path goes through the CPU)";
+              c->socket ? "LL128 is off by default over the socket transport "
+                          "(the network path goes through the CPU)"
+                        : "LL128 is off by default where the network path "
+                          "goes through the CPU (no GPUDirect RDMA, or the "
+                          "NIC no nearer than the CPU)";
           continue;
         }
         c->bus_ch[coll][a][p] = bus / nch;

@@ -217,6 +217,19 @@ expect 0 "  1073741824     268435456     float     sum      -1  87660" run -t "$
 export NCCL_SOCKET_NTHREADS=17
 expect 2 "environment NCCL_SOCKET_NTHREADS='17': expected a thread count (NCCL's MAX_THREADS) from 0 to 16" run -t "$L40S"
 unset NCCL_SOCKET_NTHREADS NCCL_NSOCKS_PERTHREAD
+unset NCCL_IB_DISABLE
+# GPUDirect RDMA as ncclTopoCheckGdr decides it: NCCL_NET_GDR_LEVEL=LOC
+# stages every step in host memory, the path to the NICs goes through the
+# CPU, and LL128 is off across nodes
+export NCCL_NET_GDR_LEVEL=LOC
+expect 0 "  Tree          LL128   off: LL128 is off by default where the network path goes through the CPU (no GPUDirect RDMA, or the NIC no nearer than the CPU)" run -t "$H2" -b 4M -e 4M --explain
+export NCCL_NET_GDR_LEVEL=FAR
+expect 2 "environment NCCL_NET_GDR_LEVEL='FAR': expected LOC, NVL, NVB, C2C, PIX, PXB, P2C, PXN, PHB, SYS or a number" run -t "$H2"
+unset NCCL_NET_GDR_LEVEL
+export NCCL_NET_GDR_READ=yes
+expect 2 "environment NCCL_NET_GDR_READ='yes': expected 0 or 1" run -t "$H2"
+unset NCCL_NET_GDR_READ
+export NCCL_IB_DISABLE=1
 expect 0 "     1048576        262144     float     sum      -1    25.15" run -b 1M -e 1M
 export NCCL_NET=IB
 expect 2 "environment NCCL_NET='IB' asks for RDMA, but NCCL_IB_DISABLE='1' turns it off" run
@@ -444,7 +457,7 @@ if [ -e "$swres/bad.csv" ]; then
   echo "FAIL: a failed sweep left its CSV"; fails=$((fails + 1))
 fi
 expect 0 "# point 2 failed: point 2 (run.ranks=6, system.servers=2): run.ranks: 6" sweep -t tiny.ini --vary run.ranks=4,6 --vary system.servers=2,3 -b 1K -e 1K -k
-expect 0 "0,1,AllReduce,1048576,262144,float,sum,-1,182.01" sweep -t tiny.ini --vary "link ib-hdr-4x.cable_m=1,100" -b 1M -e 1M
+expect 0 "0,1,AllReduce,1048576,262144,float,sum,-1,150.77" sweep -t tiny.ini --vary "link ib-hdr-4x.cable_m=1,100" -b 1M -e 1M
 expect 0 "1,10,AllReduce,8,2,float,sum,-1,25.002394" sweep --vary nccl.latency_us=0,10 -b 8 -e 8
 expect 2 "nope.ini: cannot read" sweep nope.ini
 expect 2 "unexpected argument 'b.ini' (one plan file at most)" sweep plan.ini b.ini

@@ -33,15 +33,22 @@ static TopoSystem *load_text(const char *ini)
   return sys;
 }
 
-/* n servers of a built-in on a rail-optimized two-tier fat-tree. */
-static TopoSystem *load_servers(const char *server, guint n, const char *sw)
+/* n servers of a built-in on a rail-optimized two-tier fat-tree, with the
+ * groups of `extra` after. */
+static TopoSystem *load_servers_with(const char *server, guint n,
+                                     const char *sw, const char *extra)
 {
   g_autofree char *ini = g_strdup_printf(
       "[system]\nserver = %s\nservers = %u\n[scaleout]\ntopology = "
-      "fat-tree\nswitch = %s\ntiers = 2\nrail_optimized = true\n",
-      server, n, sw);
+      "fat-tree\nswitch = %s\ntiers = 2\nrail_optimized = true\n%s",
+      server, n, sw, extra);
 
   return load_text(ini);
+}
+
+static TopoSystem *load_servers(const char *server, guint n, const char *sw)
+{
+  return load_servers_with(server, n, sw, "");
 }
 
 /* The launch costs the launch tests take ([nccl]; the defaults are a fit
@@ -1178,6 +1185,50 @@ START_TEST(test_socket_rates)
 }
 END_TEST
 
+/* GPUDirect RDMA (graph/paths.cc ncclTopoCheckGdr) on two DGX A100: their
+ * NICs sit under the GPUs' PCIe switches, so by default the NICs read and
+ * write GPU memory and Ring/LL128 runs across nodes.  NCCL_NET_GDR_LEVEL=LOC
+ * or a NIC without GPUDirect stages every step in host memory: NCCL then
+ * routes GPU to NIC through the CPU, which turns LL128 off, and a receive
+ * into host memory needs no flush, so before Hopper a Simple step costs 2
+ * proxy actions instead of 3. */
+START_TEST(test_gdr)
+{
+  g_autoptr(TopoSystem) sys = load_servers("dgx-a100", 2, "quantum-hdr");
+  g_autoptr(TopoSystem) off = load_servers_with(
+      "dgx-a100", 2, "quantum-hdr", "[nic cx6-hdr]\ngpudirect = false\n");
+  NcclOptions ll128 = {.protos = 1u << NCCL_PROTO_LL128};
+  NcclOptions ll128_loc = {.protos = 1u << NCCL_PROTO_LL128,
+                           .gdr_level = NCCL_PATH_LOC + 1};
+  NcclOptions simple = {.algos = 1u << NCCL_ALGO_RING,
+                        .protos = 1u << NCCL_PROTO_SIMPLE};
+  g_autoptr(NcclComm) c_gdr = comm_of(sys, &ll128);
+  g_autoptr(NcclComm) c_loc = comm_of(sys, &ll128_loc);
+  g_autoptr(NcclComm) c_off = comm_of(off, &ll128);
+  g_autoptr(NcclComm) s_gdr = comm_of(sys, &simple);
+  g_autoptr(NcclComm) s_off = comm_of(off, &simple);
+  NcclChoice ch;
+  double t_gdr, t_off;
+
+  ck_assert(nccl_select(c_gdr, NCCL_COLL_ALLREDUCE, 4 * MIB, &ch, NULL, NULL));
+  ck_assert_int_eq(ch.proto, NCCL_PROTO_LL128);
+  for (int i = 0; i < 2; i++) {
+    g_autoptr(GError) error = NULL;
+
+    ck_assert(!nccl_select(i ? c_off : c_loc, NCCL_COLL_ALLREDUCE, 4 * MIB, &ch,
+                           NULL, &error));
+    ck_assert_msg(strstr(error->message, "no NCCL algorithm and protocol"),
+                  "%s", error->message);
+  }
+  /* 64 KiB on 16 channels: the steps' proxy actions dominate */
+  t_gdr = 64 * 1024 /
+          busbw(s_gdr, NCCL_COLL_ALLREDUCE, 64 * 1024, NCCL_EXEC_FLOW, NULL);
+  t_off = 64 * 1024 /
+          busbw(s_off, NCCL_COLL_ALLREDUCE, 64 * 1024, NCCL_EXEC_FLOW, NULL);
+  ck_assert_msg(t_off < 0.9 * t_gdr, "no GDR %.3g, GDR %.3g", t_off, t_gdr);
+}
+END_TEST
+
 /* NVLink bridges join pairs: two bridged A40s ring over their bridge, but
  * eight cannot close a ring over NVLink, so NCCL's rings take PCIe. */
 START_TEST(test_nvlink_bridge_ring)
@@ -1201,13 +1252,9 @@ END_TEST
  * only: tree_ll128_efficiency slows Tree/LL128 and leaves Ring/LL128. */
 START_TEST(test_algo_efficiency)
 {
-  static const char two[] =
-      "[system]\nserver = dgx-h100\nservers = 2\n[scaleout]\ntopology = "
-      "fat-tree\nswitch = quantum2-ndr\ntiers = 2\nrail_optimized = true\n";
-  g_autofree char *slow_text =
-      g_strconcat(two, "[nccl]\ntree_ll128_efficiency = 0.5\n", NULL);
-  g_autoptr(TopoSystem) base = load_text(two);
-  g_autoptr(TopoSystem) slow = load_text(slow_text);
+  g_autoptr(TopoSystem) base = load_servers("dgx-h100", 2, "quantum2-ndr");
+  g_autoptr(TopoSystem) slow = load_servers_with(
+      "dgx-h100", 2, "quantum2-ndr", "[nccl]\ntree_ll128_efficiency = 0.5\n");
   double bw[2][2];
 
   for (int a = 0; a < 2; a++) {
@@ -1257,6 +1304,7 @@ Suite *suite_nccl(void)
   tcase_add_test(tc, test_p2p_or_shm);
   tcase_add_test(tc, test_shm_rates);
   tcase_add_test(tc, test_socket_rates);
+  tcase_add_test(tc, test_gdr);
   tcase_add_test(tc, test_nvlink_bridge_ring);
   tcase_add_test(tc, test_algo_efficiency);
   suite_add_tcase(s, tc);
