@@ -27,9 +27,11 @@ static const char *const attach_names[] = {"pcie", "c2c", NULL};
 /* GPU architectures by compute capability; "auto" follows the NVLink
  * generation (nvlink2 sm70, nvlink3 sm80, nvlink4 sm90, nvlink5 sm100) and
  * is sm80 without NVLink.  The NCCL model's constants depend on it. */
-static const char *const arch_names[] = {
-    "auto", "sm70", "sm75", "sm80", "sm86", "sm89", "sm90", "sm100", NULL};
-static const guint32 arch_sm[] = {0, 70, 75, 80, 86, 89, 90, 100};
+static const char *const arch_names[] = {"auto",  "sm70",  "sm75",  "sm80",
+                                         "sm86",  "sm89",  "sm90",  "sm100",
+                                         "sm103", "sm120", "sm121", NULL};
+static const guint32 arch_sm[] = {0,  70,  75,  80,  86, 89,
+                                  90, 100, 103, 120, 121};
 /* Host CPUs; "auto" is arm for GPUs on NVLink-C2C (Grace), amd where the
  * sockets are joined by xGMI, else intel. */
 static const char *const cpu_names[] = {"auto", "intel", "amd", "arm", NULL};
@@ -98,7 +100,8 @@ const MdlParamSpec topo_server_params[] = {
     {"nvlink_pairs", MDL_PARAM_STRING, SOFF(nvlink_pairs), 0, 0, NULL, "",
      "direct GPU links without NVSwitch, e.g. 0-1:2,0-2:1"},
     {"gpu_arch", MDL_PARAM_ENUM, SOFF(gpu_arch), 0, 0, arch_names, "auto",
-     "GPU architecture: auto, sm70, sm75, sm80, sm86, sm89, sm90, sm100"},
+     "GPU architecture: auto, sm70, sm75, sm80, sm86, sm89, sm90, sm100, "
+     "sm103 (B300), sm120 (RTX 50, RTX PRO Blackwell), sm121 (GB10)"},
     {"cpu", MDL_PARAM_ENUM, SOFF(cpu), 0, 0, cpu_names, "auto",
      "host CPU, which runs NCCL's proxy threads: intel, amd or arm (auto: "
      "arm with gpu_attach = c2c, amd with an xGMI socket_link, else intel)"},

@@ -100,7 +100,7 @@ typedef enum { TOPO_CPU_INTEL, TOPO_CPU_AMD, TOPO_CPU_ARM } TopoCpu;
  * every server is alike. */
 typedef struct {
   guint32 gpus;            /* per server */
-  guint32 sm;              /* compute capability x 10: 70, 80, 86, 89, 90, 100 */
+  guint32 sm; /* compute capability x 10: 70, 80, 86, 89, 90, 100, ... 121 */
   const MdlLink *nvlink;   /* NULL: no NVLink */
   guint32 nvlinks;         /* NVLinks per GPU */
   gboolean nvswitch;       /* NVLink goes through NVSwitches */

@@ -36,12 +36,12 @@
  * refuses P2P (its system's gpu_p2p = false).
  *
  * The L40S pair over TCP sets NCCL_IB_DISABLE=1 and NCCL_ALGO=ring, and
- * runs under mpirun, one rank a node.
+ * runs under mpirun, one rank a node; so do the DGX Spark pair (-n 50).
  *
  * Not here, as ifsim cannot describe their systems yet: the 2-node H200
  * run with NCCL_IB_DISABLE (its 92 GB/s of busbw is more than sockets
  * over its one shared NIC carry; the README leaves its transport
- * unclear), GB300 and GB10 (no template), EFA (summary), the 1024-rank
+ * unclear), GB300 (no template), EFA (summary), the 1024-rank
  * run and the runs whose NICs the source does not state (k8s H100, the
  * 4 L40S over RoCE); the OCI GB300 and GCP A4X summaries give one size per
  * run. */
@@ -143,6 +143,15 @@ static const ValDataset datasets[] = {
      "2.16.2",
      "dgx-a100.ini", "allreduce", 4, 4, 21602, 20, 5, FALSE, "4,5,6,7",
      "NCCL_P2P_DISABLE=1"},
+    /* Without GPUDirect RDMA: staged in host memory */
+    {REF2, "nccl_allgather_2xGB10_dgxspark_2node_roce200G_cx7_jpnotes.csv",
+     "2 DGX Spark (GB10), 200GbE RoCE, no GPUDirect RDMA, AllGather, "
+     "-n 50, NCCL 2.28.9",
+     "dgx-spark-2.ini", "allgather", 2, 1, 22809, 50, 5, FALSE, NULL, NULL},
+    {REF2,
+     "nccl_allgather_2xGB10_dgxspark_2node_roce200G_ANOMALOUS_jpnotes.csv",
+     "2 DGX Spark, re-cabled, degraded (ANOMALOUS)", "dgx-spark-2.ini",
+     "allgather", 2, 1, 22809, 50, 5, TRUE, NULL, NULL},
     /* Over TCP: NCCL's socket transport */
     {REF2,
      "nccl_allreduce_2xL40S_2node_1perNode_socketTCP_IBdisabled_AMBIGUOUS_"

@@ -331,19 +331,20 @@ END_TEST
 
 /* NICs: the network port is the bottleneck of every built-in NIC (a NIC is
  * never sized below its port by its PCIe slot), and without GPUDirect data
- * crosses PCIe twice. */
+ * crosses PCIe twice: DGX Spark's ConnectX-7 only. */
 START_TEST(test_nics)
 {
   g_autoptr(GPtrArray) names = mdl_registry_nic_names(builtin);
 
-  ck_assert_uint_eq(names->len, 6);
+  ck_assert_uint_eq(names->len, 8);
   for (guint i = 0; i < names->len; i++) {
     const MdlNic *n = mdl_registry_nic(builtin, names->pdata[i]);
     double net = n->ports * large_GBps(get_link(n->port_link), 0, MDL_OP_WRITE);
     double host = large_GBps(get_link(n->host_link), 0, MDL_OP_WRITE);
     ck_assert_msg(host > net, "%s: host %.1f <= network %.1f", n->name, host,
                   net);
-    ck_assert_uint_eq(mdl_nic_pcie_crossings(n), 1);
+    ck_assert_uint_eq(mdl_nic_pcie_crossings(n),
+                      strcmp(n->name, "cx7-200g-spark") == 0 ? 2 : 1);
   }
   ck_assert_double_eq(mdl_registry_nic(builtin, "cx6-hdr")->message_rate_Mpps,
                       215);

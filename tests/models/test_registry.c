@@ -46,7 +46,7 @@ START_TEST(test_builtin_complete)
   ck_assert_uint_eq(switches->len, 13);
   ck_assert_ptr_nonnull(mdl_registry_switch(r, "pex8796"));
   ck_assert_ptr_nonnull(mdl_registry_switch(r, "root-complex-gen3"));
-  ck_assert_uint_eq(nics->len, 6);
+  ck_assert_uint_eq(nics->len, 8);
   /* sorted */
   for (guint i = 1; i < links->len; i++)
     ck_assert_int_lt(strcmp(links->pdata[i - 1], links->pdata[i]), 0);

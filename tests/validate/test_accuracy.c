@@ -68,6 +68,10 @@ static const struct {
      0.005, 1.845, 0.005},
     {"nccl_allreduce_4xA100_dgxA100_P2Pdisabled_1node_g4_eugenesiow.csv", 0.240,
      0.005, 0.255, 0.005},
+    {"nccl_allgather_2xGB10_dgxspark_2node_roce200G_cx7_jpnotes.csv", 0.160,
+     0.005, 0.160, 0.005},
+    {"nccl_allgather_2xGB10_dgxspark_2node_roce200G_ANOMALOUS_jpnotes.csv",
+     7.700, 0.005, 7.700, 0.005},
     {"nccl_allreduce_2xL40S_2node_1perNode_socketTCP_IBdisabled_AMBIGUOUS_"
      "redhatOCP.csv",
      0.015, 0.150, 0.530, 0.170},
