@@ -21,7 +21,10 @@
  * states it (the nccl-tests#309 runs: 2.26.2; the 4-node comment is taken
  * to be the same).  The process layout is the source's command line where
  * it gives one (`-g 8`: one process for the server's 8 GPUs;
- * `all_reduce_perf_mpi -g 1`: one per GPU).  The RTX 4090 run is taken to
+ * `all_reduce_perf_mpi -g 1`: one per GPU), and the NCCL_* variables it
+ * set that the model reads (the 2-node #309 run's NCCL_NET_GDR_LEVEL=1: its
+ * NICs share the GPUs' PCIe switches, PIX, so GPUDirect RDMA stays on).
+ * The RTX 4090 run is taken to
  * be `-g 8`, a one-machine run, and NCCL 2.21.5 (not stated; the P2P
  * module for driver 550.90.07 dates it to mid-2024, before 2.23 stopped
  * P2P at PCIe switches by default, which would put an AMD host's 8 GPUs
@@ -56,7 +59,8 @@ static const ValDataset datasets[] = {
      2, 5, FALSE, NULL, NULL},
     {REF, "nccl_allreduce_16xH100_2node_ndr8x400_nccltests309.csv",
      "2x 8 H100, 8x NDR 400G per node, AllReduce, MPI -g 1",
-     "dgx-h100-ndr-2.ini", "allreduce", 16, 1, 22602, 20, 5, FALSE, NULL, NULL},
+     "dgx-h100-ndr-2.ini", "allreduce", 16, 1, 22602, 20, 5, FALSE, NULL,
+     "NCCL_NET_GDR_LEVEL=1"},
     {REF, "nccl_allreduce_32xH100_4node_ndr8x400_vm_nccltests309.csv",
      "4x 8 H100, 8x NDR 400G per node (VMs), AllReduce", "dgx-h100-ndr-4.ini",
      "allreduce", 32, 1, 22602, 20, 5, FALSE, NULL, NULL},
@@ -187,7 +191,14 @@ static gboolean dataset_env(const ValDataset *d, NcclOptions *opt,
       level = v[i] + strlen("NCCL_P2P_LEVEL=");
     else if (strcmp(v[i], "NCCL_IB_DISABLE=1") == 0)
       opt->net_socket = "NCCL_IB_DISABLE";
-    else if (g_str_has_prefix(v[i], "NCCL_ALGO=")) {
+    else if (g_str_has_prefix(v[i], "NCCL_NET_GDR_LEVEL=")) {
+      if (!nccl_path_level_parse("NCCL_NET_GDR_LEVEL",
+                                 v[i] + strlen("NCCL_NET_GDR_LEVEL="),
+                                 &opt->gdr_level, error)) {
+        g_prefix_error(error, "%s: ", d->file);
+        return FALSE;
+      }
+    } else if (g_str_has_prefix(v[i], "NCCL_ALGO=")) {
       if (!nccl_parse_algos(v[i] + strlen("NCCL_ALGO="), "NCCL_ALGO",
                             &opt->algos, error)) {
         g_prefix_error(error, "%s: ", d->file);
@@ -196,7 +207,8 @@ static gboolean dataset_env(const ValDataset *d, NcclOptions *opt,
     } else if (*v[i]) {
       g_set_error(error, VAL_ERROR, VAL_ERROR_VALUE,
                   "%s: environment '%s': expected NCCL_P2P_DISABLE=..., "
-                  "NCCL_P2P_LEVEL=..., NCCL_IB_DISABLE=1 or NCCL_ALGO=...",
+                  "NCCL_P2P_LEVEL=..., NCCL_IB_DISABLE=1, "
+                  "NCCL_NET_GDR_LEVEL=... or NCCL_ALGO=...",
                   d->file, v[i]);
       return FALSE;
     }

@@ -34,7 +34,8 @@ typedef struct {
                          the first `ranks` */
   const char *env;    /* the NCCL_* variables the run set that change the
                          model, "NAME=VALUE ..." (NCCL_P2P_DISABLE,
-                         NCCL_P2P_LEVEL); NULL: none */
+                         NCCL_P2P_LEVEL, NCCL_IB_DISABLE=1,
+                         NCCL_NET_GDR_LEVEL, NCCL_ALGO); NULL: none */
 } ValDataset;
 
 /* The datasets; n set to their count. */
