@@ -64,6 +64,10 @@ int main(int argc, char **argv)
     ValAccuracy *x = &a[i];
     double lo_large, lo_small, lo_ratio, lo_worst_large, lo_worst_small;
     g_autofree char *fit = NULL;
+    /* a summary table's datasets share its file: named by their rows too */
+    g_autofree char *name =
+        d[i].select ? g_strdup_printf("%s[%s]", d[i].file, d[i].select)
+                    : g_strdup(d[i].file);
 
     /* left out first, then in-sample: the table shows the model as it
      * ships */
@@ -79,7 +83,7 @@ int main(int argc, char **argv)
     if (!d[i].anomalous)
       pool(x, in_large, in_small);
 
-    printf("## %s/%s\n# %s (%u ranks; system %s)%s\n", d[i].dir, d[i].file,
+    printf("## %s/%s\n# %s (%u ranks; system %s)%s\n", d[i].dir, name,
            d[i].what, d[i].ranks, d[i].system,
            d[i].anomalous ? " -- ANOMALOUS: predictions must be far above"
                           : "");
@@ -94,13 +98,13 @@ int main(int argc, char **argv)
     }
     printf("SUMMARY %s in-sample median_err_ge1M=%.1f%% worst_ge1M=%.1f%% "
            "median_err_lt1M=%.1f%% worst_lt1M=%.1f%% median_pred/meas=%.2f\n",
-           d[i].file, x->median_large * 100, x->worst_large * 100,
+           name, x->median_large * 100, x->worst_large * 100,
            x->median_small * 100, x->worst_small * 100, x->median_ratio);
     fit = val_fit_describe(&out[i]);
     printf("SUMMARY %s left-out  median_err_ge1M=%.1f%% worst_ge1M=%.1f%% "
            "median_err_lt1M=%.1f%% worst_lt1M=%.1f%% median_pred/meas=%.2f "
            "(%s)\n\n",
-           d[i].file, lo_large * 100, lo_worst_large * 100, lo_small * 100,
+           name, lo_large * 100, lo_worst_large * 100, lo_small * 100,
            lo_worst_small * 100, lo_ratio, fit);
   }
   {

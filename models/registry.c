@@ -27,7 +27,8 @@ typedef enum { GROUP_LINK, GROUP_SWITCH, GROUP_NIC, GROUP_NCCL } GroupKind;
  * that dataset.  The launch pair is set by the one-process (-g N) runs'
  * small sizes (8x A100, 8x H800, 8x RTX 4090, 2x RTX 2080 Ti), the proxy
  * by the multi-node runs (2 and 4 DGX H100 over NDR, 2 OCI A100 over RoCE,
- * 2 GCP B200 over RoCE, 2 L40S pods over TCP), the SHM rate by the runs
+ * 2 GCP B200 over RoCE, 2 L40S pods over TCP, 2 DGX Spark over RoCE, 2
+ * AWS p6-b300 over EFA), the SHM rate by the runs
  * without P2P (2x RTX 2080 Ti's five collectives; A40 and DGX A100 GPUs
  * with NCCL_P2P_DISABLE=1), the socket thread by the one run over TCP (2
  * L40S pods, NCCL_IB_DISABLE=1). */
@@ -68,7 +69,7 @@ const MdlParamSpec mdl_nccl_params[] = {
      NOFF(host_launch_per_channel_us), 0, 100, NULL, "0.33",
      "host time each further channel adds to a launch (NCCL prepares and "
      "uploads a channel's work), us"},
-    {"net_proxy_us", MDL_PARAM_DOUBLE, NOFF(net_proxy_us), 0, 100, NULL, "2.05",
+    {"net_proxy_us", MDL_PARAM_DOUBLE, NOFF(net_proxy_us), 0, 100, NULL, "2.15",
      "one action of NCCL's proxy thread in a step over the network (it sees "
      "the GPU's step and posts the RDMA write; with Simple the receiver's "
      "proxy polls the completion, flushes before Hopper and hands the step "

@@ -104,9 +104,10 @@ static gboolean socket_threads(NcclOptions *n, GError **error)
 /* NCCL_IB_DISABLE and NCCL_NET: which network transport NCCL takes
  * between servers (transport/net_ib/init.cc IB_DISABLE, an integer, any
  * non-zero value disabling; init.cc NCCL_NET, a transport's name).  IB
- * (RDMA over InfiniBand or RoCE, also through Google's gIB plugin) is
- * what ifsim models, and the socket transport (NcclOptions.net_socket);
- * other plugins (AWS's EFA) are refused here. */
+ * (RDMA over InfiniBand or RoCE, also through Google's gIB plugin and
+ * AWS's aws-ofi-nccl over EFA, whose NICs the system describes) is what
+ * ifsim models, and the socket transport (NcclOptions.net_socket); other
+ * plugins are refused here. */
 static gboolean net_transport(NcclOptions *n, GError **error)
 {
   const char *off = g_getenv("NCCL_IB_DISABLE");
@@ -128,14 +129,16 @@ static gboolean net_transport(NcclOptions *n, GError **error)
     if (g_ascii_strcasecmp(net, "Socket") == 0) {
       n->net_socket = "NCCL_NET=Socket";
     } else if (g_ascii_strcasecmp(net, "IB") != 0 &&
-               g_ascii_strcasecmp(net, "gIB") != 0) {
-      g_set_error(
-          error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
-          "environment NCCL_NET='%s': ifsim models NCCL's IB "
-          "transport (IB, or Google's gIB plugin: RDMA over "
-          "InfiniBand or RoCE) and its socket transport "
-          "(Socket, TCP); other plugins, as AWS's EFA, are not modelled",
-          net);
+               g_ascii_strcasecmp(net, "gIB") != 0 &&
+               g_ascii_strcasecmp(net, "AWS Libfabric") != 0 &&
+               g_ascii_strcasecmp(net, "Libfabric") != 0) {
+      g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                  "environment NCCL_NET='%s': ifsim models NCCL's IB "
+                  "transport and the RDMA plugins (IB; gIB, Google's; AWS "
+                  "Libfabric, aws-ofi-nccl over EFA: RDMA writes over the "
+                  "system's NICs) and its socket transport (Socket, TCP); "
+                  "other plugins are not modelled",
+                  net);
       return FALSE;
     } else if (n->net_socket) {
       g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,

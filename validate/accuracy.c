@@ -50,123 +50,148 @@
  * run. */
 #define REF "reference"
 #define REF2 "reference2"
+#define EFA_B300                                                               \
+  "summary_busbw_vs_size_16xB300_2node_awsP6B300_efa16x400_terrificdm.csv"
 static const ValDataset datasets[] = {
     {REF, "nccl_allreduce_8xA100_nvlink3_stas00mlengineering.csv",
      "8x A100 NVLink3/NVSwitch AllReduce, -g 8", "dgx-a100.ini", "allreduce", 8,
-     8, 0, 50, 1, FALSE, NULL, NULL},
+     8, 0, 50, 1, FALSE, NULL, NULL, NULL},
     {REF, "nccl_allreduce_8xH100_sxm_nccltests290.csv",
      "8x H100 SXM AllReduce (NVLS), -g 8", "dgx-h100.ini", "allreduce", 8, 8, 0,
-     2, 5, FALSE, NULL, NULL},
+     2, 5, FALSE, NULL, NULL, NULL},
     {REF, "nccl_allreduce_16xH100_2node_ndr8x400_nccltests309.csv",
      "2x 8 H100, 8x NDR 400G per node, AllReduce, MPI -g 1",
      "dgx-h100-ndr-2.ini", "allreduce", 16, 1, 22602, 20, 5, FALSE, NULL,
-     "NCCL_NET_GDR_LEVEL=1"},
+     "NCCL_NET_GDR_LEVEL=1", NULL},
     {REF, "nccl_allreduce_32xH100_4node_ndr8x400_vm_nccltests309.csv",
      "4x 8 H100, 8x NDR 400G per node (VMs), AllReduce", "dgx-h100-ndr-4.ini",
-     "allreduce", 32, 1, 22602, 20, 5, FALSE, NULL, NULL},
+     "allreduce", 32, 1, 22602, 20, 5, FALSE, NULL, NULL, NULL},
     {REF, "nccl_allreduce_8xRTX4090_pcie_P2Punlocked_chlc.csv",
      "8x RTX 4090 PCIe Gen4, P2P unlocked, AllReduce, -g 8 (assumed)",
-     "rtx4090-8.ini", "allreduce", 8, 8, 22105, 20, 5, FALSE, NULL, NULL},
+     "rtx4090-8.ini", "allreduce", 8, 8, 22105, 20, 5, FALSE, NULL, NULL, NULL},
     {REF, "nccl_sendrecv_8xA100_nvlink_liplus.csv",
      "8x A100 NVLink SendRecv, -g 8", "dgx-a100.ini", "sendrecv", 8, 8, 0, 20,
-     5, FALSE, NULL, NULL},
+     5, FALSE, NULL, NULL, NULL},
     {REF, "nccl_allreduce_16xH100_2node_ndr_ANOMALOUS_nccltests290.csv",
      "2x 8 H100 NDR, misconfigured (ANOMALOUS)", "dgx-h100-ndr-2.ini",
-     "allreduce", 16, 1, 0, 200, 5, TRUE, NULL, NULL},
+     "allreduce", 16, 1, 0, 200, 5, TRUE, NULL, NULL, NULL},
     {REF2, "nccl_allreduce_8xH100_sxm_1node_g8_256M_2G_singlenodeNCCLtest.csv",
      "8x H100 SXM AllReduce, -g 8, 256 MiB-2 GiB", "dgx-h100.ini", "allreduce",
-     8, 8, 0, 20, 5, FALSE, NULL, NULL},
+     8, 8, 0, 20, 5, FALSE, NULL, NULL, NULL},
     {REF2, "nccl_allreduce_4xA100_dgxA100_nvswitch_1node_g4_eugenesiow.csv",
      "4 of a DGX A100's GPUs, AllReduce, -g 4, NCCL 2.16.2, 1-8 GiB",
-     "dgx-a100.ini", "allreduce", 4, 4, 21602, 20, 5, FALSE, NULL, NULL},
+     "dgx-a100.ini", "allreduce", 4, 4, 21602, 20, 5, FALSE, NULL, NULL, NULL},
     {REF2,
      "nccl_broadcast_8xH800_nvlink_inspurNF5688M7_1node_g8_nccl2.18.3.csv",
      "8x H800 NVLink Broadcast, -g 8 -n 100, NCCL 2.18.3", "h800-8.ini",
-     "broadcast", 8, 8, 21803, 100, 5, FALSE, NULL, NULL},
+     "broadcast", 8, 8, 21803, 100, 5, FALSE, NULL, NULL, NULL},
     {REF2, "nccl_allreduce_2xA40_nvlinkbridge_NV4_1node_g2_eugenesiow.csv",
      "2x A40 on an NVLink bridge (NV4), AllReduce, -g 2, NCCL 2.16.2",
-     "a40-nvbridge-8.ini", "allreduce", 2, 2, 21602, 20, 5, FALSE, NULL, NULL},
+     "a40-nvbridge-8.ini", "allreduce", 2, 2, 21602, 20, 5, FALSE, NULL, NULL,
+     NULL},
     {REF2,
      "nccl_allreduce_16xA100_sxm4_40gb_2node_roce16x100G_ociBMGPU4.8_"
      "ocihpcoke.csv",
      "2x 8 A100-40GB, 16x 100GbE RoCE per node, AllReduce, MPI -g 1, "
      "NCCL 2.19.3",
      "oci-bm-gpu4.8-roce-2.ini", "allreduce", 16, 1, 21903, 20, 5, FALSE, NULL,
-     NULL},
+     NULL, NULL},
     {REF2,
      "nccl_allgather_8xGB200_2node_4perNode_gcpA4X_MNNVL_imex_gcpdocs.csv",
      "2x 4 GB200 in one NVL72 domain (MNNVL), AllGather", "gb200-nvl72.ini",
-     "allgather", 8, 1, 0, 20, 5, FALSE, NULL, NULL},
+     "allgather", 8, 1, 0, 20, 5, FALSE, NULL, NULL, NULL},
     {REF2,
      "nccl_allgather_32xGB200_8node_4perNode_gcpA4X_MNNVL_TAS_gcpdocs.csv",
      "8x 4 GB200 in one NVL72 domain (MNNVL), AllGather, --iters 100",
-     "gb200-nvl72.ini", "allgather", 32, 1, 0, 100, 5, FALSE, NULL, NULL},
+     "gb200-nvl72.ini", "allgather", 32, 1, 0, 100, 5, FALSE, NULL, NULL, NULL},
     {REF2,
      "nccl_allgather_16xB200_2node_gcpA4_roce8x400_gIB_AMBIGUOUS_esaaren.csv",
      "2x 8 B200 (assumed), 8x 400GbE RoCE per node (assumed), AllGather, "
      "NCCL 2.26.6",
-     "hgx-b200-roce-2.ini", "allgather", 16, 1, 22606, 20, 5, FALSE, NULL,
+     "hgx-b200-roce-2.ini", "allgather", 16, 1, 22606, 20, 5, FALSE, NULL, NULL,
      NULL},
     /* Without P2P: NCCL's SHM transport, through host memory */
     {REF2,
      "nccl_allreduce_2xRTX2080Ti_pcie3_noP2P_PIX_1node_g2_autodl_anthonyhoo."
      "csv",
      "2x RTX 2080 Ti on one PCIe Gen3 switch, no P2P (NS), AllReduce, -g 2",
-     "rtx2080ti-2-nop2p.ini", "allreduce", 2, 2, 0, 20, 5, FALSE, NULL, NULL},
+     "rtx2080ti-2-nop2p.ini", "allreduce", 2, 2, 0, 20, 5, FALSE, NULL, NULL,
+     NULL},
     {REF2,
      "nccl_allgather_2xRTX2080Ti_pcie3_noP2P_PIX_1node_g2_autodl_anthonyhoo."
      "csv",
      "2x RTX 2080 Ti on one PCIe Gen3 switch, no P2P (NS), AllGather, -g 2",
-     "rtx2080ti-2-nop2p.ini", "allgather", 2, 2, 0, 20, 5, FALSE, NULL, NULL},
+     "rtx2080ti-2-nop2p.ini", "allgather", 2, 2, 0, 20, 5, FALSE, NULL, NULL,
+     NULL},
     {REF2,
      "nccl_broadcast_2xRTX2080Ti_pcie3_noP2P_PIX_1node_g2_autodl_anthonyhoo."
      "csv",
      "2x RTX 2080 Ti on one PCIe Gen3 switch, no P2P (NS), Broadcast, -g 2",
-     "rtx2080ti-2-nop2p.ini", "broadcast", 2, 2, 0, 20, 5, FALSE, NULL, NULL},
+     "rtx2080ti-2-nop2p.ini", "broadcast", 2, 2, 0, 20, 5, FALSE, NULL, NULL,
+     NULL},
     {REF2,
      "nccl_reduce_2xRTX2080Ti_pcie3_noP2P_PIX_1node_g2_autodl_anthonyhoo.csv",
      "2x RTX 2080 Ti on one PCIe Gen3 switch, no P2P (NS), Reduce, -g 2",
-     "rtx2080ti-2-nop2p.ini", "reduce", 2, 2, 0, 20, 5, FALSE, NULL, NULL},
+     "rtx2080ti-2-nop2p.ini", "reduce", 2, 2, 0, 20, 5, FALSE, NULL, NULL,
+     NULL},
     {REF2,
      "nccl_alltoall_2xRTX2080Ti_pcie3_noP2P_PIX_1node_g2_autodl_anthonyhoo."
      "csv",
      "2x RTX 2080 Ti on one PCIe Gen3 switch, no P2P (NS), AllToAll, -g 2",
-     "rtx2080ti-2-nop2p.ini", "alltoall", 2, 2, 0, 20, 5, FALSE, NULL, NULL},
+     "rtx2080ti-2-nop2p.ini", "alltoall", 2, 2, 0, 20, 5, FALSE, NULL, NULL,
+     NULL},
     {REF2, "nccl_allreduce_2xA40_pcie_NODE_P2Pdisabled_1node_g2_eugenesiow.csv",
      "GPUs 1 and 2 of an 8x A40 server (one socket, NODE), "
      "NCCL_P2P_DISABLE=1, AllReduce, -g 2, NCCL 2.16.2",
      "a40-nvbridge-8.ini", "allreduce", 2, 2, 21602, 20, 5, FALSE, "1,2",
-     "NCCL_P2P_DISABLE=1"},
+     "NCCL_P2P_DISABLE=1", NULL},
     {REF2, "nccl_allreduce_4xA40_pcie_SYS_P2Pdisabled_1node_g4_eugenesiow.csv",
      "GPUs 0, 1, 6 and 7 of an 8x A40 server (two sockets, SYS), "
      "NCCL_P2P_DISABLE=1, AllReduce, -g 4, NCCL 2.16.2",
      "a40-nvbridge-8.ini", "allreduce", 4, 4, 21602, 20, 5, FALSE, "0,1,6,7",
-     "NCCL_P2P_DISABLE=1"},
+     "NCCL_P2P_DISABLE=1", NULL},
     {REF2, "nccl_allreduce_4xA100_dgxA100_P2Pdisabled_1node_g4_eugenesiow.csv",
      "GPUs 4-7 of a DGX A100, NCCL_P2P_DISABLE=1, AllReduce, -g 4, NCCL "
      "2.16.2",
      "dgx-a100.ini", "allreduce", 4, 4, 21602, 20, 5, FALSE, "4,5,6,7",
-     "NCCL_P2P_DISABLE=1"},
+     "NCCL_P2P_DISABLE=1", NULL},
     /* Without GPUDirect RDMA: staged in host memory */
     {REF2, "nccl_allgather_2xGB10_dgxspark_2node_roce200G_cx7_jpnotes.csv",
      "2 DGX Spark (GB10), 200GbE RoCE, no GPUDirect RDMA, AllGather, "
      "-n 50, NCCL 2.28.9",
-     "dgx-spark-2.ini", "allgather", 2, 1, 22809, 50, 5, FALSE, NULL, NULL},
+     "dgx-spark-2.ini", "allgather", 2, 1, 22809, 50, 5, FALSE, NULL, NULL,
+     NULL},
     {REF2,
      "nccl_allgather_2xGB10_dgxspark_2node_roce200G_ANOMALOUS_jpnotes.csv",
      "2 DGX Spark, re-cabled, degraded (ANOMALOUS)", "dgx-spark-2.ini",
-     "allgather", 2, 1, 22809, 50, 5, TRUE, NULL, NULL},
+     "allgather", 2, 1, 22809, 50, 5, TRUE, NULL, NULL, NULL},
     /* Over TCP: NCCL's socket transport */
+    /* AWS EFA through aws-ofi-nccl: the report's own summary, busbw of the
+     * best round at six sizes (PARTIAL) */
+    {REF2, EFA_B300,
+     "2x 8 B300, 16x 400G EFA a node (AWS p6-b300), AllReduce, "
+     "NCCL 2.31.2",
+     "aws-p6-b300-efa-2.ini", "allreduce", 16, 1, 23102, 20, 0, FALSE, NULL,
+     NULL, "all_reduce,oop_busbw_best_round"},
+    {REF2, EFA_B300, "the same, AllGather", "aws-p6-b300-efa-2.ini",
+     "allgather", 16, 1, 23102, 20, 0, FALSE, NULL, NULL,
+     "all_gather,oop_busbw_best_round"},
+    {REF2, EFA_B300, "the same, ReduceScatter", "aws-p6-b300-efa-2.ini",
+     "reducescatter", 16, 1, 23102, 20, 0, FALSE, NULL, NULL,
+     "reduce_scatter,oop_busbw_best_round"},
+    {REF2, EFA_B300, "the same, AllToAll", "aws-p6-b300-efa-2.ini", "alltoall",
+     16, 1, 23102, 20, 0, FALSE, NULL, NULL, "alltoall,oop_busbw_best_round"},
     {REF2,
      "nccl_allreduce_2xL40S_2node_1perNode_socketTCP_IBdisabled_AMBIGUOUS_"
      "redhatOCP.csv",
      "2x 1 L40S over TCP sockets (NCCL_IB_DISABLE=1, 100GbE assumed), "
      "AllReduce, MPI -g 1, NCCL 2.27.3",
      "l40s-tcp-2.ini", "allreduce", 2, 1, 22703, 20, 5, FALSE, NULL,
-     "NCCL_IB_DISABLE=1 NCCL_ALGO=ring"},
+     "NCCL_IB_DISABLE=1 NCCL_ALGO=ring", NULL},
 };
 #undef REF
 #undef REF2
+#undef EFA_B300
 
 const ValDataset *val_datasets(guint *n)
 {
@@ -305,6 +330,40 @@ static gboolean simulate(const TopoSystem *sys, const NcclOptions *opt,
   return TRUE;
 }
 
+/* A summary table's row (ValDataset.select): into *r when its first two
+ * columns are the selection (r->size_bytes 0 otherwise), its time from
+ * the size and busbw. */
+static gboolean select_row(const ValDataset *d, const char *path, guint line,
+                           char **cells, const ValAccuracy *a,
+                           ValAccuracyRow *r, GError **error)
+{
+  g_autofree char *key = NULL;
+  char *end;
+
+  if (g_strv_length(cells) < 5)
+    goto bad;
+  key = g_strdup_printf("%s,%s", cells[0], cells[1]);
+  if (strcmp(key, d->select) != 0)
+    return TRUE;
+  if (!g_ascii_string_to_unsigned(cells[3], 10, 1, G_MAXUINT64, &r->size_bytes,
+                                  NULL))
+    goto bad;
+  r->measured_GBps = g_ascii_strtod(cells[4], &end);
+  if (end == cells[4] || *end || !(r->measured_GBps > 0) ||
+      !isfinite(r->measured_GBps))
+    goto bad;
+  r->measured_us =
+      (double)r->size_bytes * a->bus_factor / (r->measured_GBps * 1e3);
+  return TRUE;
+bad:
+  r->size_bytes = 0;
+  g_set_error(error, VAL_ERROR, VAL_ERROR_VALUE,
+              "%s:%u: expected collective, metric, size label, size in bytes "
+              "and busbw (GB/s)",
+              path, line);
+  return FALSE;
+}
+
 /* Reads the measured sizes and times of dataset d's file into a->rows. */
 static gboolean read_rows(const ValDataset *d, const char *path, ValAccuracy *a,
                           GError **error)
@@ -327,6 +386,13 @@ static gboolean read_rows(const ValDataset *d, const char *path, ValAccuracy *a,
     if (lines[i][0] == '\0')
       continue;
     cells = g_strsplit(lines[i], ",", -1);
+    if (d->select) {
+      if (!select_row(d, path, i + 1, cells, a, &r, error))
+        return FALSE;
+      if (r.size_bytes)
+        g_array_append_val(a->rows, r);
+      continue;
+    }
     /* nccl-tests prints a 0-byte call where the count rounds to nothing
      * (AllGather, AllToAll of a few bytes): it has no bandwidth */
     if (strcmp(cells[0], "0") == 0)

@@ -36,6 +36,11 @@ typedef struct {
                          model, "NAME=VALUE ..." (NCCL_P2P_DISABLE,
                          NCCL_P2P_LEVEL, NCCL_IB_DISABLE=1,
                          NCCL_NET_GDR_LEVEL, NCCL_ALGO); NULL: none */
+  const char *select; /* a summary table's rows (reference2's summary_*.csv):
+                         those whose first two columns are
+                         "COLLECTIVE,METRIC", their size in bytes in the
+                         fourth column and busbw (GB/s) in the fifth; NULL:
+                         an nccl-tests table, time in time_col */
 } ValDataset;
 
 /* The datasets; n set to their count. */

@@ -1009,9 +1009,10 @@ static void socket_caps(NcclPlan *pl)
  * pair's channels counted as one: the plan spreads every pair over all
  * the channels, where NCCL gives a pair only its p2pnChannelsPerPeer).
  *
- * Fitted (bench_accuracy, net_proxy_us with this count): 2.05 us per
- * action (2.10 before the TCP run joined the fit), from 2.35 us when every
- * connection was counted as alone. */
+ * Fitted (bench_accuracy, net_proxy_us with this count): 2.15 us per
+ * action (2.10 over the RDMA runs alone, 2.05 with the TCP run, 2.15 with
+ * the EFA runs too), from 2.35 us when every connection was counted as
+ * alone. */
 static void proxy_queues(NcclPlan *pl)
 {
   NcclEdge *edges = (NcclEdge *)(void *)pl->edges->data;

@@ -213,7 +213,7 @@ expect 0 "  Ring          LL128   off: LL128 is off by default without NVLink" r
 expect 0 "  Ring          LL128   off: LL128 is off by default over the socket transport (the network path goes through the CPU)" run -t "$(dirname "$0")/../data/systems/hgx-b200-roce-2.ini" -b 1M -e 1M --explain
 # 4 helper threads a connection: the 100GbE port's 12.25 GB/s binds
 export NCCL_SOCKET_NTHREADS=4 NCCL_NSOCKS_PERTHREAD=1
-expect 0 "  1073741824     268435456     float     sum      -1  87660" run -t "$L40S" -b 1G -e 1G
+expect 0 "  1073741824     268435456     float     sum      -1  8766" run -t "$L40S" -b 1G -e 1G
 export NCCL_SOCKET_NTHREADS=17
 expect 2 "environment NCCL_SOCKET_NTHREADS='17': expected a thread count (NCCL's MAX_THREADS) from 0 to 16" run -t "$L40S"
 unset NCCL_SOCKET_NTHREADS NCCL_NSOCKS_PERTHREAD
@@ -237,9 +237,11 @@ unset NCCL_IB_DISABLE
 export NCCL_NET=Socket
 expect 2 "and NCCL_NET=Socket puts NCCL's traffic between them on TCP sockets" run -t "$H2" -b 1M -e 1M
 export NCCL_NET="AWS Libfabric"
-expect 2 "environment NCCL_NET='AWS Libfabric': ifsim models NCCL's IB transport" run -t "$H2"
+expect 0 "     1048576        262144     float     sum      -1    52.92" run -t "$H2" -b 1M -e 1M
+export NCCL_NET="UCX"
+expect 2 "environment NCCL_NET='UCX': ifsim models NCCL's IB transport and the RDMA plugins" run -t "$H2"
 export NCCL_NET=gIB
-expect 0 "     1048576        262144     float     sum      -1    52.52" run -t "$H2" -b 1M -e 1M
+expect 0 "     1048576        262144     float     sum      -1    52.92" run -t "$H2" -b 1M -e 1M
 unset NCCL_NET
 expect 2 "--nccl-version: '2.26.x' is not an NCCL version (expected 2.MINOR or 2.MINOR.PATCH, e.g. 2.26.2)" run --nccl-version 2.26.x
 expect 2 "--nccl-version: '3' is not an NCCL version" replay "$(dirname "$0")/../../docs/workload-example.csv" --nccl-version 3
@@ -457,7 +459,7 @@ if [ -e "$swres/bad.csv" ]; then
   echo "FAIL: a failed sweep left its CSV"; fails=$((fails + 1))
 fi
 expect 0 "# point 2 failed: point 2 (run.ranks=6, system.servers=2): run.ranks: 6" sweep -t tiny.ini --vary run.ranks=4,6 --vary system.servers=2,3 -b 1K -e 1K -k
-expect 0 "0,1,AllReduce,1048576,262144,float,sum,-1,150.77" sweep -t tiny.ini --vary "link ib-hdr-4x.cable_m=1,100" -b 1M -e 1M
+expect 0 "0,1,AllReduce,1048576,262144,float,sum,-1,151.17" sweep -t tiny.ini --vary "link ib-hdr-4x.cable_m=1,100" -b 1M -e 1M
 expect 0 "1,10,AllReduce,8,2,float,sum,-1,25.002394" sweep --vary nccl.latency_us=0,10 -b 8 -e 8
 expect 2 "nope.ini: cannot read" sweep nope.ini
 expect 2 "unexpected argument 'b.ini' (one plan file at most)" sweep plan.ini b.ini

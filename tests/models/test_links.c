@@ -336,7 +336,7 @@ START_TEST(test_nics)
 {
   g_autoptr(GPtrArray) names = mdl_registry_nic_names(builtin);
 
-  ck_assert_uint_eq(names->len, 8);
+  ck_assert_uint_eq(names->len, 12);
   for (guint i = 0; i < names->len; i++) {
     const MdlNic *n = mdl_registry_nic(builtin, names->pdata[i]);
     double net = n->ports * large_GBps(get_link(n->port_link), 0, MDL_OP_WRITE);

@@ -34,19 +34,21 @@ START_TEST(test_builtin_complete)
       "pcie6-x16",    "ib-edr-4x",    "ib-hdr-1x",    "ib-hdr-2x",
       "ib-hdr-4x",    "ib-ndr-4x",    "ib-xdr-4x",    "roce-v1-100g",
       "roce-v2-100g", "roce-v2-200g", "roce-v2-400g", "roce-v2-800g",
-      "upi2",         "xgmi3"};
+      "upi2",         "xgmi3",        "efa-400g",     "efa-2x400g"};
 
   for (size_t i = 0; i < G_N_ELEMENTS(expected); i++)
     ck_assert_msg(mdl_registry_link(r, expected[i]), "no %s", expected[i]);
-  ck_assert_uint_eq(links->len, 38);
+  ck_assert_uint_eq(links->len, 40);
   ck_assert_ptr_nonnull(mdl_registry_switch(r, "nvswitch3"));
   ck_assert_ptr_nonnull(mdl_registry_switch(r, "quantum2-ndr"));
   ck_assert_ptr_nonnull(mdl_registry_switch(r, "pex89000"));
   ck_assert_ptr_nonnull(mdl_registry_nic(r, "cx7-ndr"));
-  ck_assert_uint_eq(switches->len, 13);
+  ck_assert_ptr_nonnull(mdl_registry_nic(r, "cx8-xdr"));
+  ck_assert_ptr_nonnull(mdl_registry_nic(r, "efa-2x400g"));
+  ck_assert_uint_eq(switches->len, 14);
   ck_assert_ptr_nonnull(mdl_registry_switch(r, "pex8796"));
   ck_assert_ptr_nonnull(mdl_registry_switch(r, "root-complex-gen3"));
-  ck_assert_uint_eq(nics->len, 8);
+  ck_assert_uint_eq(nics->len, 12);
   /* sorted */
   for (guint i = 1; i < links->len; i++)
     ck_assert_int_lt(strcmp(links->pdata[i - 1], links->pdata[i]), 0);

@@ -23,10 +23,10 @@ static const struct {
     {"nccl_allreduce_8xA100_nvlink3_stas00mlengineering.csv", 0.045, 0.060,
      0.265, 0.265},
     {"nccl_allreduce_8xH100_sxm_nccltests290.csv", 0.055, 0.005, 0.055, 0.005},
-    {"nccl_allreduce_16xH100_2node_ndr8x400_nccltests309.csv", 0.050, 0.095,
-     0.050, 0.110},
-    {"nccl_allreduce_32xH100_4node_ndr8x400_vm_nccltests309.csv", 0.060, 0.105,
-     0.060, 0.105},
+    {"nccl_allreduce_16xH100_2node_ndr8x400_nccltests309.csv", 0.050, 0.085,
+     0.050, 0.090},
+    {"nccl_allreduce_32xH100_4node_ndr8x400_vm_nccltests309.csv", 0.060, 0.115,
+     0.060, 0.115},
     {"nccl_allreduce_8xRTX4090_pcie_P2Punlocked_chlc.csv", 0.155, 0.035, 0.155,
      0.035},
     {"nccl_sendrecv_8xA100_nvlink_liplus.csv", 0.255, 0.005, 0.255, 0.005},
@@ -42,13 +42,13 @@ static const struct {
      0.005, 0.020, 0.005},
     {"nccl_allreduce_16xA100_sxm4_40gb_2node_roce16x100G_ociBMGPU4.8_ocihpcoke."
      "csv",
-     0.080, 0.130, 0.080, 0.130},
+     0.070, 0.135, 0.070, 0.135},
     {"nccl_allgather_8xGB200_2node_4perNode_gcpA4X_MNNVL_imex_gcpdocs.csv",
      0.585, 0.905, 0.585, 0.905},
     {"nccl_allgather_32xGB200_8node_4perNode_gcpA4X_MNNVL_TAS_gcpdocs.csv",
      0.635, 1.375, 0.635, 1.375},
     {"nccl_allgather_16xB200_2node_gcpA4_roce8x400_gIB_AMBIGUOUS_esaaren.csv",
-     0.080, 0.090, 0.095, 0.135},
+     0.070, 0.080, 0.075, 0.085},
     {"nccl_allreduce_2xRTX2080Ti_pcie3_noP2P_PIX_1node_g2_autodl_anthonyhoo."
      "csv",
      0.010, 0.120, 0.060, 0.150},
@@ -72,9 +72,17 @@ static const struct {
      0.005, 0.160, 0.005},
     {"nccl_allgather_2xGB10_dgxspark_2node_roce200G_ANOMALOUS_jpnotes.csv",
      7.700, 0.005, 7.700, 0.005},
+    {"summary_busbw_vs_size_16xB300_2node_awsP6B300_efa16x400_terrificdm.csv",
+     0.210, 0.675, 0.210, 0.675},
+    {"summary_busbw_vs_size_16xB300_2node_awsP6B300_efa16x400_terrificdm.csv",
+     0.505, 0.170, 0.525, 0.160},
+    {"summary_busbw_vs_size_16xB300_2node_awsP6B300_efa16x400_terrificdm.csv",
+     0.525, 0.170, 0.545, 0.160},
+    {"summary_busbw_vs_size_16xB300_2node_awsP6B300_efa16x400_terrificdm.csv",
+     0.185, 0.185, 0.185, 0.215},
     {"nccl_allreduce_2xL40S_2node_1perNode_socketTCP_IBdisabled_AMBIGUOUS_"
      "redhatOCP.csv",
-     0.015, 0.150, 0.530, 0.170},
+     0.015, 0.165, 0.525, 0.180},
 };
 
 START_TEST(test_accuracy_bounds)
@@ -147,8 +155,9 @@ START_TEST(test_accuracy_bad_row)
   g_autofree char *sys = g_build_filename(root, "systems", NULL);
   g_autofree char *csv = g_build_filename(ref, "bad.csv", NULL);
   g_autofree char *ini = g_build_filename(sys, "one.ini", NULL);
-  ValDataset d = {"reference", "bad.csv", "bad", "one.ini", "allreduce", 8,   1,
-                  0,           20,        5,     FALSE,     NULL,        NULL};
+  ValDataset d = {"reference", "bad.csv", "bad", "one.ini", "allreduce",
+                  8,           1,         0,     20,        5,
+                  FALSE,       NULL,      NULL,  NULL};
   ValAccuracy a;
 
   ck_assert_ptr_nonnull(root);
@@ -164,6 +173,22 @@ START_TEST(test_accuracy_bad_row)
   ck_assert(!val_accuracy_run(&d, root, &a, &error));
   ck_assert(g_error_matches(error, VAL_ERROR, VAL_ERROR_VALUE));
   ck_assert_ptr_nonnull(strstr(error->message, "bad.csv:3"));
+  val_accuracy_clear(&a);
+  /* a summary table's selected row without a busbw */
+  g_clear_error(&error);
+  ck_assert(g_file_set_contents(
+      csv,
+      "collective,metric,size_label,size_bytes,value,unit,note\n"
+      "all_gather,oop_busbw_best_round,1 KiB,1024,1.5,GB/s,\n"
+      "all_reduce,oop_busbw_best_round,1 KiB,1024,1.5,GB/s,\n"
+      "all_reduce,oop_busbw_best_round,2 KiB,2048,n/a,GB/s,\n",
+      -1, NULL));
+  d.select = "all_reduce,oop_busbw_best_round";
+  ck_assert(!val_accuracy_run(&d, root, &a, &error));
+  ck_assert_msg(strstr(error->message, "bad.csv:4: expected collective, "
+                                       "metric, size label, size in bytes "
+                                       "and busbw"),
+                "%s", error->message);
   val_accuracy_clear(&a);
   g_unlink(csv);
   g_unlink(ini);
