@@ -32,6 +32,8 @@ const MdlParamSpec mdl_switch_params[] = {
     MDL_PARAM_END,
 };
 
+static const char *const nic_vendors[] = {"other", "amazon", "google", NULL};
+
 const MdlParamSpec mdl_nic_params[] = {
     {"description", MDL_PARAM_STRING, NOFF(description), 0, 0, NULL, "",
      "one line for listings"},
@@ -46,6 +48,9 @@ const MdlParamSpec mdl_nic_params[] = {
      NULL, "0", "messages per second, millions; 0: not modelled"},
     {"gpudirect", MDL_PARAM_BOOL, NOFF(gpudirect), 0, 0, NULL, "true",
      "GPUDirect RDMA (else staging in host memory)"},
+    {"vendor", MDL_PARAM_ENUM, NOFF(vendor), 0, 0, nic_vendors, "other",
+     "maker, as NCCL's socket transport reads the PCI vendor ID: amazon "
+     "(AWS ENA, EFA), google (gVNIC) or other"},
     MDL_PARAM_END,
 };
 

@@ -52,7 +52,18 @@ typedef struct {
   double latency_ns;        /* send plus receive processing */
   double message_rate_Mpps; /* 0: no published limit, not modelled */
   gboolean gpudirect;       /* GPUDirect RDMA to and from GPU memory */
+  guint32 vendor;           /* MdlNicVendor: who made it, as NCCL reads
+                               the PCI vendor ID */
 } MdlNic;
+
+/* NIC makers whose PCI vendor ID NCCL's socket transport looks for
+ * (net_socket.cc ncclNetSocketGetNsockNthread: Amazon 0x1d0f, Google
+ * 0x1ae0); any other is MDL_NIC_VENDOR_OTHER. */
+typedef enum {
+  MDL_NIC_VENDOR_OTHER,
+  MDL_NIC_VENDOR_AMAZON,
+  MDL_NIC_VENDOR_GOOGLE
+} MdlNicVendor;
 
 extern const MdlParamSpec mdl_switch_params[];
 extern const MdlParamSpec mdl_nic_params[];

@@ -81,23 +81,21 @@ static gboolean env_uint(const char *name, guint32 lo, guint32 hi,
 
 /* NCCL_SOCKET_NTHREADS and NCCL_NSOCKS_PERTHREAD (transport/net_socket.cc
  * ncclNetSocketGetNsockNthread): helper threads per connection, at most
- * MAX_THREADS 16, and sockets per thread, NCCL lowering them so that a
- * connection has at most MAX_SOCKETS 64.  Unset, NCCL reads the NIC's PCI
- * vendor (2 x 8 on AWS, 4 x 1 on Google's gVNIC, else none: the proxy
- * thread moves the bytes); ifsim takes none. */
+ * MAX_THREADS 16, and sockets per thread, at most MAX_SOCKETS 64; NCCL
+ * lowers the second so that a connection has at most 64 sockets
+ * (nccl_comm_new does).  Each is kept as its value + 1, 0 when unset:
+ * NCCL then chooses by the NIC's vendor. */
 static gboolean socket_threads(NcclOptions *n, GError **error)
 {
-  guint32 threads = 0, per = 0;
+  guint32 threads = G_MAXUINT32, per = G_MAXUINT32;
 
   if (!env_uint("NCCL_SOCKET_NTHREADS", 0, 16,
                 "a thread count (NCCL's MAX_THREADS)", &threads, error) ||
       !env_uint("NCCL_NSOCKS_PERTHREAD", 0, 64,
                 "a socket count (NCCL's MAX_SOCKETS)", &per, error))
     return FALSE;
-  if (threads > 0 && threads * per > 64)
-    per = 64 / threads;
-  n->socket_threads = threads;
-  n->socket_socks = threads * per;
+  n->socket_nthreads = threads == G_MAXUINT32 ? 0 : threads + 1;
+  n->socket_nsocks_per_thread = per == G_MAXUINT32 ? 0 : per + 1;
   return TRUE;
 }
 

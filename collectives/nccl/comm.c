@@ -307,6 +307,32 @@ static void comm_gdr(NcclComm *c)
   }
 }
 
+/* A socket connection's helper threads and sockets (net_socket.cc
+ * ncclNetSocketGetNsockNthread): NCCL_SOCKET_NTHREADS and
+ * NCCL_NSOCKS_PERTHREAD where set; unset, by the NIC's PCI vendor: 2
+ * threads of 8 sockets on AWS's (ENA), 4 of 1 on Google's (gVNIC), else
+ * none, the proxy thread moving the bytes.  At most 64 sockets, NCCL
+ * lowering the sockets per thread to fit. */
+static void socket_threads(NcclComm *c)
+{
+  guint32 auto_threads = 0, auto_per = 1, threads, per;
+
+  if (c->gpu.nic->vendor == MDL_NIC_VENDOR_AMAZON) {
+    auto_threads = 2;
+    auto_per = 8;
+  } else if (c->gpu.nic->vendor == MDL_NIC_VENDOR_GOOGLE) {
+    auto_threads = 4;
+    auto_per = 1;
+  }
+  threads = c->opt.socket_nthreads ? c->opt.socket_nthreads - 1 : auto_threads;
+  per = c->opt.socket_nsocks_per_thread ? c->opt.socket_nsocks_per_thread - 1
+                                        : auto_per;
+  if (threads > 0 && threads * per > 64)
+    per = 64 / threads;
+  c->socket_threads = threads;
+  c->socket_socks = threads * per;
+}
+
 /* Whether some pair of a node's ranks stages through host memory. */
 static gboolean comm_any_shm(const NcclComm *c)
 {
@@ -383,6 +409,7 @@ NcclComm *nccl_comm_new(const TopoSystem *sys, const NcclOptions *opt,
         goto fail;
       }
       c->socket = TRUE;
+      socket_threads(c);
     }
     comm_gdr(c);
     c->nic_GBps = link_GBps(port) * MAX(c->gpu.nic->ports, 1);

@@ -129,12 +129,10 @@ typedef struct {
    * transport ("NCCL_IB_DISABLE", "NCCL_NET=Socket"): TCP through host
    * memory (docs/nccl.md); NULL: RDMA */
   const char *net_socket;
-  /* NCCL_SOCKET_NTHREADS and NCCL_NSOCKS_PERTHREAD as the socket transport
-   * takes them (net_socket.cc ncclNetSocketGetNsockNthread: at most 16
-   * threads and 64 sockets a connection); 0 sockets: the proxy thread
-   * moves every connection's bytes itself, the default for NICs other
-   * than AWS's and Google's virtual ones */
-  guint32 socket_threads, socket_socks;
+  /* NCCL_SOCKET_NTHREADS and NCCL_NSOCKS_PERTHREAD, each its value + 1
+   * (0: unset, NCCL's choice by the NIC's vendor; nccl_comm_new applies
+   * net_socket.cc ncclNetSocketGetNsockNthread) */
+  guint32 socket_nthreads, socket_nsocks_per_thread;
   /* NCCL_NET_GDR_LEVEL (nccl_path_level_parse: NcclPath + 1; 0: PXB, NCCL's
    * default) and NCCL_NET_GDR_READ (0: unset, NCCL's default; 1: off; 2:
    * on): where GPUDirect RDMA is used (paths.cc ncclTopoCheckGdr) */

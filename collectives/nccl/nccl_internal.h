@@ -30,6 +30,9 @@ struct NcclComm {
   gboolean shm;       /* some ranks of a node stage through host memory */
   gboolean socket;    /* nodes talk over NCCL's socket transport (TCP through
                          host memory), not RDMA */
+  guint32 socket_threads, socket_socks; /* a socket connection's helper
+                                           threads and sockets (0 sockets:
+                                           the proxy thread moves it) */
   gboolean gdr_send;  /* the NIC reads the sender's GPU memory (GPUDirect
                          RDMA); else the step is staged in host memory */
   gboolean gdr_recv;  /* the NIC writes the receiver's GPU memory */

@@ -964,10 +964,10 @@ static void socket_caps(NcclPlan *pl)
 
   if (!c->socket)
     return;
-  if (c->opt.socket_socks > 0) {
+  if (c->socket_socks > 0) {
     guint64 tasks = MAX((pl->slice + 65535) / 65536, 1);
 
-    rate *= MIN(tasks, c->opt.socket_threads);
+    rate *= MIN(tasks, c->socket_threads);
   } else {
     conns = g_new0(guint32, c->nranks);
     for (guint32 i = 0; i < pl->edges->len; i++) {

@@ -1133,8 +1133,9 @@ END_TEST
  * default the rank's proxy thread, which moves both channels' sends and
  * receives, at [nccl] socket_thread_GBps (here 8) for all four: 2 GB/s a
  * connection, 4 GB/s of busbw for the 2-rank AllReduce.  With helper
- * threads (NCCL_SOCKET_NTHREADS=4, NCCL_NSOCKS_PERTHREAD=1) each
- * connection has four of its own and the port binds, as over RDMA.  LL
+ * threads (NCCL_SOCKET_NTHREADS=4, NCCL_NSOCKS_PERTHREAD=1, or unset on
+ * Google's gVNIC) each connection has four of its own and the port binds,
+ * as over RDMA.  LL
  * copies its flags too: half the rate.  An InfiniBand port carries no TCP
  * here: refused. */
 START_TEST(test_socket_rates)
@@ -1142,16 +1143,20 @@ START_TEST(test_socket_rates)
   static const char pods[] =
       "[system]\nserver = pod\nservers = 2\n[server pod]\ngpus = 1\n"
       "sockets = 1\nroot_complex = root-complex-gen4\ngpu_pcie = pcie4-x16\n"
-      "gpu_arch = sm89\nnic = cx6-100g\nnics = 1\n[nic cx6-100g]\n"
-      "based_on = cx6-hdr\nport_link = roce-v2-100g\n[switch eth]\n"
+      "gpu_arch = sm89\nnic = cx6-100g\nnics = 1\n[switch eth]\n"
       "based_on = spectrum4-400g\nport_link = roce-v2-100g\n[scaleout]\n"
       "topology = fat-tree\nswitch = eth\ntiers = 1\n"
-      "[nccl]\nsocket_thread_GBps = 8\n";
+      "[nccl]\nsocket_thread_GBps = 8\n[nic cx6-100g]\n"
+      "based_on = cx6-hdr\nport_link = roce-v2-100g\n";
   g_autoptr(TopoSystem) sys = load_text(pods);
   g_autoptr(TopoSystem) ib = load_servers("dgx-h100", 2, "quantum2-ndr");
   NcclOptions proxy = {.net_socket = "NCCL_IB_DISABLE"};
-  NcclOptions helpers = {
-      .net_socket = "NCCL_IB_DISABLE", .socket_threads = 4, .socket_socks = 4};
+  NcclOptions helpers = {.net_socket = "NCCL_IB_DISABLE",
+                         .socket_nthreads = 4 + 1,
+                         .socket_nsocks_per_thread = 1 + 1};
+  g_autofree char *gvnic_text = g_strconcat(pods, "vendor = google\n", NULL);
+  g_autoptr(TopoSystem) gvnic = load_text(gvnic_text);
+  g_autoptr(NcclComm) c_gvnic = comm_of(gvnic, &proxy);
   NcclOptions ll = {.net_socket = "NCCL_IB_DISABLE",
                     .protos = 1u << NCCL_PROTO_LL};
   NcclOptions ll_rdma = {.protos = 1u << NCCL_PROTO_LL};
@@ -1171,12 +1176,18 @@ START_TEST(test_socket_rates)
       busbw(c_ll, NCCL_COLL_ALLREDUCE, 64 * MIB, NCCL_EXEC_FLOW, NULL);
   double bw_ll_rdma =
       busbw(c_ll_rdma, NCCL_COLL_ALLREDUCE, 64 * MIB, NCCL_EXEC_FLOW, NULL);
+  double bw_gvnic;
 
   ck_assert(nccl_comm_uses_socket(c_proxy) && !nccl_comm_uses_socket(c_rdma));
   ck_assert_msg(fabs(bw_proxy - 4.0) < 0.08, "proxy thread %.2f GB/s",
                 bw_proxy);
   ck_assert_msg(bw_rdma > 11.5 && fabs(bw_helpers - bw_rdma) < 0.02 * bw_rdma,
                 "helper threads %.2f, RDMA %.2f GB/s", bw_helpers, bw_rdma);
+  /* Google's gVNIC: NCCL gives each connection 4 helper threads unasked */
+  bw_gvnic =
+      busbw(c_gvnic, NCCL_COLL_ALLREDUCE, 1024 * MIB, NCCL_EXEC_FLOW, NULL);
+  ck_assert_msg(fabs(bw_gvnic - bw_helpers) < 0.02 * bw_helpers,
+                "gVNIC %.2f, helper threads %.2f GB/s", bw_gvnic, bw_helpers);
   ck_assert_msg(bw_ll < 2.0 && bw_ll_rdma > 2 * bw_ll,
                 "LL over sockets %.2f, over RDMA %.2f GB/s", bw_ll, bw_ll_rdma);
   ck_assert(nccl_comm_new(ib, &proxy, &error) == NULL);
