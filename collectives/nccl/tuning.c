@@ -737,6 +737,37 @@ static guint32 clamp_channels(const NcclComm *c, guint32 nc)
  * The message is a pair's: the call's bytes for Send/Recv, a rank's share
  * for AllToAll. */
 #define NCCL_P2P_CHUNK_BYTES (512u << 10)
+/* --explain's line on the network transport between nodes: sockets and
+ * who moves their bytes, or RDMA and where GPUDirect RDMA is used. */
+static void explain_network(const NcclComm *c, GString *explain)
+{
+  if (c->nnodes < 2)
+    return;
+  if (c->socket) {
+    if (c->socket_socks > 0)
+      g_string_append_printf(
+          explain,
+          "  network: NCCL's socket transport (%s), TCP through host "
+          "memory; each connection has %u helper threads and %u sockets\n",
+          c->opt.net_socket, c->socket_threads, c->socket_socks);
+    else
+      g_string_append_printf(
+          explain,
+          "  network: NCCL's socket transport (%s), TCP through host "
+          "memory; each rank's proxy thread moves its connections' bytes "
+          "([nccl] socket_thread_GBps)\n",
+          c->opt.net_socket);
+    return;
+  }
+  g_string_append_printf(
+      explain, "  network: RDMA; GPUDirect RDMA for sends %s, receives %s%s\n",
+      c->gdr_send ? "on" : "off", c->gdr_recv ? "on" : "off",
+      c->gdr_send && c->gdr_recv
+          ? ""
+          : " (off: staged in host memory; the NIC's gpudirect, its distance "
+            "against NCCL_NET_GDR_LEVEL and NCCL_NET_GDR_READ decide)");
+}
+
 static gboolean select_p2p(const NcclComm *c, NcclColl coll, guint64 bytes,
                            NcclChoice *out, GString *explain, GError **error)
 {
@@ -757,11 +788,13 @@ static gboolean select_p2p(const NcclComm *c, NcclColl coll, guint64 bytes,
         clamp_channels(c, (guint32)CLAMP(chunks, 1, c->kernel_channels));
   }
   out->model_us = -1;
-  if (explain)
+  if (explain) {
     g_string_append_printf(explain,
                            "%s %" G_GUINT64_FORMAT " B: point-to-point, not "
                            "in NCCL's cost model: Simple over %u channels\n",
                            nccl_coll_name(coll), bytes, out->channels);
+    explain_network(c, explain);
+  }
   return TRUE;
 }
 
@@ -781,6 +814,7 @@ gboolean nccl_select(const NcclComm *c, NcclColl coll, guint64 bytes,
                            "%u nodes, NCCL %s's cost model:\n",
                            nccl_coll_name(coll), bytes, c->nranks, c->nnodes,
                            v);
+    explain_network(c, explain);
   }
   for (int a = 0; a < NCCL_N_ALGOS; a++) {
     for (int p = 0; p < NCCL_N_PROTOS; p++) {

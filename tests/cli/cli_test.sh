@@ -208,6 +208,7 @@ export NCCL_IB_DISABLE=1
 expect 2 "16 ranks span 2 servers, and NCCL_IB_DISABLE puts NCCL's traffic between them on TCP sockets, but the NICs' port link 'ib-ndr-4x' is not Ethernet (IP over InfiniBand is not modelled)" run -t "$H2" -b 1M -e 1M
 expect 0 "  1073741824     268435456     float     sum      -1   134" run -t "$L40S" -b 1G -e 1G
 expect 0 "  Ring          LL128   off: LL128 is off by default without NVLink" run -t "$L40S" -b 1G -e 1G --explain
+expect 0 "  network: NCCL's socket transport (NCCL_IB_DISABLE), TCP through host memory; each rank's proxy thread moves its connections' bytes" run -t "$L40S" -b 1G -e 1G --explain
 # over NVLink inside the node as well, LL128 stays off: the network path
 # goes through the CPU
 expect 0 "  Ring          LL128   off: LL128 is off by default over the socket transport (the network path goes through the CPU)" run -t "$(dirname "$0")/../data/systems/hgx-b200-roce-2.ini" -b 1M -e 1M --explain
@@ -221,6 +222,10 @@ unset NCCL_IB_DISABLE
 # GPUDirect RDMA as ncclTopoCheckGdr decides it: NCCL_NET_GDR_LEVEL=LOC
 # stages every step in host memory, the path to the NICs goes through the
 # CPU, and LL128 is off across nodes
+# (the L40S pods' GPU and NIC hang off root ports, PHB: no GPUDirect RDMA
+# by default, as in NCCL)
+expect 0 "  network: RDMA; GPUDirect RDMA for sends off, receives off (off: staged in host memory" run -t "$L40S" -b 1M -e 1M --explain
+expect 0 "  network: RDMA; GPUDirect RDMA for sends on, receives on" run -t "$H2" -b 1M -e 1M --explain
 export NCCL_NET_GDR_LEVEL=LOC
 expect 0 "  Tree          LL128   off: LL128 is off by default where the network path goes through the CPU (no GPUDirect RDMA, or the NIC no nearer than the CPU)" run -t "$H2" -b 4M -e 4M --explain
 export NCCL_NET_GDR_LEVEL=FAR
