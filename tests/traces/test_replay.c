@@ -102,6 +102,7 @@ START_TEST(test_sequence_and_overlap)
   }
   {
     g_autoptr(TrcReplay) run = run1(sys, par, server0, 1, &r);
+    (void)run; /* freed at the end of the block; only r is read */
     SimTime both = MAX(SIM_US(100), ar);
 
     ck_assert_uint_eq(r.step_ps, both + SIM_US(50));
@@ -125,6 +126,7 @@ START_TEST(test_pipeline_send)
       alone_ps(sys, server0, 1, all8, 2, NCCL_COLL_SENDRECV, 32 * MIB);
   TrcReplayResult r;
   g_autoptr(TrcReplay) run = run1(sys, w, server0, 1, &r);
+  (void)run; /* freed at the end of the block; only r is read */
 
   /* sendrecv_perf's pair moves both ways at once on full-duplex NVLink:
    * as long as the one-way send */
@@ -151,6 +153,7 @@ START_TEST(test_comm_order)
       alone_ps(sys, server0, 1, all8, 8, NCCL_COLL_ALLREDUCE, 16 * MIB);
   TrcReplayResult r;
   g_autoptr(TrcReplay) run = run1(sys, w, server0, 1, &r);
+  (void)run; /* freed at the end of the block; only r is read */
 
   ck_assert_uint_eq(r.ops[0].end_ps, ar);
   ck_assert_uint_eq(r.ops[1].start_ps, ar);
@@ -183,6 +186,7 @@ START_TEST(test_jobs)
   {
     g_autoptr(TrcReplay) both = trc_replay_run(sys, jobs, 2, &o, r, &error);
     g_autoptr(TrcReplay) one = run1(sys, tp, server0, 1, &a);
+    (void)one; /* freed at the end of the block; only a is read */
 
     ck_assert_msg(both != NULL, "%s", error ? error->message : "");
     ck_assert_uint_eq(r[0].step_ps, a.step_ps);
@@ -290,6 +294,7 @@ START_TEST(test_world_stages)
       alone_ps(sys, server0, 1, all8, 8, NCCL_COLL_ALLREDUCE, 64 * MIB);
   TrcReplayResult r;
   g_autoptr(TrcReplay) run = run1(sys, w, server0, 1, &r);
+  (void)run; /* freed at the end of the block; only r is read */
 
   ck_assert_uint_eq(r.ops[0].end_ps, four);
   ck_assert_uint_eq(r.ops[1].end_ps - r.ops[1].start_ps, eight);
@@ -310,6 +315,7 @@ START_TEST(test_exposure_split)
                              "2,d,allreduce,dp,67108864,,,,none\n");
   TrcReplayResult r;
   g_autoptr(TrcReplay) run = run1(sys, w, server0, 1, &r);
+  (void)run; /* freed at the end of the block; only r is read */
   double tp = r.exposed_group_us[TRC_GROUP_TP];
   double dp = r.exposed_group_us[TRC_GROUP_DP];
   double t0 = sim_time_to_us(r.ops[0].end_ps);
