@@ -34,6 +34,11 @@ const MdlParamSpec mdl_switch_params[] = {
 
 static const char *const nic_vendors[] = {"other", "amazon", "google", NULL};
 
+const char *mdl_nic_vendor_name(guint32 vendor)
+{
+  return vendor < G_N_ELEMENTS(nic_vendors) - 1 ? nic_vendors[vendor] : "?";
+}
+
 const MdlParamSpec mdl_nic_params[] = {
     {"description", MDL_PARAM_STRING, NOFF(description), 0, 0, NULL, "",
      "one line for listings"},

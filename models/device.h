@@ -65,6 +65,9 @@ typedef enum {
   MDL_NIC_VENDOR_GOOGLE
 } MdlNicVendor;
 
+/* A vendor's name as NIC models give it ("other", "amazon", "google"). */
+const char *mdl_nic_vendor_name(guint32 vendor);
+
 extern const MdlParamSpec mdl_switch_params[];
 extern const MdlParamSpec mdl_nic_params[];
 

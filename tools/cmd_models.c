@@ -96,9 +96,10 @@ static void print_nic_table(const MdlRegistry *r)
   g_autoptr(GPtrArray) names = mdl_registry_nic_names(r);
 
   printf("\nNICs (effective bandwidths of 1 GiB writes)\n");
-  printf("%-10s %-14s %-10s %9s %9s %8s %8s %-9s\n", "name", "port link",
-         "host link", "network", "host", "latency", "rate", "gpudirect");
-  printf("%-10s %-14s %-10s %9s %9s %8s %8s %-9s\n", "", "", "", "(GB/s)",
+  printf("%-15s %-14s %-10s %9s %9s %8s %8s %-9s %s\n", "name", "port link",
+         "host link", "network", "host", "latency", "rate", "gpudirect",
+         "vendor");
+  printf("%-15s %-14s %-10s %9s %9s %8s %8s %-9s\n", "", "", "", "(GB/s)",
          "(GB/s)", "(ns)", "(Mpps)", "");
   for (guint i = 0; i < names->len; i++) {
     const MdlNic *n = mdl_registry_nic(r, names->pdata[i]);
@@ -107,9 +108,9 @@ static void print_nic_table(const MdlRegistry *r)
                                 ? g_strdup_printf("%.0f", n->message_rate_Mpps)
                                 : g_strdup("-");
     nic_bandwidths(r, n, &network, &host);
-    printf("%-10s %-14s %-10s %9.3f %9.3f %8.1f %8s %-9s\n", n->name,
+    printf("%-15s %-14s %-10s %9.3f %9.3f %8.1f %8s %-9s %s\n", n->name,
            n->port_link, n->host_link, network, host, n->latency_ns, rate,
-           n->gpudirect ? "yes" : "no");
+           n->gpudirect ? "yes" : "no", mdl_nic_vendor_name(n->vendor));
   }
 }
 
