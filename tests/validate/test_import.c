@@ -546,6 +546,9 @@ static const struct {
      ":34: Rank 0 again (line 6 has it): expected one device line per rank"},
     {"nccl_extra_column.txt",
      "found 17: columns the table header does not name"},
+    {"nccl_timestamp_mid_header.txt",
+     ":18: expected 14 columns (size count type timestamp redop root time "
+     "algbw busbw #wrong time algbw busbw #wrong), found 13: a truncated row?"},
     {"nccl_garbage_number.txt",
      ":18: out-of-place time: expected a number, found '1x39.2'"},
     {"nccl_inf_algbw.txt",
