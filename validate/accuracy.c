@@ -490,6 +490,20 @@ gboolean val_accuracy_run(const ValDataset *d, const char *root,
   return TRUE;
 }
 
+/* What a rate changes a row's call by, read off its grid: calls[k] were
+ * simulated at first + k x step for k = 0 .. steps.  A call's body time
+ * goes as 1 / rate, so it is read between two of them in 1 / rate. */
+static double rate_grid_delta(const SimTime *calls, guint steps, double first,
+                              double step, double rate, SimTime model)
+{
+  double g = CLAMP(rate, first, first + steps * step);
+  guint k = MIN((guint)((g - first) / step), steps - 1);
+  double lo = first + k * step, hi = first + (k + 1) * step;
+  double f = (1 / lo - 1 / g) / (1 / lo - 1 / hi);
+
+  return (1 - f) * (double)calls[k] + f * (double)calls[k + 1] - (double)model;
+}
+
 /* A row's call under fit: the model's own, changed by what fit's proxy
  * cost changes (read off the proxy grid, for a dataset with a network)
  * and by what its SHM rate changes (off the SHM grid, for one that runs
@@ -507,34 +521,18 @@ static double row_call_ps(const ValAccuracy *a, const ValAccuracyRow *r,
     call += (1 - f) * (double)r->proxy_call_ps[k] +
             f * (double)r->proxy_call_ps[k + 1] - (double)r->call_ps;
   }
-  if (a->shm && fit->shm_duplex_GBps != a->model.shm_duplex_GBps) {
-    /* the grid's rates are 0.5 GB/s apart; a call's body time goes as
-     * 1 / rate, so read between two of them in 1 / rate */
-    double g = CLAMP(fit->shm_duplex_GBps, VAL_FIT_SHM_GBPS(0),
-                     VAL_FIT_SHM_GBPS(VAL_FIT_SHM_STEPS));
-    guint k =
-        MIN((guint)((g - VAL_FIT_SHM_GBPS(0)) / 0.5), VAL_FIT_SHM_STEPS - 1);
-    double lo = VAL_FIT_SHM_GBPS(k), hi = VAL_FIT_SHM_GBPS(k + 1);
-    double f = (1 / lo - 1 / g) / (1 / lo - 1 / hi);
-
-    call += (1 - f) * (double)r->shm_call_ps[k] +
-            f * (double)r->shm_call_ps[k + 1] - (double)r->call_ps;
-  }
+  if (a->shm && fit->shm_duplex_GBps != a->model.shm_duplex_GBps)
+    call +=
+        rate_grid_delta(r->shm_call_ps, VAL_FIT_SHM_STEPS, VAL_FIT_SHM_GBPS(0),
+                        0.5, fit->shm_duplex_GBps, r->call_ps);
   if (a->socket && fit->socket_thread_GBps != a->model.socket_thread_GBps) {
-    if (fit->socket_thread_GBps >= VAL_FIT_SOCKET_NONE) {
+    if (fit->socket_thread_GBps >= VAL_FIT_SOCKET_NONE)
       call += (double)r->socket_call_ps[VAL_FIT_SOCKET_STEPS + 1] -
               (double)r->call_ps;
-    } else {
-      double g = CLAMP(fit->socket_thread_GBps, VAL_FIT_SOCKET_GBPS(0),
-                       VAL_FIT_SOCKET_GBPS(VAL_FIT_SOCKET_STEPS));
-      guint k = MIN((guint)((g - VAL_FIT_SOCKET_GBPS(0)) / 2.0),
-                    VAL_FIT_SOCKET_STEPS - 1);
-      double lo = VAL_FIT_SOCKET_GBPS(k), hi = VAL_FIT_SOCKET_GBPS(k + 1);
-      double f = (1 / lo - 1 / g) / (1 / lo - 1 / hi);
-
-      call += (1 - f) * (double)r->socket_call_ps[k] +
-              f * (double)r->socket_call_ps[k + 1] - (double)r->call_ps;
-    }
+    else
+      call += rate_grid_delta(r->socket_call_ps, VAL_FIT_SOCKET_STEPS,
+                              VAL_FIT_SOCKET_GBPS(0), 2.0,
+                              fit->socket_thread_GBps, r->call_ps);
   }
   return call;
 }

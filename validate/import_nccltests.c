@@ -466,6 +466,9 @@ static gboolean check_wrong(const char *name, guint line, const char *what,
 
 typedef struct {
   guint ncols;      /* the columns of a row, without the timestamp */
+  guint need;       /* the fewest a row may have: ncols, or more where a
+                       "timestamp" among the names moved a named column
+                       past ncols (header_need) */
   gboolean ts;      /* a timestamp ("2025-03-02 10:11:12") ends each row */
   int size, type, redop, root;
   int group[2]; /* index of the time column of each group, -1 if absent */
@@ -474,6 +477,18 @@ typedef struct {
                     the largest error of the result), -1 if absent */
   char layout[160];
 } NcclHeader;
+
+/* The tokens a row needs for every column the header placed: its count
+ * of names, unless a "timestamp" among them (nccl-tests prints it last)
+ * moved a named column past the row's end. */
+static guint header_need(const NcclHeader *h)
+{
+  int last = MAX(MAX(h->size, h->type), MAX(h->redop, h->root));
+
+  for (int k = 0; k < 2; k++)
+    last = MAX(last, MAX(MAX(h->group[k] + 2, h->wrong[k]), h->maxerr[k]));
+  return (guint)(last + 1);
+}
 
 /* A table header: tokens (after '#') "size count ... time algbw busbw". */
 static gboolean parse_header(GStrv tok, NcclHeader *h)
@@ -515,19 +530,8 @@ static gboolean parse_header(GStrv tok, NcclHeader *h)
   }
   joined = g_strjoinv(" ", tok);
   g_strlcpy(h->layout, joined, sizeof(h->layout));
+  h->need = MAX(h->ncols, header_need(h));
   return h->group[0] >= 0;
-}
-
-/* The tokens a row needs for every column the header placed: its count
- * of names, unless a "timestamp" among them (nccl-tests prints it last)
- * moved a named column past the row's end. */
-static guint header_need(const NcclHeader *h)
-{
-  int last = MAX(MAX(h->size, h->type), MAX(h->redop, h->root));
-
-  for (int k = 0; k < 2; k++)
-    last = MAX(last, MAX(MAX(h->group[k] + 2, h->wrong[k]), h->maxerr[k]));
-  return (guint)(last + 1);
 }
 
 static gboolean parse_row(const char *name, guint line, GStrv tok,
@@ -542,10 +546,10 @@ static gboolean parse_row(const char *name, guint line, GStrv tok,
 
   memset(r, 0, sizeof(*r));
   r->line = line;
-  if (n < MAX(h->ncols, header_need(h)))
+  if (n < h->need)
     return val__fail(error, name, line,
                      "expected %u columns (%s), found %u: a truncated row?",
-                     MAX(h->ncols, header_need(h)), h->layout, n);
+                     h->need, h->layout, n);
   if (n > h->ncols + (h->ts ? 2 : 0))
     return val__fail(error, name, line,
                      "expected %u columns (%s)%s, found %u: columns the table "
