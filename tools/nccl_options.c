@@ -41,24 +41,6 @@ void cli_nccl_options_clear(CliNcclOptions *o)
   g_free(o->fidelity);
 }
 
-/* A channel count from the environment (NCCL_MIN_NCHANNELS, ...). */
-static gboolean env_channels(const char *name, guint32 *out, GError **error)
-{
-  const char *v = g_getenv(name);
-  guint64 n;
-
-  if (!v || !*v)
-    return TRUE;
-  if (!g_ascii_string_to_unsigned(v, 10, 1, NCCL_MAX_CHANNELS, &n, NULL)) {
-    g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
-                "environment %s='%s': expected a channel count from 1 to %d",
-                name, v, NCCL_MAX_CHANNELS);
-    return FALSE;
-  }
-  *out = (guint32)n;
-  return TRUE;
-}
-
 /* An integer from lo to hi in environment variable name, into *out (kept
  * when the variable is unset or empty). */
 static gboolean env_uint(const char *name, guint32 lo, guint32 hi,
@@ -77,6 +59,12 @@ static gboolean env_uint(const char *name, guint32 lo, guint32 hi,
   }
   *out = (guint32)n;
   return TRUE;
+}
+
+/* A channel count from the environment (NCCL_MIN_NCHANNELS, ...). */
+static gboolean env_channels(const char *name, guint32 *out, GError **error)
+{
+  return env_uint(name, 1, NCCL_MAX_CHANNELS, "a channel count", out, error);
 }
 
 /* NCCL_SOCKET_NTHREADS and NCCL_NSOCKS_PERTHREAD (transport/net_socket.cc
