@@ -195,7 +195,7 @@ static guint32 nvlink_search(const NcclComm *c, double *speed)
  * at PXB everywhere but on an AMD host with at most two GPUs. */
 static NcclPath p2p_default_level(const NcclComm *c)
 {
-  guint32 v = c->opt.nccl_version ? c->opt.nccl_version : NCCL_VERSION_DEFAULT;
+  guint32 v = nccl_comm_version(c);
 
   if (v >= 22300)
     return c->gpu.cpu == TOPO_CPU_AMD && c->ppn <= 2 ? NCCL_PATH_SYS
@@ -281,9 +281,7 @@ static gboolean gdr_ok(const NcclComm *c, guint32 g, gboolean read)
     if (!nvlink)
       return FALSE;
   }
-  if (dist == NCCL_PATH_P2C &&
-      (c->opt.nccl_version ? c->opt.nccl_version : NCCL_VERSION_DEFAULT) >=
-          22700)
+  if (dist == NCCL_PATH_P2C && nccl_comm_version(c) >= 22700)
     dist = NCCL_PATH_C2C;
   return dist <= level;
 }
@@ -438,9 +436,7 @@ NcclComm *nccl_comm_new(const TopoSystem *sys, const NcclOptions *opt,
    * are per channel, whatever the rings' channels. */
   c->nvls_channels =
       c->gpu.nvls && c->nvl_intra && c->ppn > 1
-          ? nccl_nvls_channels(c->opt.nccl_version ? c->opt.nccl_version
-                                                   : NCCL_VERSION_DEFAULT,
-                               c->gpu.sm, c->nnodes)
+          ? nccl_nvls_channels(nccl_comm_version(c), c->gpu.sm, c->nnodes)
           : 0;
   if (c->nvls_channels) {
     c->nvls_bw_intra = c->gpu_GBps / c->nvls_channels;

@@ -64,6 +64,13 @@ struct NcclComm {
   const char *off[NCCL_N_TUNED_COLLS][NCCL_N_ALGOS][NCCL_N_PROTOS];
 };
 
+/* The NCCL release whose choices the communicator makes (NcclOptions
+ * nccl_version, or the default). */
+static inline guint32 nccl_comm_version(const NcclComm *c)
+{
+  return c->opt.nccl_version ? c->opt.nccl_version : NCCL_VERSION_DEFAULT;
+}
+
 /* Network post overhead of an x86 Intel host (tuning.cc getNetOverhead), us;
  * twice that on AMD (the server's cpu). */
 #define NCCL_NET_OVERHEAD_US 1.0

@@ -238,11 +238,6 @@ static const double tree_correction[NCCL_N_PROTOS][23] = {
 #define V_NVLS_EFFICIENCY_FROM 22800u
 #define V_2_20_UNTIL 22100u
 
-static guint32 comm_version(const NcclComm *c)
-{
-  return c->opt.nccl_version ? c->opt.nccl_version : NCCL_VERSION_DEFAULT;
-}
-
 /* hwLatencies of the communicator's NCCL. */
 static double tuned_hw_lat(guint32 v, int hw, int a, int p)
 {
@@ -433,7 +428,7 @@ void nccl_tune(NcclComm *c)
   int idx2 = nnodes <= 2 ? (int)nnodes - 1 : 2;
   int intra_hw = c->nvl_intra ? NCCL_HW_NVLINK : NCCL_HW_PCI;
   int hw = nnodes == 1 ? intra_hw : NCCL_HW_NET;
-  guint32 v = comm_version(c);
+  guint32 v = nccl_comm_version(c);
   /* 2.20.3's Hopper row held Ampere's figures */
   guint32 ll_row = nnodes != 1 ? (c->gpu.cpu == TOPO_CPU_AMD ? 1 : 0)
                    : c->arch == NCCL_ARCH_HOPPER && v < V_2_20_UNTIL
@@ -680,7 +675,7 @@ static double algo_time(const NcclComm *c, int coll, int a, int p,
 static guint32 traffic_channels(const NcclComm *c, NcclColl coll, NcclProto p,
                                 guint32 nc, guint64 bytes)
 {
-  guint32 v = comm_version(c);
+  guint32 v = nccl_comm_version(c);
   guint64 cell = v >= V_TRAFFIC_CELL_32K_FROM ? 32u << 10 : 16u << 10;
   guint64 traffic = bytes * (coll == NCCL_COLL_ALLREDUCE ? 2 : 1) *
                     (p == NCCL_PROTO_LL ? 4 : 1);
@@ -807,7 +802,7 @@ gboolean nccl_select(const NcclComm *c, NcclColl coll, guint64 bytes,
   if (coll >= NCCL_N_TUNED_COLLS)
     return select_p2p(c, coll, bytes, out, explain, error);
   if (explain) {
-    g_autofree char *v = nccl_version_text(comm_version(c));
+    g_autofree char *v = nccl_version_text(nccl_comm_version(c));
 
     g_string_append_printf(explain,
                            "%s %" G_GUINT64_FORMAT " B, %u ranks on "
