@@ -118,19 +118,28 @@ static char *dot_text(const TopoSystem *sys)
 static const char *const format_names[] = {"auto", "smi", "nccl-xml",
                                            "ibnetdiscover", NULL};
 
-/* The importer's notes of what the dump did not say (the header comment
- * of the system file it writes), on stderr: an import never assumes
- * silently. */
+/* The importer's notes of what the dump did not say and of what it set
+ * aside (blocks of the header comment of the system file it writes), on
+ * stderr: an import never assumes or drops silently. */
 static void print_assumptions(const char *ini)
 {
-  const char *at = strstr(ini, "# What the dump does not say is assumed:\n");
-  g_auto(GStrv) lines = NULL;
+  static const struct {
+    const char *header, *prefix;
+  } blocks[] = {{"# What the dump does not say is assumed:\n", ""},
+                {"# Set aside from the dump:\n", "set aside: "}};
 
-  if (!at)
-    return;
-  lines = g_strsplit(strchr(at, '\n') + 1, "\n", -1);
-  for (guint i = 0; lines[i] && g_str_has_prefix(lines[i], "# "); i++)
-    fprintf(stderr, "ifsim: %s: import: %s\n", COMMAND, lines[i] + 2);
+  for (guint b = 0; b < G_N_ELEMENTS(blocks); b++) {
+    const char *at = strstr(ini, blocks[b].header);
+    g_auto(GStrv) lines = NULL;
+    if (!at)
+      continue;
+    lines = g_strsplit(strchr(at, '\n') + 1, "\n", -1);
+    for (guint i = 0; lines[i] && g_str_has_prefix(lines[i], "# ") &&
+                      !g_str_has_suffix(lines[i], ":");
+         i++)
+      fprintf(stderr, "ifsim: %s: import: %s%s\n", COMMAND, blocks[b].prefix,
+              lines[i] + 2);
+  }
 }
 
 /* Imports a dump: the system file text, or NULL. */

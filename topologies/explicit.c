@@ -229,8 +229,10 @@ static gboolean explicit_build(TopoSystem *sys, GKeyFile *kf,
       if (!done[e]) {
         g_array_free(edges, TRUE);
         return topo_error(error, TOPO_ERROR_VALUE, where, "attach",
-                          "NIC port %u.%u.%u is not attached", eps[e].server,
-                          eps[e].nic_index, eps[e].port);
+                          "NIC port %u.%u.%u is not attached (each of the "
+                          "%u NICs of a server, every port: a server with "
+                          "more NIC ports than the network reaches?)",
+                          eps[e].server, eps[e].nic_index, eps[e].port, nics);
       }
     }
   }

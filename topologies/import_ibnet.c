@@ -24,6 +24,8 @@
 typedef struct {
   char *id;   /* "S-0008f10400410015" */
   char *desc; /* node description */
+  char *host, *adapter; /* of an adapter whose description names its host
+                           ("node01 mlx5_0"), else NULL */
   gboolean sw;
   guint32 nports, line;
   GArray *ports; /* IbPort, in the order listed */
@@ -49,6 +51,8 @@ static void ib_node_free(gpointer p)
   g_array_free(n->ports, TRUE);
   g_free(n->id);
   g_free(n->desc);
+  g_free(n->host);
+  g_free(n->adapter);
   g_free(n);
 }
 
@@ -454,15 +458,237 @@ static IbNode *find(GHashTable *ids, const char *id)
   return g_hash_table_lookup(ids, id);
 }
 
-/* Host name of an adapter, or NULL when the description names none. */
-static char *host_of(const IbNode *n)
+/* An adapter's host and adapter names, when its description names them:
+ * "node01 mlx5_0" (the host name first, as the kernel's node description
+ * is set by rdma-ndd), else both NULL (the firmware's default, such as
+ * "MT4129 ConnectX7   Mellanox Technologies"). */
+static void name_adapter(IbNode *n)
 {
   g_auto(GStrv) w = g_strsplit(n->desc, " ", 3);
   if (w[0] && w[1] &&
       (g_str_has_prefix(w[1], "mlx") || g_str_has_prefix(w[1], "hfi") ||
-       g_str_has_prefix(w[1], "HCA") || g_str_has_prefix(w[1], "ibp")))
-    return g_strdup(w[0]);
-  return NULL;
+       g_str_has_prefix(w[1], "HCA") || g_str_has_prefix(w[1], "ibp"))) {
+    n->host = g_strdup(w[0]);
+    n->adapter = g_strdup(w[1]);
+  }
+}
+
+/* A SHARP Aggregation Node: the adapter inside a Quantum switch that
+ * runs its in-network reductions, described by the switch firmware as
+ * "Mellanox Technologies Aggregation Node" (on port 65 of a Quantum-2).
+ * It is no host's. */
+static gboolean is_aggregation_node(const IbNode *n)
+{
+  return !n->sw && strstr(n->desc, "Aggregation Node") != NULL;
+}
+
+/* Names in natural order: digit runs compare as numbers (HCA-2 before
+ * HCA-10, mlx5_4 before mlx5_10). */
+static int natural_cmp(const char *a, const char *b)
+{
+  while (*a && *b) {
+    if (g_ascii_isdigit(*a) && g_ascii_isdigit(*b)) {
+      char *ea, *eb;
+      guint64 x = g_ascii_strtoull(a, &ea, 10),
+              y = g_ascii_strtoull(b, &eb, 10);
+      if (x != y)
+        return x < y ? -1 : 1;
+      a = ea;
+      b = eb;
+    } else if (*a != *b) {
+      return (guchar)*a - (guchar)*b;
+    } else {
+      a++;
+      b++;
+    }
+  }
+  return (guchar)*a - (guchar)*b;
+}
+
+/* A host's adapters by adapter name (nameless ones by ID), so that
+ * adapter c is the same rail on every host whatever order the dump
+ * listed them in. */
+static gint adapter_order(gconstpointer pa, gconstpointer pb)
+{
+  const IbNode *a = *(IbNode *const *)pa, *b = *(IbNode *const *)pb;
+  int c = natural_cmp(a->adapter ? a->adapter : a->id,
+                      b->adapter ? b->adapter : b->id);
+  return c ? c : strcmp(a->id, b->id);
+}
+
+/* The layout of a host: its adapter count and their connected ports
+ * (0: adapters with different counts). */
+typedef struct {
+  guint32 cas, ports, hosts, first; /* hosts of this layout, the first */
+} HostLayout;
+
+static HostLayout host_layout(GPtrArray *cas)
+{
+  HostLayout l = {.cas = cas->len};
+  for (guint c = 0; c < cas->len; c++) {
+    guint32 p = ((IbNode *)cas->pdata[c])->ports->len;
+    l.ports = c == 0 || p == l.ports ? p : 0;
+    if (!l.ports)
+      break;
+  }
+  return l;
+}
+
+/* Adapters grouped into hosts (hosts: names; host_cas: each one's
+ * adapters, in adapter order), keeping what ifsim can describe and
+ * saying in set_aside (comment lines) what it set aside: SHARP
+ * Aggregation Nodes; adapters whose description names no host when
+ * others do (each is a host of its own when none does); hosts whose
+ * layout (adapters and their ports) differs from the most common one,
+ * as hosts with an adapter or a port down are in a real fabric.  Two
+ * layouts equally common are an error: which is the fabric's is not
+ * known. */
+static gboolean group_hosts(GPtrArray *nodes, const char *source,
+                            GPtrArray *hosts, GPtrArray *host_cas,
+                            GString *set_aside, guint32 *max_ports,
+                            GError **error)
+{
+  g_autoptr(GHashTable) host_index =
+      g_hash_table_new(g_str_hash, g_str_equal); /* name -> index + 1 */
+  g_autoptr(GPtrArray) all_hosts = g_ptr_array_new_with_free_func(g_free);
+  g_autoptr(GPtrArray) all_cas =
+      g_ptr_array_new_with_free_func((GDestroyNotify)g_ptr_array_unref);
+  g_autoptr(GArray) layouts = g_array_new(FALSE, FALSE, sizeof(HostLayout));
+  g_autoptr(GString) unlike = g_string_new(NULL);
+  guint32 aggregation = 0, nameless = 0, named = 0, unlike_hosts = 0;
+  const IbNode *nameless_first = NULL;
+  const HostLayout *keep = NULL;
+
+  for (guint i = 0; i < nodes->len; i++) {
+    IbNode *n = nodes->pdata[i];
+    if (n->sw)
+      *max_ports = MAX(*max_ports, n->nports);
+    else if (!is_aggregation_node(n) && (name_adapter(n), n->host))
+      named++;
+  }
+  /* servers: adapters grouped by host name (a hash of the names seen:
+   * 150,000 hosts were a quadratic search) */
+  for (guint i = 0; i < nodes->len; i++) {
+    IbNode *n = nodes->pdata[i];
+    const char *h = n->host ? n->host : n->id;
+    guint k;
+    if (n->sw)
+      continue;
+    if (is_aggregation_node(n)) {
+      aggregation++;
+      continue;
+    }
+    if (named && !n->host) {
+      if (nameless++ == 0)
+        nameless_first = n;
+      continue;
+    }
+    k = GPOINTER_TO_UINT(g_hash_table_lookup(host_index, h));
+    if (k == 0) {
+      g_ptr_array_add(all_hosts, g_strdup(h));
+      g_ptr_array_add(all_cas, g_ptr_array_new());
+      k = all_hosts->len;
+      g_hash_table_insert(host_index, all_hosts->pdata[k - 1],
+                          GUINT_TO_POINTER(k));
+    }
+    g_ptr_array_add(all_cas->pdata[k - 1], n);
+  }
+  if (all_hosts->len == 0) {
+    g_set_error(error, TOPO_ERROR, TOPO_ERROR_SYNTAX,
+                "%s: no Ca (host channel adapter) node%s", source,
+                aggregation ? " but SHARP Aggregation Nodes (no host's)" : "");
+    return FALSE;
+  }
+  /* the layouts, and how many hosts have each */
+  for (guint k = 0; k < all_hosts->len; k++) {
+    HostLayout l;
+    guint j;
+    g_ptr_array_sort(all_cas->pdata[k], adapter_order);
+    l = host_layout(all_cas->pdata[k]);
+    for (j = 0; j < layouts->len; j++) {
+      HostLayout *o = &g_array_index(layouts, HostLayout, j);
+      if (o->cas == l.cas && o->ports == l.ports) {
+        o->hosts++;
+        break;
+      }
+    }
+    if (j == layouts->len) {
+      l.hosts = 1;
+      l.first = k;
+      g_array_append_val(layouts, l);
+    }
+  }
+  for (guint j = 0; j < layouts->len; j++) {
+    const HostLayout *l = &g_array_index(layouts, HostLayout, j);
+    if (!keep || l->hosts > keep->hosts)
+      keep = l;
+  }
+  for (guint j = 0; j < layouts->len; j++) {
+    const HostLayout *l = &g_array_index(layouts, HostLayout, j);
+    if (l != keep && l->hosts == keep->hosts) {
+      const IbNode *a = ((GPtrArray *)all_cas->pdata[keep->first])->pdata[0];
+      const IbNode *b = ((GPtrArray *)all_cas->pdata[l->first])->pdata[0];
+      g_set_error(error, TOPO_ERROR, TOPO_ERROR_CONFLICT,
+                  "%s:%u: host %s has %u adapters, host %s (line %u) %u, and "
+                  "%u host(s) are laid out like each: ifsim servers are "
+                  "alike, and which is the fabric's is not known",
+                  source, b->line, (char *)all_hosts->pdata[l->first], l->cas,
+                  (char *)all_hosts->pdata[keep->first], a->line, keep->cas,
+                  l->hosts);
+      return FALSE;
+    }
+  }
+  if (keep->ports == 0) {
+    GPtrArray *cas = all_cas->pdata[keep->first];
+    const IbNode *a = cas->pdata[0], *b = NULL;
+    for (guint c = 1; c < cas->len && !b; c++) {
+      if (((IbNode *)cas->pdata[c])->ports->len != a->ports->len)
+        b = cas->pdata[c];
+    }
+    g_set_error(error, TOPO_ERROR, TOPO_ERROR_CONFLICT,
+                "%s:%u: adapter %s has %u connected ports, adapter %s of the "
+                "same host %u (expected alike adapters)",
+                source, b->line, b->id, b->ports->len, a->id, a->ports->len);
+    return FALSE;
+  }
+  for (guint k = 0; k < all_hosts->len; k++) {
+    HostLayout l = host_layout(all_cas->pdata[k]);
+    if (l.cas == keep->cas && l.ports == keep->ports) {
+      g_ptr_array_add(hosts, g_strdup(all_hosts->pdata[k]));
+      g_ptr_array_add(host_cas, g_ptr_array_ref(all_cas->pdata[k]));
+    } else if (unlike_hosts++ < 8) {
+      g_string_append_printf(unlike, "%s%s (%u adapter(s)",
+                             unlike->len ? ", " : "",
+                             (char *)all_hosts->pdata[k], l.cas);
+      if (l.ports != keep->ports && l.ports)
+        g_string_append_printf(unlike, " of %u port(s)", l.ports);
+      else if (l.ports != keep->ports)
+        g_string_append(unlike, " with unlike ports");
+      g_string_append_c(unlike, ')');
+    }
+  }
+  if (unlike_hosts > 8)
+    g_string_append_printf(unlike, " and %u more", unlike_hosts - 8);
+  if (aggregation)
+    g_string_append_printf(
+        set_aside,
+        "# %u SHARP Aggregation Node(s), the switches' own: in-network "
+        "reduction is the switch model's (reduction = sharp)\n",
+        aggregation);
+  if (nameless)
+    g_string_append_printf(
+        set_aside,
+        "# %u adapter(s) whose description names no host (\"%s\", line "
+        "%u; rdma-ndd sets \"HOST mlx5_0\"): not placed in a server\n",
+        nameless, nameless_first->desc, nameless_first->line);
+  if (unlike_hosts)
+    g_string_append_printf(set_aside,
+                           "# %u host(s) unlike the %u kept (%u adapter(s) of "
+                           "%u connected port(s); an adapter or port down): "
+                           "%s\n",
+                           unlike_hosts, keep->hosts, keep->cas, keep->ports,
+                           unlike->str);
+  return TRUE;
 }
 
 static gboolean link_model(const IbPort *p, char out[32], const char *source,
@@ -506,6 +732,7 @@ char *topo_import_ibnet(const char *text, gsize len, const char *source,
   g_autoptr(GString) sws = g_string_new(NULL);
   g_autoptr(GString) links = g_string_new(NULL);
   g_autoptr(GString) attach = g_string_new(NULL);
+  g_autoptr(GString) set_aside = g_string_new(NULL);
   g_autofree char *text0 = g_strndup(text, len);
   char net_link[32] = "", ca_link[32] = "";
   guint32 max_ports = 0, cas_per_host = 0, ca_ports = 0;
@@ -514,62 +741,15 @@ char *topo_import_ibnet(const char *text, gsize len, const char *source,
   if (!parse(text0, source, nodes, ids, error) ||
       !check_links(nodes, ids, source, error))
     return NULL;
-  /* servers: adapters grouped by host name (a hash of the names seen:
-   * 150,000 hosts were a quadratic search) */
-  {
-    g_autoptr(GHashTable) host_index =
-        g_hash_table_new(g_str_hash, g_str_equal); /* name -> index + 1 */
-
-    for (guint i = 0; i < nodes->len; i++) {
-      IbNode *n = nodes->pdata[i];
-      g_autofree char *h = NULL;
-      guint k;
-      if (n->sw) {
-        max_ports = MAX(max_ports, n->nports);
-        continue;
-      }
-      h = host_of(n);
-      if (!h)
-        h = g_strdup(n->id);
-      k = GPOINTER_TO_UINT(g_hash_table_lookup(host_index, h));
-      if (k == 0) {
-        g_ptr_array_add(hosts, g_strdup(h));
-        g_ptr_array_add(host_cas, g_ptr_array_new());
-        k = hosts->len;
-        g_hash_table_insert(host_index, hosts->pdata[k - 1],
-                            GUINT_TO_POINTER(k));
-      }
-      g_ptr_array_add(host_cas->pdata[k - 1], n);
-    }
-  }
-  if (hosts->len == 0) {
-    g_set_error(error, TOPO_ERROR, TOPO_ERROR_SYNTAX,
-                "%s: no Ca (host channel adapter) node", source);
+  if (!group_hosts(nodes, source, hosts, host_cas, set_aside, &max_ports,
+                   error))
     return NULL;
-  }
   for (guint k = 0; k < hosts->len; k++) {
     GPtrArray *cas = host_cas->pdata[k];
-    if (k && cas->len != cas_per_host) {
-      g_set_error(error, TOPO_ERROR, TOPO_ERROR_CONFLICT,
-                  "%s:%u: host %s has %u adapters, host %s %u: ifsim servers "
-                  "are alike",
-                  source, ((IbNode *)cas->pdata[0])->line,
-                  (char *)hosts->pdata[k], cas->len, (char *)hosts->pdata[0],
-                  cas_per_host);
-      return NULL;
-    }
     cas_per_host = cas->len;
     for (guint c = 0; c < cas->len; c++) {
       IbNode *ca = cas->pdata[c];
-      if (k == 0 && c == 0)
-        ca_ports = ca->ports->len;
-      if (ca->ports->len != ca_ports || ca_ports == 0) {
-        g_set_error(error, TOPO_ERROR, TOPO_ERROR_CONFLICT,
-                    "%s:%u: adapter %s has %u connected ports, others %u "
-                    "(expected alike adapters with at least one)",
-                    source, ca->line, ca->id, ca->ports->len, ca_ports);
-        return NULL;
-      }
+      ca_ports = ca->ports->len;
       for (guint p = 0; p < ca->ports->len; p++) {
         const IbPort *port = &g_array_index(ca->ports, IbPort, p);
         IbNode *peer = find(ids, port->peer);
@@ -645,10 +825,25 @@ char *topo_import_ibnet(const char *text, gsize len, const char *source,
   g_string_append_printf(
       out,
       "# Imported from %s (ibnetdiscover) by ifsim topo --import.\n"
-      "# %u hosts of %u adapters with %u connected port(s) each; one GPU "
-      "per adapter is assumed.\n"
-      "# Switches: %s with %u ports; adapters: %s ports.\n\n",
+      "# %u hosts of %u adapters with %u connected port(s) each.\n"
+      "# Switches: %s with %u ports; adapters: %s ports.\n",
       base, hosts->len, cas_per_host, ca_ports, sw_base, max_ports, ca_link);
+  {
+    const IbNode *first = ((GPtrArray *)host_cas->pdata[0])->pdata[0];
+    if (!opt->server || !first->host)
+      g_string_append(out, "# What the dump does not say is assumed:\n");
+    if (!opt->server)
+      g_string_append(out, "# one GPU per adapter, on one CPU socket "
+                           "(--import-server NAME gives a server template)\n");
+    if (!first->host)
+      g_string_append(out, "# each adapter is a host: no adapter's "
+                           "description names its host (rdma-ndd sets "
+                           "\"HOST mlx5_0\")\n");
+  }
+  if (set_aside->len)
+    g_string_append_printf(out, "# Set aside from the dump:\n%s",
+                           set_aside->str);
+  g_string_append_c(out, '\n');
   g_string_append_printf(out, "[system]\ndescription = Imported from %s\n",
                          base);
   if (opt->server) {
@@ -661,7 +856,7 @@ char *topo_import_ibnet(const char *text, gsize len, const char *source,
         "[server imported-host]\ndescription = Host of %s\ngpus = %u\n"
         "sockets = 1\nnic = imported-nic\nnics = %u\n\n"
         "[nic imported-nic]\nbased_on = %s\nport_link = %s\nports = %u\n\n",
-        hosts->len, source, cas_per_host, cas_per_host,
+        hosts->len, base, cas_per_host, cas_per_host,
         strstr(ca_link, "ndr") || strstr(ca_link, "xdr") ? "cx7-ndr"
                                                          : "cx6-hdr",
         ca_link, ca_ports);

@@ -504,6 +504,10 @@ expect 0 "nic_affinity = 0,1,2,4,5,6,7,8" topo --import "$DATA/smi_dgx_h100.txt"
 expect 0 "Network: explicit, 1 plane(s): 2 leaves, 2 spines" topo --import "$DATA/ibnetdiscover_hdr_2tier.txt"
 # what topo -m does not state: assumed aloud, or given
 expect 0 "ifsim: topo: import: ASSUMED: GPUs on pcie5-x16" topo --import "$DATA/real/rtx2080ti_x2_autodl_spaces.txt"
+# a real fabric: what is set aside is said, and the rest imports
+expect 0 "ifsim: topo: import: set aside: 13 host(s) unlike the 109 kept" topo --import "$DATA/real/ibnetdiscover_topograph_example.out"
+expect 0 "Servers: 109 x 4 GPUs" topo --import "$DATA/real/ibnetdiscover_topograph_example.out"
+expect 2 "NIC port 0.4.0 is not attached (each of the 8 NICs" topo --import "$DATA/real/ibnetdiscover_topograph_example.out" --import-server dgx-h100
 expect 0 "Per GPU: scale-up 15.8 GB/s" topo --import "$DATA/real/rtx2080ti_x2_autodl_spaces.txt" --import-pcie pcie3-x16
 # a dump saved on Windows (CRLF line ends, a byte order mark) imports as
 # the same dump does

@@ -249,6 +249,53 @@ START_TEST(test_ibnetdiscover)
 }
 END_TEST
 
+/* A real DGX H100 NDR fabric (NVIDIA/topograph's example dump): SHARP
+ * Aggregation Nodes, adapters naming no host and hosts with an adapter
+ * down are set aside and said; each host's adapters in rail order. */
+START_TEST(test_ibnetdiscover_real)
+{
+  g_autofree char *ini =
+      import_text("real", "ibnetdiscover_topograph_example.out", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(TopoSystem) sys =
+      topo_system_load_data(ini, strlen(ini), "real", NULL, &error);
+  TopoSummary s;
+  guint rails = 0;
+
+  ck_assert_msg(sys != NULL, "%s", error ? error->message : "");
+  ck_assert_ptr_nonnull(strstr(ini, "# Set aside from the dump:\n"
+                                    "# 40 SHARP Aggregation Node(s)"));
+  ck_assert_ptr_nonnull(
+      strstr(ini, "# 69 adapter(s) whose description names no host "
+                  "(\"MT4129 ConnectX7   Mellanox Technologies\""));
+  ck_assert_ptr_nonnull(strstr(ini, "# 13 host(s) unlike the 109 kept (4 "
+                                    "adapter(s) of 1 connected port(s)"));
+  ck_assert_ptr_nonnull(strstr(ini, "a05-p1-dgx-01-c18 (3 adapter(s))"));
+  ck_assert_ptr_nonnull(strstr(ini, "# one GPU per adapter"));
+  topo_system_summary(sys, &s);
+  ck_assert_uint_eq(s.servers, 109);
+  ck_assert_uint_eq(s.nics, 436);
+  /* 436 adapter links, 532 leaf-spine links (40 switches, 2 tiers) */
+  ck_assert_uint_eq(s.links_by_family[MDL_FAMILY_IB], 968);
+  /* rails: two hosts whose HCA-1 share a leaf share one on every rail
+   * (the dump lists a host's adapters out of order) */
+  for (guint32 b = 1; b < s.servers; b++) {
+    SimPath p;
+    ck_assert(topo_route_network(sys, topo_nic(sys, 0, 0), topo_nic(sys, b, 0),
+                                 0, NULL, &p, &error));
+    if (p.n != 2)
+      continue;
+    rails++;
+    for (guint32 c = 1; c < 4; c++) {
+      ck_assert(topo_route_network(sys, topo_nic(sys, 0, c),
+                                   topo_nic(sys, b, c), 0, NULL, &p, &error));
+      ck_assert_msg(p.n == 2, "server %u NIC %u: %u hops", b, c, p.n);
+    }
+  }
+  ck_assert_uint_ge(rails, 8);
+}
+END_TEST
+
 static void expect_import_error(const char *text, const char *source,
                                 const char *expect)
 {
@@ -367,6 +414,7 @@ Suite *suite_import(void)
   tcase_add_test(tc, test_nccl_xml_matches_template);
   tcase_add_test(tc, test_nccl_xml_bridge);
   tcase_add_test(tc, test_ibnetdiscover);
+  tcase_add_test(tc, test_ibnetdiscover_real);
   tcase_add_test(tc, test_bad_dumps);
   tcase_add_test(tc, test_bad_long_token);
   tcase_add_test(tc, test_bad_corpus);
