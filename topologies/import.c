@@ -28,6 +28,10 @@ typedef struct {
   GString *names; /* description of the NICs, if the dump names them */
   char gpu_pcie_buf[32];
   gboolean no_p2p; /* the driver refuses P2P over PCIe (gpu_p2p = false) */
+  /* the NICs as s->nic but with these ports, or without GPUDirect RDMA:
+   * written as [nic imported-nic] */
+  const char *nic_port_link;
+  gboolean nic_no_gdr;
 } ImportServer;
 
 static ImportServer *import_server_new(guint32 gpus, guint32 nics)
@@ -198,9 +202,19 @@ static char *emit_server(const ImportServer *s, const char *path,
   }
   append_list(o, "gpu_socket", s->gpu_sock, s->gpus, FALSE);
   if (s->nics) {
-    g_string_append_printf(o, "nic = %s\nnics = %u\n", s->nic, s->nics);
+    gboolean own = s->nic_port_link || s->nic_no_gdr;
+    g_string_append_printf(o, "nic = %s\nnics = %u\n",
+                           own ? "imported-nic" : s->nic, s->nics);
     append_list(o, "nic_socket", s->nic_sock, s->nics, FALSE);
     append_list(o, "nic_affinity", s->affinity, s->gpus, FALSE);
+    if (own) {
+      g_string_append_printf(o, "\n[nic imported-nic]\nbased_on = %s\n",
+                             s->nic);
+      if (s->nic_port_link)
+        g_string_append_printf(o, "port_link = %s\n", s->nic_port_link);
+      if (s->nic_no_gdr)
+        g_string_append(o, "gpudirect = false\n");
+    }
   }
   return g_string_free(o, FALSE);
 }
@@ -828,8 +842,11 @@ static char *import_smi(const char *text, gsize len, const char *source,
 
 typedef struct {
   gint32 parent; /* pci index, -1 under a cpu */
-  guint32 cpu;
+  guint32 cpu, line;
   gboolean bridge;
+  gboolean display; /* class 0x0300 (VGA) or 0x0302 (3D): a GPU's */
+  gboolean network; /* class 0x02: a NIC's (0x0207 InfiniBand) */
+  gboolean infiniband;
   char *busid;
   double gts;
   guint32 width;
@@ -838,7 +855,8 @@ typedef struct {
 typedef struct {
   gint32 pci;
   guint32 sm, line;
-  GArray *targets; /* XLink */
+  guint32 self_line; /* an <nvlink> to the GPU's own bus id, ignored */
+  GArray *targets;   /* XLink */
 } XGpu;
 
 typedef struct {
@@ -848,9 +866,13 @@ typedef struct {
 } XLink;
 
 typedef struct {
-  gint32 pci;
+  gint32 pci;  /* -1: directly in a <cpu> */
+  guint32 cpu; /* the <cpu> of one directly in it */
   guint64 speed_mbps;
   guint32 line, nets;
+  gboolean no_gdr;    /* a <net gdr="0">: no GPUDirect RDMA */
+  gboolean interface; /* a <net> named as an IP interface (eth0, ens1):
+                         NCCL's socket transport, Ethernet */
 } XNic;
 
 /* The elements of NCCL's topology XML (src/graph/xml.cc, topo.cc @5067397c
@@ -1170,6 +1192,12 @@ static void xml_start(GMarkupParseContext *ctx, const char *name,
     if (busid && !xml_once(st, line, "pci", "busid", busid, error))
       return;
     p.bridge = cls && g_ascii_strcasecmp(cls, "0x060400") == 0;
+    /* NCCL's kvDictPciClass (topo.cc): 0x03 a GPU, 0x02 a NIC */
+    p.display = cls && (g_ascii_strncasecmp(cls, "0x0300", 6) == 0 ||
+                        g_ascii_strncasecmp(cls, "0x0302", 6) == 0);
+    p.network = cls && g_ascii_strncasecmp(cls, "0x02", 4) == 0;
+    p.infiniband = cls && g_ascii_strncasecmp(cls, "0x0207", 6) == 0;
+    p.line = (guint32)line;
     p.busid = g_strdup(busid);
     p.width = (guint32)w;
     if (p.parent >= 0)
@@ -1229,19 +1257,27 @@ static void xml_start(GMarkupParseContext *ctx, const char *name,
         return;
       }
     }
+    {
+      XGpu *g = &g_array_index(st->gpu, XGpu, st->cur_gpu);
+      const char *own =
+          g->pci >= 0 ? g_array_index(st->pci, XPci, g->pci).busid : NULL;
+      if (own && g_ascii_strcasecmp(own, target) == 0) {
+        /* NCCL links the GPU to itself (ncclTopoAddNvLinks): it joins
+         * no two GPUs (Azure's NCv4 file lists one) */
+        g->self_line = (guint32)line;
+        goto opened;
+      }
+    }
     l.target = g_strdup(target);
     l.count = (guint32)v;
     l.nvswitch = g_ascii_strcasecmp(tc, "0x068000") == 0;
     g_array_append_val(links, l);
   } else if (kind == X_NIC) {
-    XNic nic = {.pci = enclosing_pci(st), .line = (guint32)line};
-    if (nic.pci < 0) {
-      g_set_error(error, TOPO_ERROR, TOPO_ERROR_SYNTAX,
-                  "%s:%d: <nic> directly inside <cpu> (a NIC without a PCIe "
-                  "device is not modelled)",
-                  st->source, line);
-      return;
-    }
+    /* directly in a <cpu>, NCCL joins it to the CPU (ncclTopoAddCpu):
+     * here, to the socket's root complex */
+    XNic nic = {.pci = enclosing_pci(st),
+                .cpu = st->cpus ? st->cpus - 1 : 0,
+                .line = (guint32)line};
     g_array_append_val(st->nic, nic);
     st->cur_nic = (gint32)st->nic->len - 1;
   } else if (kind == X_NET) {
@@ -1258,7 +1294,17 @@ static void xml_start(GMarkupParseContext *ctx, const char *name,
       return;
     nic->speed_mbps = MAX(nic->speed_mbps, (guint64)v);
     nic->nets++;
+    {
+      const char *gdr = attr(an, av, "gdr");
+      if (gdr && !xml_number(st, line, "net", "gdr", gdr, 0, 1, "", &d, error))
+        return;
+      nic->no_gdr = gdr && d == 0;
+      nic->interface =
+          nm && (g_str_has_prefix(nm, "eth") || g_str_has_prefix(nm, "en") ||
+                 g_str_has_prefix(nm, "bond"));
+    }
   }
+opened:
   g_array_append_val(st->stack, mine);
   g_array_append_val(st->kinds, kind);
 }
@@ -1478,6 +1524,7 @@ static char *import_nccl_xml(const char *text, gsize len, const char *source,
   g_autoptr(GArray) tops = g_array_new(FALSE, FALSE, sizeof(gint32));
   g_autoptr(GPtrArray) switch_ids = g_ptr_array_new();
   char *out = NULL;
+  gboolean gpus_filled, nics_filled;
 
   if (!g_markup_parse_context_parse(ctx, text, (gssize)len, &local) ||
       !g_markup_parse_context_end_parse(ctx, &local)) {
@@ -1493,10 +1540,30 @@ static char *import_nccl_xml(const char *text, gsize len, const char *source,
                       : local->message);
     goto done;
   }
+  /* A file of the PCI tree alone (Azure's NDv4, NDv5): NCCL adds the
+   * GPUs and NICs it finds at run time to the PCI devices of their bus
+   * ids (ncclTopoFillGpu, ncclTopoFillNet).  Those devices, by class, are
+   * the server's GPUs and NICs. */
+  gpus_filled = st.gpu->len == 0;
+  nics_filled = st.nic->len == 0;
+  for (guint i = 0; i < st.pci->len; i++) {
+    const XPci *p = &g_array_index(st.pci, XPci, i);
+    if (p->bridge)
+      continue;
+    if (gpus_filled && p->display) {
+      XGpu g = {.pci = (gint32)i,
+                .line = p->line,
+                .targets = g_array_new(FALSE, FALSE, sizeof(XLink))};
+      g_array_append_val(st.gpu, g);
+    } else if (nics_filled && p->network) {
+      XNic n = {.pci = (gint32)i, .cpu = p->cpu, .line = p->line};
+      g_array_append_val(st.nic, n);
+    }
+  }
   if (st.gpu->len == 0) {
     g_set_error(error, TOPO_ERROR, TOPO_ERROR_SYNTAX,
-                "%s: no <gpu> element (minimal NCCL files without GPUs "
-                "describe no server)",
+                "%s: no <gpu> element and no GPU's <pci> (class 0x030200 or "
+                "0x030000): the file describes no server",
                 source);
     goto done;
   }
@@ -1504,15 +1571,56 @@ static char *import_nccl_xml(const char *text, gsize len, const char *source,
     goto done;
   s = import_server_new(st.gpu->len, st.nic->len);
   s->sockets = MAX(st.cpus, 1);
+  if (gpus_filled)
+    note(s,
+         "GPUs: the %u <pci> of class 0x0302/0x0300 (the file has no "
+         "<gpu>: NCCL adds them from the driver at run time)",
+         st.gpu->len);
+  if (nics_filled && st.nic->len)
+    note(s,
+         "NICs: the %u <pci> of class 0x02 (the file has no <nic>: NCCL "
+         "adds them from the network plugin at run time)",
+         st.nic->len);
+  for (guint a = 0; a < st.gpu->len; a++) {
+    const XGpu *g = &g_array_index(st.gpu, XGpu, a);
+    if (g->self_line) {
+      note(s,
+           "line %u: an <nvlink> from a GPU to its own bus id joins no "
+           "two GPUs (as in NCCL): ignored",
+           g->self_line);
+      break;
+    }
+  }
+  if (gpus_filled && opt->nvlink) {
+    /* the NVLink generation given: an HGX board, every GPU on its
+     * NVSwitches with the generation's links */
+    TopoImportOptions board = {.nvlink = opt->nvlink};
+    if (!strcmp(opt->nvlink, "nvlink3"))
+      board.nvlink = NULL; /* NV12: the A100 board */
+    nvlink_from_count(s, !strcmp(opt->nvlink, "nvlink3") ? 12 : 18, &board);
+  } else if (gpus_filled) {
+    note(s, "ASSUMED: no NVLink between the GPUs (the file does not say: give "
+            "--import-nvlink nvlink3, nvlink4 or nvlink5 for an HGX board's "
+            "NVSwitches)");
+  }
   {
     /* GPU model and PCIe generation from GPU 0 */
     const XGpu *g0 = &g_array_index(st.gpu, XGpu, 0);
     const XPci *p0 = &g_array_index(st.pci, XPci, g0->pci);
     guint32 gen = p0->gts >= 60 ? 6 : p0->gts >= 30 ? 5 : p0->gts >= 15 ? 4 : 3;
     guint32 width = p0->width ? p0->width : 16;
-    set_pcie(s, gen, width);
-    note(s, "GPU PCIe link %s from link_speed %.1f GT/s, width %u", s->gpu_pcie,
-         p0->gts, width);
+    if (p0->gts > 0) {
+      set_pcie(s, gen, width);
+      note(s, "GPU PCIe link %s from link_speed %.1f GT/s, width %u",
+           s->gpu_pcie, p0->gts, width);
+    } else {
+      /* a VM hides the link (link_speed=""): the GPU's generation */
+      gen = g0->sm >= 90 || !g0->sm ? 5 : g0->sm >= 80 ? 4 : 3;
+      set_pcie(s, gen, width);
+      note(s, "ASSUMED: GPUs on %s (link_speed is empty; %s)", s->gpu_pcie,
+           g0->sm ? "the PCIe generation of the GPU's sm"
+                  : "no sm either: the newest modelled host link");
+    }
     /* NVLink: targets of class NVSwitch, or GPU bus ids */
     guint32 most = 0; /* NVLinks of the GPU with the most */
     for (guint a = 0; a < st.gpu->len; a++) {
@@ -1522,7 +1630,7 @@ static char *import_nccl_xml(const char *text, gsize len, const char *source,
         total += g_array_index(t, XLink, i).count;
       most = MAX(most, total);
     }
-    if (most) {
+    if (most && !gpus_filled) {
       gboolean sw =
           g0->targets->len && g_array_index(g0->targets, XLink, 0).nvswitch;
       if (!g0->sm && !opt->nvlink) {
@@ -1574,13 +1682,13 @@ static char *import_nccl_xml(const char *text, gsize len, const char *source,
                      : g_array_index(st.nic, XNic, i - st.gpu->len).pci;
     gint32 leaf, top, sw;
     guint32 sock;
-    if (dev < 0) {
-      g_set_error(error, TOPO_ERROR, TOPO_ERROR_SYNTAX,
-                  "%s: a <nic> outside a <pci> element", source);
-      goto done;
+    if (dev < 0) { /* a NIC directly in a <cpu>: on the root complex */
+      sock = g_array_index(st.nic, XNic, i - st.gpu->len).cpu;
+      leaf = top = -1;
+    } else {
+      sock = g_array_index(st.pci, XPci, dev).cpu;
+      pci_switches(&st, dev, &leaf, &top);
     }
-    sock = g_array_index(st.pci, XPci, dev).cpu;
-    pci_switches(&st, dev, &leaf, &top);
     sw = leaf >= 0 ? index_of(leaves, leaf) : -1;
     if (sw >= 0 && (guint)sw == leaves->len - 1)
       g_ptr_array_add(switch_ids, GINT_TO_POINTER(top));
@@ -1607,7 +1715,19 @@ static char *import_nccl_xml(const char *text, gsize len, const char *source,
     s->top_sock[t] =
         g_array_index(st.pci, XPci, g_array_index(tops, gint32, t)).cpu;
   /* NICs: model from the port speed (Mb/s) */
-  if (st.nic->len) {
+  if (st.nic->len && nics_filled && !opt->nic) {
+    /* no speed in the file: the fastest port the NIC's PCIe link feeds
+     * (x16 Gen4 carries 252 Gb/s: 200G; Gen5 400G) */
+    const XNic *n0 = &g_array_index(st.nic, XNic, 0);
+    const XPci *p = &g_array_index(st.pci, XPci, n0->pci);
+    gboolean gen5 = p->gts >= 30;
+    s->nic = p->infiniband ? (gen5 ? "cx7-ndr" : "cx6-hdr")
+                           : (gen5 ? "cx7-400g" : "cx6-200g");
+    note(s,
+         "ASSUMED: NIC model %s (the file gives no speed; the fastest "
+         "%s port a PCIe link of %.1f GT/s feeds; give --import-nic)",
+         s->nic, p->infiniband ? "InfiniBand" : "Ethernet", p->gts);
+  } else if (st.nic->len) {
     guint64 speed = g_array_index(st.nic, XNic, 0).speed_mbps;
     if (!speed && !opt->nic) {
       g_set_error(error, TOPO_ERROR, TOPO_ERROR_SYNTAX,
@@ -1616,9 +1736,32 @@ static char *import_nccl_xml(const char *text, gsize len, const char *source,
                   source, g_array_index(st.nic, XNic, 0).line);
       goto done;
     }
-    s->nic = opt->nic ? opt->nic : speed >= 400000 ? "cx7-ndr" : "cx6-hdr";
-    note(s, "NIC model %s from net speed %" G_GUINT64_FORMAT " Mb/s", s->nic,
-         speed);
+    const XNic *n0 = &g_array_index(st.nic, XNic, 0);
+    /* InfiniBand or Ethernet: the PCI class (0x0207 or 0x0200), else the
+     * net's name (an IP interface is NCCL's socket transport) */
+    gboolean ether =
+        n0->pci >= 0 && g_array_index(st.pci, XPci, n0->pci).network
+            ? !g_array_index(st.pci, XPci, n0->pci).infiniband
+            : n0->interface;
+    static const char *const tiers[][2] = {{"ib-edr-4x", "roce-v2-100g"},
+                                           {"ib-hdr-4x", "roce-v2-200g"},
+                                           {"ib-ndr-4x", "roce-v2-400g"},
+                                           {"ib-xdr-4x", "roce-v2-800g"}};
+    guint t = speed <= 100000   ? 0
+              : speed <= 200000 ? 1
+              : speed <= 400000 ? 2
+                                : 3;
+    s->nic = opt->nic          ? opt->nic
+             : speed >= 400000 ? (ether ? "cx7-400g" : "cx7-ndr")
+                               : (ether ? "cx6-200g" : "cx6-hdr");
+    if (!opt->nic && t != 1 && t != 2)
+      s->nic_port_link = tiers[t][ether];
+    s->nic_no_gdr = n0->no_gdr;
+    note(s, "NIC model %s%s%s%s from net speed %" G_GUINT64_FORMAT " Mb/s%s",
+         s->nic, s->nic_port_link ? " with " : "",
+         s->nic_port_link ? s->nic_port_link : "",
+         s->nic_port_link ? " ports" : "", speed,
+         s->nic_no_gdr ? ", without GPUDirect RDMA (gdr=\"0\")" : "");
   }
   for (guint32 g = 0; g < s->gpus; g++) {
     for (guint32 n = 0; n < s->nics; n++) {

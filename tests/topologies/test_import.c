@@ -249,6 +249,55 @@ START_TEST(test_ibnetdiscover)
 }
 END_TEST
 
+/* Azure's shipped topology files: the PCI tree alone (NDv4), a NIC
+ * directly in a <cpu> (NCv4), filled in as NCCL does at run time. */
+START_TEST(test_nccl_xml_azure)
+{
+  TopoImportOptions hgx = {.nvlink = "nvlink3"};
+  g_autofree char *nd =
+      import_text("real", "ncclxml_azure_ndv4-topo.xml", NULL);
+  g_autofree char *nd_hgx =
+      import_text("real", "ncclxml_azure_ndv4-topo.xml", &hgx);
+  g_autofree char *nc =
+      import_text("real", "ncclxml_azure_ncv4-topo.xml", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(TopoSystem) nds =
+      topo_system_load_data(nd_hgx, strlen(nd_hgx), "ndv4", NULL, &error);
+  g_autoptr(TopoSystem) ncs =
+      topo_system_load_data(nc, strlen(nc), "ncv4", NULL, &error);
+  TopoSummary s;
+
+  /* NDv4: GPUs and NICs by PCI class, 2 of each under each socket's
+   * switch; NVLink only when given */
+  ck_assert_ptr_nonnull(strstr(nd, "gpus = 8\nsockets = 4\n"));
+  ck_assert_ptr_nonnull(strstr(nd, "gpu_pcie_switch = 0,0,1,1,2,2,3,3\n"));
+  ck_assert_ptr_nonnull(strstr(nd, "nic_pcie_switch = 0,0,1,1,2,2,3,3\n"));
+  ck_assert_ptr_nonnull(strstr(nd, "# ASSUMED: no NVLink between the GPUs"));
+  ck_assert_ptr_null(strstr(nd, "nvlink ="));
+  ck_assert_ptr_nonnull(strstr(nd, "# ASSUMED: NIC model cx6-hdr"));
+  ck_assert_ptr_nonnull(strstr(nd, "gpu_pcie = pcie4-x16\n"));
+  ck_assert_ptr_nonnull(strstr(nd_hgx, "nvswitches = 6\n"));
+  ck_assert_msg(nds != NULL, "%s", error ? error->message : "");
+  topo_system_summary(nds, &s);
+  ck_assert_uint_eq(s.gpus, 8);
+  ck_assert_uint_eq(s.nics, 8);
+  ck_assert_uint_eq(s.nvswitches, 6);
+  /* NCv4: the NIC on socket 0's root complex, 100 GbE without GPUDirect;
+   * the GPU's NVLink to itself ignored, and said */
+  ck_assert_ptr_nonnull(strstr(nc, "nics = 1\nnic_socket = 0\n"));
+  ck_assert_ptr_nonnull(strstr(nc, "[nic imported-nic]\nbased_on = cx6-200g\n"
+                                   "port_link = roce-v2-100g\n"
+                                   "gpudirect = false\n"));
+  ck_assert_ptr_nonnull(strstr(nc, "joins no two GPUs"));
+  ck_assert_ptr_nonnull(strstr(nc, "# ASSUMED: GPUs on pcie4-x16"));
+  ck_assert_msg(ncs != NULL, "%s", error ? error->message : "");
+  topo_system_summary(ncs, &s);
+  ck_assert_uint_eq(s.gpus, 4);
+  ck_assert_uint_eq(s.cpus, 4);
+  ck_assert_uint_eq(s.nvswitches, 0);
+}
+END_TEST
+
 /* A real DGX H100 NDR fabric (NVIDIA/topograph's example dump): SHARP
  * Aggregation Nodes, adapters naming no host and hosts with an adapter
  * down are set aside and said; each host's adapters in rail order. */
@@ -415,6 +464,7 @@ Suite *suite_import(void)
   tcase_add_test(tc, test_nccl_xml_bridge);
   tcase_add_test(tc, test_ibnetdiscover);
   tcase_add_test(tc, test_ibnetdiscover_real);
+  tcase_add_test(tc, test_nccl_xml_azure);
   tcase_add_test(tc, test_bad_dumps);
   tcase_add_test(tc, test_bad_long_token);
   tcase_add_test(tc, test_bad_corpus);
