@@ -25,7 +25,9 @@ typedef struct {
   /* for nccl files that do not say them: --gpus-per-process, --iters,
    * --nccl-version, --collective, --ranks */
   char *gpus_per_process, *iters, *nccl_version, *collective, *ranks;
-  GPtrArray *sets; /* ValMeasurements */
+  GPtrArray *sets;      /* ValMeasurements: a file's, or one per run of a
+                           paste of several nccl-tests runs */
+  GPtrArray *set_files; /* the file of each set (borrowed from files) */
   TopoSystem *sys;
 } Inputs;
 
@@ -71,6 +73,8 @@ static void inputs_clear(Inputs *in)
   g_free(in->ranks);
   if (in->sets)
     g_ptr_array_unref(in->sets);
+  if (in->set_files)
+    g_ptr_array_unref(in->set_files);
   topo_system_free(in->sys);
 }
 
@@ -134,19 +138,23 @@ static gboolean inputs_load(Inputs *in, const char *command, GError **error)
     g_hash_table_replace(given, g_strdup("ranks"), g_strdup(in->ranks));
   }
   in->sets = g_ptr_array_new_with_free_func((GDestroyNotify)val_meas_free);
+  in->set_files = g_ptr_array_new();
   for (guint i = 0; in->files[i]; i++) {
-    ValMeasurements *m = val_meas_load_given(in->files[i], given, error);
-    if (!m)
+    guint first = in->sets->len;
+    if (!val_meas_load_sets(in->files[i], given, in->sets, error))
       return FALSE;
-    /* the file's own values win */
-    if (in->gpus_per_process && !val_meas_get(m, "gpus_per_process"))
-      val_meas_set(m, "gpus_per_process", in->gpus_per_process);
-    if (in->iters && !val_meas_get(m, "iters"))
-      val_meas_set(m, "iters", in->iters);
-    if (in->nccl_version && !val_meas_get(m, "nccl.version") &&
-        !val_meas_get(m, "nccl"))
-      val_meas_set(m, "nccl.version", in->nccl_version);
-    g_ptr_array_add(in->sets, m);
+    for (guint k = first; k < in->sets->len; k++) {
+      ValMeasurements *m = in->sets->pdata[k];
+      /* the file's own values win */
+      if (in->gpus_per_process && !val_meas_get(m, "gpus_per_process"))
+        val_meas_set(m, "gpus_per_process", in->gpus_per_process);
+      if (in->iters && !val_meas_get(m, "iters"))
+        val_meas_set(m, "iters", in->iters);
+      if (in->nccl_version && !val_meas_get(m, "nccl.version") &&
+          !val_meas_get(m, "nccl"))
+        val_meas_set(m, "nccl.version", in->nccl_version);
+      g_ptr_array_add(in->set_files, in->files[i]);
+    }
   }
   in->sys =
       topo_system_load(in->topology, (const char *const *)in->models, error);
@@ -158,8 +166,8 @@ static gboolean inputs_load(Inputs *in, const char *command, GError **error)
     g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func(g_free);
 
     for (guint i = 0; i < in->sets->len; i++)
-      val_meas_check_system(in->sets->pdata[i], in->files[i], in->sys,
-                            warnings);
+      val_meas_check_system(in->sets->pdata[i], in->set_files->pdata[i],
+                            in->sys, warnings);
     for (guint i = 0; i < warnings->len; i++)
       fprintf(stderr, "ifsim: %s: warning: %s\n", command,
               (const char *)warnings->pdata[i]);
@@ -556,10 +564,19 @@ int cli_cmd_validate(int argc, char **argv)
     goto fail;
   /* the report first: when it cannot be written (a full disk), the commit
    * sees it and replaces no file */
-  printf("# ifsim validate: system %s, %u file(s), %u series, %u points "
-         "predicted\n",
-         topo_system_name(in.sys), in.sets->len, rep.series->len,
-         rep.points->len);
+  {
+    guint files = g_strv_length(in.files);
+    g_autofree char *runs =
+        in.sets->len != files
+            ? g_strdup_printf(" (%u measurement sets: one per nccl-tests "
+                              "run of a paste)",
+                              in.sets->len)
+            : g_strdup("");
+    printf("# ifsim validate: system %s, %u file(s)%s, %u series, %u points "
+           "predicted\n",
+           topo_system_name(in.sys), files, runs, rep.series->len,
+           rep.points->len);
+  }
   print_series(stdout, &rep);
   if (all) {
     printf("# %-7s %-14s %-8s %-9s %-9s %12s %12s %12s %8s\n", "probe", "test",

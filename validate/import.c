@@ -615,23 +615,124 @@ gboolean val__check_text(const char *name, const char *text, gsize len,
   return TRUE;
 }
 
-ValMeasurements *val_import(const char *name, const char *text, gsize len,
-                            GError **error)
+/* A paste of several nccl-tests runs: where each run's lines begin (the
+ * first at 0), one per "# nThread N nGpus N minBytes ..." line (every
+ * nccl-tests version prints it first).  A run takes the lines after the one before
+ * it ended: its last result row and the summary lines after it ("# Out
+ * of bounds values", "# Avg bus bandwidth", "# Collective test
+ * concluded"); its command line and NCCL's version line, printed before
+ * its nThread line, are its own. */
+static GArray *nccltests_runs(const ValText *t)
 {
-  return val_import_given(name, text, len, NULL, error);
+  GArray *starts = g_array_new(FALSE, FALSE, sizeof(guint));
+  guint prev = 0;
+  gboolean first = TRUE;
+
+  g_array_append_val(starts, prev);
+  for (guint i = 0; i < t->n; i++) {
+    const char *l = t->lines[i];
+    guint b;
+    gint row = -1;
+    if (!strstr(l, "nThread ") ||
+        (!strstr(l, " nGpus ") && !strstr(l, " minBytes ")))
+      continue;
+    if (first) {
+      first = FALSE;
+      prev = i;
+      continue;
+    }
+    for (guint j = prev; j < i; j++) {
+      const char *w = t->lines[j] + strspn(t->lines[j], " \t");
+      if (*w != '#' && val__numeric_start(w))
+        row = (gint)j;
+    }
+    b = row >= 0 ? (guint)row + 1 : prev + 1;
+    while (b < i) {
+      const char *w = t->lines[b] + strspn(t->lines[b], " \t");
+      if (*w && (*w != '#' ||
+                 (w[1 + strspn(w + 1, " \t")] && !strstr(w, "Out of bounds") &&
+                  !strstr(w, "Avg bus bandwidth") &&
+                  !strstr(w, "Collective test concluded"))))
+        break;
+      b++;
+    }
+    g_array_append_val(starts, b);
+    prev = i;
+  }
+  return starts;
 }
 
-ValMeasurements *val_import_given(const char *name, const char *text, gsize len,
-                                  GHashTable *given, GError **error)
+/* Imports t's text into out (one set), or, for a paste of several
+ * nccl-tests runs, one set per run when many (else refused). */
+static gboolean import_text(ValText *t, const char *text, gsize len,
+                            gboolean many, GPtrArray *out, GError **error)
+{
+  gboolean recognised = FALSE;
+  ValMeasurements *m = NULL;
+
+  if (looks_nccltests(t)) {
+    g_autoptr(GArray) runs = nccltests_runs(t);
+    if (runs->len == 1) {
+      m = val__import_nccltests_text(t, error);
+    } else if (!many) {
+      return val__fail(error, t->name, g_array_index(runs, guint, 1) + 1,
+                       "a second nccl-tests run in one file (expected one "
+                       "run; ifsim validate and calibrate read each run of "
+                       "a paste as its own measurement)");
+    } else {
+      /* each run alone, its lines where they are in the file (the others
+       * blank) so that messages name the file's lines */
+      for (guint r = 0; r < runs->len; r++) {
+        guint a = g_array_index(runs, guint, r);
+        guint b = r + 1 < runs->len ? g_array_index(runs, guint, r + 1) : t->n;
+        ValText run = *t;
+        g_autofree char **lines = g_new(char *, t->n + 1);
+        ValMeasurements *one;
+        for (guint i = 0; i < t->n; i++)
+          lines[i] = i >= a && i < b ? t->lines[i] : (char *)"";
+        lines[t->n] = NULL;
+        run.lines = lines;
+        if (!(one = val__import_nccltests_text(&run, error)))
+          return FALSE;
+        {
+          char num[48];
+          g_snprintf(num, sizeof num, "%u of %u, from line %u", r + 1,
+                     runs->len, a + 1);
+          val_meas_set(one, "nccltests.run", num);
+        }
+        g_ptr_array_add(out, one);
+      }
+      return TRUE;
+    }
+  } else if (looks_p2p(t))
+    m = val__import_p2p_text(t, error);
+  else if (looks_nvbw(t))
+    m = val__import_nvbw_text(t, error);
+  else if (looks_perftest(t))
+    m = val__import_perftest_text(t, error);
+  else {
+    m = import_csv(t, text, len, &recognised, error);
+    if (!recognised)
+      val__fail(error, t->name, 0, "not a measurement format ifsim knows (%s)",
+                FORMATS_ACCEPTED);
+  }
+  if (m)
+    g_ptr_array_add(out, m);
+  return m != NULL;
+}
+
+/* val_import_given into out; see import_text. */
+static gboolean import_sets(const char *name, const char *text, gsize len,
+                            GHashTable *given, gboolean many, GPtrArray *out,
+                            GError **error)
 {
   ValText t;
-  ValMeasurements *m = NULL;
   gsize lead = 0;
-  gboolean recognised = FALSE;
+  gboolean ok;
 
-  g_return_val_if_fail(name != NULL && (text != NULL || len == 0), NULL);
+  g_return_val_if_fail(name != NULL && (text != NULL || len == 0), FALSE);
   if (!val__check_text(name, text, len, error))
-    return NULL;
+    return FALSE;
   if (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0) {
     /* a UTF-8 byte order mark (spreadsheets write one): skipped */
     text += 3;
@@ -641,46 +742,60 @@ ValMeasurements *val_import_given(const char *name, const char *text, gsize len,
     lead++;
   if (lead == len) {
     val__fail(error, name, 0, "empty file (%s)", FORMATS_ACCEPTED);
-    return NULL;
+    return FALSE;
   }
   /* our own format, whatever its version: val_meas_parse says which it
    * reads */
-  if (len >= strlen(VAL__MEAS_STEM) &&
-      strncmp(text, VAL__MEAS_STEM, strlen(VAL__MEAS_STEM)) == 0)
-    return val_meas_parse(name, text, len, error);
-  if (text[lead] == '{') {
-    /* nvbandwidth -j: its one top-level key first */
-    gsize k = lead + 1;
-
-    while (k < len && g_ascii_isspace(text[k]))
-      k++;
-    if (len - k >= 13 && strncmp(text + k, "\"nvbandwidth\"", 13) == 0)
-      return val__import_nvbw_json(name, text, len, error);
-    return val__import_nccltests_json(name, text, len, error);
+  if ((len >= strlen(VAL__MEAS_STEM) &&
+       strncmp(text, VAL__MEAS_STEM, strlen(VAL__MEAS_STEM)) == 0) ||
+      text[lead] == '{') {
+    ValMeasurements *m;
+    if (text[lead] != '{')
+      m = val_meas_parse(name, text, len, error);
+    else {
+      /* nvbandwidth -j: its one top-level key first */
+      gsize k = lead + 1;
+      while (k < len && g_ascii_isspace(text[k]))
+        k++;
+      m = len - k >= 13 && strncmp(text + k, "\"nvbandwidth\"", 13) == 0
+              ? val__import_nvbw_json(name, text, len, error)
+              : val__import_nccltests_json(name, text, len, error);
+    }
+    if (m)
+      g_ptr_array_add(out, m);
+    return m != NULL;
   }
-
   if (!val__text_init(&t, name, text, len, error))
-    return NULL;
+    return FALSE;
   t.given = given;
-  if (!hints_once(&t, error)) {
-    val__text_clear(&t);
-    return NULL;
-  }
-  if (looks_nccltests(&t))
-    m = val__import_nccltests_text(&t, error);
-  else if (looks_p2p(&t))
-    m = val__import_p2p_text(&t, error);
-  else if (looks_nvbw(&t))
-    m = val__import_nvbw_text(&t, error);
-  else if (looks_perftest(&t))
-    m = val__import_perftest_text(&t, error);
-  else {
-    m = import_csv(&t, text, len, &recognised, error);
-    if (!recognised)
-      val__fail(error, name, 0,
-                "not a measurement format ifsim knows (%s)",
-                FORMATS_ACCEPTED);
-  }
+  ok = hints_once(&t, error) && import_text(&t, text, len, many, out, error);
   val__text_clear(&t);
-  return m;
+  return ok;
+}
+
+ValMeasurements *val_import(const char *name, const char *text, gsize len,
+                            GError **error)
+{
+  return val_import_given(name, text, len, NULL, error);
+}
+
+ValMeasurements *val_import_given(const char *name, const char *text, gsize len,
+                                  GHashTable *given, GError **error)
+{
+  g_autoptr(GPtrArray) one = g_ptr_array_new(); /* no free func: one set */
+
+  if (!import_sets(name, text, len, given, FALSE, one, error))
+    return NULL;
+  return one->pdata[0];
+}
+
+gboolean val_import_sets(const char *name, const char *text, gsize len,
+                         GHashTable *given, GPtrArray *out, GError **error)
+{
+  guint had = out->len;
+
+  if (import_sets(name, text, len, given, TRUE, out, error))
+    return TRUE;
+  g_ptr_array_set_size(out, had);
+  return FALSE;
 }

@@ -32,4 +32,11 @@ ValMeasurements *val_import(const char *name, const char *text, gsize len,
 ValMeasurements *val_import_given(const char *name, const char *text, gsize len,
                                   GHashTable *given, GError **error);
 
+/* The same, appending to out (whose free function frees sets) one set, or
+ * one per run for a paste of several nccl-tests runs (each with the key
+ * nccltests.run, "2 of 3, from line 57"); val_import_given refuses such a
+ * paste.  On failure out is as it was. */
+gboolean val_import_sets(const char *name, const char *text, gsize len,
+                         GHashTable *given, GPtrArray *out, GError **error);
+
 #endif /* VALIDATE_IMPORT_H */

@@ -567,3 +567,14 @@ ValMeasurements *val_meas_load_given(const char *path, GHashTable *given,
     return NULL;
   return val_meas_parse_given(path, text, len, given, error);
 }
+
+gboolean val_meas_load_sets(const char *path, GHashTable *given, GPtrArray *out,
+                            GError **error)
+{
+  g_autofree char *text = NULL;
+  gsize len;
+
+  if (!sim_input_read(path, &text, &len, error))
+    return FALSE;
+  return val_import_sets(path, text, len, given, out, error);
+}

@@ -148,6 +148,10 @@ ValMeasurements *val_meas_load_given(const char *path, GHashTable *given,
 ValMeasurements *val_meas_parse_given(const char *name, const char *text,
                                       gsize len, GHashTable *given,
                                       GError **error);
+/* val_meas_load_given appending to out (freeing sets): one set, or one per
+ * run of a paste of several nccl-tests runs (val_import_sets). */
+gboolean val_meas_load_sets(const char *path, GHashTable *given, GPtrArray *out,
+                            GError **error);
 
 /* --- CSV text, for this format and the importers ------------------- */
 

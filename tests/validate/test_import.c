@@ -130,6 +130,49 @@ START_TEST(test_nccltests_agg_iters)
 }
 END_TEST
 
+/* Two runs pasted one after the other (each with its own nThread line):
+ * one measurement set per run, each with its own iters; the single-set
+ * import refuses the paste, naming where the second run begins; an error
+ * in the second run names the file's line. */
+START_TEST(test_nccltests_two_runs)
+{
+  g_autofree char *path = g_build_filename(
+      IFSIM_TEST_DATA_DIR, "measure", "nccltests_two_runs_8xH100.txt", NULL);
+  g_autofree char *text = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) sets =
+      g_ptr_array_new_with_free_func((GDestroyNotify)val_meas_free);
+  gsize len;
+  char *bad;
+
+  ck_assert(g_file_get_contents(path, &text, &len, NULL));
+  ck_assert_msg(val_import_sets("two.txt", text, len, NULL, sets, &error), "%s",
+                error ? error->message : "");
+  ck_assert_uint_eq(sets->len, 2);
+  check_key(sets->pdata[0], "nccltests.run", "1 of 2, from line 1");
+  check_key(sets->pdata[1], "nccltests.run", "2 of 2, from line 29");
+  check_key(sets->pdata[0], "iters", "2");
+  ck_assert_ptr_null(val_meas_get(sets->pdata[1], "iters")); /* agg 4 */
+  check_key(sets->pdata[1], "nccltests.agg_iters", "4");
+  ck_assert_uint_eq(((ValMeasurements *)sets->pdata[0])->points->len, 12);
+  ck_assert_uint_eq(((ValMeasurements *)sets->pdata[1])->points->len, 12);
+  ck_assert_ptr_null(val_import("two.txt", text, len, &error));
+  ck_assert_msg(
+      strstr(error->message, "two.txt:29: a second nccl-tests run in one file"),
+      "%s", error->message);
+  g_clear_error(&error);
+  /* a bad row in run 2 (line 48): named by the file's line */
+  bad = strstr(strstr(text, "agg iters: 4"), "2147483648");
+  ck_assert_ptr_nonnull(bad);
+  bad[0] = '-';
+  ck_assert(!val_import_sets("two.txt", text, len, NULL, sets, &error));
+  ck_assert_uint_eq(sets->len, 2); /* as it was */
+  ck_assert_msg(strstr(error->message, "two.txt:") &&
+                    !strstr(error->message, "two.txt:2:"),
+                "%s", error->message);
+}
+END_TEST
+
 START_TEST(test_nccltests_old_layout)
 {
   /* no root column, "error" columns, old Rank lines, no test name: the
@@ -542,8 +585,6 @@ static const struct {
     {"nccl_duplicate_row.txt",
      ":20: nccl allreduce oop 0-7 -> all, ranks 8, 268435456 bytes again "
      "(line 19 has it)"},
-    {"nccl_duplicate_run.txt",
-     ":34: Rank 0 again (line 6 has it): expected one device line per rank"},
     {"nccl_extra_column.txt",
      "found 17: columns the table header does not name"},
     {"nccl_timestamp_mid_header.txt",
@@ -1179,6 +1220,7 @@ Suite *suite_importmeas(void)
   tcase_add_test(tc, test_nccltests_one_process);
   tcase_add_test(tc, test_nccltests_old_layout);
   tcase_add_test(tc, test_nccltests_agg_iters);
+  tcase_add_test(tc, test_nccltests_two_runs);
   tcase_add_test(tc, test_nccltests_json);
   tcase_add_test(tc, test_nccl_reference_csvs);
   tcase_add_test(tc, test_nccl_4column_csv);
