@@ -658,20 +658,44 @@ void cli_run_info(const CliRunOptions *o, const CliRunPlan *plan,
 {
   NcclColl coll = plan->coll;
 
-  *info =
-      (TrcCollInfo){.test = nccl_coll_test_name(coll),
-                    .collective = nccl_coll_name(coll),
-                    .system = topo_system_name(sys),
-                    .fidelity = cli_nccl_fidelity(&o->nccl),
-                    .type = o->dtype,
-                    .redop = nccl_coll_is_reduction(coll) ? o->redop : "none",
-                    .root = nccl_coll_is_rooted(coll) ? (gint32)o->root : -1,
-                    .ranks = nccl_comm_ranks(comm),
-                    .nodes = nccl_comm_nodes(comm),
-                    .min_bytes = o->min_bytes,
-                    .max_bytes = o->max_bytes,
-                    .step_bytes = o->step_bytes_seen ? o->step_bytes : 0,
-                    .step_factor = o->step_bytes_seen ? 0 : o->step_factor};
+  *info = (TrcCollInfo){
+      .test = nccl_coll_test_name(coll),
+      .collective = nccl_coll_name(coll),
+      .system = topo_system_name(sys),
+      .fidelity = cli_nccl_fidelity(&o->nccl),
+      .type = o->dtype,
+      .redop = nccl_coll_is_reduction(coll) ? o->redop : "none",
+      .root = nccl_coll_is_rooted(coll) ? (gint32)o->root : -1,
+      .ranks = nccl_comm_ranks(comm),
+      .nodes = nccl_comm_nodes(comm),
+      .min_bytes = o->min_bytes,
+      .max_bytes = o->max_bytes,
+      .step_bytes = o->step_bytes_seen ? o->step_bytes : 0,
+      .step_factor = o->step_bytes_seen ? 0 : o->step_factor,
+      .nccl_version = plan->nopt.nccl_version ? plan->nopt.nccl_version
+                                              : NCCL_VERSION_DEFAULT,
+      .gpus_per_process = (guint32)o->gpus_per_process,
+      .iters = o->iters_seen ? (guint32)o->iters : 0};
+}
+
+/* The JSON's devices: each rank's server and GPU (arrays the caller
+ * frees), the GPUs named by their compute capability and the system. */
+static char *run_info_devices(const NcclComm *comm, const TopoSystem *sys,
+                              TrcCollInfo *info, guint32 **server,
+                              guint32 **local)
+{
+  TopoGpuInfo g;
+
+  *server = g_new(guint32, MAX(info->ranks, 1));
+  *local = g_new(guint32, MAX(info->ranks, 1));
+  for (guint32 r = 0; r < info->ranks; r++) {
+    (*server)[r] = nccl_comm_rank_server(comm, r);
+    (*local)[r] = nccl_comm_rank_local(comm, r);
+  }
+  info->rank_server = *server;
+  info->rank_local = *local;
+  topo_system_gpu_info(sys, &g);
+  return g_strdup_printf("sm%u GPU of %s (ifsim)", g.sm, topo_system_name(sys));
 }
 
 int cli_cmd_run(int argc, char **argv)
@@ -845,12 +869,20 @@ int cli_cmd_run(int argc, char **argv)
                                 rows->len),
                    &error))
     goto fail;
-  if (o.json && !trc_outputs_add(
-                    outs, o.json,
-                    trc_coll_json(&info, (const TrcCollRow *)(void *)rows->data,
-                                  rows->len),
-                    &error))
-    goto fail;
+  if (o.json) {
+    g_autofree guint32 *rank_server = NULL, *rank_local = NULL;
+    g_autofree char *device =
+        run_info_devices(comm, sys, &info, &rank_server, &rank_local);
+    info.device_info = device;
+    if (!trc_outputs_add(outs, o.json,
+                         trc_coll_json(&info,
+                                       (const TrcCollRow *)(void *)rows->data,
+                                       rows->len),
+                         &error))
+      goto fail;
+    info.rank_server = info.rank_local = NULL;
+    info.device_info = NULL;
+  }
   /* the table first: when it cannot be written (a full disk), the commit
    * sees it and replaces no file */
   trc_coll_print_table(stdout, &info, (const TrcCollRow *)(void *)rows->data,

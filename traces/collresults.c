@@ -14,8 +14,13 @@
  * The JSON has the shape of nccl-tests' -J output (util.cu: "results"
  * entries with size, count, type, redop, root as nccl-tests' "%6i" string,
  * out_of_place and in_place {time, alg_bw, bus_bw, nwrong: null}), plus
- * ifsim's algo, proto, channels and nccl_model_us per size; "config" holds
- * every TrcCollInfo field, the byte range under nccl-tests' key names.
+ * ifsim's algo, proto, channels and nccl_model_us per size; the top
+ * level's version 2, args (the nccl-tests command the run stands for),
+ * env, nccl_version, out_of_bounds and errors; "config" holds nccl-tests'
+ * nthreads, ngpus, byte range, iterations and devices, and every
+ * TrcCollInfo field.  No start or end time: reruns are byte-identical.
+ * Written by hand, not with json-glib's generator, whose doubles print
+ * with 17 digits (0.1 as 0.10000000000000001).
  *
  * CSV and JSON numbers go through g_ascii_formatd: a decimal point
  * whatever the locale.  NULL text fields print as empty (table, CSV), "-"
@@ -25,6 +30,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "sim/config.h"
 #include "traces/csvtext.h"
 #include "traces/output.h"
 
@@ -305,23 +311,98 @@ static void append_json_run(GString *s, const char *key, const TrcCollRow *r)
   g_string_append(s, ", \"nwrong\": null}");
 }
 
+/* The nccl-tests command the run stands for: its argv as -J stores it
+ * ("args"), with no paths (ifsim's own options are not nccl-tests'). */
+static void append_json_args(GString *s, const TrcCollInfo *info)
+{
+  char num[32];
+
+  g_string_append(s, "\"args\": [");
+  append_json_string(s, info->test);
+  g_snprintf(num, sizeof num, "%" G_GUINT64_FORMAT, info->min_bytes);
+  g_string_append(s, ", \"-b\", ");
+  append_json_string(s, num);
+  g_snprintf(num, sizeof num, "%" G_GUINT64_FORMAT, info->max_bytes);
+  g_string_append(s, ", \"-e\", ");
+  append_json_string(s, num);
+  g_snprintf(num, sizeof num, "%" G_GUINT64_FORMAT,
+             info->step_bytes ? info->step_bytes : info->step_factor);
+  g_string_append(s, info->step_bytes ? ", \"-i\", " : ", \"-f\", ");
+  append_json_string(s, num);
+  g_snprintf(num, sizeof num, "%u", MAX(info->gpus_per_process, 1));
+  g_string_append(s, ", \"-g\", ");
+  append_json_string(s, num);
+  if (info->iters) {
+    g_snprintf(num, sizeof num, "%u", info->iters);
+    g_string_append(s, ", \"-n\", ");
+    append_json_string(s, num);
+  }
+  if (info->root >= 0) {
+    g_snprintf(num, sizeof num, "%d", (int)info->root);
+    g_string_append(s, ", \"-r\", ");
+    append_json_string(s, num);
+  }
+  g_string_append(s, "]");
+}
+
+/* nccl-tests' "devices": a rank per GPU, one process per gpus_per_process
+ * ranks, the server as its host name. */
+static void append_json_devices(GString *s, const TrcCollInfo *info)
+{
+  guint32 per = MAX(info->gpus_per_process, 1);
+
+  g_string_append(s, ", \"devices\": [");
+  for (guint32 r = 0; r < info->ranks && info->rank_server; r++) {
+    char host[32];
+    g_snprintf(host, sizeof host, "server%u", info->rank_server[r]);
+    g_string_append_printf(s,
+                           "%s\n{\"rank\": %u, \"group\": 0, \"pid\": %u, "
+                           "\"hostname\": ",
+                           r ? "," : "", r, r / per);
+    append_json_string(s, host);
+    g_string_append_printf(
+        s, ", \"device\": %u, \"device_info\": ", info->rank_local[r]);
+    append_json_string(s, info->device_info);
+    g_string_append_c(s, '}');
+  }
+  g_string_append(s, "]");
+}
+
 char *trc_coll_json(const TrcCollInfo *info, const TrcCollRow *rows, guint n)
 {
-  GString *s = g_string_new("{\"config\": {");
+  GString *s = g_string_new("{\"version\": 2, \"generator\": ");
   TextField text[N_INFO_TEXT];
   char root[32];
 
-  info_text_fields(info, text);
-  append_json_strings(s, "", text, N_INFO_TEXT);
+  /* nccl-tests -J's keys first (util.cu: version 2 of its layout), then
+   * ifsim's */
+  {
+    g_autofree char *gen = g_strdup_printf("ifsim %s", IFSIM_VERSION);
+    append_json_string(s, gen);
+  }
+  g_string_append(s, ", ");
+  append_json_args(s, info);
+  g_string_append(s, ", \"env\": []");
+  if (info->nccl_version)
+    g_string_append_printf(s, ", \"nccl_version\": %u", info->nccl_version);
   g_string_append_printf(
       s,
-      ", \"root\": %d, \"ranks\": %u, \"nodes\": %u"
-      ", \"minimum_bytes\": %" G_GUINT64_FORMAT
-      ", \"maximum_bytes\": %" G_GUINT64_FORMAT
+      ",\n\"config\": {\"nthreads\": 1, \"ngpus\": %u, \"minimum_bytes\": "
+      "%" G_GUINT64_FORMAT ", \"maximum_bytes\": %" G_GUINT64_FORMAT
       ", \"step_bytes\": %" G_GUINT64_FORMAT
-      ", \"step_factor\": %" G_GUINT64_FORMAT "},\n\"results\": [",
-      (int)info->root, info->ranks, info->nodes, info->min_bytes,
-      info->max_bytes, info->step_bytes, info->step_factor);
+      ", \"step_factor\": %" G_GUINT64_FORMAT,
+      MAX(info->gpus_per_process, 1), info->min_bytes, info->max_bytes,
+      info->step_bytes, info->step_factor);
+  if (info->iters)
+    g_string_append_printf(s, ", \"iterations\": %u", info->iters);
+  g_string_append(s, ", \"aggregated_iterations\": 1, \"validation\": 0, "
+                     "\"graph\": 0");
+  info_text_fields(info, text);
+  append_json_strings(s, ", ", text, N_INFO_TEXT);
+  g_string_append_printf(s, ", \"root\": %d, \"ranks\": %u, \"nodes\": %u",
+                         (int)info->root, info->ranks, info->nodes);
+  append_json_devices(s, info);
+  g_string_append(s, "},\n\"results\": [");
 
   /* nccl-tests stores the root as the "%6i" text of its table. */
   snprintf(root, sizeof root, "%6i", (int)info->root);
@@ -344,10 +425,12 @@ char *trc_coll_json(const TrcCollInfo *info, const TrcCollRow *rows, guint n)
     append_json_double(s, r->nccl_model_us);
     g_string_append_c(s, '}');
   }
-  /* Nothing is checked: nccl-tests' "okay" without NCCL_TESTS_MIN_BW. */
-  g_string_append(s, "\n],\n\"average_bus_bandwidth\": {\"bandwidth\": ");
+  /* Nothing is checked: nccl-tests' "okay" without NCCL_TESTS_MIN_BW, and
+   * the table's "Out of bounds values : 0 OK" */
+  g_string_append(s, "\n],\n\"out_of_bounds\": {\"count\": 0, \"okay\": "
+                     "\"true\"}, \"average_bus_bandwidth\": {\"bandwidth\": ");
   append_json_double(s, mean_busbw(rows, n));
-  g_string_append(s, ", \"okay\": \"unchecked\"}}\n");
+  g_string_append(s, ", \"okay\": \"unchecked\"}, \"errors\": []}\n");
   return g_string_free(s, FALSE);
 }
 

@@ -36,6 +36,14 @@ typedef struct {
   gint32 root;            /* -1: not rooted */
   guint32 ranks, nodes;
   guint64 min_bytes, max_bytes, step_bytes, step_factor;
+  /* for the JSON's nccl-tests keys (0 / NULL: not known, left out) */
+  guint32 nccl_version;     /* the NCCL release modelled, as NCCL's
+                               version code: 22809 for 2.28.9 */
+  guint32 gpus_per_process; /* -g; 0: one */
+  guint32 iters;            /* calls a timing spans (--iters); 0: not set */
+  const guint32 *rank_server, *rank_local; /* [ranks]: each rank's server
+                                              and GPU on it */
+  const char *device_info; /* the GPUs, as nccl-tests names a device */
 } TrcCollInfo;
 
 /* The nccl-tests table: header block ("# nccl-tests layout, predicted by

@@ -339,6 +339,12 @@ fi
 if ! grep -q '"results"' "$res/r.json" || ! head -1 "$res/l.csv" | grep -q '^channel,src,dst'; then
   echo "FAIL: run --json / --links-csv"; fails=$((fails + 1))
 fi
+# the JSON reads back as nccl-tests -J output: validate against the same
+# system predicts it exactly
+expect 0 "# all points: median |error| 0.0%, worst 0.0%" validate "$res/r.json" -t "$(dirname "$0")/../../topologies/examples/dgx-h100.ini"
+if ! grep -q '"nccl_version": 22809,' "$res/r.json" || ! grep -q '"devices": \[' "$res/r.json"; then
+  echo "FAIL: run --json lacks nccl_version or devices"; fails=$((fails + 1))
+fi
 expect 0 "# hottest links: s0.gpu" run -b 1M -e 4M --links-csv "$res/l2.csv"
 # --timeline / --link-samples: a trace with a process per rank, the CSV with
 # its header and a row per interval and hot link (the trace's nesting is

@@ -428,18 +428,39 @@ START_TEST(test_json)
   ck_assert(!json_valid("{\"a\": inf}"));
 
   info.system = "lab \"7\" \\ rack\t2\001";
+  info.gpus_per_process = 8;
+  info.iters = 20;
+  info.nccl_version = 22809;
+  info.rank_server = (const guint32[]){0, 0, 0, 0, 1, 1, 1, 1};
+  info.rank_local = (const guint32[]){0, 1, 2, 3, 0, 1, 2, 3};
+  info.device_info = "sm90";
   rows[0].time_us = rows[0].nccl_model_us = NAN;
   rows[1].proto = NULL;
   json = trc_coll_json(&info, rows, 2);
   ck_assert_msg(json_valid(json), "%s", json);
-  ck_assert(g_str_has_prefix(json, "{\"config\": {\"test\": "
-                                   "\"all_reduce_perf\", \"collective\": "
-                                   "\"AllReduce\", \"system\": \"lab "
-                                   "\\\"7\\\" \\\\ rack\\t2\\u0001\", "));
-  ck_assert(strstr(json, "\"root\": -1, \"ranks\": 8, \"nodes\": 1, "
+  /* nccl-tests -J's keys: the layout version, the command the run stands
+   * for, the release modelled, the config and its devices */
+  ck_assert_msg(g_str_has_prefix(json, "{\"version\": 2, \"generator\": "
+                                       "\"ifsim "),
+                "%s", json);
+  ck_assert(strstr(json, "\"args\": [\"all_reduce_perf\", \"-b\", \"8\", "
+                         "\"-e\", \"8589934592\", \"-f\", \"2\", \"-g\", "
+                         "\"8\", \"-n\", \"20\"], \"env\": [], "
+                         "\"nccl_version\": 22809,\n\"config\": "
+                         "{\"nthreads\": 1, \"ngpus\": 8, "
                          "\"minimum_bytes\": 8, \"maximum_bytes\": "
                          "8589934592, \"step_bytes\": 0, \"step_factor\": "
-                         "2}"));
+                         "2, \"iterations\": 20, "));
+  ck_assert(strstr(json, "\"test\": \"all_reduce_perf\", \"collective\": "
+                         "\"AllReduce\", \"system\": \"lab "
+                         "\\\"7\\\" \\\\ rack\\t2\\u0001\", "));
+  ck_assert(strstr(json, "\"root\": -1, \"ranks\": 8, \"nodes\": 1, "
+                         "\"devices\": [\n{\"rank\": 0, \"group\": 0, "
+                         "\"pid\": 0, \"hostname\": \"server0\", "
+                         "\"device\": 0, \"device_info\": \"sm90\"},"));
+  ck_assert(strstr(json, "{\"rank\": 7, \"group\": 0, \"pid\": 0, "
+                         "\"hostname\": \"server1\", \"device\": 3, "
+                         "\"device_info\": \"sm90\"}]},\n"));
   ck_assert(strstr(json, "{\"size\": 8589934592, \"count\": 2147483648, "
                          "\"type\": \"float\", \"redop\": \"sum\", "
                          "\"root\": \"    -1\", \"out_of_place\": "
@@ -450,8 +471,10 @@ START_TEST(test_json)
                          "\"channels\": 2, \"nccl_model_us\": 32400.000000}"));
   /* Not a number: null, in JSON and in no other way. */
   ck_assert(strstr(json, "\"out_of_place\": {\"time\": null, "));
-  ck_assert(strstr(json, "\"average_bus_bandwidth\": {\"bandwidth\": "
-                         "208.784500, \"okay\": \"unchecked\"}}\n"));
+  ck_assert(strstr(json, "\"out_of_bounds\": {\"count\": 0, \"okay\": "
+                         "\"true\"}, \"average_bus_bandwidth\": "
+                         "{\"bandwidth\": 208.784500, \"okay\": "
+                         "\"unchecked\"}, \"errors\": []}\n"));
   for (const char *c = json; (c = strstr(c, "\"size\": ")) != NULL; c++)
     results++;
   ck_assert_uint_eq(results, 2);
