@@ -231,9 +231,10 @@ static gboolean parse_comm(const char *path, const Tok *type, const Tok *size,
       c->group = TRC_GROUP_EDP;
     else
       break;
-    if (c->bytes == 0)
-      return tok_error(error, path, size,
-                       "a %s moves bytes: expected a size above 0", t);
+    /* 0 bytes: nothing to move, no collective runs (SimAI's own
+     * example has 216: AICB writes a column-parallel layer's
+     * input-gradient ReduceScatter so) */
+    c->none = c->bytes == 0;
     return TRUE;
   }
   return tok_error(error, path, type,
@@ -260,7 +261,10 @@ static gboolean ticks_ps(const Imp *m, const Tok *t, SimTime *out,
 /* Line 1's `key: value` pairs, as Workload.cc reads them. */
 typedef struct {
   guint64 mp, ep, pp, all_gpus;
-  gboolean has_mp, has_ep, has_all_gpus;
+  guint64 vpp, ga, pp_comm; /* SimAI's pipeline: virtual stages, micro-
+                               batches (gradient accumulation), the bytes
+                               one micro-batch sends between stages */
+  gboolean has_mp, has_ep, has_all_gpus, has_vpp, has_ga;
 } Header;
 
 static gboolean parse_header(const char *path, char **tok, Policy *pol,
@@ -312,11 +316,15 @@ static gboolean parse_header(const char *path, char **tok, Policy *pol,
         return tok_error(error, path, &t,
                          "activation recomputation (forward in backward) is "
                          "not imported: expected 0");
-    } else if (g_str_equal(tok[i], "vpp:") || g_str_equal(tok[i], "ga:") ||
-               g_str_equal(tok[i], "pp_comm") ||
+    } else if (g_str_equal(tok[i], "vpp:")) {
+      h->vpp = v;
+      h->has_vpp = TRUE;
+    } else if (g_str_equal(tok[i], "ga:")) {
+      h->ga = v;
+      h->has_ga = TRUE;
+    } else if (g_str_equal(tok[i], "pp_comm") ||
                g_str_equal(tok[i], "pp_comm:")) {
-      /* Workload.cc reads these only to warn about a format mismatch; the
-       * layer rows are the step. */
+      h->pp_comm = v;
     } else {
       return tok_error(error, path, &t,
                        "unknown key: expected model_parallel_NPU_group:, "
@@ -324,15 +332,75 @@ static gboolean parse_header(const char *path, char **tok, Policy *pol,
                        "checkpoint_initiates: or pp_comm");
     }
   }
-  if (h->pp != 1) {
-    t.text = "pp:";
+  t.text = "pp:";
+  if (h->pp == 0 || h->pp > TRC_MAX_DIM)
+    return tok_error(error, path, &t, "expected pipeline stages from 1 to %u",
+                     TRC_MAX_DIM);
+  if (h->pp != 1 && *pol != POL_TRANSFORMER &&
+      *pol != POL_TRANSFORMER_FWD_IN_BCKWD)
     return tok_error(error, path, &t,
                      "pipeline parallelism (pp %" G_GUINT64_FORMAT
-                     ") is not in the layer rows (SimAI models it "
-                     "elsewhere): expected pp: 1",
+                     ") is SimAI's, for HYBRID_TRANSFORMER*: expected pp: 1",
                      h->pp);
-  }
+  /* SimAI's pipeline (Layer::report): the bubble is (pp - 1) / (ga x
+   * vpp) of a stage's work, so both must be counts */
+  if (h->pp != 1 && (!h->has_ga || !h->has_vpp || h->ga == 0 || h->vpp == 0 ||
+                     h->ga > TRC_MAX_DIM || h->vpp > TRC_MAX_DIM))
+    return tok_error(error, path, &t,
+                     "pp %" G_GUINT64_FORMAT " needs ga: (micro-batches) and "
+                     "vpp: (virtual stages), each from 1 to %u, for the "
+                     "pipeline's bubble",
+                     h->pp, TRC_MAX_DIM);
   return TRUE;
+}
+
+/* SimAI's pipeline (pp > 1; Layer::report, "pp bubble time" and
+ * Expose_PP_time).  Every stage runs the layer rows, one stage's layers
+ * for all its ga micro-batches (the AICB file repeats them), and SimAI
+ * adds two things the rows do not hold:
+ * - the bubble: (pp - 1) / (ga x vpp) of the rows' time, the embedding
+ *   layer's rows left out.  SimAI counts the rows' compute and their
+ *   exposed forward and input-gradient comm; an op's length is fixed
+ *   before the run, so here it is the compute alone (fwd + ig + wg), a
+ *   blocking op at the end of every stage's chain;
+ * - the activations and gradients between stages: 2 x vpp x ga sends of
+ *   pp_comm bytes over each stage boundary, which SimAI hides entirely by
+ *   default (pp_overlap_ratio 1).  Here they are real traffic off the
+ *   chain: each stage sends vpp x ga x pp_comm bytes to the next from the
+ *   step's start (the forward) and as many to the previous after its
+ *   forward rows (the backward); the step waits for them at its end. */
+static void pipeline(Imp *m, const TrcWorkload *w, const Header *h,
+                     const SimTime *fwd, const SimTime *ig, const SimTime *wg,
+                     GPtrArray *names, gint64 forward_end)
+{
+  double work = 0;
+  SimTime bubble;
+  guint64 bytes = h->pp_comm * h->vpp * h->ga;
+
+  for (guint i = 0; i < names->len; i++) {
+    const char *nm = g_ptr_array_index(names, i);
+    /* "l12.embedding_layer" */
+    if (!g_str_equal(strchr(nm, '.') + 1, "embedding_layer"))
+      work += (double)fwd[i] + (double)ig[i] + (double)wg[i];
+  }
+  bubble = (SimTime)llround(work * (double)(w->pp - 1) /
+                            ((double)h->ga * (double)h->vpp));
+  compute(m, "pipeline", "bubble", bubble);
+  for (guint32 st = 0; st < w->pp && bytes > 0; st++) {
+    for (int dir = 0; dir < 2; dir++) {
+      gint64 dep = forward_end;
+      guint32 op;
+      if ((dir == 0 && st + 1 == w->pp) || (dir == 1 && st == 0))
+        continue;
+      op = emit(m,
+                g_strdup_printf("pipeline.s%u.%s_sendrecv", st,
+                                dir == 0 ? "fwd" : "bwd"),
+                FALSE, NCCL_COLL_SENDRECV, TRC_GROUP_PP, bytes, 0, &dep,
+                dir == 1 && dep >= 0 ? 1 : 0);
+      g_array_index(m->ops, TrcOp, op).stage = (gint32)st;
+      g_array_index(m->ops, TrcOp, op).peer = dir == 0 ? 1 : -1;
+    }
+  }
 }
 
 TrcWorkload *trc_workload_load_astra_opts(const char *path,
@@ -498,9 +566,20 @@ TrcWorkload *trc_workload_load_astra_data(const char *text, gsize len,
   }
   if (!ok)
     return NULL;
+  if (ok && gpus % (tp * h.pp) != 0) {
+    g_set_error(
+        error, TRC_ERROR, TRC_ERROR_RANGE,
+        "%s:1: pp: %" G_GUINT64_FORMAT " stages of %" G_GUINT64_FORMAT
+        " model-parallel ranks do not divide the job's %" G_GUINT64_FORMAT
+        " ranks: expected data parallelism = ranks / (tp x pp), whole",
+        path, (guint64)h.pp, (guint64)tp, (guint64)gpus);
+    ok = FALSE;
+  }
+  if (!ok)
+    return NULL;
   w->tp = (guint32)tp;
-  w->pp = 1;
-  w->dp = (guint32)(gpus / tp);
+  w->pp = (guint32)h.pp;
+  w->dp = (guint32)(gpus / (tp * h.pp));
   w->ep = h.has_ep ? (guint32)MIN(h.ep, G_MAXUINT32) : 1;
   if (ok && !trc_workload_validate(w, error))
     ok = FALSE;
@@ -534,6 +613,7 @@ TrcWorkload *trc_workload_load_astra_data(const char *text, gsize len,
     g_autofree Comm *ci = g_new0(Comm, L + 1);
     g_autofree Comm *cw = g_new0(Comm, L + 1);
     g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
+    gint64 forward_end = -1;
 
     for (guint32 i = 0; i < L && ok; i++) {
       Tok *r = &g_array_index(toks, Tok, i * 12);
@@ -582,6 +662,7 @@ TrcWorkload *trc_workload_load_astra_data(const char *text, gsize len,
       if (pol != POL_DATA)
         comm(&m, nm, "fwd", &cf[i], TRC_GROUP_TP, TRUE, TRUE);
     }
+    forward_end = m.last;
     /* Backward, from the last layer. */
     for (guint32 j = 0; j < L && ok; j++) {
       guint32 i = L - 1 - j;
@@ -613,6 +694,8 @@ TrcWorkload *trc_workload_load_astra_data(const char *text, gsize len,
         break;
       }
     }
+    if (ok && w->pp > 1)
+      pipeline(&m, w, &h, fwd, ig, wg, names, forward_end);
   }
   w->n_ops = m.ops->len;
   w->ops = (TrcOp *)(void *)g_array_free(m.ops, FALSE);

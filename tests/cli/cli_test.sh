@@ -582,6 +582,9 @@ MEAS=$(dirname "$0")/../data/measure
 SYSD=$(dirname "$0")/../data/systems
 # a paste of two nccl-tests runs: one measurement set each
 expect 0 "1 file(s) (2 measurement sets: one per nccl-tests run of a paste), 2 series, 24 points predicted" validate "$MEAS/nccltests_two_runs_8xH100.txt" -t "$SYSD/dgx-h100.ini"
+# SimAI's pipeline: pp stages, each runs the rows, then the bubble
+expect 0 "job simai_pp2: 8 ranks (tp 2, pp 2, dp 2, ep 1)" replay -t "$(dirname "$0")/../../topologies/examples/dgx-h100.ini" --astra "$(dirname "$0")/../data/workload/simai_pp2.txt"
+expect 0 "compute                5100.401 us per rank" replay -t "$(dirname "$0")/../../topologies/examples/dgx-h100.ini" --astra "$(dirname "$0")/../data/workload/simai_pp2.txt"
 expect 0 "ifsim: validate: warning: $MEAS/nccltests_allreduce_8xH100.txt: the measured GPUs are 'NVIDIA H100 80GB HBM3' (compute capability 9.0), the system's 8.0" validate "$MEAS/nccltests_allreduce_8xH100.txt" -t "$SYSD/dgx-a100.ini"
 expect 0 "ifsim: calibrate: warning: $MEAS/p2p_8xA100_sxm4.txt: the measured GPUs are 'NVIDIA A100-SXM4-80GB' (compute capability 8.0), the system's 9.0" calibrate "$MEAS/p2p_8xA100_sxm4.txt" -t "$SYSD/dgx-h100.ini" -o "$cal/mismatch.ini"
 expect 2 "ifsim: validate: --max-error: 'abc' is not a percentage" validate "$REF/nccl_allreduce_8xH100_sxm_nccltests290.csv" -t "$cal/h100.ini" --max-error abc

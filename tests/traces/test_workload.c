@@ -574,9 +574,15 @@ START_TEST(test_astra_errors)
        "the job's ranks: the file does not say them (ASTRA-sim 1.0 takes "
        "them from its network configuration, SimAI from all_gpus: on line "
        "1): give the job's GPU count, from 1 to 16777216"},
-      {"HYBRID_TRANSFORMER model_parallel_NPU_group: 8 all_gpus: 8 pp: 2\n1\n"
+      {"HYBRID_TRANSFORMER model_parallel_NPU_group: 8 all_gpus: 16 pp: 2\n1\n"
        "x -1 1 NONE 0 1 NONE 0 1 NONE 0 1\n",
-       "pipeline parallelism (pp 2)"},
+       "pp 2 needs ga: (micro-batches) and vpp: (virtual stages)"},
+      {"DATA all_gpus: 8 pp: 2 ga: 1 vpp: 1\n1\n"
+       "x -1 1 NONE 0 1 NONE 0 1 NONE 0 1\n",
+       "pipeline parallelism (pp 2) is SimAI's, for HYBRID_TRANSFORMER*"},
+      {"HYBRID_TRANSFORMER model_parallel_NPU_group: 2 all_gpus: 8 pp: 3 ga: "
+       "1 vpp: 1\n1\nx -1 1 NONE 0 1 NONE 0 1 NONE 0 1\n",
+       "pp: 3 stages of 2 model-parallel ranks do not divide the job's 8"},
       {"HYBRID_TRANSFORMER model_parallel_NPU_group: 3 all_gpus: 8\n1\n"
        "x -1 1 NONE 0 1 NONE 0 1 NONE 0 1\n",
        "model-parallel size 3"},
@@ -666,6 +672,51 @@ START_TEST(test_astra_real_files)
 }
 END_TEST
 
+/* SimAI's own example with pipeline parallelism 12 (aliyun/SimAI
+ * example/workload_analytical.txt): every stage runs the rows (ranks =
+ * tp x pp x dp: 2 x 12 x 384), then the bubble, (pp - 1) / (ga x vpp) =
+ * 11 / 192 of the rows' compute without the embedding layer's (4.4926 s:
+ * 257.39 ms), and each stage boundary carries vpp x ga x pp_comm bytes
+ * each way off the chain; its 0-byte ReduceScatters run as none. */
+START_TEST(test_astra_simai_pipeline)
+{
+  g_autofree char *path =
+      g_build_filename(IFSIM_TEST_DATA_DIR, "workload", "real",
+                       "simai_workload_analytical_pp12.txt", NULL);
+  TrcAstraOptions opt = {.ns_per_tick = 1};
+  g_autoptr(GError) error = NULL;
+  g_autoptr(TrcWorkload) w = trc_workload_load_astra_opts(path, &opt, &error);
+  guint32 sends[2] = {0, 0};
+
+  ck_assert_msg(w != NULL, "%s", error ? error->message : "");
+  ck_assert_uint_eq(w->tp, 2);
+  ck_assert_uint_eq(w->pp, 12);
+  ck_assert_uint_eq(w->dp, 384);
+  ck_assert_uint_eq(w->ep, 16);
+  {
+    const TrcOp *b = &w->ops[find(w, "pipeline.bubble")];
+    ck_assert(b->compute);
+    ck_assert_int_eq(b->stage, -1);
+    ck_assert_uint_eq(b->compute_ps, G_GUINT64_CONSTANT(257389926807));
+  }
+  for (guint32 i = 0; i < w->n_ops; i++) {
+    const TrcOp *o = &w->ops[i];
+    if (o->group != TRC_GROUP_PP)
+      continue;
+    ck_assert_int_eq(o->coll, NCCL_COLL_SENDRECV);
+    ck_assert_uint_eq(o->bytes, G_GUINT64_CONSTANT(50331648) * 8 * 24);
+    ck_assert(o->peer == 1 ? o->stage < 11 : o->stage > 0);
+    sends[o->peer > 0]++;
+  }
+  ck_assert_uint_eq(sends[0], 11);
+  ck_assert_uint_eq(sends[1], 11);
+  /* no collective of 0 bytes */
+  for (guint32 i = 0; i < w->n_ops; i++)
+    ck_assert(w->ops[i].compute || w->ops[i].bytes > 0);
+  ck_assert(trc_workload_validate(w, NULL));
+}
+END_TEST
+
 START_TEST(test_astra_gpus_conflict)
 {
   /* a job size given beside the file's all_gpus: must agree with it */
@@ -728,6 +779,7 @@ Suite *suite_workload(void)
   tcase_add_test(tc, test_astra_errors);
   tcase_add_test(tc, test_astra_tp_conflict);
   tcase_add_test(tc, test_astra_real_files);
+  tcase_add_test(tc, test_astra_simai_pipeline);
   tcase_add_test(tc, test_astra_gpus_conflict);
   tcase_add_test(tc, test_validate_ids);
   suite_add_tcase(s, tc);
