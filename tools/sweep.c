@@ -889,10 +889,17 @@ char *cli_sweep_csv(const CliSweep *sw, char *const *rows,
   GString *s = g_string_new(NULL);
 
   g_string_append_printf(s, "# ifsim sweep: version %s\n", IFSIM_VERSION);
-  g_string_append_printf(s, "# topology: %s\n", sw->source);
-  for (guint i = 0; i < sw->models->len; i++)
-    g_string_append_printf(s, "# model: %s\n",
-                           (const char *)g_ptr_array_index(sw->models, i));
+  /* files by their names, not where they were: outputs carry no paths */
+  {
+    g_autofree char *base = g_path_get_basename(sw->source);
+    g_string_append_printf(s, "# topology: %s\n",
+                           sw->topology ? base : sw->source);
+  }
+  for (guint i = 0; i < sw->models->len; i++) {
+    g_autofree char *base =
+        g_path_get_basename(g_ptr_array_index(sw->models, i));
+    g_string_append_printf(s, "# model: %s\n", base);
+  }
   for (guint i = 0; i < sw->run_keys->len; i++)
     g_string_append_printf(s, "# run.%s: %s\n",
                            (const char *)g_ptr_array_index(sw->run_keys, i),

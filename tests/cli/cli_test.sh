@@ -405,7 +405,7 @@ if [ "$(grep -v '^#' "$swres/plan.csv")" = "$(grep -v '^#' golden.csv)" ]; then
 else
   echo "FAIL: sweep plan.ini rows differ"; fails=$((fails + 1))
 fi
-contains "$swres/plan.csv" "# topology: ./tiny.ini"
+contains "$swres/plan.csv" "# topology: tiny.ini"
 # the command line adds to and overrides the plan
 expect 0 "0,2,1,ring,AllReduce,1024,256,float,sum,-1," sweep plan.ini -e 1K --vary run.algo=ring
 expect 0 "point,system.servers,scaleout.oversubscription,run.algo,collective" sweep plan.ini -e 1K --vary run.algo=ring
