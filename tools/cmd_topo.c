@@ -178,6 +178,7 @@ static char *import_file(const char *path, const char *format,
          1u << TOPO_IMPORT_SMI | 1u << TOPO_IMPORT_NCCL_XML},
         {opt->pcie, "--import-pcie", 1u << TOPO_IMPORT_SMI},
         {opt->p2p, "--import-p2p", 1u << TOPO_IMPORT_SMI},
+        {opt->sockets ? "" : NULL, "--import-sockets", 1u << TOPO_IMPORT_SMI},
         {opt->server, "--import-server", 1u << TOPO_IMPORT_IBNET},
     };
     TopoImportFormat k = (TopoImportFormat)f == TOPO_IMPORT_AUTO
@@ -215,10 +216,11 @@ int cli_cmd_topo(int argc, char **argv)
   g_autofree char *inic = NULL, *invlink = NULL, *iserver = NULL;
   g_autofree char *ipcie = NULL;
   g_autofree char *ip2p = NULL;
-  guint64 max_memory = 0;
-  gboolean max_memory_seen = FALSE;
+  guint64 max_memory = 0, isockets = 0;
+  gboolean max_memory_seen = FALSE, isockets_seen = FALSE;
   CliNumberTarget numbers[] = {
       CLI_MAX_MEMORY_TARGET(&max_memory, &max_memory_seen),
+      {"import-sockets", 0, CLI_NUMBER_COUNT, &isockets, &isockets_seen, 64},
       {NULL, 0, 0, NULL, NULL, 0}};
   GOptionEntry entries[] = {
       {"models", 'm', 0, G_OPTION_ARG_FILENAME_ARRAY, &model_files,
@@ -252,6 +254,11 @@ int cli_cmd_topo(int argc, char **argv)
        "default: assumed yes, and said)",
        "yes|no"},
       CLI_MAX_MEMORY_ENTRY,
+      {"import-sockets", 0, 0, G_OPTION_ARG_CALLBACK, cli_parse_number_option,
+       "nvidia-smi imports: the CPU sockets the dump's NUMA domains (devices "
+       "apart by SYS) group into, for NPS4 or SNC hosts (default: as many as "
+       "domains; two on NVSwitch boards, said)",
+       "N"},
       {"import-server", 0, 0, G_OPTION_ARG_STRING, &iserver,
        "ibnetdiscover: server template of the hosts", "NAME"},
       {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files, NULL,
@@ -313,13 +320,14 @@ int cli_cmd_topo(int argc, char **argv)
   }
   if (!import) {
     /* an import's options without an import would be dropped unseen */
-    const char *given = inic      ? "--import-nic"
-                        : invlink ? "--import-nvlink"
-                        : ipcie   ? "--import-pcie"
-                        : ip2p    ? "--import-p2p"
-                        : iserver ? "--import-server"
-                        : format  ? "--format"
-                                  : NULL;
+    const char *given = inic            ? "--import-nic"
+                        : invlink       ? "--import-nvlink"
+                        : ipcie         ? "--import-pcie"
+                        : ip2p          ? "--import-p2p"
+                        : isockets_seen ? "--import-sockets"
+                        : iserver       ? "--import-server"
+                        : format        ? "--format"
+                                        : NULL;
 
     if (given) {
       g_set_error(&error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
@@ -392,6 +400,12 @@ int cli_cmd_topo(int argc, char **argv)
     iopt.pcie = ipcie;
     iopt.p2p = ip2p;
     iopt.server = iserver;
+    if (isockets_seen && isockets == 0) {
+      g_set_error(&error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                  "--import-sockets: 0: expected sockets from 1 to 64");
+      return cli_report(COMMAND, error);
+    }
+    iopt.sockets = (guint32)isockets;
     import_text = import_file(import, format ? format : "auto", &iopt, &error);
     if (!import_text)
       return cli_report(COMMAND, error);

@@ -771,6 +771,57 @@ static char *import_smi(const char *text, gsize len, const char *source,
     }
   }
   s->sockets = uf_number(parent, n, NULL, cls);
+  /* What topo -m separates by SYS is a NUMA domain: a socket, or a part
+   * of one (AMD NPS2/NPS4, Intel SNC: nvidia-smi prints SYS between them
+   * too).  Domains group into sockets, in the order of their NUMA ids
+   * (Linux numbers a socket's domains together), as given; else, for an
+   * NVSwitch board (every HGX design has two CPU sockets), into two,
+   * said. */
+  if (s->sockets > 1 && (opt->sockets || (s->sockets > 2 && s->nvswitches &&
+                                          !(s->sockets % 2)))) {
+    guint32 want = opt->sockets ? opt->sockets : 2, d = s->sockets;
+    g_autofree gint32 *first_numa = g_new(gint32, d);
+    g_autofree guint32 *order = g_new(guint32, d);
+    g_autofree guint32 *to = g_new(guint32, d);
+
+    if (d % want) {
+      g_set_error(error, TOPO_ERROR, TOPO_ERROR_VALUE,
+                  "%s: --import-sockets %u: the dump's %u NUMA domains "
+                  "(devices apart by SYS) do not split evenly into %u "
+                  "sockets",
+                  source, want, d, want);
+      return NULL;
+    }
+    for (guint32 k = 0; k < d; k++)
+      first_numa[k] = G_MAXINT32;
+    for (guint32 i = 0; i < n; i++) {
+      gint32 v = numa[i] >= 0 ? numa[i] : G_MAXINT32 - 1;
+      first_numa[cls[i]] = MIN(first_numa[cls[i]], v);
+    }
+    /* domains by their lowest NUMA id (stable: the first seen first) */
+    for (guint32 k = 0; k < d; k++) {
+      guint32 j = k;
+      while (j > 0 && first_numa[order[j - 1]] > first_numa[k]) {
+        order[j] = order[j - 1];
+        j--;
+      }
+      order[j] = k;
+    }
+    for (guint32 j = 0; j < d; j++)
+      to[order[j]] = j / (d / want);
+    for (guint32 i = 0; i < n; i++)
+      cls[i] = (gint32)to[cls[i]];
+    if (opt->sockets)
+      note(s, "%u NUMA domains (devices apart by SYS) on %u sockets (given)", d,
+           want);
+    else
+      note(s,
+           "ASSUMED: the %u NUMA domains (devices apart by SYS; AMD NPS4 "
+           "or Intel SNC splits a socket so) are on 2 CPU sockets, as on "
+           "every HGX board: give --import-sockets N",
+           d);
+    s->sockets = want;
+  }
   for (guint32 i = 0; i < n; i++) {
     if (is_gpu[i])
       s->gpu_sock[dev_index[i]] = (guint32)cls[i];

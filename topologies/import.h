@@ -31,6 +31,9 @@ typedef struct {
                          from the dump, else from the NVLink generation, else
                          assumed (and said) */
   const char *server; /* ibnetdiscover: server template for hosts */
+  guint32 sockets;    /* nvidia-smi: CPU sockets the NUMA domains of the
+                         dump group into (NPS4, SNC); 0: assumed, and
+                         said, where the dump shows more than two */
   const char *p2p;    /* nvidia-smi: "yes" or "no", whether the driver lets
                          GPUs reach each other over PCIe (topo -p2p r: OK or
                          NS); NULL: assumed yes, and said */

@@ -505,7 +505,9 @@ if ! head -1 "$dot/g.dot" | grep -q "^graph ifsim"; then
 fi
 rm -rf "$dot"
 DATA=$(dirname "$0")/../data/import
-expect 0 "8 GPUs; 4 CPU sockets; 9 NICs" topo --import "$DATA/smi_dgx_h100.txt"
+expect 0 "8 GPUs; 2 CPU sockets; 9 NICs" topo --import "$DATA/smi_dgx_h100.txt"
+expect 0 "8 GPUs; 4 CPU sockets; 9 NICs" topo --import "$DATA/smi_dgx_h100.txt" --import-sockets 4
+expect 2 "--import-sockets: 0: expected sockets from 1 to 64" topo --import "$DATA/smi_dgx_h100.txt" --import-sockets 0
 expect 0 "nic_affinity = 0,1,2,4,5,6,7,8" topo --import "$DATA/smi_dgx_h100.txt" --emit-ini -
 expect 0 "Network: explicit, 1 plane(s): 2 leaves, 2 spines" topo --import "$DATA/ibnetdiscover_hdr_2tier.txt"
 # what topo -m does not state: assumed aloud, or given

@@ -56,7 +56,9 @@ START_TEST(test_smi_dgx_h100)
   topo_system_summary(sys, &s);
   ck_assert_uint_eq(s.gpus, 8);
   ck_assert_uint_eq(s.nics, 9);
-  ck_assert_uint_eq(s.cpus, 4); /* four NUMA nodes */
+  /* four NUMA domains (SYS between them), on the two sockets of an HGX
+   * board, assumed and said */
+  ck_assert_uint_eq(s.cpus, 2);
   ck_assert_uint_eq(s.pcie_switches, 8);
   ck_assert_uint_eq(s.nvswitches, 4);
   ck_assert_uint_eq(s.links_by_family[MDL_FAMILY_NVLINK], 8 * 18);
@@ -150,7 +152,30 @@ START_TEST(test_smi_real)
   ck_assert_ptr_nonnull(strstr(a100, "# NIC model cx6-hdr as the DGX A100's"));
   ck_assert_ptr_nonnull(strstr(h100, "gpu_pcie = pcie5-x16\n"));
   ck_assert_ptr_nonnull(strstr(h100, "nic = cx7-ndr\n"));
-  ck_assert_ptr_null(strstr(h100, "ASSUMED"));
+  ck_assert_ptr_null(strstr(h100, "ASSUMED: GPUs on"));
+  ck_assert_ptr_null(strstr(h100, "ASSUMED: NIC model"));
+  /* NPS4 (the DGX A100 dump) and SNC (the DGX H100's): the NUMA domains
+   * are two sockets, said; --import-sockets says otherwise */
+  ck_assert_ptr_nonnull(strstr(h100, "# ASSUMED: the 4 NUMA domains"));
+  ck_assert_ptr_nonnull(strstr(a100, "# ASSUMED: the 4 NUMA domains"));
+  ck_assert_ptr_nonnull(strstr(a100, "sockets = 2\n"));
+  {
+    TopoImportOptions four = {.sockets = 4}, three = {.sockets = 3};
+    g_autofree char *a4 = import_text("", "smi_dgx_a100.txt", &four);
+    g_autofree char *path = g_build_filename(IFSIM_TEST_DATA_DIR, "import",
+                                             "smi_dgx_a100.txt", NULL);
+    g_autofree char *text = NULL;
+    g_autoptr(GError) error = NULL;
+    gsize len;
+    ck_assert_ptr_nonnull(strstr(a4, "sockets = 4\n"));
+    ck_assert_ptr_nonnull(strstr(a4, "4 NUMA domains (devices apart by SYS) "
+                                     "on 4 sockets (given)"));
+    ck_assert(g_file_get_contents(path, &text, &len, NULL));
+    ck_assert_ptr_null(
+        topo_import(text, len, "a100.txt", TOPO_IMPORT_SMI, &three, &error));
+    ck_assert_msg(strstr(error->message, "do not split evenly into 3"), "%s",
+                  error->message);
+  }
   /* no NVLink in the dump: the generation is assumed, and it says so */
   ck_assert_ptr_nonnull(strstr(dgx1, "# ASSUMED: GPUs on pcie5-x16"));
   ck_assert_ptr_nonnull(strstr(dgx1, "give --import-pcie"));
