@@ -661,6 +661,36 @@ void val_meas_check_system(const ValMeasurements *m, const char *name,
                         " GPU%s, the system's servers %u (%s)",
                         name, n, n == 1 ? "" : "s", info.gpus,
                         topo_system_name(sys)));
+  /* the network devices NCCL used, where its log says them: a device
+   * per NIC port (mlx5 makes each port one) */
+  {
+    const char *devs = val_meas_get(m, "nccl.net_devices"),
+               *kind = val_meas_get(m, "nccl.net_link");
+    guint32 ports = info.nic ? info.nics * info.nic->ports : 0;
+    const MdlLink *pl = info.nic ? mdl_registry_link(topo_system_models(sys),
+                                                     info.nic->port_link)
+                                 : NULL;
+
+    if (devs &&
+        g_ascii_string_to_unsigned(devs, 10, 1, G_MAXUINT32, &n, NULL) &&
+        n != ports)
+      g_ptr_array_add(
+          warnings,
+          g_strdup_printf("%s: NCCL used %" G_GUINT64_FORMAT
+                          " network device%s (NET/IB), the system's servers "
+                          "have %u NIC port%s (%s)",
+                          name, n, n == 1 ? "" : "s", ports,
+                          ports == 1 ? "" : "s", topo_system_name(sys)));
+    if (kind && pl &&
+        (g_str_equal(kind, "IB") ? pl->family != MDL_FAMILY_IB
+                                 : pl->family != MDL_FAMILY_ROCE))
+      g_ptr_array_add(
+          warnings,
+          g_strdup_printf("%s: NCCL's network devices are %s, the system's "
+                          "NIC ports %s (%s)",
+                          name, g_str_equal(kind, "IB") ? "InfiniBand" : "RoCE",
+                          pl->name, topo_system_name(sys)));
+  }
 }
 
 void val_report_clear(ValReport *r)

@@ -772,6 +772,32 @@ ValMeasurements *val__import_nccltests_text(const ValText *t, GError **error)
         val_meas_set(m, "nccl.version", v[0]);
       continue;
     }
+    /* NCCL's network devices, where the log is in the output
+     * (NCCL_DEBUG=INFO; net_ib.cc: "NET/IB : Using [0]mlx5_0:1/IB
+     * [1]mlx5_3:1/RoCE ; OOB ..."): how many and what kind, for the
+     * check against the system */
+    if ((s = strstr(l, "NET/IB : Using ")) &&
+        !val_meas_get(m, "nccl.net_devices")) {
+      guint devs = 0, ib = 0, roce = 0;
+      for (const char *p = s; (p = strchr(p, '[')) != NULL; p++) {
+        const char *slash = strchr(p, '/'), *semi = strchr(s, ';');
+        if (semi && p > semi)
+          break;
+        devs++;
+        if (slash && g_str_has_prefix(slash, "/RoCE"))
+          roce++;
+        else if (slash && g_str_has_prefix(slash, "/IB"))
+          ib++;
+      }
+      if (devs) {
+        char num[16];
+        g_snprintf(num, sizeof num, "%u", devs);
+        val_meas_set(m, "nccl.net_devices", num);
+        if (ib != roce)
+          val_meas_set(m, "nccl.net_link", ib > roce ? "IB" : "RoCE");
+      }
+      continue;
+    }
     if (strstr(l, "NCCL INFO") || strstr(l, "NCCL WARN"))
       continue;
     if ((s = strstr(l, "nccl-tests version "))) {

@@ -202,6 +202,21 @@ START_TEST(test_system_agreement)
   val_meas_set(m, "gpu", "NVIDIA H100 80GB HBM3 + NVIDIA A100-SXM4-80GB");
   val_meas_check_system(m, "nccl.txt", sys, w);
   ck_assert_uint_eq(w->len, 0);
+  /* NCCL's log names its network devices: 8 InfiniBand ones agree with
+   * the DGX H100's 8 NDR ports; 4 RoCE ones do not, twice */
+  val_meas_set(m, "nccl.net_devices", "8");
+  val_meas_set(m, "nccl.net_link", "IB");
+  val_meas_check_system(m, "ib.txt", sys, w);
+  ck_assert_uint_eq(w->len, 0);
+  val_meas_set(m, "nccl.net_devices", "4");
+  val_meas_set(m, "nccl.net_link", "RoCE");
+  val_meas_check_system(m, "roce.txt", sys, w);
+  ck_assert_uint_eq(w->len, 2);
+  ck_assert_str_eq(w->pdata[0],
+                   "roce.txt: NCCL used 4 network devices (NET/IB), the "
+                   "system's servers have 8 NIC ports (test.ini)");
+  ck_assert_str_eq(w->pdata[1], "roce.txt: NCCL's network devices are RoCE, "
+                                "the system's NIC ports ib-ndr-4x (test.ini)");
 }
 END_TEST
 

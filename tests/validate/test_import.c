@@ -173,6 +173,30 @@ START_TEST(test_nccltests_two_runs)
 }
 END_TEST
 
+/* NCCL's log in the output: its network devices (NET/IB) are counted and
+ * their kind kept, for the check against the system. */
+START_TEST(test_nccltests_net_devices)
+{
+  g_autofree char *path = g_build_filename(
+      IFSIM_TEST_DATA_DIR, "measure", "nccltests_allreduce_8xH100.txt", NULL);
+  g_autofree char *text = NULL, *with = NULL;
+  g_autoptr(ValMeasurements) m = NULL;
+  const char *cut;
+
+  ck_assert(g_file_get_contents(path, &text, NULL, NULL));
+  cut = strstr(text, "# nThread");
+  with = g_strdup_printf(
+      "%.*sdgx-h100:41920:41990 [0] NCCL INFO NET/IB : Using "
+      "[0]mlx5_0:1/RoCE [1]mlx5_3:1/RoCE [2]mlx5_4:1/RoCE ; OOB "
+      "eth0:10.0.0.1<0>\n%s",
+      (int)(cut - text), text, cut);
+  m = import_text_ok("roce.txt", with);
+  check_key(m, "nccl.net_devices", "3");
+  check_key(m, "nccl.net_link", "RoCE");
+  ck_assert_uint_eq(m->points->len, 12);
+}
+END_TEST
+
 START_TEST(test_nccltests_old_layout)
 {
   /* no root column, "error" columns, old Rank lines, no test name: the
@@ -1221,6 +1245,7 @@ Suite *suite_importmeas(void)
   tcase_add_test(tc, test_nccltests_old_layout);
   tcase_add_test(tc, test_nccltests_agg_iters);
   tcase_add_test(tc, test_nccltests_two_runs);
+  tcase_add_test(tc, test_nccltests_net_devices);
   tcase_add_test(tc, test_nccltests_json);
   tcase_add_test(tc, test_nccl_reference_csvs);
   tcase_add_test(tc, test_nccl_4column_csv);
