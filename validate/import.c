@@ -39,6 +39,7 @@ gboolean val__text_init(ValText *t, const char *name, const char *text,
 {
   t->name = name;
   t->n = 0;
+  t->line0 = 0;
   t->given = NULL;
   /* as the C string: a NUL ends the text (val_import refuses binary data
    * before this) */
@@ -393,7 +394,7 @@ guint val__hint_line(const ValText *t, const char *key)
   for (guint i = 0; i < t->n; i++) {
     g_autofree char *k = NULL, *v = NULL;
     if (hint_line(t->lines[i], &k, &v) && g_str_equal(k, key))
-      line = i + 1;
+      line = t->line0 + i + 1;
   }
   return line;
 }
@@ -680,18 +681,15 @@ static gboolean import_text(ValText *t, const char *text, gsize len,
                        "run; ifsim validate and calibrate read each run of "
                        "a paste as its own measurement)");
     } else {
-      /* each run alone, its lines where they are in the file (the others
-       * blank) so that messages name the file's lines */
+      /* each run alone: its lines, numbered as in the file */
       for (guint r = 0; r < runs->len; r++) {
         guint a = g_array_index(runs, guint, r);
         guint b = r + 1 < runs->len ? g_array_index(runs, guint, r + 1) : t->n;
         ValText run = *t;
-        g_autofree char **lines = g_new(char *, t->n + 1);
         ValMeasurements *one;
-        for (guint i = 0; i < t->n; i++)
-          lines[i] = i >= a && i < b ? t->lines[i] : (char *)"";
-        lines[t->n] = NULL;
-        run.lines = lines;
+        run.lines = t->lines + a;
+        run.n = b - a;
+        run.line0 = a;
         if (!(one = val__import_nccltests_text(&run, error)))
           return FALSE;
         {

@@ -20,6 +20,8 @@ typedef struct {
   const char *name;
   char **lines; /* one block (sim_input_lines): g_free */
   guint n;
+  guint line0; /* lines of the file before lines[0] (a run of a paste of
+                  several: messages name the file's lines) */
   /* hints the user gave for files that do not say them (validate and
    * calibrate --collective, --ranks): key -> value, the file's own
    * "# key = value" lines win; may be NULL */

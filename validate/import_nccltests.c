@@ -718,7 +718,7 @@ ValMeasurements *val__import_nccltests_text(const ValText *t, GError **error)
   for (guint i = 0; i < t->n; i++) {
     const char *l = t->lines[i], *s;
     g_auto(GStrv) tok = NULL;
-    guint line = i + 1;
+    guint line = t->line0 + i + 1;
 
     /* a result row after the header, the bulk of a long file, first (no
      * other line starts with a number): its words cut in a buffer on the
