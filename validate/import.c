@@ -690,8 +690,19 @@ static gboolean import_text(ValText *t, const char *text, gsize len,
         run.lines = t->lines + a;
         run.n = b - a;
         run.line0 = a;
-        if (!(one = val__import_nccltests_text(&run, error)))
+        if (!(one = val__import_nccltests_text(&run, error))) {
+          /* a message of the run as a whole ("name: no result rows")
+           * says which run */
+          g_autofree char *head = g_strconcat(t->name, ": ", NULL);
+          if (error && *error && g_str_has_prefix((*error)->message, head)) {
+            char *said = g_strdup_printf(
+                "%s (nccl-tests run %u of %u, lines %u-%u): %s", t->name, r + 1,
+                runs->len, a + 1, b, (*error)->message + strlen(head));
+            g_free((*error)->message);
+            (*error)->message = said;
+          }
           return FALSE;
+        }
         {
           char num[48];
           g_snprintf(num, sizeof num, "%u of %u, from line %u", r + 1,

@@ -170,6 +170,19 @@ START_TEST(test_nccltests_two_runs)
   ck_assert_msg(strstr(error->message, "two.txt:") &&
                     !strstr(error->message, "two.txt:2:"),
                 "%s", error->message);
+  g_clear_error(&error);
+  /* a run with no rows: the message of the whole run names it */
+  {
+    static const char bare[] =
+        "# nThread 1 nGpus 8 minBytes 8 maxBytes 8 step: 2(factor)\n"
+        "# nThread 1 nGpus 8 minBytes 8 maxBytes 8 step: 2(factor)\n";
+    ck_assert(
+        !val_import_sets("bare.txt", bare, strlen(bare), NULL, sets, &error));
+    ck_assert_msg(g_str_has_prefix(error->message,
+                                   "bare.txt (nccl-tests run 1 of 2, lines "
+                                   "1-1): no result rows"),
+                  "%s", error->message);
+  }
 }
 END_TEST
 
