@@ -616,6 +616,7 @@ int cli_cmd_replay(int argc, char **argv)
   g_option_context_set_main_group(ctx, group);
   if (!cli_parse(ctx, COMMAND, &argc, &argv, &status))
     goto out;
+  cli_nccl_env_notes(COMMAND);
   if (!check_options(&o, &nopt, &hot, &error) ||
       !cli_apply_max_memory(o.max_memory, o.max_memory_seen, &error))
     goto fail;

@@ -829,6 +829,7 @@ int cli_cmd_run(int argc, char **argv)
   g_option_context_set_main_group(ctx, group);
   if (!cli_parse(ctx, COMMAND, &argc, &argv, &status))
     goto out;
+  cli_nccl_env_notes(COMMAND);
   if (argc > 1) {
     g_set_error(&error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
                 "unexpected argument '%s'", argv[1]);

@@ -429,6 +429,8 @@ int cli_cmd_sweep(int argc, char **argv)
     /* --help prints once; a bad option is reported by every rank */
     goto out;
   }
+  if (rank == 0)
+    cli_nccl_env_notes(COMMAND);
   ok = TRUE;
   if (argc > 2) {
     g_set_error(&error, CLI_ERROR, CLI_ERROR_BAD_VALUE,

@@ -1,6 +1,8 @@
 /* NCCL's knobs on the command line; see tools/nccl_options.h. */
 #include "tools/nccl_options.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *const nccl_fidelities[] = {"analytical", "flow", "packet",
@@ -245,4 +247,51 @@ NcclExec cli_nccl_exec(const CliNcclOptions *o)
 const char *cli_nccl_fidelity(const CliNcclOptions *o)
 {
   return o->fidelity ? o->fidelity : "flow";
+}
+
+/* The NCCL_* variables the commands read (cli_nccl_check and the
+ * functions above), and NCCL's logging ones, which change nothing
+ * measured. */
+static const char *const env_read[] = {"NCCL_ALGO",
+                                       "NCCL_PROTO",
+                                       "NCCL_MIN_NCHANNELS",
+                                       "NCCL_MAX_NCHANNELS",
+                                       "NCCL_MIN_CTAS",
+                                       "NCCL_MAX_CTAS",
+                                       "NCCL_COLLNET_ENABLE",
+                                       "NCCL_IB_DISABLE",
+                                       "NCCL_NET",
+                                       "NCCL_NET_GDR_LEVEL",
+                                       "NCCL_NET_GDR_READ",
+                                       "NCCL_SOCKET_NTHREADS",
+                                       "NCCL_NSOCKS_PERTHREAD",
+                                       "NCCL_P2P_DISABLE",
+                                       "NCCL_P2P_LEVEL",
+                                       "NCCL_DEBUG",
+                                       "NCCL_DEBUG_SUBSYS",
+                                       "NCCL_DEBUG_FILE",
+                                       "NCCL_DEBUG_TIMESTAMP_FORMAT",
+                                       "NCCL_DEBUG_TIMESTAMP_LEVELS",
+                                       NULL};
+
+static int strcmp_ptr(const void *a, const void *b)
+{
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void cli_nccl_env_notes(const char *command)
+{
+  g_auto(GStrv) names = g_listenv();
+  guint n = g_strv_length(names);
+
+  qsort(names, n, sizeof(char *), strcmp_ptr);
+  for (guint i = 0; i < n; i++) {
+    if (!g_str_has_prefix(names[i], "NCCL_") ||
+        g_strv_contains(env_read, names[i]))
+      continue;
+    fprintf(stderr,
+            "ifsim: %s: note: %s=%s in the environment is not modelled: "
+            "predicted with NCCL's default\n",
+            command, names[i], g_getenv(names[i]) ? g_getenv(names[i]) : "");
+  }
 }

@@ -31,9 +31,12 @@ typedef struct {
 
 /* What a command's --help description says of the environment. */
 #define CLI_NCCL_ENV_HELP                                                      \
-  "NCCL_ALGO, NCCL_PROTO, NCCL_MIN_NCHANNELS, NCCL_MAX_NCHANNELS and "         \
-  "NCCL_COLLNET_ENABLE are read from the environment; the flags take "         \
-  "precedence."
+  "NCCL_ALGO, NCCL_PROTO, NCCL_MIN_NCHANNELS, NCCL_MAX_NCHANNELS, "            \
+  "NCCL_MIN_CTAS, NCCL_MAX_CTAS, NCCL_COLLNET_ENABLE, NCCL_P2P_DISABLE, "      \
+  "NCCL_P2P_LEVEL, NCCL_IB_DISABLE, NCCL_NET, NCCL_NET_GDR_LEVEL, "            \
+  "NCCL_NET_GDR_READ, NCCL_SOCKET_NTHREADS and NCCL_NSOCKS_PERTHREAD are "     \
+  "read from the environment; the flags take precedence.  Another NCCL_* "     \
+  "variable there is not modelled, and a note on standard error says so."
 
 /* Adds the six options, writing into o, to group (whose data is a
  * CliNumberTarget table holding CLI_NCCL_CHANNELS_TARGET(o)). */
@@ -55,5 +58,10 @@ gboolean cli_nccl_check(CliNcclOptions *o, NcclOptions *n,
 NcclExec cli_nccl_exec(const CliNcclOptions *o);
 /* Its name, "flow" when none was given. */
 const char *cli_nccl_fidelity(const CliNcclOptions *o);
+
+/* A note on stderr for each NCCL_* variable of the environment that no
+ * command reads (NCCL's logging ones aside): it would change NCCL, and
+ * the prediction is made with its default. */
+void cli_nccl_env_notes(const char *command);
 
 #endif /* TOOLS_NCCL_OPTIONS_H */

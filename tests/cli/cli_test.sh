@@ -269,7 +269,7 @@ expect 2 "ifsim: replay: --channels: 40 is not from 1 to 32" replay "$(dirname "
 expect 2 "ifsim: replay: --fidelity: 'fast' is not one of analytical, flow, packet" replay "$(dirname "$0")/../../docs/workload-example.csv" --fidelity fast
 for c in run replay sweep; do
   expect 0 "NCCL algorithms allowed, as NCCL_ALGO: ring, tree, nvls, nvlstree, collnetdirect, collnetchain, pat; a list, or ^list to exclude" $c --help
-  expect 0 "NCCL_COLLNET_ENABLE are read from the environment; the flags take precedence." $c --help
+  expect 0 "NCCL_SOCKET_NTHREADS and NCCL_NSOCKS_PERTHREAD are read from the environment; the flags take precedence." $c --help
 done
 export NCCL_PROTO=LL
 expect 0 "# 1048576 Ring LL" run -b 1M -e 1M
@@ -582,6 +582,13 @@ expect 2 "ifsim: validate: $(dirname "$0")/../data/bad/measure/empty.txt" valida
 # a measurement of other GPUs than the system's: a warning, not a refusal
 MEAS=$(dirname "$0")/../data/measure
 SYSD=$(dirname "$0")/../data/systems
+# an NCCL_* variable ifsim does not model is said, not dropped unseen
+if ! NCCL_IB_QPS_PER_CONNECTION=4 NCCL_DEBUG=INFO "$IFSIM" run -b 1M -e 1M 2>&1 >/dev/null | grep -qx "ifsim: run: note: NCCL_IB_QPS_PER_CONNECTION=4 in the environment is not modelled: predicted with NCCL's default"; then
+  echo "FAIL: unmodelled NCCL_* variable not noted"; fails=$((fails + 1))
+fi
+if NCCL_DEBUG=INFO NCCL_ALGO=ring "$IFSIM" run -b 1M -e 1M 2>&1 >/dev/null | grep -q "note: NCCL_"; then
+  echo "FAIL: a read or logging NCCL_* variable noted"; fails=$((fails + 1))
+fi
 # a paste of two nccl-tests runs: one measurement set each
 expect 0 "1 file(s) (2 measurement sets: one per nccl-tests run of a paste), 2 series, 24 points predicted" validate "$MEAS/nccltests_two_runs_8xH100.txt" -t "$SYSD/dgx-h100.ini"
 # SimAI's pipeline: pp stages, each runs the rows, then the bubble
