@@ -517,7 +517,7 @@ static gint adapter_order(gconstpointer pa, gconstpointer pb)
 }
 
 /* The layout of a host: its adapter count and their connected ports
- * (0: adapters with different counts). */
+ * (0: adapters with different counts; each has at least one). */
 typedef struct {
   guint32 cas, ports, hosts, first; /* hosts of this layout, the first */
 } HostLayout;
@@ -577,6 +577,13 @@ static gboolean group_hosts(GPtrArray *nodes, const char *source,
     if (is_aggregation_node(n)) {
       aggregation++;
       continue;
+    }
+    if (n->ports->len == 0) {
+      g_set_error(error, TOPO_ERROR, TOPO_ERROR_SYNTAX,
+                  "%s:%u: adapter %s has no connected port (expected a "
+                  "[PORT] line after it)",
+                  source, n->line, n->id);
+      return FALSE;
     }
     if (named && !n->host) {
       if (nameless++ == 0)
