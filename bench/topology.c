@@ -9,6 +9,9 @@
  * second; the peak resident memory; and whether the whole stayed under
  * the issue's bounds (10 s, 4 GiB).
  *
+ * With several network planes (dgx-h100-128k: 2), each pair is of GPUs
+ * whose NICs share a plane.
+ *
  * Usage: bench_topology [--example NAME] [--random N] */
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,7 +67,7 @@ int main(int argc, char **argv)
   g_autoptr(GError) error = NULL;
   g_autoptr(TopoSystem) sys = NULL;
   double t0, t_build, t_total = 0;
-  guint32 servers, gpus_per, n;
+  guint32 servers, gpus_per, n, planes;
   g_autofree SimNodeId *src = NULL;
   g_autofree SimNodeId *dst = NULL;
   guint64 hops;
@@ -98,8 +101,17 @@ int main(int argc, char **argv)
 
   src = g_new(SimNodeId, MAX(n, n_random));
   dst = g_new(SimNodeId, MAX(n, n_random));
+  {
+    TopoSummary sum;
+    topo_system_summary(sys, &sum);
+    planes = MAX(sum.net_planes, 1);
+  }
+  /* pairs of GPUs whose NICs share a plane (NIC k of a server is on plane
+   * k mod planes, GPU k's NIC is NIC k): with one plane any pair */
   for (guint32 g = 0; g < n; g++) {
     guint32 next = (g + 1) % n;
+    if (planes > 1 && next / gpus_per != g / gpus_per)
+      next = (next / gpus_per) * gpus_per + g % gpus_per;
     src[g] = topo_gpu(sys, g / gpus_per, g % gpus_per);
     dst[g] = topo_gpu(sys, next / gpus_per, next % gpus_per);
   }
@@ -122,7 +134,7 @@ int main(int argc, char **argv)
     guint32 a = (guint32)sim_rng_below(&rng, n), b;
     do
       b = (guint32)sim_rng_below(&rng, n);
-    while (b == a);
+    while (b == a || (b % gpus_per) % planes != (a % gpus_per) % planes);
     src[i] = topo_gpu(sys, a / gpus_per, a % gpus_per);
     dst[i] = topo_gpu(sys, b / gpus_per, b % gpus_per);
   }
