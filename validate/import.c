@@ -375,14 +375,14 @@ static gboolean hints_once(const ValText *t, GError **error)
     if (g_hash_table_contains(seen, k)) {
       guint first = GPOINTER_TO_UINT(g_hash_table_lookup(seen, k));
 
-      val__fail(error, t->name, i + 1,
+      val__fail(error, t->name, t->line0 + i + 1,
                 "'# %s' is given twice (first at line %u): expected each "
                 "hint once",
                 k, first);
       g_free(k);
       return FALSE;
     }
-    g_hash_table_insert(seen, k, GUINT_TO_POINTER(i + 1));
+    g_hash_table_insert(seen, k, GUINT_TO_POINTER(t->line0 + i + 1));
   }
   return TRUE;
 }
@@ -674,7 +674,7 @@ static gboolean import_text(ValText *t, const char *text, gsize len,
   if (looks_nccltests(t)) {
     g_autoptr(GArray) runs = nccltests_runs(t);
     if (runs->len == 1) {
-      m = val__import_nccltests_text(t, error);
+      m = hints_once(t, error) ? val__import_nccltests_text(t, error) : NULL;
     } else if (!many) {
       return val__fail(error, t->name, g_array_index(runs, guint, 1) + 1,
                        "a second nccl-tests run in one file (expected one "
@@ -690,6 +690,9 @@ static gboolean import_text(ValText *t, const char *text, gsize len,
         run.lines = t->lines + a;
         run.n = b - a;
         run.line0 = a;
+        /* a hint belongs to its run: each run may say its collective */
+        if (!hints_once(&run, error))
+          return FALSE;
         if (!(one = val__import_nccltests_text(&run, error))) {
           /* a message of the run as a whole ("name: no result rows")
            * says which run */
@@ -713,7 +716,9 @@ static gboolean import_text(ValText *t, const char *text, gsize len,
       }
       return TRUE;
     }
-  } else if (looks_p2p(t))
+  } else if (!hints_once(t, error))
+    return FALSE;
+  else if (looks_p2p(t))
     m = val__import_p2p_text(t, error);
   else if (looks_nvbw(t))
     m = val__import_nvbw_text(t, error);
@@ -777,7 +782,7 @@ static gboolean import_sets(const char *name, const char *text, gsize len,
   if (!val__text_init(&t, name, text, len, error))
     return FALSE;
   t.given = given;
-  ok = hints_once(&t, error) && import_text(&t, text, len, many, out, error);
+  ok = import_text(&t, text, len, many, out, error);
   val__text_clear(&t);
   return ok;
 }

@@ -171,6 +171,23 @@ START_TEST(test_nccltests_two_runs)
                     !strstr(error->message, "two.txt:2:"),
                 "%s", error->message);
   g_clear_error(&error);
+  /* each run may hold its own hint (a paste of two files that each say
+   * their collective); twice in one run is still an error */
+  {
+    g_autofree char *fresh = NULL, *hinted = NULL;
+    const char *second;
+    ck_assert(g_file_get_contents(path, &fresh, NULL, NULL));
+    second = strstr(strstr(fresh, "$ ./build") + 1, "$ ./build");
+    ck_assert_ptr_nonnull(second);
+    hinted = g_strdup_printf("# collective = allreduce\n%.*s"
+                             "# collective = allreduce\n%s",
+                             (int)(second - fresh), fresh, second);
+    g_ptr_array_set_size(sets, 0);
+    ck_assert_msg(val_import_sets("hinted.txt", hinted, strlen(hinted), NULL,
+                                  sets, &error),
+                  "%s", error ? error->message : "");
+    ck_assert_uint_eq(sets->len, 2);
+  }
   /* a run with no rows: the message of the whole run names it */
   {
     static const char bare[] =
