@@ -1553,6 +1553,14 @@ static gboolean check_nvlinks(const XmlState *st, GError **error)
   return TRUE;
 }
 
+/* The NIC model an imported XML's NICs are based on: ConnectX-7 (400G)
+ * when fast, else ConnectX-6 (200G); InfiniBand or Ethernet ports. */
+static const char *nic_base(gboolean fast, gboolean ether)
+{
+  return fast ? (ether ? "cx7-400g" : "cx7-ndr")
+              : (ether ? "cx6-200g" : "cx6-hdr");
+}
+
 static char *import_nccl_xml(const char *text, gsize len, const char *source,
                              const TopoImportOptions *opt, GError **error)
 {
@@ -1772,8 +1780,7 @@ static char *import_nccl_xml(const char *text, gsize len, const char *source,
     const XNic *n0 = &g_array_index(st.nic, XNic, 0);
     const XPci *p = &g_array_index(st.pci, XPci, n0->pci);
     gboolean gen5 = p->gts >= 30;
-    s->nic = p->infiniband ? (gen5 ? "cx7-ndr" : "cx6-hdr")
-                           : (gen5 ? "cx7-400g" : "cx6-200g");
+    s->nic = nic_base(gen5, !p->infiniband);
     note(s,
          "ASSUMED: NIC model %s (the file gives no speed; the fastest "
          "%s port a PCIe link of %.1f GT/s feeds; give --import-nic)",
@@ -1802,9 +1809,7 @@ static char *import_nccl_xml(const char *text, gsize len, const char *source,
               : speed <= 200000 ? 1
               : speed <= 400000 ? 2
                                 : 3;
-    s->nic = opt->nic          ? opt->nic
-             : speed >= 400000 ? (ether ? "cx7-400g" : "cx7-ndr")
-                               : (ether ? "cx6-200g" : "cx6-hdr");
+    s->nic = opt->nic ? opt->nic : nic_base(speed >= 400000, ether);
     if (!opt->nic && t != 1 && t != 2)
       s->nic_port_link = tiers[t][ether];
     s->nic_no_gdr = n0->no_gdr;

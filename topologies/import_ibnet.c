@@ -555,16 +555,19 @@ static gboolean group_hosts(GPtrArray *nodes, const char *source,
       g_ptr_array_new_with_free_func((GDestroyNotify)g_ptr_array_unref);
   g_autoptr(GArray) layouts = g_array_new(FALSE, FALSE, sizeof(HostLayout));
   g_autoptr(GString) unlike = g_string_new(NULL);
+  g_autofree guint32 *layout_of = NULL; /* each host's index in layouts */
   guint32 aggregation = 0, nameless = 0, named = 0, unlike_hosts = 0;
   const IbNode *nameless_first = NULL;
   const HostLayout *keep = NULL;
 
   for (guint i = 0; i < nodes->len; i++) {
     IbNode *n = nodes->pdata[i];
-    if (n->sw)
+    if (n->sw) {
       *max_ports = MAX(*max_ports, n->nports);
-    else if (!is_aggregation_node(n) && (name_adapter(n), n->host))
-      named++;
+    } else if (!is_aggregation_node(n)) {
+      name_adapter(n);
+      named += n->host != NULL;
+    }
   }
   /* servers: adapters grouped by host name (a hash of the names seen:
    * 150,000 hosts were a quadratic search) */
@@ -607,6 +610,7 @@ static gboolean group_hosts(GPtrArray *nodes, const char *source,
     return FALSE;
   }
   /* the layouts, and how many hosts have each */
+  layout_of = g_new(guint32, all_hosts->len);
   for (guint k = 0; k < all_hosts->len; k++) {
     HostLayout l;
     guint j;
@@ -624,6 +628,7 @@ static gboolean group_hosts(GPtrArray *nodes, const char *source,
       l.first = k;
       g_array_append_val(layouts, l);
     }
+    layout_of[k] = j;
   }
   for (guint j = 0; j < layouts->len; j++) {
     const HostLayout *l = &g_array_index(layouts, HostLayout, j);
@@ -659,17 +664,17 @@ static gboolean group_hosts(GPtrArray *nodes, const char *source,
     return FALSE;
   }
   for (guint k = 0; k < all_hosts->len; k++) {
-    HostLayout l = host_layout(all_cas->pdata[k]);
-    if (l.cas == keep->cas && l.ports == keep->ports) {
+    const HostLayout *l = &g_array_index(layouts, HostLayout, layout_of[k]);
+    if (l == keep) {
       g_ptr_array_add(hosts, g_strdup(all_hosts->pdata[k]));
       g_ptr_array_add(host_cas, g_ptr_array_ref(all_cas->pdata[k]));
     } else if (unlike_hosts++ < 8) {
       g_string_append_printf(unlike, "%s%s (%u adapter(s)",
                              unlike->len ? ", " : "",
-                             (char *)all_hosts->pdata[k], l.cas);
-      if (l.ports != keep->ports && l.ports)
-        g_string_append_printf(unlike, " of %u port(s)", l.ports);
-      else if (l.ports != keep->ports)
+                             (char *)all_hosts->pdata[k], l->cas);
+      if (l->ports != keep->ports && l->ports)
+        g_string_append_printf(unlike, " of %u port(s)", l->ports);
+      else if (l->ports != keep->ports)
         g_string_append(unlike, " with unlike ports");
       g_string_append_c(unlike, ')');
     }
