@@ -15,22 +15,12 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${1:-$root/build-bench}"
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "$build" --target ifsim -j"$(nproc)" >/dev/null
+# shellcheck source=bench/common.sh
+. "$root/bench/common.sh"
+build_release ifsim
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
-cat >"$tmp/h100x512.ini" <<'INI'
-[system]
-description = 512 DGX H100 (4096 GPUs), rail-optimized NDR fat-tree
-server = dgx-h100
-servers = 512
-[scaleout]
-topology = fat-tree
-switch = quantum2-ndr
-tiers = 3
-rail_optimized = true
-routing = dmodk
-INI
+write_h100x512 "$tmp/h100x512.ini"
 measure() { # measure LABEL ARGS...
   local label=$1
   shift

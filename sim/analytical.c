@@ -8,7 +8,7 @@
  * two flows meet.
  *
  * Channel statistics count bytes and the time each channel spends
- * serializing them; since contention is ignored, busy time may exceed the
+ * serializing them (every copy of a transfer of several); since contention is ignored, busy time may exceed the
  * run's length, which says the pattern would have congested that channel. */
 #include "sim/transport.h"
 
@@ -27,6 +27,7 @@ static void analytical_done(SimEngine *engine, void *ctx, guint64 tag)
 static void analytical_start(SimTransport *t, const SimTransfer *x)
 {
   Analytical *a = (Analytical *)t;
+  double copies = MAX(x->copies, 1);
   SimTime end = 0;
 
   for (guint32 i = 0; i < x->n_paths; i++) {
@@ -41,9 +42,9 @@ static void analytical_start(SimTransport *t, const SimTransfer *x)
       SimChannelStats *s = &a->chan[p->hop[h]];
 
       rate = MIN(rate, c->rate_Bps / w);
-      s->payload_bytes += (double)bytes;
-      s->wire_bytes += (double)bytes * w;
-      s->busy_ps += sim_serialize_ps((double)bytes * w, c->rate_Bps);
+      s->payload_bytes += (double)bytes * copies;
+      s->wire_bytes += (double)bytes * w * copies;
+      s->busy_ps += sim_serialize_ps((double)bytes * w * copies, c->rate_Bps);
     }
     if (bytes > 0)
       t_i += sim_serialize_ps((double)bytes, rate);
@@ -71,6 +72,7 @@ static const SimTransportOps analytical_ops = {
     .start = analytical_start,
     .channel_stats = analytical_channel_stats,
     .free = analytical_free,
+    .copies = TRUE,
 };
 
 SimTransport *sim_analytical_new(SimEngine *engine, const SimFabric *fabric)

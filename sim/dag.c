@@ -22,7 +22,8 @@ enum { TASK_WAITING = 1, TASK_RUNNING, TASK_DONE };
 typedef struct {
   guint32 waiting; /* first: SimPool's free link while the slot is free */
   guint32 gen;     /* survives free; bumped then */
-  guint32 state;
+  guint16 state;
+  guint16 copies; /* a transfer's SimTransfer.copies */
   guint32 n_paths;
   guint64 bytes;
   const SimPath *paths;
@@ -121,6 +122,7 @@ static void task_start(SimDag *dag, SimTask id, Task *t)
                      .weights = t->weights,
                      .n_paths = t->n_paths,
                      .cap_Bps = t->cap_Bps,
+                     .copies = t->copies,
                      .tag = id};
     sim_transport_start(dag->transport, &x);
   } else if (t->delay_ps != SIM_DELAY_EXTERNAL) {
@@ -226,6 +228,8 @@ SimTask sim_dag_add(SimDag *dag, const SimTaskSpec *spec, const SimTask *after,
   t->paths = spec->paths;
   t->weights = spec->weights;
   t->cap_Bps = spec->cap_Bps;
+  g_assert(spec->copies <= G_MAXUINT16);
+  t->copies = (guint16)spec->copies;
   t->delay_ps = spec->delay_ps;
   t->done = spec->done;
   t->started = spec->started;

@@ -39,6 +39,7 @@ typedef struct {
   const double *weights;
   guint32 n_paths;
   double cap_Bps;
+  guint32 copies; /* a transfer's (SimTransfer.copies; 0: one) */
   SimTime delay_ps;
   guint32 stream; /* SIM_NONE: no stream */
   SimTaskFn done;    /* may be NULL */

@@ -54,7 +54,9 @@ G_STATIC_ASSERT(SIM_PATH_MAX_HOPS < 256); /* hop index packs in 8 bits */
 typedef struct {
   SimChannelId ch;
   guint32 slot; /* position in the channel's entry array */
-  double w;     /* wire bytes per payload byte */
+  double w;     /* wire bytes per payload byte, times the flow's copies:
+                   a flow of k copies at payload rate r (each copy's)
+                   uses w r of the channel, as k flows of r would */
 } FlowHop;
 
 typedef struct {
@@ -75,7 +77,7 @@ typedef struct {
   guint32 bneck;       /* channel that limits it, SIM_NONE: its cap */
   guint32 ev_gen;      /* end events carry it; kept across reuse of the slot */
   gboolean ended_once; /* an end event was scheduled before */
-  guint32 pad_;
+  guint32 copies;      /* identical flows it stands for (SimTransfer) */
   FlowHop hop[INLINE_HOPS];
   double cap;         /* rate cap; G_MAXDOUBLE: none */
   double new_rate;    /* filling scratch */
@@ -121,6 +123,7 @@ typedef struct {
   guint32 n_set;         /* the set's flows here */
   guint32 first;         /* where they start in set_list */
   guint32 peak;          /* most flows at once, once above one */
+  guint32 extra;         /* copies beyond one of the flows on it now */
   gboolean seeded;       /* in ft->seeds already */
 } ChanCold;
 
@@ -744,6 +747,15 @@ static void chan_grow(Chan *ch)
   ch->alloc *= 2;
 }
 
+/* A flow of several copies joins channel c: they count in its peak. */
+static void copies_on(FlowTransport *ft, SimChannelId c, guint32 copies)
+{
+  ChanCold *cd = &ft->cold[c];
+
+  cd->extra += copies - 1;
+  cd->peak = MAX(cd->peak, ft->chan[c].n + cd->extra);
+}
+
 /* Puts a flow on its channels, moving bytes from `since` (now, or later
  * for a flow starting alone: flow_start).  Returns TRUE when a channel
  * already held another flow; else the flow runs at its bottleneck rate and
@@ -762,11 +774,14 @@ static gboolean flow_insert(FlowTransport *ft, guint32 f, Flow *fl,
       chan_grow(ch);
     hp->slot = ch->n;
     ch->ent[ch->n++] = ((guint64)f << 8) | h;
+    if (G_UNLIKELY(fl->copies > 1))
+      copies_on(ft, hp->ch, fl->copies);
     if (ch->n == 1) {
       ch->busy_since = since;
     } else {
       shared = TRUE;
-      ft->cold[hp->ch].peak = MAX(ft->cold[hp->ch].peak, ch->n);
+      ft->cold[hp->ch].peak =
+          MAX(ft->cold[hp->ch].peak, ch->n + ft->cold[hp->ch].extra);
     }
     if (ch->cap / hp->w < rate) {
       rate = ch->cap / hp->w;
@@ -774,7 +789,8 @@ static gboolean flow_insert(FlowTransport *ft, guint32 f, Flow *fl,
     }
   }
   fl->since = since;
-  if (++ft->active > ft->base.stats.peak_active)
+  ft->active += fl->copies;
+  if (ft->active > ft->base.stats.peak_active)
     ft->base.stats.peak_active = ft->active;
   if (shared)
     return TRUE;
@@ -802,11 +818,14 @@ static void flow_insert_alone(FlowTransport *ft, guint32 f, Flow *fl,
     ch->n = 1;
     ch->busy_since = since;
     ch->used += use_units(hp->w, rate);
+    if (G_UNLIKELY(fl->copies > 1))
+      copies_on(ft, hp->ch, fl->copies);
   }
   fl->since = since;
   fl->rate = rate;
   fl->bneck = bneck;
-  if (++ft->active > ft->base.stats.peak_active)
+  ft->active += fl->copies;
+  if (ft->active > ft->base.stats.peak_active)
     ft->base.stats.peak_active = ft->active;
   flow_schedule_done(ft, f, fl);
 }
@@ -826,10 +845,13 @@ static gboolean flow_remove(FlowTransport *ft, Flow *fl, SimTime now,
     guint64 last = ch->ent[--ch->n];
 
     ch->used -= use_units(hp->w, fl->rate);
+    if (G_UNLIKELY(fl->copies > 1))
+      ft->cold[hp->ch].extra -= fl->copies - 1;
     if (done) {
-      ch->payload_bytes += (double)fl->bytes;
-      if (hp->w != 1.0)
-        ft->cold[hp->ch].overhead_bytes += (double)fl->bytes * (hp->w - 1.0);
+      ch->payload_bytes += (double)fl->bytes * fl->copies;
+      if (hp->w != fl->copies)
+        ft->cold[hp->ch].overhead_bytes +=
+            (double)fl->bytes * (hp->w - fl->copies);
     }
     if (hp->slot != ch->n) {
       ch->ent[hp->slot] = last;
@@ -845,7 +867,7 @@ static gboolean flow_remove(FlowTransport *ft, Flow *fl, SimTime now,
         seed_push(ft, hp->ch);
     }
   }
-  ft->active--;
+  ft->active -= fl->copies;
   return others;
 }
 
@@ -933,6 +955,7 @@ static void flow_start(SimTransport *t, const SimTransfer *x)
     fl->cap = rate;
     fl->done_ev = SIM_EVENT_ID_NONE;
     fl->ended_once = FALSE;
+    fl->copies = MAX(x->copies, 1);
     fl->bytes = bytes;
     fl->tag = x->tag;
     fl->xfer = xi;
@@ -945,6 +968,7 @@ static void flow_start(SimTransport *t, const SimTransfer *x)
       hp->ch = p->hop[h];
       hp->w = sim_transport_wire_ratio(t, p->hop[h], bytes);
       g_assert(hp->w >= 1.0);
+      hp->w *= fl->copies;
       lat += ft->lat[p->hop[h]];
       idle &= ft->chan[p->hop[h]].n == 0;
       if (ft->chan[p->hop[h]].cap / hp->w < rate) {
@@ -990,7 +1014,7 @@ static void flow_channel_stats(const SimTransport *t, SimChannelId c,
     if (now > fl->since)
       left -= fl->rate * sim_time_to_s(now - fl->since);
     moved = CLAMP((double)fl->bytes - left, 0.0, (double)fl->bytes);
-    out->payload_bytes += moved;
+    out->payload_bytes += moved * fl->copies;
     out->wire_bytes += moved * hp->w;
   }
   out->busy_ps = ch->busy_ps;
@@ -1029,6 +1053,7 @@ static const SimTransportOps flow_ops = {
     .start = flow_start,
     .channel_stats = flow_channel_stats,
     .free = flow_free,
+    .copies = TRUE,
 };
 
 SimTransport *sim_flow_new(SimEngine *engine, const SimFabric *fabric)

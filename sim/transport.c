@@ -24,6 +24,11 @@ void sim_transport_set_wire(SimTransport *t, SimWireFn fn, void *ctx)
   t->wire.ctx = ctx;
 }
 
+gboolean sim_transport_takes_copies(const SimTransport *t)
+{
+  return t->ops->copies;
+}
+
 const char *sim_transport_name(const SimTransport *t)
 {
   return t->ops->name;
@@ -83,6 +88,7 @@ void sim_transport_start(SimTransport *t, const SimTransfer *x)
         sim_fabric_channel(t->fabric, p->hop[p->n - 1])->dst));
   }
 #endif
+  g_assert(x->copies <= 1 || t->ops->copies);
   t->stats.transfers_started++;
   t->stats.flows_started += x->n_paths;
   t->in_flight++;

@@ -58,9 +58,18 @@ typedef struct {
   guint64 tag;           /* given back to the completion function */
   guint32 vl;            /* packet transport: virtual lane / priority (0 by
                             default; others ignore it) */
+  guint32 copies;        /* identical transfers it stands for (0: one): the
+                            same paths, bytes and cap, starting together.
+                            Each channel carries every copy's bytes and
+                            max-min fairness counts each copy as a flow of
+                            its own, so the copies end together, when one
+                            transfer of them would have (a fold of a
+                            collective's alike channels).  Only transports
+                            whose ops say `copies` take more than one. */
 } SimTransfer;
 
-/* Per-channel counters, for link utilization reports. */
+/* Per-channel counters, for link utilization reports (a transfer of
+ * several copies counts as that many transfers). */
 typedef struct {
   double payload_bytes; /* payload carried so far: at the engine's now,
                            including the part of transfers in flight that
@@ -72,7 +81,8 @@ typedef struct {
   guint32 peak_flows;   /* most flows on it at once */
 } SimChannelStats;
 
-/* Totals over the run, for reports and benchmarks. */
+/* Totals over the run, for reports and benchmarks (of what the transport
+ * ran: a transfer of several copies counts once). */
 typedef struct {
   guint64 transfers_started;
   guint64 transfers_done;
@@ -98,6 +108,7 @@ typedef struct {
   /* Optional: appends why transfers in flight cannot move (a deadlock of
    * full buffers), when the transport knows; nothing otherwise. */
   void (*explain_stall)(const SimTransport *t, GString *out);
+  gboolean copies; /* takes SimTransfer.copies above one */
 } SimTransportOps;
 
 /* The base every transport starts with. */
@@ -141,6 +152,8 @@ void sim_transport_set_wire(SimTransport *t, SimWireFn fn, void *ctx);
 void sim_transport_start(SimTransport *t, const SimTransfer *x);
 
 const char *sim_transport_name(const SimTransport *t);
+/* Whether t takes transfers of several copies (SimTransfer.copies). */
+gboolean sim_transport_takes_copies(const SimTransport *t);
 /* Appends the transport's explanation of a stall (see explain_stall). */
 void sim_transport_explain_stall(const SimTransport *t, GString *out);
 void sim_transport_stats(const SimTransport *t, SimTransportStats *out);

@@ -1,6 +1,6 @@
 /* NCCL's knobs on the command line, one option group for every command
  * that runs collectives (run, replay, sweep): --algo, --proto,
- * --nccl-version, --channels, --collnet and --fidelity, with one help text
+ * --nccl-version, --channels, --collnet, --fidelity and --no-fold, with one help text
  * each, and the NCCL_* environment variables they stand for (NCCL_ALGO,
  * NCCL_PROTO, NCCL_MIN_NCHANNELS, NCCL_MAX_NCHANNELS,
  * NCCL_COLLNET_ENABLE), which the flags override. */
@@ -20,6 +20,7 @@ typedef struct {
   guint64 channels;   /* --channels, when channels_seen */
   gboolean channels_seen;
   gboolean collnet; /* --collnet */
+  gboolean no_fold; /* --no-fold */
 } CliNcclOptions;
 
 /* The --channels entry of a command's CliNumberTarget table (the group's
@@ -38,7 +39,7 @@ typedef struct {
   "read from the environment; the flags take precedence.  Another NCCL_* "     \
   "variable there is not modelled, and a note on standard error says so."
 
-/* Adds the six options, writing into o, to group (whose data is a
+/* Adds the seven options, writing into o, to group (whose data is a
  * CliNumberTarget table holding CLI_NCCL_CHANNELS_TARGET(o)). */
 void cli_nccl_add_entries(GOptionGroup *group, CliNcclOptions *o);
 

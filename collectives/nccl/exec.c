@@ -76,6 +76,7 @@ static SimTask add_transfer(NcclExecution *x, const NcclEdge *e,
       .n_paths = e->n_paths,
       .cap_Bps = (e->cap_Bps > 0 ? e->cap_Bps : pl->cap_Bps) * pl->inflate *
                  MAX(e->lanes, 1),
+      .copies = e->copies,
       .stream = stream};
 
   x->transfers++;

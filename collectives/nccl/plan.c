@@ -16,6 +16,7 @@
 #include "models/params.h"
 #include "models/registry.h"
 #include "sim/interrupt.h"
+#include "sim/memory.h"
 
 static SimTime us_ps(double us)
 {
@@ -207,6 +208,7 @@ static gboolean route_ranks(NcclPlan *pl, guint32 a, guint32 b, guint32 rail,
   }
   r.first = *first = add_paths(pl, &ps);
   r.n = *n = ps.n;
+  r.key = (gint64)key;
   g_array_append_val(pl->routes, r);
   k = g_new(gint64, 1);
   *k = (gint64)key;
@@ -283,6 +285,26 @@ static SimTime step_latency(const NcclPlan *pl, gboolean inter, guint32 first)
   return lat > fabric ? lat - fabric : 0;
 }
 
+/* Whether the memory a run of the plan so far takes, with what is in use
+ * beside it (pl->mem_base), fits (sim/memory.h): NCCL_RUN_BYTES_PER_EDGE
+ * per edge kept. */
+static gboolean plan_memory_check(const NcclPlan *pl, GError **error)
+{
+  guint64 need =
+      pl->mem_base + (guint64)pl->edges->len * NCCL_RUN_BYTES_PER_EDGE;
+  g_autofree char *what = NULL, *how = NULL;
+
+  if (need <= sim_memory_limit(NULL))
+    return TRUE;
+  what = g_strdup_printf("%s on %u ranks", nccl_coll_name(pl->coll),
+                         pl->comm->nranks);
+  how = g_strdup_printf("%u edges of its plan, %u KiB per edge%s",
+                        pl->edges->len, NCCL_RUN_BYTES_PER_EDGE >> 10,
+                        pl->mem_base ? ", and the calls and packets beside it"
+                                     : "");
+  return sim_memory_check(need, what, how, error);
+}
+
 /* Adds an edge from rank a to rank b on a channel carrying `bytes`. */
 static gboolean add_edge(NcclPlan *pl, guint32 a, guint32 b, guint32 channel,
                          guint32 rail, guint64 bytes, guint32 upstream,
@@ -295,8 +317,10 @@ static gboolean add_edge(NcclPlan *pl, guint32 a, guint32 b, guint32 channel,
                 .src = a,
                 .dst = b};
 
-  /* a plan of a million edges takes seconds: Ctrl-C ends it */
-  if (pl->edges->len % 4096 == 0 && !sim_interrupt_check(error))
+  /* a plan of a million edges takes seconds: Ctrl-C ends it, and one
+   * too large for the memory stops as it grows */
+  if (pl->edges->len % 4096 == 0 &&
+      (!sim_interrupt_check(error) || !plan_memory_check(pl, error)))
     return FALSE;
   if (!route_ranks(pl, a, b, rail, &e.first_path, &e.n_paths, error))
     return FALSE;
@@ -352,6 +376,130 @@ static guint32 add_hop(NcclPlan *pl, guint32 edge, guint32 p0, guint32 p1)
   return add_hop_n(pl, edge, p, 2);
 }
 
+/* --- folding alike channels -------------------------------------------- */
+
+/* Where the next channel's records will start. */
+static NcclChannelSpan channel_begin(const NcclPlan *pl)
+{
+  NcclChannelSpan s = {.edges = pl->edges->len,
+                       .hops = pl->hops->len,
+                       .preds = pl->preds->len,
+                       .paths = pl->paths->len,
+                       .routes = pl->routes->len};
+
+  return s;
+}
+
+/* An index of a channel's records relative to its first (`base`, `n`
+ * records), SIM_NONE kept; G_MAXUINT32 - 1 for one outside it. */
+static guint32 rel(guint32 i, guint32 base, guint32 n)
+{
+  if (i == SIM_NONE)
+    return SIM_NONE;
+  return i >= base && i - base < n ? i - base : SIM_NONE - 1;
+}
+
+static gboolean paths_alike(const NcclPlan *pl, guint32 a, guint32 b, guint32 n)
+{
+  const SimPath *p = (const SimPath *)(const void *)pl->paths->data;
+  const double *w = (const double *)(const void *)pl->weights->data;
+
+  for (guint32 i = 0; i < n; i++) {
+    if (p[a + i].n != p[b + i].n || w[a + i] != w[b + i] ||
+        memcmp(p[a + i].hop, p[b + i].hop,
+               p[a + i].n * sizeof(p[a + i].hop[0])) != 0)
+      return FALSE;
+  }
+  return TRUE;
+}
+
+/* Whether channel span y does what span x does: edge for edge the same
+ * ranks, bytes, slices, latencies, caps and paths, hop for hop the same
+ * edges and predecessors (relative to each span), nothing outside it.
+ * The channel number and the paths' place in the plan may differ. */
+static gboolean channels_alike(const NcclPlan *pl, const NcclChannelSpan *x,
+                               const NcclChannelSpan *y)
+{
+  const NcclEdge *e = (const NcclEdge *)(const void *)pl->edges->data;
+  const NcclHop *h = (const NcclHop *)(const void *)pl->hops->data;
+  const guint32 *pr = (const guint32 *)(const void *)pl->preds->data;
+
+  if (x->n_edges != y->n_edges || x->n_hops != y->n_hops ||
+      x->n_preds != y->n_preds)
+    return FALSE;
+  for (guint32 i = 0; i < x->n_edges; i++) {
+    const NcclEdge *a = &e[x->edges + i], *b = &e[y->edges + i];
+    guint32 up = rel(a->upstream, x->edges, x->n_edges);
+
+    if (a->src != b->src || a->dst != b->dst || a->bytes != b->bytes ||
+        a->visit_bytes != b->visit_bytes || a->eager != b->eager ||
+        a->body_steps != b->body_steps || a->step_ps != b->step_ps ||
+        a->lanes != b->lanes || a->slice != b->slice || a->shm != b->shm ||
+        a->proxied != b->proxied || a->down != b->down ||
+        a->cap_Bps != b->cap_Bps || a->n_paths != b->n_paths ||
+        up == SIM_NONE - 1 || up != rel(b->upstream, y->edges, y->n_edges) ||
+        !paths_alike(pl, a->first_path, b->first_path, a->n_paths))
+      return FALSE;
+  }
+  for (guint32 i = 0; i < x->n_hops; i++) {
+    const NcclHop *a = &h[x->hops + i], *b = &h[y->hops + i];
+    guint32 ea = rel(a->edge, x->edges, x->n_edges);
+
+    if (ea == SIM_NONE - 1 || ea != rel(b->edge, y->edges, y->n_edges) ||
+        a->n_pred != b->n_pred ||
+        a->first_pred - x->preds != b->first_pred - y->preds)
+      return FALSE;
+  }
+  for (guint32 i = 0; i < x->n_preds; i++) {
+    guint32 pa = rel(pr[x->preds + i], x->hops, x->n_hops);
+
+    if (pa == SIM_NONE - 1 || pa != rel(pr[y->preds + i], y->hops, y->n_hops))
+      return FALSE;
+  }
+  return TRUE;
+}
+
+/* Ends a channel begun at *s: with pl->fold, when it is alike an earlier
+ * kept channel (channels_alike), its records go (and the routes first
+ * computed for it) and that channel's edges count one copy more; else it
+ * is kept, if the memory allows (plan_memory_check).  Exact under max-min sharing: alike channels start together
+ * and their flows, on the same channels with the same caps, always get
+ * the same rates (a flow of k copies weighs k on each channel), so they
+ * end together; only rounding in the last bits of the rates differs
+ * (tests/collectives: folded and unfolded runs agree to 1e-9). */
+static gboolean channel_end(NcclPlan *pl, NcclChannelSpan *s, GError **error)
+{
+  s->n_edges = pl->edges->len - s->edges;
+  s->n_hops = pl->hops->len - s->hops;
+  s->n_preds = pl->preds->len - s->preds;
+  if (!pl->classes)
+    pl->classes = g_array_new(FALSE, FALSE, sizeof(NcclChannelSpan));
+  for (guint32 k = 0; pl->fold && k < pl->classes->len; k++) {
+    const NcclChannelSpan *x = &g_array_index(pl->classes, NcclChannelSpan, k);
+
+    if (!channels_alike(pl, x, s))
+      continue;
+    for (guint32 i = 0; i < x->n_edges; i++) {
+      NcclEdge *e = &g_array_index(pl->edges, NcclEdge, x->edges + i);
+
+      e->copies = MAX(e->copies, 1) + 1;
+    }
+    for (guint32 r = s->routes; r < pl->routes->len; r++)
+      g_hash_table_remove(pl->route_of,
+                          &g_array_index(pl->routes, NcclRoute, r).key);
+    g_array_set_size(pl->routes, s->routes);
+    g_array_set_size(pl->paths, s->paths);
+    g_array_set_size(pl->weights, s->paths);
+    g_array_set_size(pl->edges, s->edges);
+    g_array_set_size(pl->hops, s->hops);
+    g_array_set_size(pl->preds, s->preds);
+    pl->folded++;
+    return TRUE;
+  }
+  g_array_append_val(pl->classes, *s);
+  return plan_memory_check(pl, error);
+}
+
 /* Ring order of channel c: every node's ranks in a rotation that starts at
  * the channel's rail GPU, nodes in order. */
 static guint32 ring_rank(const NcclPlan *pl, guint32 c, guint32 pos)
@@ -373,6 +521,7 @@ static gboolean plan_ring(NcclPlan *pl, GError **error)
   guint32 steps = pl->coll == NCCL_COLL_ALLREDUCE ? 2 * (n - 1) : n - 1;
 
   for (guint32 c = 0; c < pl->channels; c++) {
+    NcclChannelSpan span = channel_begin(pl);
     guint64 sc = nccl_share(pl->bytes, pl->channels, c);
     guint64 per_link = chain ? sc : (guint64)((double)sc * steps / n);
     guint32 links = chain ? n - 1 : n;
@@ -407,6 +556,8 @@ static gboolean plan_ring(NcclPlan *pl, GError **error)
     /* The head: one slice crossing every step in order. */
     for (guint32 j = 0; j < (chain ? links : steps); j++)
       prev = add_hop(pl, first + j % links, prev, SIM_NONE);
+    if (!channel_end(pl, &span, error))
+      return FALSE;
   }
   return TRUE;
 }
@@ -467,14 +618,23 @@ static gboolean plan_node_tree(NcclPlan *pl, guint32 c, guint32 which,
 {
   guint32 m = pl->comm->nnodes, ppn = pl->comm->ppn, local = rail % ppn;
   g_autofree guint32 *order = g_new(guint32, m);
-  guint32 n_order = 0;
+  g_autofree guint32 *depth = g_new(guint32, m);
+  guint32 n_order = 0, at[33] = {0};
 
-  for (guint32 depth = 32; depth-- > 0;) {
-    for (guint32 k = 0; k < m; k++) {
-      if (dtree_depth(k, m, which) == depth)
-        order[n_order++] = k;
-    }
+  /* deepest nodes first, each depth in node order (a counting sort) */
+  for (guint32 k = 0; k < m; k++) {
+    depth[k] = MIN(dtree_depth(k, m, which), 32);
+    at[32 - depth[k]]++;
   }
+  for (guint32 d = 0, sum = 0; d <= 32; d++) {
+    guint32 n = at[d];
+
+    at[d] = sum;
+    sum += n;
+  }
+  for (guint32 k = 0; k < m; k++)
+    order[at[32 - depth[k]]++] = k;
+  n_order = m;
   for (guint32 i = 0; i < n_order; i++) {
     guint32 k = order[i], p = dtree_parent(k, m, which), e;
 
@@ -510,6 +670,7 @@ static gboolean plan_tree(NcclPlan *pl, GError **error)
   guint32 m = pl->comm->nnodes, ppn = pl->comm->ppn;
 
   for (guint32 c = 0; c < pl->channels; c++) {
+    NcclChannelSpan span = channel_begin(pl);
     guint64 sc = nccl_share(pl->bytes, pl->channels, c);
     guint32 which = c % 2;
     /* [node]: the hop that brings the node's data to its head (then its
@@ -550,6 +711,8 @@ static gboolean plan_tree(NcclPlan *pl, GError **error)
         prev_edge = e;
       }
     }
+    if (!channel_end(pl, &span, error))
+      return FALSE;
   }
   return TRUE;
 }
@@ -602,6 +765,7 @@ static gboolean plan_nvls(NcclPlan *pl, GError **error)
   gboolean down = pl->coll != NCCL_COLL_REDUCESCATTER;
 
   for (guint32 c = 0; c < pl->channels; c++) {
+    NcclChannelSpan span = channel_begin(pl);
     guint64 sc = nccl_share(pl->bytes, pl->channels, c);
     guint64 vol = pl->coll == NCCL_COLL_ALLREDUCE
                       ? sc + sc / ppn
@@ -670,6 +834,8 @@ static gboolean plan_nvls(NcclPlan *pl, GError **error)
         add_hop(pl, e, prev, SIM_NONE);
       }
     }
+    if (!channel_end(pl, &span, error))
+      return FALSE;
   }
   return TRUE;
 }
@@ -686,6 +852,7 @@ static gboolean plan_collnet(NcclPlan *pl, GError **error)
   gboolean direct = pl->algo == NCCL_ALGO_COLLNET_DIRECT;
 
   for (guint32 c = 0; c < pl->channels; c++) {
+    NcclChannelSpan span = channel_begin(pl);
     guint64 sc = nccl_share(pl->bytes, pl->channels, c);
 
     for (guint32 k = 0; k < m; k++) {
@@ -730,6 +897,8 @@ static gboolean plan_collnet(NcclPlan *pl, GError **error)
         back = add_hop(pl, e, back, SIM_NONE);
       }
     }
+    if (!channel_end(pl, &span, error))
+      return FALSE;
   }
   return TRUE;
 }
@@ -742,6 +911,7 @@ static gboolean plan_pat(NcclPlan *pl, GError **error)
   guint32 n = pl->comm->nranks;
 
   for (guint32 c = 0; c < pl->channels; c++) {
+    NcclChannelSpan span = channel_begin(pl);
     guint64 sc = nccl_share(pl->bytes, pl->channels, c);
     g_autofree guint32 *last = g_new(guint32, n);
 
@@ -760,6 +930,8 @@ static gboolean plan_pat(NcclPlan *pl, GError **error)
       }
       memcpy(last, now, n * sizeof(guint32));
     }
+    if (!channel_end(pl, &span, error))
+      return FALSE;
   }
   return TRUE;
 }
@@ -818,6 +990,8 @@ void nccl_plan_clear(NcclPlan *pl)
     g_array_free(pl->routes, TRUE);
   if (pl->route_of)
     g_hash_table_destroy(pl->route_of);
+  if (pl->classes)
+    g_array_free(pl->classes, TRUE);
 }
 
 /* Pipeline slices: NCCL's buffers (NCCL_BUFFSIZE 4 MiB, NCCL_STEPS 8) give
@@ -973,8 +1147,10 @@ static void socket_caps(NcclPlan *pl)
     for (guint32 i = 0; i < pl->edges->len; i++) {
       if (edges[i].src < c->nranks && edges[i].dst < c->nranks &&
           rank_node(pl, edges[i].src) != rank_node(pl, edges[i].dst)) {
-        conns[edges[i].src] += MAX(edges[i].lanes, 1);
-        conns[edges[i].dst] += MAX(edges[i].lanes, 1);
+        guint32 k = MAX(edges[i].lanes, 1) * MAX(edges[i].copies, 1);
+
+        conns[edges[i].src] += k;
+        conns[edges[i].dst] += k;
       }
     }
   }
@@ -1028,8 +1204,8 @@ static void proxy_queues(NcclPlan *pl)
       sends = g_new0(guint32, 2 * n);
       recvs = g_new0(guint32, 2 * n);
     }
-    sends[2 * edges[i].src + edges[i].down]++;
-    recvs[2 * edges[i].dst + edges[i].down]++;
+    sends[2 * edges[i].src + edges[i].down] += MAX(edges[i].copies, 1);
+    recvs[2 * edges[i].dst + edges[i].down] += MAX(edges[i].copies, 1);
   }
   if (!sends)
     return;
@@ -1108,5 +1284,5 @@ gboolean nccl_plan_build(NcclPlan *pl, const NcclComm *comm, NcclColl coll,
     socket_caps(pl);
     proxy_queues(pl);
   }
-  return ok;
+  return ok && plan_memory_check(pl, error);
 }

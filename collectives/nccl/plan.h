@@ -31,6 +31,9 @@ typedef struct {
   guint32 lanes;    /* channels it stands for, each at the channel
                        cap: a p2p pair's channels share its route (0:
                        one) */
+  guint32 copies;   /* alike channels folded into it (0: one): each
+                       moves the edge's bytes over its paths at its cap,
+                       a transfer of that many copies (SimTransfer) */
   guint64 slice;    /* its pipeline slice (0: the plan's) */
   gboolean shm;     /* through host memory (NCCL's SHM transport) */
   gboolean proxied; /* a net connection the ranks' proxy threads progress */
@@ -50,10 +53,17 @@ typedef struct {
   SimTask task; /* exec.c's: the hop's DAG task */
 } NcclHop;
 
-/* A path set of the plan: paths first .. first + n - 1. */
+/* A path set of the plan: paths first .. first + n - 1, computed for
+ * `key` (route_ranks). */
 typedef struct {
   guint32 first, n;
+  gint64 key;
 } NcclRoute;
+
+/* Where a channel's edges, hops and preds lie in the plan's arrays. */
+typedef struct {
+  guint32 edges, n_edges, hops, n_hops, preds, n_preds, paths, routes;
+} NcclChannelSpan;
 
 typedef struct {
   const NcclComm *comm;
@@ -76,8 +86,21 @@ typedef struct {
   GHashTable *route_of; /* (src, dst, rail) -> index in routes + 1 */
   GArray *routes;       /* NcclRoute: the path sets computed so far */
   gboolean one_way;     /* Send/Recv: rank 0 to rank 1 only */
+  gboolean fold;        /* fold alike channels (set before building) */
+  guint64 mem_base;     /* memory in use beside the plan's run, bytes (set
+                           before building; plan_memory_check) */
+  GArray *classes;      /* NcclChannelSpan: the channels kept, folded */
+  guint32 folded;       /* channels folded into an earlier one */
   guint32 stream_base;  /* exec.c: its edges' DAG streams start here */
 } NcclPlan;
+
+/* A run's peak memory per plan edge, with room: from `ifsim run`
+ * (Release, folded) on DGX H100 fat-trees of 4096 GPUs, 1 GiB, less the
+ * run's 33 MB without a plan: 2.6 KB per edge for NVLSTree, 3.2 KB for
+ * Tree, 4.2 KB for Ring (AllReduce, AllGather); AllToAll (an edge per pair
+ * of ranks) 0.8 KB on 128 ranks of the RoCE example.  Checked as the plan
+ * grows (plan.c plan_memory_check). */
+#define NCCL_RUN_BYTES_PER_EDGE (8u << 10)
 
 /* The channel's share of n bytes: whole bytes, the first channels taking
  * the remainder. */
@@ -86,9 +109,12 @@ static inline guint64 nccl_share(guint64 n, guint32 parts, guint32 i)
   return n / parts + (i < n % parts ? 1 : 0);
 }
 
-/* Plans a call: fills pl (zeroed but for one_way) with its edges and hops,
- * the protocol's inflation, the channel cap, the pipeline slice and the
- * launch latency.  Fails when the choice cannot run here (a route
+/* Plans a call: fills pl (zeroed but for one_way and fold) with its edges
+ * and hops, the protocol's inflation, the channel cap, the pipeline slice
+ * and the launch latency.  With fold, a channel whose edges and hops are
+ * an earlier channel's (the same ranks, paths, bytes, caps and latencies,
+ * in the same order) is not kept: the earlier one's edges count it in
+ * their copies.  Fails when the choice cannot run here (a route
  * missing, an NVLS GPU without an NVSwitch, ...); nccl_plan_clear frees
  * what was built either way. */
 gboolean nccl_plan_build(NcclPlan *pl, const NcclComm *comm, NcclColl coll,

@@ -12,15 +12,6 @@
 #include "sim/packet.h"
 #include "sim/transport.h"
 
-/* A run's peak memory, with room, from `ifsim run` (Release) on DGX H100
- * fat-trees: AllReduce, AllGather and Broadcast peak at 6 to 11 KB per
- * rank and channel (512 to 16384 ranks, 16 channels); AllToAll, whose
- * every rank sends to every other (one transfer per pair, plan_p2p), at
- * 2.8 to 4.7 KB per pair with the fabric (128 ranks on the RoCE example,
- * 320 on the DGX A100 HDR pod). */
-#define RUN_BYTES_PER_RANK_CHANNEL (16u << 10)
-#define RUN_BYTES_PER_PAIR (6u << 10)
-
 /* The packet transport adds, per fabric channel, its port record with up
  * to SIM_PACKET_MAX_VL VL records, and the packets alive: a packet lives
  * only while queued at a port or on a wire, sources cut packets only as
@@ -51,15 +42,34 @@ static guint64 packet_bound(const TopoSystem *sys)
   return n;
 }
 
-/* Memory a call's plan and run take, bytes (without the packet
- * transport's ports and packets). */
-static guint64 plan_need(const NcclComm *comm, NcclColl coll, guint32 channels)
+/* The fewest edges a call's plan can have: an AllToAll's pair of ranks
+ * each (plan_p2p), else an edge per rank on each channel, or on one when
+ * alike channels fold.  The plan checks its real count as it grows
+ * (NCCL_RUN_BYTES_PER_EDGE, plan.c); this refuses up front what cannot
+ * fit whatever it folds. */
+static guint64 plan_floor(const NcclComm *comm, NcclColl coll, guint32 channels,
+                          gboolean fold)
 {
   guint64 ranks = nccl_comm_ranks(comm);
 
-  return coll == NCCL_COLL_ALLTOALL
-             ? ranks * ranks * RUN_BYTES_PER_PAIR
-             : ranks * RUN_BYTES_PER_RANK_CHANNEL * channels;
+  return coll == NCCL_COLL_ALLTOALL ? ranks * (ranks - 1)
+                                    : ranks * (fold ? 1 : channels);
+}
+
+/* Memory of a built plan's run, bytes. */
+static guint64 plan_need(const NcclPlan *pl)
+{
+  return (guint64)pl->edges->len * NCCL_RUN_BYTES_PER_EDGE;
+}
+
+/* The packet transport's records, bytes (0 on the others). */
+static guint64 packet_need(const TopoSystem *sys, NcclExec exec)
+{
+  if (exec != NCCL_EXEC_PACKET)
+    return 0;
+  return (guint64)sim_fabric_n_channels(topo_system_fabric(sys)) *
+             RUN_PACKET_BYTES_PER_PORT +
+         packet_bound(sys) * RUN_PACKET_BYTES_PER_PACKET;
 }
 
 /* Checks need (+ the packet transport's records) against the limit. */
@@ -70,33 +80,33 @@ static gboolean check_need(const TopoSystem *sys, guint64 need, NcclExec exec,
 
   if (exec == NCCL_EXEC_PACKET) {
     guint32 ports = sim_fabric_n_channels(topo_system_fabric(sys));
-    guint64 packets = packet_bound(sys);
 
     more = g_strdup_printf(
         "%s; packets: %u ports x %u bytes, up to %" G_GUINT64_FORMAT
         " packets x %u bytes",
-        how, ports, RUN_PACKET_BYTES_PER_PORT, packets,
+        how, ports, RUN_PACKET_BYTES_PER_PORT, packet_bound(sys),
         RUN_PACKET_BYTES_PER_PACKET);
-    need += (guint64)ports * RUN_PACKET_BYTES_PER_PORT +
-            packets * RUN_PACKET_BYTES_PER_PACKET;
+    need += packet_need(sys, exec);
     how = more;
   }
   return sim_memory_check(need, what, how, error);
 }
 
+/* Refuses up front a call that cannot fit whatever its plan folds
+ * (plan_floor). */
 static gboolean check_memory(const NcclComm *comm, NcclColl coll,
-                             guint32 channels, NcclExec exec, GError **error)
+                             guint32 channels, gboolean fold, NcclExec exec,
+                             GError **error)
 {
   guint64 ranks = nccl_comm_ranks(comm);
+  guint64 edges = plan_floor(comm, coll, channels, fold);
   g_autofree char *what = g_strdup_printf("%s on %" G_GUINT64_FORMAT " ranks",
                                           nccl_coll_name(coll), ranks);
-  g_autofree char *how =
-      coll == NCCL_COLL_ALLTOALL
-          ? g_strdup_printf("%u bytes per pair of ranks", RUN_BYTES_PER_PAIR)
-          : g_strdup_printf("%u channels, %u bytes per rank and channel",
-                            channels, RUN_BYTES_PER_RANK_CHANNEL);
+  g_autofree char *how = g_strdup_printf("at least %" G_GUINT64_FORMAT
+                                         " edges of its plan, %u KiB per edge",
+                                         edges, NCCL_RUN_BYTES_PER_EDGE >> 10);
 
-  return check_need(comm->sys, plan_need(comm, coll, channels), exec, what, how,
+  return check_need(comm->sys, edges * NCCL_RUN_BYTES_PER_EDGE, exec, what, how,
                     error);
 }
 
@@ -252,22 +262,30 @@ gboolean nccl_session_add(NcclSession *s, const NcclComm *comm, NcclColl coll,
 {
   static const NcclCallSpec none = {0};
   NcclPlan pl = {0};
-  guint64 need = plan_need(comm, coll, MAX(choice->channels, 1));
+  guint64 floor;
   SessionCall *call;
   gboolean ok;
 
   if (!spec)
     spec = &none;
   pl.one_way = spec->one_way;
+  pl.fold = !comm->opt.no_fold && sim_transport_takes_copies(s->tr);
   if (comm->sys != s->sys) {
     g_set_error(error, COLL_ERROR, COLL_ERROR_CONFLICT,
                 "a communicator of another system than the session's");
     return FALSE;
   }
-  s->need += need;
-  ok = session_check_memory(s, error) &&
-       nccl_plan_build(&pl, comm, coll, bytes, choice, error);
+  floor = plan_floor(comm, coll, MAX(choice->channels, 1), pl.fold) *
+          NCCL_RUN_BYTES_PER_EDGE;
+  s->need += floor;
+  ok = session_check_memory(s, error);
+  s->need -= floor;
+  pl.mem_base = s->need + packet_need(s->sys, s->exec);
+  ok = ok && nccl_plan_build(&pl, comm, coll, bytes, choice, error);
   if (ok) {
+    guint64 need = plan_need(&pl);
+
+    s->need += need;
     call = g_new0(SessionCall, 1);
     call->s = s;
     call->need = need;
@@ -275,8 +293,6 @@ gboolean nccl_session_add(NcclSession *s, const NcclComm *comm, NcclColl coll,
     call->ctx = spec->ctx;
     call->user = spec->user;
     session_exec(s, &pl, spec->after, spec->n_after, call, done);
-  } else {
-    s->need -= need;
   }
   nccl_plan_clear(&pl);
   return ok;
@@ -327,7 +343,11 @@ gboolean nccl_run(const NcclComm *comm, NcclColl coll, guint64 bytes,
   gboolean ok = FALSE;
   gint64 t0 = g_get_monotonic_time();
 
-  if (!check_memory(comm, coll, MAX(choice->channels, 1), exec, error))
+  /* a transfer trace names each channel's transfers: no fold then */
+  pl.fold = !comm->opt.no_fold && exec != NCCL_EXEC_PACKET &&
+            !(comm->opt.trace && comm->opt.trace->transfer);
+  pl.mem_base = packet_need(comm->sys, exec);
+  if (!check_memory(comm, coll, MAX(choice->channels, 1), pl.fold, exec, error))
     return FALSE;
   if (!nccl_plan_build(&pl, comm, coll, bytes, choice, error))
     goto out;
@@ -358,7 +378,5 @@ static gboolean session_check_memory(NcclSession *s, GError **error)
       s->calls + 1);
 
   return check_need(s->sys, s->need, s->exec, what,
-                    "16 KiB per rank and channel of each call, 6 KiB per "
-                    "pair of ranks of an AllToAll",
-                    error);
+                    "8 KiB per edge of each call's plan", error);
 }

@@ -811,6 +811,17 @@ expect 2 "$rp/none/x.csv" replay "$EX" --summary-csv "$rp/s2.csv" --csv "$rp/non
 absent "$rp/s2.csv"
 rm -rf "$rp"
 
+# folding alike channels changes no figure: the same table without it
+sp="$(dirname "$0")/../../topologies/examples/dgx-h100-superpod.ini"
+"$IFSIM" run -t "$sp" -g 64 -b 1M -e 64M -f 8 >"$out.att" 2>&1
+"$IFSIM" run -t "$sp" -g 64 -b 1M -e 64M -f 8 --no-fold >"$out.sep" 2>&1
+if cmp -s "$out.att" "$out.sep" && grep -q "^ *67108864 " "$out.att"; then
+  echo "ok: run --no-fold prints the folded run's table"
+else
+  echo "FAIL: run --no-fold differs:"; diff "$out.att" "$out.sep" | head
+  fails=$((fails + 1))
+fi
+expect 0 "--no-fold" run --help
 if [ "$fails" -ne 0 ]; then
   echo "$fails CLI test(s) failed"
   exit 1
