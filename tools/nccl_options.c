@@ -31,9 +31,11 @@ void cli_nccl_add_entries(GOptionGroup *group, CliNcclOptions *o)
       {"fidelity", 0, 0, G_OPTION_ARG_STRING, &o->fidelity,
        "Transport: flow (default), analytical or packet", "LEVEL"},
       {"no-fold", 0, 0, G_OPTION_ARG_NONE, &o->no_fold,
-       "Run every channel of a collective as its own transfers; by default "
-       "channels that move the same bytes over the same paths run as one "
-       "(exact: docs/transports.md)",
+       "Run every channel of a collective, and every round of each of its "
+       "connections, as transfers of their own; by default channels that "
+       "move the same bytes over the same paths run as one, and a "
+       "connection nothing waits on moves its bytes in one transfer "
+       "(docs/transports.md)",
        NULL},
       G_OPTION_ENTRY_NULL};
 
@@ -232,7 +234,7 @@ gboolean cli_nccl_check(CliNcclOptions *o, NcclOptions *n,
     return FALSE;
   }
   n->collnet = o->collnet || (cn && strcmp(cn, "1") == 0);
-  n->no_fold = o->no_fold;
+  n->no_fold = n->all_rounds = o->no_fold;
   if (!net_transport(n, error) || !gdr_options(n, error))
     return FALSE;
   return nccl_p2p_level_parse(g_getenv("NCCL_P2P_DISABLE"),

@@ -133,6 +133,7 @@ void nccl_execution_build(NcclExecution *x)
   SimTask launch = add_delay(x, pl->base_ps, x->after, x->n_after);
   guint32 rounds = 1;
   double rate = pl->cap_Bps > 0 ? pl->cap_Bps : 1e12;
+  g_autofree guint8 *coupled = NULL;
 
   g_autoptr(GArray) after_a = g_array_new(FALSE, FALSE, sizeof(SimTask));
 
@@ -200,7 +201,22 @@ void nccl_execution_build(NcclExecution *x)
       e->first_head = h->task;
   }
   /* Rounds: few enough that their per-transfer latency stays negligible
-   * next to their bytes (under 1% of the body's time at the cap). */
+   * next to their bytes (under 1% of the body's time at the cap).  They
+   * pace an edge by the edge feeding it; an edge that neither waits for
+   * an upstream edge's rounds nor feeds another's, and pays no step
+   * latencies in its body (NVLS's and NVLSTree's edges, CollNet's, PAT's,
+   * point-to-point), runs its body as one transfer, then a delay of the
+   * path latencies its other rounds would have paid, one after the other
+   * on its stream: the same time where nothing else shares its links, at
+   * a fraction of the transfers (tests/collectives bound it where they
+   * do). */
+  coupled = g_new0(guint8, pl->edges->len);
+  for (guint32 i = 0; i < pl->edges->len; i++) {
+    if (edges[i].upstream != SIM_NONE) {
+      coupled[i] = 1;
+      coupled[edges[i].upstream] = 1;
+    }
+  }
   if (pl->edges->len > 0) {
     guint64 body = edges[0].bytes - edges[0].head_bytes;
     SimTime lat = sim_path_latency_ps(
@@ -214,7 +230,8 @@ void nccl_execution_build(NcclExecution *x)
     for (guint32 i = 0; i < pl->edges->len; i++) {
       NcclEdge *e = &edges[i];
       guint64 body = e->bytes - MIN(e->bytes, e->head_bytes);
-      guint64 b = nccl_share(body, rounds, m);
+      guint32 own = coupled[i] || e->body_steps || !pl->whole ? rounds : 1;
+      guint64 b = m < own ? nccl_share(body, own, m) : 0;
       SimTask after[2];
       guint32 n = 0;
 
@@ -236,6 +253,15 @@ void nccl_execution_build(NcclExecution *x)
         }
       }
       e->rounds[m] = add_transfer(x, e, b, after, n, pl->stream_base + i);
+      if (own < rounds)
+        e->rounds[m] =
+            add_delay(x,
+                      (rounds - 1) *
+                          sim_paths_latency_ps(
+                              pl->fabric,
+                              &g_array_index(pl->paths, SimPath, e->first_path),
+                              e->n_paths),
+                      &e->rounds[m], 1);
     }
   }
   if (x->want_done)

@@ -109,10 +109,13 @@ typedef struct {
                          steady pace of a long loop */
   SimTime packet_sample_ps; /* NCCL_EXEC_PACKET: sample queue depths this
                                often (sim_packet_set_sampling); 0: off */
-  gboolean no_fold;         /* run every channel, not one of each alike set (the
-                       fold is exact on the flow and analytical
-                       transports; the packet transport and transfer
-                       traces never fold: plan.h, docs/transports.md) */
+  /* Run every channel, not one of each alike set (the fold is exact on
+   * the flow and analytical transports; the packet transport and transfer
+   * traces never fold: plan.h; docs/transports.md) */
+  gboolean no_fold;
+  /* Run every round of an edge's body as a transfer, also where no other
+   * edge waits on them (exec.c; docs/transports.md) */
+  gboolean all_rounds;
   gboolean set_net_proxy; /* net_proxy_us in place of the system's [nccl]
                              net_proxy_us (a calibration's search) */
   double net_proxy_us;

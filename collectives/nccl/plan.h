@@ -87,6 +87,8 @@ typedef struct {
   GArray *routes;       /* NcclRoute: the path sets computed so far */
   gboolean one_way;     /* Send/Recv: rank 0 to rank 1 only */
   gboolean fold;        /* fold alike channels (set before building) */
+  gboolean whole;       /* exec.c: an uncoupled edge's body in one transfer
+                           (set before executing) */
   guint64 mem_base;     /* memory in use beside the plan's run, bytes (set
                            before building; plan_memory_check) */
   GArray *classes;      /* NcclChannelSpan: the channels kept, folded */

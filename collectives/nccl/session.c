@@ -270,6 +270,7 @@ gboolean nccl_session_add(NcclSession *s, const NcclComm *comm, NcclColl coll,
     spec = &none;
   pl.one_way = spec->one_way;
   pl.fold = !comm->opt.no_fold && sim_transport_takes_copies(s->tr);
+  pl.whole = !comm->opt.all_rounds;
   if (comm->sys != s->sys) {
     g_set_error(error, COLL_ERROR, COLL_ERROR_CONFLICT,
                 "a communicator of another system than the session's");
@@ -346,6 +347,7 @@ gboolean nccl_run(const NcclComm *comm, NcclColl coll, guint64 bytes,
   /* a transfer trace names each channel's transfers: no fold then */
   pl.fold = !comm->opt.no_fold && exec != NCCL_EXEC_PACKET &&
             !(comm->opt.trace && comm->opt.trace->transfer);
+  pl.whole = !comm->opt.all_rounds;
   pl.mem_base = packet_need(comm->sys, exec);
   if (!check_memory(comm, coll, MAX(choice->channels, 1), pl.fold, exec, error))
     return FALSE;

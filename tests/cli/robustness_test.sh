@@ -147,7 +147,7 @@ switch = quantum2-ndr
 tiers = 2
 rail_optimized = true
 EOF
-"$IFSIM" run -t "$work/big.ini" -b 1G -e 1T --csv "$work/keep.csv" \
+"$IFSIM" run -t "$work/big.ini" -b 1G -e 4G --fidelity packet --csv "$work/keep.csv" \
   --links-csv "$work/links.csv" >"$out" 2>"$err" &
 pid=$!
 sleep 2
