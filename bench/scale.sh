@@ -79,17 +79,7 @@ row() { # row LABEL ARGS...
 }
 
 echo "# ifsim $(git -C "$root" describe --always --dirty 2>/dev/null || echo '?'); $(nproc) cores; $(date -u +%FT%TZ)"
-cat >"$tmp/h100x128.ini" <<'INI'
-[system]
-description = 128 DGX H100 (1024 GPUs), rail-optimized NDR fat-tree
-server = dgx-h100
-servers = 128
-[scaleout]
-topology = fat-tree
-switch = quantum2-ndr
-tiers = 2
-rail_optimized = true
-INI
+write_h100 "$tmp/h100x128.ini" 128 2
 llm70b=params=70B,layers=80,hidden=8192,ffn=28672,mlp=swiglu,vocab=32000
 llm70b=$llm70b,seq=4096,mbs=1,microbatches=8,tp=8,pp=8,dp=16,tflops=989
 llm70b=$llm70b,mfu=0.45,optimizer_us=2000,bucket=25M

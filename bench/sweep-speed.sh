@@ -12,20 +12,12 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${1:-$root/build-bench}"
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "$build" --target ifsim -j"$(nproc)" >/dev/null
+# shellcheck source=bench/common.sh
+. "$root/bench/common.sh"
+build_release ifsim
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
-cat >"$tmp/h100.ini" <<'INI'
-[system]
-server = dgx-h100
-servers = 2
-[scaleout]
-topology = fat-tree
-switch = quantum2-ndr
-tiers = 2
-rail_optimized = true
-INI
+write_h100 "$tmp/h100.ini" 2 2
 grid=(-t "$tmp/h100.ini" --vary system.servers=2,4,6,8,10,12,14,16
       --vary scaleout.oversubscription=1,3 -c allreduce,allgather
       -b 1M -e 256M -f 4)
