@@ -284,7 +284,8 @@ static gboolean sweep_build(SweepOptions *o, CliSweep *sw, GError **error)
              {"proto", "--proto", 0, o->nccl.proto},
              {"nccl_version", "--nccl-version", 0, o->nccl.nccl_version},
              {"fidelity", "--fidelity", 0, o->nccl.fidelity},
-             {"collnet", "--collnet", 0, o->nccl.collnet ? "true" : NULL}};
+             {"collnet", "--collnet", 0, o->nccl.collnet ? "true" : NULL},
+             {"no_fold", "--no-fold", 0, o->nccl.no_fold ? "true" : NULL}};
 
   for (guint i = 0; i < G_N_ELEMENTS(run); i++) {
     if (run[i].value &&

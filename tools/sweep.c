@@ -46,6 +46,7 @@ static const struct {
     {"nccl_version", RUN_STRING},
     {"fidelity", RUN_STRING},
     {"collnet", RUN_BOOL},
+    {"no_fold", RUN_BOOL},
 };
 
 /* Groups of a topology file a key may address, and the prefixes of the
@@ -164,17 +165,22 @@ static gboolean run_apply(CliRunOptions *o, int k, const char *value,
     if (!sim_count_parse(value, 0, &n, error))
       return FALSE;
     break;
-  case RUN_BOOL:
+  case RUN_BOOL: {
+    gboolean *field = strcmp(run_keys[k].key, "collnet") == 0
+                          ? &o->nccl.collnet
+                          : &o->nccl.no_fold;
+
     if (strcmp(value, "true") == 0)
-      o->nccl.collnet = TRUE;
+      *field = TRUE;
     else if (strcmp(value, "false") == 0)
-      o->nccl.collnet = FALSE;
+      *field = FALSE;
     else {
       g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
                   "'%s' is not true or false", value);
       return FALSE;
     }
     return TRUE;
+  }
   case RUN_STRING: {
     const char *key = run_keys[k].key;
     char **field = strcmp(key, "datatype") == 0       ? &o->dtype

@@ -6,7 +6,7 @@ IFSIM=$1
 fails=0
 out=$(mktemp)
 err=$(mktemp)
-trap 'rm -f "$out" "$err" "$out.sep" "$out.att"' EXIT
+trap 'rm -f "$out" "$err" "$out.sep" "$out.att" "$out.csv"' EXIT
 
 # expect STATUS PATTERN ARGS...: runs ifsim ARGS, checks the exit status and
 # that stdout+stderr contain PATTERN (fixed string).
@@ -825,6 +825,10 @@ else
   fails=$((fails + 1))
 fi
 expect 0 "--no-fold" run --help
+expect 2 "ifsim: sweep: --vary: run.no_fold: 'maybe' is not true or false" sweep --vary run.no_fold=maybe -b 1M -e 1M -o "$out.csv"
+"$IFSIM" sweep --vary run.no_fold=true,false -b 1M -e 1M -o "$out.csv" ||
+  { echo "FAIL: sweep --vary run.no_fold=true,false"; fails=$((fails + 1)); }
+contains "$out.csv" "0,true,AllReduce,1048576"
 if [ "$fails" -ne 0 ]; then
   echo "$fails CLI test(s) failed"
   exit 1
