@@ -287,8 +287,10 @@ static SimTime step_latency(const NcclPlan *pl, gboolean inter, guint32 first)
 
 /* Whether the memory a run of the plan so far takes, with what is in use
  * beside it (pl->mem_base), fits (sim/memory.h): NCCL_RUN_BYTES_PER_EDGE
- * per edge kept. */
-static gboolean plan_memory_check(const NcclPlan *pl, GError **error)
+ * per edge kept.  `done`: the plan is whole (else a refusal counts its
+ * edges "so far"). */
+static gboolean plan_memory_check(const NcclPlan *pl, gboolean done,
+                                  GError **error)
 {
   guint64 need =
       pl->mem_base + (guint64)pl->edges->len * NCCL_RUN_BYTES_PER_EDGE;
@@ -298,10 +300,10 @@ static gboolean plan_memory_check(const NcclPlan *pl, GError **error)
     return TRUE;
   what = g_strdup_printf("%s on %u ranks", nccl_coll_name(pl->coll),
                          pl->comm->nranks);
-  how = g_strdup_printf("%u edges of its plan, %u KiB per edge%s",
-                        pl->edges->len, NCCL_RUN_BYTES_PER_EDGE >> 10,
-                        pl->mem_base ? ", and the calls and packets beside it"
-                                     : "");
+  how = g_strdup_printf(
+      "%u edges of its plan%s, %u KiB per edge%s", pl->edges->len,
+      done ? "" : " so far", NCCL_RUN_BYTES_PER_EDGE >> 10,
+      pl->mem_base ? ", and the calls and packets beside it" : "");
   return sim_memory_check(need, what, how, error);
 }
 
@@ -320,7 +322,7 @@ static gboolean add_edge(NcclPlan *pl, guint32 a, guint32 b, guint32 channel,
   /* a plan of a million edges takes seconds: Ctrl-C ends it, and one
    * too large for the memory stops as it grows */
   if (pl->edges->len % 4096 == 0 &&
-      (!sim_interrupt_check(error) || !plan_memory_check(pl, error)))
+      (!sim_interrupt_check(error) || !plan_memory_check(pl, FALSE, error)))
     return FALSE;
   if (!route_ranks(pl, a, b, rail, &e.first_path, &e.n_paths, error))
     return FALSE;
@@ -462,11 +464,12 @@ static gboolean channels_alike(const NcclPlan *pl, const NcclChannelSpan *x,
 /* Ends a channel begun at *s: with pl->fold, when it is alike an earlier
  * kept channel (channels_alike), its records go (and the routes first
  * computed for it) and that channel's edges count one copy more; else it
- * is kept, if the memory allows (plan_memory_check).  Exact under max-min sharing: alike channels start together
- * and their flows, on the same channels with the same caps, always get
- * the same rates (a flow of k copies weighs k on each channel), so they
- * end together; only rounding in the last bits of the rates differs
- * (tests/collectives: folded and unfolded runs agree to 1e-9). */
+ * is kept, if the memory allows (plan_memory_check).  Exact under max-min
+ * sharing: alike channels start together and their flows, on the same
+ * channels with the same caps, always get the same rates (a flow of k
+ * copies weighs k on each channel), so they end together; only rounding
+ * in the last bits of the rates differs (tests/collectives: folded and
+ * unfolded runs agree to 1e-8). */
 static gboolean channel_end(NcclPlan *pl, NcclChannelSpan *s, GError **error)
 {
   s->n_edges = pl->edges->len - s->edges;
@@ -497,7 +500,7 @@ static gboolean channel_end(NcclPlan *pl, NcclChannelSpan *s, GError **error)
     return TRUE;
   }
   g_array_append_val(pl->classes, *s);
-  return plan_memory_check(pl, error);
+  return plan_memory_check(pl, FALSE, error);
 }
 
 /* Ring order of channel c: every node's ranks in a rotation that starts at
@@ -1284,5 +1287,5 @@ gboolean nccl_plan_build(NcclPlan *pl, const NcclComm *comm, NcclColl coll,
     socket_caps(pl);
     proxy_queues(pl);
   }
-  return ok && plan_memory_check(pl, error);
+  return ok && plan_memory_check(pl, TRUE, error);
 }
