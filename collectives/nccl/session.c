@@ -43,8 +43,9 @@ static guint64 packet_bound(const TopoSystem *sys)
 }
 
 /* The fewest edges a call's plan can have: an AllToAll's pair of ranks
- * each (plan_p2p), else an edge per rank on each channel, or on one when
- * alike channels fold.  The plan checks its real count as it grows
+ * each and a Send/Recv's rank each (plan_p2p: a pair's channels are one
+ * edge), else an edge per rank on each channel, or on one when alike
+ * channels fold.  The plan checks its real count as it grows
  * (NCCL_RUN_BYTES_PER_EDGE, plan.c); this refuses up front what cannot
  * fit whatever it folds. */
 static guint64 plan_floor(const NcclComm *comm, NcclColl coll, guint32 channels,
@@ -52,8 +53,11 @@ static guint64 plan_floor(const NcclComm *comm, NcclColl coll, guint32 channels,
 {
   guint64 ranks = nccl_comm_ranks(comm);
 
-  return coll == NCCL_COLL_ALLTOALL ? ranks * (ranks - 1)
-                                    : ranks * (fold ? 1 : channels);
+  if (coll == NCCL_COLL_ALLTOALL)
+    return ranks * (ranks - 1);
+  if (coll == NCCL_COLL_SENDRECV)
+    return ranks;
+  return ranks * (fold ? 1 : channels);
 }
 
 /* Memory of a built plan's run, bytes. */
