@@ -1334,8 +1334,8 @@ static NcclRunStats fold_run(const TopoSystem *sys, NcclColl coll, guint32 algo,
 /* Two shortcuts of the plan's execution.  Folding alike channels (plan.c
  * channel_end) is exact but for the last bits of the rates: on contended fabrics (an oversubscribed ECMP
  * fat-tree, where channels that share a NIC fold only where they hash
- * alike; a rail-optimized one; PCIe servers), every algorithm and
- * collective takes the same time folded and unfolded to 1e-8 (a few
+ * alike; a rail-optimized one; PCIe servers), Ring, Tree, NVLSTree and
+ * point-to-point plans take the same time folded and unfolded to 1e-8 (a few
  * picoseconds: 1 ps in 377 us the most seen, NVLSTree 32 MiB on the ECMP
  * fabric), on the flow and analytical transports; every link carries the
  * same bytes to 1e-9 and is busy as long to 1e-6 (24 ps of 150 us the
