@@ -835,7 +835,7 @@ static void flow_insert_alone(FlowTransport *ft, guint32 f, Flow *fl,
  * that is done (`done`) counts its bytes on each channel, and the channels
  * still holding flows become seeds of a recomputation. */
 static gboolean flow_remove(FlowTransport *ft, Flow *fl, SimTime now,
-                            gboolean done)
+                            gboolean done, gboolean seed)
 {
   gboolean others = FALSE;
 
@@ -863,7 +863,7 @@ static gboolean flow_remove(FlowTransport *ft, Flow *fl, SimTime now,
         ch->busy_ps += now - ch->busy_since;
     } else {
       others = TRUE;
-      if (done)
+      if (done && seed)
         seed_push(ft, hp->ch);
     }
   }
@@ -877,11 +877,54 @@ static gboolean flow_remove(FlowTransport *ft, Flow *fl, SimTime now,
  * its real start. */
 static void flow_demote(FlowTransport *ft, guint32 f, Flow *fl)
 {
-  flow_remove(ft, fl, fl->since, FALSE);
+  flow_remove(ft, fl, fl->since, FALSE, FALSE);
   flow_unschedule(ft, fl);
   fl->rate = 0;
   ft->base.stats.demoted++;
   sim_engine_schedule(ft->base.engine, fl->since, ft->activate_kind, f);
+}
+
+/* Headroom below a channel's rate under which it counts as unsaturated
+ * for the two shortcuts below: well above the filling's rounding (its
+ * checks allow 1e-9), so a channel the filling saturated is never taken
+ * for one with room. */
+#define FLOW_SLACK 1e-6
+
+/* Whether a flow that just joined shared channels (at rate 0) fits at
+ * its cap in what each of them has spare, with FLOW_SLACK to spare
+ * after.  Then the max-min allocation gives it its cap and changes no
+ * other flow: no channel it crosses was saturated, so none was another
+ * flow's bottleneck, and none becomes one (the newcomer is at its cap).
+ * Only when the allocation is max-min now: no recomputation pending. */
+static gboolean flow_fits(const FlowTransport *ft, const Flow *fl)
+{
+  if (ft->recompute_pending || fl->cap >= G_MAXDOUBLE)
+    return FALSE;
+  for (guint32 h = 0; h < fl->n_hops; h++) {
+    const FlowHop *hp = flow_hop((FlowTransport *)ft, fl, h);
+    const Chan *ch = &ft->chan[hp->ch];
+
+    if (units_Bps(ch->used) + hp->w * fl->cap > ch->cap * (1 - FLOW_SLACK))
+      return FALSE;
+  }
+  return TRUE;
+}
+
+/* Whether a flow about to leave crosses no saturated channel (each has
+ * FLOW_SLACK to spare with it): then no flow is bottlenecked on its
+ * channels, so its leaving changes no rate, and the allocation stays
+ * max-min without a recomputation.  Only when it is max-min now. */
+static gboolean flow_slack(const FlowTransport *ft, const Flow *fl)
+{
+  if (ft->recompute_pending)
+    return FALSE;
+  for (guint32 h = 0; h < fl->n_hops; h++) {
+    const Chan *ch = &ft->chan[flow_hop((FlowTransport *)ft, fl, h)->ch];
+
+    if (units_Bps(ch->used) > ch->cap * (1 - FLOW_SLACK))
+      return FALSE;
+  }
+  return TRUE;
 }
 
 static void flow_activate(SimEngine *engine, void *ctx, guint64 data)
@@ -907,6 +950,19 @@ static void flow_activate(SimEngine *engine, void *ctx, guint64 data)
   }
   if (!flow_insert(ft, f, fl, now))
     return;
+  if (flow_fits(ft, fl)) {
+    fl->rate = fl->cap;
+    fl->bneck = SIM_NONE;
+    for (guint32 h = 0; h < fl->n_hops; h++) {
+      const FlowHop *hp = flow_hop(ft, fl, h);
+      ft->chan[hp->ch].used += use_units(hp->w, fl->rate);
+    }
+    flow_schedule_done(ft, f, fl);
+    ft->base.stats.recomputes_saved++;
+    if (ft->checking)
+      check_all(ft);
+    return;
+  }
   for (guint32 h = 0; h < fl->n_hops; h++)
     seed_push(ft, flow_hop(ft, fl, h)->ch);
   request_recompute(ft, 0);
@@ -917,13 +973,21 @@ static void flow_done(SimEngine *engine, void *ctx, guint64 data)
   FlowTransport *ft = ctx;
   guint32 f = (guint32)data;
   Flow *fl = flow_at(ft, f);
+  gboolean quiet;
 
   if ((guint32)(data >> 32) != fl->ev_gen)
     return; /* a stale plain event: the flow was rescheduled */
   fl->done_ev = SIM_EVENT_ID_NONE; /* this one, running */
   fl->ev_gen++;
-  if (flow_remove(ft, fl, sim_engine_now(engine), TRUE))
-    request_recompute(ft, fl->rate * (1 - 1e-9));
+  quiet = flow_slack(ft, fl);
+  if (flow_remove(ft, fl, sim_engine_now(engine), TRUE, !quiet)) {
+    if (!quiet)
+      request_recompute(ft, fl->rate * (1 - 1e-9));
+    else
+      ft->base.stats.recomputes_saved++;
+  }
+  if (quiet && ft->checking)
+    check_all(ft);
   flow_release(ft, f, fl);
 }
 

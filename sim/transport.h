@@ -94,6 +94,9 @@ typedef struct {
   guint64 recompute_flows;  /* flows in the final sets */
   guint64 demoted;          /* flows started alone that met another before
                             their bytes began (flow transport) */
+  guint64 recomputes_saved; /* flows that started or ended on shared
+                               channels with room to spare, so that no
+                               rate changed (flow transport) */
   guint32 peak_active;      /* most flows on channels at once */
 } SimTransportStats;
 

@@ -103,6 +103,19 @@ static SimPath path_of(guint32 n, const SimChannelId *hops)
   return p;
 }
 
+/* A flow rig of two nodes and one link of `rate`, no latency: the link's
+ * channel and its one-hop path. */
+static void one_link_rig(Rig *r, double rate, SimChannelId *c, SimPath *p)
+{
+  SimNodeId n[2];
+
+  rig_init(r);
+  nodes(r, 2, n);
+  *c = link(r, n[0], n[1], rate, 0);
+  rig_go(r, "flow");
+  *p = path_of(1, c);
+}
+
 static void start(Rig *r, const SimPath *p, guint64 bytes, guint64 tag)
 {
   SimTransfer x = {.bytes = bytes, .paths = p, .n_paths = 1, .tag = tag};
@@ -462,17 +475,12 @@ END_TEST
 START_TEST(test_channel_stats)
 {
   Rig r;
-  SimNodeId n[2];
   SimChannelId c;
   SimPath p;
   SimChannelStats cs;
   SimTransportStats st;
 
-  rig_init(&r);
-  nodes(&r, 2, n);
-  c = link(&r, n[0], n[1], 1 * GBps, 0);
-  rig_go(&r, "flow");
-  p = path_of(1, &c);
+  one_link_rig(&r, 1 * GBps, &c, &p);
   for (guint i = 0; i < 100; i++)
     start(&r, &p, 10000, i);
   sim_engine_run(r.engine);
@@ -500,6 +508,7 @@ typedef struct {
   SimPath *path;
   guint64 *bytes;
   SimTime *at;
+  double *cap; /* B/s, 0: none */
 } Workload;
 
 /* A random connected fabric of 12 nodes (a ring plus chords, rates 1-8
@@ -532,6 +541,7 @@ static void random_rig(Rig *r, SimRng *rng, Workload *w, guint32 n)
   w->path = g_new0(SimPath, n);
   w->bytes = g_new(guint64, n);
   w->at = g_new(SimTime, n);
+  w->cap = g_new0(double, n);
   for (guint32 t = 0; t < n; t++) {
     guint src = sim_rng_below(rng, N), dst = sim_rng_below(rng, N - 1);
     guint prev[N], queue[N], head = 0, tail = 0;
@@ -561,11 +571,20 @@ static void random_rig(Rig *r, SimRng *rng, Workload *w, guint32 n)
   }
 }
 
+/* Caps for half the transfers of a workload, 0.1 to 2 GB/s. */
+static void random_caps(SimRng *rng, Workload *w)
+{
+  for (guint32 t = 0; t < w->n; t++)
+    w->cap[t] =
+        sim_rng_below(rng, 2) ? (0.1 + sim_rng_below(rng, 20) * 0.1) * GBps : 0;
+}
+
 static void workload_clear(Workload *w)
 {
   g_free(w->path);
   g_free(w->bytes);
   g_free(w->at);
+  g_free(w->cap);
 }
 
 typedef struct {
@@ -578,7 +597,14 @@ static void on_launch(SimEngine *e, void *ctx, guint64 data)
   Launch *l = ctx;
 
   (void)e;
-  start(l->r, &l->w->path[data], l->w->bytes[data], data);
+  {
+    SimTransfer x = {.bytes = l->w->bytes[data],
+                     .paths = &l->w->path[data],
+                     .n_paths = 1,
+                     .cap_Bps = l->w->cap[data],
+                     .tag = data};
+    sim_transport_start(l->r->t, &x);
+  }
 }
 
 static void run_workload(Rig *r, Workload *w)
@@ -591,53 +617,137 @@ static void run_workload(Rig *r, Workload *w)
   sim_engine_run(r->engine);
 }
 
+/* Runs a random workload of 800 transfers (caps on half of them with
+ * `caps`) on the flow transport under checking mode, checks that no
+ * transfer beats its contention-free time (at its cap) and that every
+ * channel carried exactly the bytes of the transfers crossing it, in no
+ * less time than its rate allows; returns the transport's statistics. */
+static SimTransportStats random_run(guint64 seed, gboolean caps)
+{
+  Rig r;
+  SimRng rng;
+  Workload w;
+  SimTransportStats st;
+  double *expect;
+
+  rig_init(&r);
+  sim_rng_init(&rng, seed, caps ? 7 : 0);
+  random_rig(&r, &rng, &w, 800);
+  if (caps)
+    random_caps(&rng, &w);
+  rig_go(&r, "flow");
+  run_workload(&r, &w);
+  sim_transport_stats(r.t, &st);
+  ck_assert_uint_eq(st.transfers_done, w.n);
+  expect = g_new0(double, sim_fabric_n_channels(r.fabric));
+  for (guint32 t = 0; t < w.n; t++) {
+    double rate = sim_path_bottleneck_Bps(r.fabric, &w.path[t]);
+    SimTime alone;
+
+    if (w.cap[t] > 0)
+      rate = MIN(rate, w.cap[t]);
+    alone = sim_path_latency_ps(r.fabric, &w.path[t]) +
+            sim_serialize_ps((double)w.bytes[t], rate);
+    ck_assert_uint_ge(done_at(&r, t) - w.at[t] + 1, alone);
+    for (guint32 h = 0; h < w.path[t].n; h++)
+      expect[w.path[t].hop[h]] += (double)w.bytes[t];
+  }
+  for (SimChannelId c = 0; c < sim_fabric_n_channels(r.fabric); c++) {
+    SimChannelStats cs;
+    sim_transport_channel_stats(r.t, c, &cs);
+    ck_assert(cs.payload_bytes == expect[c]);
+    /* busy time can carry at most rate x busy bytes */
+    ck_assert(cs.payload_bytes <= sim_fabric_channel(r.fabric, c)->rate_Bps *
+                                          sim_time_to_s(cs.busy_ps) *
+                                          (1 + 1e-9) +
+                                      1);
+  }
+  g_free(expect);
+  workload_clear(&w);
+  rig_clear(&r);
+  return st;
+}
+
 /* Random contended workloads under checking mode (after every
- * recomputation: no channel over its rate, every flow bottlenecked).  No
- * transfer beats its contention-free time; every channel carried exactly
- * the bytes of the transfers crossing it. */
+ * recomputation: no channel over its rate, every flow bottlenecked), with
+ * conservation (random_run). */
 START_TEST(test_random_conservation)
 {
   for (guint64 seed = 1; seed <= 3; seed++) {
-    Rig r;
-    SimRng rng;
-    Workload w;
-    SimTransportStats st;
-    double *expect;
+    SimTransportStats st = random_run(seed, FALSE);
 
-    rig_init(&r);
-    sim_rng_init(&rng, seed, 0);
-    random_rig(&r, &rng, &w, 800);
-    rig_go(&r, "flow");
-    run_workload(&r, &w);
-    sim_transport_stats(r.t, &st);
-    ck_assert_uint_eq(st.transfers_done, w.n);
     ck_assert_uint_gt(st.recomputes, 100);
     /* sets had to grow: the local recomputation was exercised */
     ck_assert_uint_gt(st.recompute_rounds, st.recomputes);
-    expect = g_new0(double, sim_fabric_n_channels(r.fabric));
-    for (guint32 t = 0; t < w.n; t++) {
-      SimTime alone =
-          sim_path_latency_ps(r.fabric, &w.path[t]) +
-          sim_serialize_ps((double)w.bytes[t],
-                           sim_path_bottleneck_Bps(r.fabric, &w.path[t]));
-      ck_assert_uint_ge(done_at(&r, t) - w.at[t] + 1, alone);
-      for (guint32 h = 0; h < w.path[t].n; h++)
-        expect[w.path[t].hop[h]] += (double)w.bytes[t];
-    }
-    for (SimChannelId c = 0; c < sim_fabric_n_channels(r.fabric); c++) {
-      SimChannelStats cs;
-      sim_transport_channel_stats(r.t, c, &cs);
-      ck_assert(cs.payload_bytes == expect[c]);
-      /* busy time can carry at most rate x busy bytes */
-      ck_assert(cs.payload_bytes <= sim_fabric_channel(r.fabric, c)->rate_Bps *
-                                            sim_time_to_s(cs.busy_ps) *
-                                            (1 + 1e-9) +
-                                        1);
-    }
-    g_free(expect);
-    workload_clear(&w);
-    rig_clear(&r);
   }
+}
+END_TEST
+
+/* Capped flows that fit in what their channels have spare start at their
+ * cap, and flows leaving channels with room leave the others as they
+ * are, without a recomputation (sim/flow.c flow_fits, flow_slack): random
+ * contended workloads with caps on half the transfers, under checking
+ * mode (after every recomputation and every shortcut the whole allocation
+ * is max-min), with conservation, and the shortcuts taken. */
+START_TEST(test_random_caps)
+{
+  for (guint64 seed = 1; seed <= 3; seed++) {
+    SimTransportStats st = random_run(seed, TRUE);
+
+    ck_assert_uint_gt(st.recomputes, 50);
+    ck_assert_uint_gt(st.recomputes_saved, 50);
+  }
+}
+END_TEST
+
+/* Two flows capped below their shared link's rate: the second starts at
+ * its cap with no recomputation; a third whose cap does not fit takes
+ * what is left, by recomputation, and more as the others end. */
+START_TEST(test_room_to_spare)
+{
+  Rig r;
+  SimChannelId c;
+  SimPath p;
+  SimTransportStats st;
+
+  one_link_rig(&r, 10 * GBps, &c, &p);
+  {
+    SimTransfer a = {.bytes = 1000000,
+                     .paths = &p,
+                     .n_paths = 1,
+                     .cap_Bps = 2 * GBps,
+                     .tag = 0};
+    SimTransfer b = {.bytes = 2000000,
+                     .paths = &p,
+                     .n_paths = 1,
+                     .cap_Bps = 4 * GBps,
+                     .tag = 1};
+    SimTransfer d = {.bytes = 3000000,
+                     .paths = &p,
+                     .n_paths = 1,
+                     .cap_Bps = 8 * GBps,
+                     .tag = 2};
+
+    sim_transport_start(r.t, &a);
+    sim_engine_run_until(r.engine, SIM_US(100));
+    sim_transport_start(r.t, &b);
+    sim_engine_run_until(r.engine, SIM_US(300));
+    sim_transport_stats(r.t, &st);
+    ck_assert_uint_eq(st.recomputes, 0);
+    ck_assert_uint_ge(st.recomputes_saved, 1);
+    /* a: 1 MB at 2 GB/s = 500 us; b from 100 us: 2 MB at 4 GB/s = 500 us */
+    sim_transport_start(r.t, &d);
+  }
+  sim_engine_run(r.engine);
+  sim_transport_stats(r.t, &st);
+  ck_assert_uint_eq(done_at(&r, 0), SIM_US(500));
+  /* d (from 300 us) gets 10 - 2 - 4 = 4 GB/s until a ends at 500 us, then
+   * 6 until b ends at 600 us, then its cap of 8 */
+  ck_assert_uint_eq(done_at(&r, 1), SIM_US(600));
+  /* 0.8 MB by 500 us, 0.6 MB more by 600 us, 1.6 MB at 8 GB/s: 800 us */
+  ck_assert_time_near(done_at(&r, 2), SIM_US(800));
+  ck_assert_uint_gt(st.recomputes, 0);
+  rig_clear(&r);
 }
 END_TEST
 
@@ -720,6 +830,8 @@ Suite *suite_transport(void)
   tcase_set_timeout(tc, 240);
   tcase_add_test(tc, test_random_conservation);
   tcase_add_test(tc, test_determinism);
+  tcase_add_test(tc, test_random_caps);
+  tcase_add_test(tc, test_room_to_spare);
   tcase_add_test(tc, test_flow_equals_analytical_alone);
   suite_add_tcase(s, tc);
   return s;
