@@ -756,6 +756,21 @@ static void copies_on(FlowTransport *ft, SimChannelId c, guint32 copies)
   cd->peak = MAX(cd->peak, ft->chan[c].n + cd->extra);
 }
 
+/* Sets a flow that is on its channels moving at `rate` (limited by channel
+ * `bneck`, SIM_NONE: its cap) without a recomputation, and schedules its
+ * end. */
+static void flow_run_at(FlowTransport *ft, guint32 f, Flow *fl, double rate,
+                        guint32 bneck)
+{
+  fl->rate = rate;
+  fl->bneck = bneck;
+  for (guint32 h = 0; h < fl->n_hops; h++) {
+    const FlowHop *hp = flow_hop(ft, fl, h);
+    ft->chan[hp->ch].used += use_units(hp->w, rate);
+  }
+  flow_schedule_done(ft, f, fl);
+}
+
 /* Puts a flow on its channels, moving bytes from `since` (now, or later
  * for a flow starting alone: flow_start).  Returns TRUE when a channel
  * already held another flow; else the flow runs at its bottleneck rate and
@@ -795,13 +810,7 @@ static gboolean flow_insert(FlowTransport *ft, guint32 f, Flow *fl,
   if (shared)
     return TRUE;
   /* Alone on every channel: the bottleneck rate, nobody else moves. */
-  fl->rate = rate;
-  fl->bneck = bneck;
-  for (guint32 h = 0; h < fl->n_hops; h++) {
-    const FlowHop *hp = flow_hop(ft, fl, h);
-    ft->chan[hp->ch].used += use_units(hp->w, rate);
-  }
-  flow_schedule_done(ft, f, fl);
+  flow_run_at(ft, f, fl, rate, bneck);
   return FALSE;
 }
 
@@ -951,13 +960,7 @@ static void flow_activate(SimEngine *engine, void *ctx, guint64 data)
   if (!flow_insert(ft, f, fl, now))
     return;
   if (flow_fits(ft, fl)) {
-    fl->rate = fl->cap;
-    fl->bneck = SIM_NONE;
-    for (guint32 h = 0; h < fl->n_hops; h++) {
-      const FlowHop *hp = flow_hop(ft, fl, h);
-      ft->chan[hp->ch].used += use_units(hp->w, fl->rate);
-    }
-    flow_schedule_done(ft, f, fl);
+    flow_run_at(ft, f, fl, fl->cap, SIM_NONE);
     ft->base.stats.recomputes_saved++;
     if (ft->checking)
       check_all(ft);

@@ -24,11 +24,6 @@ void sim_transport_set_wire(SimTransport *t, SimWireFn fn, void *ctx)
   t->wire.ctx = ctx;
 }
 
-gboolean sim_transport_takes_copies(const SimTransport *t)
-{
-  return t->ops->copies;
-}
-
 const char *sim_transport_name(const SimTransport *t)
 {
   return t->ops->name;

@@ -155,8 +155,6 @@ void sim_transport_set_wire(SimTransport *t, SimWireFn fn, void *ctx);
 void sim_transport_start(SimTransport *t, const SimTransfer *x);
 
 const char *sim_transport_name(const SimTransport *t);
-/* Whether t takes transfers of several copies (SimTransfer.copies). */
-gboolean sim_transport_takes_copies(const SimTransport *t);
 /* Appends the transport's explanation of a stall (see explain_stall). */
 void sim_transport_explain_stall(const SimTransport *t, GString *out);
 void sim_transport_stats(const SimTransport *t, SimTransportStats *out);

@@ -1,7 +1,7 @@
 /* NCCL's knobs on the command line, one option group for every command
  * that runs collectives (run, replay, sweep): --algo, --proto,
- * --nccl-version, --channels, --collnet, --fidelity and --no-fold, with one help text
- * each, and the NCCL_* environment variables they stand for (NCCL_ALGO,
+ * --nccl-version, --channels, --collnet, --fidelity and --no-fold, with
+ * one help text each, and the NCCL_* environment variables they stand for (NCCL_ALGO,
  * NCCL_PROTO, NCCL_MIN_NCHANNELS, NCCL_MAX_NCHANNELS,
  * NCCL_COLLNET_ENABLE), which the flags override. */
 #ifndef TOOLS_NCCL_OPTIONS_H

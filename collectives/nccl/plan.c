@@ -496,7 +496,6 @@ static gboolean channel_end(NcclPlan *pl, NcclChannelSpan *s, GError **error)
     g_array_set_size(pl->edges, s->edges);
     g_array_set_size(pl->hops, s->hops);
     g_array_set_size(pl->preds, s->preds);
-    pl->folded++;
     return TRUE;
   }
   g_array_append_val(pl->classes, *s);
@@ -622,7 +621,7 @@ static gboolean plan_node_tree(NcclPlan *pl, guint32 c, guint32 which,
   guint32 m = pl->comm->nnodes, ppn = pl->comm->ppn, local = rail % ppn;
   g_autofree guint32 *order = g_new(guint32, m);
   g_autofree guint32 *depth = g_new(guint32, m);
-  guint32 n_order = 0, at[33] = {0};
+  guint32 at[33] = {0};
 
   /* deepest nodes first, each depth in node order (a counting sort) */
   for (guint32 k = 0; k < m; k++) {
@@ -637,8 +636,7 @@ static gboolean plan_node_tree(NcclPlan *pl, guint32 c, guint32 which,
   }
   for (guint32 k = 0; k < m; k++)
     order[at[32 - depth[k]]++] = k;
-  n_order = m;
-  for (guint32 i = 0; i < n_order; i++) {
+  for (guint32 i = 0; i < m; i++) {
     guint32 k = order[i], p = dtree_parent(k, m, which), e;
 
     if (p == SIM_NONE)
@@ -650,7 +648,7 @@ static gboolean plan_node_tree(NcclPlan *pl, guint32 c, guint32 which,
     if (in_edge)
       in_edge[p] = e;
   }
-  for (guint32 i = n_order; i-- > 0;) {
+  for (guint32 i = m; i-- > 0;) {
     guint32 k = order[i], p = dtree_parent(k, m, which), e;
 
     if (p == SIM_NONE)

@@ -92,7 +92,6 @@ typedef struct {
   guint64 mem_base;     /* memory in use beside the plan's run, bytes (set
                            before building; plan_memory_check) */
   GArray *classes;      /* NcclChannelSpan: the channels kept, folded */
-  guint32 folded;       /* channels folded into an earlier one */
   guint32 stream_base;  /* exec.c: its edges' DAG streams start here */
 } NcclPlan;
 

@@ -66,14 +66,21 @@ static guint64 plan_need(const NcclPlan *pl)
   return (guint64)pl->edges->len * NCCL_RUN_BYTES_PER_EDGE;
 }
 
-/* The packet transport's records, bytes (0 on the others). */
-static guint64 packet_need(const TopoSystem *sys, NcclExec exec)
+/* The packet transport's records, bytes (0 on the others); *packets (may
+ * be NULL) gets packet_bound. */
+static guint64 packet_need(const TopoSystem *sys, NcclExec exec,
+                           guint64 *packets)
 {
+  guint64 n;
+
   if (exec != NCCL_EXEC_PACKET)
     return 0;
+  n = packet_bound(sys);
+  if (packets)
+    *packets = n;
   return (guint64)sim_fabric_n_channels(topo_system_fabric(sys)) *
              RUN_PACKET_BYTES_PER_PORT +
-         packet_bound(sys) * RUN_PACKET_BYTES_PER_PACKET;
+         n * RUN_PACKET_BYTES_PER_PACKET;
 }
 
 /* Checks need (+ the packet transport's records) against the limit. */
@@ -83,17 +90,28 @@ static gboolean check_need(const TopoSystem *sys, guint64 need, NcclExec exec,
   g_autofree char *more = NULL;
 
   if (exec == NCCL_EXEC_PACKET) {
-    guint32 ports = sim_fabric_n_channels(topo_system_fabric(sys));
+    guint64 packets = 0;
 
+    need += packet_need(sys, exec, &packets);
     more = g_strdup_printf(
         "%s; packets: %u ports x %u bytes, up to %" G_GUINT64_FORMAT
         " packets x %u bytes",
-        how, ports, RUN_PACKET_BYTES_PER_PORT, packet_bound(sys),
-        RUN_PACKET_BYTES_PER_PACKET);
-    need += packet_need(sys, exec);
+        how, sim_fabric_n_channels(topo_system_fabric(sys)),
+        RUN_PACKET_BYTES_PER_PORT, packets, RUN_PACKET_BYTES_PER_PACKET);
     how = more;
   }
   return sim_memory_check(need, what, how, error);
+}
+
+/* The plan's shortcuts (plan.h, exec.c): alike channels folded unless
+ * told not to, or the transport moves each channel's packets (the packet
+ * transport takes no SimTransfer.copies), or a transfer trace names each
+ * channel's transfers (`traced`); whole bodies unless told not to. */
+static void plan_shortcuts(NcclPlan *pl, const NcclComm *comm, NcclExec exec,
+                           gboolean traced)
+{
+  pl->fold = !comm->opt.no_fold && exec != NCCL_EXEC_PACKET && !traced;
+  pl->whole = !comm->opt.all_rounds;
 }
 
 /* Refuses up front a call that cannot fit whatever its plan folds
@@ -273,8 +291,7 @@ gboolean nccl_session_add(NcclSession *s, const NcclComm *comm, NcclColl coll,
   if (!spec)
     spec = &none;
   pl.one_way = spec->one_way;
-  pl.fold = !comm->opt.no_fold && sim_transport_takes_copies(s->tr);
-  pl.whole = !comm->opt.all_rounds;
+  plan_shortcuts(&pl, comm, s->exec, FALSE);
   if (comm->sys != s->sys) {
     g_set_error(error, COLL_ERROR, COLL_ERROR_CONFLICT,
                 "a communicator of another system than the session's");
@@ -285,7 +302,7 @@ gboolean nccl_session_add(NcclSession *s, const NcclComm *comm, NcclColl coll,
   s->need += floor;
   ok = session_check_memory(s, error);
   s->need -= floor;
-  pl.mem_base = s->need + packet_need(s->sys, s->exec);
+  pl.mem_base = s->need + packet_need(s->sys, s->exec, NULL);
   ok = ok && nccl_plan_build(&pl, comm, coll, bytes, choice, error);
   if (ok) {
     guint64 need = plan_need(&pl);
@@ -348,11 +365,8 @@ gboolean nccl_run(const NcclComm *comm, NcclColl coll, guint64 bytes,
   gboolean ok = FALSE;
   gint64 t0 = g_get_monotonic_time();
 
-  /* a transfer trace names each channel's transfers: no fold then */
-  pl.fold = !comm->opt.no_fold && exec != NCCL_EXEC_PACKET &&
-            !(comm->opt.trace && comm->opt.trace->transfer);
-  pl.whole = !comm->opt.all_rounds;
-  pl.mem_base = packet_need(comm->sys, exec);
+  plan_shortcuts(&pl, comm, exec, comm->opt.trace && comm->opt.trace->transfer);
+  pl.mem_base = packet_need(comm->sys, exec, NULL);
   if (!check_memory(comm, coll, MAX(choice->channels, 1), pl.fold, exec, error))
     return FALSE;
   if (!nccl_plan_build(&pl, comm, coll, bytes, choice, error))
