@@ -66,7 +66,7 @@ const MdlParamSpec mdl_nccl_params[] = {
      "cudaLaunchKernel) on one channel, us; a process driving G GPUs "
      "launches them in turn"},
     {"host_launch_per_channel_us", MDL_PARAM_DOUBLE,
-     NOFF(host_launch_per_channel_us), 0, 100, NULL, "0.33",
+     NOFF(host_launch_per_channel_us), 0, 100, NULL, "0.323",
      "host time each further channel adds to a launch (NCCL prepares and "
      "uploads a channel's work), us"},
     {"net_proxy_us", MDL_PARAM_DOUBLE, NOFF(net_proxy_us), 0, 100, NULL, "2.15",

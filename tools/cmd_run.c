@@ -639,8 +639,8 @@ gboolean cli_run_collective(const NcclComm *comm, const CliRunOptions *o,
     if (last && last_hooks && last_hooks->after &&
         !last_hooks->after(last_hooks->ctx, size, st.time_ps, error))
       return FALSE;
-    r.time_us =
-        sim_time_to_us(nccl_tests_time(comm, st.time_ps, ch.channels));
+    r.time_us = sim_time_to_us(
+        nccl_tests_time(comm, st.time_ps, st.pace_ps, ch.channels));
     r.algbw_GBps = (double)size / (r.time_us * 1e3);
     r.busbw_GBps = r.algbw_GBps * nccl_bus_factor(coll, nccl_comm_ranks(comm));
     r.algo = coll >= NCCL_N_TUNED_COLLS ? "P2P" : nccl_algo_name(ch.algo);

@@ -321,6 +321,7 @@ static gboolean simulate(const TopoSystem *sys, const NcclOptions *opt,
       continue;
     }
     r->call_ps = st.time_ps;
+    r->pace_ps = st.pace_ps;
     g_strlcpy(r->algo,
               coll >= NCCL_N_TUNED_COLLS ? "P2P" : nccl_algo_name(ch.algo),
               sizeof(r->algo));
@@ -545,8 +546,13 @@ static double row_time_us(const ValAccuracy *a, const ValAccuracyRow *r,
                    nccl_launch_cost_us(fit->launch_us,
                                        fit->launch_per_channel_us, r->channels);
 
+  double call = row_call_ps(a, r, fit);
+  /* a constant of the fit changes the period back to back by what it
+   * changes the call */
+  double pace = MAX((double)r->pace_ps + call - (double)r->call_ps, 0);
+
   return sim_time_to_us(nccl_tests_loop_time(
-      (SimTime)llround(row_call_ps(a, r, fit)),
+      (SimTime)llround(call), (SimTime)llround(pace),
       (SimTime)llround(host_us * SIM_PS_PER_US), a->iterations));
 }
 

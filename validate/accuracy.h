@@ -89,6 +89,7 @@ typedef struct {
   char algo[16], proto[8];
   guint32 channels;
   SimTime call_ps; /* the simulated call with the model's own constants */
+  SimTime pace_ps; /* its period back to back (NcclRunStats) */
   SimTime proxy_call_ps[VAL_FIT_PROXY_MAX + 1]; /* at net_proxy_us = i */
   SimTime shm_call_ps[VAL_FIT_SHM_STEPS + 1];   /* at VAL_FIT_SHM_GBPS(i) */
   /* at VAL_FIT_SOCKET_GBPS(i), and last at VAL_FIT_SOCKET_NONE */

@@ -402,7 +402,8 @@ static gboolean predict_nccl(const TopoSystem *sys, const ValPoint *p,
       !nccl_run(comm, coll, p->size_bytes, &ch, NCCL_EXEC_FLOW, NULL, NULL,
                 &st, error))
     return FALSE;
-  *time_us = sim_time_to_us(nccl_tests_time(comm, st.time_ps, ch.channels));
+  *time_us = sim_time_to_us(
+      nccl_tests_time(comm, st.time_ps, st.pace_ps, ch.channels));
   return TRUE;
 }
 

@@ -92,6 +92,15 @@ static SimTask add_delay(NcclExecution *x, SimTime d, const SimTask *after,
   return sim_dag_add(x->dag, &spec, after, n_after);
 }
 
+/* An edge's last body round, or SIM_TASK_NONE when it has none. */
+static SimTask last_round(const NcclEdge *e, guint32 rounds)
+{
+  for (guint32 m = rounds; m-- > 0;)
+    if (e->rounds[m] != SIM_TASK_NONE)
+      return e->rounds[m];
+  return SIM_TASK_NONE;
+}
+
 /* A join after everything of a built plan that nothing else of it waits
  * for: each edge's last round (its stream orders the earlier ones) and the
  * head hops no later hop waits for. */
@@ -110,18 +119,78 @@ static SimTask add_join(NcclExecution *x, SimTask launch, guint32 rounds)
     if (!waited[i])
       g_array_append_val(last, hops[i].task);
   for (guint32 i = 0; i < pl->edges->len; i++) {
-    for (guint32 m = rounds; m-- > 0;) {
-      if (edges[i].rounds[m] != SIM_TASK_NONE) {
-        g_array_append_val(last, edges[i].rounds[m]);
-        break;
-      }
-    }
+    SimTask t = last_round(&edges[i], rounds);
+
+    if (t != SIM_TASK_NONE)
+      g_array_append_val(last, t);
   }
   SimTaskSpec spec = {
       .stream = SIM_NONE, .done = x->done_fn, .ctx = x->done_ctx};
 
   return sim_dag_add(x->dag, &spec, (const SimTask *)(const void *)last->data,
                      last->len);
+}
+
+/* Whether a plan is a chain: NCCL's ring cut open at the root, which
+ * Broadcast and Reduce run (plan_ring). */
+static gboolean plan_chain(const NcclPlan *pl)
+{
+  return pl->algo == NCCL_ALGO_RING &&
+         (pl->coll == NCCL_COLL_BROADCAST || pl->coll == NCCL_COLL_REDUCE);
+}
+
+static void mark_launched(void *ctx, guint64 user, SimTime now)
+{
+  (void)user;
+  ((NcclExecution *)ctx)->launched = now;
+}
+
+static void mark_arrive(void *ctx, guint64 user, SimTime now)
+{
+  ((NcclExecution *)ctx)->arrive[user] = now;
+}
+
+static void mark_finish(void *ctx, guint64 user, SimTime now)
+{
+  ((NcclExecution *)ctx)->finish[user] = now;
+}
+
+/* A join after `t` that calls fn(x, user) when it ends. */
+static void add_mark(NcclExecution *x, SimTask t, SimTaskFn fn, guint64 user)
+{
+  SimTaskSpec spec = {.stream = SIM_NONE, .done = fn, .ctx = x, .user = user};
+
+  sim_dag_add(x->dag, &spec, &t, 1);
+}
+
+SimTime nccl_execution_pace(const NcclExecution *x, SimTime call_ps)
+{
+  const NcclPlan *pl = x->pl;
+  guint32 n = pl->comm->nranks;
+  g_autofree SimTime *begin = NULL, *end = NULL;
+  SimTime span = 0;
+
+  if (!x->arrive)
+    return call_ps;
+  begin = g_new(SimTime, n);
+  end = g_new0(SimTime, n);
+  for (guint32 r = 0; r < n; r++)
+    begin[r] = G_MAXUINT64;
+  for (guint32 i = 0; i < pl->edges->len; i++) {
+    const NcclEdge *e = &g_array_index(pl->edges, NcclEdge, i);
+
+    /* the chain's head sends from its launch; every other rank once its
+     * first slice is in */
+    if (e->upstream == SIM_NONE)
+      begin[e->src] = MIN(begin[e->src], x->launched);
+    begin[e->dst] = MIN(begin[e->dst], x->arrive[i]);
+    end[e->src] = MAX(end[e->src], x->finish[i]);
+    end[e->dst] = MAX(end[e->dst], x->finish[i]);
+  }
+  for (guint32 r = 0; r < n; r++)
+    if (end[r] > 0 && begin[r] <= end[r])
+      span = MAX(span, end[r] - begin[r]);
+  return MIN(call_ps, pl->base_ps + span);
 }
 
 /* Builds the DAG of a plan: the launch, the head hops, the body rounds. */
@@ -139,6 +208,11 @@ void nccl_execution_build(NcclExecution *x)
 
   if (x->trace && !x->traced)
     x->traced = g_array_new(FALSE, FALSE, sizeof(Traced));
+  if (x->want_pace && plan_chain(pl) && pl->edges->len > 0) {
+    x->arrive = g_new0(SimTime, pl->edges->len);
+    x->finish = g_new0(SimTime, pl->edges->len);
+    add_mark(x, launch, mark_launched, 0);
+  }
 
   for (guint32 i = 0; i < pl->hops->len; i++) {
     NcclHop *h = &hops[i];
@@ -264,6 +338,15 @@ void nccl_execution_build(NcclExecution *x)
                       &e->rounds[m], 1);
     }
   }
+  if (x->arrive) {
+    for (guint32 i = 0; i < pl->edges->len; i++) {
+      SimTask last = last_round(&edges[i], rounds);
+
+      add_mark(x, edges[i].first_head, mark_arrive, i);
+      add_mark(x, last != SIM_TASK_NONE ? last : edges[i].first_head,
+               mark_finish, i);
+    }
+  }
   if (x->want_done)
     x->done = add_join(x, launch, rounds);
 }
@@ -273,4 +356,6 @@ void nccl_execution_clear(NcclExecution *x)
   if (x->traced)
     g_array_free(x->traced, TRUE);
   x->traced = NULL;
+  g_clear_pointer(&x->arrive, g_free);
+  g_clear_pointer(&x->finish, g_free);
 }

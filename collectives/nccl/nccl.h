@@ -252,6 +252,9 @@ gboolean nccl_select(const NcclComm *comm, NcclColl coll, guint64 bytes,
 
 typedef struct {
   SimTime time_ps;    /* from the call to its last byte */
+  SimTime pace_ps;    /* its period when run back to back (nccl_run; a
+                         session's runs: time_ps): time_ps, less for a
+                         chain (nccl_execution_pace, exec.h) */
   guint64 transfers;  /* transfers executed */
   guint64 tasks;      /* DAG tasks (transfers and delays) */
   guint32 peak_tasks; /* most alive at once */
@@ -273,20 +276,22 @@ double nccl_launch_cost_us(double launch_us, double per_channel_us,
                            guint32 channels);
 
 /* The time per call nccl-tests reports for calls that take call_ps on the
- * GPUs on `channels` channels, run back to back: a process driving G GPUs
+ * GPUs on `channels` channels, and follow one another on the GPUs every
+ * pace_ps (NcclRunStats), run back to back: a process driving G GPUs
  * (gpus_per_process) launches their kernels one after another, G L per
  * iteration (L = nccl_launch_us), while the GPUs run the previous call;
- * the slower of the two sets the pace P.  nccl-tests starts its timer
- * before it launches the first of n calls (options.iterations; BenchTime
- * in common.cu), and that call starts once its last kernel is launched:
- * the n calls take G L + call_ps + (n - 1) P, over n; with n = 0, P. */
-SimTime nccl_tests_time(const NcclComm *comm, SimTime call_ps,
+ * the slower of the two sets the pace P = max(pace_ps, G L).  nccl-tests
+ * starts its timer before it launches the first of n calls
+ * (options.iterations; BenchTime in common.cu), and that call starts once
+ * its last kernel is launched: the n calls take G L + call_ps + (n - 1) P,
+ * over n; with n = 0, P. */
+SimTime nccl_tests_time(const NcclComm *comm, SimTime call_ps, SimTime pace_ps,
                         guint32 channels);
 
 /* The same from its parts: the host's time per iteration host_ps (G L)
  * and nccl-tests' n (0: the steady pace).  Pure: what a fit of the launch
  * constants (validate/accuracy.c) evaluates. */
-SimTime nccl_tests_loop_time(SimTime call_ps, SimTime host_ps,
+SimTime nccl_tests_loop_time(SimTime call_ps, SimTime pace_ps, SimTime host_ps,
                              guint32 iterations);
 
 /* Plans the call with `choice` and executes it on a fresh engine over the

@@ -529,6 +529,8 @@ static gboolean plan_ring(NcclPlan *pl, GError **error)
     guint32 links = chain ? n - 1 : n;
     guint32 first = pl->edges->len;
     guint32 prev = SIM_NONE;
+    /* rank 0's position in the channel's ring (ring_rank) */
+    guint32 root_pos = (pl->comm->ppn - c % pl->comm->ppn) % pl->comm->ppn;
 
     for (guint32 i = 0; i < links; i++) {
       guint32 e;
@@ -537,6 +539,13 @@ static gboolean plan_ring(NcclPlan *pl, GError **error)
       guint32 b =
           chain && pl->coll == NCCL_COLL_REDUCE ? links - i - 1 : (i + 1) % n;
 
+      /* every channel's chain starts (Broadcast) or ends (Reduce) at the
+       * root, rank 0 as nccl-tests' default, and follows the channel's
+       * ring from there (broadcast.h, reduce.h: ring->userRanks) */
+      if (chain) {
+        a = (a + root_pos) % n;
+        b = (b + root_pos) % n;
+      }
       if (!add_edge(pl, ring_rank(pl, c, a), ring_rank(pl, c, b), c, c,
                     per_link, i ? first + i - 1 : (chain ? SIM_NONE : SIM_NONE),
                     &e, error))

@@ -346,6 +346,7 @@ gboolean nccl_session_run(NcclSession *s, NcclRunStats *out, GError **error)
   if (out) {
     memset(out, 0, sizeof(*out));
     out->time_ps = ds.last_done;
+    out->pace_ps = ds.last_done;
     out->transfers = s->transfers;
     out->tasks = ds.added;
     out->peak_tasks = ds.peak_alive;
@@ -360,7 +361,7 @@ gboolean nccl_run(const NcclComm *comm, NcclColl coll, guint64 bytes,
                   GError **error)
 {
   NcclPlan pl = {0};
-  NcclExecution x = {.pl = &pl};
+  NcclExecution x = {.pl = &pl, .want_pace = TRUE};
   g_autoptr(NcclSession) s = NULL;
   gboolean ok = FALSE;
   gint64 t0 = g_get_monotonic_time();
@@ -383,6 +384,8 @@ gboolean nccl_run(const NcclComm *comm, NcclColl coll, guint64 bytes,
   nccl_execution_build(&x);
   s->transfers += x.transfers;
   ok = nccl_session_run(s, out, error);
+  if (ok)
+    out->pace_ps = nccl_execution_pace(&x, out->time_ps);
   if (ok && inspect)
     inspect(inspect_ctx, s->tr, out->time_ps);
 out:

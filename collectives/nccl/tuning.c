@@ -981,9 +981,10 @@ double nccl_launch_us(const NcclComm *c, guint32 channels)
                              channels);
 }
 
-SimTime nccl_tests_loop_time(SimTime call_ps, SimTime host_ps, guint32 n)
+SimTime nccl_tests_loop_time(SimTime call_ps, SimTime pace_ps, SimTime host_ps,
+                             guint32 n)
 {
-  SimTime pace = MAX(call_ps, host_ps);
+  SimTime pace = MAX(MIN(pace_ps, call_ps), host_ps);
 
   if (n == 0)
     return pace;
@@ -991,12 +992,13 @@ SimTime nccl_tests_loop_time(SimTime call_ps, SimTime host_ps, guint32 n)
       ((double)host_ps + (double)call_ps + (double)(n - 1) * (double)pace) / n);
 }
 
-SimTime nccl_tests_time(const NcclComm *c, SimTime call_ps, guint32 channels)
+SimTime nccl_tests_time(const NcclComm *c, SimTime call_ps, SimTime pace_ps,
+                        guint32 channels)
 {
   guint32 g = MAX(c->opt.gpus_per_process, 1);
 
   return nccl_tests_loop_time(
-      call_ps,
+      call_ps, pace_ps,
       (SimTime)llround(g * nccl_launch_us(c, channels) * SIM_PS_PER_US),
       c->opt.iterations);
 }

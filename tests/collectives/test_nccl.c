@@ -378,7 +378,8 @@ START_TEST(test_p2p_channels)
 
   ck_assert(nccl_select(c, NCCL_COLL_SENDRECV, 8, &ch, NULL, NULL));
   ck_assert_uint_eq(ch.channels, 1);
-  ck_assert_uint_eq(nccl_tests_time(c, SIM_US(1), ch.channels), SIM_NS(5260));
+  ck_assert_uint_eq(nccl_tests_time(c, SIM_US(1), SIM_US(1), ch.channels),
+                    SIM_NS(5260));
   ck_assert(nccl_select(c, NCCL_COLL_SENDRECV, GIB, &ch, NULL, NULL));
   ck_assert_uint_eq(ch.channels, 24);
   ck_assert(nccl_select(c, NCCL_COLL_ALLTOALL, 8u << 20, &ch, NULL, NULL));
@@ -506,12 +507,18 @@ START_TEST(test_tests_time)
   g_autoptr(NcclComm) one = comm_of(sys, NULL);
   g_autoptr(NcclComm) eight = comm_of(sys, &g8);
 
-  ck_assert_uint_eq(nccl_tests_time(eight, SIM_US(10), 1), SIM_NS(42080));
-  ck_assert_uint_eq(nccl_tests_time(eight, SIM_US(100), 1), SIM_US(100));
-  ck_assert_uint_eq(nccl_tests_time(one, SIM_US(10), 1), SIM_US(10));
-  ck_assert_uint_eq(nccl_tests_time(one, SIM_US(2), 1), SIM_NS(5260));
-  ck_assert_uint_eq(nccl_tests_time(eight, SIM_US(10), 24), SIM_NS(99120));
-  ck_assert_uint_eq(nccl_tests_time(one, SIM_US(2), 24), SIM_NS(12390));
+  ck_assert_uint_eq(nccl_tests_time(eight, SIM_US(10), SIM_US(10), 1),
+                    SIM_NS(42080));
+  ck_assert_uint_eq(nccl_tests_time(eight, SIM_US(100), SIM_US(100), 1),
+                    SIM_US(100));
+  ck_assert_uint_eq(nccl_tests_time(one, SIM_US(10), SIM_US(10), 1),
+                    SIM_US(10));
+  ck_assert_uint_eq(nccl_tests_time(one, SIM_US(2), SIM_US(2), 1),
+                    SIM_NS(5260));
+  ck_assert_uint_eq(nccl_tests_time(eight, SIM_US(10), SIM_US(10), 24),
+                    SIM_NS(99120));
+  ck_assert_uint_eq(nccl_tests_time(one, SIM_US(2), SIM_US(2), 24),
+                    SIM_NS(12390));
 }
 END_TEST
 
@@ -530,11 +537,15 @@ START_TEST(test_tests_time_iterations)
   g_autoptr(NcclComm) single = comm_of(sys, &g1n1);
 
   /* (42.08 + 10 + 42.08) / 2 and (42.08 + 100 + 100) / 2 */
-  ck_assert_uint_eq(nccl_tests_time(eight, SIM_US(10), 1), SIM_NS(47080));
-  ck_assert_uint_eq(nccl_tests_time(eight, SIM_US(100), 1), SIM_NS(121040));
+  ck_assert_uint_eq(nccl_tests_time(eight, SIM_US(10), SIM_US(10), 1),
+                    SIM_NS(47080));
+  ck_assert_uint_eq(nccl_tests_time(eight, SIM_US(100), SIM_US(100), 1),
+                    SIM_NS(121040));
   /* (5.26 + 10 + 19 x 10) / 20; one call: its launch and its time */
-  ck_assert_uint_eq(nccl_tests_time(one, SIM_US(10), 1), SIM_NS(10263));
-  ck_assert_uint_eq(nccl_tests_time(single, SIM_US(10), 1), SIM_NS(15260));
+  ck_assert_uint_eq(nccl_tests_time(one, SIM_US(10), SIM_US(10), 1),
+                    SIM_NS(10263));
+  ck_assert_uint_eq(nccl_tests_time(single, SIM_US(10), SIM_US(10), 1),
+                    SIM_NS(15260));
 }
 END_TEST
 
@@ -1331,6 +1342,95 @@ static NcclRunStats fold_run(const TopoSystem *sys, NcclColl coll, guint32 algo,
   return st;
 }
 
+/* Which ranks send and receive on a traced run, per channel. */
+typedef struct {
+  guint32 sent[32], received[32]; /* bit per rank, per channel */
+} Ends;
+
+static void note_ends(void *ctx, guint32 rank, guint32 channel, guint32 peer,
+                      guint64 bytes, SimTime start, SimTime end)
+{
+  Ends *e = ctx;
+
+  (void)bytes, (void)start, (void)end;
+  if (channel < 32 && rank < 32 && peer < 32) {
+    e->sent[channel] |= 1u << rank;
+    e->received[channel] |= 1u << peer;
+  }
+}
+
+static NcclRunStats chain_run(const TopoSystem *sys, NcclColl coll,
+                              guint64 bytes, const NcclOptions *opt,
+                              NcclChoice *ch)
+{
+  g_autoptr(NcclComm) c = comm_of(sys, opt);
+  g_autoptr(GError) error = NULL;
+  NcclRunStats st;
+
+  ck_assert(nccl_select(c, coll, bytes, ch, NULL, &error));
+  ck_assert_msg(
+      nccl_run(c, coll, bytes, ch, NCCL_EXEC_FLOW, NULL, NULL, &st, &error),
+      "%s", error ? error->message : "");
+  return st;
+}
+
+/* Broadcast and Reduce run NCCL's ring cut open at the root (rank 0) on
+ * every channel: rank 0 sends and never receives a Broadcast's data,
+ * receives and never sends a Reduce's, on each channel, also on two
+ * servers.  Such a chain has no cycle, so calls back to back overlap:
+ * their pace is below one call's time but not below what the root's
+ * NVLinks carry, folded or not; an AllReduce ring's pace is its call. */
+START_TEST(test_chain_pace)
+{
+  g_autoptr(TopoSystem) one = load("server:dgx-h100");
+  g_autoptr(TopoSystem) two =
+      load_text("[system]\nserver = dgx-h100\nservers = 2\n[scaleout]\n"
+                "topology = fat-tree\nswitch = quantum2-ndr\ntiers = 2\n"
+                "rail_optimized = true\n");
+  const TopoSystem *systems[] = {one, two};
+  NcclOptions ring = {.algos = 1u << NCCL_ALGO_RING};
+  NcclChoice ch;
+
+  for (guint32 s = 0; s < G_N_ELEMENTS(systems); s++) {
+    for (NcclColl coll = NCCL_COLL_BROADCAST; coll <= NCCL_COLL_REDUCE;
+         coll++) {
+      Ends ends = {0};
+      NcclTrace trace = {.transfer = note_ends, .ctx = &ends};
+      NcclOptions traced = {.trace = &trace};
+      NcclRunStats st = chain_run(systems[s], coll, 4 * MIB, &traced, &ch);
+
+      ck_assert_uint_eq(ch.algo, NCCL_ALGO_RING);
+      for (guint32 k = 0; k < ch.channels; k++) {
+        gboolean bcast = coll == NCCL_COLL_BROADCAST;
+
+        ck_assert_msg((ends.sent[k] & 1) == (bcast ? 1u : 0u) &&
+                          (ends.received[k] & 1) == (bcast ? 0u : 1u),
+                      "system %u %s channel %u: rank 0 sends %u, receives %u",
+                      s, nccl_coll_name(coll), k, ends.sent[k] & 1,
+                      ends.received[k] & 1);
+      }
+      ck_assert(st.pace_ps < st.time_ps);
+    }
+  }
+  for (NcclColl coll = NCCL_COLL_BROADCAST; coll <= NCCL_COLL_REDUCE; coll++) {
+    NcclOptions unfolded = {.no_fold = TRUE};
+    NcclRunStats a = chain_run(one, coll, 64 * MIB, NULL, &ch);
+    NcclRunStats b = chain_run(one, coll, 64 * MIB, &unfolded, &ch);
+    /* 18 NVLink4 links of 25 GB/s each way */
+    SimTime floor = (SimTime)(64.0 * MIB / (18 * 25e9) * 1e12);
+
+    ck_assert_msg(a.pace_ps < a.time_ps * 3 / 4 && a.pace_ps > floor,
+                  "%s: pace %g us, call %g us, the root's links %g us",
+                  nccl_coll_name(coll), (double)a.pace_ps / SIM_US(1),
+                  (double)a.time_ps / SIM_US(1), (double)floor / SIM_US(1));
+    ck_assert_uint_eq(a.pace_ps, b.pace_ps);
+  }
+  NcclRunStats ar = chain_run(one, NCCL_COLL_ALLREDUCE, 64 * MIB, &ring, &ch);
+
+  ck_assert_uint_eq(ar.pace_ps, ar.time_ps);
+}
+END_TEST
+
 /* Two shortcuts of the plan's execution.  Folding alike channels (plan.c
  * channel_end) is exact but for the last bits of the rates: on contended fabrics (an oversubscribed ECMP
  * fat-tree, where channels that share a NIC fold only where they hash
@@ -1486,6 +1586,7 @@ Suite *suite_nccl(void)
   tcase_add_test(tc, test_nvlink_bridge_ring);
   tcase_add_test(tc, test_algo_efficiency);
   tcase_add_test(tc, test_fold_exact);
+  tcase_add_test(tc, test_chain_pace);
   suite_add_tcase(s, tc);
   return s;
 }
