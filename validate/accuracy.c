@@ -44,10 +44,11 @@
  * Not here, as ifsim cannot describe their systems yet: the 2-node H200
  * run with NCCL_IB_DISABLE (its 92 GB/s of busbw is more than sockets
  * over its one shared NIC carry; the README leaves its transport
- * unclear), GB300 (no template), EFA (summary), the 1024-rank
- * run and the runs whose NICs the source does not state (k8s H100, the
- * 4 L40S over RoCE); the OCI GB300 and GCP A4X summaries give one size per
- * run. */
+ * unclear), the 1024-rank run and the runs whose NICs the source does
+ * not state (k8s H100, the 4 L40S over RoCE); the OCI GB300 and GCP A4X
+ * summaries give one size per run.  The GCP A4X Max (GB300) pair's NICs
+ * are not stated either: they are taken from NVIDIA's GB300 NVL72 design
+ * (tests/data/systems/gcp-a4x-max-2.ini says what was assumed). */
 #define REF "reference"
 #define REF2 "reference2"
 #define EFA_B300                                                               \
@@ -110,6 +111,17 @@ static const ValDataset datasets[] = {
      "NCCL 2.26.6",
      "hgx-b200-roce-2.ini", "allgather", 16, 1, 22606, 20, 5, FALSE, NULL, NULL,
      NULL},
+    /* GB300 across NVLink domains, over RoCE (Google's gIB plugin) */
+    {REF2,
+     "nccl_allgather_8xGB300_2node_4perNode_gcpA4XMax_gIB_jobset_gcpdocs.csv",
+     "2x 4 GB300 in two NVLink domains, 4x 800GbE RoCE a node (assumed), "
+     "AllGather, -n 100, NCCL 2.28.9",
+     "gcp-a4x-max-2.ini", "allgather", 8, 1, 22809, 100, 5, FALSE, NULL, NULL,
+     NULL},
+    {REF2,
+     "nccl_allgather_8xGB300_2node_4perNode_gcpA4XMax_gIB_twonode_gcpdocs.csv",
+     "the same, another run, -n 20", "gcp-a4x-max-2.ini", "allgather", 8, 1,
+     22809, 20, 5, FALSE, NULL, NULL, NULL},
     /* Without P2P: NCCL's SHM transport, through host memory */
     {REF2,
      "nccl_allreduce_2xRTX2080Ti_pcie3_noP2P_PIX_1node_g2_autodl_anthonyhoo."
