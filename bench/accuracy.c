@@ -15,6 +15,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <sys/resource.h>
+#include <string.h>
 #include <time.h>
 
 #include "validate/accuracy.h"
@@ -66,7 +67,9 @@ int main(int argc, char **argv)
     g_autofree char *fit = NULL;
     /* a summary table's datasets share its file: named by their rows too */
     g_autofree char *name =
-        d[i].select ? g_strdup_printf("%s[%s]", d[i].file, d[i].select)
+        d[i].select ? g_strdup_printf("%s[%.*s;%s]", d[i].file,
+                                      (int)strcspn(d[i].select, ";"),
+                                      d[i].select, d[i].collective)
                     : g_strdup(d[i].file);
 
     /* left out first, then in-sample: the table shows the model as it

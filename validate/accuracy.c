@@ -45,12 +45,18 @@
  * run with NCCL_IB_DISABLE (its 92 GB/s of busbw is more than sockets
  * over its one shared NIC carry; the README leaves its transport
  * unclear), the 1024-rank run and the runs whose NICs the source does
- * not state (k8s H100, the 4 L40S over RoCE); the OCI GB300 and GCP A4X
- * summaries give one size per run.  The GCP A4X Max (GB300) pair's NICs
+ * not state (k8s H100, the 4 L40S over RoCE), and the GCP A4X test plan's
+ * runs across NVLink domains over RDMA (how its 4, 16 and 36 hosts split
+ * into domains it does not say).  The GCP A4X Max (GB300) pair's NICs
  * are not stated either: they are taken from NVIDIA's GB300 NVL72 design
  * (tests/data/systems/gcp-a4x-max-2.ini says what was assumed). */
 #define REF "reference"
 #define REF2 "reference2"
+#define OCI_GB300                                                              \
+  "nccl_allreduce_alltoall_GB300_oci_1to32node_NVL72_PARTIAL_"                 \
+  "ocigb300quickstart.csv"
+#define A4X_PLAN                                                               \
+  "summary_busbw_16G_GB200_gcpA4X_MNNVL_vs_RDMA_1to36node_cnA4Xdoc.csv"
 #define EFA_B300                                                               \
   "summary_busbw_vs_size_16xB300_2node_awsP6B300_efa16x400_terrificdm.csv"
 static const ValDataset datasets[] = {
@@ -122,6 +128,148 @@ static const ValDataset datasets[] = {
      "nccl_allgather_8xGB300_2node_4perNode_gcpA4XMax_gIB_twonode_gcpdocs.csv",
      "the same, another run, -n 20", "gcp-a4x-max-2.ini", "allgather", 8, 1,
      22809, 20, 5, FALSE, NULL, NULL, NULL},
+    /* GB300 NVL72 racks (OCI), one size a run at 8 and 16 GiB (PARTIAL):
+     * 1, 2 and 16 hosts of 4 inside one rack (MNNVL), 32 across two over
+     * RoCE; -n 50, NCCL 2.28.7.  Not the AllToAll on 32 hosts: its 128
+     * ranks' 16,256 pairs take 3 s a call here, 60 s for the fit's
+     * simulations (docs/nccl.md gives its prediction) */
+    {REF2, OCI_GB300,
+     "GB300 NVL72 (OCI), 1 host of 4, AllReduce, -n 50, NCCL 2.28.7",
+     "gb300-nvl72-oci-2.ini", "allreduce", 4, 1, 22807, 50, 0, FALSE, "0-3",
+     NULL, "collective=all_reduce,nodes=1;size=size_bytes;time=oop_time_us"},
+    {REF2, OCI_GB300,
+     "GB300 NVL72 (OCI), 2 hosts of 4 in one rack (MNNVL), AllReduce, -n 50, "
+     "NCCL 2.28.7",
+     "gb300-nvl72-oci-2.ini", "allreduce", 8, 1, 22807, 50, 0, FALSE, "0-7",
+     NULL, "collective=all_reduce,nodes=2;size=size_bytes;time=oop_time_us"},
+    {REF2, OCI_GB300,
+     "GB300 NVL72 (OCI), 16 hosts of 4 in one rack (MNNVL), AllReduce, -n 50, "
+     "NCCL 2.28.7",
+     "gb300-nvl72-oci-2.ini", "allreduce", 64, 1, 22807, 50, 0, FALSE, "0-63",
+     NULL, "collective=all_reduce,nodes=16;size=size_bytes;time=oop_time_us"},
+    {REF2, OCI_GB300,
+     "GB300 NVL72 (OCI), 32 hosts of 4, two racks over 400GbE RoCE (assumed), "
+     "AllReduce, -n 50, NCCL 2.28.7",
+     "gb300-nvl72-oci-2.ini", "allreduce", 128, 1, 22807, 50, 0, FALSE, "0-63",
+     NULL, "collective=all_reduce,nodes=32;size=size_bytes;time=oop_time_us"},
+    {REF2, OCI_GB300,
+     "GB300 NVL72 (OCI), 1 host of 4, AllToAll, -n 50, NCCL 2.28.7",
+     "gb300-nvl72-oci-2.ini", "alltoall", 4, 1, 22807, 50, 0, FALSE, "0-3",
+     NULL, "collective=alltoall,nodes=1;size=size_bytes;time=oop_time_us"},
+    {REF2, OCI_GB300,
+     "GB300 NVL72 (OCI), 2 hosts of 4 in one rack (MNNVL), AllToAll, -n 50, "
+     "NCCL 2.28.7",
+     "gb300-nvl72-oci-2.ini", "alltoall", 8, 1, 22807, 50, 0, FALSE, "0-7",
+     NULL, "collective=alltoall,nodes=2;size=size_bytes;time=oop_time_us"},
+    {REF2, OCI_GB300,
+     "GB300 NVL72 (OCI), 16 hosts of 4 in one rack (MNNVL), AllToAll, -n 50, "
+     "NCCL 2.28.7",
+     "gb300-nvl72-oci-2.ini", "alltoall", 64, 1, 22807, 50, 0, FALSE, "0-63",
+     NULL, "collective=alltoall,nodes=16;size=size_bytes;time=oop_time_us"},
+    {REF2, A4X_PLAN, "GB200 (GCP A4X), one host of 4, AllReduce, NCCL 2.30.4",
+     "gb200-nvl72.ini", "allreduce", 4, 1, 23004, 20, 0, FALSE, NULL, NULL,
+     "domain_mode=single_node_NVLink,nodes=1;size=size_label;"
+     "busbw=all_reduce_busbw_GBps"},
+    {REF2, A4X_PLAN,
+     "GB200 (GCP A4X), 2 hosts of 4 in one NVL72 domain (MNNVL), AllReduce, "
+     "NCCL 2.30.4",
+     "gb200-nvl72.ini", "allreduce", 8, 1, 23004, 20, 0, FALSE, NULL, NULL,
+     "domain_mode=same_domain_MNNVL,nodes=2;size=size_label;"
+     "busbw=all_reduce_busbw_GBps"},
+    {REF2, A4X_PLAN,
+     "GB200 (GCP A4X), 2 hosts of 4 in one NVL72 domain (MNNVL), AllGather, "
+     "NCCL 2.30.4",
+     "gb200-nvl72.ini", "allgather", 8, 1, 23004, 20, 0, FALSE, NULL, NULL,
+     "domain_mode=same_domain_MNNVL,nodes=2;size=size_label;"
+     "busbw=all_gather_busbw_GBps"},
+    {REF2, A4X_PLAN,
+     "GB200 (GCP A4X), 2 hosts of 4 in one NVL72 domain (MNNVL), "
+     "ReduceScatter, "
+     "NCCL 2.30.4",
+     "gb200-nvl72.ini", "reducescatter", 8, 1, 23004, 20, 0, FALSE, NULL, NULL,
+     "domain_mode=same_domain_MNNVL,nodes=2;size=size_label;"
+     "busbw=reduce_scatter_busbw_GBps"},
+    {REF2, A4X_PLAN,
+     "GB200 (GCP A4X), 2 hosts of 4 in one NVL72 domain (MNNVL), AllToAll, "
+     "NCCL 2.30.4",
+     "gb200-nvl72.ini", "alltoall", 8, 1, 23004, 20, 0, FALSE, NULL, NULL,
+     "domain_mode=same_domain_MNNVL,nodes=2;size=size_label;"
+     "busbw=alltoall_busbw_GBps"},
+    {REF2, A4X_PLAN,
+     "GB200 (GCP A4X), 8 hosts of 4 in one NVL72 domain (MNNVL), AllReduce, "
+     "NCCL 2.30.4",
+     "gb200-nvl72.ini", "allreduce", 32, 1, 23004, 20, 0, FALSE, NULL, NULL,
+     "domain_mode=same_domain_MNNVL,nodes=8;size=size_label;"
+     "busbw=all_reduce_busbw_GBps"},
+    {REF2, A4X_PLAN,
+     "GB200 (GCP A4X), 8 hosts of 4 in one NVL72 domain (MNNVL), AllGather, "
+     "NCCL 2.30.4",
+     "gb200-nvl72.ini", "allgather", 32, 1, 23004, 20, 0, FALSE, NULL, NULL,
+     "domain_mode=same_domain_MNNVL,nodes=8;size=size_label;"
+     "busbw=all_gather_busbw_GBps"},
+    {REF2, A4X_PLAN,
+     "GB200 (GCP A4X), 8 hosts of 4 in one NVL72 domain (MNNVL), "
+     "ReduceScatter, "
+     "NCCL 2.30.4",
+     "gb200-nvl72.ini", "reducescatter", 32, 1, 23004, 20, 0, FALSE, NULL, NULL,
+     "domain_mode=same_domain_MNNVL,nodes=8;size=size_label;"
+     "busbw=reduce_scatter_busbw_GBps"},
+    {REF2, A4X_PLAN,
+     "GB200 (GCP A4X), 8 hosts of 4 in one NVL72 domain (MNNVL), AllToAll, "
+     "NCCL 2.30.4",
+     "gb200-nvl72.ini", "alltoall", 32, 1, 23004, 20, 0, FALSE, NULL, NULL,
+     "domain_mode=same_domain_MNNVL,nodes=8;size=size_label;"
+     "busbw=alltoall_busbw_GBps"},
+    {REF2, A4X_PLAN,
+     "GB200 (GCP A4X), 16 hosts of 4 in one NVL72 domain (MNNVL), AllReduce, "
+     "NCCL 2.30.4",
+     "gb200-nvl72.ini", "allreduce", 64, 1, 23004, 20, 0, FALSE, NULL, NULL,
+     "domain_mode=same_domain_MNNVL,nodes=16;size=size_label;"
+     "busbw=all_reduce_busbw_GBps"},
+    {REF2, A4X_PLAN,
+     "GB200 (GCP A4X), 16 hosts of 4 in one NVL72 domain (MNNVL), AllGather, "
+     "NCCL 2.30.4",
+     "gb200-nvl72.ini", "allgather", 64, 1, 23004, 20, 0, FALSE, NULL, NULL,
+     "domain_mode=same_domain_MNNVL,nodes=16;size=size_label;"
+     "busbw=all_gather_busbw_GBps"},
+    {REF2, A4X_PLAN,
+     "GB200 (GCP A4X), 16 hosts of 4 in one NVL72 domain (MNNVL), "
+     "ReduceScatter, "
+     "NCCL 2.30.4",
+     "gb200-nvl72.ini", "reducescatter", 64, 1, 23004, 20, 0, FALSE, NULL, NULL,
+     "domain_mode=same_domain_MNNVL,nodes=16;size=size_label;"
+     "busbw=reduce_scatter_busbw_GBps"},
+    {REF2, A4X_PLAN,
+     "GB200 (GCP A4X), 16 hosts of 4 in one NVL72 domain (MNNVL), AllToAll, "
+     "NCCL 2.30.4",
+     "gb200-nvl72.ini", "alltoall", 64, 1, 23004, 20, 0, FALSE, NULL, NULL,
+     "domain_mode=same_domain_MNNVL,nodes=16;size=size_label;"
+     "busbw=alltoall_busbw_GBps"},
+    {REF2, A4X_PLAN,
+     "GB200 (GCP A4X), 18 hosts of 4 in one NVL72 domain (MNNVL), AllReduce, "
+     "NCCL 2.30.4",
+     "gb200-nvl72.ini", "allreduce", 72, 1, 23004, 20, 0, FALSE, NULL, NULL,
+     "domain_mode=same_domain_MNNVL,nodes=18;size=size_label;"
+     "busbw=all_reduce_busbw_GBps"},
+    {REF2, A4X_PLAN,
+     "GB200 (GCP A4X), 18 hosts of 4 in one NVL72 domain (MNNVL), AllGather, "
+     "NCCL 2.30.4",
+     "gb200-nvl72.ini", "allgather", 72, 1, 23004, 20, 0, FALSE, NULL, NULL,
+     "domain_mode=same_domain_MNNVL,nodes=18;size=size_label;"
+     "busbw=all_gather_busbw_GBps"},
+    {REF2, A4X_PLAN,
+     "GB200 (GCP A4X), 18 hosts of 4 in one NVL72 domain (MNNVL), "
+     "ReduceScatter, "
+     "NCCL 2.30.4",
+     "gb200-nvl72.ini", "reducescatter", 72, 1, 23004, 20, 0, FALSE, NULL, NULL,
+     "domain_mode=same_domain_MNNVL,nodes=18;size=size_label;"
+     "busbw=reduce_scatter_busbw_GBps"},
+    {REF2, A4X_PLAN,
+     "GB200 (GCP A4X), 18 hosts of 4 in one NVL72 domain (MNNVL), AllToAll, "
+     "NCCL 2.30.4",
+     "gb200-nvl72.ini", "alltoall", 72, 1, 23004, 20, 0, FALSE, NULL, NULL,
+     "domain_mode=same_domain_MNNVL,nodes=18;size=size_label;"
+     "busbw=alltoall_busbw_GBps"},
     /* Without P2P: NCCL's SHM transport, through host memory */
     {REF2,
      "nccl_allreduce_2xRTX2080Ti_pcie3_noP2P_PIX_1node_g2_autodl_anthonyhoo."
@@ -184,15 +332,21 @@ static const ValDataset datasets[] = {
      "2x 8 B300, 16x 400G EFA a node (AWS p6-b300), AllReduce, "
      "NCCL 2.31.2",
      "aws-p6-b300-efa-2.ini", "allreduce", 16, 1, 23102, 20, 0, FALSE, NULL,
-     NULL, "all_reduce,oop_busbw_best_round"},
+     NULL,
+     "collective=all_reduce,metric=oop_busbw_best_round;size=size_bytes;busbw="
+     "value"},
     {REF2, EFA_B300, "the same, AllGather", "aws-p6-b300-efa-2.ini",
      "allgather", 16, 1, 23102, 20, 0, FALSE, NULL, NULL,
-     "all_gather,oop_busbw_best_round"},
+     "collective=all_gather,metric=oop_busbw_best_round;size=size_bytes;busbw="
+     "value"},
     {REF2, EFA_B300, "the same, ReduceScatter", "aws-p6-b300-efa-2.ini",
      "reducescatter", 16, 1, 23102, 20, 0, FALSE, NULL, NULL,
-     "reduce_scatter,oop_busbw_best_round"},
+     "collective=reduce_scatter,metric=oop_busbw_best_round;size=size_bytes;"
+     "busbw=value"},
     {REF2, EFA_B300, "the same, AllToAll", "aws-p6-b300-efa-2.ini", "alltoall",
-     16, 1, 23102, 20, 0, FALSE, NULL, NULL, "alltoall,oop_busbw_best_round"},
+     16, 1, 23102, 20, 0, FALSE, NULL, NULL,
+     "collective=alltoall,metric=oop_busbw_best_round;size=size_bytes;busbw="
+     "value"},
     {REF2,
      "nccl_allreduce_2xL40S_2node_1perNode_socketTCP_IBdisabled_AMBIGUOUS_"
      "redhatOCP.csv",
@@ -204,6 +358,8 @@ static const ValDataset datasets[] = {
 #undef REF
 #undef REF2
 #undef EFA_B300
+#undef OCI_GB300
+#undef A4X_PLAN
 
 const ValDataset *val_datasets(guint *n)
 {
@@ -257,39 +413,67 @@ static gboolean dataset_env(const ValDataset *d, NcclOptions *opt,
   return TRUE;
 }
 
+/* The GPUs of d->gpus ("1,2", "0-63") into *out (free it), their count
+ * into *n. */
+static gboolean dataset_gpus(const ValDataset *d, guint32 **out, guint32 *n,
+                             GError **error)
+{
+  g_auto(GStrv) v = g_strsplit(d->gpus, ",", -1);
+  g_autoptr(GArray) list = g_array_new(FALSE, FALSE, sizeof(guint32));
+
+  for (guint i = 0; v[i]; i++) {
+    g_auto(GStrv) range = g_strsplit(v[i], "-", 2);
+    guint64 lo, hi;
+
+    if (!g_ascii_string_to_unsigned(range[0], 10, 0, 1023, &lo, NULL) ||
+        (range[1] &&
+         !g_ascii_string_to_unsigned(range[1], 10, lo, 1023, &hi, NULL))) {
+      g_set_error(error, VAL_ERROR, VAL_ERROR_VALUE,
+                  "%s: GPU list '%s': expected GPU indices or ranges A-B "
+                  "(0 to 1023)",
+                  d->file, d->gpus);
+      return FALSE;
+    }
+    for (guint64 g = lo; g <= (range[1] ? hi : lo); g++) {
+      guint32 g32 = (guint32)g;
+
+      g_array_append_val(list, g32);
+    }
+  }
+  *n = list->len;
+  *out = (guint32 *)(void *)g_array_free(g_steal_pointer(&list), FALSE);
+  return TRUE;
+}
+
 /* The communicator options of a dataset's run: its ranks, layout, calls
  * per timing, release, the NCCL_* variables it set and the GPUs it used
- * (into *gpus, which opt then points to; free it). */
+ * (into *gpus and *servers, which opt then points to; free them). */
 static gboolean dataset_options(const ValDataset *d, NcclOptions *opt,
-                                guint32 **gpus, GError **error)
+                                guint32 **gpus, guint32 **servers,
+                                GError **error)
 {
-  static const guint32 server0 = 0;
-
   *opt = (NcclOptions){.ranks = d->ranks,
                        .gpus_per_process = d->gpus_per_process,
                        .iterations = d->iterations,
                        .nccl_version = d->nccl_version};
-  *gpus = NULL;
+  *gpus = *servers = NULL;
   if (!dataset_env(d, opt, error))
     return FALSE;
   if (d->gpus) {
-    g_auto(GStrv) v = g_strsplit(d->gpus, ",", -1);
-
-    opt->n_local = g_strv_length(v);
-    *gpus = g_new(guint32, opt->n_local);
-    for (guint i = 0; i < opt->n_local; i++) {
-      guint64 g;
-
-      if (!g_ascii_string_to_unsigned(v[i], 10, 0, G_MAXUINT32 - 1, &g,
-                                      error)) {
-        g_prefix_error(error, "%s: GPU list '%s': ", d->file, d->gpus);
-        return FALSE;
-      }
-      (*gpus)[i] = (guint32)g;
-    }
+    if (!dataset_gpus(d, gpus, &opt->n_local, error))
+      return FALSE;
     opt->local_gpus = *gpus;
-    opt->servers = &server0;
-    opt->n_servers = 1;
+    opt->n_servers = MAX(d->ranks / opt->n_local, 1);
+    if (opt->n_servers * opt->n_local != MAX(d->ranks, opt->n_local)) {
+      g_set_error(error, VAL_ERROR, VAL_ERROR_VALUE,
+                  "%s: %u ranks are not whole servers of the %u GPUs '%s'",
+                  d->file, d->ranks, opt->n_local, d->gpus);
+      return FALSE;
+    }
+    *servers = g_new(guint32, opt->n_servers);
+    for (guint32 i = 0; i < opt->n_servers; i++)
+      (*servers)[i] = i;
+    opt->servers = *servers;
   }
   return TRUE;
 }
@@ -343,37 +527,117 @@ static gboolean simulate(const TopoSystem *sys, const NcclOptions *opt,
   return TRUE;
 }
 
-/* A summary table's row (ValDataset.select): into *r when its first two
- * columns are the selection (r->size_bytes 0 otherwise), its time from
- * the size and busbw. */
-static gboolean select_row(const ValDataset *d, const char *path, guint line,
+/* A summary table's selection (ValDataset.select), its columns found in
+ * the table's header: the rows whose columns `match` hold `value`, their
+ * size in column `size` (bytes, or a size with K/M/G/T), their time (us)
+ * or busbw (GB/s) in column `measure`. */
+#define SELECT_MAX_MATCH 4
+typedef struct {
+  guint n_match;
+  guint match[SELECT_MAX_MATCH];
+  char *value[SELECT_MAX_MATCH];
+  guint size, measure;
+  gboolean busbw; /* measure is busbw, else a time */
+} Select;
+
+static void select_clear(Select *s)
+{
+  for (guint i = 0; i < s->n_match; i++)
+    g_free(s->value[i]);
+}
+
+/* The index of header column `name`, or G_MAXUINT. */
+static guint header_col(char **header, const char *name)
+{
+  for (guint i = 0; header[i]; i++)
+    if (strcmp(header[i], name) == 0)
+      return i;
+  return G_MAXUINT;
+}
+
+static gboolean select_parse(const ValDataset *d, const char *path,
+                             char **header, Select *s, GError **error)
+{
+  g_auto(GStrv) part = g_strsplit(d->select, ";", -1);
+  g_auto(GStrv) match = NULL;
+  g_auto(GStrv) size = NULL;
+  g_auto(GStrv) measure = NULL;
+
+  memset(s, 0, sizeof(*s));
+  if (g_strv_length(part) != 3)
+    goto bad;
+  match = g_strsplit(part[0], ",", -1);
+  size = g_strsplit(part[1], "=", 2);
+  measure = g_strsplit(part[2], "=", 2);
+  if (g_strv_length(match) > SELECT_MAX_MATCH || g_strv_length(size) != 2 ||
+      strcmp(size[0], "size") != 0 || g_strv_length(measure) != 2 ||
+      (strcmp(measure[0], "time") != 0 && strcmp(measure[0], "busbw") != 0))
+    goto bad;
+  for (guint i = 0; match[i]; i++) {
+    g_auto(GStrv) kv = g_strsplit(match[i], "=", 2);
+
+    if (g_strv_length(kv) != 2)
+      goto bad;
+    s->match[s->n_match] = header_col(header, kv[0]);
+    if (s->match[s->n_match] == G_MAXUINT)
+      goto missing;
+    s->value[s->n_match++] = g_strdup(kv[1]);
+  }
+  s->size = header_col(header, size[1]);
+  s->measure = header_col(header, measure[1]);
+  s->busbw = strcmp(measure[0], "busbw") == 0;
+  if (s->size == G_MAXUINT || s->measure == G_MAXUINT)
+    goto missing;
+  return TRUE;
+bad:
+  g_set_error(error, VAL_ERROR, VAL_ERROR_VALUE,
+              "%s: selection '%s': expected COLUMN=VALUE,...;size=COLUMN;"
+              "time=COLUMN or busbw=COLUMN",
+              d->file, d->select);
+  select_clear(s);
+  return FALSE;
+missing:
+  g_set_error(error, VAL_ERROR, VAL_ERROR_VALUE,
+              "%s:1: selection '%s' names a column the header does not have",
+              path, d->select);
+  select_clear(s);
+  return FALSE;
+}
+
+/* A summary table's row: into *r when it is selected (r->size_bytes 0
+ * otherwise), its time from the size and busbw where the table gives busbw. */
+static gboolean select_row(const Select *s, const char *path, guint line,
                            char **cells, const ValAccuracy *a,
                            ValAccuracyRow *r, GError **error)
 {
-  g_autofree char *key = NULL;
+  guint n = g_strv_length(cells);
+  double v;
   char *end;
 
-  if (g_strv_length(cells) < 5)
+  for (guint i = 0; i < s->n_match; i++)
+    if (s->match[i] >= n || strcmp(cells[s->match[i]], s->value[i]) != 0)
+      return TRUE;
+  if (s->size >= n || s->measure >= n ||
+      !sim_size_parse(cells[s->size], &r->size_bytes, NULL) ||
+      r->size_bytes == 0)
     goto bad;
-  key = g_strdup_printf("%s,%s", cells[0], cells[1]);
-  if (strcmp(key, d->select) != 0)
-    return TRUE;
-  if (!g_ascii_string_to_unsigned(cells[3], 10, 1, G_MAXUINT64, &r->size_bytes,
-                                  NULL))
+  v = g_ascii_strtod(cells[s->measure], &end);
+  if (end == cells[s->measure] || *end || !(v > 0) || !isfinite(v))
     goto bad;
-  r->measured_GBps = g_ascii_strtod(cells[4], &end);
-  if (end == cells[4] || *end || !(r->measured_GBps > 0) ||
-      !isfinite(r->measured_GBps))
-    goto bad;
-  r->measured_us =
-      (double)r->size_bytes * a->bus_factor / (r->measured_GBps * 1e3);
+  if (s->busbw) {
+    r->measured_GBps = v;
+    r->measured_us = (double)r->size_bytes * a->bus_factor / (v * 1e3);
+  } else {
+    r->measured_us = v;
+    r->measured_GBps = (double)r->size_bytes / (v * 1e3) * a->bus_factor;
+  }
   return TRUE;
 bad:
   r->size_bytes = 0;
   g_set_error(error, VAL_ERROR, VAL_ERROR_VALUE,
-              "%s:%u: expected collective, metric, size label, size in bytes "
-              "and busbw (GB/s)",
-              path, line);
+              "%s:%u: expected a size in column %u and a %s in column %u", path,
+              line, s->size + 1, s->busbw ? "busbw (GB/s)" : "time (us)",
+              s->measure + 1);
   return FALSE;
 }
 
@@ -384,12 +648,24 @@ static gboolean read_rows(const ValDataset *d, const char *path, ValAccuracy *a,
   g_autofree char *text = NULL;
   g_autofree char **lines = NULL;
   gsize len;
+  Select sel = {0};
 
   if (!sim_input_read(path, &text, &len, error))
     return FALSE;
   lines = sim_input_lines(text, len, path, NULL, error);
   if (!lines)
     return FALSE;
+  if (d->select) {
+    g_auto(GStrv) header = NULL;
+
+    if (!lines[0]) {
+      g_set_error(error, VAL_ERROR, VAL_ERROR_VALUE, "%s: empty", path);
+      return FALSE;
+    }
+    header = g_strsplit(g_strstrip(lines[0]), ",", -1);
+    if (!select_parse(d, path, header, &sel, error))
+      return FALSE;
+  }
   for (guint i = 1; lines[i]; i++) {
     g_auto(GStrv) cells = NULL;
     ValAccuracyRow r = {0};
@@ -400,8 +676,10 @@ static gboolean read_rows(const ValDataset *d, const char *path, ValAccuracy *a,
       continue;
     cells = g_strsplit(lines[i], ",", -1);
     if (d->select) {
-      if (!select_row(d, path, i + 1, cells, a, &r, error))
+      if (!select_row(&sel, path, i + 1, cells, a, &r, error)) {
+        select_clear(&sel);
         return FALSE;
+      }
       if (r.size_bytes)
         g_array_append_val(a->rows, r);
       continue;
@@ -424,6 +702,7 @@ static gboolean read_rows(const ValDataset *d, const char *path, ValAccuracy *a,
         (double)r.size_bytes / (r.measured_us * 1e3) * a->bus_factor;
     g_array_append_val(a->rows, r);
   }
+  select_clear(&sel);
   return TRUE;
 }
 
@@ -449,6 +728,7 @@ gboolean val_accuracy_run(const ValDataset *d, const char *root,
 {
   NcclOptions opt;
   g_autofree guint32 *gpus = NULL;
+  g_autofree guint32 *servers = NULL;
   g_autofree char *path = g_build_filename(root, d->dir, d->file, NULL);
   g_autofree char *sys_path =
       g_build_filename(root, "systems", d->system, NULL);
@@ -470,7 +750,7 @@ gboolean val_accuracy_run(const ValDataset *d, const char *root,
   if (!read_rows(d, path, out, error) ||
       !sim_input_read(sys_path, &sys_text, &sys_len, error))
     return FALSE;
-  if (!dataset_options(d, &opt, &gpus, error))
+  if (!dataset_options(d, &opt, &gpus, &servers, error))
     return FALSE;
   sys = topo_system_load_data(sys_text, sys_len, sys_path, NULL, error);
   if (!sys || !simulate(sys, &opt, coll, out, CALL_MODEL, 0, error))

@@ -30,17 +30,22 @@ typedef struct {
   gboolean anomalous; /* a misconfigured system: must be predicted well
                          above what it measured */
   const char *gpus;   /* the server's GPUs the run used, as its
-                         CUDA_VISIBLE_DEVICES lists them ("1,2"); NULL:
-                         the first `ranks` */
+                         CUDA_VISIBLE_DEVICES lists them ("1,2", ranges
+                         "0-63"); with more ranks than GPUs listed, those
+                         GPUs of as many servers, in order; NULL: the
+                         first `ranks` */
   const char *env;    /* the NCCL_* variables the run set that change the
                          model, "NAME=VALUE ..." (NCCL_P2P_DISABLE,
                          NCCL_P2P_LEVEL, NCCL_IB_DISABLE=1,
                          NCCL_NET_GDR_LEVEL, NCCL_ALGO); NULL: none */
-  const char *select; /* a summary table's rows (reference2's summary_*.csv):
-                         those whose first two columns are
-                         "COLLECTIVE,METRIC", their size in bytes in the
-                         fourth column and busbw (GB/s) in the fifth; NULL:
-                         an nccl-tests table, time in time_col */
+  const char *select; /* a summary table's rows (reference2's summary_*.csv
+                         and per-node-count tables): "COLUMN=VALUE,...;
+                         size=COLUMN;time=COLUMN" or "...;busbw=COLUMN",
+                         the columns named as the table's header names
+                         them: the rows that hold every VALUE, their size
+                         (bytes, or with K/M/G/T) and their time (us) or
+                         busbw (GB/s); NULL: an nccl-tests table, time in
+                         time_col */
 } ValDataset;
 
 /* The datasets; n set to their count. */
