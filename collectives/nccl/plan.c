@@ -948,7 +948,12 @@ static gboolean plan_pat(NcclPlan *pl, GError **error)
 
 /* Send/Recv (rank r to r+1, as sendrecv_perf) and AllToAll (every rank to
  * every other, S/n each): NCCL's p2p transfers, Simple, spread over the
- * channels; all at once, so the fabric shares them. */
+ * channels; all at once, so the fabric shares them.  A rank's channels
+ * (its CTAs) carry all its operations at once (enqueue.cc addP2pToPlan
+ * puts up to NCCL_MAX_DEV_WORK_P2P_PER_BATCH of them in a channel's batch,
+ * its warps split between them): an AllToAll's n - 1 sends share the
+ * channels' bandwidth, each pair 1/(n - 1) of it, as they move equal
+ * bytes. */
 static gboolean plan_p2p(NcclPlan *pl, GError **error)
 {
   guint32 n = pl->comm->nranks;
@@ -975,6 +980,8 @@ static gboolean plan_p2p(NcclPlan *pl, GError **error)
                     &e, error))
         return FALSE;
       g_array_index(pl->edges, NcclEdge, e).lanes = pl->channels;
+      if (pl->coll == NCCL_COLL_ALLTOALL)
+        g_array_index(pl->edges, NcclEdge, e).cap_Bps = pl->cap_Bps / (n - 1);
       add_hop(pl, e, SIM_NONE, SIM_NONE);
     }
   }

@@ -251,6 +251,24 @@ START_TEST(test_ring_head_traced)
 }
 END_TEST
 
+/* A rank's p2p channels carry all its operations at once: an AllToAll's
+ * seven sends on a DGX H100 share the GPU's NCCL bandwidth (18 NVLinks of
+ * 20.6 GB/s, 370.8), and its bus bandwidth, what each GPU sends, reaches
+ * that and not the NVLinks' own rate; one Send/Recv pair has it all. */
+START_TEST(test_alltoall_shares_channels)
+{
+  g_autoptr(TopoSystem) h100 = load("server:dgx-h100");
+  g_autoptr(NcclComm) c = comm_of(h100, NULL);
+  double a2a = busbw(c, NCCL_COLL_ALLTOALL, GIB, NCCL_EXEC_FLOW, NULL);
+  double sr = busbw(c, NCCL_COLL_SENDRECV, GIB, NCCL_EXEC_FLOW, NULL);
+
+  ck_assert_msg(a2a <= 370.8 * 1.001 && a2a >= 370.8 * 0.97,
+                "AllToAll busbw %g GB/s", a2a);
+  ck_assert_msg(sr <= 370.8 * 1.001 && sr >= 370.8 * 0.97,
+                "SendRecv busbw %g GB/s", sr);
+}
+END_TEST
+
 /* Every collective runs, with its bus bandwidth in a sane range. */
 START_TEST(test_all_collectives)
 {
@@ -1562,6 +1580,7 @@ Suite *suite_nccl(void)
   tcase_add_test(tc, test_ring_head_in_stream);
   tcase_add_test(tc, test_ring_head_traced);
   tcase_add_test(tc, test_all_collectives);
+  tcase_add_test(tc, test_alltoall_shares_channels);
   tcase_add_test(tc, test_multinode_ring);
   tcase_add_test(tc, test_multinode_channels_per_nic);
   tcase_add_test(tc, test_node_channels);

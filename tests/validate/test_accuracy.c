@@ -70,13 +70,13 @@ static const struct {
      0.380, 0.005, 0.380, 0.005},
     {"nccl_allreduce_alltoall_GB300_oci_1to32node_NVL72_PARTIAL_ocigb300qu"
      "ickstart.csv",
-     0.285, 0.005, 0.285, 0.005},
+     0.160, 0.005, 0.160, 0.005},
     {"nccl_allreduce_alltoall_GB300_oci_1to32node_NVL72_PARTIAL_ocigb300qu"
      "ickstart.csv",
-     0.180, 0.005, 0.180, 0.005},
+     0.065, 0.005, 0.065, 0.005},
     {"nccl_allreduce_alltoall_GB300_oci_1to32node_NVL72_PARTIAL_ocigb300qu"
      "ickstart.csv",
-     0.225, 0.005, 0.225, 0.005},
+     0.105, 0.005, 0.105, 0.005},
     {"summary_busbw_16G_GB200_gcpA4X_MNNVL_vs_RDMA_1to36node_cnA4Xdoc.csv",
      0.070, 0.005, 0.070, 0.005},
     {"summary_busbw_16G_GB200_gcpA4X_MNNVL_vs_RDMA_1to36node_cnA4Xdoc.csv",
@@ -86,7 +86,7 @@ static const struct {
     {"summary_busbw_16G_GB200_gcpA4X_MNNVL_vs_RDMA_1to36node_cnA4Xdoc.csv",
      0.045, 0.005, 0.045, 0.005},
     {"summary_busbw_16G_GB200_gcpA4X_MNNVL_vs_RDMA_1to36node_cnA4Xdoc.csv",
-     0.180, 0.005, 0.180, 0.005},
+     0.065, 0.005, 0.065, 0.005},
     {"summary_busbw_16G_GB200_gcpA4X_MNNVL_vs_RDMA_1to36node_cnA4Xdoc.csv",
      0.105, 0.005, 0.105, 0.005},
     {"summary_busbw_16G_GB200_gcpA4X_MNNVL_vs_RDMA_1to36node_cnA4Xdoc.csv",
@@ -94,7 +94,7 @@ static const struct {
     {"summary_busbw_16G_GB200_gcpA4X_MNNVL_vs_RDMA_1to36node_cnA4Xdoc.csv",
      0.020, 0.005, 0.020, 0.005},
     {"summary_busbw_16G_GB200_gcpA4X_MNNVL_vs_RDMA_1to36node_cnA4Xdoc.csv",
-     0.190, 0.005, 0.190, 0.005},
+     0.075, 0.005, 0.075, 0.005},
     {"summary_busbw_16G_GB200_gcpA4X_MNNVL_vs_RDMA_1to36node_cnA4Xdoc.csv",
      0.130, 0.005, 0.130, 0.005},
     {"summary_busbw_16G_GB200_gcpA4X_MNNVL_vs_RDMA_1to36node_cnA4Xdoc.csv",
@@ -102,7 +102,7 @@ static const struct {
     {"summary_busbw_16G_GB200_gcpA4X_MNNVL_vs_RDMA_1to36node_cnA4Xdoc.csv",
      0.015, 0.005, 0.015, 0.005},
     {"summary_busbw_16G_GB200_gcpA4X_MNNVL_vs_RDMA_1to36node_cnA4Xdoc.csv",
-     0.205, 0.005, 0.205, 0.005},
+     0.090, 0.005, 0.090, 0.005},
     {"summary_busbw_16G_GB200_gcpA4X_MNNVL_vs_RDMA_1to36node_cnA4Xdoc.csv",
      0.175, 0.005, 0.175, 0.005},
     {"summary_busbw_16G_GB200_gcpA4X_MNNVL_vs_RDMA_1to36node_cnA4Xdoc.csv",
@@ -110,7 +110,7 @@ static const struct {
     {"summary_busbw_16G_GB200_gcpA4X_MNNVL_vs_RDMA_1to36node_cnA4Xdoc.csv",
      0.030, 0.005, 0.030, 0.005},
     {"summary_busbw_16G_GB200_gcpA4X_MNNVL_vs_RDMA_1to36node_cnA4Xdoc.csv",
-     0.285, 0.005, 0.285, 0.005},
+     0.160, 0.005, 0.160, 0.005},
     {"nccl_allreduce_2xRTX2080Ti_pcie3_noP2P_PIX_1node_g2_autodl_anthonyho"
      "o.csv",
      0.010, 0.120, 0.060, 0.150},
@@ -147,7 +147,7 @@ static const struct {
      0.525, 0.170, 0.525, 0.170},
     {"summary_busbw_vs_size_16xB300_2node_awsP6B300_efa16x400_terrificdm.c"
      "sv",
-     0.185, 0.185, 0.185, 0.185},
+     0.115, 0.185, 0.115, 0.185},
     {"nccl_allreduce_2xL40S_2node_1perNode_socketTCP_IBdisabled_AMBIGUOUS_"
      "redhatOCP.csv",
      0.015, 0.165, 0.525, 0.180},
