@@ -130,7 +130,10 @@ static const ValDataset datasets[] = {
      22809, 20, 5, FALSE, NULL, NULL, NULL},
     /* GB300 NVL72 racks (OCI), one size a run at 8 and 16 GiB (PARTIAL):
      * 1, 2 and 16 hosts of 4 inside one rack (MNNVL), 32 across two over
-     * RoCE; -n 50, NCCL 2.28.7.  Not the AllToAll on 32 hosts: its 128
+     * RoCE; -n 50, NCCL 2.28.7 (its NCCL_BUFFSIZE=16777216 and
+     * NCCL_IB_QPS_PER_CONNECTION=4 are not modelled; NCCL_MNNVL_ENABLE=1,
+     * NCCL_NVLS_ENABLE=1 and NCCL_NET_GDR_C2C=1 are the release's
+     * defaults).  Not the AllToAll on 32 hosts: its 128
      * ranks' 16,256 pairs take 3 s a call here, 60 s for the fit's
      * simulations (docs/nccl.md gives its prediction) */
     {REF2, OCI_GB300,
