@@ -146,7 +146,9 @@ static gboolean route_ranks(NcclPlan *pl, guint32 a, guint32 b, guint32 rail,
 {
   const NcclComm *c = pl->comm;
   guint64 key = ((guint64)a << 40) ^ ((guint64)b << 16) ^ rail;
-  gpointer hit = g_hash_table_lookup(pl->route_of, &key);
+  /* a point-to-point plan routes every pair once: nothing to look up */
+  gboolean cached = pl->coll < NCCL_N_TUNED_COLLS;
+  gpointer hit = cached ? g_hash_table_lookup(pl->route_of, &key) : NULL;
   SimPathSet ps, tail, both;
   NcclRoute r;
   gint64 *k;
@@ -208,6 +210,8 @@ static gboolean route_ranks(NcclPlan *pl, guint32 a, guint32 b, guint32 rail,
   }
   r.first = *first = add_paths(pl, &ps);
   r.n = *n = ps.n;
+  if (!cached)
+    return TRUE;
   r.key = (gint64)key;
   g_array_append_val(pl->routes, r);
   k = g_new(gint64, 1);
