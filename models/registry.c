@@ -28,7 +28,8 @@ typedef enum { GROUP_LINK, GROUP_SWITCH, GROUP_NIC, GROUP_NCCL } GroupKind;
  * small sizes (8x A100, 8x H800, 8x RTX 4090, 2x RTX 2080 Ti), the proxy
  * by the multi-node runs (2 and 4 DGX H100 over NDR, 2 OCI A100 over RoCE,
  * 2 GCP B200 over RoCE, 2 L40S pods over TCP, 2 DGX Spark over RoCE, 2
- * AWS p6-b300 over EFA), the SHM rate by the runs
+ * AWS p6-b300 over EFA, 2 GCP A4X Max (GB300) over RoCE, 2 OCI GB300 NVL72
+ * racks over RoCE), the SHM rate by the runs
  * without P2P (2x RTX 2080 Ti's five collectives; A40 and DGX A100 GPUs
  * with NCCL_P2P_DISABLE=1), the socket thread by the one run over TCP (2
  * L40S pods, NCCL_IB_DISABLE=1). */
