@@ -131,14 +131,6 @@ static SimTask add_join(NcclExecution *x, SimTask launch, guint32 rounds)
                      last->len);
 }
 
-/* Whether a plan is a chain: NCCL's ring cut open at the root, which
- * Broadcast and Reduce run (plan_ring). */
-static gboolean plan_chain(const NcclPlan *pl)
-{
-  return pl->algo == NCCL_ALGO_RING &&
-         (pl->coll == NCCL_COLL_BROADCAST || pl->coll == NCCL_COLL_REDUCE);
-}
-
 static void mark_launched(void *ctx, guint64 user, SimTime now)
 {
   (void)user;
@@ -208,7 +200,7 @@ void nccl_execution_build(NcclExecution *x)
 
   if (x->trace && !x->traced)
     x->traced = g_array_new(FALSE, FALSE, sizeof(Traced));
-  if (x->want_pace && plan_chain(pl) && pl->edges->len > 0) {
+  if (x->want_pace && nccl_plan_chain(pl) && pl->edges->len > 0) {
     x->arrive = g_new0(SimTime, pl->edges->len);
     x->finish = g_new0(SimTime, pl->edges->len);
     add_mark(x, launch, mark_launched, 0);

@@ -522,8 +522,7 @@ static guint32 ring_rank(const NcclPlan *pl, guint32 c, guint32 pos)
 static gboolean plan_ring(NcclPlan *pl, GError **error)
 {
   guint32 n = pl->comm->nranks;
-  gboolean chain =
-      pl->coll == NCCL_COLL_BROADCAST || pl->coll == NCCL_COLL_REDUCE;
+  gboolean chain = nccl_plan_chain(pl);
   guint32 steps = pl->coll == NCCL_COLL_ALLREDUCE ? 2 * (n - 1) : n - 1;
 
   for (guint32 c = 0; c < pl->channels; c++) {
@@ -551,8 +550,7 @@ static gboolean plan_ring(NcclPlan *pl, GError **error)
         b = (b + root_pos) % n;
       }
       if (!add_edge(pl, ring_rank(pl, c, a), ring_rank(pl, c, b), c, c,
-                    per_link, i ? first + i - 1 : (chain ? SIM_NONE : SIM_NONE),
-                    &e, error))
+                    per_link, i ? first + i - 1 : SIM_NONE, &e, error))
         return FALSE;
     }
     if (!chain)

@@ -103,6 +103,15 @@ typedef struct {
  * grows (plan.c plan_memory_check). */
 #define NCCL_RUN_BYTES_PER_EDGE (8u << 10)
 
+/* Whether a plan is a chain: NCCL's ring cut open at the root, which
+ * Broadcast and Reduce run (plan.c plan_ring; exec.c times its calls back
+ * to back by it). */
+static inline gboolean nccl_plan_chain(const NcclPlan *pl)
+{
+  return pl->algo == NCCL_ALGO_RING &&
+         (pl->coll == NCCL_COLL_BROADCAST || pl->coll == NCCL_COLL_REDUCE);
+}
+
 /* The channel's share of n bytes: whole bytes, the first channels taking
  * the remainder. */
 static inline guint64 nccl_share(guint64 n, guint32 parts, guint32 i)
