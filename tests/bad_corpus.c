@@ -83,3 +83,28 @@ guint bad_corpus_manifest(const char *sub, BadCaseFn fn, gpointer data)
   }
   return n;
 }
+
+typedef struct {
+  BadLoadFn load;
+} LoadCase;
+
+static void refused(const char *path, const char *name, const char *expect,
+                    gpointer data)
+{
+  const LoadCase *c = data;
+  g_autoptr(GError) error = NULL;
+
+  ck_assert_msg(!c->load(path, &error), "%s loaded", name);
+  ck_assert_msg(strstr(error->message, expect) != NULL,
+                "%s: message '%s' lacks '%s'", name, error->message, expect);
+  ck_assert_msg(strstr(error->message, path) != NULL,
+                "%s: message '%s' does not name the file", name,
+                error->message);
+}
+
+guint bad_corpus_manifest_load(const char *sub, BadLoadFn load)
+{
+  LoadCase c = {load};
+
+  return bad_corpus_manifest(sub, refused, &c);
+}

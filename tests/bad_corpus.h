@@ -28,4 +28,8 @@ typedef void (*BadCaseFn)(const char *path, const char *name,
  * runs fn on every case.  Returns how many. */
 guint bad_corpus_manifest(const char *sub, BadCaseFn fn, gpointer data);
 
+/* bad_corpus_manifest where every case is a file load must refuse with its
+ * text, in a message that holds the file's path. */
+guint bad_corpus_manifest_load(const char *sub, BadLoadFn load);
+
 #endif /* TESTS_BAD_CORPUS_H */

@@ -16,7 +16,7 @@ int main(void)
       suite_timeline, suite_nccl,       suite_cli,         suite_sweep,
       suite_measure,  suite_importmeas, suite_calibrate,   suite_verbsnet,
       suite_workload, suite_plot,       suite_replay,      suite_errors,
-      suite_accuracy, suite_input};
+      suite_accuracy, suite_input,      suite_tracelogs};
   SRunner *sr = srunner_create(NULL);
   int failed, run;
 

@@ -32,6 +32,7 @@ Suite *suite_verbsnet(void);
 Suite *suite_workload(void);
 Suite *suite_plot(void);
 Suite *suite_replay(void);
+Suite *suite_tracelogs(void);
 Suite *suite_errors(void);
 Suite *suite_accuracy(void);
 Suite *suite_input(void);

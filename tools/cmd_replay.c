@@ -33,6 +33,8 @@ typedef struct {
   guint64 astra_tp, astra_gpus;
   gboolean astra_tp_seen, astra_gpus_seen;
   char *ns_per_tick;
+  char **nccl_logs;
+  char *gap;
   char *jobs;
   char *placement;
   guint64 seed;
@@ -59,6 +61,8 @@ static void options_clear(ReplayOptions *o)
   g_free(o->llm);
   g_free(o->astra);
   g_free(o->ns_per_tick);
+  g_strfreev(o->nccl_logs);
+  g_free(o->gap);
   g_free(o->jobs);
   g_free(o->placement);
   g_free(o->servers);
@@ -84,8 +88,16 @@ static gboolean place_jobs(const TopoSystem *sys, GArray *jobs, GError **error)
   for (guint i = 0; i < jobs->len; i++) {
     CliJob *j = &g_array_index(jobs, CliJob, i);
     guint32 ranks = j->w->tp * j->w->pp * j->w->dp;
-    guint32 n = trc_servers_needed(ranks, g);
+    guint32 per = trc_ranks_per_server(j->w, g);
+    guint32 n = per ? trc_servers_needed(ranks, per) : 0;
 
+    if (per == 0) {
+      g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                  "%s: the job runs %u ranks per server, the system's servers "
+                  "have %u GPUs",
+                  j->where, j->w->per_server, g);
+      return FALSE;
+    }
     if (n == 0) {
       g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
                   "%s: %u ranks (tp %u x pp %u x dp %u) do not fill "
@@ -210,7 +222,7 @@ static char *ops_csv(const CliJob *jobs, const TrcReplayResult *res, guint n)
       trc_csv_append_text(s, op->name);
       g_string_append_printf(s, ",%s,%s,",
                              op->compute ? "compute" : trc_coll_name(op->coll),
-                             trc_group_name(op->group));
+                             trc_op_group_label(w, op));
       if (op->stage >= 0)
         g_string_append_printf(s, "%d", op->stage);
       g_string_append_printf(s, ",%" G_GUINT64_FORMAT ",%.3f,%u,", op->bytes,
@@ -258,9 +270,16 @@ static void print_report(const TopoSystem *sys, const CliJob *jobs,
     const TrcOp *top[3] = {NULL};
     SimTime top_t[3] = {0};
 
-    printf("\njob %s: %u ranks (tp %u, pp %u, dp %u, ep %u) on server%s %s\n",
-           jobs[i].name, res[i].ranks, w->tp, w->pp, w->dp, w->ep,
-           jobs[i].n_servers == 1 ? "" : "s", srv);
+    if (w->n_comms > 0)
+      printf("\njob %s: %u ranks (%u communicator%s, from %s) on server%s "
+             "%s\n",
+             jobs[i].name, res[i].ranks, w->n_comms, w->n_comms == 1 ? "" : "s",
+             w->source, jobs[i].n_servers == 1 ? "" : "s", srv);
+    else
+      printf("\njob %s: %u ranks (tp %u, pp %u, dp %u, ep %u) on server%s "
+             "%s\n",
+             jobs[i].name, res[i].ranks, w->tp, w->pp, w->dp, w->ep,
+             jobs[i].n_servers == 1 ? "" : "s", srv);
     printf("  step time        %14.3f us\n", sim_time_to_us(res[i].step_ps));
     printf("  compute          %14.3f us per rank (mean)\n", res[i].compute_us);
     printf("  exposed comm     %14.3f us per rank (mean)\n", res[i].exposed_us);
@@ -293,7 +312,7 @@ static void print_report(const TopoSystem *sys, const CliJob *jobs,
 
       printf("  %s %-24s %s %s %" G_GUINT64_FORMAT " B: %.3f us%s%s%s\n",
              k == 0 ? "longest:" : "        ", top[k]->name,
-             trc_group_name(top[k]->group), trc_coll_name(top[k]->coll),
+             trc_op_group_label(w, top[k]), trc_coll_name(top[k]->coll),
              top[k]->bytes, sim_time_to_us(top_t[k]), r->chosen ? " (" : "",
              r->chosen ? (top[k]->coll >= NCCL_N_TUNED_COLLS
                               ? "P2P"
@@ -414,7 +433,9 @@ static gboolean replay_timeline(const TrcReplay *run, const TopoSystem *sys,
       trc_timeline_process(tl, pid, name, (gint32)MIN(pid, G_MAXINT32));
       trc_timeline_thread(tl, pid, TL_COMPUTE, "compute");
       for (guint g = TRC_GROUP_TP; g < TRC_N_GROUPS; g++) {
-        g_autofree char *tn = g_strdup_printf("%s comm", trc_group_name(g));
+        g_autofree char *tn =
+            g == TRC_GROUP_COMM ? g_strdup("communicators")
+                                : g_strdup_printf("%s comm", trc_group_name(g));
 
         trc_timeline_thread(tl, pid, g, tn);
       }
@@ -460,14 +481,30 @@ static gboolean check_options(ReplayOptions *o, NcclOptions *n, guint32 *hot,
   }
   if (o->hot_links && !cli_parse_hot_links(o->hot_links, hot, error))
     return FALSE;
-  if (o->jobs && (o->rest || o->llm || o->astra || o->placement || o->servers ||
-                  o->seed_seen || o->astra_tp_seen || o->astra_gpus_seen ||
-                  o->ns_per_tick || o->write_workload)) {
+  if (o->jobs &&
+      (o->rest || o->llm || o->astra || o->placement || o->servers ||
+       o->seed_seen || o->astra_tp_seen || o->astra_gpus_seen ||
+       o->ns_per_tick || o->write_workload || o->nccl_logs || o->gap)) {
     g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
                 "--jobs: the jobs file names each job's workload and "
                 "placement; give no workload, --llm, --astra, --astra-tp, "
-                "--astra-gpus, --ns-per-tick, --placement, --seed, --servers "
-                "or --write-workload with it");
+                "--astra-gpus, --ns-per-tick, --nccl-log, --gap, "
+                "--placement, --seed, --servers or --write-workload with it");
+    return FALSE;
+  }
+  if (o->nccl_logs && (o->rest || o->llm || o->astra)) {
+    g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                "--nccl-log: more than one workload: %s (expected one of a "
+                "workload CSV, an ASTRA-sim text workload, an LLM layout or "
+                "NCCL logs)",
+                o->rest  ? o->rest[0]
+                : o->llm ? "--llm"
+                         : "--astra");
+    return FALSE;
+  }
+  if (o->gap && !o->nccl_logs) {
+    g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                "--gap: goes with --nccl-log");
     return FALSE;
   }
   if (o->astra_tp_seen && o->astra_tp == 0) {
@@ -540,6 +577,15 @@ int cli_cmd_replay(int argc, char **argv)
       {"ns-per-tick", 0, 0, G_OPTION_ARG_STRING, &o.ns_per_tick,
        "Length of an ASTRA-sim compute tick in ns (default 1, ASTRA-sim's)",
        "NS"},
+      {"nccl-log", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o.nccl_logs,
+       "Replay the calls of an NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,COLL "
+       "log (repeat for one file per process)",
+       "FILE"},
+      {"gap", 0, 0, G_OPTION_ARG_STRING, &o.gap,
+       "Compute between two calls of a rank of --nccl-log: a time with a "
+       "unit (e.g. 150us), or 'timestamps' for the time between their lines "
+       "(default: none)",
+       "TIME"},
       {"jobs", 0, 0, G_OPTION_ARG_FILENAME, &o.jobs,
        "Run several jobs at once: an INI file of [job NAME] groups "
        "(docs/replay.md)",
@@ -589,7 +635,8 @@ int cli_cmd_replay(int argc, char **argv)
       "Replay one training step of a job (or several at once) on a system: "
       "step time, compute, exposed communication per process group.",
       "The workload is a workload CSV (docs/workload.md), an ASTRA-sim text "
-      "workload (--astra) or a generated LLM layout (--llm).  --jobs runs "
+      "workload (--astra), a generated LLM layout (--llm) or the calls of "
+      "an NCCL log (--nccl-log).  --jobs runs "
       "several jobs at once, each placed on its own servers, and reports "
       "each one's slowdown against running alone and the links they "
       "share.\n" CLI_NCCL_ENV_HELP);
@@ -624,7 +671,10 @@ int cli_cmd_replay(int argc, char **argv)
     if (!cli_jobs_load(o.jobs, jobs, &error))
       goto fail;
   } else {
-    const char *file = o.rest ? o.rest[0] : o.astra;
+    const char *file = o.rest        ? o.rest[0]
+                       : o.astra     ? o.astra
+                       : o.nccl_logs ? o.nccl_logs[0]
+                                     : NULL;
     CliJob j = {0};
 
     /* the job is named after its file, "llm" for a generated one */
@@ -639,7 +689,36 @@ int cli_cmd_replay(int argc, char **argv)
       j.name = g_strdup("llm");
     }
 
-    {
+    if (o.nccl_logs) {
+      TrcNcclLogOptions lo = {0};
+      g_autoptr(GString) notes = g_string_new(NULL);
+
+      if (o.gap && strcmp(o.gap, "timestamps") == 0) {
+        lo.timestamps = TRUE;
+      } else if (o.gap && !sim_time_parse(o.gap, &lo.gap_ps, NULL)) {
+        cli_job_clear(&j);
+        g_set_error(&error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                    "--gap: '%s' is not a time with a unit (e.g. 150us) or "
+                    "'timestamps'",
+                    o.gap);
+        goto fail;
+      } else if (lo.gap_ps > TRC_MAX_COMPUTE_PS) {
+        cli_job_clear(&j);
+        g_set_error(&error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                    "--gap: '%s' is above 2^60 ps (13 days)", o.gap);
+        goto fail;
+      }
+      j.w = trc_workload_load_nccl_log((const char *const *)o.nccl_logs,
+                                       g_strv_length(o.nccl_logs), &lo, notes,
+                                       &error);
+      if (j.w && notes->len > 0) {
+        g_auto(GStrv) lines = g_strsplit(notes->str, "\n", -1);
+
+        for (guint k = 0; lines[k]; k++)
+          if (lines[k][0])
+            fprintf(stderr, "ifsim: %s: note: %s\n", COMMAND, lines[k]);
+      }
+    } else {
       static const CliWorkloadNames names = {
           "--llm", "--astra-tp", "--ns-per-tick", "--astra", "--astra-gpus"};
 
@@ -676,8 +755,8 @@ int cli_cmd_replay(int argc, char **argv)
     if (!j.where)
       j.where = g_strdup(o.placement ? "--placement"
                          : o.llm     ? "--llm"
-                         : o.astra   ? o.astra
-                                     : o.rest[0]);
+                         : file      ? file
+                                     : "workload");
     g_array_append_val(jobs, j);
   }
   n = jobs->len;

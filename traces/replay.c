@@ -31,6 +31,9 @@ typedef struct {
   guint32 ranks;  /* tp x pp x dp */
   guint32 per_st; /* ranks per stage: tp x dp */
   OpState *ops;   /* [w->n_ops] */
+  /* A workload with communicators: each rank's (op, instance) pairs in op
+   * order, rank r's at [start[r], start[r + 1]) of op[] and inst[] */
+  guint32 *start, *rop, *rinst;
 } JobState;
 
 struct TrcReplay {
@@ -50,6 +53,13 @@ struct TrcReplay {
 #define MAX_FIELD 0xfffffffu
 
 /* --- placement ----------------------------------------------------------- */
+
+guint32 trc_ranks_per_server(const TrcWorkload *w, guint32 g)
+{
+  if (w->per_server == 0)
+    return g;
+  return w->per_server <= g ? w->per_server : 0;
+}
 
 guint32 trc_servers_needed(guint32 ranks, guint32 g)
 {
@@ -150,6 +160,8 @@ static guint32 instances_of(const JobState *j, const TrcOp *op)
 {
   const TrcWorkload *w = j->w;
 
+  if (op->group == TRC_GROUP_COMM) /* compute: one per rank; else one */
+    return op->compute ? w->comms[op->comm].n : 1;
   if (op->compute)
     return j->ranks;
   switch (op->group) {
@@ -201,6 +213,16 @@ static guint32 members(const JobState *j, const TrcOp *op, guint32 inst,
   const TrcWorkload *w = j->w;
   guint32 n = 0, base, st, tpi;
 
+  if (op->group == TRC_GROUP_COMM) {
+    const TrcComm *c = &w->comms[op->comm];
+
+    if (op->compute) {
+      m[0] = c->ranks[inst];
+      return 1;
+    }
+    memcpy(m, c->ranks, c->n * sizeof(guint32));
+    return c->n;
+  }
   if (op->compute) {
     if (!runs_on_stage(op, stage_of(j, inst)))
       return 0;
@@ -281,6 +303,17 @@ static NcclComm *comm_for(TrcReplay *x, const JobState *j, const TrcOp *op,
   }
   for (guint32 i = 0; i < n; i++) {
     rank_place(j, m[i], &s, &gpu);
+    if ((n % ns != 0 || s != servers[i / nl] || gpu != locals[i % nl]) &&
+        op->group == TRC_GROUP_COMM) {
+      g_set_error(error, TRC_ERROR, TRC_ERROR_VALUE,
+                  "job %s, op %u (%s): its communicator %s (ranks %u, %u, "
+                  "...) does not take the same GPUs of each of its servers "
+                  "(rank r on GPU r %% %u of server r / %u); ifsim's "
+                  "communicators do",
+                  j->job.name, op->id, op->name, j->w->comms[op->comm].name,
+                  m[0], m[1], j->g, j->g);
+      return NULL;
+    }
     if (n % ns != 0 || s != servers[i / nl] || gpu != locals[i % nl]) {
       g_set_error(error, TRC_ERROR, TRC_ERROR_VALUE,
                   "job %s, op %u (%s): its %s group of ranks %u, %u, ... "
@@ -349,10 +382,12 @@ static void coll_gate(void *ctx, guint64 user, SimTime now)
   OpState *s = &j->ops[op];
   NcclChoice ch;
   GError *e = NULL;
-  NcclCallSpec spec = {.one_way = w->group == TRC_GROUP_PP,
-                       .done = coll_done,
-                       .ctx = x,
-                       .user = user};
+  NcclCallSpec spec = {
+      .one_way = w->group == TRC_GROUP_PP ||
+                 (w->group == TRC_GROUP_COMM && w->coll == NCCL_COLL_SENDRECV),
+      .done = coll_done,
+      .ctx = x,
+      .user = user};
 
   s->t0[inst] = now;
   if (!s->comm[inst]) { /* a group of one rank: nothing to move */
@@ -396,6 +431,30 @@ static guint32 dep_tasks(const JobState *j, guint32 d, guint32 r, SimTask *out)
   return n;
 }
 
+/* The tasks an instance of an op over a communicator waits for, appended
+ * to `after`: per dependency, its instances on the instance's ranks
+ * (marked[r] == stamp), or all of them where it shares no rank with it (a
+ * collective has one). */
+static void comm_dep_tasks(const JobState *j, const TrcOp *op,
+                           const guint32 *marked, guint32 stamp, GArray *after)
+{
+  for (guint32 d = 0; d < op->n_deps; d++) {
+    const TrcOp *dop = &j->w->ops[op->deps[d]];
+    const OpState *s = &j->ops[op->deps[d]];
+    guint32 before = after->len;
+
+    if (dop->compute) {
+      const TrcComm *c = &j->w->comms[dop->comm];
+
+      for (guint32 k = 0; k < c->n; k++)
+        if (marked[c->ranks[k]] == stamp)
+          g_array_append_val(after, s->end[k]);
+    }
+    if (after->len == before)
+      g_array_append_vals(after, s->end, s->n);
+  }
+}
+
 static int cmp_task(gconstpointer a, gconstpointer b)
 {
   SimTask x = *(const SimTask *)a, y = *(const SimTask *)b;
@@ -416,6 +475,9 @@ static gboolean setup_job(TrcReplay *x, guint32 jx, GError **error)
   /* NcclComm -> the end of its latest call: NCCL runs the calls of one
    * communicator in the order they were issued, on its stream */
   g_autoptr(GHashTable) last = g_hash_table_new(NULL, NULL);
+  /* a workload with communicators: the ranks of the instance at hand */
+  g_autofree guint32 *marked = w->n_comms ? g_new0(guint32, j->ranks) : NULL;
+  guint32 stamp = 0;
 
   j->ops = g_new0(OpState, w->n_ops);
   for (guint32 o = 0; o < w->n_ops; o++) {
@@ -435,7 +497,13 @@ static gboolean setup_job(TrcReplay *x, guint32 jx, GError **error)
       if (n == 0)
         continue;
       g_array_set_size(after, 0);
-      for (guint32 k = 0; k < n; k++) {
+      if (marked) {
+        stamp++;
+        for (guint32 k = 0; k < n; k++)
+          marked[m[k]] = stamp;
+        comm_dep_tasks(j, op, marked, stamp, after);
+      }
+      for (guint32 k = 0; k < n && !marked; k++) {
         for (guint32 d = 0; d < op->n_deps; d++) {
           guint32 nt = dep_tasks(j, op->deps[d], m[k], buf);
 
@@ -470,7 +538,8 @@ static gboolean setup_job(TrcReplay *x, guint32 jx, GError **error)
          * other groups' instances already tell their stage) */
         guint64 slot = op->group == TRC_GROUP_WORLD
                            ? (guint64)(op->stage + 1) /* i is 0 */
-                           : i;
+                       : op->group == TRC_GROUP_COMM ? op->comm
+                                                     : i;
         guint64 key =
             ((guint64)op->group << 48) | (slot << 1) | (op->peer > 0 ? 1u : 0u);
         NcclComm *c = g_hash_table_lookup(comms, &key);
@@ -550,6 +619,68 @@ static guint32 rank_instances(const JobState *j, guint32 o, guint32 r,
   return 1;
 }
 
+typedef struct {
+  guint32 op, inst;
+} RankOp;
+
+/* A workload with communicators: every rank's (op, instance) pairs in op
+ * order, as one array indexed by rank (a rank's ops, not every op per
+ * rank, so that reports cost what the trace holds). */
+static void index_ranks(JobState *j)
+{
+  const TrcWorkload *w = j->w;
+  g_autofree guint32 *fill = g_new0(guint32, j->ranks + 1);
+
+  j->start = g_new0(guint32, j->ranks + 1);
+  for (int pass = 0; pass < 2; pass++) {
+    for (guint32 o = 0; o < w->n_ops; o++) {
+      const TrcOp *op = &w->ops[o];
+      const TrcComm *c = &w->comms[op->comm];
+
+      for (guint32 k = 0; k < c->n; k++) {
+        guint32 r = c->ranks[k];
+
+        if (pass == 0) {
+          j->start[r + 1]++;
+        } else {
+          j->rop[j->start[r] + fill[r]] = o;
+          j->rinst[j->start[r] + fill[r]] = op->compute ? k : 0;
+          fill[r]++;
+        }
+      }
+    }
+    if (pass == 0) {
+      for (guint32 r = 0; r < j->ranks; r++)
+        j->start[r + 1] += j->start[r];
+      j->rop = g_new(guint32, j->start[j->ranks]);
+      j->rinst = g_new(guint32, j->start[j->ranks]);
+    }
+  }
+}
+
+/* Rank r's (op, instance) pairs in op order, into out. */
+static void rank_ops(const JobState *j, guint32 r, GArray *out)
+{
+  g_array_set_size(out, 0);
+  if (j->start) {
+    for (guint32 k = j->start[r]; k < j->start[r + 1]; k++) {
+      RankOp x = {j->rop[k], j->rinst[k]};
+
+      g_array_append_val(out, x);
+    }
+    return;
+  }
+  for (guint32 o = 0; o < j->w->n_ops; o++) {
+    guint32 inst[2], n = rank_instances(j, o, r, inst);
+
+    for (guint32 k = 0; k < n; k++) {
+      RankOp x = {o, inst[k]};
+
+      g_array_append_val(out, x);
+    }
+  }
+}
+
 /* A start (+1) or end (-1) of an op on a rank; group 0: compute. */
 typedef struct {
   SimTime t;
@@ -575,6 +706,7 @@ static void job_results(const JobState *j, TrcReplayResult *out)
 {
   const TrcWorkload *w = j->w;
   g_autoptr(GArray) edges = g_array_new(FALSE, FALSE, sizeof(Edge));
+  g_autoptr(GArray) mine = g_array_new(FALSE, FALSE, sizeof(RankOp));
   double compute = 0, exposed = 0, group[TRC_N_GROUPS] = {0};
 
   out->ranks = j->ranks;
@@ -604,19 +736,17 @@ static void job_results(const JobState *j, TrcReplayResult *out)
     SimTime prev = 0;
 
     g_array_set_size(edges, 0);
-    for (guint32 o = 0; o < w->n_ops; o++) {
-      guint32 inst[2], n = rank_instances(j, o, r, inst);
-      guint32 g = w->ops[o].compute ? 0 : w->ops[o].group;
+    rank_ops(j, r, mine);
+    for (guint32 k = 0; k < mine->len; k++) {
+      const RankOp *x = &g_array_index(mine, RankOp, k);
+      guint32 g = w->ops[x->op].compute ? 0 : w->ops[x->op].group;
+      Edge e0 = {j->ops[x->op].t0[x->inst], g, +1};
+      Edge e1 = {j->ops[x->op].t1[x->inst], g, -1};
 
-      for (guint32 k = 0; k < n; k++) {
-        Edge e0 = {j->ops[o].t0[inst[k]], g, +1};
-        Edge e1 = {j->ops[o].t1[inst[k]], g, -1};
-
-        if (e1.t <= e0.t)
-          continue;
-        g_array_append_val(edges, e0);
-        g_array_append_val(edges, e1);
-      }
+      if (e1.t <= e0.t)
+        continue;
+      g_array_append_val(edges, e0);
+      g_array_append_val(edges, e1);
     }
     g_array_sort(edges, cmp_edge);
     for (guint32 k = 0; k < edges->len; k++) {
@@ -656,8 +786,16 @@ static gboolean check_job(const TopoSystem *sys, const TrcReplayJob *job,
 
   j->job = *job;
   j->w = job->w;
-  j->g = topo_system_gpus_per_server(sys);
+  j->g = trc_ranks_per_server(job->w, topo_system_gpus_per_server(sys));
   j->ranks = job->w->tp * job->w->pp * job->w->dp;
+  if (j->g == 0) {
+    g_set_error(error, TRC_ERROR, TRC_ERROR_VALUE,
+                "job %s: %u ranks per server, the system's servers have %u "
+                "GPUs",
+                job->name, job->w->per_server,
+                topo_system_gpus_per_server(sys));
+    return FALSE;
+  }
   j->per_st = job->w->tp * job->w->dp;
   need = trc_servers_needed(j->ranks, j->g);
   if (need == 0 || need != job->n_servers) {
@@ -722,9 +860,12 @@ TrcReplay *trc_replay_run(const TopoSystem *sys, const TrcReplayJob *jobs,
   if (o->attach)
     o->attach(o->attach_ctx, nccl_session_engine(x->session),
               nccl_session_transport(x->session));
-  for (guint32 jx = 0; jx < n_jobs; jx++)
+  for (guint32 jx = 0; jx < n_jobs; jx++) {
     if (!setup_job(x, jx, error))
       return NULL;
+    if (jobs[jx].w->n_comms > 0)
+      index_ranks(&x->jobs[jx]);
+  }
   if (!nccl_session_run(x->session, &st, error) || x->error) {
     if (x->error) {
       g_clear_error(error);
@@ -744,17 +885,19 @@ TrcReplay *trc_replay_run(const TopoSystem *sys, const TrcReplayJob *jobs,
 guint64 trc_replay_slices(const TrcReplay *run, TrcSliceFn fn, void *ctx)
 {
   guint64 n = 0;
+  g_autoptr(GArray) mine = g_array_new(FALSE, FALSE, sizeof(RankOp));
 
   for (guint32 jx = 0; jx < run->n_jobs; jx++) {
     const JobState *j = &run->jobs[jx];
 
     for (guint32 r = 0; r < j->ranks; r++) {
-      for (guint32 o = 0; o < j->w->n_ops; o++) {
-        guint32 inst[2], ni = rank_instances(j, o, r, inst);
+      rank_ops(j, r, mine);
+      for (guint32 k = 0; k < mine->len; k++, n++) {
+        const RankOp *x = &g_array_index(mine, RankOp, k);
 
-        for (guint32 k = 0; k < ni; k++, n++)
-          if (fn)
-            fn(ctx, jx, r, o, j->ops[o].t0[inst[k]], j->ops[o].t1[inst[k]]);
+        if (fn)
+          fn(ctx, jx, r, x->op, j->ops[x->op].t0[x->inst],
+             j->ops[x->op].t1[x->inst]);
       }
     }
   }
@@ -786,6 +929,9 @@ void trc_replay_free(TrcReplay *run)
       g_free(s->t1);
     }
     g_free(j->ops);
+    g_free(j->start);
+    g_free(j->rop);
+    g_free(j->rinst);
   }
   g_free(run->jobs);
   if (run->error)

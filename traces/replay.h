@@ -41,6 +41,10 @@ typedef struct {
  * ranks do not fill whole servers (and are more than one server's). */
 guint32 trc_servers_needed(guint32 ranks, guint32 g);
 
+/* The ranks a job of w places on each server of g GPUs: w->per_server, or
+ * g; 0 when w->per_server is above g. */
+guint32 trc_ranks_per_server(const TrcWorkload *w, guint32 g);
+
 typedef enum {
   TRC_PLACE_PACKED,  /* the lowest free servers, in order */
   TRC_PLACE_SPREAD,  /* free servers evenly spaced over the free list */

@@ -20,8 +20,8 @@
 #include "sim/units.h"
 #include "traces/csvtext.h"
 
-static const char *const group_names[TRC_N_GROUPS] = {"",   "tp",    "dp", "pp",
-                                                      "ep", "world", "edp"};
+static const char *const group_names[TRC_N_GROUPS] = {
+    "", "tp", "dp", "pp", "ep", "world", "edp", "comm"};
 
 static const char *const coll_csv_names[NCCL_N_COLLS] = {
     "broadcast", "reduce",   "allgather", "reducescatter",
@@ -48,8 +48,89 @@ void trc_workload_free(TrcWorkload *w)
     g_free(w->ops[i].deps);
   }
   g_free(w->ops);
+  for (guint32 c = 0; c < w->n_comms; c++) {
+    g_free(w->comms[c].name);
+    g_free(w->comms[c].ranks);
+  }
+  g_free(w->comms);
   g_free(w->source);
   g_free(w);
+}
+
+const char *trc_op_group_label(const TrcWorkload *w, const TrcOp *op)
+{
+  if (op->group == TRC_GROUP_COMM && op->comm < w->n_comms)
+    return w->comms[op->comm].name;
+  return trc_group_name(op->group);
+}
+
+/* A communicator name: letters, digits, '_', '-', '.', at most
+ * TRC_MAX_COMM_NAME characters, not a layout group's name. */
+static gboolean comm_name_ok(const char *t)
+{
+  gsize n = strlen(t);
+
+  if (n == 0 || n > TRC_MAX_COMM_NAME)
+    return FALSE;
+  for (gsize i = 0; i < n; i++)
+    if (!g_ascii_isalnum(t[i]) && t[i] != '_' && t[i] != '-' && t[i] != '.')
+      return FALSE;
+  for (int g = 0; g < TRC_N_GROUPS; g++)
+    if (g_str_equal(t, group_names[g]))
+      return FALSE;
+  return TRUE;
+}
+
+/* The communicators of w are well formed: names, ranks below the job's,
+ * each rank once; an explicit workload's layout is 1 x 1 x ranks. */
+static gboolean validate_comms(const TrcWorkload *w, GError **error)
+{
+  g_autoptr(GHashTable) names = g_hash_table_new(g_str_hash, g_str_equal);
+  g_autofree guint32 *seen = NULL;
+
+  if (w->n_comms == 0)
+    return TRUE;
+  if (w->tp != 1 || w->pp != 1 || w->ep != 1) {
+    g_set_error(error, TRC_ERROR, TRC_ERROR_RANGE,
+                "%s: a workload with communicators has no tp/pp/ep layout "
+                "(tp %u, pp %u, ep %u; expected 1, 1, 1 and dp = ranks)",
+                w->source, w->tp, w->pp, w->ep);
+    return FALSE;
+  }
+  seen = g_new0(guint32, w->dp);
+  for (guint32 c = 0; c < w->n_comms; c++) {
+    const TrcComm *m = &w->comms[c];
+
+    if (!m->name || !comm_name_ok(m->name) ||
+        g_hash_table_contains(names, m->name)) {
+      g_set_error(error, TRC_ERROR, TRC_ERROR_RANGE,
+                  "%s: communicator %u ('%s'): expected a unique name of "
+                  "letters, digits, '_', '-' or '.', at most %u characters, "
+                  "not a layout group's (tp, dp, pp, ep, edp, world, comm)",
+                  w->source, c, m->name ? m->name : "", TRC_MAX_COMM_NAME);
+      return FALSE;
+    }
+    g_hash_table_add(names, m->name);
+    if (m->n == 0) {
+      g_set_error(error, TRC_ERROR, TRC_ERROR_RANGE,
+                  "%s: communicator '%s' has no ranks", w->source, m->name);
+      return FALSE;
+    }
+    for (guint32 i = 0; i < m->n; i++) {
+      if (m->ranks[i] >= w->dp || seen[m->ranks[i]] == c + 1) {
+        g_set_error(error, TRC_ERROR, TRC_ERROR_RANGE,
+                    "%s: communicator '%s': rank %u %s (expected distinct "
+                    "ranks in [0, %u])",
+                    w->source, m->name, m->ranks[i],
+                    m->ranks[i] >= w->dp ? "is not a rank of the job"
+                                         : "is listed twice",
+                    w->dp - 1);
+        return FALSE;
+      }
+      seen[m->ranks[i]] = c + 1;
+    }
+  }
+  return TRUE;
 }
 
 /* --- checks shared by every source ------------------------------------ */
@@ -77,6 +158,16 @@ gboolean trc_workload_validate(const TrcWorkload *w, GError **error)
                 w->source, w->ep, w->dp);
     return FALSE;
   }
+  if (!validate_comms(w, error))
+    return FALSE;
+  if (w->per_server != 0 && ranks % w->per_server != 0) {
+    g_set_error(
+        error, TRC_ERROR, TRC_ERROR_RANGE,
+        "%s: ranks_per_server %u does not divide the job's %" G_GUINT64_FORMAT
+        " ranks",
+        w->source, w->per_server, ranks);
+    return FALSE;
+  }
   /* ids that rise (every generated and imported workload's, most files')
    * are unique without a set of them: a set only for the others */
   for (guint32 i = 1; i < w->n_ops && rising; i++)
@@ -89,8 +180,20 @@ gboolean trc_workload_validate(const TrcWorkload *w, GError **error)
     if (o->id == 0 ||
         (ids && g_hash_table_contains(ids, GUINT_TO_POINTER(o->id))))
       bad = "its id is 0 or not unique";
-    else if (o->compute && (o->group != TRC_GROUP_NONE || o->bytes != 0 ||
-                            o->compute_ps == 0))
+    else if ((o->group == TRC_GROUP_COMM) != (w->n_comms > 0) ||
+             (o->group == TRC_GROUP_COMM && o->comm >= w->n_comms))
+      bad = w->n_comms > 0 ? "in a workload with communicators every op "
+                             "runs over one of them"
+                           : "it names a communicator the workload lacks";
+    else if (o->group == TRC_GROUP_COMM &&
+             (o->stage != -1 || o->peer != 0 ||
+              (!o->compute && o->coll == NCCL_COLL_SENDRECV &&
+               w->comms[o->comm].n != 2)))
+      bad = "over a communicator an op has no stage or peer, and a SendRecv "
+            "runs over two ranks";
+    else if (o->compute &&
+             ((o->group != TRC_GROUP_NONE && o->group != TRC_GROUP_COMM) ||
+              o->bytes != 0 || o->compute_ps == 0))
       bad = "a compute op needs compute time > 0, no group, no size";
     else if (o->compute_ps > TRC_MAX_COMPUTE_PS)
       bad = "its compute time is above 2^60 ps (13 days): no step has one "
@@ -104,7 +207,7 @@ gboolean trc_workload_validate(const TrcWorkload *w, GError **error)
       bad = "a collective needs a group and a size > 0, no compute time";
     else if (o->stage < -1 || o->stage >= (gint32)w->pp)
       bad = "its stage is not -1 or a stage of the pipeline";
-    else if (!o->compute &&
+    else if (!o->compute && o->group != TRC_GROUP_COMM &&
              (o->group == TRC_GROUP_PP) != (o->coll == NCCL_COLL_SENDRECV))
       bad = "SendRecv runs over the pp group and only SendRecv does";
     else if (o->group == TRC_GROUP_PP &&
@@ -256,7 +359,11 @@ static const char *const col_names[N_COLS] = {
     "id",         "name",  "op",   "group", "size_bytes",
     "compute_us", "stage", "peer", "deps"};
 
-static const char *const layout_keys[] = {"tp", "pp", "dp", "ep"};
+static const char *const layout_keys[] = {"tp", "pp",    "dp",
+                                          "ep", "ranks", "ranks_per_server"};
+#define N_LAYOUT_KEYS 6
+#define KEY_RANKS 4
+#define KEY_PER_SERVER 5
 
 #define HEADER_TEXT "id,name,op,group,size_bytes,compute_us,stage,peer,deps"
 
@@ -291,16 +398,80 @@ static gboolean fail(GError **error, const Reader *r, int col,
   return FALSE;
 }
 
-/* The `# key: value` lines before the header.  Other comments there must
- * not look like a key (a typo such as `# tpp: 8` must not pass). */
+/* A `# comm: NAME R0 R1 ...` line's value into w->comms (ranks checked
+ * against the job's later, by validate_comms). */
+static gboolean read_comm(const char *name, guint line, const char *v,
+                          GArray *comms, GError **error)
+{
+  g_auto(GStrv) parts = g_strsplit_set(v, " \t", -1);
+  g_autoptr(GArray) ranks = g_array_new(FALSE, FALSE, sizeof(guint32));
+  TrcComm c = {0};
+  const char *cname = NULL;
+
+  for (guint i = 0; parts[i]; i++) {
+    guint64 n;
+
+    if (parts[i][0] == '\0')
+      continue;
+    if (!cname) {
+      cname = parts[i];
+      if (!comm_name_ok(cname)) {
+        g_set_error(error, TRC_ERROR, TRC_ERROR_PARSE,
+                    "%s:%u: comm: '%s' is not a communicator name (expected "
+                    "letters, digits, '_', '-' or '.', at most %u, not tp, "
+                    "dp, pp, ep, edp, world or comm)",
+                    name, line, cname, TRC_MAX_COMM_NAME);
+        return FALSE;
+      }
+      for (guint k = 0; k < comms->len; k++) {
+        if (g_str_equal(g_array_index(comms, TrcComm, k).name, cname)) {
+          g_set_error(error, TRC_ERROR, TRC_ERROR_PARSE,
+                      "%s:%u: comm: '%s' given twice", name, line, cname);
+          return FALSE;
+        }
+      }
+      continue;
+    }
+    if (g_str_equal(parts[i], "0"))
+      n = 0;
+    else if (!parse_count(parts[i], TRC_MAX_RANKS - 1, &n)) {
+      g_set_error(error, TRC_ERROR, TRC_ERROR_PARSE,
+                  "%s:%u: comm %s: '%s' is not a rank (expected whole "
+                  "numbers in [0, %u] separated by spaces)",
+                  name, line, cname, parts[i], TRC_MAX_RANKS - 1);
+      return FALSE;
+    }
+    {
+      guint32 r = (guint32)n;
+
+      g_array_append_val(ranks, r);
+    }
+  }
+  if (!cname || ranks->len == 0) {
+    g_set_error(error, TRC_ERROR, TRC_ERROR_PARSE,
+                "%s:%u: comm: expected a name and its ranks in communicator "
+                "order ('# comm: tp0 0 1 2 3')",
+                name, line);
+    return FALSE;
+  }
+  c.name = g_strdup(cname);
+  c.n = ranks->len;
+  c.ranks = (guint32 *)(void *)g_array_free(g_steal_pointer(&ranks), FALSE);
+  g_array_append_val(comms, c);
+  return TRUE;
+}
+
+/* The `# key: value` lines before the header: tp, pp, dp and ep, or ranks
+ * and comm lines.  Other comments there must not look like a key (a typo
+ * such as `# tpp: 8` must not pass). */
 static gboolean read_layout(const char *name, const char *data, gsize len,
-                            guint32 values[4], GError **error)
+                            TrcWorkload *w, GError **error)
 {
   const char *at = data, *end = data + len;
   guint line = 0;
+  guint32 values[N_LAYOUT_KEYS] = {0};
+  g_autoptr(GArray) comms = g_array_new(FALSE, FALSE, sizeof(TrcComm));
 
-  for (int k = 0; k < 4; k++)
-    values[k] = 0;
   while (at < end) {
     const char *nl = memchr(at, '\n', (size_t)(end - at));
     const char *stop = nl ? nl : end;
@@ -323,47 +494,93 @@ static gboolean read_layout(const char *name, const char *data, gsize len,
         klen++;
       if (klen == 0 || colon != key + klen)
         continue; /* a free comment */
-      for (int k = 0; k < 4; k++) {
+      if (klen == 4 && strncmp(key, "comm", 4) == 0) {
+        if (!read_comm(name, line, colon + 1, comms, error))
+          goto fail;
+        continue;
+      }
+      for (int k = 0; k < N_LAYOUT_KEYS; k++) {
         if (strlen(layout_keys[k]) == klen &&
             strncmp(key, layout_keys[k], klen) == 0) {
           g_autofree char *v = g_strstrip(g_strdup(colon + 1));
           guint64 n;
+          guint32 max = k >= KEY_RANKS ? TRC_MAX_RANKS : TRC_MAX_DIM;
 
           if (values[k] != 0) {
             g_set_error(error, TRC_ERROR, TRC_ERROR_PARSE,
                         "%s:%u: layout key '%s' given twice", name, line,
                         layout_keys[k]);
-            return FALSE;
+            goto fail;
           }
-          if (!parse_count(v, TRC_MAX_DIM, &n)) {
+          if (!parse_count(v, max, &n)) {
             g_set_error(error, TRC_ERROR, TRC_ERROR_PARSE,
                         "%s:%u: layout key '%s': '%s' is not a whole number "
                         "in [1, %u]",
-                        name, line, layout_keys[k], v, TRC_MAX_DIM);
-            return FALSE;
+                        name, line, layout_keys[k], v, max);
+            goto fail;
           }
           values[k] = (guint32)n;
           goto next;
         }
       }
       g_set_error(error, TRC_ERROR, TRC_ERROR_PARSE,
-                  "%s:%u: unknown layout key '%.*s' (expected tp, pp, dp or "
-                  "ep; a free comment must not start with 'word:')",
+                  "%s:%u: unknown layout key '%.*s' (expected tp, pp, dp, "
+                  "ep, or ranks and comm, and ranks_per_server; a free "
+                  "comment must not start with 'word:')",
                   name, line, (int)klen, key);
-      return FALSE;
+      goto fail;
     }
   next:;
   }
-  for (int k = 0; k < 4; k++) {
+  if (values[KEY_RANKS] != 0 || comms->len > 0) {
+    for (int k = 0; k < KEY_RANKS; k++) {
+      if (values[k] != 0) {
+        g_set_error(error, TRC_ERROR, TRC_ERROR_PARSE,
+                    "%s: layout key '%s' beside ranks and comm lines: "
+                    "expected either tp, pp, dp and ep, or ranks and its "
+                    "communicators",
+                    name, layout_keys[k]);
+        goto fail;
+      }
+    }
+    if (values[KEY_RANKS] == 0 || comms->len == 0) {
+      g_set_error(error, TRC_ERROR, TRC_ERROR_PARSE,
+                  "%s: %s: expected a line '# ranks: N' and at least one "
+                  "'# comm: NAME R0 R1 ...' before the header",
+                  name,
+                  values[KEY_RANKS] ? "ranks without comm lines"
+                                    : "comm lines without ranks");
+      goto fail;
+    }
+    w->tp = w->pp = w->ep = 1;
+    w->dp = values[KEY_RANKS];
+    w->per_server = values[KEY_PER_SERVER];
+    w->n_comms = comms->len;
+    w->comms = (TrcComm *)(void *)g_array_free(g_steal_pointer(&comms), FALSE);
+    return TRUE;
+  }
+  for (int k = 0; k < KEY_RANKS; k++) {
     if (values[k] == 0) {
       g_set_error(error, TRC_ERROR, TRC_ERROR_PARSE,
                   "%s: layout key '%s' missing: expected a line '# %s: N' "
-                  "before the header (tp, pp, dp and ep are required)",
+                  "before the header (tp, pp, dp and ep are required, or "
+                  "ranks and comm lines)",
                   name, layout_keys[k], layout_keys[k]);
       return FALSE;
     }
   }
+  w->tp = values[0];
+  w->pp = values[1];
+  w->dp = values[2];
+  w->ep = values[3];
+  w->per_server = values[KEY_PER_SERVER];
   return TRUE;
+fail:
+  for (guint k = 0; k < comms->len; k++) {
+    g_free(g_array_index(comms, TrcComm, k).name);
+    g_free(g_array_index(comms, TrcComm, k).ranks);
+  }
+  return FALSE;
 }
 
 static gboolean read_header(Reader *r, char **fields, GError **error)
@@ -432,8 +649,33 @@ static gboolean read_row(Reader *r, TrcWorkload *w, GHashTable *index_of,
                 "reducescatter, broadcast, reduce, alltoall or sendrecv");
   }
 
+  if (w->n_comms > 0) {
+    /* every op names one of the communicators; no stage, no peer */
+    guint32 c;
+
+    for (c = 0; c < w->n_comms; c++)
+      if (g_str_equal(f[COL_GROUP], w->comms[c].name))
+        break;
+    if (c == w->n_comms)
+      return fail(error, r, COL_GROUP, f[COL_GROUP],
+                  "expected one of the communicators of the comm lines "
+                  "(here every op, compute too, names the ranks it runs "
+                  "on)");
+    o->group = TRC_GROUP_COMM;
+    o->comm = c;
+    if (f[COL_STAGE][0] != '\0' || f[COL_PEER][0] != '\0')
+      return fail(error, r, f[COL_STAGE][0] ? COL_STAGE : COL_PEER,
+                  f[COL_STAGE][0] ? f[COL_STAGE] : f[COL_PEER],
+                  "an op over a communicator has no stage or peer: expected "
+                  "an empty field");
+    if (!o->compute && o->coll == NCCL_COLL_SENDRECV && w->comms[c].n != 2)
+      return fail(error, r, COL_GROUP, f[COL_GROUP],
+                  "a sendrecv runs over a communicator of two ranks (sender, "
+                  "receiver); '%s' has %u",
+                  w->comms[c].name, w->comms[c].n);
+  }
   if (o->compute) {
-    if (f[COL_GROUP][0] != '\0')
+    if (w->n_comms == 0 && f[COL_GROUP][0] != '\0')
       return fail(error, r, COL_GROUP, f[COL_GROUP],
                   "a compute op has no group: expected an empty field");
     if (f[COL_SIZE][0] != '\0')
@@ -451,14 +693,15 @@ static gboolean read_row(Reader *r, TrcWorkload *w, GHashTable *index_of,
     g_autoptr(GError) e = NULL;
     int g;
 
-    for (g = 1; g < TRC_N_GROUPS; g++)
+    for (g = 1; g < TRC_GROUP_COMM && w->n_comms == 0; g++)
       if (g_str_equal(f[COL_GROUP], group_names[g]))
         break;
-    if (g == TRC_N_GROUPS)
+    if (w->n_comms == 0 && g == TRC_GROUP_COMM)
       return fail(error, r, COL_GROUP, f[COL_GROUP],
                   "a collective needs its group: expected tp, dp, pp, ep, "
                   "edp or world");
-    o->group = (TrcGroup)g;
+    if (w->n_comms == 0)
+      o->group = (TrcGroup)g;
     if (f[COL_SIZE][0] == '\0')
       return fail(error, r, COL_SIZE, f[COL_SIZE],
                   "a collective needs its size: expected bytes above 0 "
@@ -476,7 +719,8 @@ static gboolean read_row(Reader *r, TrcWorkload *w, GHashTable *index_of,
     if (o->group == TRC_GROUP_PP && w->pp == 1)
       return fail(error, r, COL_GROUP, f[COL_GROUP],
                   "group pp in a job without pipeline parallelism (pp 1)");
-    if ((o->group == TRC_GROUP_PP) != (o->coll == NCCL_COLL_SENDRECV))
+    if (o->group != TRC_GROUP_COMM &&
+        (o->group == TRC_GROUP_PP) != (o->coll == NCCL_COLL_SENDRECV))
       return fail(error, r, COL_GROUP, f[COL_GROUP],
                   o->group == TRC_GROUP_PP
                       ? "only sendrecv runs over pp"
@@ -563,7 +807,6 @@ TrcWorkload *trc_workload_load_csv_data(const char *data, gsize len,
   g_autoptr(TrcWorkload) w = g_new0(TrcWorkload, 1);
   g_autoptr(GHashTable) index_of =
       g_hash_table_new(g_direct_hash, g_direct_equal);
-  guint32 layout[4];
   TrcCsv csv = {0};
   Reader r = {.name = name};
   guint rows;
@@ -575,12 +818,8 @@ TrcWorkload *trc_workload_load_csv_data(const char *data, gsize len,
     data += 3;
     len -= 3;
   }
-  if (!read_layout(name, data, len, layout, error))
+  if (!read_layout(name, data, len, w, error))
     return NULL;
-  w->tp = layout[0];
-  w->pp = layout[1];
-  w->dp = layout[2];
-  w->ep = layout[3];
   if (!trc_workload_validate(w, error))
     return NULL;
   if (!trc_csv_split(name, data, len, &csv, error))
@@ -650,8 +889,20 @@ char *trc_workload_to_csv(const TrcWorkload *w)
   GString *s = g_string_new(NULL);
 
   g_string_append(s, "# ifsim training-step workload (docs/workload.md)\n");
-  g_string_append_printf(s, "# tp: %u\n# pp: %u\n# dp: %u\n# ep: %u\n", w->tp,
-                         w->pp, w->dp, w->ep);
+  if (w->n_comms > 0) {
+    g_string_append_printf(s, "# ranks: %u\n", w->dp);
+    for (guint32 c = 0; c < w->n_comms; c++) {
+      g_string_append_printf(s, "# comm: %s", w->comms[c].name);
+      for (guint32 i = 0; i < w->comms[c].n; i++)
+        g_string_append_printf(s, " %u", w->comms[c].ranks[i]);
+      g_string_append_c(s, '\n');
+    }
+  } else {
+    g_string_append_printf(s, "# tp: %u\n# pp: %u\n# dp: %u\n# ep: %u\n", w->tp,
+                           w->pp, w->dp, w->ep);
+  }
+  if (w->per_server != 0)
+    g_string_append_printf(s, "# ranks_per_server: %u\n", w->per_server);
   g_string_append(s, HEADER_TEXT "\n");
   for (guint32 i = 0; i < w->n_ops; i++) {
     const TrcOp *o = &w->ops[i];
@@ -659,11 +910,11 @@ char *trc_workload_to_csv(const TrcWorkload *w)
     g_string_append_printf(s, "%u,", o->id);
     trc_csv_append_text(s, o->name);
     if (o->compute) {
-      g_string_append(s, ",compute,,,");
+      g_string_append_printf(s, ",compute,%s,,", trc_op_group_label(w, o));
       append_us(s, o->compute_ps);
     } else {
       g_string_append_printf(s, ",%s,%s,%" G_GUINT64_FORMAT ",",
-                             coll_csv_names[o->coll], group_names[o->group],
+                             coll_csv_names[o->coll], trc_op_group_label(w, o),
                              o->bytes);
     }
     g_string_append_c(s, ',');

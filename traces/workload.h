@@ -15,10 +15,17 @@
  *
  * Invariants of every TrcWorkload these functions return: ops[i].deps are
  * indices below i (no cycles), ids are unique and positive, a compute op
- * has group NONE, bytes 0 and compute_ps > 0; a collective has a group,
+ * has group NONE (COMM with communicators), bytes 0 and compute_ps > 0; a collective has a group,
  * bytes > 0 and compute_ps 0; stage < pp; peer is +1 or -1 exactly on
  * SendRecv over PP (and then stage + peer is a stage), 0 elsewhere; ep
- * divides dp. */
+ * divides dp.
+ *
+ * A workload read from a trace names its communicators instead
+ * (TrcWorkload.comms, group COMM): a collective runs once over its
+ * communicator's ranks; a compute op runs on each of its communicator's
+ * ranks (a communicator of one rank: that rank only); a SendRecv runs over
+ * a communicator of two ranks, from the first to the second.  Stage is -1
+ * and peer 0 on every op of such a workload. */
 #ifndef TRACES_WORKLOAD_H
 #define TRACES_WORKLOAD_H
 
@@ -34,11 +41,12 @@ typedef enum {
   TRC_GROUP_PP,
   TRC_GROUP_EP,
   TRC_GROUP_WORLD,
-  TRC_GROUP_EDP, /* expert data parallel: dp / ep ranks (SimAI's DP_EP) */
+  TRC_GROUP_EDP,  /* expert data parallel: dp / ep ranks (SimAI's DP_EP) */
+  TRC_GROUP_COMM, /* an explicit communicator (TrcWorkload.comms[op.comm]) */
   TRC_N_GROUPS
 } TrcGroup;
 
-/* "tp", "dp", "pp", "ep", "world", "edp"; "" for NONE. */
+/* "tp", "dp", "pp", "ep", "world", "edp", "comm"; "" for NONE. */
 const char *trc_group_name(TrcGroup g);
 
 /* The collective's name in the CSV: "allreduce", "sendrecv", ... */
@@ -54,16 +62,33 @@ typedef struct {
   SimTime compute_ps;
   gint32 stage;  /* -1: every pipeline stage runs it; else the stage */
   gint32 peer;   /* SendRecv on PP: +1 next stage, -1 previous; else 0 */
+  guint32 comm;  /* group COMM: the index of its communicator in w->comms */
   guint32 *deps; /* indices into TrcWorkload.ops, all below this op's */
   guint32 n_deps;
   guint32 line; /* source line (0 when generated) */
 } TrcOp;
+
+/* An explicit communicator: job ranks in the communicator's rank order. */
+typedef struct {
+  char *name; /* letters, digits, '_', '-', '.'; unique in the workload */
+  guint32 *ranks;
+  guint32 n;
+} TrcComm;
 
 typedef struct {
   char *source;           /* the file name, or "generated" */
   guint32 tp, pp, dp, ep; /* ranks = tp * pp * dp; ep divides dp */
   TrcOp *ops;
   guint32 n_ops;
+  /* Explicit ranks and communicators (a workload read from a trace): when
+   * n_comms > 0, tp = pp = ep = 1, dp is the job's ranks and every op runs
+   * over one of these (group COMM), none over tp/dp/pp/ep/edp/world. */
+  TrcComm *comms;
+  guint32 n_comms;
+  /* Ranks per server: 0, each server's GPUs in turn; else rank r on GPU
+   * r % per_server of the job's server r / per_server (a trace of jobs
+   * that use some of each server's GPUs).  Divides the ranks. */
+  guint32 per_server;
 } TrcWorkload;
 
 /* The longest compute op and the largest collective a workload holds: a
@@ -88,6 +113,13 @@ TrcWorkload *trc_workload_load_csv_data(const char *data, gsize len,
 char *trc_workload_to_csv(const TrcWorkload *w);
 
 void trc_workload_free(TrcWorkload *w);
+
+/* The group an op runs over as a user reads it: its communicator's name
+ * for group COMM, else trc_group_name(op->group). */
+const char *trc_op_group_label(const TrcWorkload *w, const TrcOp *op);
+
+/* Longest communicator name accepted (a trace's are short: "c12"). */
+#define TRC_MAX_COMM_NAME 64
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(TrcWorkload, trc_workload_free)
 
 /* Checks the invariants above (for workloads built in code); the error
@@ -121,6 +153,24 @@ TrcWorkload *trc_workload_load_astra_data(const char *text, gsize len,
 /* The same with gpus from the file and ASTRA-sim's 1 ns tick. */
 TrcWorkload *trc_workload_load_astra(const char *path, guint32 tp_override_or_0,
                                      GError **error);
+
+/* --- NCCL logs (traces/workload_nccllog.c) ---------------------------- */
+
+/* What ran between two calls of a rank, which the log does not say. */
+typedef struct {
+  SimTime gap_ps;      /* this much compute between them; 0: none */
+  gboolean timestamps; /* the time between the two lines' timestamps */
+} TrcNcclLogOptions;
+
+/* The calls of an NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,COLL log (one file,
+ * or one per process) as a workload with communicators; what it inferred
+ * or left out is appended to notes (may be NULL), a line each. */
+TrcWorkload *trc_workload_load_nccl_log(const char *const *paths, guint n_files,
+                                        const TrcNcclLogOptions *o,
+                                        GString *notes, GError **error);
+TrcWorkload *trc_workload_load_nccl_log_data(
+    const char *const *texts, const gsize *lens, const char *const *names,
+    guint n_files, const TrcNcclLogOptions *o, GString *notes, GError **error);
 
 /* --- LLM layouts (traces/workload_llm.c) ------------------------------ */
 

@@ -809,6 +809,32 @@ expect 2 "--astra-gpus: goes with --astra" replay "$EX" --astra-gpus 8
 expect 0 "step time" replay "$EX" --placement random --seed 5 --timeline "$rp/t3.json" --hot-links all
 expect 2 "$rp/none/x.csv" replay "$EX" --summary-csv "$rp/s2.csv" --csv "$rp/none/x.csv"
 absent "$rp/s2.csv"
+# NCCL logs: the calls of a real job, written as a workload CSV that
+# replays to the same step; bad logs write nothing
+NL=$(dirname "$0")/../data/nccllog
+H2=$(dirname "$0")/../data/systems/dgx-h100-ndr-2.ini
+expect 0 "job tp2dp2_2node_nccl2.28: 4 ranks (9 communicators, from" replay -t "$H2" --nccl-log "$NL/tp2dp2_2node_nccl2.28.log" --write-workload "$rp/log.csv" --summary-csv "$rp/log-sum.csv"
+contains "$err" "note: 8 calls of count 0 left out"
+contains "$rp/log.csv" "# comm: c0 0 1 2 3"
+contains "$rp/log.csv" "# ranks_per_server: 2"
+log_step=$(sed -n 2p "$rp/log-sum.csv" | cut -d, -f2)
+expect 0 "step time" replay -t "$H2" "$rp/log.csv" --summary-csv "$rp/csv-sum.csv"
+if [ "$(sed -n 2p "$rp/csv-sum.csv" | cut -d, -f2)" = "$log_step" ] && [ -n "$log_step" ]; then
+  echo "ok: the log's workload CSV replays to the log's step ($log_step us)"
+else
+  echo "FAIL: the log's workload CSV replays to $(sed -n 2p "$rp/csv-sum.csv"), the log to $log_step"
+  fails=$((fails + 1))
+fi
+expect 0 "compute                1300.000 us per rank" replay -t "$H2" --nccl-log "$NL/tp2dp2_2node_nccl2.28.log" --gap 100us
+expect 0 "job perproc_nccl.node-a.4100: 4 ranks (9 communicators, from NCCL logs)" replay -t "$H2" --nccl-log "$NL/perproc_nccl.node-a.4100.log" --nccl-log "$NL/perproc_nccl.node-a.4101.log" --nccl-log "$NL/perproc_nccl.node-b.4102.log" --nccl-log "$NL/perproc_nccl.node-b.4103.log"
+expect 2 "missing_rank.log:9: communicator 0x55d0a0002000 has 4 ranks; the log holds 3 of them" replay -t "$H2" --nccl-log "$NL/../bad/nccllog/missing_rank.log" --write-workload "$rp/bad-log.csv"
+absent "$rp/bad-log.csv"
+expect 2 "perproc_nccl.node-a.4100.log:7: no timestamp on this call line" replay -t "$H2" --nccl-log "$NL/perproc_nccl.node-a.4100.log" --gap timestamps
+expect 2 "--gap: 'soon' is not a time with a unit (e.g. 150us) or 'timestamps'" replay --nccl-log "$NL/tp2dp2_2node_nccl2.28.log" --gap soon
+expect 2 "--gap: goes with --nccl-log" replay "$EX" --gap 5us
+expect 2 "--nccl-log: more than one workload: $EX" replay "$EX" --nccl-log "$NL/tp2dp2_2node_nccl2.28.log"
+expect 2 "--jobs: the jobs file names each job's workload" replay --jobs "$RP/jobs.ini" --nccl-log "$NL/tp2dp2_2node_nccl2.28.log"
+expect 2 "--servers: 1 servers listed, the job's 4 ranks need 2" replay --nccl-log "$NL/tp2dp2_2node_nccl2.28.log" --servers 0
 rm -rf "$rp"
 
 # folding alike channels and whole bodies change no figure where nothing

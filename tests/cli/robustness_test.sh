@@ -65,6 +65,10 @@ import_cmd() { # $2: the --format
   [ -n "${3:-}" ] || return 0
   bad "$1" topo --import "$1" --emit-ini "$work/o.ini"
 }
+nccllog_cmd() { # an NCCL log replayed, its workload written
+  bad "$1" replay -t "$DATA/systems/dgx-h100-ndr-2.ini" --nccl-log "$1" \
+    --write-workload "$work/o.csv" --summary-csv "$work/o.sum.csv"
+}
 measure_cmds() {
   bad "$1" validate "$1" -t "$topo" --csv "$work/o.csv"
   [ -n "${2:-}" ] || return 0
@@ -87,6 +91,7 @@ for f in "$DATA"/bad/import-ibnet/*; do
   import_cmd "$f" ibnetdiscover
 done
 for f in "$DATA"/bad/measure/*; do measure_cmds "$f"; done
+for f in "$DATA"/bad/nccllog/*.log; do nccllog_cmd "$f"; done
 
 # Generated cases, for every format: empty, binary garbage, one 10 MB line,
 # and a good file cut in the middle of a line.
@@ -108,6 +113,7 @@ for g in empty.txt garbage.bin line10m.txt; do
   import_cmd "$gen/$g" nccl-xml
   import_cmd "$gen/$g" ibnetdiscover
   measure_cmds "$gen/$g" all
+  nccllog_cmd "$gen/$g"
 done
 cut_file "$DATA/import/smi_dgx_h100.txt" cut_smi.txt
 import_cmd "$gen/cut_smi.txt" smi all
@@ -117,6 +123,8 @@ cut_file "$DATA/measure/nccltests_allreduce_8xH100.json" cut_nccl.json
 measure_cmds "$gen/cut_nccl.json" all
 cut_file "$DATA/measure/nvbandwidth_8xH100.txt" cut_nvbw.txt
 measure_cmds "$gen/cut_nvbw.txt" all
+cut_file "$DATA/nccllog/tp2dp2_2node_nccl2.28.log" cut_nccl.log
+nccllog_cmd "$gen/cut_nccl.log"
 echo "bad input: $checked runs checked"
 
 # --- outputs: together or not at all ---------------------------------------

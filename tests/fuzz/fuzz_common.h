@@ -23,6 +23,7 @@
 
 #include "topologies/import.h"
 #include "topologies/system.h"
+#include "traces/workload.h"
 #include "validate/measure.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -43,6 +44,27 @@ static inline void fuzz_contract(const char *what, gboolean ok,
   }
   if (error && (!error->message || !error->message[0])) {
     fprintf(stderr, "fuzz: %s set a GError with no message\n", what);
+    abort();
+  }
+}
+
+/* Checks a workload a reader accepted: it validates, and its workload CSV
+ * reads back with the same layout, communicators and ops. */
+static inline void fuzz_check_workload(const char *what, const TrcWorkload *w)
+{
+  g_autofree char *text = trc_workload_to_csv(w);
+  g_autoptr(GError) again_error = NULL;
+  g_autoptr(TrcWorkload) again =
+      trc_workload_load_csv_data(text, strlen(text), "again.csv", &again_error);
+
+  if (!trc_workload_validate(w, NULL) || !again || again->n_ops != w->n_ops ||
+      again->n_comms != w->n_comms || again->tp != w->tp ||
+      again->pp != w->pp || again->dp != w->dp || again->ep != w->ep ||
+      again->per_server != w->per_server) {
+    fprintf(stderr,
+            "fuzz: %s: a workload did not survive "
+            "trc_workload_to_csv: %s\n",
+            what, again_error ? again_error->message : "(differs)");
     abort();
   }
 }

@@ -172,24 +172,16 @@ START_TEST(test_csv_rounding)
 }
 END_TEST
 
-static void check_bad(const char *path, const char *name, const char *expect,
-                      gpointer data)
+static gboolean load_csv(const char *path, GError **error)
 {
-  g_autoptr(GError) error = NULL;
-  g_autoptr(TrcWorkload) w = trc_workload_load_csv(path, &error);
+  g_autoptr(TrcWorkload) w = trc_workload_load_csv(path, error);
 
-  (void)data;
-  ck_assert_msg(w == NULL, "%s loaded", name);
-  ck_assert_msg(strstr(error->message, expect) != NULL,
-                "%s: message '%s' lacks '%s'", name, error->message, expect);
-  ck_assert_msg(strstr(error->message, path) != NULL,
-                "%s: message '%s' does not name the file", name,
-                error->message);
+  return w != NULL;
 }
 
 START_TEST(test_csv_bad_corpus)
 {
-  ck_assert_uint_ge(bad_corpus_manifest("workload", check_bad, NULL), 40);
+  ck_assert_uint_ge(bad_corpus_manifest_load("workload", load_csv), 40);
 }
 END_TEST
 
