@@ -14,9 +14,9 @@
 # Prints per run CPU seconds (user + system), wall seconds, peak RSS and
 # the step time, the log's run as a fraction of the CSV's, and whether
 # the two step times are equal (they must be: the log's communicators are
-# the CSV's groups).  Then reads a log of about a million call lines
-# (--gap 50us, analytical transport, on the same system) and prints the
-# reading rate.
+# the CSV's groups).  Then reads two PyTorch profiler traces of a million
+# events each and a log of about a million call lines (analytical
+# transport, on the same system) and prints the reading rates.
 # usage: bench/trace-speed.sh [BUILD] [RANKS] [STEPS] [LAYERS]
 #        (default build-bench, 1024 ranks, 1 step, 20 layers)
 set -uo pipefail
@@ -112,6 +112,35 @@ printf 'workload CSV  CPU %7.2f s  wall %7.2f s  peak %7.1f MiB  step %s us\n' "
 printf 'log / CSV: CPU %.3f, peak RSS %.3f; step times %s\n' \
   "$(echo "$lc / $cc" | bc -l)" "$(echo "$lm / $cm" | bc -l)" \
   "$([ "$lt" = "$ct" ] && echo equal || echo "DIFFER ($lt against $ct)")"
+
+# PyTorch profiler traces: two ranks of a million events each (half CUDA
+# launches, half kernels on two streams, every 20th kernel a 2 MiB
+# AllReduce over both ranks), read and replayed (analytical transport)
+gen_kineto() { # RANK: the trace on standard output
+  awk -v R="$1" -v K=500000 'BEGIN {
+    printf "{\"distributedInfo\": {\"rank\": %d, \"world_size\": 2},\n\"traceEvents\": [\n", R
+    printf "{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#1\", \"pid\": 1, \"tid\": 1, \"ts\": 1000, \"dur\": %d}", K * 12 + 1000
+    t = 1000
+    for (k = 0; k < K; k++) {
+      printf ",\n{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, \"tid\": 1, \"ts\": %.3f, \"dur\": 2, \"args\": {\"correlation\": %d, \"External id\": %d}}", 1000 + k * 0.5, k + 1, k + 1
+      if (k % 20 == 19) {
+        printf ",\n{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"ncclDevKernel_AllReduce_Sum_bf16_RING_LL(x)\", \"pid\": 0, \"tid\": 20, \"ts\": %.3f, \"dur\": 30, \"args\": {\"stream\": 20, \"correlation\": %d, \"Collective name\": \"allreduce\", \"In msg nelems\": 1048576, \"Out msg nelems\": 1048576, \"Group size\": 2, \"dtype\": \"BFloat16\", \"Process Group Ranks\": \"[0, 1]\"}}", t + 2, k + 1
+        t += 40
+      } else {
+        printf ",\n{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"sm90_xmma_gemm_bf16bf16_bf16f32\", \"pid\": 0, \"tid\": 7, \"ts\": %.3f, \"dur\": 10, \"args\": {\"stream\": 7, \"correlation\": %d, \"grid\": [132, 1, 1], \"block\": [384, 1, 1]}}", t, k + 1
+        t += 11
+      }
+    }
+    printf "\n]}\n"
+  }'
+}
+gen_kineto 0 >"$tmp/k0.json"
+gen_kineto 1 >"$tmp/k1.json"
+events=$(grep -c '"ph"' "$tmp/k0.json")
+one kin --kineto "$tmp/k0.json" --kineto "$tmp/k1.json" --step 1 --fidelity analytical
+read -r kc kw km kt <"$tmp/kin"
+printf 'read + replayed (analytical) 2 Kineto traces of %d events (%s each): CPU %.2f s, wall %.2f s, peak %.1f MiB: %.0f events/s of CPU\n' \
+  "$events" "$(du -h "$tmp/k0.json" | cut -f1)" "$kc" "$kw" "$km" "$(echo "2 * $events / $kc" | bc -l)"
 
 # reading: about a million call lines
 big=$(( (1000000 + ranks * (2 * layers + 4) - 1) / (ranks * (2 * layers + 4)) ))

@@ -35,6 +35,10 @@ typedef struct {
   char *ns_per_tick;
   char **nccl_logs;
   char *gap;
+  char **kineto;
+  guint64 step;
+  gboolean step_seen;
+  gboolean as_measured;
   char *jobs;
   char *placement;
   guint64 seed;
@@ -62,6 +66,7 @@ static void options_clear(ReplayOptions *o)
   g_free(o->astra);
   g_free(o->ns_per_tick);
   g_strfreev(o->nccl_logs);
+  g_strfreev(o->kineto);
   g_free(o->gap);
   g_free(o->jobs);
   g_free(o->placement);
@@ -76,6 +81,16 @@ static void options_clear(ReplayOptions *o)
   g_free(o->sample_interval);
   g_free(o->hot_links);
   g_strfreev(o->rest);
+}
+
+/* A reader's notes, a line each, on standard error. */
+static void print_notes(const char *notes)
+{
+  g_auto(GStrv) lines = g_strsplit(notes, "\n", -1);
+
+  for (guint k = 0; lines[k]; k++)
+    if (lines[k][0])
+      fprintf(stderr, "ifsim: %s: note: %s\n", COMMAND, lines[k]);
 }
 
 /* Places every job, in order, on the system's servers. */
@@ -208,7 +223,7 @@ static char *ops_csv(const CliJob *jobs, const TrcReplayResult *res, guint n)
 {
   GString *s = g_string_new(
       "job,id,name,op,group,stage,size_bytes,compute_us,instances,algo,proto,"
-      "channels,start_us,end_us,duration_us\n");
+      "channels,start_us,end_us,duration_us,measured_us\n");
 
   for (guint i = 0; i < n; i++) {
     const TrcWorkload *w = jobs[i].w;
@@ -235,9 +250,12 @@ static char *ops_csv(const CliJob *jobs, const TrcReplayResult *res, guint n)
             nccl_proto_name(r->choice.proto), r->choice.channels);
       else
         g_string_append(s, ",,");
-      g_string_append_printf(
-          s, ",%.3f,%.3f,%.3f\n", sim_time_to_us(r->start_ps),
-          sim_time_to_us(r->end_ps), sim_time_to_us(r->end_ps - r->start_ps));
+      g_string_append_printf(s, ",%.3f,%.3f,%.3f,", sim_time_to_us(r->start_ps),
+                             sim_time_to_us(r->end_ps),
+                             sim_time_to_us(r->end_ps - r->start_ps));
+      if (op->measured_ps > 0)
+        g_string_append_printf(s, "%.3f", sim_time_to_us(op->measured_ps));
+      g_string_append_c(s, '\n');
     }
   }
   return g_string_free(s, FALSE);
@@ -281,6 +299,12 @@ static void print_report(const TopoSystem *sys, const CliJob *jobs,
              jobs[i].name, res[i].ranks, w->tp, w->pp, w->dp, w->ep,
              jobs[i].n_servers == 1 ? "" : "s", srv);
     printf("  step time        %14.3f us\n", sim_time_to_us(res[i].step_ps));
+    if (w->measured_step_ps > 0)
+      printf("  measured step    %14.3f us (the trace's; the step above is "
+             "%+.1f%%)\n",
+             sim_time_to_us(w->measured_step_ps),
+             100.0 *
+                 ((double)res[i].step_ps / (double)w->measured_step_ps - 1));
     printf("  compute          %14.3f us per rank (mean)\n", res[i].compute_us);
     printf("  exposed comm     %14.3f us per rank (mean)\n", res[i].exposed_us);
     for (guint g = 0; g < G_N_ELEMENTS(report_groups); g++) {
@@ -481,25 +505,40 @@ static gboolean check_options(ReplayOptions *o, NcclOptions *n, guint32 *hot,
   }
   if (o->hot_links && !cli_parse_hot_links(o->hot_links, hot, error))
     return FALSE;
-  if (o->jobs &&
-      (o->rest || o->llm || o->astra || o->placement || o->servers ||
-       o->seed_seen || o->astra_tp_seen || o->astra_gpus_seen ||
-       o->ns_per_tick || o->write_workload || o->nccl_logs || o->gap)) {
+  if (o->jobs && (o->rest || o->llm || o->astra || o->placement || o->servers ||
+                  o->seed_seen || o->astra_tp_seen || o->astra_gpus_seen ||
+                  o->ns_per_tick || o->write_workload || o->nccl_logs ||
+                  o->gap || o->kineto || o->step_seen)) {
     g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
                 "--jobs: the jobs file names each job's workload and "
                 "placement; give no workload, --llm, --astra, --astra-tp, "
-                "--astra-gpus, --ns-per-tick, --nccl-log, --gap, "
-                "--placement, --seed, --servers or --write-workload with it");
+                "--astra-gpus, --ns-per-tick, --nccl-log, --gap, --kineto, "
+                "--step, --placement, --seed, --servers or --write-workload "
+                "with it");
     return FALSE;
   }
-  if (o->nccl_logs && (o->rest || o->llm || o->astra)) {
+  if ((o->nccl_logs || o->kineto) &&
+      (o->rest || o->llm || o->astra || (o->nccl_logs && o->kineto))) {
     g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
-                "--nccl-log: more than one workload: %s (expected one of a "
-                "workload CSV, an ASTRA-sim text workload, an LLM layout or "
-                "NCCL logs)",
-                o->rest  ? o->rest[0]
-                : o->llm ? "--llm"
-                         : "--astra");
+                "%s: more than one workload: %s (expected one of a workload "
+                "CSV, an ASTRA-sim text workload, an LLM layout, NCCL logs "
+                "or PyTorch profiler traces)",
+                o->nccl_logs ? "--nccl-log" : "--kineto",
+                o->rest    ? o->rest[0]
+                : o->llm   ? "--llm"
+                : o->astra ? "--astra"
+                           : "--kineto");
+    return FALSE;
+  }
+  if (o->as_measured && !o->kineto) {
+    g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                "--as-measured: goes with --kineto (the collectives' measured "
+                "times come from a profiler trace)");
+    return FALSE;
+  }
+  if (o->step_seen && !o->kineto) {
+    g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                "--step: goes with --kineto");
     return FALSE;
   }
   if (o->gap && !o->nccl_logs) {
@@ -549,6 +588,7 @@ int cli_cmd_replay(int argc, char **argv)
   CliNumberTarget numbers[] = {
       {"astra-tp", 0, CLI_NUMBER_COUNT, &o.astra_tp, &o.astra_tp_seen, 0},
       {"astra-gpus", 0, CLI_NUMBER_COUNT, &o.astra_gpus, &o.astra_gpus_seen, 0},
+      {"step", 0, CLI_NUMBER_COUNT, &o.step, &o.step_seen, G_MAXINT64},
       {"seed", 0, CLI_NUMBER_COUNT, &o.seed, &o.seed_seen, 0},
       CLI_NCCL_CHANNELS_TARGET(&o.nccl),
       CLI_MAX_MEMORY_TARGET(&o.max_memory, &o.max_memory_seen),
@@ -581,6 +621,18 @@ int cli_cmd_replay(int argc, char **argv)
        "Replay the calls of an NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,COLL "
        "log (repeat for one file per process)",
        "FILE"},
+      {"kineto", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o.kineto,
+       "Replay a step of PyTorch profiler (Kineto) traces, one per rank "
+       "(repeat for each; gzip or not)",
+       "FILE"},
+      {"step", 0, 0, G_OPTION_ARG_CALLBACK, cli_parse_number_option,
+       "The ProfilerStep#N of --kineto to replay (default: the last every "
+       "trace holds)",
+       "N"},
+      {"as-measured", 0, 0, G_OPTION_ARG_NONE, &o.as_measured,
+       "Collectives read from a trace take the time it measured, not the "
+       "fabric's: checks what the replay reads from the trace",
+       NULL},
       {"gap", 0, 0, G_OPTION_ARG_STRING, &o.gap,
        "Compute between two calls of a rank of --nccl-log: a time with a "
        "unit (e.g. 150us), or 'timestamps' for the time between their lines "
@@ -674,6 +726,7 @@ int cli_cmd_replay(int argc, char **argv)
     const char *file = o.rest        ? o.rest[0]
                        : o.astra     ? o.astra
                        : o.nccl_logs ? o.nccl_logs[0]
+                       : o.kineto    ? o.kineto[0]
                                      : NULL;
     CliJob j = {0};
 
@@ -689,7 +742,15 @@ int cli_cmd_replay(int argc, char **argv)
       j.name = g_strdup("llm");
     }
 
-    if (o.nccl_logs) {
+    if (o.kineto) {
+      g_autoptr(GString) notes = g_string_new(NULL);
+
+      j.w = trc_workload_load_kineto(
+          (const char *const *)o.kineto, g_strv_length(o.kineto),
+          o.step_seen ? (gint64)o.step : -1, notes, &error);
+      if (j.w)
+        print_notes(notes->str);
+    } else if (o.nccl_logs) {
       TrcNcclLogOptions lo = {0};
       g_autoptr(GString) notes = g_string_new(NULL);
 
@@ -711,13 +772,8 @@ int cli_cmd_replay(int argc, char **argv)
       j.w = trc_workload_load_nccl_log((const char *const *)o.nccl_logs,
                                        g_strv_length(o.nccl_logs), &lo, notes,
                                        &error);
-      if (j.w && notes->len > 0) {
-        g_auto(GStrv) lines = g_strsplit(notes->str, "\n", -1);
-
-        for (guint k = 0; lines[k]; k++)
-          if (lines[k][0])
-            fprintf(stderr, "ifsim: %s: note: %s\n", COMMAND, lines[k]);
-      }
+      if (j.w)
+        print_notes(notes->str);
     } else {
       static const CliWorkloadNames names = {
           "--llm", "--astra-tp", "--ns-per-tick", "--astra", "--astra-gpus"};
@@ -778,7 +834,9 @@ int cli_cmd_replay(int argc, char **argv)
                            .servers = j->servers,
                            .n_servers = j->n_servers};
   }
-  ro = (TrcReplayOptions){.nccl = nopt, .exec = cli_nccl_exec(&o.nccl)};
+  ro = (TrcReplayOptions){.nccl = nopt,
+                          .exec = cli_nccl_exec(&o.nccl),
+                          .as_measured = o.as_measured};
   sc.interval_ps = REPLAY_DEFAULT_SAMPLE_PS;
   if (o.sample_interval &&
       !cli_parse_sample_interval(o.sample_interval, &sc.interval_ps, &error))

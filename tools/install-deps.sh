@@ -4,7 +4,9 @@
 # index under CI, where the machine starts clean).  Run as root or with sudo.
 #
 #   build:   build-essential cmake pkg-config libglib2.0-dev libcsv-dev
-#            libjson-glib-dev (nccl-tests -J JSON)
+#            libjson-glib-dev (nccl-tests -J JSON, timelines); libyajl-dev
+#            (PyTorch profiler traces, streamed: no tree of a million
+#            events)
 #   tests:   check libsubunit-dev; valgrind (memcheck over the CLI tests);
 #            clang libclang-rt-14-dev (libFuzzer harnesses of tests/fuzz,
 #            replayed over their corpora in CI)
@@ -17,7 +19,7 @@
 set -eu
 
 packages="build-essential cmake pkg-config libglib2.0-dev libcsv-dev
-libjson-glib-dev check
+libjson-glib-dev libyajl-dev check
 libsubunit-dev valgrind clang libclang-rt-14-dev gnuplot-nox libibverbs-dev libopenmpi-dev openmpi-bin"
 
 missing=""

@@ -362,6 +362,16 @@ static void compute_done(void *ctx, guint64 user, SimTime now)
   j->ops[op].t1[inst] = now;
 }
 
+static void measured_done(void *ctx, guint64 user, SimTime now)
+{
+  TrcReplay *x = ctx;
+  JobState *j = &x->jobs[USER_JOB(user)];
+  guint32 op = USER_OP(user), inst = USER_INST(user);
+
+  j->ops[op].t0[inst] = now - j->w->ops[op].measured_ps;
+  j->ops[op].t1[inst] = now;
+}
+
 static void coll_done(void *ctx, guint64 user, SimTime now)
 {
   TrcReplay *x = ctx;
@@ -563,7 +573,19 @@ static gboolean setup_job(TrcReplay *x, guint32 jx, GError **error)
         if (prev)
           g_array_append_val(after, *prev);
       }
-      {
+      if (x->opt.as_measured && op->measured_ps > 0) {
+        /* the collective as long as the trace measured it */
+        SimTaskSpec t = {.delay_ps = op->measured_ps,
+                         .stream = SIM_NONE,
+                         .done = measured_done,
+                         .ctx = x,
+                         .user = USER(jx, o, i)};
+
+        s->end[i] = sim_dag_add(dag, &t, (const SimTask *)(void *)after->data,
+                                after->len);
+        if (s->comm[i])
+          g_hash_table_insert(last, s->comm[i], &s->end[i]);
+      } else {
         SimTaskSpec end = {.delay_ps = SIM_DELAY_EXTERNAL, .stream = SIM_NONE};
         SimTaskSpec gate = {.stream = SIM_NONE,
                             .done = coll_gate,

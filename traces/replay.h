@@ -84,6 +84,10 @@ typedef struct {
   NcclOptions nccl; /* algorithm, protocol, channel limits, collnet for
                        every communicator (ranks, servers ignored) */
   NcclExec exec;
+  /* Collectives read from a trace take the time it measured (TrcOp
+   * measured_ps) instead of running on the fabric: the trace's step as
+   * measured, to check the dependencies read from it. */
+  gboolean as_measured;
   /* Called with the fabric at the end (link reports); may be NULL. */
   NcclInspectFn inspect;
   void *inspect_ctx;

@@ -882,6 +882,74 @@ TrcWorkload *trc_workload_load_csv(const char *path, GError **error)
   return trc_workload_load_csv_data(text, len, path, error);
 }
 
+gboolean trc_texts_read(const char *const *paths, guint n, char **texts,
+                        gsize *lens, GError **error)
+{
+  for (guint f = 0; f < n; f++)
+    texts[f] = NULL;
+  for (guint f = 0; f < n; f++) {
+    if (!sim_input_read(paths[f], &texts[f], &lens[f], error)) {
+      trc_texts_free(texts, n);
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
+void trc_texts_free(char **texts, guint n)
+{
+  for (guint f = 0; f < n; f++)
+    g_clear_pointer(&texts[f], g_free);
+}
+
+static gboolean heap_less(const TrcHeapItem *a, const TrcHeapItem *b)
+{
+  return a->key < b->key || (a->key == b->key && a->id < b->id);
+}
+
+void trc_heap_push(GArray *heap, double key, guint32 id)
+{
+  TrcHeapItem x = {key, id}, *a;
+
+  g_array_append_val(heap, x);
+  a = (TrcHeapItem *)(void *)heap->data;
+  for (guint k = heap->len - 1; k > 0;) {
+    guint up = (k - 1) / 2;
+
+    if (!heap_less(&a[k], &a[up]))
+      break;
+    x = a[up];
+    a[up] = a[k];
+    a[k] = x;
+    k = up;
+  }
+}
+
+guint32 trc_heap_pop(GArray *heap)
+{
+  TrcHeapItem *a = (TrcHeapItem *)(void *)heap->data, t;
+  guint32 top = a[0].id;
+  guint n = heap->len - 1, k = 0;
+
+  a[0] = a[n];
+  g_array_set_size(heap, n);
+  for (;;) {
+    guint l = 2 * k + 1, m = k;
+
+    if (l < n && heap_less(&a[l], &a[m]))
+      m = l;
+    if (l + 1 < n && heap_less(&a[l + 1], &a[m]))
+      m = l + 1;
+    if (m == k)
+      break;
+    t = a[m];
+    a[m] = a[k];
+    a[k] = t;
+    k = m;
+  }
+  return top;
+}
+
 /* --- writing ------------------------------------------------------------ */
 
 char *trc_workload_to_csv(const TrcWorkload *w)

@@ -63,6 +63,9 @@ typedef struct {
   gint32 stage;  /* -1: every pipeline stage runs it; else the stage */
   gint32 peer;   /* SendRecv on PP: +1 next stage, -1 previous; else 0 */
   guint32 comm;  /* group COMM: the index of its communicator in w->comms */
+  SimTime measured_ps; /* a collective read from a trace: how long it took
+                          there (from its last rank's start); 0: unknown.
+                          Not in the workload CSV. */
   guint32 *deps; /* indices into TrcWorkload.ops, all below this op's */
   guint32 n_deps;
   guint32 line; /* source line (0 when generated) */
@@ -89,6 +92,9 @@ typedef struct {
    * r % per_server of the job's server r / per_server (a trace of jobs
    * that use some of each server's GPUs).  Divides the ranks. */
   guint32 per_server;
+  /* A step read from a trace: how long it took there; 0: unknown.  Not in
+   * the workload CSV. */
+  SimTime measured_step_ps;
 } TrcWorkload;
 
 /* The longest compute op and the largest collective a workload holds: a
@@ -154,6 +160,23 @@ TrcWorkload *trc_workload_load_astra_data(const char *text, gsize len,
 TrcWorkload *trc_workload_load_astra(const char *path, guint32 tp_override_or_0,
                                      GError **error);
 
+/* Reads n files whole (sim_input_read: bounded, interruptible) into
+ * texts[] and lens[] (arrays of n); on failure, what was read is freed
+ * and texts[] holds NULLs.  trc_texts_free() frees the texts. */
+gboolean trc_texts_read(const char *const *paths, guint n, char **texts,
+                        gsize *lens, GError **error);
+void trc_texts_free(char **texts, guint n);
+
+/* A min-heap of ids by key (then by id) in a GArray of TrcHeapItem, for
+ * the trace readers' ops in their measured order. */
+typedef struct {
+  double key;
+  guint32 id;
+} TrcHeapItem;
+
+void trc_heap_push(GArray *heap, double key, guint32 id);
+guint32 trc_heap_pop(GArray *heap); /* heap not empty */
+
 /* --- NCCL logs (traces/workload_nccllog.c) ---------------------------- */
 
 /* What ran between two calls of a rank, which the log does not say. */
@@ -171,6 +194,22 @@ TrcWorkload *trc_workload_load_nccl_log(const char *const *paths, guint n_files,
 TrcWorkload *trc_workload_load_nccl_log_data(
     const char *const *texts, const gsize *lens, const char *const *names,
     guint n_files, const TrcNcclLogOptions *o, GString *notes, GError **error);
+
+/* --- PyTorch profiler traces (traces/workload_kineto.c) --------------- */
+
+/* One profiler step of a job from its Kineto traces (Chrome-trace JSON,
+ * gzip or not), one file per rank: step N (ProfilerStep#N), or for step
+ * -1 the last every file holds.  Compute as measured, NCCL kernels as
+ * collectives over their process groups; what it inferred, kept as
+ * measured or measured for the step is appended to notes (may be NULL). */
+TrcWorkload *trc_workload_load_kineto(const char *const *paths, guint n_files,
+                                      gint64 step, GString *notes,
+                                      GError **error);
+TrcWorkload *trc_workload_load_kineto_data(const char *const *texts,
+                                           const gsize *lens,
+                                           const char *const *names,
+                                           guint n_files, gint64 step,
+                                           GString *notes, GError **error);
 
 /* --- LLM layouts (traces/workload_llm.c) ------------------------------ */
 

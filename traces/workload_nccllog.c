@@ -1333,54 +1333,6 @@ static gboolean match_p2p(Build *b, GError **error)
   return TRUE;
 }
 
-/* A min-heap of instances by their first call's place in the log, so that
- * the ops come out in the log's order where the dependencies allow. */
-static void heap_push(GArray *h, const Build *b, guint32 i)
-{
-  guint32 *a;
-  guint32 k;
-
-  g_array_append_val(h, i);
-  a = (guint32 *)(void *)h->data;
-  for (k = h->len - 1; k > 0;) {
-    guint32 up = (k - 1) / 2;
-
-    if (g_array_index(b->inst, Inst, a[up]).call <=
-        g_array_index(b->inst, Inst, a[k]).call)
-      break;
-    i = a[up];
-    a[up] = a[k];
-    a[k] = i;
-    k = up;
-  }
-}
-
-static guint32 heap_pop(GArray *h, const Build *b)
-{
-  guint32 *a = (guint32 *)(void *)h->data;
-  guint32 top = a[0], k = 0, n = h->len - 1;
-
-  a[0] = a[n];
-  g_array_set_size(h, n);
-  for (;;) {
-    guint32 l = 2 * k + 1, m = k, t;
-
-    if (l < n && g_array_index(b->inst, Inst, a[l]).call <
-                     g_array_index(b->inst, Inst, a[m]).call)
-      m = l;
-    if (l + 1 < n && g_array_index(b->inst, Inst, a[l + 1]).call <
-                         g_array_index(b->inst, Inst, a[m]).call)
-      m = l + 1;
-    if (m == k)
-      break;
-    t = a[m];
-    a[m] = a[k];
-    a[k] = t;
-    k = m;
-  }
-  return top;
-}
-
 /* The workload's ops, in an order every device's order agrees with. */
 static gboolean emit(Build *b, const TrcNcclLogOptions *o, TrcWorkload *w,
                      GError **error)
@@ -1392,7 +1344,7 @@ static gboolean emit(Build *b, const TrcNcclLogOptions *o, TrcWorkload *w,
   g_autofree guint32 *gaps = g_new0(guint32, nd);
   g_autofree guint32 *seq = g_new0(guint32, b->comms->len); /* per comm */
   g_autoptr(GArray) ops = g_array_new(FALSE, TRUE, sizeof(TrcOp));
-  g_autoptr(GArray) ready = g_array_new(FALSE, FALSE, sizeof(guint32));
+  g_autoptr(GArray) ready = g_array_new(FALSE, FALSE, sizeof(TrcHeapItem));
   GArray **prev = g_new0(GArray *, nd);
   g_autoptr(GArray) deps = g_array_new(FALSE, FALSE, sizeof(guint32));
   guint32 done = 0;
@@ -1421,12 +1373,12 @@ static gboolean emit(Build *b, const TrcNcclLogOptions *o, TrcWorkload *w,
         guint32 i = g_array_index(ev->inst, guint32, k);
 
         if (--g_array_index(b->inst, Inst, i).waiting == 0)
-          heap_push(ready, b, i);
+          trc_heap_push(ready, g_array_index(b->inst, Inst, i).call, i);
       }
     }
   }
   while (ready->len > 0 && ok) {
-    guint32 i = heap_pop(ready, b);
+    guint32 i = trc_heap_pop(ready);
     Inst *x = &g_array_index(b->inst, Inst, i);
     TrcOp op = {0};
 
@@ -1520,7 +1472,7 @@ static gboolean emit(Build *b, const TrcNcclLogOptions *o, TrcWorkload *w,
           guint32 j = g_array_index(nx->inst, guint32, m);
 
           if (--g_array_index(b->inst, Inst, j).waiting == 0)
-            heap_push(ready, b, j);
+            trc_heap_push(ready, g_array_index(b->inst, Inst, j).call, j);
         }
       }
     }
@@ -1716,14 +1668,11 @@ TrcWorkload *trc_workload_load_nccl_log(const char *const *paths, guint n_files,
   g_autofree char **texts = g_new0(char *, n_files);
   g_autofree gsize *lens = g_new0(gsize, n_files);
   TrcWorkload *w = NULL;
-  gboolean ok = TRUE;
 
-  for (guint f = 0; f < n_files && ok; f++)
-    ok = sim_input_read(paths[f], &texts[f], &lens[f], error);
-  if (ok)
+  if (trc_texts_read(paths, n_files, texts, lens, error)) {
     w = trc_workload_load_nccl_log_data((const char *const *)texts, lens, paths,
                                         n_files, o, notes, error);
-  for (guint f = 0; f < n_files; f++)
-    g_free(texts[f]);
+    trc_texts_free(texts, n_files);
+  }
   return w;
 }

@@ -750,7 +750,7 @@ A100=$(dirname "$0")/../../topologies/examples/dgx-a100-pod-hdr.ini
 rp=$(mktemp -d)
 expect 0 "Replay one training step" replay --help
 expect 0 "job workload-example: 8 ranks (tp 2, pp 2, dp 2, ep 1) on server 0" replay "$EX" --csv "$rp/ops.csv" --summary-csv "$rp/sum.csv" --write-workload "$rp/w.csv"
-contains "$rp/ops.csv" "job,id,name,op,group,stage,size_bytes,compute_us,instances,algo,proto,channels,start_us,end_us,duration_us"
+contains "$rp/ops.csv" "job,id,name,op,group,stage,size_bytes,compute_us,instances,algo,proto,channels,start_us,end_us,duration_us,measured_us"
 contains "$rp/sum.csv" "job,step_us,compute_us,exposed_us,exposed_tp_us,exposed_dp_us,exposed_pp_us,exposed_ep_us,exposed_edp_us,exposed_world_us,slowdown"
 if cmp -s "$EX" "$rp/w.csv"; then
   echo "ok: --write-workload wrote the workload as read"
@@ -835,6 +835,20 @@ expect 2 "--gap: goes with --nccl-log" replay "$EX" --gap 5us
 expect 2 "--nccl-log: more than one workload: $EX" replay "$EX" --nccl-log "$NL/tp2dp2_2node_nccl2.28.log"
 expect 2 "--jobs: the jobs file names each job's workload" replay --jobs "$RP/jobs.ini" --nccl-log "$NL/tp2dp2_2node_nccl2.28.log"
 expect 2 "--servers: 1 servers listed, the job's 4 ranks need 2" replay --nccl-log "$NL/tp2dp2_2node_nccl2.28.log" --servers 0
+# PyTorch profiler traces: the trace's step, as measured and on the fabric
+KD=$(dirname "$0")/../data/kineto
+A1=$(dirname "$0")/../data/systems/dgx-a100.ini
+expect 0 "measured step        224353.405 us (the trace's; the step above is +0.0%)" replay -t "$A1" --kineto "$KD/ddp2_rank0_step6.json.gz" --kineto "$KD/ddp2_rank1_step6.json.gz" --as-measured
+expect 0 "note: ProfilerStep#6 of 2 ranks" replay -t "$A1" --kineto "$KD/ddp2_rank0_step6.json.gz" --kineto "$KD/ddp2_rank1_step6.json.gz" --step 6 --csv "$rp/k.csv"
+contains "$rp/k.csv" "allreduce.pg0.3,allreduce,pg0,,31502336,"
+contains "$rp/k.csv" ",5983.024"
+expect 2 "world_size 2, and no trace of rank 1" replay -t "$A1" --kineto "$KD/ddp2_rank0_step6.json.gz" --write-workload "$rp/k1.csv"
+absent "$rp/k1.csv"
+expect 2 "no ProfilerStep#7 event" replay -t "$A1" --kineto "$KD/ddp2_rank0_step6.json.gz" --kineto "$KD/ddp2_rank1_step6.json.gz" --step 7
+expect 2 "--step: goes with --kineto" replay "$EX" --step 3
+expect 2 "--as-measured: goes with --kineto" replay "$EX" --as-measured
+expect 2 "--kineto: more than one workload: $EX" replay "$EX" --kineto "$KD/ddp2_rank0_step6.json.gz"
+expect 2 "--nccl-log: more than one workload: --kineto" replay --nccl-log "$NL/tp2dp2_2node_nccl2.28.log" --kineto "$KD/ddp2_rank0_step6.json.gz"
 rm -rf "$rp"
 
 # folding alike channels and whole bodies change no figure where nothing

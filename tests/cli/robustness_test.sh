@@ -69,6 +69,10 @@ nccllog_cmd() { # an NCCL log replayed, its workload written
   bad "$1" replay -t "$DATA/systems/dgx-h100-ndr-2.ini" --nccl-log "$1" \
     --write-workload "$work/o.csv" --summary-csv "$work/o.sum.csv"
 }
+kineto_cmd() { # a profiler trace replayed, its workload written
+  bad "$1" replay -t "$DATA/systems/dgx-h100.ini" --kineto "$1" \
+    --write-workload "$work/o.csv" --csv "$work/o.ops.csv"
+}
 measure_cmds() {
   bad "$1" validate "$1" -t "$topo" --csv "$work/o.csv"
   [ -n "${2:-}" ] || return 0
@@ -92,6 +96,7 @@ for f in "$DATA"/bad/import-ibnet/*; do
 done
 for f in "$DATA"/bad/measure/*; do measure_cmds "$f"; done
 for f in "$DATA"/bad/nccllog/*.log; do nccllog_cmd "$f"; done
+for f in "$DATA"/bad/kineto/*.json*; do kineto_cmd "$f"; done
 
 # Generated cases, for every format: empty, binary garbage, one 10 MB line,
 # and a good file cut in the middle of a line.
@@ -114,6 +119,7 @@ for g in empty.txt garbage.bin line10m.txt; do
   import_cmd "$gen/$g" ibnetdiscover
   measure_cmds "$gen/$g" all
   nccllog_cmd "$gen/$g"
+  kineto_cmd "$gen/$g"
 done
 cut_file "$DATA/import/smi_dgx_h100.txt" cut_smi.txt
 import_cmd "$gen/cut_smi.txt" smi all
@@ -125,6 +131,8 @@ cut_file "$DATA/measure/nvbandwidth_8xH100.txt" cut_nvbw.txt
 measure_cmds "$gen/cut_nvbw.txt" all
 cut_file "$DATA/nccllog/tp2dp2_2node_nccl2.28.log" cut_nccl.log
 nccllog_cmd "$gen/cut_nccl.log"
+cut_file "$DATA/../fuzz/corpus/kineto/one_rank.json" cut_kineto.json
+kineto_cmd "$gen/cut_kineto.json"
 echo "bad input: $checked runs checked"
 
 # --- outputs: together or not at all ---------------------------------------

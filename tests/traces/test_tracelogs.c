@@ -346,6 +346,236 @@ START_TEST(test_nccllog_uneven_alltoall)
 }
 END_TEST
 
+#define KINDIR IFSIM_TEST_DATA_DIR "/kineto/"
+
+static TrcWorkload *load_kineto(const char *const *paths, guint n, gint64 step,
+                                GString *notes)
+{
+  g_autoptr(GError) error = NULL;
+  TrcWorkload *w = trc_workload_load_kineto(paths, n, step, notes, &error);
+
+  ck_assert_msg(w != NULL, "%s", error ? error->message : "");
+  ck_assert(trc_workload_validate(w, NULL));
+  return w;
+}
+
+/* The step of w on a system's first server(s), its collectives on the
+ * fabric or at their measured times. */
+static SimTime kineto_step(const char *system, const TrcWorkload *w,
+                           gboolean as_measured, TrcReplayResult *out)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(TopoSystem) sys = topo_system_load(system, NULL, &error);
+  guint32 servers[1] = {0};
+  TrcReplayJob job = {.name = "k", .w = w, .servers = servers, .n_servers = 1};
+  TrcReplayOptions o = {.exec = NCCL_EXEC_FLOW, .as_measured = as_measured};
+  g_autoptr(TrcReplay) run = NULL;
+
+  ck_assert_msg(sys != NULL, "%s", error ? error->message : "");
+  run = trc_replay_run(sys, &job, 1, &o, out, &error);
+  ck_assert_msg(run != NULL, "%s", error ? error->message : "");
+  return out->step_ps;
+}
+
+/* A real PyTorch DDP trace (HTA's test data: rank 0 of 2 on A100, NCCL
+ * 2.17), given as both ranks: its collectives at their measured times
+ * give back the measured step exactly; on a DGX A100 they are faster. */
+START_TEST(test_kineto_ddp)
+{
+  const char *paths[] = {KINDIR "ddp2_rank1_step6.json.gz",
+                         KINDIR "ddp2_rank0_step6.json.gz"};
+  g_autoptr(GString) notes = g_string_new(NULL);
+  g_autoptr(TrcWorkload) w = load_kineto(paths, 2, -1, notes);
+  TrcReplayResult r;
+  guint n_coll = 0;
+
+  ck_assert_uint_eq(w->dp, 2);
+  ck_assert_ptr_nonnull(strstr(notes->str, "ProfilerStep#6 of 2 ranks"));
+  for (guint32 i = 0; i < w->n_ops; i++) {
+    if (w->ops[i].compute)
+      continue;
+    ck_assert_uint_eq(comm_of(w, &w->ops[i])->n, 2);
+    ck_assert_uint_gt(w->ops[i].measured_ps, 0);
+    n_coll += w->ops[i].coll == NCCL_COLL_ALLREDUCE;
+  }
+  /* the step's DDP buckets: the AllReduce kernels launched in step 6 */
+  ck_assert_uint_ge(n_coll, 5);
+  ck_assert_uint_eq(kineto_step(SYSDIR "dgx-a100.ini", w, TRUE, &r),
+                    w->measured_step_ps);
+  trc_replay_result_clear(&r);
+  ck_assert_uint_lt(kineto_step(SYSDIR "dgx-a100.ini", w, FALSE, &r),
+                    w->measured_step_ps);
+  trc_replay_result_clear(&r);
+  {
+    /* the step asked for; one that is not there */
+    g_autoptr(TrcWorkload) w6 = load_kineto(paths, 2, 6, NULL);
+    g_autoptr(GError) error = NULL;
+    g_autoptr(TrcWorkload) none =
+        trc_workload_load_kineto(paths, 2, 9, NULL, &error);
+
+    ck_assert_uint_eq(w6->n_ops, w->n_ops);
+    ck_assert_ptr_null(none);
+    ck_assert_ptr_nonnull(strstr(error->message, "no ProfilerStep#9 event"));
+  }
+}
+END_TEST
+
+/* Two ranks, two streams: compute, an AllReduce the compute stream waits
+ * for, compute again.  The wait is read from the timing: the replayed step
+ * is the compute, the launch gaps as measured, and ifsim's AllReduce. */
+static char *tiny_trace(guint32 rank, double k2_start)
+{
+  return g_strdup_printf(
+      "{\"distributedInfo\": {\"rank\": %u, \"world_size\": 2},"
+      " \"traceEvents\": ["
+      "{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": "
+      "\"ProfilerStep#1\", \"pid\": 1, \"tid\": 1, \"ts\": 1000, \"dur\": 400},"
+      "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": "
+      "\"cudaLaunchKernel\", \"pid\": 1, \"tid\": 1, \"ts\": 1001, \"dur\": 2,"
+      " \"args\": {\"correlation\": 11}},"
+      "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": "
+      "\"cudaLaunchKernel\", \"pid\": 1, \"tid\": 1, \"ts\": 1004, \"dur\": 2,"
+      " \"args\": {\"correlation\": 12}},"
+      "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": "
+      "\"cudaLaunchKernel\", \"pid\": 1, \"tid\": 1, \"ts\": 1007, \"dur\": 2,"
+      " \"args\": {\"correlation\": 13}},"
+      "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"sm80_gemm\", \"pid\": "
+      "0, \"tid\": 7, \"ts\": 1000, \"dur\": 100, \"args\": {\"stream\": 7, "
+      "\"correlation\": 11}},"
+      "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": "
+      "\"ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage)\","
+      " \"pid\": 0, \"tid\": 20, \"ts\": 1102, \"dur\": 48, \"args\": "
+      "{\"stream\": 20, \"correlation\": 12, \"Collective name\": "
+      "\"allreduce\", \"In msg nelems\": 8388608, \"Out msg nelems\": "
+      "8388608, \"Group size\": 2, \"dtype\": \"BFloat16\", \"Process Group "
+      "Ranks\": \"[0, 1]\"}},"
+      "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"sm80_gemm\", \"pid\": "
+      "0, \"tid\": 7, \"ts\": %.3f, \"dur\": 100, \"args\": {\"stream\": 7, "
+      "\"correlation\": 13}},"
+      "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"late\", \"pid\": 0, "
+      "\"tid\": 7, \"ts\": 1390, \"dur\": 5, \"args\": {\"stream\": 7, "
+      "\"correlation\": 99}}]}",
+      rank, k2_start);
+}
+
+/* The two ranks' tiny traces, read. */
+static TrcWorkload *tiny_pair(double k2_start)
+{
+  g_autofree char *t0 = tiny_trace(0, k2_start);
+  g_autofree char *t1 = tiny_trace(1, k2_start);
+  const char *texts[] = {t0, t1};
+  gsize lens[] = {strlen(t0), strlen(t1)};
+  const char *names[] = {"r0.json", "r1.json"};
+  g_autoptr(GError) error = NULL;
+  TrcWorkload *w =
+      trc_workload_load_kineto_data(texts, lens, names, 2, -1, NULL, &error);
+
+  ck_assert_msg(w != NULL, "%s", error ? error->message : "");
+  return w;
+}
+
+START_TEST(test_kineto_waits)
+{
+  g_autoptr(TrcWorkload) w = tiny_pair(1153);
+  TrcReplayResult r;
+  SimTime step, ar;
+  guint32 coll = 0;
+
+  /* per rank: compute, the AllReduce's 2 us launch gap; the AllReduce;
+   * per rank: compute after it (the kernel launched outside the step,
+   * correlation 99, is not read) */
+  ck_assert_uint_eq(w->n_ops, 2 + 2 + 1 + 2);
+  for (guint32 i = 0; i < w->n_ops; i++)
+    if (!w->ops[i].compute)
+      coll = i;
+  ck_assert_uint_eq(w->ops[coll].bytes, 8388608 * 2);
+  ck_assert_uint_eq(w->ops[coll].measured_ps, SIM_US(48));
+  ck_assert_uint_eq(w->measured_step_ps, SIM_US(253));
+  ck_assert_uint_eq(kineto_step(SYSDIR "dgx-h100.ini", w, TRUE, &r),
+                    SIM_US(253));
+  trc_replay_result_clear(&r);
+  step = kineto_step(SYSDIR "dgx-h100.ini", w, FALSE, &r);
+  ar = r.ops[coll].end_ps - r.ops[coll].start_ps;
+  trc_replay_result_clear(&r);
+  /* 100 us, a 2 us launch gap, the AllReduce, then the second kernel's 3
+   * us after the AllReduce ended and its 100 us */
+  ck_assert_uint_eq(step, SIM_US(205) + ar);
+  ck_assert_uint_ne(ar, SIM_US(48)); /* ifsim's, not the trace's */
+}
+END_TEST
+
+/* A second kernel that starts long after the AllReduce ended did not wait
+ * for it (idle beyond 10 us): the compute stream's time stays as measured
+ * whatever the AllReduce takes. */
+START_TEST(test_kineto_no_wait)
+{
+  g_autoptr(TrcWorkload) w = tiny_pair(1200);
+  TrcReplayResult r;
+
+  /* the AllReduce still waits for the first kernel (so the second one
+   * starts a new compute op), but the second kernel waits for nothing
+   * on the other stream */
+  ck_assert_uint_eq(w->n_ops, 2 + 2 + 1 + 2);
+  ck_assert_uint_eq(kineto_step(SYSDIR "dgx-h100.ini", w, FALSE, &r),
+                    SIM_US(300));
+  trc_replay_result_clear(&r);
+}
+END_TEST
+
+/* Traces that disagree: a rank missing, a rank twice, two world sizes,
+ * unequal collectives. */
+START_TEST(test_kineto_ranks)
+{
+  g_autofree char *t0 = tiny_trace(0, 1153);
+  g_autofree char *t1 = tiny_trace(1, 1153);
+  g_autofree char *big = NULL;
+  g_autofree char *w3 = NULL;
+  static const struct {
+    guint which;
+    const char *expect;
+  } cases[] = {
+      {0, "world_size 2, and no trace of rank 1"},
+      {1, "rank 0 again (also a.json)"},
+      {2, "b.json: world_size 3, a.json's is 2"},
+      {3, "the ranks disagree"},
+  };
+
+  big = g_strdup(t1);
+  memcpy(strstr(big, "8388608, \"Out"), "8388609", 7);
+  w3 = g_strdup(t1);
+  memcpy(strstr(w3, "\"world_size\": 2"), "\"world_size\": 3", 15);
+  for (gsize k = 0; k < G_N_ELEMENTS(cases); k++) {
+    const char *texts[2] = {t0, cases[k].which == 1   ? t0
+                                : cases[k].which == 2 ? w3
+                                                      : big};
+    gsize lens[2] = {strlen(texts[0]), strlen(texts[1])};
+    const char *names[] = {"a.json", "b.json"};
+    g_autoptr(GError) error = NULL;
+    g_autoptr(TrcWorkload) w = trc_workload_load_kineto_data(
+        texts, lens, names, cases[k].which == 0 ? 1 : 2, -1, NULL, &error);
+
+    ck_assert_ptr_null(w);
+    ck_assert_msg(strstr(error->message, cases[k].expect) != NULL, "%s",
+                  error->message);
+  }
+}
+END_TEST
+
+static gboolean load_kineto_one(const char *path, GError **error)
+{
+  const char *paths[] = {path};
+  g_autoptr(TrcWorkload) w =
+      trc_workload_load_kineto(paths, 1, -1, NULL, error);
+
+  return w != NULL;
+}
+
+START_TEST(test_kineto_bad_corpus)
+{
+  ck_assert_uint_ge(bad_corpus_manifest_load("kineto", load_kineto_one), 10);
+}
+END_TEST
+
 static gboolean load_log(const char *path, GError **error)
 {
   const char *paths[] = {path};
@@ -427,6 +657,11 @@ Suite *suite_tracelogs(void)
   tcase_add_test(tc, test_nccllog_uneven_alltoall);
   tcase_add_test(tc, test_nccllog_bad_corpus);
   tcase_add_test(tc, test_comm_workload_equals_groups);
+  tcase_add_test(tc, test_kineto_ddp);
+  tcase_add_test(tc, test_kineto_waits);
+  tcase_add_test(tc, test_kineto_no_wait);
+  tcase_add_test(tc, test_kineto_ranks);
+  tcase_add_test(tc, test_kineto_bad_corpus);
   suite_add_tcase(s, tc);
   return s;
 }
