@@ -36,6 +36,7 @@ typedef struct {
   char **nccl_logs;
   char *gap;
   char **kineto;
+  char **chakra;
   guint64 step;
   gboolean step_seen;
   gboolean as_measured;
@@ -67,6 +68,7 @@ static void options_clear(ReplayOptions *o)
   g_free(o->ns_per_tick);
   g_strfreev(o->nccl_logs);
   g_strfreev(o->kineto);
+  g_strfreev(o->chakra);
   g_free(o->gap);
   g_free(o->jobs);
   g_free(o->placement);
@@ -508,27 +510,50 @@ static gboolean check_options(ReplayOptions *o, NcclOptions *n, guint32 *hot,
   if (o->jobs && (o->rest || o->llm || o->astra || o->placement || o->servers ||
                   o->seed_seen || o->astra_tp_seen || o->astra_gpus_seen ||
                   o->ns_per_tick || o->write_workload || o->nccl_logs ||
-                  o->gap || o->kineto || o->step_seen)) {
+                  o->gap || o->kineto || o->step_seen || o->chakra)) {
     g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
                 "--jobs: the jobs file names each job's workload and "
                 "placement; give no workload, --llm, --astra, --astra-tp, "
                 "--astra-gpus, --ns-per-tick, --nccl-log, --gap, --kineto, "
-                "--step, --placement, --seed, --servers or --write-workload "
-                "with it");
+                "--step, --chakra, --placement, --seed, --servers or "
+                "--write-workload with it");
     return FALSE;
   }
-  if ((o->nccl_logs || o->kineto) &&
-      (o->rest || o->llm || o->astra || (o->nccl_logs && o->kineto))) {
-    g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
-                "%s: more than one workload: %s (expected one of a workload "
-                "CSV, an ASTRA-sim text workload, an LLM layout, NCCL logs "
-                "or PyTorch profiler traces)",
-                o->nccl_logs ? "--nccl-log" : "--kineto",
-                o->rest    ? o->rest[0]
-                : o->llm   ? "--llm"
-                : o->astra ? "--astra"
-                           : "--kineto");
-    return FALSE;
+  {
+    int traces =
+        (o->nccl_logs != NULL) + (o->kineto != NULL) + (o->chakra != NULL);
+
+    if (traces == 1 && o->rest) {
+      /* the arguments left are more files of the trace given (a shell's
+       * glob: --chakra job.*.et) */
+      char ***files = o->nccl_logs ? &o->nccl_logs
+                      : o->kineto  ? &o->kineto
+                                   : &o->chakra;
+      GStrvBuilder *b = g_strv_builder_new();
+
+      g_strv_builder_addv(b, (const char **)*files);
+      g_strv_builder_addv(b, (const char **)o->rest);
+      g_strfreev(*files);
+      *files = g_strv_builder_end(b);
+      g_strv_builder_unref(b);
+      g_clear_pointer(&o->rest, g_strfreev);
+    }
+    if (traces > 0 && (o->rest || o->llm || o->astra || traces > 1)) {
+      g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                  "%s: more than one workload: %s (expected one of a "
+                  "workload CSV, an ASTRA-sim text workload, an LLM layout, "
+                  "NCCL logs, PyTorch profiler traces or Chakra execution "
+                  "traces)",
+                  o->nccl_logs ? "--nccl-log"
+                  : o->kineto  ? "--kineto"
+                               : "--chakra",
+                  o->rest                     ? o->rest[0]
+                  : o->llm                    ? "--llm"
+                  : o->astra                  ? "--astra"
+                  : o->nccl_logs && o->kineto ? "--kineto"
+                                              : "--chakra");
+      return FALSE;
+    }
   }
   if (o->as_measured && !o->kineto) {
     g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
@@ -625,6 +650,10 @@ int cli_cmd_replay(int argc, char **argv)
        "Replay a step of PyTorch profiler (Kineto) traces, one per rank "
        "(repeat for each; gzip or not)",
        "FILE"},
+      {"chakra", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o.chakra,
+       "Replay Chakra execution traces (.et), one per rank (repeat for "
+       "each; NAME.RANK.et)",
+       "FILE"},
       {"step", 0, 0, G_OPTION_ARG_CALLBACK, cli_parse_number_option,
        "The ProfilerStep#N of --kineto to replay (default: the last every "
        "trace holds)",
@@ -687,8 +716,9 @@ int cli_cmd_replay(int argc, char **argv)
       "Replay one training step of a job (or several at once) on a system: "
       "step time, compute, exposed communication per process group.",
       "The workload is a workload CSV (docs/workload.md), an ASTRA-sim text "
-      "workload (--astra), a generated LLM layout (--llm) or the calls of "
-      "an NCCL log (--nccl-log).  --jobs runs "
+      "workload (--astra), a generated LLM layout (--llm), the calls of "
+      "an NCCL log (--nccl-log), a step of PyTorch profiler traces "
+      "(--kineto) or Chakra execution traces (--chakra).  --jobs runs "
       "several jobs at once, each placed on its own servers, and reports "
       "each one's slowdown against running alone and the links they "
       "share.\n" CLI_NCCL_ENV_HELP);
@@ -727,6 +757,7 @@ int cli_cmd_replay(int argc, char **argv)
                        : o.astra     ? o.astra
                        : o.nccl_logs ? o.nccl_logs[0]
                        : o.kineto    ? o.kineto[0]
+                       : o.chakra    ? o.chakra[0]
                                      : NULL;
     CliJob j = {0};
 
@@ -742,7 +773,14 @@ int cli_cmd_replay(int argc, char **argv)
       j.name = g_strdup("llm");
     }
 
-    if (o.kineto) {
+    if (o.chakra) {
+      g_autoptr(GString) notes = g_string_new(NULL);
+
+      j.w = trc_workload_load_chakra((const char *const *)o.chakra,
+                                     g_strv_length(o.chakra), notes, &error);
+      if (j.w)
+        print_notes(notes->str);
+    } else if (o.kineto) {
       g_autoptr(GString) notes = g_string_new(NULL);
 
       j.w = trc_workload_load_kineto(

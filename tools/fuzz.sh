@@ -29,7 +29,7 @@ build=${IFSIM_FUZZ_BUILD:-$root/build-fuzz}
 work=${IFSIM_FUZZ_WORK:-${TMPDIR:-/tmp}/ifsim-fuzz}
 all="topo_system models measure import_nccltests import_perftest import_p2p
      import_nvbw topo_import_smi topo_import_ncclxml topo_import_ibnet
-     workload astra nccllog kineto llm plan jobs plot"
+     workload astra nccllog kineto chakra llm plan jobs plot"
 harnesses=${*:-$all}
 
 case $seconds in

@@ -6,7 +6,8 @@
 #   build:   build-essential cmake pkg-config libglib2.0-dev libcsv-dev
 #            libjson-glib-dev (nccl-tests -J JSON, timelines); libyajl-dev
 #            (PyTorch profiler traces, streamed: no tree of a million
-#            events)
+#            events); protobuf-c-compiler libprotobuf-c-dev (Chakra
+#            execution traces, decoded from their schema)
 #   tests:   check libsubunit-dev; valgrind (memcheck over the CLI tests);
 #            clang libclang-rt-14-dev (libFuzzer harnesses of tests/fuzz,
 #            replayed over their corpora in CI)
@@ -19,7 +20,7 @@
 set -eu
 
 packages="build-essential cmake pkg-config libglib2.0-dev libcsv-dev
-libjson-glib-dev libyajl-dev check
+libjson-glib-dev libyajl-dev protobuf-c-compiler libprotobuf-c-dev check
 libsubunit-dev valgrind clang libclang-rt-14-dev gnuplot-nox libibverbs-dev libopenmpi-dev openmpi-bin"
 
 missing=""

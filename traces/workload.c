@@ -882,6 +882,18 @@ TrcWorkload *trc_workload_load_csv(const char *path, GError **error)
   return trc_workload_load_csv_data(text, len, path, error);
 }
 
+gboolean trc_file_error(GError **error, const char *name, const char *fmt, ...)
+{
+  va_list ap;
+  g_autofree char *msg = NULL;
+
+  va_start(ap, fmt);
+  msg = g_strdup_vprintf(fmt, ap);
+  va_end(ap);
+  g_set_error(error, TRC_ERROR, TRC_ERROR_PARSE, "%s: %s", name, msg);
+  return FALSE;
+}
+
 gboolean trc_texts_read(const char *const *paths, guint n, char **texts,
                         gsize *lens, GError **error)
 {

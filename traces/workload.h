@@ -167,6 +167,11 @@ gboolean trc_texts_read(const char *const *paths, guint n, char **texts,
                         gsize *lens, GError **error);
 void trc_texts_free(char **texts, guint n);
 
+/* Sets a TRC_ERROR_PARSE "NAME: message" and returns FALSE: the trace
+ * readers' errors about a whole file. */
+gboolean trc_file_error(GError **error, const char *name, const char *fmt, ...)
+    G_GNUC_PRINTF(3, 4);
+
 /* A min-heap of ids by key (then by id) in a GArray of TrcHeapItem, for
  * the trace readers' ops in their measured order. */
 typedef struct {
@@ -210,6 +215,20 @@ TrcWorkload *trc_workload_load_kineto_data(const char *const *texts,
                                            const char *const *names,
                                            guint n_files, gint64 step,
                                            GString *notes, GError **error);
+
+/* --- Chakra execution traces (traces/workload_chakra.c) --------------- */
+
+/* A job's Chakra execution traces (.et, et_def.proto 0.0.4), one file per
+ * rank (NAME.RANK.et, else in rank order): compute at its duration,
+ * collectives over their process groups, sends matched to receives; what
+ * it inferred or kept as measured is appended to notes (may be NULL). */
+TrcWorkload *trc_workload_load_chakra(const char *const *paths, guint n_files,
+                                      GString *notes, GError **error);
+TrcWorkload *trc_workload_load_chakra_data(const char *const *texts,
+                                           const gsize *lens,
+                                           const char *const *names,
+                                           guint n_files, GString *notes,
+                                           GError **error);
 
 /* --- LLM layouts (traces/workload_llm.c) ------------------------------ */
 

@@ -45,6 +45,7 @@
 
 #include "sim/input.h"
 #include "sim/memory.h"
+#include "traces/tracegraph.h"
 
 /* A stream that starts work this soon after another stream's work ends,
  * idle since before that end, waited for it: a launch after a
@@ -91,21 +92,6 @@ typedef struct {
   guint64 measured_p2p, measured_nosize, measured_other;
   GString *notes;
 } Kin;
-
-static gboolean kfail(GError **error, const char *name, const char *fmt, ...)
-    G_GNUC_PRINTF(3, 4);
-
-static gboolean kfail(GError **error, const char *name, const char *fmt, ...)
-{
-  va_list ap;
-  g_autofree char *msg = NULL;
-
-  va_start(ap, fmt);
-  msg = g_strdup_vprintf(fmt, ap);
-  va_end(ap);
-  g_set_error(error, TRC_ERROR, TRC_ERROR_PARSE, "%s: %s", name, msg);
-  return FALSE;
-}
 
 /* PyTorch's dtype names (c10 ScalarType, as record_param_comms writes
  * them) to bytes; 0 unknown. */
@@ -905,48 +891,6 @@ static void infer_waits(KRank *kr)
   }
 }
 
-typedef struct {
-  GArray *ops;   /* TrcOp */
-  GArray *comms; /* TrcComm */
-  GHashTable *solo;
-} KBuild;
-
-static guint32 solo_comm(KBuild *b, guint32 r)
-{
-  gpointer v = g_hash_table_lookup(b->solo, GUINT_TO_POINTER(r + 1));
-  TrcComm c;
-
-  if (v)
-    return GPOINTER_TO_UINT(v) - 1;
-  c.name = g_strdup_printf("r%u", r);
-  c.n = 1;
-  c.ranks = g_new(guint32, 1);
-  c.ranks[0] = r;
-  g_array_append_val(b->comms, c);
-  g_hash_table_insert(b->solo, GUINT_TO_POINTER(r + 1),
-                      GUINT_TO_POINTER(b->comms->len));
-  return b->comms->len - 1;
-}
-
-/* A compute op of `ps` on rank r after deps. */
-static guint32 add_compute(KBuild *b, guint32 r, SimTime ps, const char *name,
-                           const guint32 *deps, guint32 n_deps)
-{
-  TrcOp op = {0};
-
-  op.id = b->ops->len + 1;
-  op.compute = TRUE;
-  op.group = TRC_GROUP_COMM;
-  op.comm = solo_comm(b, r);
-  op.compute_ps = MAX(ps, 1);
-  op.stage = -1;
-  op.name = g_strdup(name);
-  op.deps = g_memdup2(deps, n_deps * sizeof(guint32));
-  op.n_deps = n_deps;
-  g_array_append_val(b->ops, op);
-  return b->ops->len - 1;
-}
-
 static SimTime ns_to_ps(double ns)
 {
   return ns <= 0 ? 0 : (SimTime)(ns * 1e3 + 0.5);
@@ -965,8 +909,6 @@ typedef struct {
                     last rank arrived ends at t1 */
   double last_in;
   GArray *deps; /* guint32 node ids */
-  guint32 waiting;
-  guint32 op;
 } Node;
 
 typedef struct {
@@ -1133,12 +1075,12 @@ static gboolean match_groups(Kin *k, Graph *g, KRank *kr, guint32 world,
 
     for (guint32 m = 1; m < p->n; m++) {
       if (p->calls[m]->len / 2 != calls) {
-        return kfail(error, kr[file_of[p->ranks[m]]].name,
-                     "rank %u made %u collectives over process group [%u, "
-                     "...] in the step, rank %u made %u: the ranks disagree "
-                     "(traces of different steps or jobs?)",
-                     p->ranks[m], p->calls[m]->len / 2, p->ranks[0],
-                     p->ranks[0], calls);
+        return trc_file_error(
+            error, kr[file_of[p->ranks[m]]].name,
+            "rank %u made %u collectives over process group [%u, "
+            "...] in the step, rank %u made %u: the ranks disagree "
+            "(traces of different steps or jobs?)",
+            p->ranks[m], p->calls[m]->len / 2, p->ranks[0], p->ranks[0], calls);
       }
     }
     for (guint32 c = 0; c < calls; c++) {
@@ -1153,14 +1095,14 @@ static gboolean match_groups(Kin *k, Graph *g, KRank *kr, guint32 world,
 
         nd = &g_array_index(g->nodes, Node, node);
         if (x0 && (x->coll != x0->coll || x->bytes != x0->bytes))
-          return kfail(error, kr[file_of[r]].name,
-                       "its %s of %" G_GUINT64_FORMAT " bytes (%.3f us "
-                       "into the step) is collective %u of process group "
-                       "[%u, ...]; rank %u's is %s of %" G_GUINT64_FORMAT
-                       " bytes: the ranks disagree",
-                       trc_coll_name(x->coll), x->bytes, x->t0 / 1e3, c + 1,
-                       p->ranks[0], p->ranks[0], trc_coll_name(x0->coll),
-                       x0->bytes);
+          return trc_file_error(
+              error, kr[file_of[r]].name,
+              "its %s of %" G_GUINT64_FORMAT " bytes (%.3f us "
+              "into the step) is collective %u of process group "
+              "[%u, ...]; rank %u's is %s of %" G_GUINT64_FORMAT
+              " bytes: the ranks disagree",
+              trc_coll_name(x->coll), x->bytes, x->t0 / 1e3, c + 1, p->ranks[0],
+              p->ranks[0], trc_coll_name(x0->coll), x0->bytes);
         if (!x0)
           x0 = x;
         x->inst = node;
@@ -1176,110 +1118,37 @@ static gboolean match_groups(Kin *k, Graph *g, KRank *kr, guint32 world,
   return TRUE;
 }
 
-/* The nodes as ops, each after its dependencies, the earliest measured
- * start first. */
-static gboolean emit(Kin *k, Graph *g, KBuild *b, GError **error)
+/* The nodes as the workload's ops (traces/tracegraph.h): each after its
+ * dependencies, the earliest measured start first. */
+static gboolean emit(Kin *k, Graph *g, TrcWorkload *w, GError **error)
 {
-  guint32 n = g->nodes->len, done = 0;
-  g_autofree guint32 *start = g_new0(guint32, n + 1);
-  g_autofree guint32 *fill = g_new0(guint32, n);
-  g_autofree guint32 *users = NULL;
-  g_autofree guint32 *pg_comm = g_new(guint32, k->pgroups->len);
-  g_autofree guint32 *seq = g_new0(guint32, k->pgroups->len);
-  g_autoptr(GArray) ready = g_array_new(FALSE, FALSE, sizeof(TrcHeapItem));
-  g_autoptr(GArray) deps = g_array_new(FALSE, FALSE, sizeof(guint32));
+  g_autoptr(TrcGraph) tg = trc_graph_new();
+  g_autofree guint32 *pg_comm = g_new(guint32, MAX(k->pgroups->len, 1));
 
-  for (guint32 q = 0; q < k->pgroups->len; q++)
-    pg_comm[q] = G_MAXUINT32;
-  for (guint32 v = 0; v < n; v++) {
-    Node *x = &g_array_index(g->nodes, Node, v);
+  for (guint32 q = 0; q < k->pgroups->len; q++) {
+    const PGroup *p = g_ptr_array_index(k->pgroups, q);
+    g_autofree char *name = g_strdup_printf("pg%u", q);
 
-    x->waiting = x->deps->len;
-    for (guint i = 0; i < x->deps->len; i++)
-      start[g_array_index(x->deps, guint32, i) + 1]++;
+    pg_comm[q] = trc_graph_comm(tg, name, p->ranks, p->n);
   }
-  for (guint32 v = 0; v < n; v++)
-    start[v + 1] += start[v];
-  users = g_new(guint32, MAX(start[n], 1));
-  for (guint32 v = 0; v < n; v++) {
-    Node *x = &g_array_index(g->nodes, Node, v);
+  /* node v of g is node v of tg */
+  for (guint32 v = 0; v < g->nodes->len; v++) {
+    const Node *x = &g_array_index(g->nodes, Node, v);
 
-    for (guint i = 0; i < x->deps->len; i++) {
-      guint32 d = g_array_index(x->deps, guint32, i);
-
-      users[start[d] + fill[d]++] = v;
-    }
-    if (x->waiting == 0)
-      trc_heap_push(ready, x->t0, v);
-  }
-  while (ready->len > 0) {
-    guint32 v = trc_heap_pop(ready);
-    Node *x = &g_array_index(g->nodes, Node, v);
-    TrcOp op = {0};
-
-    g_array_set_size(deps, 0);
-    for (guint i = 0; i < x->deps->len; i++)
-      g_array_append_val(
-          deps,
-          g_array_index(g->nodes, Node, g_array_index(x->deps, guint32, i)).op);
-    op.id = b->ops->len + 1;
-    op.stage = -1;
-    op.group = TRC_GROUP_COMM;
-    op.deps = g_memdup2(deps->data, deps->len * sizeof(guint32));
-    op.n_deps = deps->len;
     if (x->coll) {
-      PGroup *p = g_ptr_array_index(k->pgroups, x->pg);
-
-      if (pg_comm[x->pg] == G_MAXUINT32) {
-        TrcComm c = {.name = g_strdup_printf("pg%u", (guint32)x->pg),
-                     .n = p->n,
-                     .ranks = g_memdup2(p->ranks, p->n * sizeof(guint32))};
-
-        g_array_append_val(b->comms, c);
-        pg_comm[x->pg] = b->comms->len - 1;
-      }
-      op.coll = x->kind;
-      op.bytes = x->bytes;
-      op.comm = pg_comm[x->pg];
-      op.measured_ps = ns_to_ps(x->t1 - x->last_in);
-      op.name = g_strdup_printf("%s.pg%u.%u", trc_coll_name(x->kind),
-                                (guint32)x->pg, seq[x->pg]++);
-      g_array_append_val(b->ops, op);
-      x->op = b->ops->len - 1;
+      trc_graph_coll(tg, x->kind, x->bytes, pg_comm[x->pg], x->t0);
+      trc_graph_set_measured(tg, v, ns_to_ps(x->t1 - x->last_in));
     } else {
-      g_autofree char *nm =
-          g_strdup_printf("%s.r%u.%u", x->what, x->rank, b->ops->len + 1);
-
-      g_free(op.deps);
-      x->op = add_compute(b, x->rank, x->ps, nm,
-                          (const guint32 *)(void *)deps->data, deps->len);
+      trc_graph_compute(tg, x->rank, x->ps, x->what, x->t0);
     }
-    done++;
-    for (guint32 u = start[v]; u < start[v + 1]; u++)
-      if (--g_array_index(g->nodes, Node, users[u]).waiting == 0)
-        trc_heap_push(ready, g_array_index(g->nodes, Node, users[u]).t0,
-                      users[u]);
   }
-  if (done < n) {
-    for (guint32 v = 0; v < n; v++) {
-      const Node *x = &g_array_index(g->nodes, Node, v);
+  for (guint32 v = 0; v < g->nodes->len; v++) {
+    const Node *x = &g_array_index(g->nodes, Node, v);
 
-      if (x->waiting > 0 && x->coll) {
-        const PGroup *p = g_ptr_array_index(k->pgroups, x->pg);
-
-        g_set_error(error, TRC_ERROR, TRC_ERROR_VALUE,
-                    "%s: the collectives of process group [%u, ...] and of "
-                    "another run in opposite orders on two ranks (each "
-                    "waits for the other): traces of different steps?",
-                    k->names[0], p->ranks[0]);
-        return FALSE;
-      }
-    }
-    g_set_error(error, TRC_ERROR, TRC_ERROR_VALUE,
-                "%s: the step's work waits in a cycle", k->names[0]);
-    return FALSE;
+    for (guint i = 0; i < x->deps->len; i++)
+      trc_graph_dep(tg, v, g_array_index(x->deps, guint32, i));
   }
-  return TRUE;
+  return trc_graph_emit(tg, w, w->source, error);
 }
 
 static void krank_clear(KRank *kr)
@@ -1315,9 +1184,6 @@ TrcWorkload *trc_workload_load_kineto_data(const char *const *texts,
   g_autoptr(TrcWorkload) w = g_new0(TrcWorkload, 1);
   g_autofree gint64 *file_of = NULL;
   Graph g = {.nodes = g_array_new(FALSE, TRUE, sizeof(Node))};
-  KBuild b = {.ops = g_array_new(FALSE, TRUE, sizeof(TrcOp)),
-              .comms = g_array_new(FALSE, TRUE, sizeof(TrcComm)),
-              .solo = g_hash_table_new(NULL, NULL)};
   guint32 world = 0;
   gboolean ok = TRUE;
 
@@ -1352,10 +1218,11 @@ TrcWorkload *trc_workload_load_kineto_data(const char *const *texts,
         if (GPOINTER_TO_UINT(v) == n_files && *(gint64 *)key > step)
           step = *(gint64 *)key;
       if (step < 0)
-        ok = kfail(error, names[0],
-                   "no ProfilerStep#N that every trace holds: record the "
-                   "same steps on every rank (torch.profiler.schedule, "
-                   "prof.step())");
+        ok = trc_file_error(
+            error, names[0],
+            "no ProfilerStep#N that every trace holds: record the "
+            "same steps on every rank (torch.profiler.schedule, "
+            "prof.step())");
     }
   }
   for (guint f = 0; f < n_files && ok; f++) {
@@ -1371,24 +1238,27 @@ TrcWorkload *trc_workload_load_kineto_data(const char *const *texts,
       file_of[r] = -1;
     for (guint f = 0; f < n_files && ok; f++) {
       if (kr[f].world != (gint64)world)
-        ok = kfail(error, names[f],
-                   "world_size %" G_GINT64_FORMAT ", %s's is %u: traces of "
-                   "two jobs",
-                   kr[f].world, names[0], world);
+        ok = trc_file_error(error, names[f],
+                            "world_size %" G_GINT64_FORMAT
+                            ", %s's is %u: traces of "
+                            "two jobs",
+                            kr[f].world, names[0], world);
       else if (file_of[kr[f].rank] >= 0)
-        ok = kfail(error, names[f],
-                   "rank %" G_GINT64_FORMAT " again (also %s): one trace per "
-                   "rank",
-                   kr[f].rank, names[file_of[kr[f].rank]]);
+        ok = trc_file_error(error, names[f],
+                            "rank %" G_GINT64_FORMAT
+                            " again (also %s): one trace per "
+                            "rank",
+                            kr[f].rank, names[file_of[kr[f].rank]]);
       else
         file_of[kr[f].rank] = f;
     }
     for (guint32 r = 0; r < world && ok; r++)
       if (file_of[r] < 0)
-        ok = kfail(error, names[0],
-                   "world_size %u, and no trace of rank %u: give one trace "
-                   "per rank (torch.profiler writes one per process)",
-                   world, r);
+        ok = trc_file_error(
+            error, names[0],
+            "world_size %u, and no trace of rank %u: give one trace "
+            "per rank (torch.profiler writes one per process)",
+            world, r);
   }
   if (ok) {
     g.item_node = g_new0(GArray *, n_files);
@@ -1405,19 +1275,13 @@ TrcWorkload *trc_workload_load_kineto_data(const char *const *texts,
       rank_nodes(&g, &kr[f], f, (guint32)kr[f].rank);
     for (guint f = 0; f < n_files; f++)
       rank_deps(&g, &kr[f], f);
-    ok = emit(&k, &g, &b, error);
+    ok = emit(&k, &g, w, error);
   }
   if (ok) {
     double gpu = 0, cpu = 0;
 
     w->tp = w->pp = w->ep = 1;
     w->dp = world;
-    w->n_ops = b.ops->len;
-    w->ops = (TrcOp *)(void *)g_array_free(b.ops, FALSE);
-    b.ops = NULL;
-    w->n_comms = b.comms->len;
-    w->comms = (TrcComm *)(void *)g_array_free(b.comms, FALSE);
-    b.comms = NULL;
     for (guint f = 0; f < n_files; f++) {
       gpu = MAX(gpu, kr[f].step_ns);
       cpu = MAX(cpu, kr[f].cpu_step_ns);
@@ -1439,28 +1303,14 @@ TrcWorkload *trc_workload_load_kineto_data(const char *const *texts,
           " of collectives ifsim does not replay\n",
           k.measured_nosize, k.measured_p2p, k.measured_other);
     if (w->n_ops == 0)
-      ok = kfail(error, names[0],
-                 "ProfilerStep#%" G_GINT64_FORMAT " has no GPU work in any "
-                 "trace: nothing to replay",
-                 step);
+      ok = trc_file_error(error, names[0],
+                          "ProfilerStep#%" G_GINT64_FORMAT
+                          " has no GPU work in any "
+                          "trace: nothing to replay",
+                          step);
     else
       ok = trc_workload_validate(w, error);
   }
-  if (b.ops) {
-    for (guint i = 0; i < b.ops->len; i++) {
-      g_free(g_array_index(b.ops, TrcOp, i).name);
-      g_free(g_array_index(b.ops, TrcOp, i).deps);
-    }
-    g_array_free(b.ops, TRUE);
-  }
-  if (b.comms) {
-    for (guint c = 0; c < b.comms->len; c++) {
-      g_free(g_array_index(b.comms, TrcComm, c).name);
-      g_free(g_array_index(b.comms, TrcComm, c).ranks);
-    }
-    g_array_free(b.comms, TRUE);
-  }
-  g_hash_table_destroy(b.solo);
   for (guint v = 0; v < g.nodes->len; v++)
     g_array_free(g_array_index(g.nodes, Node, v).deps, TRUE);
   g_array_free(g.nodes, TRUE);

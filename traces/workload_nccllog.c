@@ -591,7 +591,7 @@ static gboolean read_text(Log *g, guint32 file, const char *data, gsize len,
                           GError **error)
 {
   const char *at = data, *end = data + len;
-  guint32 line = 0;
+  guint32 line = 0, nccl = 0;
 
   while (at < end) {
     const char *nl = memchr(at, '\n', (size_t)(end - at));
@@ -608,12 +608,20 @@ static gboolean read_text(Log *g, guint32 file, const char *data, gsize len,
     g_strchomp(text);
     if (!split_head(text, &h))
       continue;
+    nccl++;
     if (!read_call(g, &h, file, line, &is, error) ||
         (!is && !read_comm_line(g, &h, file, line, error))) {
       g_free(h.host);
       return FALSE;
     }
     g_free(h.host);
+  }
+  if (nccl == 0) {
+    g_set_error(error, TRC_ERROR, TRC_ERROR_PARSE,
+                "%s: no 'NCCL INFO' line in its %u lines: not an NCCL log "
+                "(record with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,COLL)",
+                g->names[file], line);
+    return FALSE;
   }
   return TRUE;
 }

@@ -832,7 +832,7 @@ absent "$rp/bad-log.csv"
 expect 2 "perproc_nccl.node-a.4100.log:7: no timestamp on this call line" replay -t "$H2" --nccl-log "$NL/perproc_nccl.node-a.4100.log" --gap timestamps
 expect 2 "--gap: 'soon' is not a time with a unit (e.g. 150us) or 'timestamps'" replay --nccl-log "$NL/tp2dp2_2node_nccl2.28.log" --gap soon
 expect 2 "--gap: goes with --nccl-log" replay "$EX" --gap 5us
-expect 2 "--nccl-log: more than one workload: $EX" replay "$EX" --nccl-log "$NL/tp2dp2_2node_nccl2.28.log"
+expect 2 "workload-example.csv: no 'NCCL INFO' line in its 50 lines: not an NCCL log" replay "$EX" --nccl-log "$NL/tp2dp2_2node_nccl2.28.log"
 expect 2 "--jobs: the jobs file names each job's workload" replay --jobs "$RP/jobs.ini" --nccl-log "$NL/tp2dp2_2node_nccl2.28.log"
 expect 2 "--servers: 1 servers listed, the job's 4 ranks need 2" replay --nccl-log "$NL/tp2dp2_2node_nccl2.28.log" --servers 0
 # PyTorch profiler traces: the trace's step, as measured and on the fabric
@@ -847,8 +847,17 @@ absent "$rp/k1.csv"
 expect 2 "no ProfilerStep#7 event" replay -t "$A1" --kineto "$KD/ddp2_rank0_step6.json.gz" --kineto "$KD/ddp2_rank1_step6.json.gz" --step 7
 expect 2 "--step: goes with --kineto" replay "$EX" --step 3
 expect 2 "--as-measured: goes with --kineto" replay "$EX" --as-measured
-expect 2 "--kineto: more than one workload: $EX" replay "$EX" --kineto "$KD/ddp2_rank0_step6.json.gz"
+expect 2 "workload-example.csv: not valid JSON" replay "$EX" --kineto "$KD/ddp2_rank0_step6.json.gz"
 expect 2 "--nccl-log: more than one workload: --kineto" replay --nccl-log "$NL/tp2dp2_2node_nccl2.28.log" --kineto "$KD/ddp2_rank0_step6.json.gz"
+# Chakra execution traces: the files after --chakra are more ranks
+CD=$(dirname "$0")/../data/chakra
+expect 0 "job all_reduce.0: 8 ranks (1 communicator, from Chakra traces) on server 0" replay --chakra "$CD"/all_reduce.*.et --write-workload "$rp/c.csv"
+contains "$rp/c.csv" "1,allreduce.pg0.0,allreduce,pg0,1048576,,,,"
+expect 0 "sendrecv.p0-1.0" replay --chakra "$CD/mixed.1.et" "$CD/mixed.0.et"
+expect 2 "mixed.1.et: its name gives rank 1, and 1 files are given" replay --chakra "$CD/mixed.1.et" --write-workload "$rp/c1.csv"
+absent "$rp/c1.csv"
+expect 2 "old_version.0.et: Chakra schema version '0.0.3' is not supported" replay --chakra "$(dirname "$0")/../data/bad/chakra/old_version.0.et"
+expect 2 "--kineto: more than one workload: --chakra" replay --chakra "$CD/mixed.0.et" --kineto "$KD/ddp2_rank0_step6.json.gz"
 rm -rf "$rp"
 
 # folding alike channels and whole bodies change no figure where nothing

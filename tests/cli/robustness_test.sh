@@ -73,6 +73,10 @@ kineto_cmd() { # a profiler trace replayed, its workload written
   bad "$1" replay -t "$DATA/systems/dgx-h100.ini" --kineto "$1" \
     --write-workload "$work/o.csv" --csv "$work/o.ops.csv"
 }
+chakra_cmd() { # a Chakra trace replayed, its workload written
+  bad "$1" replay --chakra "$1" --write-workload "$work/o.csv" \
+    --csv "$work/o.ops.csv"
+}
 measure_cmds() {
   bad "$1" validate "$1" -t "$topo" --csv "$work/o.csv"
   [ -n "${2:-}" ] || return 0
@@ -97,6 +101,7 @@ done
 for f in "$DATA"/bad/measure/*; do measure_cmds "$f"; done
 for f in "$DATA"/bad/nccllog/*.log; do nccllog_cmd "$f"; done
 for f in "$DATA"/bad/kineto/*.json*; do kineto_cmd "$f"; done
+for f in "$DATA"/bad/chakra/*.et; do chakra_cmd "$f"; done
 
 # Generated cases, for every format: empty, binary garbage, one 10 MB line,
 # and a good file cut in the middle of a line.
@@ -120,6 +125,7 @@ for g in empty.txt garbage.bin line10m.txt; do
   measure_cmds "$gen/$g" all
   nccllog_cmd "$gen/$g"
   kineto_cmd "$gen/$g"
+  chakra_cmd "$gen/$g"
 done
 cut_file "$DATA/import/smi_dgx_h100.txt" cut_smi.txt
 import_cmd "$gen/cut_smi.txt" smi all
@@ -133,6 +139,8 @@ cut_file "$DATA/nccllog/tp2dp2_2node_nccl2.28.log" cut_nccl.log
 nccllog_cmd "$gen/cut_nccl.log"
 cut_file "$DATA/../fuzz/corpus/kineto/one_rank.json" cut_kineto.json
 kineto_cmd "$gen/cut_kineto.json"
+cut_file "$DATA/chakra/mixed.0.et" cut_chakra.0.et
+chakra_cmd "$gen/cut_chakra.0.et"
 echo "bad input: $checked runs checked"
 
 # --- outputs: together or not at all ---------------------------------------

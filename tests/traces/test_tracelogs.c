@@ -576,6 +576,102 @@ START_TEST(test_kineto_bad_corpus)
 }
 END_TEST
 
+#define CHAKRADIR IFSIM_TEST_DATA_DIR "/chakra/"
+
+/* ASTRA-sim's microbenchmarks (8 ranks, one 1 MiB collective each): one
+ * collective over every rank, as NCCL runs it alone. */
+START_TEST(test_chakra_microbenchmarks)
+{
+  static const char *const kinds[] = {"all_reduce", "all_to_all"};
+  static const NcclColl colls[] = {NCCL_COLL_ALLREDUCE, NCCL_COLL_ALLTOALL};
+
+  for (gsize k = 0; k < G_N_ELEMENTS(kinds); k++) {
+    char *paths[8];
+    g_autoptr(GError) error = NULL;
+    g_autoptr(TrcWorkload) w = NULL;
+
+    /* in reverse: the ranks come from the names */
+    for (guint r = 0; r < 8; r++)
+      paths[7 - r] = g_strdup_printf(CHAKRADIR "%s.%u.et", kinds[k], r);
+    w = trc_workload_load_chakra((const char *const *)paths, 8, NULL, &error);
+    for (guint r = 0; r < 8; r++)
+      g_free(paths[r]);
+    ck_assert_msg(w != NULL, "%s", error ? error->message : "");
+    ck_assert_uint_eq(w->dp, 8);
+    ck_assert_uint_eq(w->n_ops, 1);
+    ck_assert_int_eq(w->ops[0].coll, colls[k]);
+    ck_assert_uint_eq(w->ops[0].bytes, 1048576);
+    ck_assert_uint_eq(comm_of(w, &w->ops[0])->n, 8);
+  }
+}
+END_TEST
+
+/* Two ranks (tests/data/chakra/make_mixed.py): compute 100 us, an
+ * AllReduce over pg "dp", a metadata node, compute 50 us (a control
+ * dependency), a send from rank 0 to rank 1: their sum. */
+START_TEST(test_chakra_mixed)
+{
+  const char *paths[] = {CHAKRADIR "mixed.1.et", CHAKRADIR "mixed.0.et"};
+  g_autoptr(GError) error = NULL;
+  g_autoptr(TrcWorkload) w = trc_workload_load_chakra(paths, 2, NULL, &error);
+  TrcReplayResult r;
+  SimTime step, ar = 0, send = 0;
+
+  ck_assert_msg(w != NULL, "%s", error ? error->message : "");
+  /* 2 x 2 compute, the AllReduce, the send */
+  ck_assert_uint_eq(w->n_ops, 6);
+  step = kineto_step(SYSDIR "dgx-h100.ini", w, FALSE, &r);
+  for (guint32 i = 0; i < w->n_ops; i++) {
+    SimTime d = r.ops[i].end_ps - r.ops[i].start_ps;
+
+    if (w->ops[i].coll == NCCL_COLL_ALLREDUCE && !w->ops[i].compute) {
+      ck_assert_uint_eq(w->ops[i].bytes, 16 << 20);
+      ar = d;
+    } else if (!w->ops[i].compute) {
+      ck_assert_int_eq(w->ops[i].coll, NCCL_COLL_SENDRECV);
+      ck_assert_uint_eq(comm_of(w, &w->ops[i])->ranks[0], 0);
+      ck_assert_uint_eq(comm_of(w, &w->ops[i])->ranks[1], 1);
+      send = d;
+    }
+  }
+  trc_replay_result_clear(&r);
+  ck_assert_uint_gt(ar, 0);
+  ck_assert_uint_gt(send, 0);
+  ck_assert_uint_eq(step, SIM_US(150) + ar + send);
+}
+END_TEST
+
+/* A rank's file missing or given twice. */
+START_TEST(test_chakra_ranks)
+{
+  const char *one[] = {CHAKRADIR "mixed.1.et"};
+  const char *twice[] = {CHAKRADIR "mixed.0.et", CHAKRADIR "mixed.0.et"};
+  g_autoptr(GError) e1 = NULL, e2 = NULL;
+  g_autoptr(TrcWorkload) w1 = trc_workload_load_chakra(one, 1, NULL, &e1);
+  g_autoptr(TrcWorkload) w2 = trc_workload_load_chakra(twice, 2, NULL, &e2);
+
+  ck_assert_ptr_null(w1);
+  ck_assert_ptr_nonnull(
+      strstr(e1->message, "mixed.1.et: its name gives rank 1, and 1 files"));
+  ck_assert_ptr_null(w2);
+  ck_assert_ptr_nonnull(strstr(e2->message, "rank 0 again"));
+}
+END_TEST
+
+static gboolean load_chakra_one(const char *path, GError **error)
+{
+  const char *paths[] = {path};
+  g_autoptr(TrcWorkload) w = trc_workload_load_chakra(paths, 1, NULL, error);
+
+  return w != NULL;
+}
+
+START_TEST(test_chakra_bad_corpus)
+{
+  ck_assert_uint_ge(bad_corpus_manifest_load("chakra", load_chakra_one), 16);
+}
+END_TEST
+
 static gboolean load_log(const char *path, GError **error)
 {
   const char *paths[] = {path};
@@ -662,6 +758,10 @@ Suite *suite_tracelogs(void)
   tcase_add_test(tc, test_kineto_no_wait);
   tcase_add_test(tc, test_kineto_ranks);
   tcase_add_test(tc, test_kineto_bad_corpus);
+  tcase_add_test(tc, test_chakra_microbenchmarks);
+  tcase_add_test(tc, test_chakra_mixed);
+  tcase_add_test(tc, test_chakra_ranks);
+  tcase_add_test(tc, test_chakra_bad_corpus);
   suite_add_tcase(s, tc);
   return s;
 }
