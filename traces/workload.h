@@ -15,10 +15,10 @@
  *
  * Invariants of every TrcWorkload these functions return: ops[i].deps are
  * indices below i (no cycles), ids are unique and positive, a compute op
- * has group NONE (COMM with communicators), bytes 0 and compute_ps > 0; a collective has a group,
- * bytes > 0 and compute_ps 0; stage < pp; peer is +1 or -1 exactly on
- * SendRecv over PP (and then stage + peer is a stage), 0 elsewhere; ep
- * divides dp.
+ * has group NONE (COMM with communicators), bytes 0 and compute_ps > 0; a
+ * collective has a group, bytes > 0 and compute_ps 0; stage < pp; peer is
+ * +1 or -1 exactly on SendRecv over PP (and then stage + peer is a stage),
+ * 0 elsewhere; ep divides dp.
  *
  * A workload read from a trace names its communicators instead
  * (TrcWorkload.comms, group COMM): a collective runs once over its
@@ -119,6 +119,7 @@ TrcWorkload *trc_workload_load_csv_data(const char *data, gsize len,
 char *trc_workload_to_csv(const TrcWorkload *w);
 
 void trc_workload_free(TrcWorkload *w);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(TrcWorkload, trc_workload_free)
 
 /* The group an op runs over as a user reads it: its communicator's name
  * for group COMM, else trc_group_name(op->group). */
@@ -126,7 +127,6 @@ const char *trc_op_group_label(const TrcWorkload *w, const TrcOp *op);
 
 /* Longest communicator name accepted (a trace's are short: "c12"). */
 #define TRC_MAX_COMM_NAME 64
-G_DEFINE_AUTOPTR_CLEANUP_FUNC(TrcWorkload, trc_workload_free)
 
 /* Checks the invariants above (for workloads built in code); the error
  * names w->source and the op. */
