@@ -635,3 +635,12 @@ gboolean cli_apply_max_memory(guint64 bytes, gboolean seen, GError **error)
   sim_memory_set_limit(bytes);
   return TRUE;
 }
+
+void cli_print_notes(const char *who, const char *notes)
+{
+  g_auto(GStrv) lines = g_strsplit(notes, "\n", -1);
+
+  for (guint k = 0; lines[k]; k++)
+    if (lines[k][0])
+      fprintf(stderr, "ifsim: %s: %s\n", who, lines[k]);
+}

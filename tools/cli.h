@@ -112,4 +112,8 @@ gboolean cli_apply_max_memory(guint64 bytes, gboolean seen, GError **error);
  * would run them (cli_main does it before any command). */
 void cli_memory_wording_install(void);
 
+/* Prints each line of notes (a reader's, '\n'-separated) on standard
+ * error as "ifsim: WHO: LINE". */
+void cli_print_notes(const char *who, const char *notes);
+
 #endif /* TOOLS_CLI_H */

@@ -85,16 +85,6 @@ static void options_clear(ReplayOptions *o)
   g_strfreev(o->rest);
 }
 
-/* A reader's notes, a line each, on standard error. */
-static void print_notes(const char *notes)
-{
-  g_auto(GStrv) lines = g_strsplit(notes, "\n", -1);
-
-  for (guint k = 0; lines[k]; k++)
-    if (lines[k][0])
-      fprintf(stderr, "ifsim: %s: note: %s\n", COMMAND, lines[k]);
-}
-
 /* Places every job, in order, on the system's servers. */
 static gboolean place_jobs(const TopoSystem *sys, GArray *jobs, GError **error)
 {
@@ -779,7 +769,7 @@ int cli_cmd_replay(int argc, char **argv)
       j.w = trc_workload_load_chakra((const char *const *)o.chakra,
                                      g_strv_length(o.chakra), notes, &error);
       if (j.w)
-        print_notes(notes->str);
+        cli_print_notes(COMMAND ": note", notes->str);
     } else if (o.kineto) {
       g_autoptr(GString) notes = g_string_new(NULL);
 
@@ -787,7 +777,7 @@ int cli_cmd_replay(int argc, char **argv)
           (const char *const *)o.kineto, g_strv_length(o.kineto),
           o.step_seen ? (gint64)o.step : -1, notes, &error);
       if (j.w)
-        print_notes(notes->str);
+        cli_print_notes(COMMAND ": note", notes->str);
     } else if (o.nccl_logs) {
       TrcNcclLogOptions lo = {0};
       g_autoptr(GString) notes = g_string_new(NULL);
@@ -811,7 +801,7 @@ int cli_cmd_replay(int argc, char **argv)
                                        g_strv_length(o.nccl_logs), &lo, notes,
                                        &error);
       if (j.w)
-        print_notes(notes->str);
+        cli_print_notes(COMMAND ": note", notes->str);
     } else {
       static const CliWorkloadNames names = {
           "--llm", "--astra-tp", "--ns-per-tick", "--astra", "--astra-gpus"};

@@ -130,7 +130,99 @@ TrcWorkload *cli_load_workload(const char *csv, const char *astra,
 
 static const char *const job_keys[] = {
     "workload",    "llm",       "astra", "astra_tp", "astra_gpus",
-    "ns_per_tick", "placement", "seed",  "servers",  NULL};
+    "ns_per_tick", "nccl_log",  "gap",   "kineto",   "step",
+    "chakra",      "placement", "seed",  "servers",  NULL};
+
+/* A job's trace files (nccl_log, kineto or chakra): paths separated by
+ * spaces, relative to the jobs file; NULL and an error for none. */
+static char **trace_paths(const char *value, const char *dir, const char *where,
+                          const char *key, GError **error)
+{
+  g_auto(GStrv) parts = g_strsplit_set(value, " \t", -1);
+  GStrvBuilder *b = g_strv_builder_new();
+  char **out;
+
+  for (guint i = 0; parts[i]; i++) {
+    if (!parts[i][0])
+      continue;
+    if (g_path_is_absolute(parts[i])) {
+      g_strv_builder_add(b, parts[i]);
+    } else {
+      g_autofree char *p = g_build_filename(dir, parts[i], NULL);
+
+      g_strv_builder_add(b, p);
+    }
+  }
+  out = g_strv_builder_end(b);
+  g_strv_builder_unref(b);
+  if (!out[0]) {
+    g_strfreev(out);
+    g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                "%s: %s: no file (expected paths separated by spaces)", where,
+                key);
+    return NULL;
+  }
+  return out;
+}
+
+/* A job's workload from its trace keys; NULL with the error. */
+static TrcWorkload *load_trace(const char *nccl_log, const char *gap,
+                               const char *kineto, const char *step,
+                               const char *chakra, const char *dir,
+                               const char *where, GError **error)
+{
+  const char *key = nccl_log ? "nccl_log" : kineto ? "kineto" : "chakra";
+  g_auto(GStrv) paths = trace_paths(nccl_log ? nccl_log
+                                    : kineto ? kineto
+                                             : chakra,
+                                    dir, where, key, error);
+  g_autoptr(GString) notes = g_string_new(NULL);
+  TrcWorkload *w = NULL;
+  guint n;
+
+  if (!paths)
+    return NULL;
+  n = g_strv_length(paths);
+  if (nccl_log) {
+    TrcNcclLogOptions o = {0};
+
+    if (gap && g_str_equal(gap, "timestamps")) {
+      o.timestamps = TRUE;
+    } else if (gap && (!sim_time_parse(gap, &o.gap_ps, NULL) ||
+                       o.gap_ps > TRC_MAX_COMPUTE_PS)) {
+      g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                  "%s: gap '%s' is not a time with a unit (e.g. 150us) or "
+                  "'timestamps'",
+                  where, gap);
+      return NULL;
+    }
+    w = trc_workload_load_nccl_log((const char *const *)paths, n, &o, notes,
+                                   error);
+  } else if (kineto) {
+    guint64 st = 0;
+
+    if (step &&
+        !g_ascii_string_to_unsigned(step, 10, 0, G_MAXINT64, &st, NULL)) {
+      g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                  "%s: step '%s' is not a ProfilerStep number", where, step);
+      return NULL;
+    }
+    w = trc_workload_load_kineto((const char *const *)paths, n,
+                                 step ? (gint64)st : -1, notes, error);
+  } else {
+    w = trc_workload_load_chakra((const char *const *)paths, n, notes, error);
+  }
+  if (!w) {
+    g_prefix_error(error, "%s: ", where);
+    return NULL;
+  }
+  {
+    g_autofree char *who = g_strdup_printf("replay: note: %s", where);
+
+    cli_print_notes(who, notes->str);
+  }
+  return w;
+}
 
 /* The jobs of a jobs file: groups [job NAME]; paths relative to it. */
 gboolean cli_jobs_load(const char *path, GArray *jobs, GError **error)
@@ -161,6 +253,8 @@ gboolean cli_jobs_load_data(const char *text, gsize len, const char *path,
     g_autofree char *csv = NULL, *astra = NULL, *llm = NULL, *ns = NULL;
     g_autofree char *pl = NULL, *seed = NULL, *servers = NULL, *tp = NULL;
     g_autofree char *gpus = NULL;
+    g_autofree char *nlog = NULL, *gap = NULL, *kin = NULL, *step = NULL;
+    g_autofree char *chk = NULL;
     CliJob j = {0};
     guint64 astra_tp = 0, astra_gpus = 0;
 
@@ -175,8 +269,8 @@ gboolean cli_jobs_load_data(const char *text, gsize len, const char *path,
       if (!g_strv_contains(job_keys, keys[k])) {
         g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
                     "%s: unknown key '%s' (expected workload, llm, astra, "
-                    "astra_tp, astra_gpus, ns_per_tick, placement, seed, "
-                    "servers)",
+                    "astra_tp, astra_gpus, ns_per_tick, nccl_log, gap, "
+                    "kineto, step, chakra, placement, seed, servers)",
                     where, keys[k]);
         return FALSE;
       }
@@ -191,6 +285,11 @@ gboolean cli_jobs_load_data(const char *text, gsize len, const char *path,
     GET(servers, "servers");
     GET(tp, "astra_tp");
     GET(gpus, "astra_gpus");
+    GET(nlog, "nccl_log");
+    GET(gap, "gap");
+    GET(kin, "kineto");
+    GET(step, "step");
+    GET(chk, "chakra");
 #undef GET
     {
       /* an empty file name would name the jobs file's directory */
@@ -236,8 +335,24 @@ gboolean cli_jobs_load_data(const char *text, gsize len, const char *path,
                          : "ns_per_tick");
       return FALSE;
     }
+    if ((gap && !nlog) || (step && !kin)) {
+      g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE, "%s: %s goes with %s",
+                  where, gap && !nlog ? "gap" : "step",
+                  gap && !nlog ? "nccl_log" : "kineto");
+      return FALSE;
+    }
     j.name = g_strdup(g + 4);
-    {
+    if (nlog || kin || chk) {
+      if ((nlog != NULL) + (kin != NULL) + (chk != NULL) > 1 || csv || astra ||
+          llm) {
+        g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                    "%s: more than one workload (expected one of workload, "
+                    "llm, astra, nccl_log, kineto, chakra)",
+                    where);
+        goto bad;
+      }
+      j.w = load_trace(nlog, gap, kin, step, chk, dir, where, error);
+    } else {
       g_autofree char *n_llm = g_strdup_printf("%s llm", where);
       g_autofree char *n_tp = g_strdup_printf("%s astra_tp", where);
       g_autofree char *n_ns = g_strdup_printf("%s ns_per_tick", where);

@@ -858,6 +858,11 @@ expect 2 "mixed.1.et: its name gives rank 1, and 1 files are given" replay --cha
 absent "$rp/c1.csv"
 expect 2 "old_version.0.et: Chakra schema version '0.0.3' is not supported" replay --chakra "$(dirname "$0")/../data/bad/chakra/old_version.0.et"
 expect 2 "--kineto: more than one workload: --chakra" replay --chakra "$CD/mixed.0.et" --kineto "$KD/ddp2_rank0_step6.json.gz"
+# traces in a jobs file, side by side
+expect 0 "job et: 2 ranks (4 communicators, from Chakra traces) on server 2" replay --jobs "$RP/traces.ini" -t "$A100"
+expect 0 "note: $RP/traces.ini: [job log]: 8 calls of count 0 left out" replay --jobs "$RP/traces.ini" -t "$A100"
+expect 2 "two_traces.ini: [job a]: more than one workload (expected one of workload, llm, astra, nccl_log, kineto, chakra)" replay --jobs "$RP/two_traces.ini"
+expect 2 "gap_alone.ini: [job a]: gap goes with nccl_log" replay --jobs "$RP/gap_alone.ini"
 rm -rf "$rp"
 
 # folding alike channels and whole bodies change no figure where nothing
