@@ -8,7 +8,7 @@
  * - GlobalMetadata's `version`: "0.0.4" (the schema with the version
  *   field, chakra a2b45c10) or empty (files written before it by the same
  *   schema); another is refused by name.  A `schema` attribute, when there,
- *   is the converter's ("1.0.1", "1.0.2-chakra.0.0.4"), only reported;
+ *   is the converter's ("1.0.1", "1.0.2-chakra.0.0.4"), said in the notes;
  * - every Node: its id, type, `data_deps` and `ctrl_deps` (both are waited
  *   for), `duration_micros`, and the attributes `comm_type`, `comm_size`
  *   (bytes), `pg_name`, `comm_src`, `comm_dst`, `comm_tag`;
@@ -184,7 +184,7 @@ static gboolean coll_of(gint64 t, NcclColl *out)
 
 typedef struct {
   guint64 gather_scatter, zero_size, passed;
-  GString *notes;
+  char *schema; /* the first file's "schema" attribute, if any */
 } Counts;
 
 /* One node of the file into e; FALSE with the error. */
@@ -321,6 +321,11 @@ static gboolean read_file(const char *name, const guint8 *data, gsize len,
           "Chakra schema version '%s' is not supported (expected 0.0.4, "
           "the et_def.proto of mlcommons/chakra a2b45c10, or none)",
           m->version);
+    for (size_t i = 0; ok && !cnt->schema && i < m->n_attr; i++)
+      if (m->attr[i]->name && g_str_equal(m->attr[i]->name, "schema") &&
+          m->attr[i]->value_case ==
+              CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_STRING_VAL)
+        cnt->schema = g_strdup(m->attr[i]->string_val);
     chakra_proto_msg__global_metadata__free_unpacked(m, NULL);
     if (!ok)
       return FALSE;
@@ -722,6 +727,17 @@ TrcWorkload *trc_workload_load_chakra_data(const char *const *texts,
                              "kept at their duration_micros, not replayed "
                              "on the fabric\n",
                              cnt.gather_scatter);
+    if (notes && cnt.schema)
+      g_string_append_printf(notes,
+                             "converted by Chakra schema '%s' (its "
+                             "GlobalMetadata attribute)\n",
+                             cnt.schema);
+    if (notes && cnt.passed)
+      g_string_append_printf(notes,
+                             "%" G_GUINT64_FORMAT " metadata and memory "
+                             "nodes take no time (their dependencies pass "
+                             "through)\n",
+                             cnt.passed);
     if (notes && cnt.zero_size)
       g_string_append_printf(notes,
                              "%" G_GUINT64_FORMAT " communication nodes of "
@@ -731,6 +747,7 @@ TrcWorkload *trc_workload_load_chakra_data(const char *const *texts,
   }
   for (guint32 r = 0; r < n_files; r++)
     erank_clear(&er[r]);
+  g_free(cnt.schema);
   return ok ? g_steal_pointer(&w) : NULL;
 }
 

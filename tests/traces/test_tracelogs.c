@@ -613,13 +613,17 @@ START_TEST(test_chakra_mixed)
 {
   const char *paths[] = {CHAKRADIR "mixed.1.et", CHAKRADIR "mixed.0.et"};
   g_autoptr(GError) error = NULL;
-  g_autoptr(TrcWorkload) w = trc_workload_load_chakra(paths, 2, NULL, &error);
+  g_autoptr(GString) notes = g_string_new(NULL);
+  g_autoptr(TrcWorkload) w = trc_workload_load_chakra(paths, 2, notes, &error);
   TrcReplayResult r;
   SimTime step, ar = 0, send = 0;
 
   ck_assert_msg(w != NULL, "%s", error ? error->message : "");
   /* 2 x 2 compute, the AllReduce, the send */
   ck_assert_uint_eq(w->n_ops, 6);
+  ck_assert_ptr_nonnull(
+      strstr(notes->str, "converted by Chakra schema '1.0.2-chakra.0.0.4'"));
+  ck_assert_ptr_nonnull(strstr(notes->str, "2 metadata and memory nodes"));
   step = kineto_step(SYSDIR "dgx-h100.ini", w, FALSE, &r);
   for (guint32 i = 0; i < w->n_ops; i++) {
     SimTime d = r.ops[i].end_ps - r.ops[i].start_ps;

@@ -37,8 +37,11 @@ def node(id, ntype, name="n", deps=(), ctrl=(), dur=None, attrs=b""):
         m += field(7, 0, varint(dur))
     return m + attrs
 
-def meta(version="0.0.4"):
-    return lendelim(1, version.encode()) if version else b""
+def meta(version="0.0.4", schema=None):
+    m = lendelim(1, version.encode()) if version else b""
+    if schema:  # GlobalMetadata.attr (field 2), as Chakra's converters write it
+        m += lendelim(2, lendelim(1, b"schema") + lendelim(29, schema.encode()))
+    return m
 
 def framed(msgs):
     return b"".join(varint(len(m)) + m for m in msgs)
@@ -56,7 +59,7 @@ def mixed(rank):
         ns.append(node(5, SEND, "send", deps=[4], attrs=attr_int("comm_dst", 1) + attr_int("comm_size", 1 << 20) + attr_int("comm_tag", 7)))
     else:
         ns.append(node(5, RECV, "recv", deps=[4], attrs=attr_int("comm_src", 0) + attr_int("comm_size", 1 << 20) + attr_int("comm_tag", 7)))
-    return framed([meta()] + ns)
+    return framed([meta(schema="1.0.2-chakra.0.0.4")] + ns)
 
 here = os.path.dirname(os.path.abspath(__file__))
 for r in (0, 1):
