@@ -634,15 +634,15 @@ int cli_cmd_replay(int argc, char **argv)
        "NS"},
       {"nccl-log", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o.nccl_logs,
        "Replay the calls of an NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,COLL "
-       "log (repeat for one file per process)",
+       "log; the arguments after it are more files (one per process)",
        "FILE"},
       {"kineto", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o.kineto,
-       "Replay a step of PyTorch profiler (Kineto) traces, one per rank "
-       "(repeat for each; gzip or not)",
+       "Replay a step of PyTorch profiler (Kineto) traces, gzip or not, one "
+       "per rank: this file and the arguments after it",
        "FILE"},
       {"chakra", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o.chakra,
-       "Replay Chakra execution traces (.et), one per rank (repeat for "
-       "each; NAME.RANK.et)",
+       "Replay Chakra execution traces, one per rank (NAME.RANK.et): this "
+       "file and the arguments after it",
        "FILE"},
       {"step", 0, 0, G_OPTION_ARG_CALLBACK, cli_parse_number_option,
        "The ProfilerStep#N of --kineto to replay (default: the last every "
