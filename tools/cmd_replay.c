@@ -763,45 +763,15 @@ int cli_cmd_replay(int argc, char **argv)
       j.name = g_strdup("llm");
     }
 
-    if (o.chakra) {
-      g_autoptr(GString) notes = g_string_new(NULL);
+    if (o.chakra || o.kineto || o.nccl_logs) {
+      CliTraceSource t = {.nccl_logs = o.nccl_logs,
+                          .kineto = o.kineto,
+                          .chakra = o.chakra,
+                          .gap = o.gap,
+                          .gap_name = "--gap",
+                          .step = o.step_seen ? (gint64)o.step : -1};
 
-      j.w = trc_workload_load_chakra((const char *const *)o.chakra,
-                                     g_strv_length(o.chakra), notes, &error);
-      if (j.w)
-        cli_print_notes(COMMAND ": note", notes->str);
-    } else if (o.kineto) {
-      g_autoptr(GString) notes = g_string_new(NULL);
-
-      j.w = trc_workload_load_kineto(
-          (const char *const *)o.kineto, g_strv_length(o.kineto),
-          o.step_seen ? (gint64)o.step : -1, notes, &error);
-      if (j.w)
-        cli_print_notes(COMMAND ": note", notes->str);
-    } else if (o.nccl_logs) {
-      TrcNcclLogOptions lo = {0};
-      g_autoptr(GString) notes = g_string_new(NULL);
-
-      if (o.gap && strcmp(o.gap, "timestamps") == 0) {
-        lo.timestamps = TRUE;
-      } else if (o.gap && !sim_time_parse(o.gap, &lo.gap_ps, NULL)) {
-        cli_job_clear(&j);
-        g_set_error(&error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
-                    "--gap: '%s' is not a time with a unit (e.g. 150us) or "
-                    "'timestamps'",
-                    o.gap);
-        goto fail;
-      } else if (lo.gap_ps > TRC_MAX_COMPUTE_PS) {
-        cli_job_clear(&j);
-        g_set_error(&error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
-                    "--gap: '%s' is above 2^60 ps (13 days)", o.gap);
-        goto fail;
-      }
-      j.w = trc_workload_load_nccl_log((const char *const *)o.nccl_logs,
-                                       g_strv_length(o.nccl_logs), &lo, notes,
-                                       &error);
-      if (j.w)
-        cli_print_notes(COMMAND ": note", notes->str);
+      j.w = cli_load_trace(&t, &error);
     } else {
       static const CliWorkloadNames names = {
           "--llm", "--astra-tp", "--ns-per-tick", "--astra", "--astra-gpus"};

@@ -165,7 +165,54 @@ static char **trace_paths(const char *value, const char *dir, const char *where,
   return out;
 }
 
-/* A job's workload from its trace keys; NULL with the error. */
+TrcWorkload *cli_load_trace(const CliTraceSource *t, GError **error)
+{
+  const char *const *paths = (const char *const *)(t->nccl_logs ? t->nccl_logs
+                                                   : t->kineto  ? t->kineto
+                                                                : t->chakra);
+  guint n = g_strv_length((char **)paths);
+  g_autoptr(GString) notes = g_string_new(NULL);
+  TrcWorkload *w;
+
+  if (t->nccl_logs) {
+    TrcNcclLogOptions o = {0};
+
+    if (t->gap && g_str_equal(t->gap, "timestamps")) {
+      o.timestamps = TRUE;
+    } else if (t->gap && !sim_time_parse(t->gap, &o.gap_ps, NULL)) {
+      g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                  "%s: '%s' is not a time with a unit (e.g. 150us) or "
+                  "'timestamps'",
+                  t->gap_name, t->gap);
+      return NULL;
+    } else if (o.gap_ps > TRC_MAX_COMPUTE_PS) {
+      g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                  "%s: '%s' is above 2^60 ps (13 days)", t->gap_name, t->gap);
+      return NULL;
+    }
+    w = trc_workload_load_nccl_log(paths, n, &o, notes, error);
+  } else if (t->kineto) {
+    w = trc_workload_load_kineto(paths, n, t->step, notes, error);
+  } else {
+    w = trc_workload_load_chakra(paths, n, notes, error);
+  }
+  if (!w) {
+    if (t->where)
+      g_prefix_error(error, "%s: ", t->where);
+    return NULL;
+  }
+  {
+    g_autofree char *who = t->where
+                               ? g_strdup_printf("replay: note: %s", t->where)
+                               : g_strdup("replay: note");
+
+    cli_print_notes(who, notes->str);
+  }
+  return w;
+}
+
+/* A job's workload from its trace keys (file lists relative to dir); NULL
+ * with the error. */
 static TrcWorkload *load_trace(const char *nccl_log, const char *gap,
                                const char *kineto, const char *step,
                                const char *chakra, const char *dir,
@@ -176,52 +223,27 @@ static TrcWorkload *load_trace(const char *nccl_log, const char *gap,
                                     : kineto ? kineto
                                              : chakra,
                                     dir, where, key, error);
-  g_autoptr(GString) notes = g_string_new(NULL);
-  TrcWorkload *w = NULL;
-  guint n;
+  g_autofree char *gap_name = g_strdup_printf("%s gap", where);
+  CliTraceSource t = {
+      .gap = gap, .gap_name = gap_name, .step = -1, .where = where};
+  guint64 st = 0;
 
   if (!paths)
     return NULL;
-  n = g_strv_length(paths);
-  if (nccl_log) {
-    TrcNcclLogOptions o = {0};
-
-    if (gap && g_str_equal(gap, "timestamps")) {
-      o.timestamps = TRUE;
-    } else if (gap && (!sim_time_parse(gap, &o.gap_ps, NULL) ||
-                       o.gap_ps > TRC_MAX_COMPUTE_PS)) {
-      g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
-                  "%s: gap '%s' is not a time with a unit (e.g. 150us) or "
-                  "'timestamps'",
-                  where, gap);
-      return NULL;
-    }
-    w = trc_workload_load_nccl_log((const char *const *)paths, n, &o, notes,
-                                   error);
-  } else if (kineto) {
-    guint64 st = 0;
-
-    if (step &&
-        !g_ascii_string_to_unsigned(step, 10, 0, G_MAXINT64, &st, NULL)) {
-      g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
-                  "%s: step '%s' is not a ProfilerStep number", where, step);
-      return NULL;
-    }
-    w = trc_workload_load_kineto((const char *const *)paths, n,
-                                 step ? (gint64)st : -1, notes, error);
-  } else {
-    w = trc_workload_load_chakra((const char *const *)paths, n, notes, error);
-  }
-  if (!w) {
-    g_prefix_error(error, "%s: ", where);
+  if (step && !g_ascii_string_to_unsigned(step, 10, 0, G_MAXINT64, &st, NULL)) {
+    g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                "%s: step '%s' is not a ProfilerStep number", where, step);
     return NULL;
   }
-  {
-    g_autofree char *who = g_strdup_printf("replay: note: %s", where);
-
-    cli_print_notes(who, notes->str);
-  }
-  return w;
+  if (step)
+    t.step = (gint64)st;
+  if (nccl_log)
+    t.nccl_logs = paths;
+  else if (kineto)
+    t.kineto = paths;
+  else
+    t.chakra = paths;
+  return cli_load_trace(&t, error);
 }
 
 /* The jobs of a jobs file: groups [job NAME]; paths relative to it. */

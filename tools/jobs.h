@@ -45,6 +45,20 @@ TrcWorkload *cli_load_workload(const char *csv, const char *astra,
                                const char *where, const CliWorkloadNames *names,
                                GError **error);
 
+/* A workload read from a job's traces: exactly one of the file lists. */
+typedef struct {
+  char **nccl_logs, **kineto, **chakra;
+  const char *gap;      /* nccl_logs: the compute between calls, or NULL */
+  const char *gap_name; /* how the user gave it: "--gap", "FILE: [job a] gap" */
+  gint64 step;          /* kineto: ProfilerStep#N; -1: the last all hold */
+  const char *where;    /* prefixes errors and notes (a jobs file's group);
+                           NULL: none */
+} CliTraceSource;
+
+/* Reads it (traces/workload.h's readers), printing the reader's notes on
+ * standard error as "ifsim: replay: note: [WHERE: ]LINE". */
+TrcWorkload *cli_load_trace(const CliTraceSource *t, GError **error);
+
 /* Appends the jobs of a jobs file (its text, for _data) to jobs (CliJob);
  * workload paths are relative to the file. */
 gboolean cli_jobs_load(const char *path, GArray *jobs, GError **error);

@@ -303,8 +303,9 @@ static NcclComm *comm_for(TrcReplay *x, const JobState *j, const TrcOp *op,
   }
   for (guint32 i = 0; i < n; i++) {
     rank_place(j, m[i], &s, &gpu);
-    if ((n % ns != 0 || s != servers[i / nl] || gpu != locals[i % nl]) &&
-        op->group == TRC_GROUP_COMM) {
+    if (n % ns == 0 && s == servers[i / nl] && gpu == locals[i % nl])
+      continue;
+    if (op->group == TRC_GROUP_COMM) {
       g_set_error(error, TRC_ERROR, TRC_ERROR_VALUE,
                   "job %s, op %u (%s): its communicator %s (ranks %u, %u, "
                   "...) does not take the same GPUs of each of its servers "
@@ -312,9 +313,7 @@ static NcclComm *comm_for(TrcReplay *x, const JobState *j, const TrcOp *op,
                   "communicators do",
                   j->job.name, op->id, op->name, j->w->comms[op->comm].name,
                   m[0], m[1], j->g, j->g);
-      return NULL;
-    }
-    if (n % ns != 0 || s != servers[i / nl] || gpu != locals[i % nl]) {
+    } else {
       g_set_error(error, TRC_ERROR, TRC_ERROR_VALUE,
                   "job %s, op %u (%s): its %s group of ranks %u, %u, ... "
                   "does not take the same GPUs of each of its servers "
@@ -322,8 +321,8 @@ static NcclComm *comm_for(TrcReplay *x, const JobState *j, const TrcOp *op,
                   "communicators do",
                   j->job.name, op->id, op->name, trc_group_name(op->group),
                   m[0], m[1], j->w->tp, j->w->pp, j->w->dp, j->g);
-      return NULL;
     }
+    return NULL;
   }
   o.ranks = 0;
   o.servers = servers;
@@ -512,12 +511,13 @@ static gboolean setup_job(TrcReplay *x, guint32 jx, GError **error)
         for (guint32 k = 0; k < n; k++)
           marked[m[k]] = stamp;
         comm_dep_tasks(j, op, marked, stamp, after);
-      }
-      for (guint32 k = 0; k < n && !marked; k++) {
-        for (guint32 d = 0; d < op->n_deps; d++) {
-          guint32 nt = dep_tasks(j, op->deps[d], m[k], buf);
+      } else {
+        for (guint32 k = 0; k < n; k++) {
+          for (guint32 d = 0; d < op->n_deps; d++) {
+            guint32 nt = dep_tasks(j, op->deps[d], m[k], buf);
 
-          g_array_append_vals(after, buf, nt);
+            g_array_append_vals(after, buf, nt);
+          }
         }
       }
       /* many ranks share their dependencies' instances: each once */

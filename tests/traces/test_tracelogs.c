@@ -743,6 +743,35 @@ START_TEST(test_comm_workload_equals_groups)
 }
 END_TEST
 
+/* A communicator over unlike GPUs of two servers is refused, named. */
+START_TEST(test_comm_unlike_gpus)
+{
+  static const char text[] =
+      "# ranks: 16\n# comm: odd 0 9\n"
+      "id,name,op,group,size_bytes,compute_us,stage,peer,deps\n"
+      "1,ar,allreduce,odd,1M,,,,\n";
+  g_autoptr(GError) error = NULL;
+  g_autoptr(TrcWorkload) w =
+      trc_workload_load_csv_data(text, strlen(text), "odd.csv", &error);
+  g_autoptr(TopoSystem) sys = NULL;
+  guint32 servers[2] = {0, 1};
+  TrcReplayJob job = {.name = "j", .w = w, .servers = servers, .n_servers = 2};
+  TrcReplayOptions o = {.exec = NCCL_EXEC_FLOW};
+  TrcReplayResult r;
+  g_autoptr(TrcReplay) run = NULL;
+
+  ck_assert_msg(w != NULL, "%s", error ? error->message : "");
+  sys = topo_system_load(SYSDIR "dgx-h100-ndr-2.ini", NULL, &error);
+  ck_assert_msg(sys != NULL, "%s", error ? error->message : "");
+  run = trc_replay_run(sys, &job, 1, &o, &r, &error);
+  ck_assert_ptr_null(run);
+  ck_assert_msg(strstr(error->message,
+                       "its communicator odd (ranks 0, 9, "
+                       "...) does not take the same GPUs") != NULL,
+                "%s", error->message);
+}
+END_TEST
+
 Suite *suite_tracelogs(void)
 {
   Suite *s = suite_create("tracelogs");
@@ -757,6 +786,7 @@ Suite *suite_tracelogs(void)
   tcase_add_test(tc, test_nccllog_uneven_alltoall);
   tcase_add_test(tc, test_nccllog_bad_corpus);
   tcase_add_test(tc, test_comm_workload_equals_groups);
+  tcase_add_test(tc, test_comm_unlike_gpus);
   tcase_add_test(tc, test_kineto_ddp);
   tcase_add_test(tc, test_kineto_waits);
   tcase_add_test(tc, test_kineto_no_wait);
