@@ -86,6 +86,18 @@ void sim_fabric_set_node_latency(SimFabric *f, SimNodeId id, SimTime latency_ps)
   g_array_index(f->nodes, SimNode, id).latency_ps = latency_ps;
 }
 
+void sim_fabric_set_link_rate(SimFabric *f, SimChannelId c, guint32 width,
+                              double rate_Bps)
+{
+  g_assert(c < f->channels->len && rate_Bps >= 0);
+  g_assert((width == 0) == (rate_Bps == 0));
+  for (int i = 0; i < 2; i++) {
+    SimChannel *ch = &g_array_index(f->channels, SimChannel, c ^ (guint32)i);
+    ch->width = width;
+    ch->rate_Bps = rate_Bps;
+  }
+}
+
 void sim_fabric_finalize(SimFabric *f)
 {
   SimNode *nodes = (SimNode *)f->nodes->data;

@@ -8,7 +8,8 @@
  *
  * Build, then finalize: add nodes and links in any order, then
  * sim_fabric_finalize sorts each node's outgoing channels into one array
- * (CSR), after which the fabric is read-only.  Links always add two
+ * (CSR), after which the fabric is read-only but for links' rates
+ * (sim_fabric_set_link_rate).  Links always add two
  * channels, ids 2i and 2i + 1, each the other's reverse. */
 #ifndef SIM_FABRIC_H
 #define SIM_FABRIC_H
@@ -73,6 +74,14 @@ void sim_fabric_set_node_group(SimFabric *f, SimNodeId id, guint32 group);
  * every node they cross, not at their ends. */
 void sim_fabric_set_node_latency(SimFabric *f, SimNodeId id,
                                  SimTime latency_ps);
+
+/* Changes a link's bundle (both its channels): `width` physical links
+ * left carrying `rate_Bps` together; 0 and 0 for a link that is down,
+ * which routes must not take.  For faults (topologies/faults.c), before
+ * any transport runs over the fabric; allowed after finalize, since the
+ * channel lists do not depend on it. */
+void sim_fabric_set_link_rate(SimFabric *f, SimChannelId c, guint32 width,
+                              double rate_Bps);
 
 /* Builds the per-node outgoing channel lists; the fabric is read-only
  * afterwards. */

@@ -9,14 +9,14 @@
 int main(void)
 {
   Suite *(*const suites[])(void) = {
-      suite_time,     suite_units,      suite_pool,        suite_queue,
-      suite_engine,   suite_rng,        suite_transport,   suite_dag,
-      suite_packet,   suite_links,      suite_registry,    suite_topo,
-      suite_import,   suite_traces,     suite_collresults, suite_output,
-      suite_timeline, suite_nccl,       suite_cli,         suite_sweep,
-      suite_measure,  suite_importmeas, suite_calibrate,   suite_verbsnet,
-      suite_workload, suite_plot,       suite_replay,      suite_errors,
-      suite_accuracy, suite_input,      suite_tracelogs};
+      suite_time,     suite_units,    suite_pool,       suite_queue,
+      suite_engine,   suite_rng,      suite_transport,  suite_dag,
+      suite_packet,   suite_links,    suite_registry,   suite_topo,
+      suite_faults,   suite_import,   suite_traces,     suite_collresults,
+      suite_output,   suite_timeline, suite_nccl,       suite_cli,
+      suite_sweep,    suite_measure,  suite_importmeas, suite_calibrate,
+      suite_verbsnet, suite_workload, suite_plot,       suite_replay,
+      suite_errors,   suite_accuracy, suite_input,      suite_tracelogs};
   SRunner *sr = srunner_create(NULL);
   int failed, run;
 

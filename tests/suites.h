@@ -17,6 +17,7 @@ Suite *suite_packet(void);
 Suite *suite_links(void);
 Suite *suite_registry(void);
 Suite *suite_topo(void);
+Suite *suite_faults(void);
 Suite *suite_import(void);
 Suite *suite_traces(void);
 Suite *suite_collresults(void);

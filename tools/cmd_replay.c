@@ -12,6 +12,7 @@
 #include "sim/interrupt.h"
 #include "sim/units.h"
 #include "tools/cli.h"
+#include "tools/fault_options.h"
 #include "tools/jobs.h"
 #include "tools/nccl_options.h"
 #include "tools/run.h"
@@ -45,6 +46,7 @@ typedef struct {
   guint64 seed;
   char *servers;
   CliNcclOptions nccl; /* --algo ... --fidelity */
+  CliFaultOptions faults; /* --fail ... */
   char *csv;
   char *summary_csv;
   char *links_csv;
@@ -76,6 +78,7 @@ static void options_clear(ReplayOptions *o)
   cli_nccl_options_clear(&o->nccl);
   g_free(o->csv);
   g_free(o->summary_csv);
+  cli_fault_options_clear(&o->faults);
   g_free(o->links_csv);
   g_free(o->write_workload);
   g_free(o->timeline);
@@ -274,6 +277,11 @@ static void print_report(const TopoSystem *sys, const CliJob *jobs,
 
   printf("# ifsim replay on %s (%s), %u job%s\n", topo_system_name(sys),
          fidelity, n, n == 1 ? "" : "s");
+  {
+    g_auto(GStrv) lines = topo_system_fault_lines(sys);
+    for (guint i = 0; lines && lines[i]; i++)
+      printf("# fault: %s\n", lines[i]);
+  }
   for (guint i = 0; i < n; i++) {
     const TrcWorkload *w = jobs[i].w;
     g_autofree char *srv = servers_text(jobs[i].servers, jobs[i].n_servers);
@@ -607,6 +615,7 @@ int cli_cmd_replay(int argc, char **argv)
       {"seed", 0, CLI_NUMBER_COUNT, &o.seed, &o.seed_seen, 0},
       CLI_NCCL_CHANNELS_TARGET(&o.nccl),
       CLI_MAX_MEMORY_TARGET(&o.max_memory, &o.max_memory_seen),
+      CLI_FAULT_TARGETS(&o.faults),
       {NULL, 0, 0, NULL, NULL, 0}};
   GOptionEntry entries[] = {
       {"topology", 't', 0, G_OPTION_ARG_FILENAME, &o.topology,
@@ -731,6 +740,7 @@ int cli_cmd_replay(int argc, char **argv)
 
   cli_add_entries(group, entries);
   cli_nccl_add_entries(group, &o.nccl);
+  cli_fault_add_entries(group, &o.faults);
   cli_add_entries(group, more);
   g_option_context_set_main_group(ctx, group);
   if (!cli_parse(ctx, COMMAND, &argc, &argv, &status))
@@ -820,7 +830,8 @@ int cli_cmd_replay(int argc, char **argv)
                        &error))
     goto fail;
   sys = topo_system_load(o.topology, (const char *const *)o.models, &error);
-  if (!sys || !place_jobs(sys, jobs, &error))
+  if (!sys || !cli_fault_apply(sys, &o.faults, &error) ||
+      !place_jobs(sys, jobs, &error))
     goto fail;
   rj = g_new0(TrcReplayJob, n);
   res = g_new0(TrcReplayResult, n);

@@ -56,6 +56,7 @@ void cli_run_options_clear(CliRunOptions *o)
   g_free(o->dtype);
   g_free(o->redop);
   cli_nccl_options_clear(&o->nccl);
+  cli_fault_options_clear(&o->faults);
   g_free(o->csv);
   g_free(o->json);
   g_free(o->links_csv);
@@ -714,6 +715,7 @@ int cli_cmd_run(int argc, char **argv)
       {"iters", 0, CLI_NUMBER_COUNT, &o.iters, &o.iters_seen, 0},
       CLI_NCCL_CHANNELS_TARGET(&o.nccl),
       CLI_MAX_MEMORY_TARGET(&o.max_memory, &o.max_memory_seen),
+      CLI_FAULT_TARGETS(&o.faults),
       {NULL, 0, 0, NULL, NULL, 0}};
   GOptionEntry entries[] = {
       {"topology", 't', 0, G_OPTION_ARG_FILENAME, &o.topology,
@@ -818,6 +820,7 @@ int cli_cmd_run(int argc, char **argv)
   CliRunPlan plan;
   TrcCollInfo info;
   RunReports rep = {0};
+  g_auto(GStrv) fault_lines = NULL;
   NcclTrace trace = {0};
   RunTrace rt = {.trace = &trace};
   CliRunLast hooks = {trace_before, trace_after, &rt};
@@ -825,6 +828,7 @@ int cli_cmd_run(int argc, char **argv)
   cli_run_options_init(&o);
   cli_add_entries(group, entries);
   cli_nccl_add_entries(group, &o.nccl);
+  cli_fault_add_entries(group, &o.faults);
   cli_add_entries(group, more);
   g_option_context_set_main_group(ctx, group);
   if (!cli_parse(ctx, COMMAND, &argc, &argv, &status))
@@ -844,8 +848,9 @@ int cli_cmd_run(int argc, char **argv)
   trace.ctx = &rt;
   plan.nopt.trace = &trace;
   sys = topo_system_load(o.topology, (const char *const *)o.models, &error);
-  if (!sys)
+  if (!sys || !cli_fault_apply(sys, &o.faults, &error))
     goto fail;
+  fault_lines = topo_system_fault_lines(sys);
   comm = cli_run_comm_new(sys, &o, &plan, &error);
   if (!comm)
     goto fail;
@@ -864,6 +869,7 @@ int cli_cmd_run(int argc, char **argv)
           &error))
     goto fail;
   cli_run_info(&o, &plan, sys, comm, &info);
+  info.faults = (const char *const *)fault_lines;
   if (o.csv && !trc_outputs_add(
                    outs, o.csv,
                    trc_coll_csv(&info, (const TrcCollRow *)(void *)rows->data,

@@ -13,6 +13,7 @@
 #include "models/registry.h"
 #include "sim/input.h"
 #include "tools/cli.h"
+#include "tools/fault_options.h"
 #include "topologies/import.h"
 #include "topologies/system.h"
 #include "traces/output.h"
@@ -75,6 +76,7 @@ static void print_summary(const TopoSystem *sys, const TopoSummary *sp)
   printf("Fabric: %u nodes, %u channels, %.1f MiB\n", sim_fabric_n_nodes(f),
          sim_fabric_n_channels(f),
          sim_fabric_memory_bytes(f) / (1024.0 * 1024.0));
+  cli_fault_print(stdout, sys);
 }
 
 static void print_links(const TopoSystem *sys)
@@ -218,9 +220,11 @@ int cli_cmd_topo(int argc, char **argv)
   g_autofree char *ip2p = NULL;
   guint64 max_memory = 0, isockets = 0;
   gboolean max_memory_seen = FALSE, isockets_seen = FALSE;
+  g_auto(CliFaultOptions) faults = {0};
   CliNumberTarget numbers[] = {
       CLI_MAX_MEMORY_TARGET(&max_memory, &max_memory_seen),
       {"import-sockets", 0, CLI_NUMBER_COUNT, &isockets, &isockets_seen, 64},
+      CLI_FAULT_TARGETS(&faults),
       {NULL, 0, 0, NULL, NULL, 0}};
   GOptionEntry entries[] = {
       {"models", 'm', 0, G_OPTION_ARG_FILENAME_ARRAY, &model_files,
@@ -280,6 +284,7 @@ int cli_cmd_topo(int argc, char **argv)
       g_option_group_new(COMMAND, "topo options", "topo options", numbers, NULL);
 
   cli_add_entries(group, entries);
+  cli_fault_add_entries(group, &faults);
   g_option_context_set_main_group(ctx, group);
   if (!cli_parse(ctx, COMMAND, &argc, &argv, &status))
     return status;
@@ -421,7 +426,7 @@ int cli_cmd_topo(int argc, char **argv)
   else
     sys = topo_system_load(files ? files[0] : NULL,
                            (const char *const *)model_files, &error);
-  if (!sys)
+  if (!sys || !cli_fault_apply(sys, &faults, &error))
     return cli_report(COMMAND, error);
   if (dot && !trc_outputs_add(outs, dot, dot_text(sys), &error))
     return cli_report(COMMAND, error);

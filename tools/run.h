@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "collectives/nccl/nccl.h"
+#include "tools/fault_options.h"
 #include "tools/nccl_options.h"
 #include "traces/collresults.h"
 
@@ -35,6 +36,7 @@ typedef struct {
   char *dtype;
   char *redop;
   CliNcclOptions nccl; /* --algo ... --fidelity */
+  CliFaultOptions faults; /* --fail ... (run only; sweep varies faults.KEY) */
   char *csv;
   char *json;
   char *links_csv;

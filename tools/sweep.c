@@ -52,12 +52,12 @@ static const struct {
 /* Groups of a topology file a key may address, and the prefixes of the
  * named ones. */
 static const char *const topo_groups[] = {"system", "scaleout", "network",
-                                          "nccl", NULL};
+                                          "faults", "nccl",     NULL};
 static const char *const topo_group_prefixes[] = {"server ", "link ", "switch ",
                                                   "nic ", NULL};
 #define SWEEP_GROUPS_TEXT                                                      \
-  "run, system, scaleout, network, nccl, 'server NAME', 'link NAME', "         \
-  "'switch NAME' or 'nic NAME'"
+  "run, system, scaleout, network, faults, nccl, 'server NAME', "              \
+  "'link NAME', 'switch NAME' or 'nic NAME'"
 
 struct CliSweep {
   char *topology; /* NULL: the embedded default */

@@ -79,6 +79,32 @@ static gboolean name_ok(const char *n)
   return TRUE;
 }
 
+/* Hops from switch s to every switch (DIST_NONE: not reached), over the
+ * links that are up; *qh < *qt after it when it stopped at the most hops
+ * a distance holds. */
+static void bfs(const TopoSystem *sys, guint32 s, guint8 *d, guint32 *queue,
+                guint32 *qh, guint32 *qt)
+{
+  const TopoExplicit *ex = sys->ex;
+
+  *qh = *qt = 0;
+  memset(d, DIST_NONE, ex->n_sw);
+  d[s] = 0;
+  queue[(*qt)++] = s;
+  while (*qh < *qt) {
+    guint32 u = queue[(*qh)++];
+    if (d[u] + 1 >= DIST_NONE)
+      break; /* farther than any path ifsim holds: refused by the caller */
+    for (guint32 k = ex->adj_first[u]; k < ex->adj_first[u + 1]; k++) {
+      if (d[ex->adj_to[k]] == DIST_NONE &&
+          (!sys->faults || topo_channel_up(sys, ex->adj_ch[k]))) {
+        d[ex->adj_to[k]] = d[u] + 1;
+        queue[(*qt)++] = ex->adj_to[k];
+      }
+    }
+  }
+}
+
 static gboolean explicit_build(TopoSystem *sys, GKeyFile *kf,
                                const char *source, const char *scaleout_where,
                                GError **error)
@@ -281,26 +307,13 @@ static gboolean explicit_build(TopoSystem *sys, GKeyFile *kf,
   queue = g_new(guint32, ex->n_sw);
   for (guint32 s = 0; s < ex->n_sw; s++) {
     guint8 *d;
-    guint32 qh = 0, qt = 0;
+    guint32 qh, qt;
     if (ex->leaf_index[s] < 0)
       continue;
     if (!sim_interrupt_check(error))
       return FALSE;
     d = ex->dist + (gsize)ex->leaf_index[s] * ex->n_sw;
-    memset(d, DIST_NONE, ex->n_sw);
-    d[s] = 0;
-    queue[qt++] = s;
-    while (qh < qt) {
-      guint32 u = queue[qh++];
-      if (d[u] + 1 >= DIST_NONE)
-        break; /* farther than any path ifsim holds: refused below */
-      for (guint32 k = ex->adj_first[u]; k < ex->adj_first[u + 1]; k++) {
-        if (d[ex->adj_to[k]] == DIST_NONE) {
-          d[ex->adj_to[k]] = d[u] + 1;
-          queue[qt++] = ex->adj_to[k];
-        }
-      }
-    }
+    bfs(sys, s, d, queue, &qh, &qt);
     for (guint32 t = 0; t < ex->n_sw; t++) {
       if (ex->leaf_index[t] < 0)
         continue;
@@ -337,11 +350,15 @@ static gboolean explicit_route(const TopoSystem *sys, const TopoEndpoint *src,
   const guint8 *d = ex->dist + (gsize)ex->leaf_index[dst->leaf] * ex->n_sw;
   guint32 cur = src->leaf;
 
+  if (sys->faults && (d[cur] == DIST_NONE || !topo_channel_up(sys, src->up) ||
+                      !topo_channel_up(sys, dst->up)))
+    return FALSE;
   sim_path_push(out, src->up);
   for (guint32 hop = 0; cur != dst->leaf; hop++) {
     guint32 cand[256], n = 0, pick;
     for (guint32 k = ex->adj_first[cur]; k < ex->adj_first[cur + 1]; k++) {
-      if (d[ex->adj_to[k]] + 1 == d[cur] && n < G_N_ELEMENTS(cand))
+      if (d[ex->adj_to[k]] + 1 == d[cur] && n < G_N_ELEMENTS(cand) &&
+          (!sys->faults || topo_channel_up(sys, ex->adj_ch[k])))
         cand[n++] = k;
     }
     if (n == 0)
@@ -370,6 +387,27 @@ static gboolean explicit_route(const TopoSystem *sys, const TopoEndpoint *src,
   return sim_path_push(out, sim_channel_reverse(dst->up));
 }
 
+/* The subnet manager's routing again on the surviving graph: every
+ * distance searched again over the links that are up.  Switches the
+ * faults cut off are left unreached; a route to them fails, naming the
+ * pair (topo_route_network). */
+static gboolean explicit_refault(TopoSystem *sys, GError **error)
+{
+  TopoExplicit *ex = sys->ex;
+  g_autofree guint32 *queue = g_new(guint32, ex->n_sw);
+
+  for (guint32 s = 0; s < ex->n_sw; s++) {
+    guint32 qh, qt;
+    if (ex->leaf_index[s] < 0)
+      continue;
+    if (!sim_interrupt_check(error))
+      return FALSE;
+    bfs(sys, s, ex->dist + (gsize)ex->leaf_index[s] * ex->n_sw, queue, &qh,
+        &qt);
+  }
+  return TRUE;
+}
+
 static guint32 explicit_diameter(const TopoSystem *sys)
 {
   return sys->ex->diameter;
@@ -391,5 +429,6 @@ const TopoNetOps topo_explicit_ops = {
     .build = explicit_build,
     .route = explicit_route,
     .free = explicit_free,
+    .refault = explicit_refault,
     .diameter = explicit_diameter,
 };

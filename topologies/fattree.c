@@ -308,6 +308,137 @@ static guint32 choose(const TopoSystem *sys, const SimChannelId *options,
   }
 }
 
+/* --- routing around faults ------------------------------------------------ */
+
+/* The bundles of a route that faults may have taken down. */
+typedef struct {
+  const FtPlane *pl;
+  guint32 ls, ld, ps, pd; /* leaves and pods of the ends */
+  guint32 j;              /* the spine index chosen, for the cores */
+} FtPair;
+
+static gboolean spine_ok(const TopoSystem *sys, const FtPair *p, guint32 j)
+{
+  const FtPlane *pl = p->pl;
+
+  if (!topo_channel_up(sys, pl->leaf_up[p->ls * pl->S + j]) ||
+      !topo_channel_up(sys, pl->leaf_up[p->ld * pl->S + j]))
+    return FALSE;
+  if (pl->tiers < 3 || p->ps == p->pd)
+    return TRUE;
+  for (guint32 cc = 0; cc < pl->C; cc++) {
+    if (topo_channel_up(sys, pl->agg_up[(p->ps * pl->S + j) * pl->C + cc]) &&
+        topo_channel_up(sys, pl->agg_up[(p->pd * pl->S + j) * pl->C + cc]))
+      return TRUE;
+  }
+  return FALSE;
+}
+
+static gboolean core_ok(const TopoSystem *sys, const FtPair *p, guint32 cc)
+{
+  const FtPlane *pl = p->pl;
+
+  return topo_channel_up(sys,
+                         pl->agg_up[(p->ps * pl->S + p->j) * pl->C + cc]) &&
+         topo_channel_up(sys, pl->agg_up[(p->pd * pl->S + p->j) * pl->C + cc]);
+}
+
+/* choose() over the bundles ok() leaves: the subnet manager's routing run
+ * again on the surviving graph (D-mod-k over the up ports that still reach
+ * the destination), ECMP's hash over the next hops left, the least loaded
+ * of them; SIM_NONE when none is left. */
+typedef gboolean (*FtOk)(const TopoSystem *sys, const FtPair *p, guint32 i);
+
+/* The k-th of the n bundles ok() leaves. */
+static guint32 nth_up(const TopoSystem *sys, const FtPair *p, FtOk ok,
+                      guint32 n, guint32 k)
+{
+  for (guint32 i = 0; i < n; i++) {
+    if (ok(sys, p, i) && k-- == 0)
+      return i;
+  }
+  g_assert_not_reached();
+}
+
+/* choose() over the bundles ok() leaves: the subnet manager's routing run
+ * again on the surviving graph (D-mod-k over the up ports that still reach
+ * the destination), ECMP's hash over the next hops left, the least loaded
+ * of them; SIM_NONE when none is left. */
+static guint32 choose_up(const TopoSystem *sys, const FtPair *p, FtOk ok,
+                         const SimChannelId *options, guint32 n, guint32 dmodk,
+                         const TopoEndpoint *src, const TopoEndpoint *dst,
+                         guint64 flow, guint32 tier, const SimLoadHook *load)
+{
+  guint64 h = sim_flow_hash(sys->scaleout.seed, src->pos, dst->pos, flow, tier);
+  guint32 live = 0, best;
+  double best_load;
+
+  for (guint32 i = 0; i < n; i++)
+    live += ok(sys, p, i);
+  if (live == 0)
+    return SIM_NONE;
+  switch ((TopoRouting)sys->scaleout.routing) {
+  case TOPO_ROUTE_DMODK: return nth_up(sys, p, ok, n, dmodk % live);
+  case TOPO_ROUTE_ADAPTIVE:
+    best = nth_up(sys, p, ok, n, (guint32)(h % live));
+    if (!load || !load->fn)
+      return best;
+    best_load = load->fn(options[best], load->ctx);
+    for (guint32 i = 0; i < n; i++) {
+      double l;
+      if (!ok(sys, p, i))
+        continue;
+      l = load->fn(options[i], load->ctx);
+      if (l < best_load) {
+        best = i;
+        best_load = l;
+      }
+    }
+    return best;
+  default: return nth_up(sys, p, ok, n, (guint32)(h % live));
+  }
+}
+
+static gboolean fattree_route_faults(const TopoSystem *sys,
+                                     const TopoEndpoint *src,
+                                     const TopoEndpoint *dst, guint64 flow,
+                                     const SimLoadHook *load, SimPath *out)
+{
+  const FtPlane *pl = &sys->ft->plane[src->plane];
+  FtPair p = {.pl = pl, .ls = src->leaf, .ld = dst->leaf};
+
+  if (!topo_channel_up(sys, src->up) || !topo_channel_up(sys, dst->up))
+    return FALSE;
+  sim_path_push(out, src->up);
+  if (p.ls != p.ld) {
+    p.ps = pl->P ? p.ls / pl->P : 0;
+    p.pd = pl->P ? p.ld / pl->P : 0;
+    p.j = choose_up(sys, &p, spine_ok, &pl->leaf_up[p.ls * pl->S], pl->S,
+                    dst->pos, src, dst, flow, 1, load);
+    if (p.j == SIM_NONE)
+      return FALSE;
+    sim_path_push(out, pl->leaf_up[p.ls * pl->S + p.j]);
+    if (pl->tiers == 3 && p.ps != p.pd) {
+      const SimChannelId *up = &pl->agg_up[(p.ps * pl->S + p.j) * pl->C];
+      guint32 cc = choose_up(sys, &p, core_ok, up, pl->C, dst->pos / pl->S, src,
+                             dst, flow, 2, load);
+      sim_path_push(out, up[cc]);
+      sim_path_push(out, sim_channel_reverse(
+                             pl->agg_up[(p.pd * pl->S + p.j) * pl->C + cc]));
+    }
+    sim_path_push(out, sim_channel_reverse(pl->leaf_up[p.ld * pl->S + p.j]));
+  }
+  return sim_path_push(out, sim_channel_reverse(dst->up));
+}
+
+/* Routes read topo_channel_up as they go: nothing to recompute. */
+static gboolean fattree_refault(TopoSystem *sys, GError **error)
+{
+  (void)sys;
+  (void)error;
+  return TRUE;
+}
+
 static gboolean fattree_route(const TopoSystem *sys, const TopoEndpoint *src,
                               const TopoEndpoint *dst, guint64 flow,
                               const SimLoadHook *load, SimPath *out)
@@ -316,6 +447,8 @@ static gboolean fattree_route(const TopoSystem *sys, const TopoEndpoint *src,
   guint32 ls = src->leaf, ld = dst->leaf;
   guint32 j, cc;
 
+  if (sys->faults)
+    return fattree_route_faults(sys, src, dst, flow, load, out);
   sim_path_push(out, src->up);
   if (ls != ld) {
     guint32 ps = pl->P ? ls / pl->P : 0, pd = pl->P ? ld / pl->P : 0;
@@ -356,4 +489,5 @@ const TopoNetOps topo_fattree_ops = {
     .build = fattree_build,
     .route = fattree_route,
     .free = fattree_free,
+    .refault = fattree_refault,
 };

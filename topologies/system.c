@@ -253,6 +253,7 @@ void topo_system_free(TopoSystem *sys)
     topo_net_ops(sys)->free(sys);
   if (sys->packet_links)
     g_ptr_array_free(sys->packet_links, TRUE);
+  topo_faults_free(sys->faults);
   g_free(sys->scaleout.link);
   g_free(sys->scaleout.sw);
   g_free(sys->scaleout.global_link);
@@ -266,14 +267,14 @@ static gboolean check_groups(GKeyFile *kf, const char *source, GError **error)
   for (guint i = 0; groups[i]; i++) {
     if (strcmp(groups[i], "system") == 0 ||
         strcmp(groups[i], "scaleout") == 0 ||
-        strcmp(groups[i], "network") == 0 ||
+        strcmp(groups[i], "network") == 0 || strcmp(groups[i], "faults") == 0 ||
         g_str_has_prefix(groups[i], "server ") ||
         mdl_registry_is_model_group(groups[i]))
       continue;
     g_set_error(error, TOPO_ERROR, TOPO_ERROR_UNKNOWN,
                 "%s: [%s]: unknown group (expected [system], [scaleout], "
-                "[network], [server NAME], [link NAME], [switch NAME], "
-                "[nic NAME] or [nccl])",
+                "[network], [faults], [server NAME], [link NAME], "
+                "[switch NAME], [nic NAME] or [nccl])",
                 source, groups[i]);
     return FALSE;
   }
@@ -285,6 +286,78 @@ static gboolean check_groups(GKeyFile *kf, const char *source, GError **error)
     return FALSE;
   }
   return TRUE;
+}
+
+/* The [faults] group (faults.c, docs/faults.md). */
+typedef struct {
+  char *name; /* unused: params convention */
+  char *fail, *degrade;
+  guint32 random_links, seed;
+} FaultGroup;
+
+#define FOFF(f) offsetof(FaultGroup, f)
+static const MdlParamSpec fault_params[] = {
+    {"fail", MDL_PARAM_STRING, FOFF(fail), 0, 0, NULL, "",
+     "elements down, ';' between: NODE, 'A B' (a link), 'A B xN'"},
+    {"degrade", MDL_PARAM_STRING, FOFF(degrade), 0, 0, NULL, "",
+     "links slower, ';' between: 'ELEMENT FRACTION' or 'ELEMENT LINK-MODEL'"},
+    {"random_links", MDL_PARAM_UINT, FOFF(random_links), 0, 1u << 24, NULL, "0",
+     "physical network links down, drawn at random"},
+    {"seed", MDL_PARAM_UINT, FOFF(seed), 0, G_MAXUINT32, NULL, "1",
+     "seed of random_links' draw"},
+    MDL_PARAM_END,
+};
+static const MdlParamSpec *const fault_tables[] = {fault_params, NULL};
+
+/* A ';' list of the group's, trimmed, without empty items. */
+static GStrv fault_list(const char *text)
+{
+  g_auto(GStrv) parts = g_strsplit(text ? text : "", ";", -1);
+  GStrvBuilder *b = g_strv_builder_new();
+  GStrv out;
+
+  for (guint i = 0; parts[i]; i++) {
+    g_strstrip(parts[i]);
+    /* "none": no fault, for a sweep's baseline point */
+    if (*parts[i] && !(strcmp(parts[i], "none") == 0 && !parts[1] && i == 0))
+      g_strv_builder_add(b, parts[i]);
+  }
+  out = g_strv_builder_end(b);
+  g_strv_builder_unref(b);
+  return out;
+}
+
+static gboolean read_faults(TopoSystem *sys, GKeyFile *kf, const char *source,
+                            GError **error)
+{
+  g_autofree char *where = g_strdup_printf("%s: [faults]", source);
+  g_autofree char *wf = g_strdup_printf("%s fail", where);
+  g_autofree char *wd = g_strdup_printf("%s degrade", where);
+  g_autofree char *wr = g_strdup_printf("%s random_links", where);
+  FaultGroup fg = {0};
+  g_auto(GStrv) fail = NULL, degrade = NULL;
+  TopoFaultSpec spec;
+  gboolean ok;
+
+  if (!g_key_file_has_group(kf, "faults"))
+    return TRUE;
+  mdl_params_apply_defaults(fault_tables, &fg);
+  ok = mdl_params_apply_group(kf, "faults", fault_tables, NULL, &fg, where,
+                              error);
+  fail = fault_list(fg.fail);
+  degrade = fault_list(fg.degrade);
+  g_free(fg.fail);
+  g_free(fg.degrade);
+  if (!ok)
+    return FALSE;
+  spec = (TopoFaultSpec){.fail = (const char *const *)fail,
+                         .degrade = (const char *const *)degrade,
+                         .random_links = fg.random_links,
+                         .seed = fg.seed,
+                         .where_fail = wf,
+                         .where_degrade = wd,
+                         .where_random = wr};
+  return topo_system_add_faults(sys, &spec, error);
 }
 
 /* The [server NAME] template: from this file, else built in. */
@@ -605,7 +678,7 @@ static TopoSystem *system_build(GKeyFile *kf, const char *source,
     return NULL;
   /* stops early on a signal, which the check then reports */
   topo_build_intra_routes(sys);
-  if (!sim_interrupt_check(error))
+  if (!sim_interrupt_check(error) || !read_faults(sys, kf, source, error))
     return NULL;
   return g_steal_pointer(&sys);
 }
@@ -879,20 +952,53 @@ static gboolean home_nic(const TopoSystem *sys, SimNodeId n, guint32 server,
   switch ((TopoNodeKind)node->kind) {
   case TOPO_NODE_NIC: *nic = n; return TRUE;
   case TOPO_NODE_GPU:
-    *nic = topo_nic(sys, server,
-                    gpu_nic_at(sp, node->index, (guint32)(flow / sp->gpus)));
-    return TRUE;
+    *nic = topo_live_nic(
+        sys, server, gpu_nic_at(sp, node->index, (guint32)(flow / sp->gpus)),
+        node->index);
+    break;
   case TOPO_NODE_CPU:
     /* the first NIC of the socket's share */
-    *nic = topo_nic(sys, server,
-                    MIN(node->index * (sp->nics / sp->sockets), sp->nics - 1));
-    return TRUE;
+    *nic = topo_live_nic(
+        sys, server, MIN(node->index * (sp->nics / sp->sockets), sp->nics - 1),
+        G_MAXUINT32);
+    break;
   default:
     g_set_error(error, TOPO_ERROR, TOPO_ERROR_CONFLICT,
                 "%s: a switch is not a traffic endpoint",
                 sim_fabric_node_name(sys->fabric, n));
     return FALSE;
   }
+  if (*nic != SIM_NONE)
+    return TRUE;
+  g_set_error(error, TOPO_ERROR, TOPO_ERROR_CONFLICT,
+              "%s: every NIC of server %u is down (faults)",
+              sim_fabric_node_name(sys->fabric, n), server);
+  return FALSE;
+}
+
+/* A NIC's port toward a plane-less choice: the flow's among those up. */
+static const TopoEndpoint *live_port(const TopoSystem *sys, guint32 k,
+                                     SimNodeId src_nic, SimNodeId dst_nic,
+                                     guint64 flow)
+{
+  const TopoEndpoint *eps = (const TopoEndpoint *)sys->endpoints->data;
+  const TopoEndpoint *first = &eps[sys->nic_first_ep[k]];
+  guint32 n = sys->nic_n_ep[k], up = 0, pick;
+  guint64 h =
+      n > 1 ? sim_flow_hash(sys->scaleout.seed, src_nic, dst_nic, flow, 7) : 0;
+
+  if (!sys->faults)
+    return &first[h % n];
+  for (guint32 i = 0; i < n; i++)
+    up += topo_channel_up(sys, first[i].up);
+  if (up == 0)
+    return NULL;
+  pick = (guint32)(h % up);
+  for (guint32 i = 0; i < n; i++) {
+    if (topo_channel_up(sys, first[i].up) && pick-- == 0)
+      return &first[i];
+  }
+  g_assert_not_reached();
 }
 
 gboolean topo_route_network(const TopoSystem *sys, SimNodeId src_nic,
@@ -908,17 +1014,31 @@ gboolean topo_route_network(const TopoSystem *sys, SimNodeId src_nic,
   const TopoEndpoint *src, *dst = NULL;
   gboolean ok;
 
-  src = &eps[sys->nic_first_ep[ks] +
-             (sys->nic_n_ep[ks] > 1 ? sim_flow_hash(sys->scaleout.seed, src_nic,
-                                                    dst_nic, flow, 7) %
-                                          sys->nic_n_ep[ks]
-                                    : 0)];
+  src = live_port(sys, ks, src_nic, dst_nic, flow);
+  if (!src) {
+    g_set_error(error, TOPO_ERROR, TOPO_ERROR_CONFLICT,
+                "%s is down (faults): no network path from it to %s",
+                sim_fabric_node_name(sys->fabric, src_nic),
+                sim_fabric_node_name(sys->fabric, dst_nic));
+    return FALSE;
+  }
   for (guint32 i = 0; i < sys->nic_n_ep[kd]; i++) {
     const TopoEndpoint *e = &eps[sys->nic_first_ep[kd] + i];
-    if (e->plane == src->plane) {
+    if (e->plane == src->plane &&
+        (!sys->faults || topo_channel_up(sys, e->up))) {
       dst = e;
       break;
     }
+  }
+  if (!dst && sys->faults) {
+    g_set_error(error, TOPO_ERROR, TOPO_ERROR_CONFLICT,
+                "no network path from %s to %s: the faults leave %s no port "
+                "up on the plane of %s's",
+                sim_fabric_node_name(sys->fabric, src_nic),
+                sim_fabric_node_name(sys->fabric, dst_nic),
+                sim_fabric_node_name(sys->fabric, dst_nic),
+                sim_fabric_node_name(sys->fabric, src_nic));
+    return FALSE;
   }
   if (!dst) {
     g_set_error(error, TOPO_ERROR, TOPO_ERROR_CONFLICT,
@@ -931,9 +1051,10 @@ gboolean topo_route_network(const TopoSystem *sys, SimNodeId src_nic,
   ok = topo_net_ops(sys)->route(sys, src, dst, flow, load, out);
   if (!ok)
     g_set_error(error, TOPO_ERROR, TOPO_ERROR_CONFLICT,
-                "no network path from %s to %s",
+                "no network path from %s to %s%s",
                 sim_fabric_node_name(sys->fabric, src_nic),
-                sim_fabric_node_name(sys->fabric, dst_nic));
+                sim_fabric_node_name(sys->fabric, dst_nic),
+                sys->faults ? ": the faults cut every one" : "");
   return ok;
 }
 

@@ -181,6 +181,45 @@ gboolean topo_route_network(const TopoSystem *sys, SimNodeId src_nic,
                             const SimLoadHook *load, SimPath *out,
                             GError **error);
 
+/* --- faults (faults.c; docs/faults.md) ------------------------------------ */
+
+/* Faults of the network to apply to a built system: elements down, links
+ * slower, random links down.  An element is a network switch or a NIC by
+ * name ("p0.spine3", "s2.nic1"), a link by its two ends ("p0.leaf0
+ * p0.spine1"), N of a link's bundled physical links ("p0.leaf0 p0.spine1
+ * x1"); * and ? match any characters. */
+typedef struct {
+  const char *const *fail;    /* NULL-terminated elements; may be NULL */
+  const char *const *degrade; /* "ELEMENT FRACTION" or "ELEMENT LINK-MODEL" */
+  guint32 random_links;       /* physical network links down, drawn */
+  guint32 seed;               /* of the draw */
+  /* where each comes from, for messages ("f.ini: [faults] fail", "--fail") */
+  const char *where_fail, *where_degrade, *where_random;
+} TopoFaultSpec;
+
+/* Applies faults (on top of any applied before) and reroutes: routes then
+ * avoid what is down.  Errors name the element and where it was given:
+ * one that does not exist or is not the network's, a fraction outside
+ * (0, 1], a network kind that cannot reroute (dragonfly). */
+gboolean topo_system_add_faults(TopoSystem *sys, const TopoFaultSpec *spec,
+                                GError **error);
+/* What the faults did, one line each ("down: p0.spine3 (64 links)");
+ * NULL when none is applied.  Free with g_strfreev. */
+GStrv topo_system_fault_lines(const TopoSystem *sys);
+/* Physical links down and slowed by faults. */
+void topo_system_fault_counts(const TopoSystem *sys, guint32 *down,
+                              guint32 *slow);
+/* Whether a channel carries traffic: FALSE when faults took it down. */
+gboolean topo_channel_up(const TopoSystem *sys, SimChannelId c);
+/* Whether a NIC has a port up. */
+gboolean topo_nic_up(const TopoSystem *sys, guint32 server, guint32 nic);
+/* The NIC traffic of a server's NIC `nic` goes by: itself when up, else
+ * the nearest that is up over PCIe to `gpu` (G_MAXUINT32: none given),
+ * the next in order among equals, as NCCL, which sees only the ports
+ * that are up, picks another; SIM_NONE when the server has none up. */
+SimNodeId topo_live_nic(const TopoSystem *sys, guint32 server, guint32 nic,
+                        guint32 gpu);
+
 /* What `ifsim topo` prints. */
 typedef struct {
   guint32 servers, gpus, nics, cpus;

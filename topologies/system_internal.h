@@ -104,6 +104,7 @@ typedef struct {
 typedef struct TopoFatTree TopoFatTree;
 typedef struct TopoDragonfly TopoDragonfly;
 typedef struct TopoExplicit TopoExplicit;
+typedef struct TopoFaults TopoFaults;
 
 struct TopoSystem {
   char *name;
@@ -133,7 +134,11 @@ struct TopoSystem {
   guint32 net_switch_count[4];
   /* topo_packet_link's cache (packet.c): built on first use */
   GPtrArray *packet_links;
+  /* faults.c: NULL while none is applied */
+  TopoFaults *faults;
 };
+
+void topo_faults_free(TopoFaults *fl);
 
 /* Sets "WHERE KEY: MESSAGE" with the given code; returns FALSE. */
 gboolean topo_error(GError **error, TopoErrorCode code, const char *where,
@@ -181,6 +186,9 @@ typedef struct {
                     const TopoEndpoint *dst, guint64 flow,
                     const SimLoadHook *load, SimPath *out);
   void (*free)(TopoSystem *sys); /* what build made, built or not */
+  /* after faults changed which channels are up (topo_channel_up): makes
+   * route avoid them; NULL where the kind cannot (faults refused) */
+  gboolean (*refault)(TopoSystem *sys, GError **error);
   /* the most switch hops between switches holding NICs, where build
    * already knows it; NULL: analysis searches the fabric for it */
   guint32 (*diameter)(const TopoSystem *sys);

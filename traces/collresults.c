@@ -101,6 +101,16 @@ static void append_table_body(GString *s, const TrcCollRow *r)
   g_string_append_printf(s, "  %7s  %6s  %6s    N/A", time, algbw, busbw);
 }
 
+/* "# fault: LINE" for each of the system's faults. */
+static void append_fault_comments(GString *s, const TrcCollInfo *info)
+{
+  for (guint i = 0; info->faults && info->faults[i]; i++) {
+    g_string_append(s, "# fault: ");
+    append_comment_text(s, info->faults[i]);
+    g_string_append_c(s, '\n');
+  }
+}
+
 void trc_coll_print_table(FILE *out, const TrcCollInfo *info,
                           const TrcCollRow *rows, guint n)
 {
@@ -114,6 +124,7 @@ void trc_coll_print_table(FILE *out, const TrcCollInfo *info,
   append_comment_text(s, info->fidelity);
   g_string_append(s, "\n# (out-of-place and in-place both show the "
                      "predicted time; nothing is checked: #wrong is N/A)\n");
+  append_fault_comments(s, info);
 
   /* writeResultHeader, without timestamps: "%*s" of "" at width 0 leaves
    * the blank before the newline. */
@@ -239,6 +250,7 @@ char *trc_coll_csv(const TrcCollInfo *info, const TrcCollRow *rows, guint n)
                          info->nodes);
   append_csv_comments(s, text + 4, 2); /* type, redop */
   g_string_append_printf(s, "# root: %d\n", (int)info->root);
+  append_fault_comments(s, info);
   g_string_append(s, TRC_COLL_CSV_COLUMNS "\n");
   for (guint i = 0; i < n; i++) {
     trc_coll_csv_append_row(s, info, &rows[i]);
@@ -401,6 +413,15 @@ char *trc_coll_json(const TrcCollInfo *info, const TrcCollRow *rows, guint n)
   append_json_strings(s, ", ", text, N_INFO_TEXT);
   g_string_append_printf(s, ", \"root\": %d, \"ranks\": %u, \"nodes\": %u",
                          (int)info->root, info->ranks, info->nodes);
+  if (info->faults) {
+    g_string_append(s, ", \"faults\": [");
+    for (guint i = 0; info->faults[i]; i++) {
+      if (i)
+        g_string_append(s, ", ");
+      append_json_string(s, info->faults[i]);
+    }
+    g_string_append_c(s, ']');
+  }
   append_json_devices(s, info);
   g_string_append(s, "},\n\"results\": [");
 

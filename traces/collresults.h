@@ -44,6 +44,9 @@ typedef struct {
   const guint32 *rank_server, *rank_local; /* [ranks]: each rank's server
                                               and GPU on it */
   const char *device_info; /* the GPUs, as nccl-tests names a device */
+  /* the system's faults, one line each ("down: p0.spine3 (64 links)");
+   * NULL: none (header lines "# fault: ...", the JSON config's "faults") */
+  const char *const *faults;
 } TrcCollInfo;
 
 /* The nccl-tests table: header block ("# nccl-tests layout, predicted by

@@ -96,6 +96,21 @@ static gboolean concat_sets(const SimPathSet *a, const SimPathSet *b,
  * from the GPU (gdr_send); it leaves by the NIC of the channel's rail and
  * lands in a host buffer on rank b's socket that b's GPU reads, or in b's
  * GPU (gdr_recv).  No PXN: the rank's own GPU stages the data. */
+/* The NIC of GPU `gpu` of a server that its traffic leaves by: its own,
+ * or the nearest that is up where faults took it down (topo_live_nic). */
+static gboolean server_nic(const NcclPlan *pl, guint32 server, guint32 gpu,
+                           SimNodeId *nic, GError **error)
+{
+  *nic = topo_live_nic(pl->sys, server, topo_gpu_nic(pl->sys, gpu), gpu);
+  if (*nic != SIM_NONE)
+    return TRUE;
+  g_set_error(error, COLL_ERROR, COLL_ERROR_CONFLICT,
+              "every NIC of server %u is down (faults): its GPUs cannot "
+              "reach the network",
+              server);
+  return FALSE;
+}
+
 static gboolean route_host(NcclPlan *pl, guint32 a, guint32 b, guint32 rail,
                            SimPathSet *out, GError **error)
 {
@@ -105,11 +120,12 @@ static gboolean route_host(NcclPlan *pl, guint32 a, guint32 b, guint32 rail,
   SimNodeId gpu_a = rank_gpu(pl, a), gpu_b = rank_gpu(pl, b);
   SimNodeId cpu_a = topo_gpu_cpu(pl->sys, sa, nccl_comm_rank_local(c, a));
   SimNodeId cpu_b = topo_gpu_cpu(pl->sys, sb, nccl_comm_rank_local(c, b));
-  SimNodeId nic_a = topo_nic(pl->sys, sa, topo_gpu_nic(pl->sys, rail_gpu));
-  SimNodeId nic_b = topo_nic(pl->sys, sb, topo_gpu_nic(pl->sys, rail_gpu));
+  SimNodeId nic_a, nic_b;
   SimPathSet head, tail, wire = {.n = 1, .weight = {1.0}}, leg, acc;
 
-  if (!topo_route_network(pl->sys, nic_a, nic_b, rail, NULL, &wire.path[0],
+  if (!server_nic(pl, sa, rail_gpu, &nic_a, error) ||
+      !server_nic(pl, sb, rail_gpu, &nic_b, error) ||
+      !topo_route_network(pl->sys, nic_a, nic_b, rail, NULL, &wire.path[0],
                           error))
     return FALSE;
   if (c->gdr_send) {
@@ -870,8 +886,8 @@ static gboolean plan_collnet(NcclPlan *pl, GError **error)
     for (guint32 k = 0; k < m; k++) {
       guint32 head = ring_rank(pl, c, k * ppn);
       guint32 gathered = SIM_NONE, e, up, back;
-      guint32 rail_nic = topo_gpu_nic(pl->sys, cm->local_of[head % ppn]);
-      SimNodeId nic = topo_nic(pl->sys, cm->server_of[k], rail_nic);
+      guint32 rail_gpu = cm->local_of[head % ppn];
+      SimNodeId nic, peer_nic;
       SimPath net;
       SimPathSet ps = {.n = 1, .weight = {1.0}};
       guint32 peer = (k + 1) % m;
@@ -886,9 +902,9 @@ static gboolean plan_collnet(NcclPlan *pl, GError **error)
         gathered = add_hop(pl, e, direct ? SIM_NONE : gathered, gathered);
       }
       /* up to the first network switch and back, as SHARP aggregates */
-      if (!topo_route_network(pl->sys, nic,
-                              topo_nic(pl->sys, cm->server_of[peer], rail_nic),
-                              c, NULL, &net, error))
+      if (!server_nic(pl, cm->server_of[k], rail_gpu, &nic, error) ||
+          !server_nic(pl, cm->server_of[peer], rail_gpu, &peer_nic, error) ||
+          !topo_route_network(pl->sys, nic, peer_nic, c, NULL, &net, error))
         return FALSE;
       ps.path[0].n = 1;
       ps.path[0].hop[0] = net.hop[0];

@@ -1568,6 +1568,45 @@ START_TEST(test_fold_exact)
 }
 END_TEST
 
+/* Faults (topologies/faults.c): a port that trained at 1x carries what
+ * NDR 1x carries, and on that uncontended path the three transports
+ * agree as on any other (analytical and flow to 1%, packet to 2%).  Two
+ * hosts of one GPU and one NDR NIC on one switch, SendRecv. */
+START_TEST(test_degraded_port)
+{
+  static const char ini[] =
+      "[system]\nserver = host\nservers = 2\n"
+      "[server host]\ngpus = 1\nsockets = 1\ngpu_pcie = pcie5-x16\n"
+      "nic = cx7-ndr\nnics = 1\n"
+      "[scaleout]\ntopology = fat-tree\nswitch = quantum2-ndr\ntiers = 1\n";
+  static const char *const slow[] = {"s0.nic0 p0.leaf0 ib-ndr-1x", NULL};
+  TopoFaultSpec spec = {.degrade = slow, .where_degrade = "test"};
+  g_autoptr(TopoSystem) base = load_text(ini);
+  g_autoptr(TopoSystem) sys = load_text(ini);
+  g_autoptr(GError) error = NULL;
+  NcclOptions o = {0};
+  g_autoptr(NcclComm) cb = NULL;
+  g_autoptr(NcclComm) cs = NULL;
+  const guint64 bytes = 256u << 20;
+  double full, a, f, p;
+
+  ck_assert_msg(topo_system_add_faults(sys, &spec, &error), "%s",
+                error ? error->message : "");
+  cb = comm_of(base, &o);
+  cs = comm_of(sys, &o);
+  full = busbw(cb, NCCL_COLL_SENDRECV, bytes, NCCL_EXEC_FLOW, NULL);
+  a = busbw(cs, NCCL_COLL_SENDRECV, bytes, NCCL_EXEC_ANALYTICAL, NULL);
+  f = busbw(cs, NCCL_COLL_SENDRECV, bytes, NCCL_EXEC_FLOW, NULL);
+  p = busbw(cs, NCCL_COLL_SENDRECV, bytes, NCCL_EXEC_PACKET, NULL);
+  /* the port binds: 12.5 GB/s of data (headers aside), where the healthy
+   * pair is held by more than its port (47.8 of 50) */
+  ck_assert_msg(f > 0.97 * 12.5 && f < 12.5 && full > 3.5 * f,
+                "%g GB/s, healthy %g", f, full);
+  ck_assert_msg(fabs(a - f) / f < 0.01, "analytical %g flow %g", a, f);
+  ck_assert_msg(fabs(p - f) / f < 0.02, "packet %g flow %g", p, f);
+}
+END_TEST
+
 Suite *suite_nccl(void)
 {
   Suite *s = suite_create("nccl");
@@ -1577,6 +1616,7 @@ Suite *suite_nccl(void)
   tcase_add_test(tc, test_parse_lists);
   tcase_add_test(tc, test_select_h100);
   tcase_add_test(tc, test_bounds);
+  tcase_add_test(tc, test_degraded_port);
   tcase_add_test(tc, test_ring_head_in_stream);
   tcase_add_test(tc, test_ring_head_traced);
   tcase_add_test(tc, test_all_collectives);

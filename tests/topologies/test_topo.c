@@ -12,20 +12,7 @@
 #include "topologies/error.h"
 #include "topologies/system.h"
 #include "topologies/system_internal.h"
-
-static TopoSystem *load_text(const char *text)
-{
-  g_autoptr(GError) error = NULL;
-  TopoSystem *sys =
-      topo_system_load_data(text, strlen(text), "test.ini", NULL, &error);
-  ck_assert_msg(sys != NULL, "%s", error ? error->message : "");
-  return sys;
-}
-
-/* One GPU and one NIC per server: hosts of a plain network. */
-#define HOST_SERVER                                                            \
-  "[server host]\ngpus = 1\nsockets = 1\ngpu_pcie = pcie5-x16\n"               \
-  "nic = cx7-ndr\nnics = 1\n"
+#include "tests/topologies/systems.h"
 
 static guint32 count_kind(const TopoSystem *sys, TopoNodeKind kind,
                           guint32 group)
@@ -316,12 +303,6 @@ START_TEST(test_route_nvl72)
   ck_assert_double_eq_tol(ps.weight[17], 1.0 / 18, 1e-12);
 }
 END_TEST
-
-/* A 2-tier tree with 32 spines: flows between two leaves. */
-#define TWO_TIER(routing)                                                      \
-  "[system]\nserver = host\nservers = 128\n" HOST_SERVER                       \
-  "[scaleout]\ntopology = fat-tree\nswitch = quantum2-ndr\ntiers = 2\n"        \
-  "routing = " routing "\n"
 
 /* The spine a network path crosses (its third channel's source). */
 static SimNodeId spine_of(const TopoSystem *sys, guint32 a, guint32 b,

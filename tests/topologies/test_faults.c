@@ -1,0 +1,481 @@
+/* Tests of topologies/faults.c: what each fault takes down or slows, that
+ * routes avoid what is down (fat-tree D-mod-k, ECMP and adaptive over the
+ * survivors, 3 tiers, explicit networks searched again), that NIC faults
+ * move GPUs to the nearest NIC up, that faults touching nothing a route
+ * takes change no route, random draws, and the bad input each refuses. */
+#include <string.h>
+
+#include "tests/suites.h"
+#include "topologies/error.h"
+#include "topologies/system.h"
+#include "tests/topologies/systems.h"
+
+/* The same with 4 spines, so that each leaf-spine link bundles 8 cables. */
+#define TWO_TIER_BUNDLED TWO_TIER("dmodk") "spines = 4\n"
+
+static gboolean add(TopoSystem *sys, const char *fail, const char *degrade,
+                    guint32 random_links, guint32 seed, GError **error)
+{
+  const char *f[] = {fail, NULL}, *d[] = {degrade, NULL};
+  TopoFaultSpec spec = {.fail = fail ? f : NULL,
+                        .degrade = degrade ? d : NULL,
+                        .random_links = random_links,
+                        .seed = seed,
+                        .where_fail = "fail",
+                        .where_degrade = "degrade",
+                        .where_random = "random"};
+
+  return topo_system_add_faults(sys, &spec, error);
+}
+
+static void add_ok(TopoSystem *sys, const char *fail, const char *degrade)
+{
+  g_autoptr(GError) error = NULL;
+
+  ck_assert_msg(add(sys, fail, degrade, 0, 0, &error), "%s",
+                error ? error->message : "");
+}
+
+static SimNodeId node_named(const TopoSystem *sys, const char *name)
+{
+  const SimFabric *f = topo_system_fabric(sys);
+
+  for (SimNodeId n = 0; n < sim_fabric_n_nodes(f); n++) {
+    if (strcmp(sim_fabric_node_name(f, n), name) == 0)
+      return n;
+  }
+  ck_abort_msg("no node %s", name);
+  return SIM_NONE;
+}
+
+/* Whether a path crosses node n, and whether every hop is up. */
+static gboolean path_crosses(const TopoSystem *sys, const SimPath *p,
+                             SimNodeId n)
+{
+  const SimFabric *f = topo_system_fabric(sys);
+
+  for (guint32 i = 0; i < p->n; i++) {
+    const SimChannel *ch = sim_fabric_channel(f, p->hop[i]);
+    if (ch->src == n || ch->dst == n)
+      return TRUE;
+  }
+  return FALSE;
+}
+
+static void assert_up(const TopoSystem *sys, const SimPath *p)
+{
+  for (guint32 i = 0; i < p->n; i++)
+    ck_assert_msg(topo_channel_up(sys, p->hop[i]), "hop %u is down", i);
+}
+
+static SimPath net_route(const TopoSystem *sys, guint32 a, guint32 b,
+                         guint64 flow)
+{
+  SimPath p;
+  g_autoptr(GError) error = NULL;
+
+  ck_assert_msg(topo_route_network(sys, topo_nic(sys, a, 0),
+                                   topo_nic(sys, b, 0), flow, NULL, &p, &error),
+                "%s", error ? error->message : "");
+  return p;
+}
+
+/* A spine down: no route crosses it, every hop is up, and D-mod-k takes
+ * the live spines in order, destination mod 31. */
+START_TEST(test_spine_down_dmodk)
+{
+  g_autoptr(TopoSystem) sys = load_text(TWO_TIER("dmodk"));
+  const SimFabric *f = topo_system_fabric(sys);
+  SimNodeId dead = node_named(sys, "p0.spine5");
+
+  add_ok(sys, "p0.spine5", NULL);
+  for (guint32 a = 0; a < 128; a += 7) {
+    for (guint32 b = 0; b < 128; b += 3) {
+      SimPath p;
+      guint32 j;
+
+      if (a / 32 == b / 32)
+        continue;
+      p = net_route(sys, a, b, a + b);
+      ck_assert(!path_crosses(sys, &p, dead));
+      assert_up(sys, &p);
+      /* spines 0..4 then 6..31: the (b mod 31)-th live one */
+      j = b % 31;
+      ck_assert_uint_eq(
+          sim_fabric_node(f, sim_fabric_channel(f, p.hop[1])->dst)->index,
+          j < 5 ? j : j + 1);
+    }
+  }
+}
+END_TEST
+
+/* ECMP and adaptive also keep off what is down. */
+START_TEST(test_ecmp_adaptive_avoid)
+{
+  static const char *const routings[] = {TWO_TIER("ecmp"),
+                                         TWO_TIER("adaptive")};
+
+  for (guint k = 0; k < G_N_ELEMENTS(routings); k++) {
+    g_autoptr(TopoSystem) sys = load_text(routings[k]);
+    SimNodeId s3 = node_named(sys, "p0.spine3");
+    SimNodeId s9 = node_named(sys, "p0.spine9");
+    guint32 seen[32] = {0};
+
+    add_ok(sys, "p0.spine3", NULL);
+    add_ok(sys, "p0.leaf0 p0.spine9", NULL);
+    for (guint32 flow = 0; flow < 2000; flow++) {
+      SimPath p = net_route(sys, flow % 32, 32 + flow % 96, flow);
+      const SimChannel *up =
+          sim_fabric_channel(topo_system_fabric(sys), p.hop[1]);
+
+      ck_assert(!path_crosses(sys, &p, s3) && !path_crosses(sys, &p, s9));
+      assert_up(sys, &p);
+      seen[sim_fabric_node(topo_system_fabric(sys), up->dst)->index]++;
+    }
+    /* every other spine still carries some */
+    for (guint32 j = 0; j < 32; j++)
+      ck_assert(j == 3 || j == 9 || seen[j] > 0);
+  }
+}
+END_TEST
+
+/* Faults that leave every route's links up and at their rate (a fraction
+ * of 1, a link no route between these hosts takes) change no route. */
+START_TEST(test_harmless_faults_change_nothing)
+{
+  static const char *const routings[] = {"dmodk", "ecmp", "adaptive"};
+
+  for (guint k = 0; k < G_N_ELEMENTS(routings); k++) {
+    g_autofree char *ini = g_strdup_printf(TWO_TIER("%s"), routings[k]);
+    g_autoptr(TopoSystem) base = load_text(ini);
+    g_autoptr(TopoSystem) sys = load_text(ini);
+
+    add_ok(sys, NULL, "p0.* p0.* 1");
+    for (guint32 a = 0; a < 128; a += 5) {
+      for (guint32 b = 1; b < 128; b += 11) {
+        SimPath p, q;
+        if (a == b)
+          continue;
+        p = net_route(base, a, b, a * 131 + b);
+        q = net_route(sys, a, b, a * 131 + b);
+        ck_assert_uint_eq(p.n, q.n);
+        ck_assert_mem_eq(p.hop, q.hop, p.n * sizeof p.hop[0]);
+      }
+    }
+  }
+}
+END_TEST
+
+/* Rates: a fraction, another model of the family, N cables of a bundle
+ * down and slow; the counts reported. */
+START_TEST(test_rates)
+{
+  g_autoptr(TopoSystem) sys = load_text(TWO_TIER_BUNDLED);
+  const SimFabric *f = topo_system_fabric(sys);
+  SimChannelId nic, bundle;
+  guint32 down, slow;
+  g_autoptr(GError) error = NULL;
+
+  nic = sim_fabric_find_channel(f, node_named(sys, "s0.nic0"),
+                                node_named(sys, "p0.leaf0"));
+  bundle = sim_fabric_find_channel(f, node_named(sys, "p0.leaf1"),
+                                   node_named(sys, "p0.spine2"));
+  ck_assert_uint_eq(sim_fabric_channel(f, bundle)->width, 8);
+  ck_assert_double_eq_tol(sim_fabric_channel(f, nic)->rate_Bps, 50e9, 1);
+  add_ok(sys, NULL, "s0.nic0 p0.leaf0 ib-ndr-1x");
+  ck_assert_double_eq_tol(sim_fabric_channel(f, nic)->rate_Bps, 12.5e9, 1);
+  ck_assert_double_eq_tol(
+      sim_fabric_channel(f, sim_channel_reverse(nic))->rate_Bps, 12.5e9, 1);
+  /* no healthy cable left to slow */
+  ck_assert(!add(sys, NULL, "s0.nic0 p0.leaf0 0.5", 0, 0, &error));
+  ck_assert_ptr_nonnull(strstr(error->message, "0 of its 1 physical links"));
+  g_clear_error(&error);
+
+  add_ok(sys, "p0.leaf1 p0.spine2 x3", NULL);
+  ck_assert_uint_eq(sim_fabric_channel(f, bundle)->width, 5);
+  ck_assert_double_eq_tol(sim_fabric_channel(f, bundle)->rate_Bps, 250e9, 1);
+  add_ok(sys, NULL, "p0.leaf1 p0.spine2 x2 0.5");
+  ck_assert_double_eq_tol(sim_fabric_channel(f, bundle)->rate_Bps, 200e9, 1);
+  /* down takes the healthy cables first, then the slow ones */
+  add_ok(sys, "p0.leaf1 p0.spine2 x4", NULL);
+  ck_assert_uint_eq(sim_fabric_channel(f, bundle)->width, 1);
+  ck_assert_double_eq_tol(sim_fabric_channel(f, bundle)->rate_Bps, 25e9, 1);
+  ck_assert(!add(sys, "p0.leaf1 p0.spine2 x2", NULL, 0, 0, &error));
+  ck_assert_ptr_nonnull(strstr(error->message, "1 of its 8 physical links up"));
+  add_ok(sys, "p0.leaf1 p0.spine2", NULL);
+  ck_assert(!topo_channel_up(sys, bundle));
+  ck_assert_double_eq(sim_fabric_channel(f, bundle)->rate_Bps, 0);
+  topo_system_fault_counts(sys, &down, &slow);
+  ck_assert_uint_eq(down, 8);
+  ck_assert_uint_eq(slow, 1); /* the NIC's; the bundle's two went down */
+  {
+    g_auto(GStrv) lines = topo_system_fault_lines(sys);
+    ck_assert_uint_eq(g_strv_length(lines), 5);
+    ck_assert_str_eq(lines[0], "slow: s0.nic0 p0.leaf0 ib-ndr-1x (1 link)");
+  }
+}
+END_TEST
+
+/* Three tiers: a core down, and a spine's core uplinks down, are routed
+ * around; pairs in one pod never needed them. */
+START_TEST(test_three_tier)
+{
+  static const char ini[] =
+      "[system]\nserver = host\nservers = 16\n" HOST_SERVER
+      "[scaleout]\ntopology = fat-tree\nswitch = quantum2-ndr\nradix = 4\n"
+      "tiers = 3\nrouting = dmodk\n";
+  g_autoptr(TopoSystem) sys = load_text(ini);
+  SimNodeId core = node_named(sys, "p0.core0");
+  SimNodeId sp = node_named(sys, "p0.spine1");
+  guint32 crossing = 0;
+
+  add_ok(sys, "p0.core0", NULL);
+  add_ok(sys, "p0.spine1 p0.core*", NULL);
+  for (guint32 a = 0; a < 16; a++) {
+    for (guint32 b = 0; b < 16; b++) {
+      SimPath p;
+      if (a / 2 == b / 2)
+        continue;
+      p = net_route(sys, a, b, 0);
+      assert_up(sys, &p);
+      ck_assert(!path_crosses(sys, &p, core));
+      crossing += p.n == 6;
+      if (p.n == 6)
+        ck_assert(!path_crosses(sys, &p, sp));
+    }
+  }
+  ck_assert_uint_gt(crossing, 0);
+}
+END_TEST
+
+/* A NIC down: its GPU leaves by the nearest NIC up (one PCIe switch away
+ * on a DGX H100), and traffic to it enters there too. */
+START_TEST(test_nic_down_moves_gpu)
+{
+  static const char ini[] =
+      "[system]\nserver = dgx-h100\nservers = 2\n[scaleout]\n"
+      "topology = fat-tree\nswitch = quantum2-ndr\ntiers = 2\n"
+      "rail_optimized = true\n";
+  g_autoptr(TopoSystem) sys = load_text(ini);
+  g_autoptr(GError) error = NULL;
+  SimNodeId nic0 = topo_nic(sys, 0, 0);
+  SimNodeId sub;
+  SimPathSet ps;
+
+  add_ok(sys, "s0.nic0", NULL);
+  ck_assert(!topo_nic_up(sys, 0, 0));
+  ck_assert(topo_nic_up(sys, 1, 0));
+  sub = topo_live_nic(sys, 0, 0, 0);
+  ck_assert_uint_ne(sub, nic0);
+  ck_assert_uint_eq(
+      topo_gpu_nic_pci_path(
+          sys, 0, sim_fabric_node(topo_system_fabric(sys), sub)->index),
+      TOPO_PCI_PIX);
+  for (guint dir = 0; dir < 2; dir++) {
+    SimNodeId a = topo_gpu(sys, dir, 0), b = topo_gpu(sys, 1 - dir, 0);
+    ck_assert_msg(topo_route(sys, a, b, 0, NULL, &ps, &error), "%s",
+                  error ? error->message : "");
+    ck_assert(!path_crosses(sys, &ps.path[0], nic0));
+    ck_assert(path_crosses(sys, &ps.path[0], sub));
+    assert_up(sys, &ps.path[0]);
+  }
+  /* every NIC of a server down: its GPUs cannot reach the network */
+  add_ok(sys, "s0.nic*", NULL);
+  ck_assert(!topo_route(sys, topo_gpu(sys, 0, 3), topo_gpu(sys, 1, 3), 0, NULL,
+                        &ps, &error));
+  ck_assert_ptr_nonnull(strstr(error->message, "every NIC of server 0"));
+}
+END_TEST
+
+/* An explicit network searches its distances again: with one spine down
+ * the other carries everything; with both down the leaves are apart. */
+START_TEST(test_explicit_reroute)
+{
+  static const char ini[] =
+      "[system]\nserver = host\nservers = 4\n" HOST_SERVER
+      "[scaleout]\ntopology = explicit\nswitch = quantum2-ndr\n"
+      "link = ib-ndr-4x\nrouting = dmodk\n[network]\n"
+      "switches = leafA; leafB; spineA; spineB\n"
+      "links = leafA spineA; leafA spineB; leafB spineA; leafB spineB\n"
+      "attach = 0.0 leafA; 1.0 leafA; 2.0 leafB; 3.0 leafB\n";
+  g_autoptr(TopoSystem) sys = load_text(ini);
+  g_autoptr(GError) error = NULL;
+  SimNodeId a = node_named(sys, "spineA"), b = node_named(sys, "spineB");
+  guint32 via_b = 0;
+  SimPath p;
+
+  add_ok(sys, "spineA", NULL);
+  for (guint32 s = 0; s < 2; s++) {
+    for (guint32 d = 2; d < 4; d++) {
+      p = net_route(sys, s, d, s + d);
+      ck_assert(!path_crosses(sys, &p, a));
+      via_b += path_crosses(sys, &p, b);
+      assert_up(sys, &p);
+    }
+  }
+  ck_assert_uint_eq(via_b, 4);
+  /* inside a leaf nothing changes */
+  p = net_route(sys, 0, 1, 0);
+  ck_assert_uint_eq(p.n, 2);
+  add_ok(sys, "leafB spineB", NULL);
+  ck_assert(!topo_route_network(sys, topo_nic(sys, 0, 0), topo_nic(sys, 2, 0),
+                                0, NULL, &p, &error));
+  ck_assert_ptr_nonnull(strstr(error->message, "s0.nic0 to s2.nic0"));
+  ck_assert_ptr_nonnull(strstr(error->message, "faults"));
+}
+END_TEST
+
+/* A leaf cut from every spine: routes to it fail, naming the pair. */
+START_TEST(test_disconnected_pair)
+{
+  g_autoptr(TopoSystem) sys = load_text(TWO_TIER("dmodk"));
+  g_autoptr(GError) error = NULL;
+  SimPath p;
+
+  add_ok(sys, "p0.leaf1 p0.spine*", NULL);
+  ck_assert(!topo_route_network(sys, topo_nic(sys, 0, 0), topo_nic(sys, 40, 0),
+                                0, NULL, &p, &error));
+  ck_assert_str_eq(error->message, "no network path from s0.nic0 to s40.nic0: "
+                                   "the faults cut every one");
+  /* the leaf's own hosts still reach each other */
+  p = net_route(sys, 33, 40, 0);
+  ck_assert_uint_eq(p.n, 2);
+}
+END_TEST
+
+/* Random links: k cables down, the same for a seed, others for another. */
+START_TEST(test_random_links)
+{
+  g_autoptr(TopoSystem) a = load_text(TWO_TIER("dmodk"));
+  g_autoptr(TopoSystem) b = load_text(TWO_TIER("dmodk"));
+  g_autoptr(TopoSystem) c = load_text(TWO_TIER("dmodk"));
+  g_autoptr(GError) error = NULL;
+  guint32 down, slow;
+
+  ck_assert(add(a, NULL, NULL, 6, 11, &error));
+  ck_assert(add(b, NULL, NULL, 6, 11, &error));
+  ck_assert(add(c, NULL, NULL, 6, 12, &error));
+  topo_system_fault_counts(a, &down, &slow);
+  ck_assert_uint_eq(down, 6);
+  ck_assert_uint_eq(slow, 0);
+  {
+    g_auto(GStrv) la = topo_system_fault_lines(a);
+    g_auto(GStrv) lb = topo_system_fault_lines(b);
+    g_auto(GStrv) lc = topo_system_fault_lines(c);
+    ck_assert(g_strv_equal((const char *const *)la, (const char *const *)lb));
+    ck_assert(!g_strv_equal((const char *const *)la, (const char *const *)lc));
+    ck_assert_ptr_nonnull(strstr(la[0], "(random, seed 11)"));
+  }
+  /* more than the network has */
+  ck_assert(!add(a, NULL, NULL, 100000, 1, &error));
+  ck_assert_ptr_nonnull(strstr(error->message, "more than the"));
+}
+END_TEST
+
+/* Bad input: each refused with the place and what is wrong. */
+START_TEST(test_bad_faults)
+{
+  static const struct {
+    const char *fail, *degrade, *expect;
+  } cases[] = {
+      {"p0.spine99", NULL, "fail: 'p0.spine99' names no element"},
+      {"p0.nothing*", NULL, "names no element"},
+      {"s0.gpu0", NULL, "s0.gpu0 is a GPU: ifsim models faults of the network"},
+      {"s0.gpu0 s0.cpu0", NULL, "is a link inside a server"},
+      {"p0.leaf0 p0.leaf1", NULL, "no link joins 'p0.leaf0' and 'p0.leaf1'"},
+      {"p0.leaf0 p0.spine0 x0", NULL, "is not an element"},
+      {"a b c d", NULL, "is not an element"},
+      {NULL, "p0.spine0 0", "degrade: 0 is outside (0, 1]"},
+      {NULL, "p0.spine0 1.5", "1.5 is outside (0, 1]"},
+      {NULL, "p0.spine0 nan", "is outside (0, 1]"},
+      {NULL, "p0.spine0", "has no rate"},
+      {NULL, "p0.spine0 ib-hdr", "neither a fraction in (0, 1] nor a link"},
+      {NULL, "p0.spine0 roce-v2-100g", "is not of the family of ib-ndr-4x"},
+      {NULL, "p0.spine0 ib-xdr-4x", "a link trains at its own rate or lower"},
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+    g_autoptr(TopoSystem) sys = load_text(TWO_TIER("dmodk"));
+    g_autoptr(GError) error = NULL;
+
+    ck_assert_msg(!add(sys, cases[i].fail, cases[i].degrade, 0, 0, &error),
+                  "case %u accepted", i);
+    ck_assert_msg(strstr(error->message, cases[i].expect), "case %u: %s", i,
+                  error->message);
+    ck_assert(error->domain == TOPO_ERROR);
+  }
+}
+END_TEST
+
+/* The [faults] group of a system file; a dragonfly or a system without a
+ * network refuses faults; unknown keys are refused. */
+START_TEST(test_faults_group)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *ini = g_strconcat(
+      TWO_TIER("dmodk"),
+      "[faults]\nfail = p0.spine1; p0.leaf2 p0.spine3\n"
+      "degrade = s0.nic0 p0.leaf0 0.5\nrandom_links = 2\nseed = 4\n",
+      NULL);
+  g_autoptr(TopoSystem) sys = load_text(ini);
+  g_auto(GStrv) lines = topo_system_fault_lines(sys);
+  guint32 down, slow;
+  TopoSystem *bad;
+
+  topo_system_fault_counts(sys, &down, &slow);
+  ck_assert_uint_eq(down, 4 + 1 + 2);
+  ck_assert_uint_eq(slow, 1);
+  ck_assert_uint_eq(g_strv_length(lines), 5);
+  {
+    static const char *const bad_ini[][2] = {
+        {TWO_TIER("dmodk") "[faults]\nfial = p0.spine1\n", "fial"},
+        {TWO_TIER("dmodk") "[faults]\nfail = p0.spine1; s0.gpu0\n",
+         "test.ini: [faults] fail: s0.gpu0 is a GPU"},
+        {TWO_TIER("dmodk") "[faults]\nrandom_links = -1\n", "random_links"},
+        {"[system]\nserver = dgx-h100\n[faults]\nfail = s0.nic0\n",
+         "this system's is none"},
+        {"[system]\nserver = host\nservers = 8\n" HOST_SERVER
+         "[scaleout]\ntopology = dragonfly\nswitch = quantum2-ndr\n"
+         "routers_per_group = 2\nterminals_per_router = 1\n"
+         "global_links_per_router = 1\n[faults]\nfail = g0.router0\n",
+         "a dragonfly"},
+    };
+    for (guint i = 0; i < G_N_ELEMENTS(bad_ini); i++) {
+      g_clear_error(&error);
+      bad = topo_system_load_data(bad_ini[i][0], strlen(bad_ini[i][0]),
+                                  "test.ini", NULL, &error);
+      ck_assert_msg(bad == NULL, "case %u loaded", i);
+      ck_assert_msg(strstr(error->message, bad_ini[i][1]), "case %u: %s", i,
+                    error->message);
+    }
+  }
+  /* "none": no fault, for a sweep's baseline */
+  {
+    g_autofree char *none =
+        g_strconcat(TWO_TIER("dmodk"), "[faults]\nfail = none\n", NULL);
+    g_autoptr(TopoSystem) ok = load_text(none);
+    ck_assert_ptr_null(topo_system_fault_lines(ok));
+  }
+}
+END_TEST
+
+Suite *suite_faults(void)
+{
+  Suite *s = suite_create("faults");
+  TCase *tc = tcase_create("faults");
+
+  tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, test_spine_down_dmodk);
+  tcase_add_test(tc, test_ecmp_adaptive_avoid);
+  tcase_add_test(tc, test_harmless_faults_change_nothing);
+  tcase_add_test(tc, test_rates);
+  tcase_add_test(tc, test_three_tier);
+  tcase_add_test(tc, test_nic_down_moves_gpu);
+  tcase_add_test(tc, test_explicit_reroute);
+  tcase_add_test(tc, test_disconnected_pair);
+  tcase_add_test(tc, test_random_links);
+  tcase_add_test(tc, test_bad_faults);
+  tcase_add_test(tc, test_faults_group);
+  suite_add_tcase(s, tc);
+  return s;
+}

@@ -1,0 +1,612 @@
+/* Faults of a built system's network (docs/faults.md): links, NIC ports
+ * and switches that are down, links that trained at a lower width or
+ * speed, and k random links drawn with a seed.
+ *
+ *   [faults]
+ *   fail = p0.spine3; s2.nic1; p0.leaf0 p0.spine*; p0.leaf1 p0.spine0 x1
+ *   degrade = s0.nic0 p0.leaf0 ib-ndr-1x; p0.leaf2 p0.spine4 x1 0.5
+ *   random_links = 2
+ *   seed = 7
+ *
+ * An element is a node ("p0.spine3": a network switch or a NIC, and every
+ * network link it has) or a link ("A B": every physical link bundled
+ * between A and B; "A B xN": N of them), named as `ifsim topo --links`
+ * lists them; * and ? match any characters, and a pattern picks among the
+ * network's elements only.  A degraded link runs at a fraction of its data
+ * rate (0.25: a 4x port that trained at 1x) or at another link model of
+ * its family (ib-hdr-4x: an NDR port that trained at HDR).
+ *
+ * What is down, no route takes: fat-tree routing (fattree.c) chooses among
+ * the up ports that still reach the destination, as the subnet manager's
+ * routing run again on the surviving graph does, and ECMP hashes over the
+ * next hops left; an explicit network's distances are searched again
+ * (explicit.c).  A NIC whose ports are all down is not one NCCL sees
+ * (ibv port state), so its GPUs leave by the nearest NIC that is up
+ * (system.c).  Only the network is covered: GPUs, NVLink, PCIe and
+ * sockets are not. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/rng.h"
+#include "topologies/error.h"
+#include "topologies/system_internal.h"
+
+/* A link bundle that has a fault: what it was built as and what is left. */
+typedef struct {
+  guint32 width;   /* physical links as built */
+  double link_Bps; /* each one's data rate as built */
+  guint32 down;    /* of them, down */
+  guint32 slow;    /* of them, up at a lower rate */
+  double slow_Bps; /* the slow ones' rate together */
+} FaultLink;
+
+struct TopoFaults {
+  GHashTable *links;  /* link index (channel / 2) -> FaultLink */
+  guint8 *nic_down;   /* [servers * nics]: every port down */
+  GPtrArray *lines;   /* char *: what was applied, one line each */
+  guint32 down, slow; /* physical links */
+};
+
+/* The stream of the random draws, apart from any other use of a seed. */
+#define FAULT_RNG_STREAM 0x6661756c74ull /* "fault" */
+
+void topo_faults_free(TopoFaults *fl)
+{
+  if (!fl)
+    return;
+  g_hash_table_destroy(fl->links);
+  g_free(fl->nic_down);
+  g_ptr_array_free(fl->lines, TRUE);
+  g_free(fl);
+}
+
+gboolean topo_channel_up(const TopoSystem *sys, SimChannelId c)
+{
+  return sim_fabric_channel(sys->fabric, c)->width > 0;
+}
+
+gboolean topo_nic_up(const TopoSystem *sys, guint32 server, guint32 nic)
+{
+  return !sys->faults ||
+         !sys->faults->nic_down[server * sys->server->nics + nic];
+}
+
+GStrv topo_system_fault_lines(const TopoSystem *sys)
+{
+  GStrvBuilder *b;
+
+  if (!sys->faults || sys->faults->lines->len == 0)
+    return NULL;
+  b = g_strv_builder_new();
+  for (guint i = 0; i < sys->faults->lines->len; i++)
+    g_strv_builder_add(b, g_ptr_array_index(sys->faults->lines, i));
+  {
+    GStrv out = g_strv_builder_end(b);
+    g_strv_builder_unref(b);
+    return out;
+  }
+}
+
+void topo_system_fault_counts(const TopoSystem *sys, guint32 *down,
+                              guint32 *slow)
+{
+  *down = sys->faults ? sys->faults->down : 0;
+  *slow = sys->faults ? sys->faults->slow : 0;
+}
+
+static guint32 node_kind(const TopoSystem *sys, SimNodeId n)
+{
+  return sim_fabric_node(sys->fabric, n)->kind;
+}
+
+/* A link of the network: one of its ends is a network switch. */
+static gboolean network_channel(const TopoSystem *sys, SimChannelId c)
+{
+  const SimChannel *ch = sim_fabric_channel(sys->fabric, c);
+
+  return node_kind(sys, ch->src) == TOPO_NODE_NET_SWITCH ||
+         node_kind(sys, ch->dst) == TOPO_NODE_NET_SWITCH;
+}
+
+static const char *kind_text(guint32 kind)
+{
+  static const char *const text[] = {"a GPU",         "a CPU socket",
+                                     "a NIC",         "an NVSwitch",
+                                     "a PCIe switch", "a network switch"};
+  return kind < G_N_ELEMENTS(text) ? text[kind] : "a device";
+}
+
+typedef struct {
+  TopoSystem *sys;
+  GHashTable *by_name; /* name -> node id + 1 */
+  const char *where;   /* "FILE: [faults] fail", "--fail" */
+} FaultCtx;
+
+static gboolean has_glob(const char *s)
+{
+  return strpbrk(s, "*?") != NULL;
+}
+
+#define FAULT_NAMES_HINT                                                       \
+  "names as `ifsim topo --links` lists them: a network switch (p0.spine0), "   \
+  "a NIC (s0.nic0) or a link 'A B' (s0.nic0 p0.leaf0)"
+
+/* The nodes a word names: one, or those a pattern matches. */
+static GArray *match_nodes(FaultCtx *fc, const char *word, GError **error)
+{
+  const SimFabric *f = fc->sys->fabric;
+  GArray *out = g_array_new(FALSE, FALSE, sizeof(SimNodeId));
+
+  if (!has_glob(word)) {
+    gpointer hit = g_hash_table_lookup(fc->by_name, word);
+    if (hit) {
+      SimNodeId n = GPOINTER_TO_UINT(hit) - 1;
+      g_array_append_val(out, n);
+    }
+  } else {
+    g_autoptr(GPatternSpec) ps = g_pattern_spec_new(word);
+
+    for (SimNodeId n = 0; n < sim_fabric_n_nodes(f); n++) {
+      if (g_pattern_spec_match_string(ps, sim_fabric_node_name(f, n)))
+        g_array_append_val(out, n);
+    }
+  }
+  if (out->len == 0) {
+    g_array_free(out, TRUE);
+    g_set_error(error, TOPO_ERROR, TOPO_ERROR_UNKNOWN,
+                "%s: '%s' names no element of this system (" FAULT_NAMES_HINT
+                ")",
+                fc->where, word);
+    return NULL;
+  }
+  return out;
+}
+
+/* Adds a link (by one of its channels) once. */
+static void add_link(GArray *links, GHashTable *seen, SimChannelId c)
+{
+  guint32 l = c >> 1;
+
+  if (g_hash_table_add(seen, GUINT_TO_POINTER(l + 1)))
+    g_array_append_val(links, l);
+}
+
+/* The links a node element names: a network switch's, a NIC's ports. */
+static GArray *node_links(FaultCtx *fc, const char *word, GError **error)
+{
+  const SimFabric *f = fc->sys->fabric;
+  g_autoptr(GArray) nodes = match_nodes(fc, word, error);
+  g_autoptr(GHashTable) seen = g_hash_table_new(NULL, NULL);
+  GArray *links = g_array_new(FALSE, FALSE, sizeof(guint32));
+
+  if (!nodes) {
+    g_array_free(links, TRUE);
+    return NULL;
+  }
+  for (guint i = 0; i < nodes->len; i++) {
+    SimNodeId n = g_array_index(nodes, SimNodeId, i);
+    guint32 kind = node_kind(fc->sys, n), n_out;
+    const SimChannelId *out = sim_fabric_out(f, n, &n_out);
+
+    if (kind != TOPO_NODE_NET_SWITCH && kind != TOPO_NODE_NIC) {
+      if (has_glob(word))
+        continue; /* a pattern picks among the network's elements */
+      g_array_free(links, TRUE);
+      g_set_error(error, TOPO_ERROR, TOPO_ERROR_CONFLICT,
+                  "%s: %s is %s: ifsim models faults of the network (network "
+                  "switches, NICs and the links between them), not yet "
+                  "inside a server",
+                  fc->where, word, kind_text(kind));
+      return NULL;
+    }
+    for (guint32 k = 0; k < n_out; k++) {
+      if (network_channel(fc->sys, out[k]))
+        add_link(links, seen, out[k]);
+    }
+  }
+  if (links->len == 0) {
+    g_array_free(links, TRUE);
+    g_set_error(error, TOPO_ERROR, TOPO_ERROR_UNKNOWN,
+                "%s: '%s' matches no network switch or NIC with a network "
+                "link (" FAULT_NAMES_HINT ")",
+                fc->where, word);
+    return NULL;
+  }
+  return links;
+}
+
+/* The links between the nodes two words name. */
+static GArray *pair_links(FaultCtx *fc, const char *a, const char *b,
+                          GError **error)
+{
+  const SimFabric *f = fc->sys->fabric;
+  g_autoptr(GArray) from = match_nodes(fc, a, error);
+  g_autoptr(GArray) to = from ? match_nodes(fc, b, error) : NULL;
+  g_autoptr(GHashTable) seen = g_hash_table_new(NULL, NULL);
+  g_autoptr(GHashTable) ends = g_hash_table_new(NULL, NULL);
+  GArray *links;
+  gboolean inside = FALSE;
+
+  if (!to)
+    return NULL;
+  for (guint i = 0; i < to->len; i++)
+    g_hash_table_add(ends,
+                     GUINT_TO_POINTER(g_array_index(to, SimNodeId, i) + 1));
+  links = g_array_new(FALSE, FALSE, sizeof(guint32));
+  for (guint i = 0; i < from->len; i++) {
+    guint32 n_out;
+    const SimChannelId *out =
+        sim_fabric_out(f, g_array_index(from, SimNodeId, i), &n_out);
+
+    for (guint32 k = 0; k < n_out; k++) {
+      SimNodeId d = sim_fabric_channel(f, out[k])->dst;
+      if (!g_hash_table_contains(ends, GUINT_TO_POINTER(d + 1)))
+        continue;
+      if (network_channel(fc->sys, out[k]))
+        add_link(links, seen, out[k]);
+      else
+        inside = TRUE;
+    }
+  }
+  if (links->len == 0) {
+    g_array_free(links, TRUE);
+    if (inside)
+      g_set_error(error, TOPO_ERROR, TOPO_ERROR_CONFLICT,
+                  "%s: '%s %s' is a link inside a server: ifsim models "
+                  "faults of the network (network switches, NICs and the "
+                  "links between them), not yet inside a server",
+                  fc->where, a, b);
+    else
+      g_set_error(error, TOPO_ERROR, TOPO_ERROR_UNKNOWN,
+                  "%s: no link joins '%s' and '%s' (" FAULT_NAMES_HINT ")",
+                  fc->where, a, b);
+    return NULL;
+  }
+  return links;
+}
+
+/* "xN": N physical links of a bundle. */
+static gboolean parse_count(const char *w, guint32 *n)
+{
+  char *end;
+  guint64 v;
+
+  if (w[0] != 'x' || !g_ascii_isdigit(w[1]))
+    return FALSE;
+  v = g_ascii_strtoull(w + 1, &end, 10);
+  if (*end || v == 0 || v > G_MAXUINT32)
+    return FALSE;
+  *n = (guint32)v;
+  return TRUE;
+}
+
+static FaultLink *fault_link(TopoSystem *sys, guint32 l)
+{
+  FaultLink *fl = g_hash_table_lookup(sys->faults->links, GUINT_TO_POINTER(l));
+
+  if (!fl) {
+    const SimChannel *ch = sim_fabric_channel(sys->fabric, 2 * l);
+    fl = g_new0(FaultLink, 1);
+    fl->width = ch->width;
+    fl->link_Bps = ch->width ? ch->rate_Bps / ch->width : 0;
+    g_hash_table_insert(sys->faults->links, GUINT_TO_POINTER(l), fl);
+  }
+  return fl;
+}
+
+static void link_update(TopoSystem *sys, guint32 l, const FaultLink *fl)
+{
+  guint32 w = fl->width - fl->down;
+  double rate = (w - fl->slow) * fl->link_Bps + fl->slow_Bps;
+
+  sim_fabric_set_link_rate(sys->fabric, 2 * l, w, w ? rate : 0);
+}
+
+static char *link_name(const TopoSystem *sys, guint32 l)
+{
+  const SimChannel *ch = sim_fabric_channel(sys->fabric, 2 * l);
+
+  return g_strdup_printf("%s %s", sim_fabric_node_name(sys->fabric, ch->src),
+                         sim_fabric_node_name(sys->fabric, ch->dst));
+}
+
+/* Takes n (0: all) physical links of link l down. */
+static gboolean link_fail(FaultCtx *fc, guint32 l, guint32 n, GError **error)
+{
+  FaultLink *fl = fault_link(fc->sys, l);
+  guint32 up = fl->width - fl->down, healthy = up - fl->slow, from_slow;
+
+  if (n == 0)
+    n = up;
+  if (n > up) {
+    g_autofree char *name = link_name(fc->sys, l);
+    g_set_error(error, TOPO_ERROR, TOPO_ERROR_VALUE,
+                "%s: x%u: the link '%s' has %u of its %u physical links up",
+                fc->where, n, name, up, fl->width);
+    return FALSE;
+  }
+  /* the healthy ones first, then the slow */
+  from_slow = n > healthy ? n - healthy : 0;
+  if (from_slow) {
+    fl->slow_Bps -= from_slow * (fl->slow_Bps / fl->slow);
+    fl->slow -= from_slow;
+    fc->sys->faults->slow -= from_slow;
+  }
+  fl->down += n;
+  fc->sys->faults->down += n;
+  link_update(fc->sys, l, fl);
+  return TRUE;
+}
+
+/* Slows n (0: all healthy) physical links of link l to rate each. */
+static gboolean link_slow(FaultCtx *fc, guint32 l, guint32 n, double rate,
+                          GError **error)
+{
+  FaultLink *fl = fault_link(fc->sys, l);
+  guint32 healthy = fl->width - fl->down - fl->slow;
+
+  if (n == 0)
+    n = healthy;
+  if (n == 0 || n > healthy) {
+    g_autofree char *name = link_name(fc->sys, l);
+    g_set_error(error, TOPO_ERROR, TOPO_ERROR_VALUE,
+                "%s: the link '%s' has %u of its %u physical links up at "
+                "their full rate, not %u",
+                fc->where, name, healthy, fl->width, MAX(n, 1u));
+    return FALSE;
+  }
+  fl->slow += n;
+  fl->slow_Bps += n * rate;
+  fc->sys->faults->slow += n;
+  link_update(fc->sys, l, fl);
+  return TRUE;
+}
+
+/* One entry's target: the links and how many of each bundle (0: all). */
+static GArray *entry_links(FaultCtx *fc, char **w, guint n, guint32 *count,
+                           const char *entry, GError **error)
+{
+  *count = 0;
+  if (n == 1)
+    return node_links(fc, w[0], error);
+  if (n == 2)
+    return pair_links(fc, w[0], w[1], error);
+  if (n == 3 && parse_count(w[2], count))
+    return pair_links(fc, w[0], w[1], error);
+  g_set_error(error, TOPO_ERROR, TOPO_ERROR_VALUE,
+              "%s: '%s' is not an element (expected NODE, 'A B' or 'A B "
+              "xN': " FAULT_NAMES_HINT ")",
+              fc->where, entry);
+  return NULL;
+}
+
+static gboolean apply_fail(FaultCtx *fc, const char *entry, GError **error)
+{
+  g_auto(GStrv) w = mdl_split_words(entry);
+  guint n = g_strv_length(w);
+  guint32 count;
+  g_autoptr(GArray) links = entry_links(fc, w, n, &count, entry, error);
+
+  if (!links)
+    return FALSE;
+  for (guint i = 0; i < links->len; i++) {
+    if (!link_fail(fc, g_array_index(links, guint32, i), count, error))
+      return FALSE;
+  }
+  g_ptr_array_add(fc->sys->faults->lines,
+                  g_strdup_printf("down: %s (%u link%s)", entry, links->len,
+                                  links->len == 1 ? "" : "s"));
+  return TRUE;
+}
+
+/* A degraded rate: a fraction of l's, or a link model's of its family. */
+static gboolean slow_rate(FaultCtx *fc, guint32 l, const char *value,
+                          double *rate, GError **error)
+{
+  const FaultLink *fl = fault_link(fc->sys, l);
+  const MdlLink *now = topo_channel_link(fc->sys, 2 * l);
+  char *end;
+  double f = g_ascii_strtod(value, &end);
+
+  if (end != value && *end == '\0') {
+    if (!(f > 0 && f <= 1)) {
+      g_set_error(error, TOPO_ERROR, TOPO_ERROR_VALUE,
+                  "%s: %s is outside (0, 1] (a fraction of the link's data "
+                  "rate, or a link model)",
+                  fc->where, value);
+      return FALSE;
+    }
+    *rate = f * fl->link_Bps;
+    return TRUE;
+  }
+  {
+    const MdlLink *m = mdl_registry_link(topo_system_models(fc->sys), value);
+    g_autofree char *name = link_name(fc->sys, l);
+
+    if (!m) {
+      g_set_error(error, TOPO_ERROR, TOPO_ERROR_UNKNOWN,
+                  "%s: '%s' is neither a fraction in (0, 1] nor a link model "
+                  "(`ifsim models` lists them)",
+                  fc->where, value);
+      return FALSE;
+    }
+    if (m->family != now->family) {
+      g_set_error(error, TOPO_ERROR, TOPO_ERROR_CONFLICT,
+                  "%s: %s is not of the family of %s, the model of '%s'",
+                  fc->where, value, now->name, name);
+      return FALSE;
+    }
+    *rate = mdl_link_rate_Bps(m);
+    if (*rate > fl->link_Bps * (1 + 1e-12)) {
+      g_set_error(error, TOPO_ERROR, TOPO_ERROR_CONFLICT,
+                  "%s: %s (%.3f GB/s) is faster than %s (%.3f GB/s), the "
+                  "model of '%s': a link trains at its own rate or lower",
+                  fc->where, value, *rate / 1e9, now->name, fl->link_Bps / 1e9,
+                  name);
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
+static gboolean apply_degrade(FaultCtx *fc, const char *entry, GError **error)
+{
+  g_auto(GStrv) w = mdl_split_words(entry);
+  guint n = g_strv_length(w);
+  g_autoptr(GArray) links = NULL;
+  guint32 count;
+  const char *value;
+
+  if (n < 2) {
+    g_set_error(error, TOPO_ERROR, TOPO_ERROR_VALUE,
+                "%s: '%s' has no rate (expected ELEMENT FRACTION or ELEMENT "
+                "LINK-MODEL, e.g. 's0.nic0 p0.leaf0 0.25')",
+                fc->where, entry);
+    return FALSE;
+  }
+  value = w[n - 1];
+  links = entry_links(fc, w, n - 1, &count, entry, error);
+  if (!links)
+    return FALSE;
+  for (guint i = 0; i < links->len; i++) {
+    guint32 l = g_array_index(links, guint32, i);
+    double rate;
+
+    if (!slow_rate(fc, l, value, &rate, error) ||
+        !link_slow(fc, l, count, rate, error))
+      return FALSE;
+  }
+  g_ptr_array_add(fc->sys->faults->lines,
+                  g_strdup_printf("slow: %s (%u link%s)", entry, links->len,
+                                  links->len == 1 ? "" : "s"));
+  return TRUE;
+}
+
+/* k of the network's physical links that are up, drawn without
+ * replacement, each equally likely, then taken down. */
+static gboolean apply_random(FaultCtx *fc, guint32 k, guint32 seed,
+                             GError **error)
+{
+  const SimFabric *f = fc->sys->fabric;
+  g_autoptr(GArray) pool = g_array_new(FALSE, FALSE, sizeof(guint32));
+  SimRng rng;
+
+  for (SimChannelId c = 0; c < sim_fabric_n_channels(f); c += 2) {
+    const SimChannel *ch = sim_fabric_channel(f, c);
+    if (!network_channel(fc->sys, c))
+      continue;
+    for (guint32 i = 0; i < ch->width; i++) {
+      guint32 l = c >> 1;
+      g_array_append_val(pool, l);
+    }
+  }
+  if (k > pool->len) {
+    g_set_error(error, TOPO_ERROR, TOPO_ERROR_VALUE,
+                "%s: %u is more than the %u network links up", fc->where, k,
+                pool->len);
+    return FALSE;
+  }
+  sim_rng_init(&rng, seed, FAULT_RNG_STREAM);
+  for (guint32 i = 0; i < k; i++) {
+    guint32 *p = (guint32 *)(void *)pool->data;
+    guint32 j = i + (guint32)sim_rng_below(&rng, pool->len - i);
+    guint32 t = p[i];
+    g_autofree char *name = NULL;
+
+    p[i] = p[j];
+    p[j] = t;
+    if (!link_fail(fc, p[i], 1, error))
+      return FALSE;
+    name = link_name(fc->sys, p[i]);
+    g_ptr_array_add(
+        fc->sys->faults->lines,
+        g_strdup_printf("down: %s x1 (random, seed %u)", name, seed));
+  }
+  return TRUE;
+}
+
+/* A NIC is down when every port's link is. */
+static void mark_nics(TopoSystem *sys)
+{
+  guint32 total = sys->n_servers * sys->server->nics;
+  const TopoEndpoint *eps = (const TopoEndpoint *)(void *)sys->endpoints->data;
+
+  for (guint32 k = 0; k < total; k++) {
+    gboolean up = FALSE;
+    for (guint32 i = 0; i < sys->nic_n_ep[k]; i++)
+      up |= topo_channel_up(sys, eps[sys->nic_first_ep[k] + i].up);
+    sys->faults->nic_down[k] = !up;
+  }
+}
+
+gboolean topo_system_add_faults(TopoSystem *sys, const TopoFaultSpec *spec,
+                                GError **error)
+{
+  const TopoNetOps *net = topo_net_ops(sys);
+  g_autoptr(GHashTable) by_name = NULL;
+  FaultCtx fc = {.sys = sys};
+  gboolean any = spec->random_links > 0;
+
+  for (guint i = 0; spec->fail && spec->fail[i]; i++)
+    any = TRUE;
+  for (guint i = 0; spec->degrade && spec->degrade[i]; i++)
+    any = TRUE;
+  if (!any)
+    return TRUE;
+  if (!net || !net->refault) {
+    g_set_error(error, TOPO_ERROR, TOPO_ERROR_CONFLICT,
+                "%s: faults are modelled on fat-tree and explicit networks; "
+                "this system's is %s",
+                spec->where_fail,
+                !net ? "none (topology = none)" : "a dragonfly");
+    return FALSE;
+  }
+  if (!sys->faults) {
+    sys->faults = g_new0(TopoFaults, 1);
+    sys->faults->links = g_hash_table_new_full(NULL, NULL, NULL, g_free);
+    sys->faults->nic_down = g_new0(guint8, sys->n_servers * sys->server->nics);
+    sys->faults->lines = g_ptr_array_new_with_free_func(g_free);
+  }
+  by_name = g_hash_table_new(g_str_hash, g_str_equal);
+  for (SimNodeId n = 0; n < sim_fabric_n_nodes(sys->fabric); n++)
+    g_hash_table_insert(by_name, (gpointer)sim_fabric_node_name(sys->fabric, n),
+                        GUINT_TO_POINTER(n + 1));
+  fc.by_name = by_name;
+  fc.where = spec->where_fail;
+  for (guint i = 0; spec->fail && spec->fail[i]; i++) {
+    if (!apply_fail(&fc, spec->fail[i], error))
+      return FALSE;
+  }
+  fc.where = spec->where_degrade;
+  for (guint i = 0; spec->degrade && spec->degrade[i]; i++) {
+    if (!apply_degrade(&fc, spec->degrade[i], error))
+      return FALSE;
+  }
+  fc.where = spec->where_random;
+  if (spec->random_links &&
+      !apply_random(&fc, spec->random_links, spec->seed, error))
+    return FALSE;
+  mark_nics(sys);
+  return net->refault(sys, error);
+}
+
+SimNodeId topo_live_nic(const TopoSystem *sys, guint32 server, guint32 nic,
+                        guint32 gpu)
+{
+  const TopoServerSpec *sp = sys->server;
+  guint32 best = SIM_NONE, best_path = G_MAXUINT32;
+
+  if (topo_nic_up(sys, server, nic))
+    return topo_nic(sys, server, nic);
+  /* nearest over PCIe to the GPU (or next in order), first after nic */
+  for (guint32 i = 1; i < sp->nics; i++) {
+    guint32 n = (nic + i) % sp->nics;
+    guint32 path =
+        gpu < sp->gpus ? (guint32)topo_gpu_nic_pci_path(sys, gpu, n) : 0;
+    if (topo_nic_up(sys, server, n) && path < best_path) {
+      best = n;
+      best_path = path;
+    }
+  }
+  return best == SIM_NONE ? SIM_NONE : topo_nic(sys, server, best);
+}
