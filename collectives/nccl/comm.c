@@ -111,22 +111,30 @@ static gboolean comm_place(NcclComm *c, guint32 g, guint32 servers,
 
 /* The NICs a node's ranks reach the network by: all of the server's when
  * it has all of its GPUs (NCCL's search may route rings through any), else
- * each GPU's nearest. */
+ * each GPU's nearest; only those up where faults took some down (NCCL
+ * sees the ports up, and the communicator keeps the fewest channels any
+ * node's search found: the node with the fewest NICs up sets them). */
 static guint32 comm_nics(const NcclComm *c)
 {
   g_autofree guint8 *used = g_new0(guint8, c->gpu.nics);
-  guint32 n = 0;
+  guint32 fewest = G_MAXUINT32;
+  gboolean all = c->ppn == topo_system_gpus_per_server(c->sys);
 
-  if (c->ppn == topo_system_gpus_per_server(c->sys))
-    return c->gpu.nics;
-
-  for (guint32 i = 0; i < c->ppn; i++) {
+  for (guint32 i = 0; !all && i < c->ppn; i++) {
     guint32 nic = topo_gpu_nic(c->sys, c->local_of[i]);
 
-    if (nic < c->gpu.nics && !used[nic]++)
-      n++;
+    if (nic < c->gpu.nics)
+      used[nic] = 1;
   }
-  return n;
+  for (guint32 k = 0; k < c->nnodes; k++) {
+    guint32 n = 0;
+
+    for (guint32 nic = 0; nic < c->gpu.nics; nic++)
+      n += (all || used[nic]) && topo_nic_up(c->sys, c->server_of[k], nic);
+    fewest = MIN(fewest, n);
+  }
+  /* a node with none up fails when its routes are planned, naming it */
+  return MAX(fewest, 1u);
 }
 
 /* The speed NCCL's ring search gives a channel through one NIC port: the

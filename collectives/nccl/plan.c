@@ -96,6 +96,52 @@ static gboolean concat_sets(const SimPathSet *a, const SimPathSet *b,
  * from the GPU (gdr_send); it leaves by the NIC of the channel's rail and
  * lands in a host buffer on rank b's socket that b's GPU reads, or in b's
  * GPU (gdr_recv).  No PXN: the rank's own GPU stages the data. */
+/* The local rank whose NIC carries channel `rail` on node `node`: rail
+ * mod ppn; where faults took NICs down, the rail-th (mod their count) of
+ * the ranks whose NIC is up, as NCCL's search, which sees only the NICs up
+ * (ibv port state), spreads its channels over them (comm.c gives 2 per
+ * NIC up). */
+static gboolean rail_up(const NcclPlan *pl, guint32 server, guint32 local)
+{
+  return topo_nic_up(pl->sys, server,
+                     topo_gpu_nic(pl->sys, pl->comm->local_of[local]));
+}
+
+static guint32 rail_local(const NcclPlan *pl, guint32 node, guint32 rail)
+{
+  const NcclComm *c = pl->comm;
+  guint32 server = c->server_of[node], n = 0, k;
+
+  for (guint32 i = 0; i < c->ppn; i++)
+    n += rail_up(pl, server, i);
+  if (n == 0 || n == c->ppn)
+    return rail % c->ppn;
+  k = rail % n;
+  for (guint32 i = 0; i < c->ppn; i++) {
+    if (rail_up(pl, server, i) && k-- == 0)
+      return i;
+  }
+  g_assert_not_reached();
+}
+
+/* NVLSTree's heads per node: a GPU each (ppn), or, where faults took NICs
+ * down, as many as the node with the fewest ranks whose NIC is up has. */
+static guint32 nvls_heads(const NcclPlan *pl)
+{
+  const NcclComm *c = pl->comm;
+  guint32 fewest = c->ppn;
+
+  for (guint32 k = 0; k < c->nnodes; k++) {
+    guint32 n = 0;
+
+    for (guint32 i = 0; i < c->ppn; i++)
+      n += rail_up(pl, c->server_of[k], i);
+    if (n > 0)
+      fewest = MIN(fewest, n);
+  }
+  return fewest;
+}
+
 /* The NIC of GPU `gpu` of a server that its traffic leaves by: its own,
  * or the nearest that is up where faults took it down (topo_live_nic). */
 static gboolean server_nic(const NcclPlan *pl, guint32 server, guint32 gpu,
@@ -116,15 +162,16 @@ static gboolean route_host(NcclPlan *pl, guint32 a, guint32 b, guint32 rail,
 {
   const NcclComm *c = pl->comm;
   guint32 sa = nccl_comm_rank_server(c, a), sb = nccl_comm_rank_server(c, b);
-  guint32 rail_gpu = c->local_of[rail % c->ppn];
+  guint32 ga = c->local_of[rail_local(pl, rank_node(pl, a), rail)];
+  guint32 gb = c->local_of[rail_local(pl, rank_node(pl, b), rail)];
   SimNodeId gpu_a = rank_gpu(pl, a), gpu_b = rank_gpu(pl, b);
   SimNodeId cpu_a = topo_gpu_cpu(pl->sys, sa, nccl_comm_rank_local(c, a));
   SimNodeId cpu_b = topo_gpu_cpu(pl->sys, sb, nccl_comm_rank_local(c, b));
   SimNodeId nic_a, nic_b;
   SimPathSet head, tail, wire = {.n = 1, .weight = {1.0}}, leg, acc;
 
-  if (!server_nic(pl, sa, rail_gpu, &nic_a, error) ||
-      !server_nic(pl, sb, rail_gpu, &nic_b, error) ||
+  if (!server_nic(pl, sa, ga, &nic_a, error) ||
+      !server_nic(pl, sb, gb, &nic_b, error) ||
       !topo_route_network(pl->sys, nic_a, nic_b, rail, NULL, &wire.path[0],
                           error))
     return FALSE;
@@ -197,8 +244,10 @@ static gboolean route_ranks(NcclPlan *pl, guint32 a, guint32 b, guint32 rail,
     if (!route_host(pl, a, b, rail, &ps, error))
       return FALSE;
   } else {
-    guint32 via = rank_node(pl, a) * c->ppn + rail % c->ppn;
-    guint32 to = rank_node(pl, b) * c->ppn + rail % c->ppn;
+    guint32 via =
+        rank_node(pl, a) * c->ppn + rail_local(pl, rank_node(pl, a), rail);
+    guint32 to =
+        rank_node(pl, b) * c->ppn + rail_local(pl, rank_node(pl, b), rail);
 
     if (!topo_route(pl->sys, rank_gpu(pl, via), rank_gpu(pl, to), rail, NULL,
                     &tail, error))
@@ -829,22 +878,25 @@ static gboolean plan_nvls(NcclPlan *pl, GError **error)
       /* NVLSTree: after the NVLS reduction each GPU holds 1/ppn of the
        * node's channel data and sends it through its own NIC up one of
        * the two binary trees of nodes (rail i to rail i), and takes the
-       * result back down before the NVLS multicast */
-      guint64 inter = MAX(sc / ppn, 1);
+       * result back down before the NVLS multicast.  Where faults took
+       * NICs down, NCCL's NVLS search finds a head per NIC up: the data
+       * splits over those (nvls_heads, rail_local). */
+      guint32 heads = nvls_heads(pl);
+      guint64 inter = MAX(sc / heads, 1);
       guint32 which = c % 2;
-      g_autofree guint32 *td = g_new(guint32, (gsize)m * ppn);
+      g_autofree guint32 *td = g_new(guint32, (gsize)m * heads);
 
-      for (guint32 i = 0; i < ppn; i++) {
+      for (guint32 i = 0; i < heads; i++) {
         memcpy(&td[i * m], node_up, m * sizeof(guint32));
         if (!plan_node_tree(pl, c, which, i, inter, &td[i * m], NULL, error))
           return FALSE;
       }
       for (guint32 k = 0; k < m; k++) {
-        g_autofree guint32 *all = g_new(guint32, ppn);
+        g_autofree guint32 *all = g_new(guint32, heads);
 
-        for (guint32 i = 0; i < ppn; i++)
+        for (guint32 i = 0; i < heads; i++)
           all[i] = td[i * m + k];
-        node_down[k] = add_hop_n(pl, SIM_NONE, all, ppn);
+        node_down[k] = add_hop_n(pl, SIM_NONE, all, heads);
       }
     }
     for (guint32 k = 0; k < m; k++) {

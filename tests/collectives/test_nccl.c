@@ -1607,6 +1607,36 @@ START_TEST(test_degraded_port)
 }
 END_TEST
 
+/* A rail down (its leaf, so NIC 0 of every server): NCCL's communicator
+ * sees 7 NICs a node and spreads its channels, and NVLSTree its heads,
+ * over them, so a NIC-bound AllReduce keeps about 7/8 of its bandwidth;
+ * a GPU that kept its traffic and sent it through the neighbour NIC
+ * would halve it (189 of 371 GB/s on the SuperPOD unit, NVLSTree). */
+START_TEST(test_rail_down)
+{
+  g_autoptr(TopoSystem) base = load_servers("dgx-h100", 4, "quantum2-ndr");
+  g_autoptr(TopoSystem) sys = load_servers("dgx-h100", 4, "quantum2-ndr");
+  static const char *const rail0[] = {"p0.leaf0", NULL};
+  TopoFaultSpec spec = {.fail = rail0, .where_fail = "test"};
+  g_autoptr(GError) error = NULL;
+  static const guint32 algos[] = {NCCL_ALGO_NVLS_TREE, NCCL_ALGO_RING};
+
+  ck_assert_msg(topo_system_add_faults(sys, &spec, &error), "%s",
+                error ? error->message : "");
+  for (guint i = 0; i < G_N_ELEMENTS(algos); i++) {
+    NcclOptions o = {.algos = 1u << algos[i],
+                     .protos = 1u << NCCL_PROTO_SIMPLE};
+    g_autoptr(NcclComm) cb = comm_of(base, &o);
+    g_autoptr(NcclComm) cs = comm_of(sys, &o);
+    double full = busbw(cb, NCCL_COLL_ALLREDUCE, GIB, NCCL_EXEC_FLOW, NULL);
+    double left = busbw(cs, NCCL_COLL_ALLREDUCE, GIB, NCCL_EXEC_FLOW, NULL);
+
+    ck_assert_msg(left / full > 0.8 && left / full < 0.95,
+                  "algo %u: %g of %g GB/s", algos[i], left, full);
+  }
+}
+END_TEST
+
 Suite *suite_nccl(void)
 {
   Suite *s = suite_create("nccl");
@@ -1617,6 +1647,7 @@ Suite *suite_nccl(void)
   tcase_add_test(tc, test_select_h100);
   tcase_add_test(tc, test_bounds);
   tcase_add_test(tc, test_degraded_port);
+  tcase_add_test(tc, test_rail_down);
   tcase_add_test(tc, test_ring_head_in_stream);
   tcase_add_test(tc, test_ring_head_traced);
   tcase_add_test(tc, test_all_collectives);
