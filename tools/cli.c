@@ -42,6 +42,8 @@ static const CliCommand cli_commands[] = {
      cli_cmd_sweep, NULL, NULL},
     {"replay", "replay a training step: communication, compute, exposure",
      cli_cmd_replay, NULL, NULL},
+    {"faults", "what failures cost: each element down, random links down",
+     cli_cmd_faults, NULL, NULL},
     {"plot", "plot result CSVs with gnuplot (PNG or SVG)", cli_cmd_plot, NULL,
      NULL},
     {"calibrate", "fit link models to measurements, write a model file",

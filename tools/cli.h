@@ -80,6 +80,7 @@ int cli_cmd_version(int argc, char **argv);
 int cli_cmd_calibrate(int argc, char **argv);
 int cli_cmd_validate(int argc, char **argv);
 int cli_cmd_replay(int argc, char **argv);
+int cli_cmd_faults(int argc, char **argv);
 int cli_cmd_plot(int argc, char **argv);
 
 /* The spelling of an option the user typed on this command line, for

@@ -699,33 +699,17 @@ static char *run_info_devices(const NcclComm *comm, const TopoSystem *sys,
   return g_strdup_printf("sm%u GPU of %s (ifsim)", g.sm, topo_system_name(sys));
 }
 
-int cli_cmd_run(int argc, char **argv)
+void cli_run_add_entries(GOptionGroup *group, CliRunOptions *o)
 {
-  CliRunOptions o;
-  CliNumberTarget numbers[] = {
-      {"minbytes", 'b', CLI_NUMBER_SIZE, &o.min_bytes, NULL, 0},
-      {"maxbytes", 'e', CLI_NUMBER_SIZE, &o.max_bytes, NULL, 0},
-      {"stepbytes", 'i', CLI_NUMBER_SIZE, &o.step_bytes, &o.step_bytes_seen, 0},
-      {"stepfactor", 'f', CLI_NUMBER_COUNT, &o.step_factor, &o.step_factor_seen,
-       0},
-      {"ngpus", 'g', CLI_NUMBER_COUNT, &o.ranks, &o.ranks_seen, 0},
-      {"nranks", 'n', CLI_NUMBER_COUNT, &o.ranks, &o.ranks_seen, 0},
-      {"root", 'r', CLI_NUMBER_COUNT, &o.root, NULL, 0},
-      {"gpus-per-process", 0, CLI_NUMBER_COUNT, &o.gpus_per_process, NULL, 0},
-      {"iters", 0, CLI_NUMBER_COUNT, &o.iters, &o.iters_seen, 0},
-      CLI_NCCL_CHANNELS_TARGET(&o.nccl),
-      CLI_MAX_MEMORY_TARGET(&o.max_memory, &o.max_memory_seen),
-      CLI_FAULT_TARGETS(&o.faults),
-      {NULL, 0, 0, NULL, NULL, 0}};
-  GOptionEntry entries[] = {
-      {"topology", 't', 0, G_OPTION_ARG_FILENAME, &o.topology,
+  const GOptionEntry entries[] = {
+      {"topology", 't', 0, G_OPTION_ARG_FILENAME, &o->topology,
        "System to simulate (default: the embedded 8-GPU H100 server)",
        "TOPO.ini"},
-      {"models", 'm', 0, G_OPTION_ARG_FILENAME_ARRAY, &o.models,
+      {"models", 'm', 0, G_OPTION_ARG_FILENAME_ARRAY, &o->models,
        "Model file applied before the system's own groups (repeatable; "
        "e.g. a calibration)",
        "FILE"},
-      {"collective", 'c', 0, G_OPTION_ARG_STRING, &o.collective,
+      {"collective", 'c', 0, G_OPTION_ARG_STRING, &o->collective,
        "allreduce, allgather, reducescatter, broadcast, reduce, alltoall or "
        "sendrecv (default allreduce)",
        "NAME"},
@@ -754,15 +738,50 @@ int cli_cmd_run(int argc, char **argv)
        "timer started before the first launch, their time over N "
        "(default: the steady pace of a long loop)",
        "N"},
-      {"datatype", 'd', 0, G_OPTION_ARG_STRING, &o.dtype,
+      {"datatype", 'd', 0, G_OPTION_ARG_STRING, &o->dtype,
        "Element type: float (default), half, bfloat16, double, int8, uint8, "
        "int32, uint32, int64, uint64, f8e4m3, f8e5m2",
        "TYPE"},
-      {"op", 'o', 0, G_OPTION_ARG_STRING, &o.redop,
+      {"op", 'o', 0, G_OPTION_ARG_STRING, &o->redop,
        "Reduction: sum (default), prod, max, min, avg", "OP"},
       {"root", 'r', 0, G_OPTION_ARG_CALLBACK, cli_parse_number_option,
        "Root rank of Broadcast and Reduce (default 0)", "RANK"},
       G_OPTION_ENTRY_NULL};
+
+  cli_add_entries(group, entries);
+}
+
+gboolean cli_run_parse(GOptionContext *ctx, GOptionGroup *group,
+                       CliRunOptions *o, const GOptionEntry *more,
+                       const char *command, int *argc, char ***argv,
+                       int *status, GError **error)
+{
+  cli_run_options_init(o);
+  cli_run_add_entries(group, o);
+  cli_nccl_add_entries(group, &o->nccl);
+  cli_fault_add_entries(group, &o->faults);
+  cli_add_entries(group, more);
+  g_option_context_set_main_group(ctx, group);
+  if (!cli_parse(ctx, command, argc, argv, status))
+    return FALSE;
+  cli_nccl_env_notes(command);
+  if (*argc > 1) {
+    g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                "unexpected argument '%s'", (*argv)[1]);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+int cli_cmd_run(int argc, char **argv)
+{
+  CliRunOptions o;
+  CliNumberTarget numbers[] = {
+      CLI_RUN_NUMBER_TARGETS(&o),
+      CLI_NCCL_CHANNELS_TARGET(&o.nccl),
+      CLI_MAX_MEMORY_TARGET(&o.max_memory, &o.max_memory_seen),
+      CLI_FAULT_TARGETS(&o.faults),
+      {NULL, 0, 0, NULL, NULL, 0}};
   /* after NCCL's options */
   GOptionEntry more[] = {
       {"explain", 0, 0, G_OPTION_ARG_NONE, &o.explain,
@@ -825,20 +844,9 @@ int cli_cmd_run(int argc, char **argv)
   RunTrace rt = {.trace = &trace};
   CliRunLast hooks = {trace_before, trace_after, &rt};
 
-  cli_run_options_init(&o);
-  cli_add_entries(group, entries);
-  cli_nccl_add_entries(group, &o.nccl);
-  cli_fault_add_entries(group, &o.faults);
-  cli_add_entries(group, more);
-  g_option_context_set_main_group(ctx, group);
-  if (!cli_parse(ctx, COMMAND, &argc, &argv, &status))
-    goto out;
-  cli_nccl_env_notes(COMMAND);
-  if (argc > 1) {
-    g_set_error(&error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
-                "unexpected argument '%s'", argv[1]);
-    goto fail;
-  }
+  if (!cli_run_parse(ctx, group, &o, more, COMMAND, &argc, &argv, &status,
+                     &error))
+    goto done;
   if (!cli_run_check(&o, &plan, &error) ||
       !run_check_links(&o, &rt.hot, &rt.sample_ps, &error) ||
       !cli_apply_max_memory(o.max_memory, o.max_memory_seen, &error))
@@ -900,6 +908,9 @@ int cli_cmd_run(int argc, char **argv)
     goto fail;
   status = CLI_EXIT_OK;
   goto out;
+done:
+  if (!error)
+    goto out;
 fail:
   status = cli_report(COMMAND, error);
 out:

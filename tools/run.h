@@ -75,6 +75,37 @@ void cli_run_options_init(CliRunOptions *o);
 /* Frees the strings; o may be reused after cli_run_options_init. */
 void cli_run_options_clear(CliRunOptions *o);
 
+/* run's workload options (-t, -m, -c, -b, -e, -f, -i, -g, -n,
+ * --gpus-per-process, --iters, -d, --op, -r), for the commands that run
+ * a collective size sweep as run does (run, faults): the entries, and
+ * the CliNumberTarget entries of the numbers among them for the group's
+ * table. */
+void cli_run_add_entries(GOptionGroup *group, CliRunOptions *o);
+/* clang-format off */
+#define CLI_RUN_NUMBER_TARGETS(o)                                              \
+  {"minbytes", 'b', CLI_NUMBER_SIZE, &(o)->min_bytes, NULL, 0},                \
+  {"maxbytes", 'e', CLI_NUMBER_SIZE, &(o)->max_bytes, NULL, 0},                \
+  {"stepbytes", 'i', CLI_NUMBER_SIZE, &(o)->step_bytes,                        \
+   &(o)->step_bytes_seen, 0},                                                  \
+  {"stepfactor", 'f', CLI_NUMBER_COUNT, &(o)->step_factor,                     \
+   &(o)->step_factor_seen, 0},                                                 \
+  {"ngpus", 'g', CLI_NUMBER_COUNT, &(o)->ranks, &(o)->ranks_seen, 0},          \
+  {"nranks", 'n', CLI_NUMBER_COUNT, &(o)->ranks, &(o)->ranks_seen, 0},         \
+  {"root", 'r', CLI_NUMBER_COUNT, &(o)->root, NULL, 0},                        \
+  {"gpus-per-process", 0, CLI_NUMBER_COUNT, &(o)->gpus_per_process, NULL, 0}, \
+  {"iters", 0, CLI_NUMBER_COUNT, &(o)->iters, &(o)->iters_seen, 0}
+/* clang-format on */
+
+/* Sets o to run's defaults, adds run's workload options, NCCL's, the
+ * faults' and then `more` to group (the context's main group), parses
+ * argv and refuses arguments left over.  FALSE when the command ends
+ * here: with *status set (--help, a bad option: already reported) and
+ * error unset, or with error set. */
+gboolean cli_run_parse(GOptionContext *ctx, GOptionGroup *group,
+                       CliRunOptions *o, const GOptionEntry *more,
+                       const char *command, int *argc, char ***argv,
+                       int *status, GError **error);
+
 /* Checks o (filling in the default collective, type and reduction) and
  * the NCCL_* environment into *plan; errors name each key as o->name
  * says. */

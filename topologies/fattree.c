@@ -345,8 +345,9 @@ static gboolean core_ok(const TopoSystem *sys, const FtPair *p, guint32 cc)
 
 /* choose() over the bundles ok() leaves: the subnet manager's routing run
  * again on the surviving graph (D-mod-k over the up ports that still reach
- * the destination), ECMP's hash over the next hops left, the least loaded
- * of them; SIM_NONE when none is left. */
+ * the destination: every route may move), ECMP with resilient hashing (a
+ * flow whose next hop is up keeps it; the others hash again over the hops
+ * left), the least loaded of them; SIM_NONE when none is left. */
 typedef gboolean (*FtOk)(const TopoSystem *sys, const FtPair *p, guint32 i);
 
 /* The k-th of the n bundles ok() leaves. */
@@ -395,7 +396,12 @@ static guint32 choose_up(const TopoSystem *sys, const FtPair *p, FtOk ok,
       }
     }
     return best;
-  default: return nth_up(sys, p, ok, n, (guint32)(h % live));
+  default:
+    /* resilient hashing: a flow keeps its next hop while it is up; only
+     * those of hops that went down hash again over the ones left */
+    if (ok(sys, p, (guint32)(h % n)))
+      return (guint32)(h % n);
+    return nth_up(sys, p, ok, n, (guint32)((h >> 32) % live));
   }
 }
 

@@ -610,3 +610,47 @@ SimNodeId topo_live_nic(const TopoSystem *sys, guint32 server, guint32 nic,
   }
   return best == SIM_NONE ? SIM_NONE : topo_nic(sys, server, best);
 }
+
+static const char *const element_kinds[] = {
+    "switches", "leaves", "spines", "cores", "nics", "links", NULL};
+
+const char *const *topo_fault_element_kinds(void)
+{
+  return element_kinds;
+}
+
+GPtrArray *topo_fault_elements(const TopoSystem *sys, const char *kind,
+                               GError **error)
+{
+  const SimFabric *f = sys->fabric;
+  GPtrArray *out = g_ptr_array_new_with_free_func(g_free);
+  gint k = -1;
+
+  for (gint i = 0; element_kinds[i]; i++) {
+    if (strcmp(kind, element_kinds[i]) == 0)
+      k = i;
+  }
+  if (k < 0) {
+    g_autofree char *list = g_strjoinv(", ", (char **)element_kinds);
+    g_ptr_array_unref(out);
+    g_set_error(error, TOPO_ERROR, TOPO_ERROR_UNKNOWN,
+                "'%s' is not a kind of network element (%s)", kind, list);
+    return NULL;
+  }
+  if (k == 5) { /* links */
+    for (SimChannelId c = 0; c < sim_fabric_n_channels(f); c += 2) {
+      if (network_channel(sys, c))
+        g_ptr_array_add(out, link_name(sys, c >> 1));
+    }
+    return out;
+  }
+  for (SimNodeId n = 0; n < sim_fabric_n_nodes(f); n++) {
+    const SimNode *node = sim_fabric_node(f, n);
+    gboolean take = k == 4 ? node->kind == TOPO_NODE_NIC
+                           : node->kind == TOPO_NODE_NET_SWITCH &&
+                                 (k == 0 || node->group == (guint32)k);
+    if (take)
+      g_ptr_array_add(out, g_strdup(sim_fabric_node_name(f, n)));
+  }
+  return out;
+}

@@ -220,6 +220,16 @@ gboolean topo_nic_up(const TopoSystem *sys, guint32 server, guint32 nic);
 SimNodeId topo_live_nic(const TopoSystem *sys, guint32 server, guint32 nic,
                         guint32 gpu);
 
+/* The kinds of network element topo_fault_elements lists:
+ * "switches", "leaves", "spines", "cores" (a fat-tree's or explicit
+ * network's tiers), "nics", "links" (every link bundle, as "A B"). */
+const char *const *topo_fault_element_kinds(void);
+/* The names (char *) of the network's elements of a kind, in fabric
+ * order, as faults take them; an unknown kind is an error naming the
+ * kinds. */
+GPtrArray *topo_fault_elements(const TopoSystem *sys, const char *kind,
+                               GError **error);
+
 /* What `ifsim topo` prints. */
 typedef struct {
   guint32 servers, gpus, nics, cpus;

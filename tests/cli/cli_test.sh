@@ -883,6 +883,27 @@ expect 2 "ifsim: sweep: --vary: run.no_fold: 'maybe' is not true or false" sweep
 "$IFSIM" sweep --vary run.no_fold=true,false -b 1M -e 1M -o "$out.csv" ||
   { echo "FAIL: sweep --vary run.no_fold=true,false"; fails=$((fails + 1)); }
 contains "$out.csv" "0,true,AllReduce,1048576"
+# faults (docs/faults.md): the flags of run and topo, ifsim faults
+pod="$(dirname "$0")/../../topologies/examples/dgx-h100-superpod.ini"
+expect 0 "# fault: down: p0.leaf0 (64 links)" run -t "$pod" -b 1G -e 1G --fail p0.leaf0
+expect 0 "326.79" run -t "$pod" -b 1G -e 1G --fail p0.leaf0
+expect 0 "Faults: 1 physical link down, 1 slower" topo "$pod" --fail 'p0.leaf0 p0.spine0' --degrade 's0.nic0 p0.leaf0 ib-ndr-1x'
+expect 0 "down: p0.leaf7 p0.spine30 x1 (random, seed 7)" topo "$pod" --fail-random 2 --fault-seed 7
+expect 2 "ifsim: run: --fail: 'p0.spine99' names no element of this system" run -t "$pod" --fail p0.spine99
+expect 2 "ifsim: run: --fail: s0.gpu0 is a GPU: ifsim models faults of the network" run -t "$pod" --fail s0.gpu0
+expect 2 "ifsim: run: --degrade: 2 is outside (0, 1]" run -t "$pod" --degrade 's0.nic0 p0.leaf0 2'
+expect 2 "ifsim: run: --fault-seed: seeds --fail-random, which is not given" run -t "$pod" --fault-seed 3
+expect 2 "ifsim: run: --fail: faults are modelled on fat-tree and explicit networks; this system's is none" run --fail s0.nic0
+expect 2 "every NIC of server 0 is down (faults)" run -t "$pod" -b 1M -e 1M --fail 's0.nic*'
+expect 0 "    1  p0.leaf0" faults -t "$pod" -b 1G -e 1G --criticality leaves --csv "$out.csv"
+contains "$out.csv" "element,size_bytes,time_us,busbw_GBps,slowdown,algo,proto,channels,outcome"
+contains "$out.csv" "p0.leaf0,1073741824,6545.876506,326.785120,1.135989,NVLSTree"
+expect 0 "     2     10" faults -t "$pod" -b 1G -e 1G --random-links 1,2 --draws 10
+expect 2 "ifsim: faults: give one of --criticality KIND and --random-links LIST" faults -t "$pod"
+expect 2 "ifsim: faults: --criticality: 'routers' is not a kind of network element (switches, leaves, spines, cores, nics, links)" faults -t "$pod" --criticality routers
+expect 2 "ifsim: faults: --random-links: '0' is not a count of links from 1" faults -t "$pod" --random-links 1,0
+expect 2 "ifsim: faults: --draws: goes with --random-links, not --criticality" faults -t "$pod" --criticality spines --draws 3
+expect 2 "ifsim: faults: --criticality: the system has no cores" faults -t "$pod" --criticality cores
 if [ "$fails" -ne 0 ]; then
   echo "$fails CLI test(s) failed"
   exit 1

@@ -1,0 +1,513 @@
+/* ifsim faults: what failures cost a collective (docs/faults.md).
+ *
+ *   ifsim faults -t pod.ini -b 1G -e 1G --criticality switches
+ *   ifsim faults -t pod.ini -b 1G -e 1G --random-links 1,2,3,4 --draws 100
+ *
+ * The baseline is the system as loaded, with its [faults] and the --fail,
+ * --degrade and --fail-random flags; every scenario adds its own faults to
+ * it (one element down, or k random links drawn with a seed) and runs the
+ * collective over the sizes as `ifsim run` does, NCCL's choice, channels
+ * and routes made again on what is left.  A scenario's slowdown at a size
+ * is its time over the baseline's.  A scenario whose faults leave a pair
+ * of ranks no path (or a server no NIC) is reported as cut, with the
+ * message naming them: the job would not run. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/interrupt.h"
+#include "tools/cli.h"
+#include "tools/fault_options.h"
+#include "tools/run.h"
+#include "topologies/system.h"
+#include "traces/csvtext.h"
+#include "traces/output.h"
+
+#define COMMAND "faults"
+
+/* Rows the criticality table prints unless --top says otherwise. */
+#define FAULTS_DEFAULT_TOP 20
+/* Draws per count of random links unless --draws says otherwise. */
+#define FAULTS_DEFAULT_DRAWS 100
+
+typedef struct {
+  char *criticality;  /* KIND */
+  char *random_links; /* "1,2,3,4" */
+  guint64 draws, seed, top;
+  gboolean draws_seen, seed_seen, top_seen;
+  char *csv;
+} FaultsOptions;
+
+/* One scenario: its faults and what the run gave, or why it could not. */
+typedef struct {
+  char *element; /* criticality: the element down */
+  guint32 links; /* draws: links down */
+  guint32 seed;  /* draws: the draw's seed */
+  GArray *rows;  /* TrcCollRow per size; NULL when cut */
+  char *failure; /* the message when cut */
+  double key;    /* slowdown of the largest size; INFINITY when cut */
+} Scenario;
+
+static void scenario_clear(Scenario *s)
+{
+  g_free(s->element);
+  if (s->rows)
+    g_array_unref(s->rows);
+  g_free(s->failure);
+}
+
+/* The system with the baseline's faults and `extra`'s (may be NULL), and
+ * the collective over the sizes on it, into rows. */
+static gboolean run_with(const CliRunOptions *o, const CliRunPlan *plan,
+                         const TopoFaultSpec *extra, GArray *rows,
+                         TrcCollInfo *info, GError **error)
+{
+  g_autoptr(TopoSystem) sys =
+      topo_system_load(o->topology, (const char *const *)o->models, error);
+  g_autoptr(NcclComm) comm = NULL;
+
+  if (!sys || !cli_fault_apply(sys, &o->faults, error) ||
+      (extra && !topo_system_add_faults(sys, extra, error)))
+    return FALSE;
+  comm = cli_run_comm_new(sys, o, plan, error);
+  if (!comm || !cli_run_collective(comm, o, plan, NULL, NULL, NULL, NULL, NULL,
+                                   rows, error))
+    return FALSE;
+  if (info) {
+    cli_run_info(o, plan, sys, comm, info);
+    /* the system goes: keep what the header needs */
+    info->system = g_intern_string(info->system);
+  }
+  return TRUE;
+}
+
+/* Runs one scenario; FALSE only for an interrupt (the scenario's own
+ * failure is its result). */
+static gboolean run_scenario(const CliRunOptions *o, const CliRunPlan *plan,
+                             const TopoFaultSpec *spec, const GArray *base,
+                             Scenario *s, GError **error)
+{
+  g_autoptr(GError) local = NULL;
+  GArray *rows = g_array_new(FALSE, TRUE, sizeof(TrcCollRow));
+
+  if (!run_with(o, plan, spec, rows, NULL, &local)) {
+    g_array_unref(rows);
+    if (sim_interrupted()) {
+      g_propagate_error(error, g_steal_pointer(&local));
+      return FALSE;
+    }
+    s->failure = g_strdup(local->message);
+    s->key = INFINITY;
+    return TRUE;
+  }
+  s->rows = rows;
+  s->key = g_array_index(rows, TrcCollRow, rows->len - 1).time_us /
+           g_array_index(base, TrcCollRow, base->len - 1).time_us;
+  return sim_interrupt_check(error);
+}
+
+/* --- output --------------------------------------------------------------- */
+
+static void csv_rows(GString *s, const char *lead, const GArray *rows,
+                     const GArray *base, const char *failure)
+{
+  for (guint i = 0; i < base->len; i++) {
+    const TrcCollRow *b = &g_array_index(base, TrcCollRow, i);
+
+    g_string_append(s, lead);
+    if (!rows) {
+      g_string_append_printf(s, "%" G_GUINT64_FORMAT ",,,,,,,", b->size_bytes);
+      trc_csv_append_text(s, failure);
+    } else {
+      const TrcCollRow *r = &g_array_index(rows, TrcCollRow, i);
+      g_string_append_printf(
+          s, "%" G_GUINT64_FORMAT ",%.6f,%.6f,%.6f,%s,%s,%u,ok", r->size_bytes,
+          r->time_us, r->busbw_GBps, r->time_us / b->time_us, r->algo, r->proto,
+          r->channels);
+    }
+    g_string_append_c(s, '\n');
+  }
+}
+
+#define FAULTS_CSV_RESULT                                                      \
+  "size_bytes,time_us,busbw_GBps,slowdown,algo,proto,channels,outcome"
+
+static void print_header(const TrcCollInfo *info, const GArray *base,
+                         const char *const *lines)
+{
+  printf("# ifsim faults: %s on %s, %u ranks on %u nodes, fidelity %s\n",
+         info->collective, info->system, info->ranks, info->nodes,
+         info->fidelity);
+  for (guint i = 0; lines && lines[i]; i++)
+    printf("# baseline fault: %s\n", lines[i]);
+  for (guint i = 0; i < base->len; i++) {
+    const TrcCollRow *r = &g_array_index(base, TrcCollRow, i);
+    printf("# baseline %" G_GUINT64_FORMAT " B: %.2f us, busbw %.2f GB/s "
+           "(%s %s, %u channels)\n",
+           r->size_bytes, r->time_us, r->busbw_GBps, r->algo, r->proto,
+           r->channels);
+  }
+}
+
+/* Orders scenarios by slowdown, highest (cut) first, ties in their order
+ * (an insertion sort: stable, and n is an element count). */
+static void rank_scenarios(Scenario *s, guint n)
+{
+  for (guint i = 1; i < n; i++) {
+    Scenario t = s[i];
+    guint j = i;
+
+    while (j > 0 && s[j - 1].key < t.key) {
+      s[j] = s[j - 1];
+      j--;
+    }
+    s[j] = t;
+  }
+}
+
+/* The worst slowdown of a scenario over the sizes, and that size. */
+static double worst_slowdown(const Scenario *s, const GArray *base,
+                             guint64 *size)
+{
+  double w = 0;
+
+  *size = 0;
+  for (guint i = 0; s->rows && i < base->len; i++) {
+    double r = g_array_index(s->rows, TrcCollRow, i).time_us /
+               g_array_index(base, TrcCollRow, i).time_us;
+    if (r > w) {
+      w = r;
+      *size = g_array_index(base, TrcCollRow, i).size_bytes;
+    }
+  }
+  return w;
+}
+
+static void print_criticality(const char *kind, Scenario *s, guint n,
+                              const GArray *base, guint64 top)
+{
+  const TrcCollRow *last = &g_array_index(base, TrcCollRow, base->len - 1);
+  guint hurt = 0, cut = 0;
+
+  for (guint i = 0; i < n; i++) {
+    hurt += s[i].key > 1.01;
+    cut += s[i].rows == NULL;
+  }
+  printf("# criticality: %u %s, each down alone; ranked by the slowdown at "
+         "%" G_GUINT64_FORMAT " B\n",
+         n, kind, last->size_bytes);
+  printf("# %u slow it by more than 1%%; %u cut the job (a pair of ranks "
+         "without a path)\n",
+         hurt, cut);
+  printf("%5s  %-32s %9s %12s %11s %15s %14s\n", "rank", "element", "slowdown",
+         "time_us", "busbw_GBps", "worst_slowdown", "at_size_bytes");
+  for (guint i = 0; i < n && (top == 0 || i < top); i++) {
+    guint64 at;
+    double w = worst_slowdown(&s[i], base, &at);
+
+    if (!s[i].rows) {
+      printf("%5u  %-32s %9s  %s\n", i + 1, s[i].element, "cut", s[i].failure);
+      continue;
+    }
+    printf("%5u  %-32s %9.4f %12.2f %11.2f %15.4f %14" G_GUINT64_FORMAT "\n",
+           i + 1, s[i].element, s[i].key,
+           g_array_index(s[i].rows, TrcCollRow, base->len - 1).time_us,
+           g_array_index(s[i].rows, TrcCollRow, base->len - 1).busbw_GBps, w,
+           at);
+  }
+  if (top && n > top)
+    printf("# ... %u more (--top 0 lists all)\n", (guint)(n - top));
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+  double x = *(const double *)a, y = *(const double *)b;
+
+  return x < y ? -1 : x > y;
+}
+
+/* The nearest-rank percentile p (0..100] of n sorted values. */
+static double percentile(const double *v, guint n, double p)
+{
+  guint k = (guint)ceil(p / 100.0 * n);
+
+  return v[CLAMP(k, 1u, n) - 1];
+}
+
+static void print_value(double v)
+{
+  if (isinf(v))
+    printf(" %8s", "cut");
+  else
+    printf(" %8.4f", v);
+}
+
+static void print_draws(const Scenario *s, guint n, const guint32 *counts,
+                        guint n_counts, guint32 draws, guint32 seed,
+                        const GArray *base)
+{
+  const TrcCollRow *last = &g_array_index(base, TrcCollRow, base->len - 1);
+
+  printf("# random links down: %u draws per count (seeds %u-%u); slowdown "
+         "at %" G_GUINT64_FORMAT " B\n",
+         draws, seed, seed + draws - 1, last->size_bytes);
+  printf("%6s %6s %8s %8s %8s %8s %8s %8s %11s %5s\n", "links", "draws", "mean",
+         "p50", "p90", "p99", "worst", "best", "worst_seed", "cut");
+  for (guint c = 0; c < n_counts; c++) {
+    g_autofree double *v = g_new(double, draws);
+    const Scenario *w = NULL;
+    double sum = 0;
+    guint cut = 0, ok = 0;
+
+    for (guint i = 0; i < n; i++) {
+      if (s[i].links != counts[c])
+        continue;
+      v[ok + cut] = s[i].key;
+      if (isinf(s[i].key))
+        cut++;
+      else
+        sum += s[i].key;
+      ok += !isinf(s[i].key);
+      if (!w || s[i].key > w->key)
+        w = &s[i];
+    }
+    qsort(v, draws, sizeof *v, cmp_double);
+    printf("%6u %6u", counts[c], draws);
+    if (ok)
+      printf(" %8.4f", sum / ok);
+    else
+      printf(" %8s", "-");
+    print_value(percentile(v, draws, 50));
+    print_value(percentile(v, draws, 90));
+    print_value(percentile(v, draws, 99));
+    print_value(v[draws - 1]);
+    print_value(v[0]);
+    printf(" %11u %5u\n", w->seed, cut);
+  }
+}
+
+/* "1,2,3,4": counts of links, each from 1 up. */
+static gboolean parse_counts(const char *text, GArray *out, GError **error)
+{
+  g_auto(GStrv) parts = g_strsplit(text, ",", -1);
+
+  for (guint i = 0; parts[i]; i++) {
+    g_autoptr(GError) local = NULL;
+    guint64 v;
+
+    if (!sim_count_parse(g_strstrip(parts[i]), 1u << 24, &v, &local) ||
+        v == 0) {
+      g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                  "--random-links: '%s' is not a count of links from 1 (a "
+                  "list: 1,2,3,4)%s%s",
+                  parts[i], local ? ": " : "", local ? local->message : "");
+      return FALSE;
+    }
+    {
+      guint32 k = (guint32)v;
+      g_array_append_val(out, k);
+    }
+  }
+  return TRUE;
+}
+
+int cli_cmd_faults(int argc, char **argv)
+{
+  CliRunOptions o;
+  FaultsOptions fo = {0};
+  CliNumberTarget numbers[] = {
+      CLI_RUN_NUMBER_TARGETS(&o),
+      CLI_NCCL_CHANNELS_TARGET(&o.nccl),
+      CLI_MAX_MEMORY_TARGET(&o.max_memory, &o.max_memory_seen),
+      CLI_FAULT_TARGETS(&o.faults),
+      {"draws", 0, CLI_NUMBER_COUNT, &fo.draws, &fo.draws_seen, 1u << 20},
+      {"seed", 0, CLI_NUMBER_COUNT, &fo.seed, &fo.seed_seen, G_MAXUINT32},
+      {"top", 0, CLI_NUMBER_COUNT, &fo.top, &fo.top_seen, 0},
+      {NULL, 0, 0, NULL, NULL, 0}};
+  GOptionEntry more[] = {
+      {"criticality", 0, 0, G_OPTION_ARG_STRING, &fo.criticality,
+       "Take each network element of KIND down alone and rank them by the "
+       "slowdown: switches, leaves, spines, cores, nics or links",
+       "KIND"},
+      {"random-links", 0, 0, G_OPTION_ARG_STRING, &fo.random_links,
+       "Draw LIST's counts of random network links down (--draws times "
+       "each) and print the slowdown's distribution, e.g. 1,2,3,4",
+       "LIST"},
+      {"draws", 0, 0, G_OPTION_ARG_CALLBACK, cli_parse_number_option,
+       "Draws per count of --random-links (default 100)", "N"},
+      {"seed", 0, 0, G_OPTION_ARG_CALLBACK, cli_parse_number_option,
+       "Seed of the first draw; draw i takes seed + i (default 1)", "S"},
+      {"top", 0, 0, G_OPTION_ARG_CALLBACK, cli_parse_number_option,
+       "Rows of the criticality ranking to print (default 20; 0: all)", "N"},
+      {"csv", 0, 0, G_OPTION_ARG_FILENAME, &fo.csv,
+       "Write every scenario's result per size as CSV", "FILE"},
+      CLI_MAX_MEMORY_ENTRY,
+      G_OPTION_ENTRY_NULL};
+  g_autoptr(GOptionContext) ctx = cli_context_new(
+      NULL,
+      "What failures cost a collective: each element down alone, or "
+      "random links down.",
+      "The baseline is the system with its [faults] and --fail, --degrade, "
+      "--fail-random; every scenario adds its own faults.\nSlowdown: a "
+      "scenario's time over the baseline's, at each size (docs/faults.md).");
+  GOptionGroup *group = g_option_group_new(COMMAND, "faults options",
+                                           "faults options", numbers, NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GArray) base = g_array_new(FALSE, TRUE, sizeof(TrcCollRow));
+  g_autoptr(GArray) counts = g_array_new(FALSE, FALSE, sizeof(guint32));
+  g_autoptr(GPtrArray) elements = NULL;
+  g_autoptr(TrcOutputs) outs = trc_outputs_new();
+  g_autoptr(GString) csv = g_string_new(NULL);
+  g_auto(GStrv) base_lines = NULL;
+  Scenario *sc = NULL;
+  guint n = 0;
+  int status = CLI_EXIT_USAGE;
+  CliRunPlan plan;
+  TrcCollInfo info;
+
+  if (!cli_run_parse(ctx, group, &o, more, COMMAND, &argc, &argv, &status,
+                     &error)) {
+    if (!error)
+      goto out;
+    goto fail;
+  }
+  if (!fo.criticality == !fo.random_links) {
+    g_set_error(&error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                "give one of --criticality KIND and --random-links LIST");
+    goto fail;
+  }
+  if (fo.criticality && (fo.draws_seen || fo.seed_seen)) {
+    g_set_error(&error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                "%s: goes with --random-links, not --criticality",
+                fo.draws_seen ? "--draws" : "--seed");
+    goto fail;
+  }
+  if (fo.random_links && fo.top_seen) {
+    g_set_error(&error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                "--top: goes with --criticality, not --random-links");
+    goto fail;
+  }
+  if (fo.draws_seen && fo.draws == 0) {
+    g_set_error(&error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                "--draws: 0: expected a count from 1");
+    goto fail;
+  }
+  if (!fo.draws_seen)
+    fo.draws = FAULTS_DEFAULT_DRAWS;
+  if (!fo.seed_seen)
+    fo.seed = 1;
+  if (!fo.top_seen)
+    fo.top = FAULTS_DEFAULT_TOP;
+  if (fo.random_links && !parse_counts(fo.random_links, counts, &error))
+    goto fail;
+  if (fo.random_links && fo.seed + fo.draws - 1 > G_MAXUINT32) {
+    g_set_error(&error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                "--seed: %" G_GUINT64_FORMAT " + %" G_GUINT64_FORMAT
+                " draws passes the largest seed, %u",
+                fo.seed, fo.draws, G_MAXUINT32);
+    goto fail;
+  }
+  if (!cli_run_check(&o, &plan, &error) ||
+      !cli_apply_max_memory(o.max_memory, o.max_memory_seen, &error) ||
+      !run_with(&o, &plan, NULL, base, &info, &error))
+    goto fail;
+  {
+    g_autoptr(TopoSystem) sys =
+        topo_system_load(o.topology, (const char *const *)o.models, &error);
+    if (!sys || !cli_fault_apply(sys, &o.faults, &error))
+      goto fail;
+    base_lines = topo_system_fault_lines(sys);
+    if (fo.criticality) {
+      elements = topo_fault_elements(sys, fo.criticality, &error);
+      if (!elements) {
+        g_prefix_error(&error, "--criticality: ");
+        goto fail;
+      }
+      if (elements->len == 0) {
+        g_set_error(&error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                    "--criticality: the system has no %s", fo.criticality);
+        goto fail;
+      }
+    }
+  }
+  /* the scenarios */
+  if (elements) {
+    n = elements->len;
+    sc = g_new0(Scenario, n);
+    for (guint i = 0; i < n; i++) {
+      const char *one[] = {g_ptr_array_index(elements, i), NULL};
+      TopoFaultSpec spec = {.fail = one,
+                            .where_fail = "--criticality",
+                            .where_degrade = "--criticality",
+                            .where_random = "--criticality"};
+
+      sc[i].element = g_strdup(one[0]);
+      if (!run_scenario(&o, &plan, &spec, base, &sc[i], &error))
+        goto fail;
+    }
+  } else {
+    n = counts->len * (guint)fo.draws;
+    sc = g_new0(Scenario, n);
+    for (guint c = 0, i = 0; c < counts->len; c++) {
+      for (guint d = 0; d < fo.draws; d++, i++) {
+        TopoFaultSpec spec = {.random_links = g_array_index(counts, guint32, c),
+                              .seed = (guint32)(fo.seed + d),
+                              .where_fail = "--random-links",
+                              .where_degrade = "--random-links",
+                              .where_random = "--random-links"};
+
+        sc[i].links = spec.random_links;
+        sc[i].seed = spec.seed;
+        if (!run_scenario(&o, &plan, &spec, base, &sc[i], &error))
+          goto fail;
+      }
+    }
+  }
+  /* the CSV in scenario order, then the report */
+  if (fo.csv) {
+    if (elements) {
+      g_string_append(csv, "element," FAULTS_CSV_RESULT "\n");
+      csv_rows(csv, "none,", base, base, NULL);
+    } else {
+      g_string_append(csv, "links_down,seed," FAULTS_CSV_RESULT "\n");
+      csv_rows(csv, "0,0,", base, base, NULL);
+    }
+    for (guint i = 0; i < n; i++) {
+      g_autoptr(GString) lead = g_string_new(NULL);
+
+      if (elements) {
+        trc_csv_append_text(lead, sc[i].element);
+        g_string_append_c(lead, ',');
+      } else {
+        g_string_append_printf(lead, "%u,%u,", sc[i].links, sc[i].seed);
+      }
+      csv_rows(csv, lead->str, sc[i].rows, base, sc[i].failure);
+    }
+    if (!trc_outputs_add(outs, fo.csv,
+                         g_string_free(g_steal_pointer(&csv), FALSE), &error))
+      goto fail;
+  }
+  print_header(&info, base, (const char *const *)base_lines);
+  if (elements) {
+    rank_scenarios(sc, n);
+    print_criticality(fo.criticality, sc, n, base, fo.top);
+  } else {
+    print_draws(sc, n, (const guint32 *)(void *)counts->data, counts->len,
+                (guint32)fo.draws, (guint32)fo.seed, base);
+  }
+  if (!trc_outputs_commit(outs, &error))
+    goto fail;
+  status = CLI_EXIT_OK;
+  goto out;
+fail:
+  status = cli_report(COMMAND, error);
+out:
+  for (guint i = 0; sc && i < n; i++)
+    scenario_clear(&sc[i]);
+  g_free(sc);
+  g_free(fo.criticality);
+  g_free(fo.random_links);
+  g_free(fo.csv);
+  cli_run_options_clear(&o);
+  return status;
+}
