@@ -465,6 +465,17 @@ int cli_cmd_faults(int argc, char **argv)
   }
   /* the CSV in scenario order, then the report */
   if (fo.csv) {
+    g_string_append(csv, "# test: ifsim faults\n# collective: ");
+    trc_csv_append_comment(csv, info.collective);
+    g_string_append(csv, "\n# system: ");
+    trc_csv_append_comment(csv, info.system);
+    g_string_append_printf(csv, "\n# fidelity: %s\n# ranks: %u\n# nodes: %u\n",
+                           info.fidelity, info.ranks, info.nodes);
+    for (guint i = 0; base_lines && base_lines[i]; i++) {
+      g_string_append(csv, "# baseline fault: ");
+      trc_csv_append_comment(csv, base_lines[i]);
+      g_string_append_c(csv, '\n');
+    }
     if (elements) {
       g_string_append(csv, "element," FAULTS_CSV_RESULT "\n");
       csv_rows(csv, "none,", base, base, NULL);

@@ -79,8 +79,28 @@ static const char *const samples_columns[] = {
 #define SAMPLES_DST 3
 #define SAMPLES_UTIL 5
 
+/* ifsim faults --csv (tools/cmd_faults.c): an element's or a draw's
+ * columns, then the result's; slowdown and times are empty when cut. */
+static const char *const crit_columns[] = {
+    "element", "size_bytes", "time_us",  "busbw_GBps", "slowdown",
+    "algo",    "proto",      "channels", "outcome",    NULL};
+static const char *const draws_columns[] = {
+    "links_down", "seed",  "size_bytes", "time_us", "busbw_GBps", "slowdown",
+    "algo",       "proto", "channels",   "outcome", NULL};
+#define CRIT_SIZE 1
+#define CRIT_SLOWDOWN 4
+#define DRAWS_LINKS 0
+#define DRAWS_SIZE 2
+#define DRAWS_SLOWDOWN 5
+/* Bars a criticality plot draws: the worst elements. */
+#define CRIT_MAX_BARS 30
+#define crit_n (G_N_ELEMENTS(crit_columns) - 1)
+#define draws_n (G_N_ELEMENTS(draws_columns) - 1)
+
 static const char *const kind_names[CLI_PLOT_N_KINDS] = {
-    "run", "sweep", "replay-summary", "links", "link-samples"};
+    "run",         "sweep",        "replay-summary",
+    "links",       "link-samples", "faults-criticality",
+    "faults-draws"};
 
 const char *cli_plot_kind_name(CliPlotKind kind)
 {
@@ -100,11 +120,13 @@ static gboolean columns_are(const char *const *header, guint from,
 
 gboolean cli_plot_kind_detect(const char *const *header, CliPlotKind *kind)
 {
-  static const char *const *const fixed[] = {[CLI_PLOT_RUN] = run_columns,
-                                             [CLI_PLOT_REPLAY] = replay_columns,
-                                             [CLI_PLOT_LINKS] = links_columns,
-                                             [CLI_PLOT_SAMPLES] =
-                                                 samples_columns};
+  static const char *const *const fixed[] = {
+      [CLI_PLOT_RUN] = run_columns,
+      [CLI_PLOT_REPLAY] = replay_columns,
+      [CLI_PLOT_LINKS] = links_columns,
+      [CLI_PLOT_SAMPLES] = samples_columns,
+      [CLI_PLOT_CRITICALITY] = crit_columns,
+      [CLI_PLOT_DRAWS] = draws_columns};
   guint n = g_strv_length((char **)header);
 
   for (guint k = 0; k < G_N_ELEMENTS(fixed); k++)
@@ -133,10 +155,13 @@ char *cli_plot_kinds_text(void)
   g_autofree char *replay = g_strjoinv(",", (char **)replay_columns);
   g_autofree char *links = g_strjoinv(",", (char **)links_columns);
   g_autofree char *samples = g_strjoinv(",", (char **)samples_columns);
+  g_autofree char *crit = g_strjoinv(",", (char **)crit_columns);
+  g_autofree char *draws = g_strjoinv(",", (char **)draws_columns);
 
   return g_strdup_printf("run (%s), sweep (point,KEY...,collective,%s), "
-                         "replay-summary (%s), links (%s), link-samples (%s)",
-                         run, run, replay, links, samples);
+                         "replay-summary (%s), links (%s), link-samples (%s), "
+                         "faults-criticality (%s), faults-draws (%s)",
+                         run, run, replay, links, samples, crit, draws);
 }
 
 char *cli_plot_size_label(guint64 bytes)
@@ -325,6 +350,18 @@ static guint kind_checks(CliPlotKind kind, guint n_columns, CellCheck *c)
     c[n++] = (CellCheck){LINKS_SRC, CELL_TEXT};
     c[n++] = (CellCheck){LINKS_DST, CELL_TEXT};
     c[n++] = (CellCheck){LINKS_UTIL, CELL_UTIL};
+    break;
+  case CLI_PLOT_CRITICALITY:
+    c[n++] = (CellCheck){0, CELL_TEXT};
+    c[n++] = (CellCheck){CRIT_SIZE, CELL_SIZE};
+    c[n++] = (CellCheck){CRIT_SLOWDOWN, CELL_NUMBER_OR_EMPTY};
+    c[n++] = (CellCheck){crit_n - 1, CELL_TEXT};
+    break;
+  case CLI_PLOT_DRAWS:
+    c[n++] = (CellCheck){DRAWS_LINKS, CELL_INDEX};
+    c[n++] = (CellCheck){DRAWS_SIZE, CELL_SIZE};
+    c[n++] = (CellCheck){DRAWS_SLOWDOWN, CELL_NUMBER_OR_EMPTY};
+    c[n++] = (CellCheck){draws_n - 1, CELL_TEXT};
     break;
   case CLI_PLOT_SAMPLES:
     c[n++] = (CellCheck){SAMPLES_TIME, CELL_NUMBER};
@@ -781,6 +818,153 @@ static void write_replay(const CliPlot *p, GString *s, char **title)
   *title = g_strdup("ifsim replay: step time per job");
 }
 
+static gint cmp_double_asc(gconstpointer a, gconstpointer b)
+{
+  double x = *(const double *)a, y = *(const double *)b;
+
+  return x < y ? -1 : x > y;
+}
+
+/* The largest size of a faults CSV (the one both plots show). */
+static guint64 faults_size(const PlotFile *f, guint column)
+{
+  guint64 hi = 0;
+
+  for (guint r = 1; r < f->csv.rows->len; r++)
+    hi = MAX(hi, cell_size(row_at(f, r)[column]));
+  return hi;
+}
+
+typedef struct {
+  const char *element;
+  double slowdown; /* INFINITY: cut */
+  guint order;
+} CritBar;
+
+static gint worst_first(gconstpointer a, gconstpointer b)
+{
+  const CritBar *x = a, *y = b;
+
+  if (x->slowdown != y->slowdown)
+    return x->slowdown > y->slowdown ? -1 : 1;
+  return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* Criticality: the largest size's slowdown per element (not the
+ * baseline's "none" row), the worst CRIT_MAX_BARS, worst first; the
+ * elements that cut the job are drawn at the axis' end, labelled. */
+static void write_criticality(const CliPlot *p, GString *s, char **title,
+                              char **note)
+{
+  const PlotFile *f = file_at(p, 0);
+  guint64 size = faults_size(f, CRIT_SIZE);
+  g_autoptr(GArray) bars = g_array_new(FALSE, FALSE, sizeof(CritBar));
+  g_autoptr(GPtrArray) labels = g_ptr_array_new_with_free_func(g_free);
+  g_autofree char *size_text = cli_plot_size_label(size);
+  double top = 1;
+  guint cut = 0, shown;
+
+  for (guint r = 1; r < f->csv.rows->len; r++) {
+    char **row = row_at(f, r);
+    CritBar b = {row[0], INFINITY, r};
+
+    if (cell_size(row[CRIT_SIZE]) != size || g_str_equal(row[0], "none"))
+      continue;
+    if (row[CRIT_SLOWDOWN][0]) {
+      b.slowdown = cell_number(row[CRIT_SLOWDOWN]);
+      top = MAX(top, b.slowdown);
+    } else {
+      cut++;
+    }
+    g_array_append_val(bars, b);
+  }
+  g_array_sort(bars, worst_first);
+  shown = MIN(bars->len, CRIT_MAX_BARS);
+  g_string_append(s, "$D << EOD\n");
+  for (guint i = 0; i < shown; i++) {
+    const CritBar *b = &g_array_index(bars, CritBar, i);
+
+    gp_number(s, isinf(b->slowdown) ? top * 1.05 : b->slowdown);
+    g_string_append_printf(s, " %d\n", isinf(b->slowdown) ? 1 : 0);
+    g_ptr_array_add(labels, isinf(b->slowdown)
+                                ? g_strdup_printf("%s (cut)", b->element)
+                                : g_strdup(b->element));
+  }
+  g_string_append_printf(s, "EOD\nN = %u\nSIZE = ", shown);
+  gp_string(s, size_text);
+  g_string_append_c(s, '\n');
+  gp_tics(s, "y", labels);
+  *title = g_strdup("ifsim faults: slowdown with each element down alone");
+  if (bars->len > shown || cut)
+    *note = g_strdup_printf("the worst %u of %u%s", shown, bars->len,
+                            cut ? "; cut: no path for some pair of ranks" : "");
+}
+
+/* Draws: per count of links down, the largest size's slowdowns sorted
+ * (a step CDF over the draws); cut draws count as above every value, so
+ * a count's curve ends below 1 by their share. */
+static void write_draws(const CliPlot *p, GString *s, char **title, char **note)
+{
+  const PlotFile *f = file_at(p, 0);
+  guint64 size = faults_size(f, DRAWS_SIZE);
+  g_autoptr(GArray) counts = g_array_new(FALSE, FALSE, sizeof(guint32));
+  g_autoptr(GPtrArray) legends = g_ptr_array_new_with_free_func(g_free);
+  g_autofree char *size_text = cli_plot_size_label(size);
+  guint cut_total = 0;
+
+  for (guint r = 1; r < f->csv.rows->len; r++) {
+    guint32 k = (guint32)cell_number(row_at(f, r)[DRAWS_LINKS]);
+    gboolean seen = FALSE;
+
+    if (k == 0)
+      continue; /* the baseline */
+    for (guint i = 0; i < counts->len; i++)
+      seen |= g_array_index(counts, guint32, i) == k;
+    if (!seen)
+      g_array_append_val(counts, k);
+  }
+  g_string_append(s, "$D << EOD\n");
+  for (guint i = 0; i < counts->len; i++) {
+    guint32 k = g_array_index(counts, guint32, i);
+    g_autoptr(GArray) v = g_array_new(FALSE, FALSE, sizeof(double));
+    guint total = 0;
+
+    for (guint r = 1; r < f->csv.rows->len; r++) {
+      char **row = row_at(f, r);
+
+      if (cell_size(row[DRAWS_SIZE]) != size ||
+          (guint32)cell_number(row[DRAWS_LINKS]) != k)
+        continue;
+      total++;
+      if (row[DRAWS_SLOWDOWN][0]) {
+        double x = cell_number(row[DRAWS_SLOWDOWN]);
+        g_array_append_val(v, x);
+      } else {
+        cut_total++;
+      }
+    }
+    g_array_sort(v, cmp_double_asc);
+    for (guint j = 0; j < v->len; j++) {
+      gp_number(s, g_array_index(v, double, j));
+      g_string_append_c(s, ' ');
+      gp_number(s, (double)(j + 1) / total);
+      g_string_append_c(s, '\n');
+    }
+    g_string_append(s, "\n\n");
+    g_ptr_array_add(legends, g_strdup_printf("%u link%s down (%u draws)", k,
+                                             k == 1 ? "" : "s", total));
+  }
+  g_string_append_printf(s, "EOD\nN = %u\nSIZE = ", counts->len);
+  gp_string(s, size_text);
+  g_string_append_c(s, '\n');
+  gp_array(s, "LEGEND", legends);
+  *title = g_strdup("ifsim faults: slowdown with random links down");
+  if (cut_total)
+    *note = g_strdup_printf("%u draws cut the job (no path for some pair of "
+                            "ranks): the curves end below 1",
+                            cut_total);
+}
+
 typedef struct {
   guint src, dst; /* node indices */
   double util;
@@ -1090,6 +1274,8 @@ char *cli_plot_script(const CliPlot *p, const CliPlotStyle *style,
   case CLI_PLOT_REPLAY: write_replay(p, data, &title); break;
   case CLI_PLOT_LINKS: write_links(p, style, data, &title, &note); break;
   case CLI_PLOT_SAMPLES: write_samples(p, style, data, &title, &note); break;
+  case CLI_PLOT_CRITICALITY: write_criticality(p, data, &title, &note); break;
+  case CLI_PLOT_DRAWS: write_draws(p, data, &title, &note); break;
   }
   g_string_append_printf(s, "# ifsim plot: a %s CSV (tools/plot/%s.gp)\n",
                          kind_names[p->kind], kind_names[p->kind]);

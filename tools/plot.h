@@ -23,10 +23,15 @@ typedef enum {
   CLI_PLOT_REPLAY,  /* step-time breakdown, a stacked bar per job */
   CLI_PLOT_LINKS,   /* utilization heatmap, source node x destination node */
   CLI_PLOT_SAMPLES, /* utilization heatmap, time x link */
+  CLI_PLOT_CRITICALITY, /* ifsim faults --criticality: slowdown per
+                           element, a bar each, worst first */
+  CLI_PLOT_DRAWS,       /* ifsim faults --random-links: the slowdown's
+                     distribution (CDF), a line per count of links */
 } CliPlotKind;
-#define CLI_PLOT_N_KINDS 5
+#define CLI_PLOT_N_KINDS 7
 
-/* "run", "sweep", "replay-summary", "links", "link-samples". */
+/* "run", "sweep", "replay-summary", "links", "link-samples",
+ * "faults-criticality", "faults-draws". */
 const char *cli_plot_kind_name(CliPlotKind kind);
 
 /* Tells the kind from a header row (fields without surrounding spaces,

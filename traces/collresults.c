@@ -74,14 +74,6 @@ static double mean_busbw(const TrcCollRow *rows, guint n)
   return n > 0 ? sum / n : 0.0;
 }
 
-/* Text inside a "# ..." comment line: a line break would end the comment,
- * so it becomes a space. */
-static void append_comment_text(GString *s, const char *text)
-{
-  for (const char *c = text_or(text, ""); *c; c++)
-    g_string_append_c(s, *c == '\n' || *c == '\r' ? ' ' : *c);
-}
-
 /* One number for CSV or JSON, locale-independent; fmt is one conversion of
  * g_ascii_formatd ("%.6f"). */
 static void append_double(GString *s, const char *fmt, double value)
@@ -106,7 +98,7 @@ static void append_fault_comments(GString *s, const TrcCollInfo *info)
 {
   for (guint i = 0; info->faults && info->faults[i]; i++) {
     g_string_append(s, "# fault: ");
-    append_comment_text(s, info->faults[i]);
+    trc_csv_append_comment(s, info->faults[i]);
     g_string_append_c(s, '\n');
   }
 }
@@ -116,12 +108,12 @@ void trc_coll_print_table(FILE *out, const TrcCollInfo *info,
 {
   g_autoptr(GString) s = g_string_new("# ifsim prediction: ");
 
-  append_comment_text(s, info->collective);
+  trc_csv_append_comment(s, info->collective);
   g_string_append(s, " on ");
-  append_comment_text(s, info->system);
+  trc_csv_append_comment(s, info->system);
   g_string_append_printf(s, ", %u ranks on %u nodes, fidelity ", info->ranks,
                          info->nodes);
-  append_comment_text(s, info->fidelity);
+  trc_csv_append_comment(s, info->fidelity);
   g_string_append(s, "\n# (out-of-place and in-place both show the "
                      "predicted time; nothing is checked: #wrong is N/A)\n");
   append_fault_comments(s, info);
@@ -167,7 +159,7 @@ void trc_coll_print_table(FILE *out, const TrcCollInfo *info,
   g_string_append_printf(s, "# %-20s : %g %s\n", "Avg bus bandwidth",
                          mean_busbw(rows, n), "");
   g_string_append(s, "#\n# Collective test concluded: ");
-  append_comment_text(s, info->test);
+  trc_csv_append_comment(s, info->test);
   g_string_append(s, "\n#\n");
 
   /* ifsim's own: what NCCL would pick per size, space-separated. */
@@ -178,9 +170,9 @@ void trc_coll_print_table(FILE *out, const TrcCollInfo *info,
     const char *proto = r->proto != NULL && *r->proto ? r->proto : "-";
 
     g_string_append_printf(s, "# %" G_GUINT64_FORMAT " ", r->size_bytes);
-    append_comment_text(s, algo);
+    trc_csv_append_comment(s, algo);
     g_string_append_c(s, ' ');
-    append_comment_text(s, proto);
+    trc_csv_append_comment(s, proto);
     g_string_append_printf(s, " %u %.3f\n", r->channels, r->nccl_model_us);
   }
   fwrite(s->str, 1, s->len, out);
@@ -211,7 +203,7 @@ static void append_csv_comments(GString *s, const TextField *f, guint n)
 {
   for (guint k = 0; k < n; k++) {
     g_string_append_printf(s, "# %s: ", f[k].key);
-    append_comment_text(s, f[k].value);
+    trc_csv_append_comment(s, f[k].value);
     g_string_append_c(s, '\n');
   }
 }

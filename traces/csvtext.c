@@ -12,6 +12,12 @@
 #include "sim/input.h"
 #include "traces/error.h"
 
+void trc_csv_append_comment(GString *s, const char *text)
+{
+  for (const char *c = text ? text : ""; *c; c++)
+    g_string_append_c(s, *c == '\n' || *c == '\r' ? ' ' : *c);
+}
+
 void trc_csv_append_text(GString *s, const char *text)
 {
   size_t len;

@@ -15,6 +15,10 @@
  * field. */
 void trc_csv_append_text(GString *s, const char *text);
 
+/* Appends `text` (NULL: nothing) inside a "# ..." comment line: a line
+ * break would end the comment, so it becomes a space. */
+void trc_csv_append_comment(GString *s, const char *text);
+
 /* Appends the fields `channel,src,dst` of channel c of f: its id and the
  * names of the nodes it leads from and to (the first columns of the
  * per-channel reports, so that they join). */

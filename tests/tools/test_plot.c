@@ -18,6 +18,10 @@
   "channel,src,dst,link,rate_GBps,payload_bytes,wire_bytes,busy_us,"           \
   "busy_fraction,utilization,peak_flows\n"
 #define SAMPLES_HEADER "time_us,channel,src,dst,link,utilization\n"
+#define FAULTS_RESULT                                                          \
+  "size_bytes,time_us,busbw_GBps,slowdown,algo,proto,channels,outcome\n"
+#define CRIT_HEADER "element," FAULTS_RESULT
+#define DRAWS_HEADER "links_down,seed," FAULTS_RESULT
 
 static const CliPlotStyle style = {NULL, 640, 480, FALSE, 48, 32};
 
@@ -48,6 +52,13 @@ START_TEST(test_kind_detect)
   ck_assert(detect(replay, &k) && k == CLI_PLOT_REPLAY);
   ck_assert(detect(links, &k) && k == CLI_PLOT_LINKS);
   ck_assert(detect(samples, &k) && k == CLI_PLOT_SAMPLES);
+  {
+    g_autofree char *crit = g_strndup(CRIT_HEADER, strlen(CRIT_HEADER) - 1);
+    g_autofree char *draws = g_strndup(DRAWS_HEADER, strlen(DRAWS_HEADER) - 1);
+    ck_assert(detect(crit, &k) && k == CLI_PLOT_CRITICALITY);
+    ck_assert(detect(draws, &k) && k == CLI_PLOT_DRAWS);
+    ck_assert_str_eq(cli_plot_kind_name(CLI_PLOT_DRAWS), "faults-draws");
+  }
   /* a sweep varies at least one key; no extra or missing columns */
   ck_assert(!detect(sweep_no_key, &k));
   ck_assert(!detect(run_extra, &k));
@@ -200,6 +211,52 @@ START_TEST(test_sweep_script)
     assert_contains(t, "LEGEND[1] = \"scaleout.link=ib-hdr-4x, "
                        "nic.link=cx6\"\n");
   }
+}
+END_TEST
+
+/* ifsim faults --criticality: the largest size's slowdowns, worst first,
+ * the baseline's row left out, a cut element drawn past the others. */
+START_TEST(test_criticality_script)
+{
+  const char *csv =
+      "# collective: AllReduce\n" CRIT_HEADER "none,1024,10,1,1,Ring,LL,2,ok\n"
+      "none,1048576,100,10,1,Ring,Simple,2,ok\n"
+      "p0.spine0,1024,10,1,1,Ring,LL,2,ok\n"
+      "p0.spine0,1048576,120,8,1.2,Ring,Simple,2,ok\n"
+      "p0.leaf1,1024,,,,,,,\"no network path from s0.nic0 to s2.nic0\"\n"
+      "p0.leaf1,1048576,,,,,,,\"no network path from s0.nic0 to s2.nic0\"\n"
+      "p0.spine1,1024,10,1,1,Ring,LL,2,ok\n"
+      "p0.spine1,1048576,150,6,1.5,Ring,Simple,2,ok\n";
+  g_autoptr(GError) error = NULL;
+  g_autofree char *s = script_of("c.csv", csv, &style, &error);
+
+  ck_assert_msg(s != NULL, "%s", error ? error->message : "");
+  assert_contains(s, "$D << EOD\n1.575 1\n1.5 0\n1.2 0\nEOD\nN = 3\n");
+  assert_contains(s, "SIZE = \"1M\"\n");
+  assert_contains(s, "set ytics (\"p0.leaf1 (cut)\" 0, \"p0.spine1\" 1, "
+                     "\"p0.spine0\" 2)\n");
+  assert_contains(s, "cut: no path for some pair of ranks");
+}
+END_TEST
+
+/* ifsim faults --random-links: per count, the sorted slowdowns of the
+ * largest size as a CDF over the draws; a cut draw leaves its share off. */
+START_TEST(test_draws_script)
+{
+  const char *csv = DRAWS_HEADER "0,0,4096,10,1,1,Ring,LL,2,ok\n"
+                                 "1,1,4096,13,1,1.3,Ring,LL,2,ok\n"
+                                 "1,2,4096,11,1,1.1,Ring,LL,2,ok\n"
+                                 "2,1,4096,,,,,,,cut\n"
+                                 "2,2,4096,12,1,1.2,Ring,LL,2,ok\n";
+  g_autoptr(GError) error = NULL;
+  g_autofree char *s = script_of("d.csv", csv, &style, &error);
+
+  ck_assert_msg(s != NULL, "%s", error ? error->message : "");
+  assert_contains(s, "$D << EOD\n1.1 0.5\n1.3 1\n\n\n1.2 0.5\n\n\nEOD\n"
+                     "N = 2\n");
+  assert_contains(s, "\"1 link down (2 draws)\"");
+  assert_contains(s, "\"2 links down (2 draws)\"");
+  assert_contains(s, "1 draws cut the job");
 }
 END_TEST
 
@@ -396,6 +453,8 @@ Suite *suite_plot(void)
   tcase_add_test(tc, test_run_script);
   tcase_add_test(tc, test_sweep_script);
   tcase_add_test(tc, test_replay_script);
+  tcase_add_test(tc, test_criticality_script);
+  tcase_add_test(tc, test_draws_script);
   tcase_add_test(tc, test_links_script);
   tcase_add_test(tc, test_samples_script);
   tcase_add_test(tc, test_refused);
