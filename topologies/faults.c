@@ -614,6 +614,18 @@ SimNodeId topo_live_nic(const TopoSystem *sys, guint32 server, guint32 nic,
 static const char *const element_kinds[] = {
     "switches", "leaves", "spines", "cores", "nics", "links", NULL};
 
+double topo_nic_rate_Bps(const TopoSystem *sys, guint32 server, guint32 nic)
+{
+  guint32 k = server * sys->server->nics + nic;
+  const TopoEndpoint *eps = (const TopoEndpoint *)(void *)sys->endpoints->data;
+  double sum = 0;
+
+  for (guint32 i = 0; i < sys->nic_n_ep[k]; i++)
+    sum += sim_fabric_channel(sys->fabric, eps[sys->nic_first_ep[k] + i].up)
+               ->rate_Bps;
+  return sum;
+}
+
 const char *const *topo_fault_element_kinds(void)
 {
   return element_kinds;

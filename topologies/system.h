@@ -220,6 +220,10 @@ gboolean topo_nic_up(const TopoSystem *sys, guint32 server, guint32 nic);
 SimNodeId topo_live_nic(const TopoSystem *sys, guint32 server, guint32 nic,
                         guint32 gpu);
 
+/* A NIC's ports' data rate together as trained (what NCCL reads from
+ * ibv_query_port: active speed x width): a slower port counts slower. */
+double topo_nic_rate_Bps(const TopoSystem *sys, guint32 server, guint32 nic);
+
 /* The kinds of network element topo_fault_elements lists:
  * "switches", "leaves", "spines", "cores" (a fat-tree's or explicit
  * network's tiers), "nics", "links" (every link bundle, as "A B"). */

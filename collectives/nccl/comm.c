@@ -137,6 +137,30 @@ static guint32 comm_nics(const NcclComm *c)
   return MAX(fewest, 1u);
 }
 
+/* NCCL reads each NIC's speed from its port (net_ib.cc: active speed x
+ * width), and the communicator keeps the lowest bandwidth any node's
+ * search found: where faults slowed a NIC's port, the slowest NIC up that
+ * the ranks use sets nic_GBps for the tuning (the transports run every
+ * link at its own rate regardless). */
+static void slowest_nic(NcclComm *c)
+{
+  guint32 down, slow;
+  gboolean all = c->ppn == topo_system_gpus_per_server(c->sys);
+
+  topo_system_fault_counts(c->sys, &down, &slow);
+  if (slow == 0)
+    return;
+  for (guint32 k = 0; k < c->nnodes; k++) {
+    for (guint32 i = 0; i < (all ? c->gpu.nics : c->ppn); i++) {
+      guint32 nic = all ? i : topo_gpu_nic(c->sys, c->local_of[i]);
+
+      if (topo_nic_up(c->sys, c->server_of[k], nic))
+        c->nic_GBps = MIN(
+            c->nic_GBps, topo_nic_rate_Bps(c->sys, c->server_of[k], nic) / 1e9);
+    }
+  }
+}
+
 /* The speed NCCL's ring search gives a channel through one NIC port: the
  * port's, or the PCIe links' between the GPU and the NIC if slower. */
 static double search_GBps(const NcclComm *c, const MdlLink *port)
@@ -419,6 +443,7 @@ NcclComm *nccl_comm_new(const TopoSystem *sys, const NcclOptions *opt,
     }
     comm_gdr(c);
     c->nic_GBps = link_GBps(port) * MAX(c->gpu.nic->ports, 1);
+    slowest_nic(c);
     /* Across nodes NCCL's ring search (ncclTopoCompute) gives each NIC one
      * channel at its bandwidth (the NIC's or its PCIe link's, 24 GB/s for
      * HDR, 48 for NDR) and ncclTopoPostset doubles the channels: two per
