@@ -429,18 +429,43 @@ static gboolean run_timeline(RunTrace *rt, guint64 size, SimTime end,
                          error);
 }
 
+/* A time for a call NCCL's model has no estimate of (point-to-point:
+ * model_us -1), for the sampling interval only: the largest size at one
+ * GPU's share of its server's NIC rate (across servers), else at its
+ * NVLink (or PCIe) rate. */
+static double p2p_estimate_us(const RunTrace *rt)
+{
+  const MdlRegistry *models = topo_system_models(rt->sys);
+  TopoGpuInfo g;
+  double Bps = 0;
+
+  topo_system_gpu_info(rt->sys, &g);
+  if (nccl_comm_nodes(rt->comm) > 1 && g.nic && g.nics) {
+    const MdlLink *port = mdl_registry_link(models, g.nic->port_link);
+    Bps = port ? mdl_link_rate_Bps(port) * MAX(g.nic->ports, 1) * g.nics /
+                     MAX(g.gpus, 1)
+               : 0;
+  } else if (g.nvlink) {
+    Bps = mdl_link_rate_Bps(g.nvlink) * g.nvlinks;
+  } else if (g.gpu_pcie) {
+    Bps = mdl_link_rate_Bps(g.gpu_pcie);
+  }
+  return Bps > 0 ? (double)rt->o->max_bytes / Bps * 1e6 : 1.0;
+}
+
 /* Before the largest size: the trace hooks, the sampling interval. */
 static void trace_before(void *ctx, const NcclChoice *ch)
 {
   RunTrace *rt = ctx;
   const CliRunOptions *o = rt->o;
+  double est_us = ch->model_us >= 0 ? ch->model_us : p2p_estimate_us(rt);
 
   if (o->timeline)
     rt->tl = trc_timeline_new();
   rt->sample_links =
       o->link_samples || (o->timeline && run_exec(o) != NCCL_EXEC_ANALYTICAL);
   if (rt->sample_ps == 0) /* 1/200 of the call, at least 1 ns */
-    rt->sample_ps = MAX(SIM_NS(1), (SimTime)(ch->model_us * 1e6 / 200));
+    rt->sample_ps = MAX(SIM_NS(1), (SimTime)(est_us * 1e6 / 200));
   rt->trace->transfer = o->timeline ? trace_transfer : NULL;
   rt->trace->attach = trace_attach;
 }
@@ -804,7 +829,9 @@ int cli_cmd_run(int argc, char **argv)
        "FILE"},
       {"sample-interval", 0, 0, G_OPTION_ARG_STRING, &o.sample_interval,
        "Time between queue samples (default 1us) and link samples (default "
-       "1/200 of NCCL's estimate of the largest size, at least 1ns), e.g. "
+       "1/200 of NCCL's estimate of the largest size, at least 1ns; for "
+       "SendRecv and AllToAll, which NCCL's model does not cover, of the "
+       "size at a GPU's share of the NICs or its NVLink rate), e.g. "
        "500ns, 2us",
        "TIME"},
       {"timeline", 0, 0, G_OPTION_ARG_FILENAME, &o.timeline,

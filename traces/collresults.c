@@ -228,7 +228,9 @@ void trc_coll_csv_append_row(GString *s, const TrcCollInfo *info,
   g_string_append_c(s, ',');
   trc_csv_append_text(s, r->proto);
   g_string_append_printf(s, ",%u,", r->channels);
-  append_double(s, "%.3f", r->nccl_model_us);
+  /* empty where NCCL's model has no estimate (point-to-point: -1) */
+  if (r->nccl_model_us >= 0)
+    append_double(s, "%.3f", r->nccl_model_us);
 }
 
 char *trc_coll_csv(const TrcCollInfo *info, const TrcCollRow *rows, guint n)
@@ -435,7 +437,7 @@ char *trc_coll_json(const TrcCollInfo *info, const TrcCollRow *rows, guint n)
     append_json_strings(s, ", ", choice, G_N_ELEMENTS(choice));
     g_string_append_printf(
         s, ", \"channels\": %u, \"nccl_model_us\": ", r->channels);
-    append_json_double(s, r->nccl_model_us);
+    append_json_double(s, r->nccl_model_us >= 0 ? r->nccl_model_us : NAN);
     g_string_append_c(s, '}');
   }
   /* Nothing is checked: nccl-tests' "okay" without NCCL_TESTS_MIN_BW, and

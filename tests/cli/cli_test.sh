@@ -361,6 +361,12 @@ if ! head -1 "$res/s.csv" | grep -q '^time_us,channel,src,dst,link,utilization$'
    [ "$(cut -d, -f2 "$res/s.csv" | grep '^[0-9]' | sort -u | wc -l)" -ne 5 ]; then
   echo "FAIL: run --link-samples header / rows / 5 hot links"; fails=$((fails + 1))
 fi
+# AllToAll, which NCCL's model gives no estimate (-1): the default interval
+# comes from its bytes at the GPU's rate (a negative one overflowed)
+expect 0 "alltoall_perf" run -g 8 -c alltoall -b 16M -e 16M --link-samples "$res/a2a.csv" --hot-links 4
+if [ "$(grep -c '^[0-9]' "$res/a2a.csv")" -lt 4 ] || [ "$(grep -c '^[0-9]' "$res/a2a.csv")" -gt 4000 ]; then
+  echo "FAIL: run -c alltoall --link-samples: $(grep -c '^[0-9]' "$res/a2a.csv") rows"; fails=$((fails + 1))
+fi
 expect 2 "--link-samples: the analytical transport ignores contention" run --fidelity analytical --link-samples "$res/s2.csv"
 expect 2 "--hot-links: 'x' is not a count of links" run --timeline "$res/t2.json" --hot-links x
 expect 2 "--hot-links: goes with --link-samples or --timeline" run --hot-links 3
