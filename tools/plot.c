@@ -583,7 +583,8 @@ static char **row_at(const PlotFile *f, guint r)
 }
 
 /* Run CSVs: one block of "size busbw" per file; the legend "COLLECTIVE on
- * SYSTEM" from the comments, the file names where two would be alike. */
+ * SYSTEM" from the comments, the file names (without their folders, but
+ * where two share one) where two would be alike. */
 static void write_run(const CliPlot *p, GString *s, char **title)
 {
   g_autoptr(GPtrArray) legends = g_ptr_array_new_with_free_func(g_free);
@@ -620,11 +621,21 @@ static void write_run(const CliPlot *p, GString *s, char **title)
     }
     g_string_append(d, "\n\n");
   }
-  if (!unique)
+  if (!unique) {
+    /* the files' names without their folders, unless two share one */
+    g_autoptr(GHashTable) names =
+        g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    gboolean short_ok = TRUE;
+
+    for (guint i = 0; i < p->files->len; i++)
+      short_ok &=
+          g_hash_table_add(names, g_path_get_basename(file_at(p, i)->name));
     for (guint i = 0; i < p->files->len; i++) {
       g_free(legends->pdata[i]);
-      legends->pdata[i] = g_strdup(file_at(p, i)->name);
+      legends->pdata[i] = short_ok ? g_path_get_basename(file_at(p, i)->name)
+                                   : g_strdup(file_at(p, i)->name);
     }
+  }
   g_string_append(d, "EOD\n");
   g_string_append_printf(s, "N = %u\n", p->files->len);
   gp_array(s, "LEGEND", legends);
