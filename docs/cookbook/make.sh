@@ -3,7 +3,7 @@
 # cookbook, run from the repository root with a built ifsim.
 #   docs/cookbook/make.sh [PATH/TO/ifsim]     (default: build/ifsim)
 # The CSVs go to a temporary directory (or KEEP=DIR); the PNGs into
-# docs/cookbook/.  About 3 minutes on 2 cores.
+# docs/cookbook/.  About 80 s on 2 cores.
 set -eu
 cd "$(dirname "$0")/../.."
 IFSIM=${1:-build/ifsim}
@@ -63,3 +63,29 @@ for p in packed spread; do
   run plot "$out/jobs-$p.csv" -o $C/jobs-$p.png \
     --title "Two jobs on the 7:1 fat-tree, placed $p"
 done
+
+# 7. Faults: a SuperPOD unit with a spine down and with a leaf down, and
+# every switch's blast radius
+S=topologies/examples/dgx-h100-superpod.ini
+run run -t $S -b 1M -e 4G -f 4 --csv "$out/healthy.csv" >/dev/null
+run run -t $S -b 1M -e 4G -f 4 --fail p0.spine0 --csv "$out/spine0-down.csv" >/dev/null
+run run -t $S -b 1M -e 4G -f 4 --fail p0.leaf0 --csv "$out/leaf0-down.csv" >/dev/null
+run plot "$out/healthy.csv" "$out/spine0-down.csv" "$out/leaf0-down.csv" \
+  -o $C/superpod-faults.png --title "SuperPOD unit, AllReduce: a spine or a leaf down"
+run faults -t $S -b 1G -e 1G --criticality switches --csv "$out/crit.csv"
+run plot "$out/crit.csv" -o $C/superpod-criticality.png \
+  --title "SuperPOD unit, 1 GiB AllReduce: each switch down alone"
+
+# 8. A rail down on two SuperPOD units, whole or half
+R=$C/rails-2su.ini
+run run -t $R -b 1M -e 4G -f 4 --csv "$out/rails-healthy.csv" >/dev/null
+run run -t $R -b 1M -e 4G -f 4 --fail 's*.nic3' --csv "$out/rail3-down.csv" >/dev/null
+run run -t $R -b 1M -e 4G -f 4 --fail p0.leaf3 --csv "$out/rail3-half-down.csv" >/dev/null
+run plot "$out/rails-healthy.csv" "$out/rail3-down.csv" "$out/rail3-half-down.csv" \
+  -o $C/rail-down.png --title "64 DGX H100, AllReduce: rail 3 down, whole or in one unit"
+
+# 9. 1 to 4 random links down on a 3:1 oversubscribed pod
+run faults -t $C/pod-3to1.ini -b 1G -e 1G --random-links 1,2,3,4 --draws 100 \
+  --csv "$out/draws.csv"
+run plot "$out/draws.csv" -o $C/random-links.png \
+  --title "3:1 pod, 1 GiB AllReduce: 1 to 4 random links down (100 draws each)"
