@@ -88,25 +88,18 @@ static gboolean concat_sets(const SimPathSet *a, const SimPathSet *b,
   return TRUE;
 }
 
-/* The route of a network connection that stages in host memory: the
- * socket transport's (transport/net_socket.cc, whose buffers are host
- * memory, NCCL_PTR_HOST), or an RDMA one without GPUDirect RDMA on a side
- * (transport/net.cc: that side's buffer in host memory).  Rank a's GPU
- * writes the step into a host buffer on its socket, or the NIC reads it
- * from the GPU (gdr_send); it leaves by the NIC of the channel's rail and
- * lands in a host buffer on rank b's socket that b's GPU reads, or in b's
- * GPU (gdr_recv).  No PXN: the rank's own GPU stages the data. */
-/* The local rank whose NIC carries channel `rail` on node `node`: rail
- * mod ppn; where faults took NICs down, the rail-th (mod their count) of
- * the ranks whose NIC is up, as NCCL's search, which sees only the NICs up
- * (ibv port state), spreads its channels over them (comm.c gives 2 per
- * NIC up). */
+/* Whether local rank `local`'s NIC on a server is up. */
 static gboolean rail_up(const NcclPlan *pl, guint32 server, guint32 local)
 {
   return topo_nic_up(pl->sys, server,
                      topo_gpu_nic(pl->sys, pl->comm->local_of[local]));
 }
 
+/* The local rank whose NIC carries channel `rail` on node `node`: rail
+ * mod ppn; where faults took NICs down, the rail-th (mod their count) of
+ * the ranks whose NIC is up, as NCCL's search, which sees only the NICs up
+ * (ibv port state), spreads its channels over them (comm.c gives 2 per
+ * NIC up). */
 static guint32 rail_local(const NcclPlan *pl, guint32 node, guint32 rail)
 {
   const NcclComm *c = pl->comm;
@@ -157,6 +150,14 @@ static gboolean server_nic(const NcclPlan *pl, guint32 server, guint32 gpu,
   return FALSE;
 }
 
+/* The route of a network connection that stages in host memory: the
+ * socket transport's (transport/net_socket.cc, whose buffers are host
+ * memory, NCCL_PTR_HOST), or an RDMA one without GPUDirect RDMA on a side
+ * (transport/net.cc: that side's buffer in host memory).  Rank a's GPU
+ * writes the step into a host buffer on its socket, or the NIC reads it
+ * from the GPU (gdr_send); it leaves by the NIC of the channel's rail and
+ * lands in a host buffer on rank b's socket that b's GPU reads, or in b's
+ * GPU (gdr_recv).  No PXN: the rank's own GPU stages the data. */
 static gboolean route_host(NcclPlan *pl, guint32 a, guint32 b, guint32 rail,
                            SimPathSet *out, GError **error)
 {
