@@ -190,7 +190,7 @@ static void print_criticality(const char *kind, Scenario *s, guint n,
   guint hurt = 0, cut = 0;
 
   for (guint i = 0; i < n; i++) {
-    hurt += s[i].key > 1.01;
+    hurt += s[i].rows && s[i].key > 1.01;
     cut += s[i].rows == NULL;
   }
   printf("# criticality: %u %s, each down alone; ranked by the slowdown at "

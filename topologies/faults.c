@@ -44,6 +44,7 @@ struct TopoFaults {
   GHashTable *links;  /* link index (channel / 2) -> FaultLink */
   guint8 *nic_down;   /* [servers * nics]: every port down */
   GPtrArray *lines;   /* char *: what was applied, one line each */
+  GString *from; /* where they were given: "f.ini: [faults] fail, --fail" */
   guint32 down, slow; /* physical links */
 };
 
@@ -57,6 +58,7 @@ void topo_faults_free(TopoFaults *fl)
   g_hash_table_destroy(fl->links);
   g_free(fl->nic_down);
   g_ptr_array_free(fl->lines, TRUE);
+  g_string_free(fl->from, TRUE);
   g_free(fl);
 }
 
@@ -539,6 +541,21 @@ static void mark_nics(TopoSystem *sys)
   }
 }
 
+/* Adds `where` to the places the faults were given, once. */
+static void note_origin(TopoFaults *fl, gboolean given, const char *where)
+{
+  if (!given || !where || strstr(fl->from->str, where))
+    return;
+  if (fl->from->len)
+    g_string_append(fl->from, ", ");
+  g_string_append(fl->from, where);
+}
+
+const char *topo_system_fault_origin(const TopoSystem *sys)
+{
+  return sys->faults ? sys->faults->from->str : "";
+}
+
 gboolean topo_system_add_faults(TopoSystem *sys, const TopoFaultSpec *spec,
                                 GError **error)
 {
@@ -566,12 +583,17 @@ gboolean topo_system_add_faults(TopoSystem *sys, const TopoFaultSpec *spec,
     sys->faults->links = g_hash_table_new_full(NULL, NULL, NULL, g_free);
     sys->faults->nic_down = g_new0(guint8, sys->n_servers * sys->server->nics);
     sys->faults->lines = g_ptr_array_new_with_free_func(g_free);
+    sys->faults->from = g_string_new(NULL);
   }
   by_name = g_hash_table_new(g_str_hash, g_str_equal);
   for (SimNodeId n = 0; n < sim_fabric_n_nodes(sys->fabric); n++)
     g_hash_table_insert(by_name, (gpointer)sim_fabric_node_name(sys->fabric, n),
                         GUINT_TO_POINTER(n + 1));
   fc.by_name = by_name;
+  note_origin(sys->faults, spec->fail && spec->fail[0], spec->where_fail);
+  note_origin(sys->faults, spec->degrade && spec->degrade[0],
+              spec->where_degrade);
+  note_origin(sys->faults, spec->random_links > 0, spec->where_random);
   fc.where = spec->where_fail;
   for (guint i = 0; spec->fail && spec->fail[i]; i++) {
     if (!apply_fail(&fc, spec->fail[i], error))

@@ -971,8 +971,9 @@ static gboolean home_nic(const TopoSystem *sys, SimNodeId n, guint32 server,
   if (*nic != SIM_NONE)
     return TRUE;
   g_set_error(error, TOPO_ERROR, TOPO_ERROR_CONFLICT,
-              "%s: every NIC of server %u is down (faults)",
-              sim_fabric_node_name(sys->fabric, n), server);
+              "%s: every NIC of server %u is down (faults from %s)",
+              sim_fabric_node_name(sys->fabric, n), server,
+              topo_system_fault_origin(sys));
   return FALSE;
 }
 
@@ -1017,8 +1018,10 @@ gboolean topo_route_network(const TopoSystem *sys, SimNodeId src_nic,
   src = live_port(sys, ks, src_nic, dst_nic, flow);
   if (!src) {
     g_set_error(error, TOPO_ERROR, TOPO_ERROR_CONFLICT,
-                "%s is down (faults): no network path from it to %s",
+                "%s is down (faults from %s): no network path from it to "
+                "%s",
                 sim_fabric_node_name(sys->fabric, src_nic),
+                topo_system_fault_origin(sys),
                 sim_fabric_node_name(sys->fabric, dst_nic));
     return FALSE;
   }
@@ -1032,10 +1035,11 @@ gboolean topo_route_network(const TopoSystem *sys, SimNodeId src_nic,
   }
   if (!dst && sys->faults) {
     g_set_error(error, TOPO_ERROR, TOPO_ERROR_CONFLICT,
-                "no network path from %s to %s: the faults leave %s no port "
-                "up on the plane of %s's",
+                "no network path from %s to %s: the faults (from %s) leave "
+                "%s no port up on the plane of %s's",
                 sim_fabric_node_name(sys->fabric, src_nic),
                 sim_fabric_node_name(sys->fabric, dst_nic),
+                topo_system_fault_origin(sys),
                 sim_fabric_node_name(sys->fabric, dst_nic),
                 sim_fabric_node_name(sys->fabric, src_nic));
     return FALSE;
@@ -1049,12 +1053,18 @@ gboolean topo_route_network(const TopoSystem *sys, SimNodeId src_nic,
   }
   sim_path_clear(out);
   ok = topo_net_ops(sys)->route(sys, src, dst, flow, load, out);
-  if (!ok)
+  if (!ok && sys->faults)
     g_set_error(error, TOPO_ERROR, TOPO_ERROR_CONFLICT,
-                "no network path from %s to %s%s",
+                "no network path from %s to %s: the faults (from %s) cut "
+                "every one",
                 sim_fabric_node_name(sys->fabric, src_nic),
                 sim_fabric_node_name(sys->fabric, dst_nic),
-                sys->faults ? ": the faults cut every one" : "");
+                topo_system_fault_origin(sys));
+  else if (!ok)
+    g_set_error(error, TOPO_ERROR, TOPO_ERROR_CONFLICT,
+                "no network path from %s to %s",
+                sim_fabric_node_name(sys->fabric, src_nic),
+                sim_fabric_node_name(sys->fabric, dst_nic));
   return ok;
 }
 

@@ -206,6 +206,9 @@ gboolean topo_system_add_faults(TopoSystem *sys, const TopoFaultSpec *spec,
 /* What the faults did, one line each ("down: p0.spine3 (64 links)");
  * NULL when none is applied.  Free with g_strfreev. */
 GStrv topo_system_fault_lines(const TopoSystem *sys);
+/* Where the faults applied were given ("f.ini: [faults] fail, --fail"),
+ * for the messages of what they cut; "" when none is. */
+const char *topo_system_fault_origin(const TopoSystem *sys);
 /* Physical links down and slowed by faults. */
 void topo_system_fault_counts(const TopoSystem *sys, guint32 *down,
                               guint32 *slow);

@@ -144,9 +144,9 @@ static gboolean server_nic(const NcclPlan *pl, guint32 server, guint32 gpu,
   if (*nic != SIM_NONE)
     return TRUE;
   g_set_error(error, COLL_ERROR, COLL_ERROR_CONFLICT,
-              "every NIC of server %u is down (faults): its GPUs cannot "
-              "reach the network",
-              server);
+              "every NIC of server %u is down (faults from %s): its GPUs "
+              "cannot reach the network",
+              server, topo_system_fault_origin(pl->sys));
   return FALSE;
 }
 
