@@ -1,11 +1,13 @@
 /* ifsim faults: what failures cost a collective (docs/faults.md).
  *
  *   ifsim faults -t pod.ini -b 1G -e 1G --criticality switches
- *   ifsim faults -t pod.ini -b 1G -e 1G --random-links 1,2,3,4 --draws 100
+ *   ifsim faults -t pod.ini -b 1G -e 1G --random 1,2,3,4 --draws 100
+ *   ifsim faults -t pod.ini -b 1G -e 1G --random 1,2 --random-kind nics
  *
  * The baseline is the system as loaded, with its [faults] and the --fail,
  * --degrade and --fail-random flags; every scenario adds its own faults to
- * it (one element down, or k random links drawn with a seed) and runs the
+ * it (one element down, or k random elements drawn with a seed: physical
+ * links by default) and runs the
  * collective over the sizes as `ifsim run` does, NCCL's choice, channels
  * and routes made again on what is left.  A scenario's slowdown at a size
  * is its time over the baseline's.  A scenario whose faults leave a pair
@@ -16,6 +18,7 @@
 #include <string.h>
 
 #include "sim/interrupt.h"
+#include "sim/rng.h"
 #include "tools/cli.h"
 #include "tools/fault_options.h"
 #include "tools/run.h"
@@ -27,12 +30,14 @@
 
 /* Rows the criticality table prints unless --top says otherwise. */
 #define FAULTS_DEFAULT_TOP 20
-/* Draws per count of random links unless --draws says otherwise. */
+/* Draws per count of random elements unless --draws says otherwise. */
 #define FAULTS_DEFAULT_DRAWS 100
 
 typedef struct {
   char *criticality;  /* KIND */
-  char *random_links; /* "1,2,3,4" */
+  char *random;       /* "1,2,3,4" */
+  char *random_kind;  /* links (physical cables) or a topo_fault_elements
+                         kind */
   guint64 draws, seed, top;
   gboolean draws_seen, seed_seen, top_seen;
   char *csv;
@@ -41,7 +46,7 @@ typedef struct {
 /* One scenario: its faults and what the run gave, or why it could not. */
 typedef struct {
   char *element; /* criticality: the element down */
-  guint32 links; /* draws: links down */
+  guint32 down;  /* draws: elements down */
   guint32 seed;  /* draws: the draw's seed */
   GArray *rows;  /* TrcCollRow per size; NULL when cut */
   char *failure; /* the message when cut */
@@ -104,6 +109,32 @@ static gboolean run_scenario(const CliRunOptions *o, const CliRunPlan *plan,
   s->key = g_array_index(rows, TrcCollRow, rows->len - 1).time_us /
            g_array_index(base, TrcCollRow, base->len - 1).time_us;
   return sim_interrupt_check(error);
+}
+
+/* The stream of the element draws, apart from any other use of a seed. */
+#define FAULTS_DRAW_STREAM 0x64726177ull /* "draw" */
+
+/* k distinct names of elements, each equally likely, from a seed
+ * (NULL-terminated; the names stay elements'). */
+static const char **draw_elements(const GPtrArray *elements, guint32 k,
+                                  guint32 seed)
+{
+  g_autofree guint32 *idx = g_new(guint32, elements->len);
+  const char **out = g_new0(const char *, k + 1);
+  SimRng rng;
+
+  sim_rng_init(&rng, seed, FAULTS_DRAW_STREAM);
+  for (guint32 i = 0; i < elements->len; i++)
+    idx[i] = i;
+  for (guint32 i = 0; i < k; i++) {
+    guint32 j = i + (guint32)sim_rng_below(&rng, elements->len - i);
+    guint32 t = idx[i];
+
+    idx[i] = idx[j];
+    idx[j] = t;
+    out[i] = g_ptr_array_index(elements, idx[i]);
+  }
+  return out;
 }
 
 /* --- output --------------------------------------------------------------- */
@@ -243,15 +274,15 @@ static void print_value(double v)
 }
 
 static void print_draws(const Scenario *s, guint n, const guint32 *counts,
-                        guint n_counts, guint32 draws, guint32 seed,
-                        const GArray *base)
+                        guint n_counts, const char *kind, guint32 draws,
+                        guint32 seed, const GArray *base)
 {
   const TrcCollRow *last = &g_array_index(base, TrcCollRow, base->len - 1);
 
-  printf("# random links down: %u draws per count (seeds %u-%u); slowdown "
+  printf("# random %s down: %u draws per count (seeds %u-%u); slowdown "
          "at %" G_GUINT64_FORMAT " B\n",
-         draws, seed, seed + draws - 1, last->size_bytes);
-  printf("%6s %6s %8s %8s %8s %8s %8s %8s %11s %5s\n", "links", "draws", "mean",
+         kind, draws, seed, seed + draws - 1, last->size_bytes);
+  printf("%8s %6s %8s %8s %8s %8s %8s %8s %11s %5s\n", kind, "draws", "mean",
          "p50", "p90", "p99", "worst", "best", "worst_seed", "cut");
   for (guint c = 0; c < n_counts; c++) {
     g_autofree double *v = g_new(double, draws);
@@ -260,7 +291,7 @@ static void print_draws(const Scenario *s, guint n, const guint32 *counts,
     guint cut = 0, ok = 0;
 
     for (guint i = 0; i < n; i++) {
-      if (s[i].links != counts[c])
+      if (s[i].down != counts[c])
         continue;
       v[ok + cut] = s[i].key;
       if (isinf(s[i].key))
@@ -272,7 +303,7 @@ static void print_draws(const Scenario *s, guint n, const guint32 *counts,
         w = &s[i];
     }
     qsort(v, draws, sizeof *v, cmp_double);
-    printf("%6u %6u", counts[c], draws);
+    printf("%8u %6u", counts[c], draws);
     if (ok)
       printf(" %8.4f", sum / ok);
     else
@@ -286,7 +317,7 @@ static void print_draws(const Scenario *s, guint n, const guint32 *counts,
   }
 }
 
-/* "1,2,3,4": counts of links, each from 1 up. */
+/* "1,2,3,4": counts of elements, each from 1 up. */
 static gboolean parse_counts(const char *text, GArray *out, GError **error)
 {
   g_auto(GStrv) parts = g_strsplit(text, ",", -1);
@@ -298,7 +329,7 @@ static gboolean parse_counts(const char *text, GArray *out, GError **error)
     if (!sim_count_parse(g_strstrip(parts[i]), 1u << 24, &v, &local) ||
         v == 0) {
       g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
-                  "--random-links: '%s' is not a count of links from 1 (a "
+                  "--random: '%s' is not a count of elements from 1 (a "
                   "list: 1,2,3,4)%s%s",
                   parts[i], local ? ": " : "", local ? local->message : "");
       return FALSE;
@@ -329,12 +360,16 @@ int cli_cmd_faults(int argc, char **argv)
        "Take each network element of KIND down alone and rank them by the "
        "slowdown: switches, leaves, spines, cores, nics or links",
        "KIND"},
-      {"random-links", 0, 0, G_OPTION_ARG_STRING, &fo.random_links,
-       "Draw LIST's counts of random network links down (--draws times "
+      {"random", 0, 0, G_OPTION_ARG_STRING, &fo.random,
+       "Draw LIST's counts of random network elements down (--draws times "
        "each) and print the slowdown's distribution, e.g. 1,2,3,4",
        "LIST"},
+      {"random-kind", 0, 0, G_OPTION_ARG_STRING, &fo.random_kind,
+       "What --random draws: links (physical cables; the default), "
+       "switches, leaves, spines, cores or nics",
+       "KIND"},
       {"draws", 0, 0, G_OPTION_ARG_CALLBACK, cli_parse_number_option,
-       "Draws per count of --random-links (default 100)", "N"},
+       "Draws per count of --random (default 100)", "N"},
       {"seed", 0, 0, G_OPTION_ARG_CALLBACK, cli_parse_number_option,
        "Seed of the first draw; draw i takes seed + i (default 1)", "S"},
       {"top", 0, 0, G_OPTION_ARG_CALLBACK, cli_parse_number_option,
@@ -346,7 +381,7 @@ int cli_cmd_faults(int argc, char **argv)
   g_autoptr(GOptionContext) ctx = cli_context_new(
       NULL,
       "What failures cost a collective: each element down alone, or "
-      "random links down.",
+      "random elements down.",
       "The baseline is the system with its [faults] and --fail, --degrade, "
       "--fail-random; every scenario adds its own faults.\nSlowdown: a "
       "scenario's time over the baseline's, at each size (docs/faults.md).");
@@ -360,6 +395,7 @@ int cli_cmd_faults(int argc, char **argv)
   g_autoptr(GString) csv = g_string_new(NULL);
   g_auto(GStrv) base_lines = NULL;
   Scenario *sc = NULL;
+  const char *kind = NULL;
   guint n = 0;
   int status = CLI_EXIT_USAGE;
   CliRunPlan plan;
@@ -371,20 +407,20 @@ int cli_cmd_faults(int argc, char **argv)
       goto out;
     goto fail;
   }
-  if (!fo.criticality == !fo.random_links) {
+  if (!fo.criticality == !fo.random) {
     g_set_error(&error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
-                "give one of --criticality KIND and --random-links LIST");
+                "give one of --criticality KIND and --random LIST");
     goto fail;
   }
   if (fo.criticality && (fo.draws_seen || fo.seed_seen)) {
     g_set_error(&error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
-                "%s: goes with --random-links, not --criticality",
+                "%s: goes with --random, not --criticality",
                 fo.draws_seen ? "--draws" : "--seed");
     goto fail;
   }
-  if (fo.random_links && fo.top_seen) {
+  if (fo.random && fo.top_seen) {
     g_set_error(&error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
-                "--top: goes with --criticality, not --random-links");
+                "--top: goes with --criticality, not --random");
     goto fail;
   }
   if (fo.draws_seen && fo.draws == 0) {
@@ -398,15 +434,23 @@ int cli_cmd_faults(int argc, char **argv)
     fo.seed = 1;
   if (!fo.top_seen)
     fo.top = FAULTS_DEFAULT_TOP;
-  if (fo.random_links && !parse_counts(fo.random_links, counts, &error))
+  if (fo.random_kind && !fo.random) {
+    g_set_error(&error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                "--random-kind: goes with --random");
     goto fail;
-  if (fo.random_links && fo.seed + fo.draws - 1 > G_MAXUINT32) {
+  }
+  if (fo.random && !parse_counts(fo.random, counts, &error))
+    goto fail;
+  if (fo.random && fo.seed + fo.draws - 1 > G_MAXUINT32) {
     g_set_error(&error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
                 "--seed: %" G_GUINT64_FORMAT " + %" G_GUINT64_FORMAT
                 " draws passes the largest seed, %u",
                 fo.seed, fo.draws, G_MAXUINT32);
     goto fail;
   }
+  kind = fo.criticality   ? fo.criticality
+         : fo.random_kind ? fo.random_kind
+                          : "links";
   if (!cli_run_check(&o, &plan, &error) ||
       !cli_apply_max_memory(o.max_memory, o.max_memory_seen, &error) ||
       !run_with(&o, &plan, NULL, base, &info, &error))
@@ -417,21 +461,33 @@ int cli_cmd_faults(int argc, char **argv)
     if (!sys || !cli_fault_apply(sys, &o.faults, &error))
       goto fail;
     base_lines = topo_system_fault_lines(sys);
-    if (fo.criticality) {
-      elements = topo_fault_elements(sys, fo.criticality, &error);
+    /* the elements taken down one by one, or drawn from (links are drawn
+     * as physical cables instead: topo_system_add_faults' random_links) */
+    if (fo.criticality || strcmp(kind, "links") != 0) {
+      const char *flag = fo.criticality ? "--criticality" : "--random-kind";
+
+      elements = topo_fault_elements(sys, kind, &error);
       if (!elements) {
-        g_prefix_error(&error, "--criticality: ");
+        g_prefix_error(&error, "%s: ", flag);
         goto fail;
       }
       if (elements->len == 0) {
         g_set_error(&error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
-                    "--criticality: the system has no %s", fo.criticality);
+                    "%s: the system has no %s", flag, kind);
         goto fail;
+      }
+      for (guint c = 0; fo.random && c < counts->len; c++) {
+        if (g_array_index(counts, guint32, c) > elements->len) {
+          g_set_error(&error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                      "--random: %u is more than the %u %s of the system",
+                      g_array_index(counts, guint32, c), elements->len, kind);
+          goto fail;
+        }
       }
     }
   }
   /* the scenarios */
-  if (elements) {
+  if (fo.criticality) {
     n = elements->len;
     sc = g_new0(Scenario, n);
     for (guint i = 0; i < n; i++) {
@@ -450,13 +506,20 @@ int cli_cmd_faults(int argc, char **argv)
     sc = g_new0(Scenario, n);
     for (guint c = 0, i = 0; c < counts->len; c++) {
       for (guint d = 0; d < fo.draws; d++, i++) {
-        TopoFaultSpec spec = {.random_links = g_array_index(counts, guint32, c),
-                              .seed = (guint32)(fo.seed + d),
-                              .where_fail = "--random-links",
-                              .where_degrade = "--random-links",
-                              .where_random = "--random-links"};
+        guint32 k = g_array_index(counts, guint32, c);
+        g_autofree const char **names = NULL;
+        TopoFaultSpec spec = {.seed = (guint32)(fo.seed + d),
+                              .where_fail = "--random",
+                              .where_degrade = "--random",
+                              .where_random = "--random"};
 
-        sc[i].links = spec.random_links;
+        if (elements) {
+          names = draw_elements(elements, k, spec.seed);
+          spec.fail = names;
+        } else {
+          spec.random_links = k;
+        }
+        sc[i].down = k;
         sc[i].seed = spec.seed;
         if (!run_scenario(&o, &plan, &spec, base, &sc[i], &error))
           goto fail;
@@ -476,21 +539,23 @@ int cli_cmd_faults(int argc, char **argv)
       trc_csv_append_comment(csv, base_lines[i]);
       g_string_append_c(csv, '\n');
     }
-    if (elements) {
+    if (fo.criticality) {
       g_string_append(csv, "element," FAULTS_CSV_RESULT "\n");
       csv_rows(csv, "none,", base, base, NULL);
     } else {
-      g_string_append(csv, "links_down,seed," FAULTS_CSV_RESULT "\n");
-      csv_rows(csv, "0,0,", base, base, NULL);
+      g_autofree char *lead = g_strdup_printf("%s,0,0,", kind);
+
+      g_string_append(csv, "kind,down,seed," FAULTS_CSV_RESULT "\n");
+      csv_rows(csv, lead, base, base, NULL);
     }
     for (guint i = 0; i < n; i++) {
       g_autoptr(GString) lead = g_string_new(NULL);
 
-      if (elements) {
+      if (fo.criticality) {
         trc_csv_append_text(lead, sc[i].element);
         g_string_append_c(lead, ',');
       } else {
-        g_string_append_printf(lead, "%u,%u,", sc[i].links, sc[i].seed);
+        g_string_append_printf(lead, "%s,%u,%u,", kind, sc[i].down, sc[i].seed);
       }
       csv_rows(csv, lead->str, sc[i].rows, base, sc[i].failure);
     }
@@ -499,11 +564,11 @@ int cli_cmd_faults(int argc, char **argv)
       goto fail;
   }
   print_header(&info, base, (const char *const *)base_lines);
-  if (elements) {
+  if (fo.criticality) {
     rank_scenarios(sc, n);
     print_criticality(fo.criticality, sc, n, base, fo.top);
   } else {
-    print_draws(sc, n, (const guint32 *)(void *)counts->data, counts->len,
+    print_draws(sc, n, (const guint32 *)(void *)counts->data, counts->len, kind,
                 (guint32)fo.draws, (guint32)fo.seed, base);
   }
   if (!trc_outputs_commit(outs, &error))
@@ -517,7 +582,8 @@ out:
     scenario_clear(&sc[i]);
   g_free(sc);
   g_free(fo.criticality);
-  g_free(fo.random_links);
+  g_free(fo.random);
+  g_free(fo.random_kind);
   g_free(fo.csv);
   cli_run_options_clear(&o);
   return status;

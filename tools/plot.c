@@ -85,13 +85,14 @@ static const char *const crit_columns[] = {
     "element", "size_bytes", "time_us",  "busbw_GBps", "slowdown",
     "algo",    "proto",      "channels", "outcome",    NULL};
 static const char *const draws_columns[] = {
-    "links_down", "seed",  "size_bytes", "time_us", "busbw_GBps", "slowdown",
-    "algo",       "proto", "channels",   "outcome", NULL};
+    "kind",     "down", "seed",  "size_bytes", "time_us", "busbw_GBps",
+    "slowdown", "algo", "proto", "channels",   "outcome", NULL};
 #define CRIT_SIZE 1
 #define CRIT_SLOWDOWN 4
-#define DRAWS_LINKS 0
-#define DRAWS_SIZE 2
-#define DRAWS_SLOWDOWN 5
+#define DRAWS_KIND 0
+#define DRAWS_DOWN 1
+#define DRAWS_SIZE 3
+#define DRAWS_SLOWDOWN 6
 /* Bars a criticality plot draws: the worst elements. */
 #define CRIT_MAX_BARS 30
 #define crit_n (G_N_ELEMENTS(crit_columns) - 1)
@@ -358,7 +359,8 @@ static guint kind_checks(CliPlotKind kind, guint n_columns, CellCheck *c)
     c[n++] = (CellCheck){crit_n - 1, CELL_TEXT};
     break;
   case CLI_PLOT_DRAWS:
-    c[n++] = (CellCheck){DRAWS_LINKS, CELL_INDEX};
+    c[n++] = (CellCheck){DRAWS_KIND, CELL_TEXT};
+    c[n++] = (CellCheck){DRAWS_DOWN, CELL_INDEX};
     c[n++] = (CellCheck){DRAWS_SIZE, CELL_SIZE};
     c[n++] = (CellCheck){DRAWS_SLOWDOWN, CELL_NUMBER_OR_EMPTY};
     c[n++] = (CellCheck){draws_n - 1, CELL_TEXT};
@@ -911,7 +913,7 @@ static void write_criticality(const CliPlot *p, GString *s, char **title,
                             cut ? "; cut: no path for some pair of ranks" : "");
 }
 
-/* Draws: per count of links down, the largest size's slowdowns sorted
+/* Draws: per count of elements down, the largest size's slowdowns sorted
  * (a step CDF over the draws); cut draws count as above every value, so
  * a count's curve ends below 1 by their share. */
 static void write_draws(const CliPlot *p, GString *s, char **title, char **note)
@@ -921,10 +923,11 @@ static void write_draws(const CliPlot *p, GString *s, char **title, char **note)
   g_autoptr(GArray) counts = g_array_new(FALSE, FALSE, sizeof(guint32));
   g_autoptr(GPtrArray) legends = g_ptr_array_new_with_free_func(g_free);
   g_autofree char *size_text = cli_plot_size_label(size);
+  const char *kind = f->csv.rows->len > 1 ? row_at(f, 1)[DRAWS_KIND] : "";
   guint cut_total = 0;
 
   for (guint r = 1; r < f->csv.rows->len; r++) {
-    guint32 k = (guint32)cell_number(row_at(f, r)[DRAWS_LINKS]);
+    guint32 k = (guint32)cell_number(row_at(f, r)[DRAWS_DOWN]);
     gboolean seen = FALSE;
 
     if (k == 0)
@@ -944,7 +947,7 @@ static void write_draws(const CliPlot *p, GString *s, char **title, char **note)
       char **row = row_at(f, r);
 
       if (cell_size(row[DRAWS_SIZE]) != size ||
-          (guint32)cell_number(row[DRAWS_LINKS]) != k)
+          (guint32)cell_number(row[DRAWS_DOWN]) != k)
         continue;
       total++;
       if (row[DRAWS_SLOWDOWN][0]) {
@@ -962,14 +965,13 @@ static void write_draws(const CliPlot *p, GString *s, char **title, char **note)
       g_string_append_c(s, '\n');
     }
     g_string_append(s, "\n\n");
-    g_ptr_array_add(legends, g_strdup_printf("%u link%s down (%u draws)", k,
-                                             k == 1 ? "" : "s", total));
+    g_ptr_array_add(legends, g_strdup_printf("%u down (%u draws)", k, total));
   }
   g_string_append_printf(s, "EOD\nN = %u\nSIZE = ", counts->len);
   gp_string(s, size_text);
   g_string_append_c(s, '\n');
   gp_array(s, "LEGEND", legends);
-  *title = g_strdup("ifsim faults: slowdown with random links down");
+  *title = g_strdup_printf("ifsim faults: slowdown with random %s down", kind);
   if (cut_total)
     *note = g_strdup_printf("%u draws cut the job (no path for some pair of "
                             "ranks): the curves end below 1",

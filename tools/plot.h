@@ -25,8 +25,8 @@ typedef enum {
   CLI_PLOT_SAMPLES, /* utilization heatmap, time x link */
   CLI_PLOT_CRITICALITY, /* ifsim faults --criticality: slowdown per
                            element, a bar each, worst first */
-  CLI_PLOT_DRAWS,       /* ifsim faults --random-links: the slowdown's
-                     distribution (CDF), a line per count of links */
+  CLI_PLOT_DRAWS,       /* ifsim faults --random: the slowdown's
+                     distribution (CDF), a line per count of elements */
 } CliPlotKind;
 #define CLI_PLOT_N_KINDS 7
 

@@ -85,7 +85,7 @@ run plot "$out/rails-healthy.csv" "$out/rail3-down.csv" "$out/rail3-half-down.cs
   -o $C/rail-down.png --title "64 DGX H100, AllReduce: rail 3 down, whole or in one unit"
 
 # 9. 1 to 4 random links down on a 3:1 oversubscribed pod
-run faults -t $C/pod-3to1.ini -b 1G -e 1G --random-links 1,2,3,4 --draws 100 \
+run faults -t $C/pod-3to1.ini -b 1G -e 1G --random 1,2,3,4 --draws 100 \
   --csv "$out/draws.csv"
 run plot "$out/draws.csv" -o $C/random-links.png \
   --title "3:1 pod, 1 GiB AllReduce: 1 to 4 random links down (100 draws each)"

@@ -904,11 +904,14 @@ expect 2 "every NIC of server 0 is down (faults from --fail)" run -t "$pod" -b 1
 expect 0 "    1  p0.leaf0" faults -t "$pod" -b 1G -e 1G --criticality leaves --csv "$out.csv"
 contains "$out.csv" "element,size_bytes,time_us,busbw_GBps,slowdown,algo,proto,channels,outcome"
 contains "$out.csv" "p0.leaf0,1073741824,6545.876506,326.785120,1.135989,NVLSTree"
-expect 0 "     2     10" faults -t "$pod" -b 1G -e 1G --random-links 1,2 --draws 10
-expect 2 "ifsim: faults: give one of --criticality KIND and --random-links LIST" faults -t "$pod"
+expect 0 "     2     10" faults -t "$pod" -b 1G -e 1G --random 1,2 --draws 10
+expect 2 "ifsim: faults: give one of --criticality KIND and --random LIST" faults -t "$pod"
 expect 2 "ifsim: faults: --criticality: 'routers' is not a kind of network element (switches, leaves, spines, cores, nics, links)" faults -t "$pod" --criticality routers
-expect 2 "ifsim: faults: --random-links: '0' is not a count of links from 1" faults -t "$pod" --random-links 1,0
-expect 2 "ifsim: faults: --draws: goes with --random-links, not --criticality" faults -t "$pod" --criticality spines --draws 3
+expect 2 "ifsim: faults: --random: '0' is not a count of elements from 1" faults -t "$pod" --random 1,0
+expect 0 "# random spines down: 3 draws per count (seeds 4-6)" faults -t "$pod" -b 1G -e 1G --random 2 --random-kind spines --draws 3 --seed 4
+expect 2 "ifsim: faults: --random: 9 is more than the 8 leaves of the system" faults -t "$pod" --random 9 --random-kind leaves
+expect 2 "ifsim: faults: --random-kind: goes with --random" faults -t "$pod" --criticality spines --random-kind nics
+expect 2 "ifsim: faults: --draws: goes with --random, not --criticality" faults -t "$pod" --criticality spines --draws 3
 expect 2 "ifsim: faults: --criticality: the system has no cores" faults -t "$pod" --criticality cores
 if [ "$fails" -ne 0 ]; then
   echo "$fails CLI test(s) failed"

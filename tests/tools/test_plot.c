@@ -21,7 +21,7 @@
 #define FAULTS_RESULT                                                          \
   "size_bytes,time_us,busbw_GBps,slowdown,algo,proto,channels,outcome\n"
 #define CRIT_HEADER "element," FAULTS_RESULT
-#define DRAWS_HEADER "links_down,seed," FAULTS_RESULT
+#define DRAWS_HEADER "kind,down,seed," FAULTS_RESULT
 
 static const CliPlotStyle style = {NULL, 640, 480, FALSE, 48, 32};
 
@@ -239,23 +239,24 @@ START_TEST(test_criticality_script)
 }
 END_TEST
 
-/* ifsim faults --random-links: per count, the sorted slowdowns of the
+/* ifsim faults --random: per count, the sorted slowdowns of the
  * largest size as a CDF over the draws; a cut draw leaves its share off. */
 START_TEST(test_draws_script)
 {
-  const char *csv = DRAWS_HEADER "0,0,4096,10,1,1,Ring,LL,2,ok\n"
-                                 "1,1,4096,13,1,1.3,Ring,LL,2,ok\n"
-                                 "1,2,4096,11,1,1.1,Ring,LL,2,ok\n"
-                                 "2,1,4096,,,,,,,cut\n"
-                                 "2,2,4096,12,1,1.2,Ring,LL,2,ok\n";
+  const char *csv = DRAWS_HEADER "links,0,0,4096,10,1,1,Ring,LL,2,ok\n"
+                                 "links,1,1,4096,13,1,1.3,Ring,LL,2,ok\n"
+                                 "links,1,2,4096,11,1,1.1,Ring,LL,2,ok\n"
+                                 "links,2,1,4096,,,,,,,cut\n"
+                                 "links,2,2,4096,12,1,1.2,Ring,LL,2,ok\n";
   g_autoptr(GError) error = NULL;
   g_autofree char *s = script_of("d.csv", csv, &style, &error);
 
   ck_assert_msg(s != NULL, "%s", error ? error->message : "");
   assert_contains(s, "$D << EOD\n1.1 0.5\n1.3 1\n\n\n1.2 0.5\n\n\nEOD\n"
                      "N = 2\n");
-  assert_contains(s, "\"1 link down (2 draws)\"");
-  assert_contains(s, "\"2 links down (2 draws)\"");
+  assert_contains(s, "\"1 down (2 draws)\"");
+  assert_contains(s, "\"2 down (2 draws)\"");
+  assert_contains(s, "slowdown with random links down");
   assert_contains(s, "1 draws cut the job");
 }
 END_TEST

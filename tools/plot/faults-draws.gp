@@ -1,5 +1,5 @@
-# ifsim plot: an ifsim faults --random-links CSV, the distribution of the
-# largest size's slowdown over the draws: a step CDF per count of links.
+# ifsim plot: an ifsim faults --random CSV, the distribution of the
+# largest size's slowdown over the draws: a step CDF per count of elements.
 # Set before this by ifsim plot: the terminal and output, TITLE, NOTE,
 # N (counts), LEGEND[1..N], SIZE (the size's label) and $D, one block per
 # count (index 0..N-1) of rows "slowdown fraction_of_draws", sorted.
