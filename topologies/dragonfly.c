@@ -18,7 +18,11 @@
  * destination group, the global link, local hop to the destination
  * router); Valiant (minimal to a random intermediate group, then minimal);
  * UGAL-L picks between the two by the load of each one's first hop times
- * its hops, UGAL-G by the load along the whole paths. */
+ * its hops, UGAL-G by the load along the whole paths.  With faults
+ * (faults.c), each takes only what is up: a global link toward the group
+ * while it is up (else another, by the hash), a local hop or a detour
+ * through a router of the group, and where no minimal path is left, one
+ * through an intermediate group. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -235,6 +239,11 @@ static gboolean dragonfly_build(TopoSystem *sys, GKeyFile *kf,
   return TRUE;
 }
 
+static gboolean live_minimal(const TopoSystem *sys, guint32 r1, guint32 r2,
+                             guint64 h, SimPath *out, gboolean detour);
+static gboolean live_via_group(const TopoSystem *sys, guint32 r1, guint32 r2,
+                               guint64 h, SimPath *out);
+
 /* Minimal route from router r1 to router r2 (global router indices),
  * appending channels; the global link is picked by the hash. */
 static gboolean df_minimal(const TopoSystem *sys, guint32 r1, guint32 r2,
@@ -248,6 +257,8 @@ static gboolean df_minimal(const TopoSystem *sys, guint32 r1, guint32 r2,
 
   if (r1 == r2)
     return TRUE;
+  if (sys->faults)
+    return live_minimal(sys, r1, r2, h, out, TRUE);
   if (g1 == g2)
     return sim_path_push(out, df->local[r1 * a + r2 % a]);
   ch = df->glob_ch[df->glob_first[g1 * df->g + g2] +
@@ -262,6 +273,132 @@ static gboolean df_minimal(const TopoSystem *sys, guint32 r1, guint32 r2,
   return y == r2 || sim_path_push(out, df->local[y * a + r2 % a]);
 }
 
+/* --- routing around faults ------------------------------------------------ */
+
+static gboolean up(const TopoSystem *sys, SimChannelId c)
+{
+  return topo_channel_up(sys, c);
+}
+
+/* Inside a group, r1 to r2 over what is up: the local link, else through
+ * a router of the group both reach (the hash picks among them). */
+static gboolean live_local(const TopoSystem *sys, guint32 r1, guint32 r2,
+                           guint64 h, SimPath *out)
+{
+  const TopoDragonfly *df = sys->df;
+  guint32 a = df->a, base = r1 / a * a, n = 0, k;
+
+  if (r1 == r2)
+    return TRUE;
+  if (up(sys, df->local[r1 * a + r2 % a]))
+    return sim_path_push(out, df->local[r1 * a + r2 % a]);
+  for (guint32 z = base; z < base + a; z++)
+    n += z != r1 && z != r2 && up(sys, df->local[r1 * a + z % a]) &&
+         up(sys, df->local[z * a + r2 % a]);
+  if (n == 0)
+    return FALSE;
+  k = (guint32)(h % n);
+  for (guint32 z = base; z < base + a; z++) {
+    if (z != r1 && z != r2 && up(sys, df->local[r1 * a + z % a]) &&
+        up(sys, df->local[z * a + r2 % a]) && k-- == 0)
+      return sim_path_push(out, df->local[r1 * a + z % a]) &&
+             sim_path_push(out, df->local[z * a + r2 % a]);
+  }
+  g_assert_not_reached();
+}
+
+/* Whether global link ch (group of r1 to group of r2) is up and its ends
+ * reach r1 and r2 inside their groups. */
+static gboolean global_ok(const TopoSystem *sys, SimChannelId ch, guint32 r1,
+                          guint32 r2, guint64 h)
+{
+  const SimChannel *gc = sim_fabric_channel(sys->fabric, ch);
+  guint32 x = sim_fabric_node(sys->fabric, gc->src)->index;
+  guint32 y = sim_fabric_node(sys->fabric, gc->dst)->index;
+  SimPath scratch;
+
+  sim_path_clear(&scratch);
+  return up(sys, ch) && live_local(sys, r1, x, h, &scratch) &&
+         (sim_path_clear(&scratch), live_local(sys, y, r2, h, &scratch));
+}
+
+/* Group of r1 to group of r2 by one global link that is up, with its
+ * local legs: the hash's link while it is up (resilient, as ECMP), else
+ * the hash's among the others that are. */
+static gboolean live_global(const TopoSystem *sys, guint32 r1, guint32 r2,
+                            guint64 h, SimPath *out)
+{
+  const TopoDragonfly *df = sys->df;
+  guint32 g1 = r1 / df->a, g2 = r2 / df->a;
+  const SimChannelId *links = &df->glob_ch[df->glob_first[g1 * df->g + g2]];
+  guint32 n = df->glob_n[g1 * df->g + g2], live = 0, pick = SIM_NONE;
+
+  if (n && global_ok(sys, links[h % n], r1, r2, h)) {
+    pick = (guint32)(h % n);
+  } else {
+    for (guint32 i = 0; i < n; i++)
+      live += global_ok(sys, links[i], r1, r2, h);
+    if (live == 0)
+      return FALSE;
+    for (guint32 i = 0, k = (guint32)((h >> 32) % live); i < n; i++) {
+      if (global_ok(sys, links[i], r1, r2, h) && k-- == 0) {
+        pick = i;
+        break;
+      }
+    }
+  }
+  {
+    const SimChannel *gc = sim_fabric_channel(sys->fabric, links[pick]);
+    guint32 x = sim_fabric_node(sys->fabric, gc->src)->index;
+    guint32 y = sim_fabric_node(sys->fabric, gc->dst)->index;
+
+    return live_local(sys, r1, x, h, out) && sim_path_push(out, links[pick]) &&
+           live_local(sys, y, r2, h, out);
+  }
+}
+
+/* Minimal over what is up: inside the group, or by one global link; where
+ * faults leave none, through an intermediate group (the first from the
+ * hash with a path both ways), as the network routes non-minimally around
+ * a failure. */
+static gboolean live_minimal(const TopoSystem *sys, guint32 r1, guint32 r2,
+                             guint64 h, SimPath *out, gboolean detour)
+{
+  const TopoDragonfly *df = sys->df;
+  guint32 g1 = r1 / df->a, g2 = r2 / df->a;
+  guint32 n0 = out->n;
+
+  if (g1 == g2 ? live_local(sys, r1, r2, h, out)
+               : live_global(sys, r1, r2, h, out))
+    return TRUE;
+  out->n = n0;
+  return detour && live_via_group(sys, r1, r2, h, out);
+}
+
+/* r1 to r2 through a router of an intermediate group: the hash's group
+ * first, then the next, the first router with a minimal path both ways
+ * over what is up. */
+static gboolean live_via_group(const TopoSystem *sys, guint32 r1, guint32 r2,
+                               guint64 h, SimPath *out)
+{
+  const TopoDragonfly *df = sys->df;
+  guint32 g1 = r1 / df->a, g2 = r2 / df->a, n0 = out->n;
+
+  for (guint32 i = 0; i < df->g; i++) {
+    guint32 mid = (guint32)((h + i) % df->g);
+
+    if (mid == g1 || mid == g2)
+      continue;
+    for (guint32 r = mid * df->a; r < (mid + 1) * df->a; r++) {
+      if (live_minimal(sys, r1, r, h, out, FALSE) &&
+          live_minimal(sys, r, r2, h >> 7, out, FALSE))
+        return TRUE;
+      out->n = n0;
+    }
+  }
+  return FALSE;
+}
+
 static gboolean df_valiant(const TopoSystem *sys, guint32 r1, guint32 r2,
                            guint64 h, SimPath *out)
 {
@@ -270,6 +407,9 @@ static gboolean df_valiant(const TopoSystem *sys, guint32 r1, guint32 r2,
 
   if (df->g < 3 || (g1 == g2 && df->g < 2))
     return df_minimal(sys, r1, r2, h, out);
+  if (sys->faults) /* an intermediate group over what is up, else minimal */
+    return live_via_group(sys, r1, r2, h, out) ||
+           live_minimal(sys, r1, r2, h, out, TRUE);
   do {
     mid = (guint32)(h % df->g);
     h = sim_flow_hash(h, r1, r2, 0, 99);
@@ -308,6 +448,9 @@ static gboolean dragonfly_route(const TopoSystem *sys, const TopoEndpoint *src,
   TopoRouting r = sys->scaleout.routing;
   SimPath min, val;
 
+  if (sys->faults &&
+      (!topo_channel_up(sys, src->up) || !topo_channel_up(sys, dst->up)))
+    return FALSE;
   sim_path_push(out, src->up);
   sim_path_clear(&min);
   if (!df_minimal(sys, src->leaf, dst->leaf, h, &min))
@@ -334,6 +477,14 @@ static gboolean dragonfly_route(const TopoSystem *sys, const TopoEndpoint *src,
          sim_path_push(out, sim_channel_reverse(dst->up));
 }
 
+/* Routes read topo_channel_up as they go: nothing to recompute. */
+static gboolean dragonfly_refault(TopoSystem *sys, GError **error)
+{
+  (void)sys;
+  (void)error;
+  return TRUE;
+}
+
 guint32 topo_dragonfly_links(const TopoSystem *sys, guint32 x, guint32 y)
 {
   return sys->df->glob_n[x * sys->df->g + y];
@@ -358,4 +509,5 @@ const TopoNetOps topo_dragonfly_ops = {
     .build = dragonfly_build,
     .route = dragonfly_route,
     .free = dragonfly_free,
+    .refault = dragonfly_refault,
 };

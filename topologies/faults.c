@@ -20,7 +20,8 @@
  * the up ports that still reach the destination, as the subnet manager's
  * routing run again on the surviving graph does, and ECMP hashes over the
  * next hops left; an explicit network's distances are searched again
- * (explicit.c).  A NIC whose ports are all down is not one NCCL sees
+ * (explicit.c); a dragonfly takes the global and local links left, or a
+ * detour (dragonfly.c).  A NIC whose ports are all down is not one NCCL sees
  * (ibv port state), so its GPUs leave by the nearest NIC that is up
  * (system.c).  Only the network is covered: GPUs, NVLink, PCIe and
  * sockets are not. */
@@ -570,12 +571,11 @@ gboolean topo_system_add_faults(TopoSystem *sys, const TopoFaultSpec *spec,
     any = TRUE;
   if (!any)
     return TRUE;
-  if (!net || !net->refault) {
+  if (!net) {
     g_set_error(error, TOPO_ERROR, TOPO_ERROR_CONFLICT,
-                "%s: faults are modelled on fat-tree and explicit networks; "
-                "this system's is %s",
-                spec->where_fail,
-                !net ? "none (topology = none)" : "a dragonfly");
+                "%s: faults are modelled on the network between servers, "
+                "and this system has none (topology = none)",
+                spec->where_fail);
     return FALSE;
   }
   if (!sys->faults) {

@@ -187,7 +187,7 @@ typedef struct {
                     const SimLoadHook *load, SimPath *out);
   void (*free)(TopoSystem *sys); /* what build made, built or not */
   /* after faults changed which channels are up (topo_channel_up): makes
-   * route avoid them; NULL where the kind cannot (faults refused) */
+   * route avoid them (or nothing, where route reads them as it goes) */
   gboolean (*refault)(TopoSystem *sys, GError **error);
   /* the most switch hops between switches holding NICs, where build
    * already knows it; NULL: analysis searches the fabric for it */

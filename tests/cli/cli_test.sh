@@ -899,7 +899,7 @@ expect 2 "ifsim: run: --fail: 'p0.spine99' names no element of this system" run 
 expect 2 "ifsim: run: --fail: s0.gpu0 is a GPU: ifsim models faults of the network" run -t "$pod" --fail s0.gpu0
 expect 2 "ifsim: run: --degrade: 2 is outside (0, 1]" run -t "$pod" --degrade 's0.nic0 p0.leaf0 2'
 expect 2 "ifsim: run: --fault-seed: seeds --fail-random, which is not given" run -t "$pod" --fault-seed 3
-expect 2 "ifsim: run: --fail: faults are modelled on fat-tree and explicit networks; this system's is none" run --fail s0.nic0
+expect 2 "ifsim: run: --fail: faults are modelled on the network between servers, and this system has none (topology = none)" run --fail s0.nic0
 expect 2 "every NIC of server 0 is down (faults from --fail)" run -t "$pod" -b 1M -e 1M --fail 's0.nic*'
 expect 0 "    1  p0.leaf0" faults -t "$pod" -b 1G -e 1G --criticality leaves --csv "$out.csv"
 contains "$out.csv" "element,size_bytes,time_us,busbw_GBps,slowdown,algo,proto,channels,outcome"

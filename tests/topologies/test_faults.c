@@ -325,6 +325,55 @@ START_TEST(test_explicit_reroute)
 }
 END_TEST
 
+/* A dragonfly of 5 groups of 4 routers, a host on each (host i on router
+ * i: group i / 4), 2 global links per router. */
+#define DRAGONFLY(routing)                                                     \
+  "[system]\nserver = host\nservers = 20\n" HOST_SERVER                        \
+  "[scaleout]\ntopology = dragonfly\nswitch = quantum2-ndr\n"                  \
+  "routers_per_group = 4\nterminals_per_router = 1\n"                          \
+  "global_links_per_router = 2\ngroups = 5\nrouting = " routing "\n"
+
+/* A dragonfly takes what is left: another global link toward the group,
+ * a detour through a router of the group, or, with every global link
+ * between two groups down, a third group (minimal and Valiant alike);
+ * with every global link of a group down, its hosts are cut off. */
+START_TEST(test_dragonfly_reroute)
+{
+  static const char *const routings[] = {DRAGONFLY("minimal"),
+                                         DRAGONFLY("valiant")};
+
+  for (guint k = 0; k < G_N_ELEMENTS(routings); k++) {
+    g_autoptr(TopoSystem) sys = load_text(routings[k]);
+    g_autoptr(GError) error = NULL;
+    SimPath p;
+
+    add_ok(sys, "g0.* g1.*", NULL);
+    add_ok(sys, "g2.router0 g2.router1", NULL);
+    for (guint32 a = 0; a < 20; a++) {
+      for (guint32 b = 0; b < 20; b++) {
+        if (a == b)
+          continue;
+        p = net_route(sys, a, b, a * 20 + b);
+        assert_up(sys, &p);
+      }
+    }
+    /* 0 -> 5 (groups 0 and 1) cannot go direct: a third group's routers */
+    p = net_route(sys, 0, 5, 3);
+    ck_assert_uint_ge(p.n, 4);
+    /* 8 -> 9 (routers 0 and 1 of group 2): a detour of two local hops at
+     * least, as minimal; Valiant may leave the group */
+    p = net_route(sys, 8, 9, 0);
+    ck_assert_uint_ge(p.n, 4);
+    add_ok(sys, "g0.* g2.*", NULL);
+    add_ok(sys, "g0.* g3.*", NULL);
+    add_ok(sys, "g0.* g4.*", NULL);
+    ck_assert(!topo_route_network(sys, topo_nic(sys, 0, 0), topo_nic(sys, 9, 0),
+                                  0, NULL, &p, &error));
+    ck_assert_ptr_nonnull(strstr(error->message, "cut every one"));
+  }
+}
+END_TEST
+
 /* A leaf cut from every spine: routes to it fail, naming the pair. */
 START_TEST(test_disconnected_pair)
 {
@@ -407,8 +456,8 @@ START_TEST(test_bad_faults)
 }
 END_TEST
 
-/* The [faults] group of a system file; a dragonfly or a system without a
- * network refuses faults; unknown keys are refused. */
+/* The [faults] group of a system file; a system without a network
+ * refuses faults; unknown keys are refused. */
 START_TEST(test_faults_group)
 {
   g_autoptr(GError) error = NULL;
@@ -433,12 +482,7 @@ START_TEST(test_faults_group)
          "test.ini: [faults] fail: s0.gpu0 is a GPU"},
         {TWO_TIER("dmodk") "[faults]\nrandom_links = -1\n", "random_links"},
         {"[system]\nserver = dgx-h100\n[faults]\nfail = s0.nic0\n",
-         "this system's is none"},
-        {"[system]\nserver = host\nservers = 8\n" HOST_SERVER
-         "[scaleout]\ntopology = dragonfly\nswitch = quantum2-ndr\n"
-         "routers_per_group = 2\nterminals_per_router = 1\n"
-         "global_links_per_router = 1\n[faults]\nfail = g0.router0\n",
-         "a dragonfly"},
+         "this system has none (topology = none)"},
     };
     for (guint i = 0; i < G_N_ELEMENTS(bad_ini); i++) {
       g_clear_error(&error);
@@ -472,6 +516,7 @@ Suite *suite_faults(void)
   tcase_add_test(tc, test_three_tier);
   tcase_add_test(tc, test_nic_down_moves_gpu);
   tcase_add_test(tc, test_explicit_reroute);
+  tcase_add_test(tc, test_dragonfly_reroute);
   tcase_add_test(tc, test_disconnected_pair);
   tcase_add_test(tc, test_random_links);
   tcase_add_test(tc, test_bad_faults);
