@@ -108,10 +108,16 @@ static char *dot_text(const TopoSystem *sys)
   }
   for (SimChannelId c = 0; c < sim_fabric_n_channels(f); c += 2) {
     const SimChannel *ch = sim_fabric_channel(f, c);
-    g_string_append_printf(out, "  \"%s\" -- \"%s\" [label=\"%s x%u\"];\n",
+    g_string_append_printf(out, "  \"%s\" -- \"%s\" ",
                            sim_fabric_node_name(f, ch->src),
-                           sim_fabric_node_name(f, ch->dst),
-                           topo_channel_link(sys, c)->name, ch->width);
+                           sim_fabric_node_name(f, ch->dst));
+    if (ch->width)
+      g_string_append_printf(out, "[label=\"%s x%u\"];\n",
+                             topo_channel_link(sys, c)->name, ch->width);
+    else /* a link faults took down */
+      g_string_append_printf(out,
+                             "[label=\"%s down\", style=dashed, color=red];\n",
+                             topo_channel_link(sys, c)->name);
   }
   g_string_append(out, "}\n");
   return g_string_free(out, FALSE);

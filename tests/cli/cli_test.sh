@@ -6,7 +6,7 @@ IFSIM=$1
 fails=0
 out=$(mktemp)
 err=$(mktemp)
-trap 'rm -f "$out" "$err" "$out.sep" "$out.att" "$out.csv"' EXIT
+trap 'rm -f "$out" "$err" "$out.sep" "$out.att" "$out.csv" "$out.dot"' EXIT
 
 # expect STATUS PATTERN ARGS...: runs ifsim ARGS, checks the exit status and
 # that stdout+stderr contain PATTERN (fixed string).
@@ -893,7 +893,9 @@ contains "$out.csv" "0,true,AllReduce,1048576"
 pod="$(dirname "$0")/../../topologies/examples/dgx-h100-superpod.ini"
 expect 0 "# fault: down: p0.leaf0 (64 links)" run -t "$pod" -b 1G -e 1G --fail p0.leaf0
 expect 0 "326.79" run -t "$pod" -b 1G -e 1G --fail p0.leaf0
-expect 0 "Faults: 1 physical link down, 1 slower" topo "$pod" --fail 'p0.leaf0 p0.spine0' --degrade 's0.nic0 p0.leaf0 ib-ndr-1x'
+expect 0 "Faults: 1 physical link down, 1 slower" topo "$pod" --fail 'p0.leaf0 p0.spine0' --degrade 's0.nic0 p0.leaf0 ib-ndr-1x' --dot "$out.dot"
+contains "$out.dot" '"p0.leaf0" -- "p0.spine0" [label="ib-ndr-4x down", style=dashed, color=red];'
+contains "$out.dot" '"p0.leaf0" -- "p0.spine1" [label="ib-ndr-4x x1"];'
 expect 0 "down: p0.leaf7 p0.spine30 x1 (random, seed 7)" topo "$pod" --fail-random 2 --fault-seed 7
 expect 2 "ifsim: run: --fail: 'p0.spine99' names no element of this system" run -t "$pod" --fail p0.spine99
 expect 2 "ifsim: run: --fail: s0.gpu0 is a GPU: ifsim models faults of the network" run -t "$pod" --fail s0.gpu0
