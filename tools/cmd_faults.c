@@ -315,6 +315,22 @@ static void print_draws(const Scenario *s, guint n, const guint32 *counts,
     print_value(v[0]);
     printf(" %11u %5u\n", w->seed, cut);
   }
+  /* how to see each count's worst draw again */
+  for (guint c = 0; c < n_counts; c++) {
+    const Scenario *w = NULL;
+
+    for (guint i = 0; i < n; i++) {
+      if (s[i].down == counts[c] && (!w || s[i].key > w->key))
+        w = &s[i];
+    }
+    if (w->element)
+      printf("# worst of %u %s (seed %u): --fail each of: %s\n", counts[c],
+             kind, w->seed, w->element);
+    else
+      printf("# worst of %u %s (seed %u): ifsim run --fail-random %u "
+             "--fault-seed %u\n",
+             counts[c], kind, w->seed, counts[c], w->seed);
+  }
 }
 
 /* "1,2,3,4": counts of elements, each from 1 up. */
@@ -516,6 +532,7 @@ int cli_cmd_faults(int argc, char **argv)
         if (elements) {
           names = draw_elements(elements, k, spec.seed);
           spec.fail = names;
+          sc[i].element = g_strjoinv("; ", (char **)names);
         } else {
           spec.random_links = k;
         }

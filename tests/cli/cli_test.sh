@@ -911,6 +911,8 @@ expect 2 "ifsim: faults: give one of --criticality KIND and --random LIST" fault
 expect 2 "ifsim: faults: --criticality: 'routers' is not a kind of network element (switches, leaves, spines, cores, nics, links)" faults -t "$pod" --criticality routers
 expect 2 "ifsim: faults: --random: '0' is not a count of elements from 1" faults -t "$pod" --random 1,0
 expect 0 "# random spines down: 3 draws per count (seeds 4-6)" faults -t "$pod" -b 1G -e 1G --random 2 --random-kind spines --draws 3 --seed 4
+expect 0 "# worst of 2 spines (seed " faults -t "$pod" -b 1G -e 1G --random 2 --random-kind spines --draws 3 --seed 4
+expect 0 "# worst of 1 links (seed 1): ifsim run --fail-random 1 --fault-seed 1" faults -t "$pod" -b 1G -e 1G --random 1 --draws 1
 expect 2 "ifsim: faults: --random: 9 is more than the 8 leaves of the system" faults -t "$pod" --random 9 --random-kind leaves
 expect 2 "ifsim: faults: --random-kind: goes with --random" faults -t "$pod" --criticality spines --random-kind nics
 expect 2 "ifsim: faults: --draws: goes with --random, not --criticality" faults -t "$pod" --criticality spines --draws 3
