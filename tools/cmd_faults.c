@@ -45,7 +45,7 @@ typedef struct {
 
 /* One scenario: its faults and what the run gave, or why it could not. */
 typedef struct {
-  char *element; /* criticality: the element down */
+  char *element; /* the element down; draws of elements: those drawn */
   guint32 down;  /* draws: elements down */
   guint32 seed;  /* draws: the draw's seed */
   GArray *rows;  /* TrcCollRow per size; NULL when cut */
