@@ -34,6 +34,18 @@ void sim_rng_set_state(SimRng *r, const guint64 state[4])
     r->s[i] = state[i];
 }
 
+void sim_rng_draw(SimRng *r, guint32 *a, guint32 n, guint32 k)
+{
+  g_assert(k <= n);
+  for (guint32 i = 0; i < k; i++) {
+    guint32 j = i + (guint32)sim_rng_below(r, n - i);
+    guint32 t = a[i];
+
+    a[i] = a[j];
+    a[j] = t;
+  }
+}
+
 guint64 sim_rng_below(SimRng *r, guint64 n)
 {
   unsigned __int128 m;

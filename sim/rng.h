@@ -55,6 +55,11 @@ static inline double sim_rng_uniform(SimRng *r)
 /* Uniform integer in [0, n), n > 0, without modulo bias (Lemire 2019). */
 guint64 sim_rng_below(SimRng *r, guint64 n);
 
+/* Draws k of the n values of a (k <= n) without replacement, each
+ * equally likely, into a[0..k) in the order drawn: a partial
+ * Fisher-Yates shuffle (a[k..n) keeps the rest). */
+void sim_rng_draw(SimRng *r, guint32 *a, guint32 n, guint32 k);
+
 /* Exponential variate with the given mean (> 0). */
 double sim_rng_exponential(SimRng *r, double mean);
 

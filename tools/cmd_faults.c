@@ -126,14 +126,9 @@ static const char **draw_elements(const GPtrArray *elements, guint32 k,
   sim_rng_init(&rng, seed, FAULTS_DRAW_STREAM);
   for (guint32 i = 0; i < elements->len; i++)
     idx[i] = i;
-  for (guint32 i = 0; i < k; i++) {
-    guint32 j = i + (guint32)sim_rng_below(&rng, elements->len - i);
-    guint32 t = idx[i];
-
-    idx[i] = idx[j];
-    idx[j] = t;
+  sim_rng_draw(&rng, idx, elements->len, k);
+  for (guint32 i = 0; i < k; i++)
     out[i] = g_ptr_array_index(elements, idx[i]);
-  }
   return out;
 }
 

@@ -510,14 +510,11 @@ static gboolean apply_random(FaultCtx *fc, guint32 k, guint32 seed,
     return FALSE;
   }
   sim_rng_init(&rng, seed, FAULT_RNG_STREAM);
+  sim_rng_draw(&rng, (guint32 *)(void *)pool->data, pool->len, k);
   for (guint32 i = 0; i < k; i++) {
     guint32 *p = (guint32 *)(void *)pool->data;
-    guint32 j = i + (guint32)sim_rng_below(&rng, pool->len - i);
-    guint32 t = p[i];
     g_autofree char *name = NULL;
 
-    p[i] = p[j];
-    p[j] = t;
     if (!link_fail(fc, p[i], 1, error))
       return FALSE;
     name = link_name(fc->sys, p[i]);

@@ -114,15 +114,9 @@ gboolean trc_place(guint32 total, guint8 *used, guint32 n, TrcPlacement p,
   if (p == TRC_PLACE_RANDOM) {
     SimRng rng;
 
-    /* a partial Fisher-Yates shuffle, then the drawn servers in order */
+    /* n drawn, then in order */
     sim_rng_init(&rng, seed, 0);
-    for (guint32 i = 0; i < n; i++) {
-      guint32 j = i + (guint32)sim_rng_below(&rng, nfree - i);
-      guint32 t = free_list[i];
-
-      free_list[i] = free_list[j];
-      free_list[j] = t;
-    }
+    sim_rng_draw(&rng, free_list, nfree, n);
     memcpy(out, free_list, n * sizeof(guint32));
     for (guint32 i = 1; i < n; i++) /* insertion sort: rank order */
       for (guint32 j = i; j > 0 && out[j - 1] > out[j]; j--) {

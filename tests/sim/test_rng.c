@@ -98,6 +98,34 @@ START_TEST(test_below_and_uniform)
 }
 END_TEST
 
+/* sim_rng_draw: k distinct values of the n, the same for a seed, the
+ * rest kept behind them, and as sim_rng_below's partial Fisher-Yates
+ * would place them. */
+START_TEST(test_draw)
+{
+  guint32 a[50], b[50], seen[50] = {0};
+  SimRng r, q;
+
+  for (guint32 i = 0; i < 50; i++)
+    a[i] = b[i] = i;
+  sim_rng_init(&r, 9, 3);
+  sim_rng_draw(&r, a, 50, 20);
+  for (guint32 i = 0; i < 50; i++)
+    seen[a[i]]++;
+  for (guint32 i = 0; i < 50; i++)
+    ck_assert_uint_eq(seen[i], 1); /* a permutation */
+  sim_rng_init(&q, 9, 3);
+  for (guint32 i = 0; i < 20; i++) {
+    guint32 j = i + (guint32)sim_rng_below(&q, 50 - i), t = b[i];
+    b[i] = b[j];
+    b[j] = t;
+  }
+  ck_assert_mem_eq(a, b, sizeof a);
+  sim_rng_draw(&r, a, 50, 0); /* nothing drawn, nothing moved */
+  ck_assert_mem_eq(a, b, sizeof a);
+}
+END_TEST
+
 START_TEST(test_exponential_mean)
 {
   enum { N = 400000 };
@@ -124,6 +152,7 @@ Suite *suite_rng(void)
   tcase_add_test(tc, test_jump_known_answer);
   tcase_add_test(tc, test_seeding_pinned);
   tcase_add_test(tc, test_streams);
+  tcase_add_test(tc, test_draw);
   tcase_add_test(tc, test_below_and_uniform);
   tcase_add_test(tc, test_exponential_mean);
   tcase_set_timeout(tc, 60);
