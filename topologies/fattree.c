@@ -280,36 +280,6 @@ static gboolean fattree_build(TopoSystem *sys, GKeyFile *kf, const char *source,
   return TRUE;
 }
 
-/* Picks one of n bundles at a tier: D-mod-k, ECMP or least loaded. */
-static guint32 choose(const TopoSystem *sys, const SimChannelId *options,
-                      guint32 n, guint32 dmodk, const TopoEndpoint *src,
-                      const TopoEndpoint *dst, guint64 flow, guint32 tier,
-                      const SimLoadHook *load)
-{
-  guint64 h = sim_flow_hash(sys->scaleout.seed, src->pos, dst->pos, flow, tier);
-
-  switch ((TopoRouting)sys->scaleout.routing) {
-  case TOPO_ROUTE_DMODK: return dmodk % n;
-  case TOPO_ROUTE_ADAPTIVE:
-    if (load && load->fn) {
-      guint32 best = (guint32)(h % n);
-      double best_load = load->fn(options[best], load->ctx);
-      for (guint32 i = 0; i < n; i++) {
-        double l = load->fn(options[i], load->ctx);
-        if (l < best_load) {
-          best = i;
-          best_load = l;
-        }
-      }
-      return best;
-    }
-    return (guint32)(h % n);
-  default: return (guint32)(h % n);
-  }
-}
-
-/* --- routing around faults ------------------------------------------------ */
-
 /* The bundles of a route that faults may have taken down. */
 typedef struct {
   const FtPlane *pl;
@@ -317,6 +287,12 @@ typedef struct {
   guint32 j;              /* the spine index chosen, for the cores */
 } FtPair;
 
+/* Whether bundle i of a tier is a candidate; NULL: every one is (no
+ * faults). */
+typedef gboolean (*FtOk)(const TopoSystem *sys, const FtPair *p, guint32 i);
+
+/* A spine index still linked to both leaves (and, across pods, to a core
+ * linked to both pods). */
 static gboolean spine_ok(const TopoSystem *sys, const FtPair *p, guint32 j)
 {
   const FtPlane *pl = p->pl;
@@ -334,6 +310,7 @@ static gboolean spine_ok(const TopoSystem *sys, const FtPair *p, guint32 j)
   return FALSE;
 }
 
+/* A core of spine index p->j linked to both pods. */
 static gboolean core_ok(const TopoSystem *sys, const FtPair *p, guint32 cc)
 {
   const FtPlane *pl = p->pl;
@@ -343,17 +320,18 @@ static gboolean core_ok(const TopoSystem *sys, const FtPair *p, guint32 cc)
          topo_channel_up(sys, pl->agg_up[(p->pd * pl->S + p->j) * pl->C + cc]);
 }
 
-/* choose() over the bundles ok() leaves: the subnet manager's routing run
- * again on the surviving graph (D-mod-k over the up ports that still reach
- * the destination: every route may move), ECMP with resilient hashing (a
- * flow whose next hop is up keeps it; the others hash again over the hops
- * left), the least loaded of them; SIM_NONE when none is left. */
-typedef gboolean (*FtOk)(const TopoSystem *sys, const FtPair *p, guint32 i);
+static gboolean is_ok(const TopoSystem *sys, const FtPair *p, FtOk ok,
+                      guint32 i)
+{
+  return !ok || ok(sys, p, i);
+}
 
-/* The k-th of the n bundles ok() leaves. */
+/* The k-th of the n bundles that are candidates. */
 static guint32 nth_up(const TopoSystem *sys, const FtPair *p, FtOk ok,
                       guint32 n, guint32 k)
 {
+  if (!ok)
+    return k;
   for (guint32 i = 0; i < n; i++) {
     if (ok(sys, p, i) && k-- == 0)
       return i;
@@ -361,20 +339,22 @@ static guint32 nth_up(const TopoSystem *sys, const FtPair *p, FtOk ok,
   g_assert_not_reached();
 }
 
-/* choose() over the bundles ok() leaves: the subnet manager's routing run
- * again on the surviving graph (D-mod-k over the up ports that still reach
- * the destination), ECMP's hash over the next hops left, the least loaded
- * of them; SIM_NONE when none is left. */
-static guint32 choose_up(const TopoSystem *sys, const FtPair *p, FtOk ok,
-                         const SimChannelId *options, guint32 n, guint32 dmodk,
-                         const TopoEndpoint *src, const TopoEndpoint *dst,
-                         guint64 flow, guint32 tier, const SimLoadHook *load)
+/* Picks one of n bundles at a tier among the candidates: D-mod-k (after
+ * faults, the subnet manager's routing run again on the surviving graph:
+ * D-mod-k over the up ports that still reach the destination, so every
+ * route may move), ECMP (with resilient hashing: a flow whose next hop is
+ * up keeps it; the others hash again over the hops left) or the least
+ * loaded; SIM_NONE when none is left. */
+static guint32 choose(const TopoSystem *sys, const FtPair *p, FtOk ok,
+                      const SimChannelId *options, guint32 n, guint32 dmodk,
+                      const TopoEndpoint *src, const TopoEndpoint *dst,
+                      guint64 flow, guint32 tier, const SimLoadHook *load)
 {
   guint64 h = sim_flow_hash(sys->scaleout.seed, src->pos, dst->pos, flow, tier);
-  guint32 live = 0, best;
+  guint32 live = ok ? 0 : n, best;
   double best_load;
 
-  for (guint32 i = 0; i < n; i++)
+  for (guint32 i = 0; ok && i < n; i++)
     live += ok(sys, p, i);
   if (live == 0)
     return SIM_NONE;
@@ -387,7 +367,7 @@ static guint32 choose_up(const TopoSystem *sys, const FtPair *p, FtOk ok,
     best_load = load->fn(options[best], load->ctx);
     for (guint32 i = 0; i < n; i++) {
       double l;
-      if (!ok(sys, p, i))
+      if (!is_ok(sys, p, ok, i))
         continue;
       l = load->fn(options[i], load->ctx);
       if (l < best_load) {
@@ -397,44 +377,10 @@ static guint32 choose_up(const TopoSystem *sys, const FtPair *p, FtOk ok,
     }
     return best;
   default:
-    /* resilient hashing: a flow keeps its next hop while it is up; only
-     * those of hops that went down hash again over the ones left */
-    if (ok(sys, p, (guint32)(h % n)))
+    if (is_ok(sys, p, ok, (guint32)(h % n)))
       return (guint32)(h % n);
     return nth_up(sys, p, ok, n, (guint32)((h >> 32) % live));
   }
-}
-
-static gboolean fattree_route_faults(const TopoSystem *sys,
-                                     const TopoEndpoint *src,
-                                     const TopoEndpoint *dst, guint64 flow,
-                                     const SimLoadHook *load, SimPath *out)
-{
-  const FtPlane *pl = &sys->ft->plane[src->plane];
-  FtPair p = {.pl = pl, .ls = src->leaf, .ld = dst->leaf};
-
-  if (!topo_channel_up(sys, src->up) || !topo_channel_up(sys, dst->up))
-    return FALSE;
-  sim_path_push(out, src->up);
-  if (p.ls != p.ld) {
-    p.ps = pl->P ? p.ls / pl->P : 0;
-    p.pd = pl->P ? p.ld / pl->P : 0;
-    p.j = choose_up(sys, &p, spine_ok, &pl->leaf_up[p.ls * pl->S], pl->S,
-                    dst->pos, src, dst, flow, 1, load);
-    if (p.j == SIM_NONE)
-      return FALSE;
-    sim_path_push(out, pl->leaf_up[p.ls * pl->S + p.j]);
-    if (pl->tiers == 3 && p.ps != p.pd) {
-      const SimChannelId *up = &pl->agg_up[(p.ps * pl->S + p.j) * pl->C];
-      guint32 cc = choose_up(sys, &p, core_ok, up, pl->C, dst->pos / pl->S, src,
-                             dst, flow, 2, load);
-      sim_path_push(out, up[cc]);
-      sim_path_push(out, sim_channel_reverse(
-                             pl->agg_up[(p.pd * pl->S + p.j) * pl->C + cc]));
-    }
-    sim_path_push(out, sim_channel_reverse(pl->leaf_up[p.ld * pl->S + p.j]));
-  }
-  return sim_path_push(out, sim_channel_reverse(dst->up));
 }
 
 /* Routes read topo_channel_up as they go: nothing to recompute. */
@@ -450,26 +396,33 @@ static gboolean fattree_route(const TopoSystem *sys, const TopoEndpoint *src,
                               const SimLoadHook *load, SimPath *out)
 {
   const FtPlane *pl = &sys->ft->plane[src->plane];
-  guint32 ls = src->leaf, ld = dst->leaf;
-  guint32 j, cc;
+  FtPair p = {.pl = pl, .ls = src->leaf, .ld = dst->leaf};
+  /* with faults only the bundles still up are candidates */
+  FtOk spines = sys->faults ? spine_ok : NULL;
+  FtOk cores = sys->faults ? core_ok : NULL;
 
-  if (sys->faults)
-    return fattree_route_faults(sys, src, dst, flow, load, out);
+  if (sys->faults &&
+      (!topo_channel_up(sys, src->up) || !topo_channel_up(sys, dst->up)))
+    return FALSE;
   sim_path_push(out, src->up);
-  if (ls != ld) {
-    guint32 ps = pl->P ? ls / pl->P : 0, pd = pl->P ? ld / pl->P : 0;
+  if (p.ls != p.ld) {
+    p.ps = pl->P ? p.ls / pl->P : 0;
+    p.pd = pl->P ? p.ld / pl->P : 0;
     /* a leaf's up bundles, and a spine's, are contiguous */
-    j = choose(sys, &pl->leaf_up[ls * pl->S], pl->S, dst->pos, src, dst, flow,
-               1, load);
-    sim_path_push(out, pl->leaf_up[ls * pl->S + j]);
-    if (pl->tiers == 3 && ps != pd) {
-      const SimChannelId *up = &pl->agg_up[(ps * pl->S + j) * pl->C];
-      cc = choose(sys, up, pl->C, dst->pos / pl->S, src, dst, flow, 2, load);
+    p.j = choose(sys, &p, spines, &pl->leaf_up[p.ls * pl->S], pl->S, dst->pos,
+                 src, dst, flow, 1, load);
+    if (p.j == SIM_NONE)
+      return FALSE;
+    sim_path_push(out, pl->leaf_up[p.ls * pl->S + p.j]);
+    if (pl->tiers == 3 && p.ps != p.pd) {
+      const SimChannelId *up = &pl->agg_up[(p.ps * pl->S + p.j) * pl->C];
+      guint32 cc = choose(sys, &p, cores, up, pl->C, dst->pos / pl->S, src, dst,
+                          flow, 2, load);
       sim_path_push(out, up[cc]);
-      sim_path_push(
-          out, sim_channel_reverse(pl->agg_up[(pd * pl->S + j) * pl->C + cc]));
+      sim_path_push(out, sim_channel_reverse(
+                             pl->agg_up[(p.pd * pl->S + p.j) * pl->C + cc]));
     }
-    sim_path_push(out, sim_channel_reverse(pl->leaf_up[ld * pl->S + j]));
+    sim_path_push(out, sim_channel_reverse(pl->leaf_up[p.ld * pl->S + p.j]));
   }
   return sim_path_push(out, sim_channel_reverse(dst->up));
 }
