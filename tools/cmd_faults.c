@@ -51,6 +51,7 @@ typedef struct {
   GArray *rows;  /* TrcCollRow per size; NULL when cut */
   char *failure; /* the message when cut */
   double key;    /* slowdown of the largest size; INFINITY when cut */
+  guint order;   /* the scenario's index, for ties when ranked */
 } Scenario;
 
 static void scenario_clear(Scenario *s)
@@ -61,26 +62,31 @@ static void scenario_clear(Scenario *s)
   g_free(s->failure);
 }
 
-/* The system with the baseline's faults and `extra`'s (may be NULL), and
- * the collective over the sizes on it, into rows. */
-static gboolean run_with(const CliRunOptions *o, const CliRunPlan *plan,
-                         const TopoFaultSpec *extra, GArray *rows,
-                         TrcCollInfo *info, GError **error)
+/* The system with the baseline's faults (the file's [faults] and the
+ * flags). */
+static TopoSystem *load_baseline(const CliRunOptions *o, GError **error)
 {
   g_autoptr(TopoSystem) sys =
       topo_system_load(o->topology, (const char *const *)o->models, error);
-  g_autoptr(NcclComm) comm = NULL;
 
-  if (!sys || !cli_fault_apply(sys, &o->faults, error) ||
-      (extra && !topo_system_add_faults(sys, extra, error)))
-    return FALSE;
-  comm = cli_run_comm_new(sys, o, plan, error);
+  if (!sys || !cli_fault_apply(sys, &o->faults, error))
+    return NULL;
+  return g_steal_pointer(&sys);
+}
+
+/* The collective over the sizes on sys, into rows; info (may be NULL)
+ * gets its description, the system's name interned (sys goes first). */
+static gboolean run_on(const TopoSystem *sys, const CliRunOptions *o,
+                       const CliRunPlan *plan, GArray *rows, TrcCollInfo *info,
+                       GError **error)
+{
+  g_autoptr(NcclComm) comm = cli_run_comm_new(sys, o, plan, error);
+
   if (!comm || !cli_run_collective(comm, o, plan, NULL, NULL, NULL, NULL, NULL,
                                    rows, error))
     return FALSE;
   if (info) {
     cli_run_info(o, plan, sys, comm, info);
-    /* the system goes: keep what the header needs */
     info->system = g_intern_string(info->system);
   }
   return TRUE;
@@ -93,9 +99,11 @@ static gboolean run_scenario(const CliRunOptions *o, const CliRunPlan *plan,
                              Scenario *s, GError **error)
 {
   g_autoptr(GError) local = NULL;
+  g_autoptr(TopoSystem) sys = load_baseline(o, &local);
   GArray *rows = g_array_new(FALSE, TRUE, sizeof(TrcCollRow));
 
-  if (!run_with(o, plan, spec, rows, NULL, &local)) {
+  if (!sys || !topo_system_add_faults(sys, spec, &local) ||
+      !run_on(sys, o, plan, rows, NULL, &local)) {
     g_array_unref(rows);
     if (sim_interrupted()) {
       g_propagate_error(error, g_steal_pointer(&local));
@@ -175,20 +183,14 @@ static void print_header(const TrcCollInfo *info, const GArray *base,
   }
 }
 
-/* Orders scenarios by slowdown, highest (cut) first, ties in their order
- * (an insertion sort: stable, and n is an element count). */
-static void rank_scenarios(Scenario *s, guint n)
+/* Slowdown, highest (cut) first, ties in the scenarios' order. */
+static int worst_first(const void *a, const void *b)
 {
-  for (guint i = 1; i < n; i++) {
-    Scenario t = s[i];
-    guint j = i;
+  const Scenario *x = a, *y = b;
 
-    while (j > 0 && s[j - 1].key < t.key) {
-      s[j] = s[j - 1];
-      j--;
-    }
-    s[j] = t;
-  }
+  if (x->key != y->key)
+    return x->key > y->key ? -1 : 1;
+  return x->order < y->order ? -1 : x->order > y->order;
 }
 
 /* The worst slowdown of a scenario over the sizes, and that size. */
@@ -273,6 +275,7 @@ static void print_draws(const Scenario *s, guint n, const guint32 *counts,
                         guint32 seed, const GArray *base)
 {
   const TrcCollRow *last = &g_array_index(base, TrcCollRow, base->len - 1);
+  g_autofree const Scenario **worst = g_new0(const Scenario *, n_counts);
 
   printf("# random %s down: %u draws per count (seeds %u-%u); slowdown "
          "at %" G_GUINT64_FORMAT " B\n",
@@ -296,6 +299,7 @@ static void print_draws(const Scenario *s, guint n, const guint32 *counts,
       ok += !isinf(s[i].key);
       if (!w || s[i].key > w->key)
         w = &s[i];
+      worst[c] = w;
     }
     qsort(v, draws, sizeof *v, cmp_double);
     printf("%8u %6u", counts[c], draws);
@@ -312,12 +316,8 @@ static void print_draws(const Scenario *s, guint n, const guint32 *counts,
   }
   /* how to see each count's worst draw again */
   for (guint c = 0; c < n_counts; c++) {
-    const Scenario *w = NULL;
+    const Scenario *w = worst[c];
 
-    for (guint i = 0; i < n; i++) {
-      if (s[i].down == counts[c] && (!w || s[i].key > w->key))
-        w = &s[i];
-    }
     if (w->element)
       printf("# worst of %u %s (seed %u): --fail each of: %s\n", counts[c],
              kind, w->seed, w->element);
@@ -463,13 +463,13 @@ int cli_cmd_faults(int argc, char **argv)
          : fo.random_kind ? fo.random_kind
                           : "links";
   if (!cli_run_check(&o, &plan, &error) ||
-      !cli_apply_max_memory(o.max_memory, o.max_memory_seen, &error) ||
-      !run_with(&o, &plan, NULL, base, &info, &error))
+      !cli_apply_max_memory(o.max_memory, o.max_memory_seen, &error))
     goto fail;
   {
-    g_autoptr(TopoSystem) sys =
-        topo_system_load(o.topology, (const char *const *)o.models, &error);
-    if (!sys || !cli_fault_apply(sys, &o.faults, &error))
+    /* the baseline, freed before the scenarios load their own */
+    g_autoptr(TopoSystem) sys = load_baseline(&o, &error);
+
+    if (!sys || !run_on(sys, &o, &plan, base, &info, &error))
       goto fail;
     base_lines = topo_system_fault_lines(sys);
     /* the elements taken down one by one, or drawn from (links are drawn
@@ -509,6 +509,7 @@ int cli_cmd_faults(int argc, char **argv)
                             .where_random = "--criticality"};
 
       sc[i].element = g_strdup(one[0]);
+      sc[i].order = i;
       if (!run_scenario(&o, &plan, &spec, base, &sc[i], &error))
         goto fail;
     }
@@ -577,7 +578,7 @@ int cli_cmd_faults(int argc, char **argv)
   }
   print_header(&info, base, (const char *const *)base_lines);
   if (fo.criticality) {
-    rank_scenarios(sc, n);
+    qsort(sc, n, sizeof *sc, worst_first);
     print_criticality(fo.criticality, sc, n, base, fo.top);
   } else {
     print_draws(sc, n, (const guint32 *)(void *)counts->data, counts->len, kind,

@@ -268,16 +268,13 @@ static GArray *pair_links(FaultCtx *fc, const char *a, const char *b,
   return links;
 }
 
-/* "xN": N physical links of a bundle. */
+/* "xN": N physical links of a bundle (as [network] links write widths). */
 static gboolean parse_count(const char *w, guint32 *n)
 {
-  char *end;
   guint64 v;
 
-  if (w[0] != 'x' || !g_ascii_isdigit(w[1]))
-    return FALSE;
-  v = g_ascii_strtoull(w + 1, &end, 10);
-  if (*end || v == 0 || v > G_MAXUINT32)
+  if (w[0] != 'x' ||
+      !g_ascii_string_to_unsigned(w + 1, 10, 1, G_MAXUINT32, &v, NULL))
     return FALSE;
   *n = (guint32)v;
   return TRUE;
