@@ -536,14 +536,21 @@ static void mark_nics(TopoSystem *sys)
   }
 }
 
-/* Adds `where` to the places the faults were given, once. */
+/* Adds `where` to the places the faults were given, once, without the
+ * file's folders ("pod.ini: [faults] fail"): what the faults cut reaches
+ * reports (ifsim faults' cut scenarios), and outputs carry no paths. */
 static void note_origin(TopoFaults *fl, gboolean given, const char *where)
 {
-  if (!given || !where || strstr(fl->from->str, where))
+  g_autofree char *place = NULL;
+
+  if (!given || !where)
+    return;
+  place = g_path_get_basename(where);
+  if (strstr(fl->from->str, place))
     return;
   if (fl->from->len)
     g_string_append(fl->from, ", ");
-  g_string_append(fl->from, where);
+  g_string_append(fl->from, place);
 }
 
 const char *topo_system_fault_origin(const TopoSystem *sys)
