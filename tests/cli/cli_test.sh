@@ -907,6 +907,14 @@ expect 0 "    1  p0.leaf0" faults -t "$pod" -b 1G -e 1G --criticality leaves --c
 contains "$out.csv" "element,size_bytes,time_us,busbw_GBps,slowdown,algo,proto,channels,outcome"
 contains "$out.csv" "p0.leaf0,1073741824,6545.876506,326.785120,1.135989,NVLSTree"
 expect 0 "     2     10" faults -t "$pod" -b 1G -e 1G --random 1,2 --draws 10
+# a cut scenario's message names the system file without its folders
+fdir=$(mktemp -d)
+printf '[system]\nserver = dgx-h100\nservers = 2\n[scaleout]\ntopology = fat-tree\nswitch = quantum2-ndr\ntiers = 2\nradix = 16\n[faults]\ndegrade = s0.nic0 p0.leaf0 0.5\n' >"$fdir/two.ini"
+expect 0 "every NIC of server 0 is down (faults from two.ini: [faults] degrade, --criticality)" faults -t "$fdir/two.ini" -b 1M -e 1M --criticality leaves --csv "$fdir/c.csv"
+if grep -q "$fdir" "$fdir/c.csv"; then
+  echo "FAIL: ifsim faults --csv holds a path"; fails=$((fails + 1))
+fi
+rm -rf "$fdir"
 expect 2 "ifsim: faults: give one of --criticality KIND and --random LIST" faults -t "$pod"
 expect 2 "ifsim: faults: --criticality: 'routers' is not a kind of network element (switches, leaves, spines, cores, nics, links)" faults -t "$pod" --criticality routers
 expect 2 "ifsim: faults: --random: '0' is not a count of elements from 1" faults -t "$pod" --random 1,0
