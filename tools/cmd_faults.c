@@ -368,16 +368,17 @@ int cli_cmd_faults(int argc, char **argv)
       {NULL, 0, 0, NULL, NULL, 0}};
   GOptionEntry more[] = {
       {"criticality", 0, 0, G_OPTION_ARG_STRING, &fo.criticality,
-       "Take each network element of KIND down alone and rank them by the "
-       "slowdown: switches, leaves, spines, cores, nics or links",
+       "Take each element of KIND down alone and rank them by the "
+       "slowdown: switches, leaves, spines, cores, nics, links (of the "
+       "network), nvlinks, gpus or nvswitches (their NVLinks)",
        "KIND"},
       {"random", 0, 0, G_OPTION_ARG_STRING, &fo.random,
-       "Draw LIST's counts of random network elements down (--draws times "
+       "Draw LIST's counts of random elements down (--draws times "
        "each) and print the slowdown's distribution, e.g. 1,2,3,4",
        "LIST"},
       {"random-kind", 0, 0, G_OPTION_ARG_STRING, &fo.random_kind,
-       "What --random draws: links (physical cables; the default), "
-       "switches, leaves, spines, cores or nics",
+       "What --random draws: links (physical network cables; the "
+       "default), or a --criticality KIND",
        "KIND"},
       {"draws", 0, 0, G_OPTION_ARG_CALLBACK, cli_parse_number_option,
        "Draws per count of --random (default 100)", "N"},
@@ -472,12 +473,17 @@ int cli_cmd_faults(int argc, char **argv)
     if (!sys || !run_on(sys, &o, &plan, base, &info, &error))
       goto fail;
     base_lines = topo_system_fault_lines(sys);
-    /* the elements taken down one by one, or drawn from (links are drawn
-     * as physical cables instead: topo_system_add_faults' random_links) */
+    /* the elements taken down one by one, or drawn from (network links
+     * are drawn as physical cables instead: topo_system_add_faults'
+     * random_links) */
     if (fo.criticality || strcmp(kind, "links") != 0) {
       const char *flag = fo.criticality ? "--criticality" : "--random-kind";
 
-      elements = topo_fault_elements(sys, kind, &error);
+      /* NVLinks are drawn as physical links too, one cable of a bundle
+       * at a time */
+      elements = fo.random && strcmp(kind, "nvlinks") == 0
+                     ? topo_fault_nvlink_cables(sys)
+                     : topo_fault_elements(sys, kind, &error);
       if (!elements) {
         g_prefix_error(&error, "%s: ", flag);
         goto fail;

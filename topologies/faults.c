@@ -23,11 +23,19 @@
  * (explicit.c); a dragonfly takes the global and local links left, or a
  * detour (dragonfly.c).  A NIC whose ports are all down is not one NCCL sees
  * (ibv port state), so its GPUs leave by the nearest NIC that is up
- * (system.c).  Only the network is covered: GPUs, NVLink, PCIe and
- * sockets are not. */
+ * (system.c).
+ *
+ * Inside a server, NVLinks fail and slow alike: a GPU's ("s0.gpu3": every
+ * NVLink it has), an NVSwitch's ("s0.nvsw1") or a bundle ("s0.gpu3
+ * s0.nvsw1 x2").  That server's routes are computed again (server.c
+ * topo_rebuild_intra_routes): NVLink spread over the links left, and a GPU
+ * with none left reaches the others over PCIe; NCCL, which counts the
+ * NVLinks NVML reports active, reads the fewest a GPU has
+ * (topo_gpu_nvlinks_up).  PCIe and socket links are not covered. */
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/interrupt.h"
 #include "sim/rng.h"
 #include "topologies/error.h"
 #include "topologies/system_internal.h"
@@ -44,6 +52,8 @@ typedef struct {
 struct TopoFaults {
   GHashTable *links;  /* link index (channel / 2) -> FaultLink */
   guint8 *nic_down;   /* [servers * nics]: every port down */
+  guint8 *nvl_fault;  /* [servers]: a fault touched one of its NVLinks */
+  GArray *nvsw_failed; /* SimNodeId: NVSwitches named down (fail) */
   GPtrArray *lines;   /* char *: what was applied, one line each */
   GString *from; /* where they were given: "f.ini: [faults] fail, --fail" */
   guint32 down, slow; /* physical links */
@@ -58,6 +68,8 @@ void topo_faults_free(TopoFaults *fl)
     return;
   g_hash_table_destroy(fl->links);
   g_free(fl->nic_down);
+  g_free(fl->nvl_fault);
+  g_array_free(fl->nvsw_failed, TRUE);
   g_ptr_array_free(fl->lines, TRUE);
   g_string_free(fl->from, TRUE);
   g_free(fl);
@@ -111,6 +123,83 @@ static gboolean network_channel(const TopoSystem *sys, SimChannelId c)
          node_kind(sys, ch->dst) == TOPO_NODE_NET_SWITCH;
 }
 
+/* An NVLink inside a server: GPU to NVSwitch, or GPU to GPU. */
+static gboolean nvlink_channel(const TopoSystem *sys, SimChannelId c)
+{
+  const SimChannel *ch = sim_fabric_channel(sys->fabric, c);
+  guint32 a = node_kind(sys, ch->src), b = node_kind(sys, ch->dst);
+
+  return topo_channel_link(sys, c)->family == MDL_FAMILY_NVLINK &&
+         (a == TOPO_NODE_GPU || a == TOPO_NODE_NVSWITCH) &&
+         (b == TOPO_NODE_GPU || b == TOPO_NODE_NVSWITCH);
+}
+
+/* A link faults may take: the network's, or an NVLink. */
+static gboolean faultable(const TopoSystem *sys, SimChannelId c)
+{
+  return network_channel(sys, c) || nvlink_channel(sys, c);
+}
+
+gboolean topo_server_nvlink_faulted(const TopoSystem *sys, guint32 server)
+{
+  return sys->faults && sys->faults->nvl_fault[server];
+}
+
+/* Physical links up of the channel from a to b; 0 where none is. */
+static guint32 width_between(const TopoSystem *sys, SimNodeId a, SimNodeId b)
+{
+  SimChannelId c = sim_fabric_find_channel(sys->fabric, a, b);
+
+  return c == SIM_NONE ? 0 : sim_fabric_channel(sys->fabric, c)->width;
+}
+
+gboolean topo_faulted_gpus_nvlinked(const TopoSystem *sys, guint32 server,
+                                    guint32 ga, guint32 gb)
+{
+  SimNodeId a = topo_gpu(sys, server, ga), b = topo_gpu(sys, server, gb);
+  SimNodeId sw = server * sys->local_nodes + sys->off_nvsw;
+
+  if (width_between(sys, a, b) > 0)
+    return TRUE;
+  for (guint32 k = 0; k < sys->server->nvswitches; k++) {
+    if (width_between(sys, a, sw + k) > 0 && width_between(sys, sw + k, b) > 0)
+      return TRUE;
+  }
+  return FALSE;
+}
+
+guint32 topo_gpu_nvlinks_down(const TopoSystem *sys, guint32 server,
+                              guint32 gpu)
+{
+  SimNodeId g = topo_gpu(sys, server, gpu);
+  const SimChannelId *out;
+  guint32 n, down = 0;
+
+  if (!topo_server_nvlink_faulted(sys, server))
+    return 0;
+  out = sim_fabric_out(sys->fabric, g, &n);
+  for (guint32 i = 0; i < n; i++) {
+    const FaultLink *fl =
+        g_hash_table_lookup(sys->faults->links, GUINT_TO_POINTER(out[i] >> 1));
+    if (fl && nvlink_channel(sys, out[i]))
+      down += fl->down;
+  }
+  return down;
+}
+
+/* Whether node n has an NVLink (as built: faults leave the channel). */
+static gboolean has_nvlink(const TopoSystem *sys, SimNodeId n)
+{
+  guint32 deg;
+  const SimChannelId *out = sim_fabric_out(sys->fabric, n, &deg);
+
+  for (guint32 i = 0; i < deg; i++) {
+    if (nvlink_channel(sys, out[i]))
+      return TRUE;
+  }
+  return FALSE;
+}
+
 static const char *kind_text(guint32 kind)
 {
   static const char *const text[] = {"a GPU",         "a CPU socket",
@@ -123,6 +212,7 @@ typedef struct {
   TopoSystem *sys;
   GHashTable *by_name; /* name -> node id + 1 */
   const char *where;   /* "FILE: [faults] fail", "--fail" */
+  gboolean failing;    /* taking down, not slowing */
 } FaultCtx;
 
 static gboolean has_glob(const char *s)
@@ -132,7 +222,14 @@ static gboolean has_glob(const char *s)
 
 #define FAULT_NAMES_HINT                                                       \
   "names as `ifsim topo --links` lists them: a network switch (p0.spine0), "   \
-  "a NIC (s0.nic0) or a link 'A B' (s0.nic0 p0.leaf0)"
+  "a NIC (s0.nic0), a GPU's NVLinks (s0.gpu0), an NVSwitch (s0.nvsw0) or a "   \
+  "link 'A B' (s0.nic0 p0.leaf0, s0.gpu0 s0.nvsw0)"
+
+/* What faults take inside a server, for the messages of what they do not. */
+#define FAULT_INSIDE_HINT                                                      \
+  "ifsim models faults of the network (network switches, NICs and the "        \
+  "links between them) and of NVLinks (a GPU's, an NVSwitch's), not yet of "   \
+  "PCIe or socket links"
 
 /* The nodes a word names: one, or those a pattern matches. */
 static GArray *match_nodes(FaultCtx *fc, const char *word, GError **error)
@@ -174,7 +271,8 @@ static void add_link(GArray *links, GHashTable *seen, SimChannelId c)
     g_array_append_val(links, l);
 }
 
-/* The links a node element names: a network switch's, a NIC's ports. */
+/* The links a node element names: a network switch's, a NIC's ports, a
+ * GPU's or an NVSwitch's NVLinks. */
 static GArray *node_links(FaultCtx *fc, const char *word, GError **error)
 {
   const SimFabric *f = fc->sys->fabric;
@@ -190,28 +288,47 @@ static GArray *node_links(FaultCtx *fc, const char *word, GError **error)
     SimNodeId n = g_array_index(nodes, SimNodeId, i);
     guint32 kind = node_kind(fc->sys, n), n_out;
     const SimChannelId *out = sim_fabric_out(f, n, &n_out);
+    gboolean net = kind == TOPO_NODE_NET_SWITCH || kind == TOPO_NODE_NIC;
 
-    if (kind != TOPO_NODE_NET_SWITCH && kind != TOPO_NODE_NIC) {
+    if (!net && kind != TOPO_NODE_GPU && kind != TOPO_NODE_NVSWITCH) {
       if (has_glob(word))
-        continue; /* a pattern picks among the network's elements */
+        continue; /* a pattern picks among what faults take */
       g_array_free(links, TRUE);
       g_set_error(error, TOPO_ERROR, TOPO_ERROR_CONFLICT,
-                  "%s: %s is %s: ifsim models faults of the network (network "
-                  "switches, NICs and the links between them), not yet "
-                  "inside a server",
+                  "%s: %s is %s: " FAULT_INSIDE_HINT, fc->where, word,
+                  kind_text(kind));
+      return NULL;
+    }
+    if (!has_glob(word) && kind == TOPO_NODE_NIC && !topo_net_ops(fc->sys)) {
+      g_array_free(links, TRUE);
+      g_set_error(error, TOPO_ERROR, TOPO_ERROR_CONFLICT,
+                  "%s: %s is a NIC, and faults of NICs need a network "
+                  "between servers: this system has none (topology = none)",
+                  fc->where, word);
+      return NULL;
+    }
+    if (!has_glob(word) && !net && !has_nvlink(fc->sys, n)) {
+      g_array_free(links, TRUE);
+      g_set_error(error, TOPO_ERROR, TOPO_ERROR_CONFLICT,
+                  "%s: %s is %s without NVLink: faults take a GPU's or an "
+                  "NVSwitch's NVLinks, and " FAULT_INSIDE_HINT,
                   fc->where, word, kind_text(kind));
       return NULL;
     }
     for (guint32 k = 0; k < n_out; k++) {
-      if (network_channel(fc->sys, out[k]))
+      if (net ? network_channel(fc->sys, out[k])
+              : nvlink_channel(fc->sys, out[k]))
         add_link(links, seen, out[k]);
     }
+    if (fc->failing && kind == TOPO_NODE_NVSWITCH)
+      g_array_append_val(fc->sys->faults->nvsw_failed, n);
   }
   if (links->len == 0) {
     g_array_free(links, TRUE);
     g_set_error(error, TOPO_ERROR, TOPO_ERROR_UNKNOWN,
                 "%s: '%s' matches no network switch or NIC with a network "
-                "link (" FAULT_NAMES_HINT ")",
+                "link, nor a GPU or NVSwitch with an NVLink (" FAULT_NAMES_HINT
+                ")",
                 fc->where, word);
     return NULL;
   }
@@ -245,7 +362,7 @@ static GArray *pair_links(FaultCtx *fc, const char *a, const char *b,
       SimNodeId d = sim_fabric_channel(f, out[k])->dst;
       if (!g_hash_table_contains(ends, GUINT_TO_POINTER(d + 1)))
         continue;
-      if (network_channel(fc->sys, out[k]))
+      if (faultable(fc->sys, out[k]))
         add_link(links, seen, out[k]);
       else
         inside = TRUE;
@@ -255,9 +372,7 @@ static GArray *pair_links(FaultCtx *fc, const char *a, const char *b,
     g_array_free(links, TRUE);
     if (inside)
       g_set_error(error, TOPO_ERROR, TOPO_ERROR_CONFLICT,
-                  "%s: '%s %s' is a link inside a server: ifsim models "
-                  "faults of the network (network switches, NICs and the "
-                  "links between them), not yet inside a server",
+                  "%s: '%s %s' is a PCIe or socket link: " FAULT_INSIDE_HINT,
                   fc->where, a, b);
     else
       g_set_error(error, TOPO_ERROR, TOPO_ERROR_UNKNOWN,
@@ -300,6 +415,9 @@ static void link_update(TopoSystem *sys, guint32 l, const FaultLink *fl)
   double rate = (w - fl->slow) * fl->link_Bps + fl->slow_Bps;
 
   sim_fabric_set_link_rate(sys->fabric, 2 * l, w, w ? rate : 0);
+  if (nvlink_channel(sys, 2 * l))
+    sys->faults->nvl_fault[topo_node_server(
+        sys, sim_fabric_channel(sys->fabric, 2 * l)->src)] = 1;
 }
 
 static char *link_name(const TopoSystem *sys, guint32 l)
@@ -500,6 +618,13 @@ static gboolean apply_random(FaultCtx *fc, guint32 k, guint32 seed,
       g_array_append_val(pool, l);
     }
   }
+  if (!topo_net_ops(fc->sys)) {
+    g_set_error(error, TOPO_ERROR, TOPO_ERROR_CONFLICT,
+                "%s: random network links need a network between servers: "
+                "this system has none (topology = none)",
+                fc->where);
+    return FALSE;
+  }
   if (k > pool->len) {
     g_set_error(error, TOPO_ERROR, TOPO_ERROR_VALUE,
                 "%s: %u is more than the %u network links up", fc->where, k,
@@ -558,6 +683,137 @@ const char *topo_system_fault_origin(const TopoSystem *sys)
   return sys->faults ? sys->faults->from->str : "";
 }
 
+/* GPU g of server s's NVLinks down to NVSwitch k, and up. */
+static void gpu_switch_links(const TopoSystem *sys, guint32 s, guint32 g,
+                             guint32 k, guint32 *down, guint32 *up)
+{
+  SimChannelId c =
+      sim_fabric_find_channel(sys->fabric, topo_gpu(sys, s, g),
+                              s * sys->local_nodes + sys->off_nvsw + k);
+  const FaultLink *fl =
+      c == SIM_NONE
+          ? NULL
+          : g_hash_table_lookup(sys->faults->links, GUINT_TO_POINTER(c >> 1));
+
+  *up = c == SIM_NONE ? 0 : sim_fabric_channel(sys->fabric, c)->width;
+  *down = fl ? fl->down : 0;
+}
+
+/* Whether every NVLink of an NVSwitch is down: named down, or disabled. */
+static gboolean switch_down(const TopoSystem *sys, SimNodeId sw)
+{
+  guint32 deg;
+  const SimChannelId *out = sim_fabric_out(sys->fabric, sw, &deg);
+
+  for (guint32 i = 0; i < deg; i++) {
+    if (nvlink_channel(sys, out[i]) && topo_channel_up(sys, out[i]))
+      return FALSE;
+  }
+  return TRUE;
+}
+
+/* Takes every NVLink of a node (a GPU, an NVSwitch) down, with a line
+ * saying why; nothing when none is up. */
+static gboolean take_all(FaultCtx *fc, SimNodeId n, const char *why,
+                         GError **error)
+{
+  guint32 deg, taken = 0;
+  const SimChannelId *out = sim_fabric_out(fc->sys->fabric, n, &deg);
+
+  for (guint32 i = 0; i < deg; i++) {
+    if (!nvlink_channel(fc->sys, out[i]) || !topo_channel_up(fc->sys, out[i]))
+      continue;
+    if (!link_fail(fc, out[i] >> 1, 0, error))
+      return FALSE;
+    taken++;
+  }
+  if (taken)
+    g_ptr_array_add(fc->sys->faults->lines,
+                    g_strdup_printf("down: %s (%s)",
+                                    sim_fabric_node_name(fc->sys->fabric, n),
+                                    why));
+  return TRUE;
+}
+
+/* What Fabric Manager makes of server s's NVLink failures when it brings
+ * the fabric up with them (its user guide, High Availability Modes; a
+ * failure under a running job does not trigger these, the job fails):
+ * - an NVSwitch down: by default (NVSWITCH_FAILURE_MODE=0) it leaves the
+ *   fabric uninitialized and no CUDA job starts; `disable` (A100
+ *   systems) runs on without it;
+ * - a GPU's links to an NVSwitch down (an access link): by default
+ *   (ACCESS_LINK_FAILURE_MODE=0) it removes the GPU from NVSwitch
+ *   routing, and the GPU loses NVLink P2P to every other; with
+ *   disable-nvswitch (=1, A100 systems) it disables the switch, every
+ *   GPU keeping the others' links, unless the GPU's failed links reach
+ *   more than one switch, when it removes the GPU; keep-links, a what-if
+ *   no Fabric Manager mode runs, leaves the links that are up.
+ * GPUs joined by direct NVLinks (bridges) have no Fabric Manager. */
+static gboolean fabric_manager(FaultCtx *fc, guint32 s, GError **error)
+{
+  TopoSystem *sys = fc->sys;
+  const TopoServerSpec *sp = sys->server;
+  SimNodeId sw0 = s * sys->local_nodes + sys->off_nvsw;
+  g_autofree guint32 *failed_to = NULL; /* per GPU: switches, or their count */
+
+  if (sp->nvswitches == 0)
+    return TRUE;
+  for (guint i = 0; i < sys->faults->nvsw_failed->len; i++) {
+    SimNodeId n = g_array_index(sys->faults->nvsw_failed, SimNodeId, i);
+
+    if (topo_node_server(sys, n) != s ||
+        sys->nvswitch_mode != TOPO_NVSWITCH_ABORT)
+      continue;
+    g_set_error(error, TOPO_ERROR, TOPO_ERROR_CONFLICT,
+                "%s down (faults from %s): Fabric Manager leaves server %u's "
+                "NVLink fabric uninitialized and no CUDA job starts there "
+                "([faults] nvswitch_failure_mode = abort, its default "
+                "NVSWITCH_FAILURE_MODE=0; `disable` runs on without the "
+                "switch, as A100 systems can)",
+                sim_fabric_node_name(sys->fabric, n), sys->faults->from->str,
+                s);
+    return FALSE;
+  }
+  if (sys->access_link_mode == TOPO_ACCESS_KEEP_LINKS)
+    return TRUE;
+  /* each GPU's switches with a failed link, before acting on any: the
+   * switches a policy disables take other GPUs' links, not failures */
+  failed_to = g_new0(guint32, sp->gpus);
+  for (guint32 g = 0; g < sp->gpus; g++) {
+    guint32 up_any = 0;
+
+    for (guint32 k = 0; k < sp->nvswitches; k++) {
+      guint32 down, up;
+
+      gpu_switch_links(sys, s, g, k, &down, &up);
+      up_any += up;
+      if (down && !switch_down(sys, sw0 + k))
+        failed_to[g] = failed_to[g] ? G_MAXUINT32 : k + 1;
+    }
+    if (up_any == 0)
+      failed_to[g] = 0; /* off NVLink already */
+  }
+  for (guint32 g = 0; g < sp->gpus; g++) {
+    if (failed_to[g] == 0)
+      continue;
+    if (sys->access_link_mode == TOPO_ACCESS_DISABLE_NVSWITCH &&
+        failed_to[g] != G_MAXUINT32) {
+      if (!take_all(fc, sw0 + failed_to[g] - 1,
+                    "Fabric Manager disables the switch of a failed access "
+                    "link: access_link_failure_mode = disable-nvswitch",
+                    error))
+        return FALSE;
+      continue;
+    }
+    if (!take_all(fc, topo_gpu(sys, s, g),
+                  "Fabric Manager removes the GPU of a failed access link "
+                  "from NVLink: access_link_failure_mode = remove-gpu",
+                  error))
+      return FALSE;
+  }
+  return TRUE;
+}
+
 gboolean topo_system_add_faults(TopoSystem *sys, const TopoFaultSpec *spec,
                                 GError **error)
 {
@@ -572,17 +828,12 @@ gboolean topo_system_add_faults(TopoSystem *sys, const TopoFaultSpec *spec,
     any = TRUE;
   if (!any)
     return TRUE;
-  if (!net) {
-    g_set_error(error, TOPO_ERROR, TOPO_ERROR_CONFLICT,
-                "%s: faults are modelled on the network between servers, "
-                "and this system has none (topology = none)",
-                spec->where_fail);
-    return FALSE;
-  }
   if (!sys->faults) {
     sys->faults = g_new0(TopoFaults, 1);
     sys->faults->links = g_hash_table_new_full(NULL, NULL, NULL, g_free);
     sys->faults->nic_down = g_new0(guint8, sys->n_servers * sys->server->nics);
+    sys->faults->nvl_fault = g_new0(guint8, sys->n_servers);
+    sys->faults->nvsw_failed = g_array_new(FALSE, FALSE, sizeof(SimNodeId));
     sys->faults->lines = g_ptr_array_new_with_free_func(g_free);
     sys->faults->from = g_string_new(NULL);
   }
@@ -596,10 +847,12 @@ gboolean topo_system_add_faults(TopoSystem *sys, const TopoFaultSpec *spec,
               spec->where_degrade);
   note_origin(sys->faults, spec->random_links > 0, spec->where_random);
   fc.where = spec->where_fail;
+  fc.failing = TRUE;
   for (guint i = 0; spec->fail && spec->fail[i]; i++) {
     if (!apply_fail(&fc, spec->fail[i], error))
       return FALSE;
   }
+  fc.failing = FALSE;
   fc.where = spec->where_degrade;
   for (guint i = 0; spec->degrade && spec->degrade[i]; i++) {
     if (!apply_degrade(&fc, spec->degrade[i], error))
@@ -609,6 +862,16 @@ gboolean topo_system_add_faults(TopoSystem *sys, const TopoFaultSpec *spec,
   if (spec->random_links &&
       !apply_random(&fc, spec->random_links, spec->seed, error))
     return FALSE;
+  for (guint32 s = 0; s < sys->n_servers; s++) {
+    if (!sys->faults->nvl_fault[s])
+      continue;
+    if (!fabric_manager(&fc, s, error))
+      return FALSE;
+    if (!topo_rebuild_intra_routes(sys, s))
+      return sim_interrupt_check(error);
+  }
+  if (!net)
+    return TRUE; /* faults of NVLinks only: no network to route again */
   mark_nics(sys);
   return net->refault(sys, error);
 }
@@ -635,7 +898,9 @@ SimNodeId topo_live_nic(const TopoSystem *sys, guint32 server, guint32 nic,
 }
 
 static const char *const element_kinds[] = {
-    "switches", "leaves", "spines", "cores", "nics", "links", NULL};
+    "switches", "leaves",  "spines", "cores",      "nics",
+    "links",    "nvlinks", "gpus",   "nvswitches", NULL};
+enum { KIND_NICS = 4, KIND_LINKS, KIND_NVLINKS, KIND_GPUS, KIND_NVSWITCHES };
 
 double topo_nic_rate_Bps(const TopoSystem *sys, guint32 server, guint32 nic)
 {
@@ -669,23 +934,44 @@ GPtrArray *topo_fault_elements(const TopoSystem *sys, const char *kind,
     g_autofree char *list = g_strjoinv(", ", (char **)element_kinds);
     g_ptr_array_unref(out);
     g_set_error(error, TOPO_ERROR, TOPO_ERROR_UNKNOWN,
-                "'%s' is not a kind of network element (%s)", kind, list);
+                "'%s' is not a kind of element faults take (%s)", kind, list);
     return NULL;
   }
-  if (k == 5) { /* links */
+  if (k == KIND_LINKS || k == KIND_NVLINKS) {
     for (SimChannelId c = 0; c < sim_fabric_n_channels(f); c += 2) {
-      if (network_channel(sys, c))
+      if (k == KIND_LINKS ? network_channel(sys, c) : nvlink_channel(sys, c))
         g_ptr_array_add(out, link_name(sys, c >> 1));
     }
     return out;
   }
   for (SimNodeId n = 0; n < sim_fabric_n_nodes(f); n++) {
     const SimNode *node = sim_fabric_node(f, n);
-    gboolean take = k == 4 ? node->kind == TOPO_NODE_NIC
-                           : node->kind == TOPO_NODE_NET_SWITCH &&
-                                 (k == 0 || node->group == (guint32)k);
+    gboolean take = k == KIND_NICS ? node->kind == TOPO_NODE_NIC
+                    : k == KIND_GPUS
+                        ? node->kind == TOPO_NODE_GPU && has_nvlink(sys, n)
+                    : k == KIND_NVSWITCHES
+                        ? node->kind == TOPO_NODE_NVSWITCH && has_nvlink(sys, n)
+                        : node->kind == TOPO_NODE_NET_SWITCH &&
+                              (k == 0 || node->group == (guint32)k);
     if (take)
       g_ptr_array_add(out, g_strdup(sim_fabric_node_name(f, n)));
+  }
+  return out;
+}
+
+GPtrArray *topo_fault_nvlink_cables(const TopoSystem *sys)
+{
+  const SimFabric *f = sys->fabric;
+  GPtrArray *out = g_ptr_array_new_with_free_func(g_free);
+
+  for (SimChannelId c = 0; c < sim_fabric_n_channels(f); c += 2) {
+    g_autofree char *name = NULL;
+
+    if (!nvlink_channel(sys, c))
+      continue;
+    name = link_name(sys, c >> 1);
+    for (guint32 i = 0; i < sim_fabric_channel(f, c)->width; i++)
+      g_ptr_array_add(out, g_strdup_printf("%s x1", name));
   }
   return out;
 }

@@ -786,13 +786,14 @@ gboolean topo_build_servers(TopoSystem *sys, GError **error)
 
 /* --- routes inside a server ----------------------------------------- */
 
-/* Fastest single path from a to b inside server 0 (Dijkstra; only
- * forwarding nodes in between); cost of a channel: latency plus 1 MiB at
- * its rate.  FALSE when there is none. */
+/* Fastest single path from a to b inside their server (Dijkstra over the
+ * channels up; only forwarding nodes in between); cost of a channel:
+ * latency plus 1 MiB at its rate.  FALSE when there is none. */
 static gboolean intra_fastest(const TopoSystem *sys, SimNodeId a, SimNodeId b,
                               SimPath *out)
 {
   guint32 n = sys->local_nodes;
+  SimNodeId base = a - a % n;
   g_autofree double *dist = g_new(double, n);
   g_autofree SimChannelId *via = g_new(SimChannelId, n);
   g_autofree gboolean *done = g_new0(gboolean, n);
@@ -803,7 +804,7 @@ static gboolean intra_fastest(const TopoSystem *sys, SimNodeId a, SimNodeId b,
     dist[i] = G_MAXDOUBLE;
     via[i] = SIM_NONE;
   }
-  dist[a] = 0;
+  dist[a - base] = 0;
   for (;;) {
     guint32 u = SIM_NONE, deg;
     const SimChannelId *outs;
@@ -812,31 +813,32 @@ static gboolean intra_fastest(const TopoSystem *sys, SimNodeId a, SimNodeId b,
           (u == SIM_NONE || dist[i] < dist[u]))
         u = i;
     }
-    if (u == SIM_NONE || u == b)
+    if (u == SIM_NONE || u == b - base)
       break;
     done[u] = TRUE;
-    if (u != a && !(sim_fabric_node(sys->fabric, u)->flags & SIM_NODE_FORWARDS))
+    if (u != a - base &&
+        !(sim_fabric_node(sys->fabric, base + u)->flags & SIM_NODE_FORWARDS))
       continue;
-    outs = sim_fabric_out(sys->fabric, u, &deg);
+    outs = sim_fabric_out(sys->fabric, base + u, &deg);
     for (guint32 i = 0; i < deg; i++) {
       const SimChannel *c = sim_fabric_channel(sys->fabric, outs[i]);
       double d;
-      if (c->dst >= n)
-        continue; /* leaves the server */
+      if (c->dst < base || c->dst >= base + n || c->width == 0)
+        continue; /* leaves the server, or faults took it down */
       d = dist[u] + (double)c->latency_ps * 1e-12 + 1048576.0 / c->rate_Bps;
-      if (d < dist[c->dst]) {
-        dist[c->dst] = d;
-        via[c->dst] = outs[i];
+      if (d < dist[c->dst - base]) {
+        dist[c->dst - base] = d;
+        via[c->dst - base] = outs[i];
       }
     }
   }
-  if (dist[b] == G_MAXDOUBLE)
+  if (dist[b - base] == G_MAXDOUBLE)
     return FALSE;
   for (SimNodeId at = b; at != a;) {
     if (depth == SIM_PATH_MAX_HOPS)
       return FALSE;
-    stack[depth++] = via[at];
-    at = sim_fabric_channel(sys->fabric, via[at])->src;
+    stack[depth++] = via[at - base];
+    at = sim_fabric_channel(sys->fabric, via[at - base])->src;
   }
   sim_path_clear(out);
   while (depth > 0)
@@ -844,34 +846,49 @@ static gboolean intra_fastest(const TopoSystem *sys, SimNodeId a, SimNodeId b,
   return TRUE;
 }
 
-/* GPU-to-GPU over NVLink: one path per NVSwitch (and the direct bundle),
- * weighted by links.  FALSE when the pair shares no NVLink. */
+/* Physical links up of a channel; 0 where there is none. */
+static guint32 width_of(const TopoSystem *sys, SimChannelId c)
+{
+  return c == SIM_NONE ? 0 : sim_fabric_channel(sys->fabric, c)->width;
+}
+
+/* GPU-to-GPU over NVLink: one path per NVSwitch both reach (and the direct
+ * bundle), weighted by the links up that the path can use, min(a's to the
+ * switch, the switch's to b): the GPU spreads its traffic over its links
+ * up, and through one switch no more than the fewer of the two can carry
+ * (as built, every switch's share of a GPU's links).  FALSE when the pair
+ * shares no NVLink up. */
 static gboolean intra_nvlink(const TopoSystem *sys, SimNodeId a, SimNodeId b,
                              SimPathSet *out)
 {
   const TopoServerSpec *sp = sys->server;
+  SimNodeId base = a - a % sys->local_nodes;
   double total = 0;
 
   out->n = 0;
   for (guint32 k = 0; sp->split && k < sp->nvswitches; k++) {
-    SimNodeId sw = sys->off_nvsw + k;
+    SimNodeId sw = base + sys->off_nvsw + k;
+    SimChannelId up = sim_fabric_find_channel(sys->fabric, a, sw);
+    SimChannelId down = sim_fabric_find_channel(sys->fabric, sw, b);
+    guint32 w = MIN(width_of(sys, up), width_of(sys, down));
     SimPath *p;
-    if (!sp->split[k])
+
+    if (w == 0)
       continue;
     p = &out->path[out->n];
     sim_path_clear(p);
-    sim_path_push(p, sim_fabric_find_channel(sys->fabric, a, sw));
-    sim_path_push(p, sim_fabric_find_channel(sys->fabric, sw, b));
-    out->weight[out->n++] = sp->split[k];
-    total += sp->split[k];
+    sim_path_push(p, up);
+    sim_path_push(p, down);
+    out->weight[out->n++] = w;
+    total += w;
   }
   {
     SimChannelId direct = sim_fabric_find_channel(sys->fabric, a, b);
-    if (direct != SIM_NONE) {
+    if (width_of(sys, direct) > 0) {
       SimPath *p = &out->path[out->n];
       sim_path_clear(p);
       sim_path_push(p, direct);
-      out->weight[out->n] = sim_fabric_channel(sys->fabric, direct)->width;
+      out->weight[out->n] = width_of(sys, direct);
       total += out->weight[out->n++];
     }
   }
@@ -881,30 +898,46 @@ static gboolean intra_nvlink(const TopoSystem *sys, SimNodeId a, SimNodeId b,
 }
 
 /* Arena layout per pair: n_paths, then per path: weight (a double in two
- * words), n_hops, hops. */
-static void intra_store(TopoSystem *sys, guint32 key, const SimPathSet *ps)
+ * words), n_hops, hops less the server's first channel. */
+static void intra_store(TopoIntraRoutes *r, guint32 key, const SimPathSet *ps,
+                        SimChannelId ch_base)
 {
   guint32 n = ps->n;
 
-  sys->intra_first[key] = sys->intra_sets->len;
-  g_array_append_val(sys->intra_sets, n);
+  r->first[key] = r->sets->len;
+  g_array_append_val(r->sets, n);
   for (guint32 i = 0; i < ps->n; i++) {
     guint32 bits[2];
     memcpy(bits, &ps->weight[i], sizeof bits);
-    g_array_append_vals(sys->intra_sets, bits, 2);
-    g_array_append_val(sys->intra_sets, ps->path[i].n);
-    g_array_append_vals(sys->intra_sets, ps->path[i].hop, ps->path[i].n);
+    g_array_append_vals(r->sets, bits, 2);
+    g_array_append_val(r->sets, ps->path[i].n);
+    for (guint32 h = 0; h < ps->path[i].n; h++) {
+      guint32 hop = ps->path[i].hop[h] - ch_base;
+      g_array_append_val(r->sets, hop);
+    }
   }
 }
 
-gboolean topo_build_intra_routes(TopoSystem *sys)
+static void intra_clear(TopoIntraRoutes *r)
+{
+  g_free(r->first);
+  if (r->sets)
+    g_array_free(r->sets, TRUE);
+  r->first = NULL;
+  r->sets = NULL;
+}
+
+/* Server s's routes between its GPUs, CPUs, NICs and switches. */
+static gboolean intra_build(const TopoSystem *sys, guint32 s,
+                            TopoIntraRoutes *r)
 {
   guint32 n = sys->local_nodes;
+  SimNodeId base = s * n;
 
-  sys->intra_first = g_new(guint32, (gsize)n * n);
-  sys->intra_sets = g_array_new(FALSE, FALSE, sizeof(guint32));
+  r->first = g_new(guint32, (gsize)n * n);
+  r->sets = g_array_new(FALSE, FALSE, sizeof(guint32));
   for (guint32 i = 0; i < n * n; i++)
-    sys->intra_first[i] = SIM_NONE;
+    r->first[i] = SIM_NONE;
   for (SimNodeId a = 0; a < sys->off_nvsw; a++) {
     /* a search per pair: minutes for a server of a thousand GPUs, so a
      * signal is heeded between sources */
@@ -912,21 +945,48 @@ gboolean topo_build_intra_routes(TopoSystem *sys)
       return FALSE;
     for (SimNodeId b = 0; b < sys->off_nvsw; b++) {
       SimPathSet ps;
-      const SimNode *na = sim_fabric_node(sys->fabric, a);
-      const SimNode *nb = sim_fabric_node(sys->fabric, b);
+      const SimNode *na = sim_fabric_node(sys->fabric, base + a);
+      const SimNode *nb = sim_fabric_node(sys->fabric, base + b);
       if (a == b)
         continue;
       if (!(na->kind == TOPO_NODE_GPU && nb->kind == TOPO_NODE_GPU &&
-            intra_nvlink(sys, a, b, &ps))) {
+            intra_nvlink(sys, base + a, base + b, &ps))) {
         ps.n = 1;
         ps.weight[0] = 1.0;
-        if (!intra_fastest(sys, a, b, &ps.path[0]))
+        if (!intra_fastest(sys, base + a, base + b, &ps.path[0]))
           continue;
       }
-      intra_store(sys, a * n + b, &ps);
+      intra_store(r, a * n + b, &ps, s * sys->local_channels);
     }
   }
   return TRUE;
+}
+
+gboolean topo_build_intra_routes(TopoSystem *sys)
+{
+  return intra_build(sys, 0, &sys->intra);
+}
+
+gboolean topo_rebuild_intra_routes(TopoSystem *sys, guint32 server)
+{
+  g_assert(server < sys->n_servers);
+  if (!sys->intra_faulted)
+    sys->intra_faulted = g_new0(TopoIntraRoutes *, sys->n_servers);
+  if (!sys->intra_faulted[server])
+    sys->intra_faulted[server] = g_new0(TopoIntraRoutes, 1);
+  intra_clear(sys->intra_faulted[server]);
+  return intra_build(sys, server, sys->intra_faulted[server]);
+}
+
+void topo_intra_routes_free(TopoSystem *sys)
+{
+  intra_clear(&sys->intra);
+  for (guint32 s = 0; sys->intra_faulted && s < sys->n_servers; s++) {
+    if (sys->intra_faulted[s])
+      intra_clear(sys->intra_faulted[s]);
+    g_free(sys->intra_faulted[s]);
+  }
+  g_clear_pointer(&sys->intra_faulted, g_free);
 }
 
 guint32 topo_node_server(const TopoSystem *sys, SimNodeId n)
@@ -943,14 +1003,17 @@ gboolean topo_route_intra(const TopoSystem *sys, SimNodeId src, SimNodeId dst,
   guint32 at;
   const guint32 *w;
   SimChannelId ch_base = s * sys->local_channels;
+  const TopoIntraRoutes *r;
 
   if (s == G_MAXUINT32 || topo_node_server(sys, dst) != s)
     return FALSE;
+  r = sys->intra_faulted && sys->intra_faulted[s] ? sys->intra_faulted[s]
+                                                  : &sys->intra;
   b = dst - s * sys->local_nodes;
-  at = sys->intra_first[a * sys->local_nodes + b];
+  at = r->first[a * sys->local_nodes + b];
   if (at == SIM_NONE)
     return FALSE;
-  w = (const guint32 *)sys->intra_sets->data + at;
+  w = (const guint32 *)r->sets->data + at;
   out->n = *w++;
   for (guint32 i = 0; i < out->n; i++) {
     memcpy(&out->weight[i], w, sizeof(double));

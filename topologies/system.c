@@ -242,9 +242,7 @@ void topo_system_free(TopoSystem *sys)
     g_ptr_array_free(sys->switches, TRUE);
   if (sys->nics)
     g_ptr_array_free(sys->nics, TRUE);
-  g_free(sys->intra_first);
-  if (sys->intra_sets)
-    g_array_free(sys->intra_sets, TRUE);
+  topo_intra_routes_free(sys);
   if (sys->endpoints)
     g_array_free(sys->endpoints, TRUE);
   g_free(sys->nic_first_ep);
@@ -293,7 +291,12 @@ typedef struct {
   char *name; /* unused: params convention */
   char *fail, *degrade;
   guint32 random_links, seed;
+  guint32 access_link_mode, nvswitch_mode;
 } FaultGroup;
+
+static const char *const access_link_names[] = {
+    "remove-gpu", "disable-nvswitch", "keep-links", NULL};
+static const char *const nvswitch_mode_names[] = {"abort", "disable", NULL};
 
 #define FOFF(f) offsetof(FaultGroup, f)
 static const MdlParamSpec fault_params[] = {
@@ -305,6 +308,15 @@ static const MdlParamSpec fault_params[] = {
      "physical network links down, drawn at random"},
     {"seed", MDL_PARAM_UINT, FOFF(seed), 0, G_MAXUINT32, NULL, "1",
      "seed of random_links' draw"},
+    {"access_link_failure_mode", MDL_PARAM_ENUM, FOFF(access_link_mode), 0, 0,
+     access_link_names, "remove-gpu",
+     "a GPU's NVLink to an NVSwitch down: remove-gpu (Fabric Manager's "
+     "default: the GPU leaves NVLink), disable-nvswitch (A100 systems) or "
+     "keep-links"},
+    {"nvswitch_failure_mode", MDL_PARAM_ENUM, FOFF(nvswitch_mode), 0, 0,
+     nvswitch_mode_names, "abort",
+     "an NVSwitch down: abort (Fabric Manager's default: no CUDA job runs on "
+     "the server) or disable (A100 systems: the rest carry on)"},
     MDL_PARAM_END,
 };
 static const MdlParamSpec *const fault_tables[] = {fault_params, NULL};
@@ -350,6 +362,8 @@ static gboolean read_faults(TopoSystem *sys, GKeyFile *kf, const char *source,
   g_free(fg.degrade);
   if (!ok)
     return FALSE;
+  sys->access_link_mode = (TopoAccessLinkMode)fg.access_link_mode;
+  sys->nvswitch_mode = (TopoNvswitchMode)fg.nvswitch_mode;
   spec = (TopoFaultSpec){.fail = (const char *const *)fail,
                          .degrade = (const char *const *)degrade,
                          .random_links = fg.random_links,
@@ -884,13 +898,16 @@ TopoPciPath topo_gpu_nic_pci_path(const TopoSystem *sys, guint32 gpu,
                   s->gpu_sock[gpu], s->nic_sw[nic], s->nic_sock[nic]);
 }
 
-gboolean topo_gpus_nvlinked(const TopoSystem *sys, guint32 ga, guint32 gb)
+gboolean topo_gpus_nvlinked(const TopoSystem *sys, guint32 server, guint32 ga,
+                            guint32 gb)
 {
   const TopoServerSpec *s = sys->server;
 
   g_assert(ga < s->gpus && gb < s->gpus);
   if (is_none_name(s->nvlink) || s->nvlinks_per_gpu == 0)
     return FALSE;
+  if (topo_server_nvlink_faulted(sys, server))
+    return topo_faulted_gpus_nvlinked(sys, server, ga, gb);
   if (!is_none_name(s->nvswitch))
     return TRUE;
   for (guint i = 0; s->pairs && i < s->pairs->len; i++) {

@@ -155,9 +155,10 @@ TopoPciPath topo_gpu_pci_path(const TopoSystem *sys, guint32 ga, guint32 gb);
  * across sockets). */
 TopoPciPath topo_gpu_nic_pci_path(const TopoSystem *sys, guint32 gpu,
                                   guint32 nic);
-/* Whether NVLink joins two GPUs of a server (through NVSwitches, a bridge
- * or a direct link). */
-gboolean topo_gpus_nvlinked(const TopoSystem *sys, guint32 ga, guint32 gb);
+/* Whether NVLink joins two GPUs of a server (through an NVSwitch both
+ * reach, a bridge or a direct link), over the links faults left up. */
+gboolean topo_gpus_nvlinked(const TopoSystem *sys, guint32 server, guint32 ga,
+                            guint32 gb);
 SimNodeId topo_nic(const TopoSystem *sys, guint32 server, guint32 nic);
 guint32 topo_nics_per_server(const TopoSystem *sys);
 
@@ -223,19 +224,31 @@ gboolean topo_nic_up(const TopoSystem *sys, guint32 server, guint32 nic);
 SimNodeId topo_live_nic(const TopoSystem *sys, guint32 server, guint32 nic,
                         guint32 gpu);
 
+/* Whether faults took or slowed one of server s's NVLinks. */
+gboolean topo_server_nvlink_faulted(const TopoSystem *sys, guint32 server);
+/* A GPU's physical NVLinks that faults took down (NVML then reports them
+ * inactive, and NCCL counts those left); 0 without faults. */
+guint32 topo_gpu_nvlinks_down(const TopoSystem *sys, guint32 server,
+                              guint32 gpu);
+
 /* A NIC's ports' data rate together as trained (what NCCL reads from
  * ibv_query_port: active speed x width): a slower port counts slower. */
 double topo_nic_rate_Bps(const TopoSystem *sys, guint32 server, guint32 nic);
 
-/* The kinds of network element topo_fault_elements lists:
- * "switches", "leaves", "spines", "cores" (a fat-tree's or explicit
- * network's tiers), "nics", "links" (every link bundle, as "A B"). */
+/* The kinds of element topo_fault_elements lists: "switches", "leaves",
+ * "spines", "cores" (a fat-tree's or explicit network's tiers), "nics",
+ * "links" (every network link bundle, as "A B"), "nvlinks" (every NVLink
+ * bundle inside a server), "gpus" and "nvswitches" (those with NVLinks:
+ * as an element, every NVLink of it). */
 const char *const *topo_fault_element_kinds(void);
-/* The names (char *) of the network's elements of a kind, in fabric
+/* The names (char *) of the system's elements of a kind, in fabric
  * order, as faults take them; an unknown kind is an error naming the
  * kinds. */
 GPtrArray *topo_fault_elements(const TopoSystem *sys, const char *kind,
                                GError **error);
+/* Every physical NVLink up, as an element of one cable ("s0.gpu0 s0.nvsw0
+ * x1", as many times as the bundle has), for draws of physical links. */
+GPtrArray *topo_fault_nvlink_cables(const TopoSystem *sys);
 
 /* What `ifsim topo` prints. */
 typedef struct {

@@ -106,6 +106,26 @@ typedef struct TopoDragonfly TopoDragonfly;
 typedef struct TopoExplicit TopoExplicit;
 typedef struct TopoFaults TopoFaults;
 
+/* Fabric Manager's "GPU Access NVLink Failure" and "NVSwitch Failure"
+ * policies (its user guide, High Availability Modes), as it applies them
+ * when it brings the NVLink fabric up with failures present: the first
+ * values are its defaults. */
+typedef enum {
+  TOPO_ACCESS_REMOVE_GPU,       /* ACCESS_LINK_FAILURE_MODE=0 */
+  TOPO_ACCESS_DISABLE_NVSWITCH, /* =1 (DGX/HGX A100) */
+  TOPO_ACCESS_KEEP_LINKS,       /* a what-if: the links left carry on */
+} TopoAccessLinkMode;
+typedef enum {
+  TOPO_NVSWITCH_ABORT,   /* NVSWITCH_FAILURE_MODE=0 */
+  TOPO_NVSWITCH_DISABLE, /* =1 (DGX/HGX A100) */
+} TopoNvswitchMode;
+
+/* Routes inside one server, by local ids: [src * local_nodes + dst]. */
+typedef struct {
+  guint32 *first; /* into sets; SIM_NONE: not routable */
+  GArray *sets;   /* SimPathSets, packed (server.c intra_store) */
+} TopoIntraRoutes;
+
 struct TopoSystem {
   char *name;
   MdlRegistry *models;
@@ -120,9 +140,11 @@ struct TopoSystem {
    * contiguous, so local ids plus a base give any server's */
   guint32 local_nodes, local_channels;
   guint32 off_gpu, off_cpu, off_nic, off_nvsw, off_pcisw, n_pcisw;
-  /* intra-server routes of server 0, [local src * local_nodes + dst] */
-  guint32 *intra_first; /* into intra_sets; SIM_NONE: not routable */
-  GArray *intra_sets;   /* SimPathSet */
+  /* routes inside a server: server 0's as built, every server's while
+   * no fault touches it; intra_faulted[s] (NULL: none) server s's own
+   * once faults took some of its NVLinks (faults.c) */
+  TopoIntraRoutes intra;
+  TopoIntraRoutes **intra_faulted; /* [n_servers] */
   /* scale-out */
   TopoScaleout scaleout;
   GArray *endpoints;     /* TopoEndpoint */
@@ -136,9 +158,16 @@ struct TopoSystem {
   GPtrArray *packet_links;
   /* faults.c: NULL while none is applied */
   TopoFaults *faults;
+  /* what Fabric Manager does with NVLink failures ([faults]
+   * access_link_failure_mode, nvswitch_failure_mode; faults.c) */
+  TopoAccessLinkMode access_link_mode;
+  TopoNvswitchMode nvswitch_mode;
 };
 
 void topo_faults_free(TopoFaults *fl);
+/* topo_gpus_nvlinked on a server whose NVLinks faults touched. */
+gboolean topo_faulted_gpus_nvlinked(const TopoSystem *sys, guint32 server,
+                                    guint32 ga, guint32 gb);
 
 /* Sets "WHERE KEY: MESSAGE" with the given code; returns FALSE. */
 gboolean topo_error(GError **error, TopoErrorCode code, const char *where,
@@ -158,6 +187,11 @@ SimChannelId topo_add_link(TopoSystem *sys, SimNodeId a, SimNodeId b,
 gboolean topo_build_servers(TopoSystem *sys, GError **error);
 /* FALSE when a signal stopped it (sim/interrupt.h), the table unfinished. */
 gboolean topo_build_intra_routes(TopoSystem *sys);
+/* Computes server s's own routes from its channels as faults left them
+ * (intra_faulted[s]): NVLink spread over the links up, else the fastest
+ * path left (PCIe).  FALSE when a signal stopped it. */
+gboolean topo_rebuild_intra_routes(TopoSystem *sys, guint32 server);
+void topo_intra_routes_free(TopoSystem *sys);
 gboolean topo_route_intra(const TopoSystem *sys, SimNodeId src, SimNodeId dst,
                           SimPathSet *out);
 

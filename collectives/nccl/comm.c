@@ -235,7 +235,8 @@ static NcclPath p2p_default_level(const NcclComm *c)
   return c->gpu.cpu == TOPO_CPU_AMD ? NCCL_PATH_SYS : NCCL_PATH_PXB;
 }
 
-gboolean nccl_comm_pair_p2p(const NcclComm *c, guint32 ga, guint32 gb)
+gboolean nccl_comm_pair_p2p(const NcclComm *c, guint32 server, guint32 ga,
+                            guint32 gb)
 {
   static const NcclPath pci[] = {
       [TOPO_PCI_PIX] = NCCL_PATH_PIX,
@@ -244,7 +245,7 @@ gboolean nccl_comm_pair_p2p(const NcclComm *c, guint32 ga, guint32 gb)
       [TOPO_PCI_SYS] = NCCL_PATH_SYS,
   };
 
-  if (topo_gpus_nvlinked(c->sys, ga, gb))
+  if (topo_gpus_nvlinked(c->sys, server, ga, gb))
     return c->p2p_level >= NCCL_PATH_NVL;
   /* paths.cc: NVML's P2P status, which the driver refuses on GeForce
    * cards and in many VMs */
@@ -252,26 +253,70 @@ gboolean nccl_comm_pair_p2p(const NcclComm *c, guint32 ga, guint32 gb)
          pci[topo_gpu_pci_path(c->sys, ga, gb)] <= c->p2p_level;
 }
 
-/* Whether NVLink alone can close a ring through the node's GPUs, as
+/* Whether fn holds on every node of the communicator, asked of each node
+ * whose NVLinks faults touched and of one other: the others are built
+ * alike.  (Each node's NCCL searches its own graphs; init.cc then keeps
+ * the fewest channels and the lowest bandwidths of any rank's.) */
+static gboolean every_node(const NcclComm *c,
+                           gboolean (*fn)(const NcclComm *c, guint32 server))
+{
+  gboolean alike_asked = FALSE;
+
+  for (guint32 n = 0; n < c->nnodes; n++) {
+    guint32 s = c->server_of[n];
+
+    if (!topo_server_nvlink_faulted(c->sys, s)) {
+      if (alike_asked)
+        continue;
+      alike_asked = TRUE;
+    }
+    if (!fn(c, s))
+      return FALSE;
+  }
+  return TRUE;
+}
+
+/* Whether NVLink alone can close a ring through a node's GPUs, as
  * NCCL's search needs to give the rings NVLink's speed (search.cc: a ring
  * that takes a PCIe path runs at that path's speed): NVSwitches join
  * every pair; direct links (bridges, hybrid cube-mesh) must give every GPU
  * NVLink to two others of the node, or join the node's only two.  The
- * A40s' bridged pairs give 8 GPUs no NVLink ring. */
-static gboolean nvlink_ring(const NcclComm *c)
+ * A40s' bridged pairs give 8 GPUs no NVLink ring, nor does a GPU whose
+ * NVLinks faults all took down. */
+static gboolean node_nvlink_ring(const NcclComm *c, guint32 server)
 {
-  if (c->gpu.nvswitch || c->ppn < 2)
+  if (c->ppn < 2 ||
+      (c->gpu.nvswitch && !topo_server_nvlink_faulted(c->sys, server)))
     return TRUE;
   for (guint32 i = 0; i < c->ppn; i++) {
     guint32 peers = 0;
 
     for (guint32 j = 0; j < c->ppn; j++)
-      if (i != j && topo_gpus_nvlinked(c->sys, c->local_of[i], c->local_of[j]))
+      if (i != j &&
+          topo_gpus_nvlinked(c->sys, server, c->local_of[i], c->local_of[j]))
         peers++;
     if (peers < MIN(2, c->ppn - 1))
       return FALSE;
   }
   return TRUE;
+}
+
+/* The most NVLinks faults took from one of the communicator's GPUs: NCCL
+ * counts the links NVML reports active (xml.cc), its GPU-to-NVSwitch
+ * bandwidth is their number times a link's (topo.cc), and the slowest
+ * GPU sets every channel's speed. */
+static guint32 comm_nvlinks_down(const NcclComm *c)
+{
+  guint32 most = 0;
+
+  for (guint32 n = 0; n < c->nnodes; n++) {
+    if (!topo_server_nvlink_faulted(c->sys, c->server_of[n]))
+      continue;
+    for (guint32 i = 0; i < c->ppn; i++)
+      most = MAX(
+          most, topo_gpu_nvlinks_down(c->sys, c->server_of[n], c->local_of[i]));
+  }
+  return most;
 }
 
 /* NCCL's path type from local GPU g to its NIC: a GPU on NVLink-C2C
@@ -309,7 +354,7 @@ static gboolean gdr_ok(const NcclComm *c, guint32 g, gboolean read)
     gboolean nvlink = FALSE;
 
     for (guint32 i = 0; i < c->gpu.gpus && !nvlink; i++)
-      nvlink = i != g && topo_gpus_nvlinked(c->sys, g, i);
+      nvlink = i != g && topo_gpus_nvlinked(c->sys, c->server_of[0], g, i);
     if (!nvlink)
       return FALSE;
   }
@@ -363,14 +408,15 @@ static void socket_threads(NcclComm *c)
   c->socket_socks = threads * per;
 }
 
-/* Whether some pair of a node's ranks stages through host memory. */
-static gboolean comm_any_shm(const NcclComm *c)
+/* Whether every pair of a node's ranks uses P2P. */
+static gboolean node_all_p2p(const NcclComm *c, guint32 server)
 {
   for (guint32 i = 0; i < c->ppn; i++)
     for (guint32 j = 0; j < c->ppn; j++)
-      if (i != j && !nccl_comm_pair_p2p(c, c->local_of[i], c->local_of[j]))
-        return TRUE;
-  return FALSE;
+      if (i != j &&
+          !nccl_comm_pair_p2p(c, server, c->local_of[i], c->local_of[j]))
+        return FALSE;
+  return TRUE;
 }
 
 NcclComm *nccl_comm_new(const TopoSystem *sys, const NcclOptions *opt,
@@ -394,10 +440,12 @@ NcclComm *nccl_comm_new(const TopoSystem *sys, const NcclOptions *opt,
                               : NCCL_ARCH_VOLTA;
   c->p2p_level = c->opt.p2p_level ? (NcclPath)(c->opt.p2p_level - 1)
                                   : p2p_default_level(c);
-  c->shm = comm_any_shm(c);
+  c->shm = !every_node(c, node_all_p2p);
+  c->gpu.nvlinks -= MIN(c->gpu.nvlinks, comm_nvlinks_down(c));
   /* NCCL_P2P_DISABLE: NVLink paths go through the CPU as well */
   c->nvl_intra = c->gpu.nvlink != NULL && c->gpu.nvlinks > 0 &&
-                 c->p2p_level >= NCCL_PATH_NVL && nvlink_ring(c);
+                 c->p2p_level >= NCCL_PATH_NVL &&
+                 every_node(c, node_nvlink_ring);
   if (c->nvl_intra) {
     double speed;
 

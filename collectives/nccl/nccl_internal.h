@@ -84,7 +84,8 @@ double nccl_host_net_factor(const NcclComm *c);
  * (paths.cc ncclTopoCheckP2p: their path no farther than the P2P level,
  * and, over PCIe, the driver allowing it); else SHM, through host memory
  * (transport/shm.cc). */
-gboolean nccl_comm_pair_p2p(const NcclComm *c, guint32 ga, guint32 gb);
+gboolean nccl_comm_pair_p2p(const NcclComm *c, guint32 server, guint32 ga,
+                            guint32 gb);
 
 /* Fills the cost-model tables of a communicator whose topology fields are
  * set (tuning.c). */

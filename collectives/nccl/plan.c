@@ -49,7 +49,8 @@ static guint32 rank_node(const NcclPlan *pl, guint32 r)
 /* Whether ranks a and b of one node use P2P (else SHM). */
 static gboolean rank_pair_p2p(const NcclPlan *pl, guint32 a, guint32 b)
 {
-  return nccl_comm_pair_p2p(pl->comm, nccl_comm_rank_local(pl->comm, a),
+  return nccl_comm_pair_p2p(pl->comm, nccl_comm_rank_server(pl->comm, a),
+                            nccl_comm_rank_local(pl->comm, a),
                             nccl_comm_rank_local(pl->comm, b));
 }
 
@@ -795,7 +796,7 @@ static gboolean plan_tree(NcclPlan *pl, GError **error)
   return TRUE;
 }
 
-/* A GPU's NVLinks to its NVSwitches, weighted by width (or the reverse). */
+/* A GPU's NVLinks up to its NVSwitches, weighted by rate (or the reverse). */
 static gboolean switch_paths(const NcclPlan *pl, SimNodeId gpu, gboolean down,
                              SimPathSet *out, GError **error)
 {
@@ -808,8 +809,9 @@ static gboolean switch_paths(const NcclPlan *pl, SimNodeId gpu, gboolean down,
     const SimChannel *ch = sim_fabric_channel(pl->fabric, outc[i]);
     const SimNode *dst = sim_fabric_node(pl->fabric, ch->dst);
 
-    if (dst->kind != TOPO_NODE_NVSWITCH || out->n == SIM_PATHSET_MAX)
-      continue;
+    if (dst->kind != TOPO_NODE_NVSWITCH || ch->width == 0 ||
+        out->n == SIM_PATHSET_MAX)
+      continue; /* faults may take a GPU's links to a switch down */
     out->path[out->n].n = 1;
     out->path[out->n].hop[0] = down ? sim_channel_reverse(outc[i]) : outc[i];
     out->weight[out->n++] = ch->rate_Bps;

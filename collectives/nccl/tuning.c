@@ -468,6 +468,14 @@ void nccl_tune(NcclComm *c)
         set_off(c, coll, a, "PAT runs AllGather/ReduceScatter only");
         continue;
       }
+      if ((a == NCCL_ALGO_NVLS || a == NCCL_ALGO_NVLS_TREE) && c->gpu.nvls &&
+          c->ppn > 1 && !c->nvl_intra && c->gpu.nvlinks == 0) {
+        /* nvls.cc: the multicast object binds every local GPU's memory */
+        set_off(c, coll, a,
+                "needs every GPU of a node on the NVSwitches, and faults "
+                "took all of a GPU's NVLinks down");
+        continue;
+      }
       if ((a == NCCL_ALGO_NVLS || a == NCCL_ALGO_NVLS_TREE) &&
           (!c->gpu.nvls || c->nvls_channels < 2)) {
         set_off(c, coll, a, "needs NVSwitches with NVLink SHARP (NVLS)");

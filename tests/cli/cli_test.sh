@@ -898,10 +898,29 @@ contains "$out.dot" '"p0.leaf0" -- "p0.spine0" [label="ib-ndr-4x down", style=da
 contains "$out.dot" '"p0.leaf0" -- "p0.spine1" [label="ib-ndr-4x x1"];'
 expect 0 "down: p0.leaf7 p0.spine30 x1 (random, seed 7)" topo "$pod" --fail-random 2 --fault-seed 7
 expect 2 "ifsim: run: --fail: 'p0.spine99' names no element of this system" run -t "$pod" --fail p0.spine99
-expect 2 "ifsim: run: --fail: s0.gpu0 is a GPU: ifsim models faults of the network" run -t "$pod" --fail s0.gpu0
+expect 2 "ifsim: run: --fail: s0.cpu0 is a CPU socket: ifsim models faults of the network (network switches, NICs and the links between them) and of NVLinks (a GPU's, an NVSwitch's), not yet of PCIe or socket links" run -t "$pod" --fail s0.cpu0
+# a GPU's NVLinks (docs/faults.md): Fabric Manager takes a GPU whose
+# access link failed off NVLink (its default), and NCCL runs rings over
+# PCIe; with the links kept, NVLS at 13 of the GPU's 18 links' rate; an
+# NVSwitch down stops the server unless it is disabled
+expect 0 "# fault: down: s0.gpu3 (Fabric Manager removes the GPU of a failed access link from NVLink: access_link_failure_mode = remove-gpu)" run -b 1G -e 1G --fail 's0.gpu3 s0.nvsw0 x1'
+expect 0 "# 1073741824 Ring Simple 2" run -b 1G -e 1G --fail 's0.gpu3 s0.nvsw0 x1'
+expect 0 "Faults: 18 physical links down, 0 slower" topo --fail s0.gpu3 --dot "$out.dot"
+contains "$out.dot" '"s0.gpu3" -- "s0.nvsw0" [label="nvlink4 down", style=dashed, color=red];'
+expect 2 "ifsim: run: s0.nvsw1 down (faults from --fail): Fabric Manager leaves server 0's NVLink fabric uninitialized" run -b 1G -e 1G --fail s0.nvsw1
+nvdir="$(mktemp -d)"
+printf '[system]\nserver = dgx-h100\n[faults]\naccess_link_failure_mode = keep-links\nnvswitch_failure_mode = disable\n' >"$nvdir/keep.ini"
+expect 0 "347.00" run -t "$nvdir/keep.ini" -b 1G -e 1G --fail 's0.gpu3 s0.nvsw0'
+expect 0 "    1  s0.nvsw0" faults -t "$nvdir/keep.ini" -b 1G -e 1G --criticality nvswitches
+expect 0 "# worst of 2 nvlinks (seed " faults -t "$nvdir/keep.ini" -b 1G -e 1G --random 2 --random-kind nvlinks --draws 3
+printf '[system]\nserver = dgx-a100\n[faults]\naccess_link_failure_mode = disable-nvswitch\nfail = s0.gpu3 s0.nvsw0 x1\n' >"$nvdir/a100.ini"
+expect 0 "# fault: down: s0.nvsw0 (Fabric Manager disables the switch of a failed access link: access_link_failure_mode = disable-nvswitch)" run -t "$nvdir/a100.ini" -b 1G -e 1G
+printf '[system]\nserver = dgx-a100\n[faults]\naccess_link_failure_mode = drop\n' >"$nvdir/bad.ini"
+expect 2 "access_link_failure_mode: 'drop' is not one of remove-gpu, disable-nvswitch, keep-links" run -t "$nvdir/bad.ini"
+rm -rf "$nvdir"
 expect 2 "ifsim: run: --degrade: 2 is outside (0, 1]" run -t "$pod" --degrade 's0.nic0 p0.leaf0 2'
 expect 2 "ifsim: run: --fault-seed: seeds --fail-random, which is not given" run -t "$pod" --fault-seed 3
-expect 2 "ifsim: run: --fail: faults are modelled on the network between servers, and this system has none (topology = none)" run --fail s0.nic0
+expect 2 "ifsim: run: --fail: s0.nic0 is a NIC, and faults of NICs need a network between servers: this system has none (topology = none)" run --fail s0.nic0
 expect 2 "every NIC of server 0 is down (faults from --fail)" run -t "$pod" -b 1M -e 1M --fail 's0.nic*'
 expect 0 "    1  p0.leaf0" faults -t "$pod" -b 1G -e 1G --criticality leaves --csv "$out.csv"
 contains "$out.csv" "element,size_bytes,time_us,busbw_GBps,slowdown,algo,proto,channels,outcome"
@@ -916,7 +935,7 @@ if grep -q "$fdir" "$fdir/c.csv"; then
 fi
 rm -rf "$fdir"
 expect 2 "ifsim: faults: give one of --criticality KIND and --random LIST" faults -t "$pod"
-expect 2 "ifsim: faults: --criticality: 'routers' is not a kind of network element (switches, leaves, spines, cores, nics, links)" faults -t "$pod" --criticality routers
+expect 2 "ifsim: faults: --criticality: 'routers' is not a kind of element faults take (switches, leaves, spines, cores, nics, links, nvlinks, gpus, nvswitches)" faults -t "$pod" --criticality routers
 expect 2 "ifsim: faults: --random: '0' is not a count of elements from 1" faults -t "$pod" --random 1,0
 expect 0 "# random spines down: 3 draws per count (seeds 4-6)" faults -t "$pod" -b 1G -e 1G --random 2 --random-kind spines --draws 3 --seed 4
 expect 0 "# worst of 2 spines (seed " faults -t "$pod" -b 1G -e 1G --random 2 --random-kind spines --draws 3 --seed 4

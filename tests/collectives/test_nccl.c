@@ -1637,6 +1637,86 @@ START_TEST(test_rail_down)
 }
 END_TEST
 
+/* A GPU's NVLinks down on one server of two, kept up as they are (not
+ * Fabric Manager's default, topologies/faults.c fabric_manager): NCCL
+ * counts the links up and the slowest GPU sets every channel, so
+ * with 5 of the 18 links of one H100 down NVLSTree and Ring keep about
+ * 13/18 of an NVLink-bound busbw; in the flow, analytical and packet
+ * transports alike on one server (NVLS).  With all 18 down the GPU reaches
+ * the others over PCIe: no NVLS, and the rings run at PCIe's rate. */
+START_TEST(test_nvlinks_down)
+{
+#define KEEP_LINKS "[faults]\naccess_link_failure_mode = keep-links\n"
+  g_autoptr(TopoSystem) one = load_text("[system]\nserver = dgx-h100\n");
+  g_autoptr(TopoSystem) one_f =
+      load_text("[system]\nserver = dgx-h100\n" KEEP_LINKS);
+  g_autoptr(TopoSystem) none = load_text("[system]\nserver = dgx-h100\n");
+  static const char *const bundle[] = {"s0.gpu3 s0.nvsw0", NULL};
+  static const char *const all[] = {"s0.gpu3", NULL};
+  TopoFaultSpec spec = {.fail = bundle, .where_fail = "test"};
+  g_autoptr(GError) error = NULL;
+  NcclOptions o = {0};
+  g_autoptr(NcclComm) cb = comm_of(one, &o);
+  g_autoptr(NcclComm) cf = NULL;
+  g_autoptr(NcclComm) cn = NULL;
+  NcclChoice ch;
+  double full, f, a;
+
+  ck_assert_msg(topo_system_add_faults(one_f, &spec, &error), "%s",
+                error ? error->message : "");
+  ck_assert_uint_eq(topo_gpu_nvlinks_down(one_f, 0, 3), 5);
+  ck_assert_uint_eq(topo_gpu_nvlinks_down(one_f, 0, 2), 0);
+  cf = comm_of(one_f, &o);
+  full = busbw(cb, NCCL_COLL_ALLREDUCE, GIB, NCCL_EXEC_FLOW, NULL);
+  f = busbw(cf, NCCL_COLL_ALLREDUCE, GIB, NCCL_EXEC_FLOW, &ch);
+  a = busbw(cf, NCCL_COLL_ALLREDUCE, GIB, NCCL_EXEC_ANALYTICAL, NULL);
+  ck_assert_uint_eq(ch.algo, NCCL_ALGO_NVLS);
+  ck_assert_msg(fabs(f / full - 13.0 / 18) < 0.01, "%g of %g GB/s", f, full);
+  ck_assert_msg(fabs(a - f) / f < 0.01, "analytical %g flow %g", a, f);
+  {
+    double p = busbw(cf, NCCL_COLL_ALLREDUCE, 64u << 20, NCCL_EXEC_PACKET,
+                     NULL),
+           q = busbw(cf, NCCL_COLL_ALLREDUCE, 64u << 20, NCCL_EXEC_FLOW, NULL);
+    ck_assert_msg(fabs(p - q) / q < 0.03, "packet %g flow %g", p, q);
+  }
+
+  spec.fail = all;
+  ck_assert(topo_system_add_faults(none, &spec, &error));
+  ck_assert(!topo_gpus_nvlinked(none, 0, 3, 4));
+  ck_assert(topo_gpus_nvlinked(none, 0, 2, 4));
+  cn = comm_of(none, &o);
+  f = busbw(cn, NCCL_COLL_ALLREDUCE, GIB, NCCL_EXEC_FLOW, &ch);
+  ck_assert_uint_ne(ch.algo, NCCL_ALGO_NVLS);
+  /* PCIe Gen5 x16: at most its 64 GB/s a direction */
+  ck_assert_msg(f > 20 && f < 64, "%g GB/s", f);
+
+  /* two servers, NVLSTree and Ring: server 1's GPU sets the pace */
+  {
+    static const guint32 algos[] = {NCCL_ALGO_NVLS_TREE, NCCL_ALGO_RING};
+    g_autoptr(TopoSystem) two = load_servers("dgx-h100", 2, "quantum2-ndr");
+    g_autoptr(TopoSystem) two_f =
+        load_servers_with("dgx-h100", 2, "quantum2-ndr", KEEP_LINKS);
+    static const char *const b1[] = {"s1.gpu3 s1.nvsw0", NULL};
+
+    spec.fail = b1;
+    ck_assert(topo_system_add_faults(two_f, &spec, &error));
+    ck_assert(!topo_server_nvlink_faulted(two_f, 0));
+    ck_assert(topo_server_nvlink_faulted(two_f, 1));
+    for (guint i = 0; i < G_N_ELEMENTS(algos); i++) {
+      NcclOptions oa = {.algos = 1u << algos[i],
+                        .protos = 1u << NCCL_PROTO_SIMPLE};
+      g_autoptr(NcclComm) b2 = comm_of(two, &oa);
+      g_autoptr(NcclComm) f2 = comm_of(two_f, &oa);
+      double hb = busbw(b2, NCCL_COLL_ALLREDUCE, 4 * GIB, NCCL_EXEC_FLOW, NULL);
+      double hf = busbw(f2, NCCL_COLL_ALLREDUCE, 4 * GIB, NCCL_EXEC_FLOW, NULL);
+
+      ck_assert_msg(hf < hb, "algo %u: %g of %g GB/s", algos[i], hf, hb);
+    }
+  }
+#undef KEEP_LINKS
+}
+END_TEST
+
 Suite *suite_nccl(void)
 {
   Suite *s = suite_create("nccl");
@@ -1648,6 +1728,7 @@ Suite *suite_nccl(void)
   tcase_add_test(tc, test_bounds);
   tcase_add_test(tc, test_degraded_port);
   tcase_add_test(tc, test_rail_down);
+  tcase_add_test(tc, test_nvlinks_down);
   tcase_add_test(tc, test_ring_head_in_stream);
   tcase_add_test(tc, test_ring_head_traced);
   tcase_add_test(tc, test_all_collectives);

@@ -2,7 +2,8 @@
  * routes avoid what is down (fat-tree D-mod-k, ECMP and adaptive over the
  * survivors, 3 tiers, explicit networks searched again), that NIC faults
  * move GPUs to the nearest NIC up, that faults touching nothing a route
- * takes change no route, random draws, and the bad input each refuses. */
+ * takes change no route, random draws, NVLinks inside a server, and the
+ * bad input each refuses. */
 #include <string.h>
 
 #include "tests/suites.h"
@@ -429,8 +430,12 @@ START_TEST(test_bad_faults)
   } cases[] = {
       {"p0.spine99", NULL, "fail: 'p0.spine99' names no element"},
       {"p0.nothing*", NULL, "names no element"},
-      {"s0.gpu0", NULL, "s0.gpu0 is a GPU: ifsim models faults of the network"},
-      {"s0.gpu0 s0.cpu0", NULL, "is a link inside a server"},
+      {"s0.gpu0", NULL,
+       "s0.gpu0 is a GPU without NVLink: faults take a GPU's or an "
+       "NVSwitch's NVLinks"},
+      {"s0.cpu0", NULL,
+       "s0.cpu0 is a CPU socket: ifsim models faults of the network"},
+      {"s0.gpu0 s0.cpu0", NULL, "is a PCIe or socket link"},
       {"p0.leaf0 p0.leaf1", NULL, "no link joins 'p0.leaf0' and 'p0.leaf1'"},
       {"p0.leaf0 p0.spine0 x0", NULL, "is not an element"},
       {"a b c d", NULL, "is not an element"},
@@ -457,7 +462,7 @@ START_TEST(test_bad_faults)
 END_TEST
 
 /* The [faults] group of a system file; a system without a network
- * refuses faults; unknown keys are refused. */
+ * refuses faults of the network; unknown keys are refused. */
 START_TEST(test_faults_group)
 {
   g_autoptr(GError) error = NULL;
@@ -479,10 +484,13 @@ START_TEST(test_faults_group)
     static const char *const bad_ini[][2] = {
         {TWO_TIER("dmodk") "[faults]\nfial = p0.spine1\n", "fial"},
         {TWO_TIER("dmodk") "[faults]\nfail = p0.spine1; s0.gpu0\n",
-         "test.ini: [faults] fail: s0.gpu0 is a GPU"},
+         "test.ini: [faults] fail: s0.gpu0 is a GPU without NVLink"},
         {TWO_TIER("dmodk") "[faults]\nrandom_links = -1\n", "random_links"},
         {"[system]\nserver = dgx-h100\n[faults]\nfail = s0.nic0\n",
-         "this system has none (topology = none)"},
+         "s0.nic0 is a NIC, and faults of NICs need a network between "
+         "servers: this system has none (topology = none)"},
+        {"[system]\nserver = dgx-h100\n[faults]\nrandom_links = 1\n",
+         "random_links: random network links need a network"},
     };
     for (guint i = 0; i < G_N_ELEMENTS(bad_ini); i++) {
       g_clear_error(&error);
@@ -499,6 +507,168 @@ START_TEST(test_faults_group)
         g_strconcat(TWO_TIER("dmodk"), "[faults]\nfail = none\n", NULL);
     g_autoptr(TopoSystem) ok = load_text(none);
     ck_assert_ptr_null(topo_system_fault_lines(ok));
+  }
+}
+END_TEST
+
+/* NVLinks inside a server, their links kept up as they are (Fabric
+ * Manager's policies: test_fabric_manager): a bundle's links down re-weigh
+ * the routes of that server alone (links up through each NVSwitch, the
+ * fewer of the two GPUs'), a GPU with none left reaches the others over
+ * PCIe, an NVSwitch takes its links from every GPU, and the element kinds
+ * list them. */
+START_TEST(test_nvlinks)
+{
+  static const char ini[] = "[system]\nserver = dgx-h100\nservers = 2\n"
+                            "[scaleout]\ntopology = fat-tree\n"
+                            "switch = quantum2-ndr\ntiers = 2\n"
+                            "[faults]\naccess_link_failure_mode = keep-links\n"
+                            "nvswitch_failure_mode = disable\n";
+  g_autoptr(TopoSystem) sys = load_text(ini);
+  g_autoptr(TopoSystem) healthy = load_text(ini);
+  SimPathSet ps, hs;
+  g_autoptr(GError) error = NULL;
+
+  add_ok(sys, "s1.gpu3 s1.nvsw0 x2", NULL);
+  ck_assert(topo_server_nvlink_faulted(sys, 1));
+  ck_assert(!topo_server_nvlink_faulted(sys, 0));
+  ck_assert_uint_eq(topo_gpu_nvlinks_down(sys, 1, 3), 2);
+  ck_assert_uint_eq(topo_gpu_nvlinks_down(sys, 0, 3), 0);
+  /* server 1, GPU 3 to 4: 3, 5, 4 and 4 links through the four switches */
+  ck_assert(topo_route(sys, topo_gpu(sys, 1, 3), topo_gpu(sys, 1, 4), 0, NULL,
+                       &ps, &error));
+  ck_assert_uint_eq(ps.n, 4);
+  ck_assert_double_eq_tol(ps.weight[0], 3.0 / 16, 1e-12);
+  ck_assert_double_eq_tol(ps.weight[1], 5.0 / 16, 1e-12);
+  ck_assert_double_eq_tol(ps.weight[2], 4.0 / 16, 1e-12);
+  /* server 0 keeps the routes as built: 5, 5, 4, 4 of 18 */
+  ck_assert(topo_route(sys, topo_gpu(sys, 0, 3), topo_gpu(sys, 0, 4), 0, NULL,
+                       &ps, &error));
+  ck_assert(topo_route(healthy, topo_gpu(healthy, 0, 3),
+                       topo_gpu(healthy, 0, 4), 0, NULL, &hs, &error));
+  ck_assert_uint_eq(ps.n, hs.n);
+  for (guint32 i = 0; i < ps.n; i++) {
+    ck_assert_double_eq(ps.weight[i], hs.weight[i]);
+    ck_assert_uint_eq(ps.path[i].hop[0], hs.path[i].hop[0]);
+  }
+  ck_assert_double_eq_tol(ps.weight[0], 5.0 / 18, 1e-12);
+
+  /* every NVLink of GPU 3 of server 1: its routes take PCIe */
+  add_ok(sys, "s1.gpu3", NULL);
+  ck_assert_uint_eq(topo_gpu_nvlinks_down(sys, 1, 3), 18);
+  ck_assert(!topo_gpus_nvlinked(sys, 1, 3, 4));
+  ck_assert(topo_gpus_nvlinked(sys, 1, 2, 4));
+  ck_assert(topo_gpus_nvlinked(sys, 0, 3, 4));
+  ck_assert(topo_route(sys, topo_gpu(sys, 1, 3), topo_gpu(sys, 1, 4), 0, NULL,
+                       &ps, &error));
+  ck_assert_uint_eq(ps.n, 1);
+  for (guint32 h = 0; h < ps.path[0].n; h++) {
+    ck_assert_int_ne(topo_channel_link(sys, ps.path[0].hop[h])->family,
+                     MDL_FAMILY_NVLINK);
+    ck_assert(topo_channel_up(sys, ps.path[0].hop[h]));
+  }
+
+  /* an NVSwitch: 4 or 5 links of each of the 8 GPUs */
+  {
+    g_autoptr(TopoSystem) sw = load_text(ini);
+    guint32 down, slow;
+
+    add_ok(sw, "s0.nvsw2", "s0.gpu0 s0.nvsw0 x1 0.5");
+    topo_system_fault_counts(sw, &down, &slow);
+    ck_assert_uint_eq(down, 8 * 4);
+    ck_assert_uint_eq(slow, 1);
+    ck_assert_uint_eq(topo_gpu_nvlinks_down(sw, 0, 5), 4);
+    ck_assert(topo_gpus_nvlinked(sw, 0, 0, 1));
+  }
+  /* patterns: GPU 0 of every server */
+  {
+    g_autoptr(TopoSystem) pat = load_text(ini);
+
+    add_ok(pat, "s*.gpu0", NULL);
+    ck_assert_uint_eq(topo_gpu_nvlinks_down(pat, 0, 0), 18);
+    ck_assert_uint_eq(topo_gpu_nvlinks_down(pat, 1, 0), 18);
+    ck_assert_uint_eq(topo_gpu_nvlinks_down(pat, 1, 1), 0);
+  }
+  /* the kinds */
+  {
+    g_autoptr(GPtrArray) gpus = topo_fault_elements(sys, "gpus", &error);
+    g_autoptr(GPtrArray) sws = topo_fault_elements(sys, "nvswitches", &error);
+    g_autoptr(GPtrArray) nvl = topo_fault_elements(sys, "nvlinks", &error);
+    g_autoptr(GPtrArray) cables = topo_fault_nvlink_cables(healthy);
+    g_autoptr(GPtrArray) links = topo_fault_elements(sys, "links", &error);
+
+    ck_assert_uint_eq(gpus->len, 16);
+    ck_assert_uint_eq(sws->len, 8);
+    ck_assert_uint_eq(nvl->len, 2 * 8 * 4);
+    ck_assert_str_eq(g_ptr_array_index(nvl, 0), "s0.gpu0 s0.nvsw0");
+    ck_assert_uint_eq(cables->len, 2 * 8 * 18);
+    ck_assert_str_eq(g_ptr_array_index(cables, 0), "s0.gpu0 s0.nvsw0 x1");
+    for (guint i = 0; i < links->len; i++)
+      ck_assert(!strstr(g_ptr_array_index(links, i), "nvsw"));
+  }
+}
+END_TEST
+
+/* Fabric Manager's policies for NVLink failures (faults.c
+ * fabric_manager): by default a failed access link takes its GPU off
+ * NVLink and a failed NVSwitch stops the server; with disable-nvswitch
+ * the access link's switch goes (every GPU keeps 10 of 12 links on a DGX
+ * A100), unless the GPU's failures reach two switches; with disable an
+ * NVSwitch down leaves the rest running. */
+START_TEST(test_fabric_manager)
+{
+  g_autoptr(GError) error = NULL;
+
+  {
+    g_autoptr(TopoSystem) sys = load_text("[system]\nserver = dgx-a100\n");
+    g_auto(GStrv) lines = NULL;
+
+    add_ok(sys, "s0.gpu3 s0.nvsw0 x1", NULL);
+    ck_assert_uint_eq(topo_gpu_nvlinks_down(sys, 0, 3), 12);
+    ck_assert_uint_eq(topo_gpu_nvlinks_down(sys, 0, 2), 0);
+    lines = topo_system_fault_lines(sys);
+    ck_assert_uint_eq(g_strv_length(lines), 2);
+    ck_assert_ptr_nonnull(strstr(lines[1], "s0.gpu3 (Fabric Manager removes"));
+    /* faults added later leave the GPU as it is */
+    add_ok(sys, "s0.gpu5 s0.nvsw1 x1", NULL);
+    ck_assert_uint_eq(topo_gpu_nvlinks_down(sys, 0, 5), 12);
+    ck_assert_uint_eq(topo_gpu_nvlinks_down(sys, 0, 3), 12);
+  }
+  {
+    g_autoptr(TopoSystem) sys = load_text("[system]\nserver = dgx-a100\n");
+
+    ck_assert(!add(sys, "s0.nvsw2", NULL, 0, 0, &error));
+    ck_assert_ptr_nonnull(strstr(error->message,
+                                 "s0.nvsw2 down (faults from fail): Fabric "
+                                 "Manager leaves server 0's NVLink fabric "
+                                 "uninitialized"));
+  }
+  {
+    g_autoptr(TopoSystem) sys =
+        load_text("[system]\nserver = dgx-a100\n[faults]\n"
+                  "access_link_failure_mode = disable-nvswitch\n");
+
+    add_ok(sys, "s0.gpu3 s0.nvsw0 x1", NULL);
+    for (guint32 g = 0; g < 8; g++)
+      ck_assert_uint_eq(topo_gpu_nvlinks_down(sys, 0, g), 2);
+    /* GPU 6's failed links reach two more switches: the GPU goes, the
+     * switches stay */
+    {
+      const char *two[] = {"s0.gpu6 s0.nvsw1 x1", "s0.gpu6 s0.nvsw2 x1", NULL};
+      TopoFaultSpec spec = {.fail = two, .where_fail = "fail"};
+
+      ck_assert(topo_system_add_faults(sys, &spec, &error));
+      ck_assert_uint_eq(topo_gpu_nvlinks_down(sys, 0, 6), 12);
+      ck_assert_uint_eq(topo_gpu_nvlinks_down(sys, 0, 5), 2);
+    }
+  }
+  {
+    g_autoptr(TopoSystem) sys =
+        load_text("[system]\nserver = dgx-a100\n[faults]\n"
+                  "nvswitch_failure_mode = disable\nfail = s0.nvsw2\n");
+
+    for (guint32 g = 0; g < 8; g++)
+      ck_assert_uint_eq(topo_gpu_nvlinks_down(sys, 0, g), 2);
   }
 }
 END_TEST
@@ -521,6 +691,8 @@ Suite *suite_faults(void)
   tcase_add_test(tc, test_random_links);
   tcase_add_test(tc, test_bad_faults);
   tcase_add_test(tc, test_faults_group);
+  tcase_add_test(tc, test_nvlinks);
+  tcase_add_test(tc, test_fabric_manager);
   suite_add_tcase(s, tc);
   return s;
 }
