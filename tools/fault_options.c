@@ -1,18 +1,24 @@
-/* --fail, --degrade, --fail-random, --fault-seed: tools/fault_options.h. */
+/* --fail, --degrade, --slow-gpu, --fail-random, --fault-seed:
+ * tools/fault_options.h. */
 #include "tools/fault_options.h"
 
 void cli_fault_add_entries(GOptionGroup *group, CliFaultOptions *f)
 {
   const GOptionEntry entries[] = {
       {"fail", 0, 0, G_OPTION_ARG_STRING_ARRAY, &f->fail,
-       "Take a network element down: a switch or NIC (p0.spine3, s2.nic1), "
-       "a link ('p0.leaf0 p0.spine1'), N of a link's cables ('A B xN'); "
-       "* and ? match (repeatable; docs/faults.md)",
+       "Take an element down: a switch or NIC (p0.spine3, s2.nic1), a GPU's "
+       "or NVSwitch's NVLinks (s0.gpu3, s0.nvsw1), a link ('p0.leaf0 "
+       "p0.spine1'), N of a link's cables ('A B xN'); * and ? match "
+       "(repeatable; docs/faults.md)",
        "ELEMENT"},
       {"degrade", 0, 0, G_OPTION_ARG_STRING_ARRAY, &f->degrade,
        "Run links slower: 'ELEMENT FRACTION' (0.25: a 4x port at 1x) or "
        "'ELEMENT LINK-MODEL' (ib-hdr-4x: NDR trained at HDR) (repeatable)",
        "'ELEMENT RATE'"},
+      {"slow-gpu", 0, 0, G_OPTION_ARG_STRING_ARRAY, &f->slow_gpu,
+       "A straggler: 'GPU FACTOR', its compute and its NCCL kernels' "
+       "channels FACTOR (>= 1) times as slow (repeatable)",
+       "'GPU FACTOR'"},
       {"fail-random", 0, 0, G_OPTION_ARG_CALLBACK, cli_parse_number_option,
        "Take K network links down, drawn at random (--fault-seed)", "K"},
       {"fault-seed", 0, 0, G_OPTION_ARG_CALLBACK, cli_parse_number_option,
@@ -30,9 +36,11 @@ gboolean cli_fault_apply(TopoSystem *sys, const CliFaultOptions *f,
       .degrade = (const char *const *)f->degrade,
       .random_links = (guint32)f->random,
       .seed = f->seed_seen ? (guint32)f->seed : 1,
+      .slow_gpus = (const char *const *)f->slow_gpu,
       .where_fail = "--fail",
       .where_degrade = "--degrade",
       .where_random = "--fail-random",
+      .where_slow = "--slow-gpu",
   };
 
   if (f->seed_seen && !f->random_seen) {
@@ -47,7 +55,8 @@ void cli_fault_options_clear(CliFaultOptions *f)
 {
   g_strfreev(f->fail);
   g_strfreev(f->degrade);
-  f->fail = f->degrade = NULL;
+  g_strfreev(f->slow_gpu);
+  f->fail = f->degrade = f->slow_gpu = NULL;
 }
 
 void cli_fault_print(FILE *out, const TopoSystem *sys)

@@ -54,6 +54,7 @@ struct TopoFaults {
   guint8 *nic_down;   /* [servers * nics]: every port down */
   guint8 *nvl_fault;  /* [servers]: a fault touched one of its NVLinks */
   GArray *nvsw_failed; /* SimNodeId: NVSwitches named down (fail) */
+  double *gpu_slow;    /* [servers * gpus]: stragglers' factor; NULL: none */
   GPtrArray *lines;   /* char *: what was applied, one line each */
   GString *from; /* where they were given: "f.ini: [faults] fail, --fail" */
   guint32 down, slow; /* physical links */
@@ -70,6 +71,7 @@ void topo_faults_free(TopoFaults *fl)
   g_free(fl->nic_down);
   g_free(fl->nvl_fault);
   g_array_free(fl->nvsw_failed, TRUE);
+  g_free(fl->gpu_slow);
   g_ptr_array_free(fl->lines, TRUE);
   g_string_free(fl->from, TRUE);
   g_free(fl);
@@ -138,6 +140,13 @@ static gboolean nvlink_channel(const TopoSystem *sys, SimChannelId c)
 static gboolean faultable(const TopoSystem *sys, SimChannelId c)
 {
   return network_channel(sys, c) || nvlink_channel(sys, c);
+}
+
+double topo_gpu_slowdown(const TopoSystem *sys, guint32 server, guint32 gpu)
+{
+  if (!sys->faults || !sys->faults->gpu_slow)
+    return 1.0;
+  return sys->faults->gpu_slow[server * sys->server->gpus + gpu];
 }
 
 gboolean topo_server_nvlink_faulted(const TopoSystem *sys, guint32 server)
@@ -600,6 +609,72 @@ static gboolean apply_degrade(FaultCtx *fc, const char *entry, GError **error)
   return TRUE;
 }
 
+/* "GPU FACTOR": the GPUs a name or pattern gives are stragglers, their
+ * work taking FACTOR (>= 1) times as long; a later entry for a GPU
+ * replaces an earlier one. */
+static gboolean apply_slow_gpu(FaultCtx *fc, const char *entry, GError **error)
+{
+  TopoSystem *sys = fc->sys;
+  g_auto(GStrv) w = mdl_split_words(entry);
+  g_autoptr(GArray) nodes = NULL;
+  guint32 gpus = 0;
+  double f;
+  char *end;
+
+  if (g_strv_length(w) != 2) {
+    g_set_error(error, TOPO_ERROR, TOPO_ERROR_VALUE,
+                "%s: '%s' is not 'GPU FACTOR' (a GPU or pattern and how many "
+                "times as long its work takes, e.g. 's3.gpu2 1.25')",
+                fc->where, entry);
+    return FALSE;
+  }
+  f = g_ascii_strtod(w[1], &end);
+  if (end == w[1] || *end != '\0' || !(f >= 1 && f <= 1000)) {
+    g_set_error(error, TOPO_ERROR, TOPO_ERROR_VALUE,
+                "%s: %s is not a slowdown factor in [1, 1000] (how many times "
+                "as long the GPU's work takes)",
+                fc->where, w[1]);
+    return FALSE;
+  }
+  nodes = match_nodes(fc, w[0], error);
+  if (!nodes)
+    return FALSE;
+  if (!sys->faults->gpu_slow) {
+    guint32 n = sys->n_servers * sys->server->gpus;
+
+    sys->faults->gpu_slow = g_new(double, n);
+    for (guint32 i = 0; i < n; i++)
+      sys->faults->gpu_slow[i] = 1.0;
+  }
+  for (guint i = 0; i < nodes->len; i++) {
+    SimNodeId n = g_array_index(nodes, SimNodeId, i);
+    guint32 s = topo_node_server(sys, n);
+
+    if (node_kind(sys, n) != TOPO_NODE_GPU) {
+      if (has_glob(w[0]))
+        continue;
+      g_set_error(error, TOPO_ERROR, TOPO_ERROR_CONFLICT,
+                  "%s: %s is %s: a straggler is a GPU (a NIC or link runs "
+                  "slower through --degrade, [faults] degrade)",
+                  fc->where, w[0], kind_text(node_kind(sys, n)));
+      return FALSE;
+    }
+    sys->faults->gpu_slow[s * sys->server->gpus +
+                          (n - s * sys->local_nodes - sys->off_gpu)] = f;
+    gpus++;
+  }
+  if (gpus == 0) {
+    g_set_error(error, TOPO_ERROR, TOPO_ERROR_UNKNOWN,
+                "%s: '%s' matches no GPU", fc->where, w[0]);
+    return FALSE;
+  }
+  g_ptr_array_add(sys->faults->lines,
+                  g_strdup_printf("straggler: %s, its work %gx as long (%u "
+                                  "GPU%s)",
+                                  w[0], f, gpus, gpus == 1 ? "" : "s"));
+  return TRUE;
+}
+
 /* k of the network's physical links that are up, drawn without
  * replacement, each equally likely, then taken down. */
 static gboolean apply_random(FaultCtx *fc, guint32 k, guint32 seed,
@@ -826,6 +901,8 @@ gboolean topo_system_add_faults(TopoSystem *sys, const TopoFaultSpec *spec,
     any = TRUE;
   for (guint i = 0; spec->degrade && spec->degrade[i]; i++)
     any = TRUE;
+  for (guint i = 0; spec->slow_gpus && spec->slow_gpus[i]; i++)
+    any = TRUE;
   if (!any)
     return TRUE;
   if (!sys->faults) {
@@ -846,6 +923,8 @@ gboolean topo_system_add_faults(TopoSystem *sys, const TopoFaultSpec *spec,
   note_origin(sys->faults, spec->degrade && spec->degrade[0],
               spec->where_degrade);
   note_origin(sys->faults, spec->random_links > 0, spec->where_random);
+  note_origin(sys->faults, spec->slow_gpus && spec->slow_gpus[0],
+              spec->where_slow);
   fc.where = spec->where_fail;
   fc.failing = TRUE;
   for (guint i = 0; spec->fail && spec->fail[i]; i++) {
@@ -856,6 +935,11 @@ gboolean topo_system_add_faults(TopoSystem *sys, const TopoFaultSpec *spec,
   fc.where = spec->where_degrade;
   for (guint i = 0; spec->degrade && spec->degrade[i]; i++) {
     if (!apply_degrade(&fc, spec->degrade[i], error))
+      return FALSE;
+  }
+  fc.where = spec->where_slow;
+  for (guint i = 0; spec->slow_gpus && spec->slow_gpus[i]; i++) {
+    if (!apply_slow_gpu(&fc, spec->slow_gpus[i], error))
       return FALSE;
   }
   fc.where = spec->where_random;
@@ -871,7 +955,7 @@ gboolean topo_system_add_faults(TopoSystem *sys, const TopoFaultSpec *spec,
       return sim_interrupt_check(error);
   }
   if (!net)
-    return TRUE; /* faults of NVLinks only: no network to route again */
+    return TRUE; /* no network to route again */
   mark_nics(sys);
   return net->refault(sys, error);
 }

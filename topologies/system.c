@@ -289,7 +289,7 @@ static gboolean check_groups(GKeyFile *kf, const char *source, GError **error)
 /* The [faults] group (faults.c, docs/faults.md). */
 typedef struct {
   char *name; /* unused: params convention */
-  char *fail, *degrade;
+  char *fail, *degrade, *slow_gpus;
   guint32 random_links, seed;
   guint32 access_link_mode, nvswitch_mode;
 } FaultGroup;
@@ -304,6 +304,8 @@ static const MdlParamSpec fault_params[] = {
      "elements down, ';' between: NODE, 'A B' (a link), 'A B xN'"},
     {"degrade", MDL_PARAM_STRING, FOFF(degrade), 0, 0, NULL, "",
      "links slower, ';' between: 'ELEMENT FRACTION' or 'ELEMENT LINK-MODEL'"},
+    {"slow_gpus", MDL_PARAM_STRING, FOFF(slow_gpus), 0, 0, NULL, "",
+     "stragglers, ';' between: 'GPU FACTOR', their work FACTOR times as long"},
     {"random_links", MDL_PARAM_UINT, FOFF(random_links), 0, 1u << 24, NULL, "0",
      "physical network links down, drawn at random"},
     {"seed", MDL_PARAM_UINT, FOFF(seed), 0, G_MAXUINT32, NULL, "1",
@@ -346,8 +348,9 @@ static gboolean read_faults(TopoSystem *sys, GKeyFile *kf, const char *source,
   g_autofree char *wf = g_strdup_printf("%s fail", where);
   g_autofree char *wd = g_strdup_printf("%s degrade", where);
   g_autofree char *wr = g_strdup_printf("%s random_links", where);
+  g_autofree char *ws = g_strdup_printf("%s slow_gpus", where);
   FaultGroup fg = {0};
-  g_auto(GStrv) fail = NULL, degrade = NULL;
+  g_auto(GStrv) fail = NULL, degrade = NULL, slow = NULL;
   TopoFaultSpec spec;
   gboolean ok;
 
@@ -358,8 +361,10 @@ static gboolean read_faults(TopoSystem *sys, GKeyFile *kf, const char *source,
                               error);
   fail = fault_list(fg.fail);
   degrade = fault_list(fg.degrade);
+  slow = fault_list(fg.slow_gpus);
   g_free(fg.fail);
   g_free(fg.degrade);
+  g_free(fg.slow_gpus);
   if (!ok)
     return FALSE;
   sys->access_link_mode = (TopoAccessLinkMode)fg.access_link_mode;
@@ -368,9 +373,11 @@ static gboolean read_faults(TopoSystem *sys, GKeyFile *kf, const char *source,
                          .degrade = (const char *const *)degrade,
                          .random_links = fg.random_links,
                          .seed = fg.seed,
+                         .slow_gpus = (const char *const *)slow,
                          .where_fail = wf,
                          .where_degrade = wd,
-                         .where_random = wr};
+                         .where_random = wr,
+                         .where_slow = ws};
   return topo_system_add_faults(sys, &spec, error);
 }
 

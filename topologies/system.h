@@ -194,8 +194,11 @@ typedef struct {
   const char *const *degrade; /* "ELEMENT FRACTION" or "ELEMENT LINK-MODEL" */
   guint32 random_links;       /* physical network links down, drawn */
   guint32 seed;               /* of the draw */
+  /* "GPU FACTOR": a straggler whose work takes FACTOR (>= 1) times as long
+   * (a GPU name or pattern: s3.gpu2, s*.gpu0) */
+  const char *const *slow_gpus;
   /* where each comes from, for messages ("f.ini: [faults] fail", "--fail") */
-  const char *where_fail, *where_degrade, *where_random;
+  const char *where_fail, *where_degrade, *where_random, *where_slow;
 } TopoFaultSpec;
 
 /* Applies faults (on top of any applied before) and reroutes: routes then
@@ -223,6 +226,10 @@ gboolean topo_nic_up(const TopoSystem *sys, guint32 server, guint32 nic);
  * that are up, picks another; SIM_NONE when the server has none up. */
 SimNodeId topo_live_nic(const TopoSystem *sys, guint32 server, guint32 nic,
                         guint32 gpu);
+
+/* How many times as long a GPU's work takes (a straggler: its compute,
+ * and its NCCL kernels' per-channel rate); 1 for a healthy one. */
+double topo_gpu_slowdown(const TopoSystem *sys, guint32 server, guint32 gpu);
 
 /* Whether faults took or slowed one of server s's NVLinks. */
 gboolean topo_server_nvlink_faulted(const TopoSystem *sys, guint32 server);

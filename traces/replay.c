@@ -9,6 +9,7 @@
 #include "traces/error.h"
 #include "traces/replay.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "models/params.h"
@@ -351,7 +352,7 @@ static void compute_done(void *ctx, guint64 user, SimTime now)
   JobState *j = &x->jobs[USER_JOB(user)];
   guint32 op = USER_OP(user), inst = USER_INST(user);
 
-  j->ops[op].t0[inst] = now - j->w->ops[op].compute_ps;
+  j->ops[op].t0[inst] = now - j->ops[op].t0[inst]; /* its duration, so far */
   j->ops[op].t1[inst] = now;
 }
 
@@ -526,11 +527,24 @@ static gboolean setup_job(TrcReplay *x, guint32 jx, GError **error)
         g_array_set_size(after, u);
       }
       if (op->compute) {
-        SimTaskSpec t = {.delay_ps = op->compute_ps,
-                         .stream = SIM_NONE,
+        /* a straggler's work takes its factor times as long (an
+         * instance of several ranks waits for the slowest) */
+        double f = 1;
+        SimTaskSpec t = {.stream = SIM_NONE,
                          .done = compute_done,
                          .ctx = x,
                          .user = USER(jx, o, i)};
+
+        for (guint32 k = 0; k < n; k++) {
+          guint32 server, gpu;
+
+          rank_place(j, m[k], &server, &gpu);
+          f = MAX(f, topo_gpu_slowdown(x->sys, server, gpu));
+        }
+        t.delay_ps = f > 1 ? (SimTime)llround((double)op->compute_ps * f)
+                           : op->compute_ps;
+        /* t0 holds the duration until compute_done sets the start */
+        s->t0[i] = t.delay_ps;
 
         s->end[i] = sim_dag_add(dag, &t, (const SimTask *)(void *)after->data,
                                 after->len);

@@ -1205,6 +1205,41 @@ static void shm_caps(NcclPlan *pl)
   }
 }
 
+/* Stragglers (topo_gpu_slowdown: a GPU whose work takes f times as long,
+ * such as one held at lower clocks): a channel's CTA on that GPU copies
+ * and reduces f times slower, so each edge it sends or receives on runs
+ * at the channel's rate over f, and the protocol steps it waits on in GPU
+ * memory (flags, fences) take f times as long; a network step's proxy
+ * time is the host's, and the links are as fast as before.  Marks those
+ * edges' cap and step. */
+static void straggler_caps(NcclPlan *pl)
+{
+  const NcclComm *c = pl->comm;
+  NcclEdge *edges = (NcclEdge *)(void *)pl->edges->data;
+  g_autofree double *slow = NULL;
+  gboolean any = FALSE;
+
+  slow = g_new(double, c->nranks);
+  for (guint32 r = 0; r < c->nranks; r++) {
+    slow[r] = topo_gpu_slowdown(pl->sys, nccl_comm_rank_server(c, r),
+                                nccl_comm_rank_local(c, r));
+    any |= slow[r] > 1;
+  }
+  if (!any)
+    return;
+  for (guint32 i = 0; i < pl->edges->len; i++) {
+    NcclEdge *e = &edges[i];
+    double f = MAX(e->src < c->nranks ? slow[e->src] : 1,
+                   e->dst < c->nranks ? slow[e->dst] : 1);
+
+    if (f <= 1)
+      continue;
+    e->cap_Bps = (e->cap_Bps > 0 ? e->cap_Bps : pl->cap_Bps) / f;
+    if (!e->proxied)
+      e->step_ps = (SimTime)llround((double)e->step_ps * f);
+  }
+}
+
 /* What a socket connection moves (transport/net_socket.cc).  Every byte
  * is copied through the kernel by a send() on the sending side and a
  * recv() on the receiving one, on one thread at [nccl] socket_thread_GBps
@@ -1372,6 +1407,7 @@ gboolean nccl_plan_build(NcclPlan *pl, const NcclComm *comm, NcclColl coll,
   if (ok) {
     shm_caps(pl);
     socket_caps(pl);
+    straggler_caps(pl);
     proxy_queues(pl);
   }
   return ok && plan_memory_check(pl, TRUE, error);

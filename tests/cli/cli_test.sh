@@ -918,6 +918,12 @@ expect 0 "# fault: down: s0.nvsw0 (Fabric Manager disables the switch of a faile
 printf '[system]\nserver = dgx-a100\n[faults]\naccess_link_failure_mode = drop\n' >"$nvdir/bad.ini"
 expect 2 "access_link_failure_mode: 'drop' is not one of remove-gpu, disable-nvswitch, keep-links" run -t "$nvdir/bad.ini"
 rm -rf "$nvdir"
+# a straggler: NVLS's channels at 1/1.25 of their rate, a replayed step
+# waiting for the slow GPU's compute
+expect 0 "# fault: straggler: s0.gpu3, its work 1.25x as long (1 GPU)" run -b 1G -e 1G --slow-gpu 's0.gpu3 1.25'
+expect 0 "383.68" run -b 1G -e 1G --slow-gpu 's0.gpu3 1.25'
+expect 0 "step time              6283.357 us" replay -t "$(dirname "$0")/../../topologies/examples/dgx-h100.ini" --astra "$(dirname "$0")/../data/workload/simai_pp2.txt" --slow-gpu 's0.gpu3 1.2'
+expect 2 "ifsim: run: --slow-gpu: 0.9 is not a slowdown factor in [1, 1000]" run --slow-gpu 's0.gpu3 0.9'
 expect 2 "ifsim: run: --degrade: 2 is outside (0, 1]" run -t "$pod" --degrade 's0.nic0 p0.leaf0 2'
 expect 2 "ifsim: run: --fault-seed: seeds --fail-random, which is not given" run -t "$pod" --fault-seed 3
 expect 2 "ifsim: run: --fail: s0.nic0 is a NIC, and faults of NICs need a network between servers: this system has none (topology = none)" run --fail s0.nic0

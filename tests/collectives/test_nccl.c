@@ -1717,6 +1717,42 @@ START_TEST(test_nvlinks_down)
 }
 END_TEST
 
+/* A straggler GPU (topo_gpu_slowdown): its CTAs move each channel at the
+ * channel's rate over the factor, so an AllReduce whose channels bind
+ * (NVLS on one DGX H100, Ring across two) slows by about the factor,
+ * whichever GPU it is; NCCL's choice does not change. */
+START_TEST(test_straggler)
+{
+  static const char *const algos[] = {"NVLS one server", "Ring two servers"};
+
+  for (guint i = 0; i < G_N_ELEMENTS(algos); i++) {
+    g_autoptr(TopoSystem) base =
+        i == 0 ? load_text("[system]\nserver = dgx-h100\n")
+               : load_servers("dgx-h100", 2, "quantum2-ndr");
+    g_autoptr(TopoSystem) sys =
+        i == 0 ? load_text("[system]\nserver = dgx-h100\n")
+               : load_servers("dgx-h100", 2, "quantum2-ndr");
+    const char *slow[] = {i == 0 ? "s0.gpu5 2" : "s1.gpu2 2", NULL};
+    TopoFaultSpec spec = {.slow_gpus = slow, .where_slow = "test"};
+    NcclOptions o = {.algos = 1u << (i == 0 ? NCCL_ALGO_NVLS : NCCL_ALGO_RING),
+                     .protos = 1u << NCCL_PROTO_SIMPLE};
+    g_autoptr(GError) error = NULL;
+    g_autoptr(NcclComm) cb = comm_of(base, &o);
+    g_autoptr(NcclComm) cs = NULL;
+    NcclChoice chb, chs;
+    double full, slowed;
+
+    ck_assert(topo_system_add_faults(sys, &spec, &error));
+    cs = comm_of(sys, &o);
+    full = busbw(cb, NCCL_COLL_ALLREDUCE, GIB, NCCL_EXEC_FLOW, &chb);
+    slowed = busbw(cs, NCCL_COLL_ALLREDUCE, GIB, NCCL_EXEC_FLOW, &chs);
+    ck_assert_uint_eq(chb.channels, chs.channels);
+    ck_assert_msg(slowed / full > 0.45 && slowed / full < 0.55,
+                  "%s: %g of %g GB/s", algos[i], slowed, full);
+  }
+}
+END_TEST
+
 Suite *suite_nccl(void)
 {
   Suite *s = suite_create("nccl");
@@ -1729,6 +1765,7 @@ Suite *suite_nccl(void)
   tcase_add_test(tc, test_degraded_port);
   tcase_add_test(tc, test_rail_down);
   tcase_add_test(tc, test_nvlinks_down);
+  tcase_add_test(tc, test_straggler);
   tcase_add_test(tc, test_ring_head_in_stream);
   tcase_add_test(tc, test_ring_head_traced);
   tcase_add_test(tc, test_all_collectives);

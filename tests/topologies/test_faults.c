@@ -673,6 +673,52 @@ START_TEST(test_fabric_manager)
 }
 END_TEST
 
+/* Stragglers: GPUs by name or pattern at a factor >= 1, the last entry
+ * for a GPU winning; what is not a GPU, a factor below 1, and an entry
+ * without one are refused. */
+START_TEST(test_slow_gpus)
+{
+  static const char ini[] = "[system]\nserver = dgx-h100\nservers = 2\n"
+                            "[scaleout]\ntopology = fat-tree\n"
+                            "switch = quantum2-ndr\ntiers = 2\n";
+  static const struct {
+    const char *entry, *expect;
+  } bad[] = {
+      {"s0.gpu3 0.5", "0.5 is not a slowdown factor in [1, 1000]"},
+      {"s0.gpu3 fast", "fast is not a slowdown factor"},
+      {"s0.gpu3", "'s0.gpu3' is not 'GPU FACTOR'"},
+      {"s0.nic0 2", "s0.nic0 is a NIC: a straggler is a GPU"},
+      {"p0.* 2", "'p0.*' matches no GPU"},
+      {"s9.gpu0 2", "'s9.gpu0' names no element"},
+  };
+  g_autoptr(TopoSystem) sys = load_text(ini);
+  const char *slow[] = {"s*.gpu3 1.5", "s1.gpu3 2", NULL};
+  TopoFaultSpec spec = {.slow_gpus = slow, .where_slow = "slow"};
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) lines = NULL;
+
+  ck_assert_double_eq(topo_gpu_slowdown(sys, 0, 3), 1);
+  ck_assert_msg(topo_system_add_faults(sys, &spec, &error), "%s",
+                error ? error->message : "");
+  ck_assert_double_eq(topo_gpu_slowdown(sys, 0, 3), 1.5);
+  ck_assert_double_eq(topo_gpu_slowdown(sys, 1, 3), 2);
+  ck_assert_double_eq(topo_gpu_slowdown(sys, 1, 2), 1);
+  lines = topo_system_fault_lines(sys);
+  ck_assert_str_eq(lines[0],
+                   "straggler: s*.gpu3, its work 1.5x as long (2 GPUs)");
+  for (guint i = 0; i < G_N_ELEMENTS(bad); i++) {
+    g_autoptr(TopoSystem) b = load_text(ini);
+    const char *one[] = {bad[i].entry, NULL};
+    TopoFaultSpec bs = {.slow_gpus = one, .where_slow = "slow"};
+
+    g_clear_error(&error);
+    ck_assert_msg(!topo_system_add_faults(b, &bs, &error), "case %u", i);
+    ck_assert_msg(strstr(error->message, bad[i].expect), "case %u: %s", i,
+                  error->message);
+  }
+}
+END_TEST
+
 Suite *suite_faults(void)
 {
   Suite *s = suite_create("faults");
@@ -693,6 +739,7 @@ Suite *suite_faults(void)
   tcase_add_test(tc, test_faults_group);
   tcase_add_test(tc, test_nvlinks);
   tcase_add_test(tc, test_fabric_manager);
+  tcase_add_test(tc, test_slow_gpus);
   suite_add_tcase(s, tc);
   return s;
 }
