@@ -19,6 +19,7 @@
 #include "sim/interrupt.h"
 #include "sim/memory.h"
 #include "sim/units.h"
+#include "tools/fail_at.h"
 #include "tools/cli.h"
 #include "tools/run.h"
 #include "traces/collresults.h"
@@ -57,6 +58,8 @@ void cli_run_options_clear(CliRunOptions *o)
   g_free(o->redop);
   cli_nccl_options_clear(&o->nccl);
   cli_fault_options_clear(&o->faults);
+  g_free(o->fail_at);
+  g_free(o->reroute_time);
   g_free(o->csv);
   g_free(o->json);
   g_free(o->links_csv);
@@ -847,6 +850,16 @@ int cli_cmd_run(int argc, char **argv)
        "Links in --link-samples and --timeline: the K that carried most "
        "(default 32), or all",
        "K"},
+      {"fail-at", 0, 0, G_OPTION_ARG_STRING, &o.fail_at,
+       "An element that fails under each call, TIME after it starts: "
+       "'2ms p0.spine3' (the stall, the reroute, or the connections' "
+       "failure; docs/faults.md)",
+       "'TIME ELEMENT'"},
+      {"reroute-time", 0, 0, G_OPTION_ARG_STRING, &o.reroute_time,
+       "How long the fabric's control plane takes to route around "
+       "--fail-at's element (needed where the switches do not do it "
+       "themselves), e.g. 300ms",
+       "TIME"},
       CLI_MAX_MEMORY_ENTRY,
       G_OPTION_ENTRY_NULL};
   g_autoptr(GOptionContext) ctx = cli_context_new(
@@ -867,6 +880,9 @@ int cli_cmd_run(int argc, char **argv)
   TrcCollInfo info;
   RunReports rep = {0};
   g_auto(GStrv) fault_lines = NULL;
+  /* the faults' lines, and what --fail-at did */
+  g_autoptr(GPtrArray) notes = g_ptr_array_new_with_free_func(g_free);
+  g_autoptr(CliFailAt) fail_at = NULL;
   NcclTrace trace = {0};
   RunTrace rt = {.trace = &trace};
   CliRunLast hooks = {trace_before, trace_after, &rt};
@@ -889,6 +905,16 @@ int cli_cmd_run(int argc, char **argv)
   comm = cli_run_comm_new(sys, &o, &plan, &error);
   if (!comm)
     goto fail;
+  if (o.reroute_time && !o.fail_at) {
+    g_set_error(&error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                "--reroute-time: goes with --fail-at");
+    goto fail;
+  }
+  if (o.fail_at) {
+    fail_at = cli_fail_at_new(&o, &plan, sys, comm, &error);
+    if (!fail_at)
+      goto fail;
+  }
   rt.rank_end = g_new0(SimTime, nccl_comm_ranks(comm));
   rt.chan_used = g_new0(guint64, nccl_comm_ranks(comm));
   rt.o = &o;
@@ -903,8 +929,13 @@ int cli_cmd_run(int argc, char **argv)
           &rep, &rep.ok, o.timeline || o.link_samples ? &hooks : NULL, rows,
           &error))
     goto fail;
+  for (guint i = 0; fault_lines && fault_lines[i]; i++)
+    g_ptr_array_add(notes, g_strdup(fault_lines[i]));
+  if (fail_at && !cli_fail_at_rows(fail_at, rows, notes, &error))
+    goto fail;
+  g_ptr_array_add(notes, NULL);
   cli_run_info(&o, &plan, sys, comm, &info);
-  info.faults = (const char *const *)fault_lines;
+  info.faults = notes->len > 1 ? (const char *const *)notes->pdata : NULL;
   if (o.csv && !trc_outputs_add(
                    outs, o.csv,
                    trc_coll_csv(&info, (const TrcCollRow *)(void *)rows->data,

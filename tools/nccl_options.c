@@ -237,6 +237,17 @@ gboolean cli_nccl_check(CliNcclOptions *o, NcclOptions *n,
   n->no_fold = n->all_rounds = o->no_fold;
   if (!net_transport(n, error) || !gdr_options(n, error))
     return FALSE;
+  {
+    /* net_ib.cc: 5 bits of timeout (0: wait forever, which NCCL does not
+     * set), 3 of retries */
+    guint32 t = G_MAXUINT32, r = G_MAXUINT32;
+
+    if (!env_uint("NCCL_IB_TIMEOUT", 1, 31, "an exponent", &t, error) ||
+        !env_uint("NCCL_IB_RETRY_CNT", 0, 7, "a retry count", &r, error))
+      return FALSE;
+    n->ib_timeout = t == G_MAXUINT32 ? 0 : t + 1;
+    n->ib_retry_cnt = r == G_MAXUINT32 ? 0 : r + 1;
+  }
   return nccl_p2p_level_parse(g_getenv("NCCL_P2P_DISABLE"),
                               g_getenv("NCCL_P2P_LEVEL"), &n->p2p_level, error);
 }
@@ -268,6 +279,8 @@ static const char *const env_read[] = {"NCCL_ALGO",
                                        "NCCL_MAX_CTAS",
                                        "NCCL_COLLNET_ENABLE",
                                        "NCCL_IB_DISABLE",
+                                       "NCCL_IB_TIMEOUT",
+                                       "NCCL_IB_RETRY_CNT",
                                        "NCCL_NET",
                                        "NCCL_NET_GDR_LEVEL",
                                        "NCCL_NET_GDR_READ",

@@ -35,7 +35,8 @@ typedef struct {
   "NCCL_ALGO, NCCL_PROTO, NCCL_MIN_NCHANNELS, NCCL_MAX_NCHANNELS, "            \
   "NCCL_MIN_CTAS, NCCL_MAX_CTAS, NCCL_COLLNET_ENABLE, NCCL_P2P_DISABLE, "      \
   "NCCL_P2P_LEVEL, NCCL_IB_DISABLE, NCCL_NET, NCCL_NET_GDR_LEVEL, "            \
-  "NCCL_NET_GDR_READ, NCCL_SOCKET_NTHREADS and NCCL_NSOCKS_PERTHREAD are "     \
+  "NCCL_NET_GDR_READ, NCCL_SOCKET_NTHREADS, NCCL_NSOCKS_PERTHREAD, "           \
+  "NCCL_IB_TIMEOUT and NCCL_IB_RETRY_CNT are "                                 \
   "read from the environment; the flags take precedence.  Another NCCL_* "     \
   "variable there is not modelled, and a note on standard error says so."
 

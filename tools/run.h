@@ -37,6 +37,8 @@ typedef struct {
   char *redop;
   CliNcclOptions nccl; /* --algo ... --fidelity */
   CliFaultOptions faults; /* --fail ... (run only; sweep varies faults.KEY) */
+  char *fail_at;          /* run's --fail-at 'TIME ELEMENT' (fail_at.h) */
+  char *reroute_time;     /* run's --reroute-time TIME */
   char *csv;
   char *json;
   char *links_csv;

@@ -196,17 +196,25 @@ guint32 topo_gpu_nvlinks_down(const TopoSystem *sys, guint32 server,
   return down;
 }
 
-/* Whether node n has an NVLink (as built: faults leave the channel). */
-static gboolean has_nvlink(const TopoSystem *sys, SimNodeId n)
+/* Whether node n has a link (an NVLink where nvlink), up where up. */
+static gboolean has_link(const TopoSystem *sys, SimNodeId n, gboolean nvlink,
+                         gboolean up)
 {
   guint32 deg;
   const SimChannelId *out = sim_fabric_out(sys->fabric, n, &deg);
 
   for (guint32 i = 0; i < deg; i++) {
-    if (nvlink_channel(sys, out[i]))
+    if ((!nvlink || nvlink_channel(sys, out[i])) &&
+        (!up || topo_channel_up(sys, out[i])))
       return TRUE;
   }
   return FALSE;
+}
+
+/* Whether node n has an NVLink (as built: faults leave the channel). */
+static gboolean has_nvlink(const TopoSystem *sys, SimNodeId n)
+{
+  return has_link(sys, n, TRUE, FALSE);
 }
 
 static const char *kind_text(guint32 kind)
@@ -774,19 +782,6 @@ static void gpu_switch_links(const TopoSystem *sys, guint32 s, guint32 g,
   *down = fl ? fl->down : 0;
 }
 
-/* Whether every NVLink of an NVSwitch is down: named down, or disabled. */
-static gboolean switch_down(const TopoSystem *sys, SimNodeId sw)
-{
-  guint32 deg;
-  const SimChannelId *out = sim_fabric_out(sys->fabric, sw, &deg);
-
-  for (guint32 i = 0; i < deg; i++) {
-    if (nvlink_channel(sys, out[i]) && topo_channel_up(sys, out[i]))
-      return FALSE;
-  }
-  return TRUE;
-}
-
 /* Takes every NVLink of a node (a GPU, an NVSwitch) down, with a line
  * saying why; nothing when none is up. */
 static gboolean take_all(FaultCtx *fc, SimNodeId n, const char *why,
@@ -862,7 +857,7 @@ static gboolean fabric_manager(FaultCtx *fc, guint32 s, GError **error)
 
       gpu_switch_links(sys, s, g, k, &down, &up);
       up_any += up;
-      if (down && !switch_down(sys, sw0 + k))
+      if (down && has_link(sys, sw0 + k, TRUE, TRUE))
         failed_to[g] = failed_to[g] ? G_MAXUINT32 : k + 1;
     }
     if (up_any == 0)
@@ -1058,4 +1053,75 @@ GPtrArray *topo_fault_nvlink_cables(const TopoSystem *sys)
       g_ptr_array_add(out, g_strdup_printf("%s x1", name));
   }
   return out;
+}
+
+gboolean topo_fault_recovery(const TopoSystem *before, const TopoSystem *after,
+                             TopoRecovery *out, char **why, guint32 *cut_server,
+                             GError **error)
+{
+  const SimFabric *f = after->fabric;
+  gboolean ib = FALSE, cut_link = FALSE, any = FALSE;
+
+  g_assert(sim_fabric_n_channels(f) == sim_fabric_n_channels(before->fabric));
+  for (SimChannelId c = 0; c < sim_fabric_n_channels(f); c += 2) {
+    const SimChannel *now = sim_fabric_channel(f, c);
+    const SimChannel *was = sim_fabric_channel(before->fabric, c);
+    gboolean a_sw, b_sw;
+
+    if (now->width == was->width)
+      continue;
+    if (nvlink_channel(after, c)) {
+      g_set_error(error, TOPO_ERROR, TOPO_ERROR_CONFLICT,
+                  "'%s %s' is an NVLink: one that fails under a running job "
+                  "fails the job (Fabric Manager's policies apply when it "
+                  "starts again): --fail gives that state",
+                  sim_fabric_node_name(f, now->src),
+                  sim_fabric_node_name(f, now->dst));
+      return FALSE;
+    }
+    any = TRUE;
+    ib |= topo_channel_link(after, c)->family == MDL_FAMILY_IB;
+    a_sw = node_kind(after, now->src) == TOPO_NODE_NET_SWITCH;
+    b_sw = node_kind(after, now->dst) == TOPO_NODE_NET_SWITCH;
+    if (now->width == 0 && (!a_sw || !b_sw)) {
+      SimNodeId nic = a_sw ? now->dst : now->src;
+
+      *out = TOPO_RECOVER_NONE;
+      *why = g_strdup_printf("it takes a port of %s, whose connections have "
+                             "no other path",
+                             sim_fabric_node_name(f, nic));
+      *cut_server = topo_node_server(after, nic);
+      return TRUE;
+    }
+    /* a link between switches gone whole, not with a switch at its end */
+    if (now->width == 0 && has_link(after, now->src, FALSE, TRUE) &&
+        has_link(after, now->dst, FALSE, TRUE))
+      cut_link = TRUE;
+  }
+  if (!any) {
+    *out = TOPO_RECOVER_AT_ONCE;
+    *why = g_strdup("it takes nothing that carries traffic");
+    return TRUE;
+  }
+  if (ib && topo_system_net(after) == TOPO_NET_FATTREE) {
+    *out = TOPO_RECOVER_AT_ONCE;
+    *why = g_strdup("InfiniBand fat-tree: with SHIELD (on by default, "
+                    "opensm.conf shield_mode) a switch whose output port is "
+                    "down takes another at once, and tells its neighbours "
+                    "where it has none");
+  } else if (ib) {
+    *out = TOPO_RECOVER_CONTROL;
+    *why = g_strdup("InfiniBand outside a fat-tree: the subnet manager "
+                    "routes around it (SHIELD's notices are for fat-trees)");
+  } else if (cut_link) {
+    *out = TOPO_RECOVER_CONTROL;
+    *why = g_strdup("Ethernet: the switch above a link that went down has "
+                    "no other way to the switch below, and drops what it "
+                    "sends there until the routing converges");
+  } else {
+    *out = TOPO_RECOVER_AT_ONCE;
+    *why = g_strdup("Ethernet: the switches next to it take it out of their "
+                    "ECMP groups at once");
+  }
+  return TRUE;
 }

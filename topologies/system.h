@@ -227,6 +227,26 @@ gboolean topo_nic_up(const TopoSystem *sys, guint32 server, guint32 nic);
 SimNodeId topo_live_nic(const TopoSystem *sys, guint32 server, guint32 nic,
                         guint32 gpu);
 
+/* How a fabric recovers when an element fails under running traffic
+ * (docs/faults.md, "Before the job, or in the middle of a collective"). */
+typedef enum {
+  TOPO_RECOVER_AT_ONCE, /* the switches route around it themselves */
+  TOPO_RECOVER_CONTROL, /* traffic through it is lost until the fabric's
+                           control plane (subnet manager, routing
+                           protocol) routes around it */
+  TOPO_RECOVER_NONE,    /* it takes a NIC's port: that NIC's connections
+                           have no path left */
+} TopoRecovery;
+
+/* How `after` (the system with one element's fault added) recovers from
+ * that fault arising under traffic on `before`, with a sentence saying why
+ * (free it); for TOPO_RECOVER_NONE, *cut_server gets the server of the
+ * NIC cut.  Refuses a fault that takes NVLinks (a running job fails on
+ * it: Fabric Manager's policies apply at the next start). */
+gboolean topo_fault_recovery(const TopoSystem *before, const TopoSystem *after,
+                             TopoRecovery *out, char **why, guint32 *cut_server,
+                             GError **error);
+
 /* How many times as long a GPU's work takes (a straggler: its compute,
  * and its NCCL kernels' per-channel rate); 1 for a healthy one. */
 double topo_gpu_slowdown(const TopoSystem *sys, guint32 server, guint32 gpu);

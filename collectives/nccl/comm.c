@@ -569,6 +569,18 @@ guint32 nccl_comm_rank_server(const NcclComm *comm, guint32 r)
   return comm->server_of[r / comm->ppn];
 }
 
+void nccl_comm_ib_retry(const NcclComm *comm, SimTime *timeout_ps,
+                        guint32 *retries)
+{
+  guint32 t = comm->opt.ib_timeout               ? comm->opt.ib_timeout - 1
+              : nccl_comm_version(comm) >= 22300 ? 20
+                                                 : 18;
+
+  /* IBTA vol. 1 9.7.6.1.3: 4.096 us x 2^timeout */
+  *timeout_ps = (SimTime)4096000 << t;
+  *retries = comm->opt.ib_retry_cnt ? comm->opt.ib_retry_cnt - 1 : 7;
+}
+
 guint32 nccl_comm_rank_local(const NcclComm *comm, guint32 r)
 {
   return comm->local_of[r % comm->ppn];

@@ -144,6 +144,10 @@ typedef struct {
    * default) and NCCL_NET_GDR_READ (0: unset, NCCL's default; 1: off; 2:
    * on): where GPUDirect RDMA is used (paths.cc ncclTopoCheckGdr) */
   guint32 gdr_level, gdr_read;
+  /* NCCL_IB_TIMEOUT and NCCL_IB_RETRY_CNT, each its value + 1 (0: the
+   * release's default): an RDMA connection's retransmission timer and
+   * retries (net_ib.cc; nccl_comm_ib_retry) */
+  guint32 ib_timeout, ib_retry_cnt;
 } NcclOptions;
 
 /* NCCL's path types, nearest first (graph/topo.h PATH_*): two GPUs use P2P
@@ -233,6 +237,12 @@ gboolean nccl_comm_uses_socket(const NcclComm *comm);
  * that server. */
 SimNodeId nccl_comm_rank_gpu(const NcclComm *comm, guint32 r);
 guint32 nccl_comm_rank_server(const NcclComm *comm, guint32 r);
+/* An RDMA connection's retransmission timer (the QP's Local ACK Timeout,
+ * 4.096 us x 2^NCCL_IB_TIMEOUT: 18 up to 2.22, 20 from 2.23) and how many
+ * times it retransmits before the connection fails (NCCL_IB_RETRY_CNT,
+ * 7): net_ib.cc sets both on every QP. */
+void nccl_comm_ib_retry(const NcclComm *comm, SimTime *timeout_ps,
+                        guint32 *retries);
 guint32 nccl_comm_rank_local(const NcclComm *comm, guint32 r);
 
 /* What NCCL would run for one call, and its own estimate. */

@@ -269,7 +269,7 @@ expect 2 "ifsim: replay: --channels: 40 is not from 1 to 32" replay "$(dirname "
 expect 2 "ifsim: replay: --fidelity: 'fast' is not one of analytical, flow, packet" replay "$(dirname "$0")/../../docs/workload-example.csv" --fidelity fast
 for c in run replay sweep; do
   expect 0 "NCCL algorithms allowed, as NCCL_ALGO: ring, tree, nvls, nvlstree, collnetdirect, collnetchain, pat; a list, or ^list to exclude" $c --help
-  expect 0 "NCCL_SOCKET_NTHREADS and NCCL_NSOCKS_PERTHREAD are read from the environment; the flags take precedence." $c --help
+  expect 0 "NCCL_NSOCKS_PERTHREAD, NCCL_IB_TIMEOUT and NCCL_IB_RETRY_CNT are read from the environment; the flags take precedence." $c --help
 done
 export NCCL_PROTO=LL
 expect 0 "# 1048576 Ring LL" run -b 1M -e 1M
@@ -924,6 +924,24 @@ expect 0 "# fault: straggler: s0.gpu3, its work 1.25x as long (1 GPU)" run -b 1G
 expect 0 "383.68" run -b 1G -e 1G --slow-gpu 's0.gpu3 1.25'
 expect 0 "step time              6283.357 us" replay -t "$(dirname "$0")/../../topologies/examples/dgx-h100.ini" --astra "$(dirname "$0")/../data/workload/simai_pp2.txt" --slow-gpu 's0.gpu3 1.2'
 expect 2 "ifsim: run: --slow-gpu: 0.9 is not a slowdown factor in [1, 1000]" run --slow-gpu 's0.gpu3 0.9'
+# a fault under the running call: InfiniBand routes around a spine at once;
+# a NIC's connections fail after their retries; an Ethernet link stalls the
+# call until the routing converges and the retransmission timer fires
+expect 0 "# fault: at 1ms into each call, p0.spine0 goes down: InfiniBand fat-tree: with SHIELD" run -t "$pod" -n 16 -b 1G -e 1G --fail-at '1ms p0.spine0'
+expect 0 "# fault: 1073741824 B: the call fails 34.361 s after it starts; the job starts again on a new communicator (--fail s1.nic0: that state)" run -t "$pod" -n 16 -b 1G -e 1G --fail-at '1ms s1.nic0'
+export NCCL_IB_RETRY_CNT=1
+expect 0 "# fault: 1073741824 B: the call fails 8.591 s after it starts" run -t "$pod" -n 16 -b 1G -e 1G --fail-at '1ms s1.nic0'
+unset NCCL_IB_RETRY_CNT
+roce="$(dirname "$0")/../../topologies/examples/roce-400g-fattree.ini"
+expect 2 "ifsim: run: --fail-at: p0.leaf0 p0.spine0: Ethernet: the switch above a link that went down has no other way to the switch below, and drops what it sends there until the routing converges; give --reroute-time" run -t "$roce" -b 1G -e 1G --fail-at '1ms p0.leaf0 p0.spine0'
+expect 0 "the call stalls 4.295 s (1 of its connections' retransmission timer" run -t "$roce" -b 1G -e 1G --fail-at '1ms p0.leaf0 p0.spine0' --reroute-time 300ms
+expect 0 "4300719" run -t "$roce" -b 1G -e 1G --fail-at '1ms p0.leaf0 p0.spine0' --reroute-time 300ms
+expect 2 "ifsim: run: --fail-at: 's0.gpu0 s0.nvsw0' is an NVLink" run -t "$pod" -n 16 -b 1G -e 1G --fail-at '1ms s0.gpu0 s0.nvsw0 x1'
+expect 2 "ifsim: run: --fail-at: 'p0.leaf0' is not 'TIME ELEMENT'" run -t "$pod" --fail-at 'p0.leaf0'
+expect 2 "ifsim: run: --reroute-time: goes with --fail-at" run -t "$pod" --reroute-time 1s
+export NCCL_IB_TIMEOUT=40
+expect 2 "ifsim: run: environment NCCL_IB_TIMEOUT='40': expected an exponent from 1 to 31" run
+unset NCCL_IB_TIMEOUT
 expect 2 "ifsim: run: --degrade: 2 is outside (0, 1]" run -t "$pod" --degrade 's0.nic0 p0.leaf0 2'
 expect 2 "ifsim: run: --fault-seed: seeds --fail-random, which is not given" run -t "$pod" --fault-seed 3
 expect 2 "ifsim: run: --fail: s0.nic0 is a NIC, and faults of NICs need a network between servers: this system has none (topology = none)" run --fail s0.nic0

@@ -1753,6 +1753,35 @@ START_TEST(test_straggler)
 }
 END_TEST
 
+/* An RDMA connection's retransmission timer and retries (net_ib.cc):
+ * NCCL_IB_TIMEOUT 18 up to 2.22 (1.07 s), 20 from 2.23 (4.29 s), 7
+ * retries; the variables override them. */
+START_TEST(test_ib_retry)
+{
+  g_autoptr(TopoSystem) sys = load_servers("dgx-h100", 2, "quantum2-ndr");
+  static const struct {
+    NcclOptions o;
+    SimTime timeout_ps;
+    guint32 retries;
+  } cases[] = {
+      {{0}, 4096000ull << 20, 7},
+      {{.nccl_version = 22203}, 4096000ull << 18, 7},
+      {{.nccl_version = 22304}, 4096000ull << 20, 7},
+      {{.ib_timeout = 15, .ib_retry_cnt = 1}, 4096000ull << 14, 0},
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+    g_autoptr(NcclComm) c = comm_of(sys, &cases[i].o);
+    SimTime t;
+    guint32 r;
+
+    nccl_comm_ib_retry(c, &t, &r);
+    ck_assert_uint_eq(t, cases[i].timeout_ps);
+    ck_assert_uint_eq(r, cases[i].retries);
+  }
+}
+END_TEST
+
 Suite *suite_nccl(void)
 {
   Suite *s = suite_create("nccl");
@@ -1766,6 +1795,7 @@ Suite *suite_nccl(void)
   tcase_add_test(tc, test_rail_down);
   tcase_add_test(tc, test_nvlinks_down);
   tcase_add_test(tc, test_straggler);
+  tcase_add_test(tc, test_ib_retry);
   tcase_add_test(tc, test_ring_head_in_stream);
   tcase_add_test(tc, test_ring_head_traced);
   tcase_add_test(tc, test_all_collectives);

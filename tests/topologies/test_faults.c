@@ -719,6 +719,66 @@ START_TEST(test_slow_gpus)
 }
 END_TEST
 
+/* How a fabric recovers from an element failing under traffic
+ * (topo_fault_recovery): an InfiniBand fat-tree at once (SHIELD); an
+ * Ethernet fat-tree at once for a switch, through its control plane for a
+ * link between switches; a NIC's port not at all; an InfiniBand dragonfly
+ * through its subnet manager; an NVLink refused. */
+START_TEST(test_recovery)
+{
+  static const char roce[] =
+      "[system]\nserver = host\nservers = 128\n"
+      "[server host]\ngpus = 1\nsockets = 1\ngpu_pcie = pcie5-x16\n"
+      "nic = cx7-400g\nnics = 1\n"
+      "[scaleout]\ntopology = fat-tree\nswitch = spectrum4-400g\ntiers = 2\n";
+  static const struct {
+    const char *ini, *element;
+    TopoRecovery expect;
+    const char *why;
+  } cases[] = {
+      {TWO_TIER("dmodk"), "p0.spine3", TOPO_RECOVER_AT_ONCE, "SHIELD"},
+      {TWO_TIER("dmodk"), "p0.leaf1 p0.spine3", TOPO_RECOVER_AT_ONCE, "SHIELD"},
+      {TWO_TIER("dmodk"), "s5.nic0", TOPO_RECOVER_NONE, "a port of s5.nic0"},
+      {TWO_TIER("dmodk"), "p0.leaf1", TOPO_RECOVER_NONE, "a port of s32.nic0"},
+      {roce, "p0.spine3", TOPO_RECOVER_AT_ONCE, "ECMP groups at once"},
+      {roce, "p0.leaf1 p0.spine3", TOPO_RECOVER_CONTROL,
+       "until the routing converges"},
+      {DRAGONFLY("minimal"), "g2.router0 g2.router1", TOPO_RECOVER_CONTROL,
+       "the subnet manager"},
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+    g_autoptr(TopoSystem) before = load_text(cases[i].ini);
+    g_autoptr(TopoSystem) after = load_text(cases[i].ini);
+    g_autoptr(GError) error = NULL;
+    g_autofree char *why = NULL;
+    TopoRecovery rec;
+    guint32 cut = G_MAXUINT32;
+
+    add_ok(after, cases[i].element, NULL);
+    ck_assert_msg(topo_fault_recovery(before, after, &rec, &why, &cut, &error),
+                  "case %u: %s", i, error ? error->message : "");
+    ck_assert_msg(rec == cases[i].expect, "case %u: %d (%s)", i, rec, why);
+    ck_assert_msg(strstr(why, cases[i].why), "case %u: %s", i, why);
+    if (rec == TOPO_RECOVER_NONE)
+      ck_assert_uint_eq(cut, i == 2 ? 5 : 32);
+  }
+  {
+    static const char dgx[] = "[system]\nserver = dgx-h100\n";
+    g_autoptr(TopoSystem) before = load_text(dgx);
+    g_autoptr(TopoSystem) after = load_text(dgx);
+    g_autoptr(GError) error = NULL;
+    g_autofree char *why = NULL;
+    TopoRecovery rec;
+    guint32 cut;
+
+    add_ok(after, "s0.gpu2 s0.nvsw1 x1", NULL);
+    ck_assert(!topo_fault_recovery(before, after, &rec, &why, &cut, &error));
+    ck_assert_ptr_nonnull(strstr(error->message, "is an NVLink"));
+  }
+}
+END_TEST
+
 Suite *suite_faults(void)
 {
   Suite *s = suite_create("faults");
@@ -740,6 +800,7 @@ Suite *suite_faults(void)
   tcase_add_test(tc, test_nvlinks);
   tcase_add_test(tc, test_fabric_manager);
   tcase_add_test(tc, test_slow_gpus);
+  tcase_add_test(tc, test_recovery);
   suite_add_tcase(s, tc);
   return s;
 }
