@@ -676,6 +676,7 @@ gboolean cli_run_collective(const NcclComm *comm, const CliRunOptions *o,
     r.proto = nccl_proto_name(ch.proto);
     r.channels = ch.channels;
     r.nccl_model_us = ch.model_us;
+    r.stall_prob = st.stall_prob;
     g_array_append_val(rows, r);
   }
   return TRUE;
@@ -705,6 +706,34 @@ void cli_run_info(const CliRunOptions *o, const CliRunPlan *plan,
                                               : NCCL_VERSION_DEFAULT,
       .gpus_per_process = (guint32)o->gpus_per_process,
       .iters = o->iters_seen ? (guint32)o->iters : 0};
+}
+
+/* Lossy links: the chance that each size's call stalls for a
+ * retransmission timeout, one line for the sizes where it is above 0. */
+static void stall_notes(const NcclComm *comm, const GArray *rows,
+                        GPtrArray *notes)
+{
+  g_autoptr(GString) s = g_string_new(NULL);
+  SimTime timer;
+  guint32 retries;
+
+  for (guint i = 0; i < rows->len; i++) {
+    const TrcCollRow *r = &g_array_index(rows, TrcCollRow, i);
+
+    if (r->stall_prob > 0)
+      g_string_append_printf(s, "%s%" G_GUINT64_FORMAT " B %.3g%%",
+                             s->len ? ", " : "", r->size_bytes,
+                             100 * r->stall_prob);
+  }
+  if (!s->len)
+    return;
+  nccl_comm_ib_retry(comm, &timer, &retries);
+  g_ptr_array_add(notes,
+                  g_strdup_printf("lossy links: the chance that a call loses "
+                                  "a packet no other follows and stalls "
+                                  "%.3f s for its retransmission timer "
+                                  "(not in the times): %s",
+                                  sim_time_to_s(timer), s->str));
 }
 
 /* The JSON's devices: each rank's server and GPU (arrays the caller
@@ -933,6 +962,7 @@ int cli_cmd_run(int argc, char **argv)
     g_ptr_array_add(notes, g_strdup(fault_lines[i]));
   if (fail_at && !cli_fail_at_rows(fail_at, rows, notes, &error))
     goto fail;
+  stall_notes(comm, rows, notes);
   g_ptr_array_add(notes, NULL);
   cli_run_info(&o, &plan, sys, comm, &info);
   info.faults = notes->len > 1 ? (const char *const *)notes->pdata : NULL;

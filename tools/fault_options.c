@@ -1,4 +1,4 @@
-/* --fail, --degrade, --slow-gpu, --fail-random, --fault-seed:
+/* --fail, --degrade, --lossy, --slow-gpu, --fail-random, --fault-seed:
  * tools/fault_options.h. */
 #include "tools/fault_options.h"
 
@@ -15,6 +15,10 @@ void cli_fault_add_entries(GOptionGroup *group, CliFaultOptions *f)
        "Run links slower: 'ELEMENT FRACTION' (0.25: a 4x port at 1x) or "
        "'ELEMENT LINK-MODEL' (ib-hdr-4x: NDR trained at HDR) (repeatable)",
        "'ELEMENT RATE'"},
+      {"lossy", 0, 0, G_OPTION_ARG_STRING_ARRAY, &f->lossy,
+       "Network links with bit errors: 'ELEMENT BER', the rate after FEC "
+       "(1e-8); a packet hit is dropped and resent (repeatable)",
+       "'ELEMENT BER'"},
       {"slow-gpu", 0, 0, G_OPTION_ARG_STRING_ARRAY, &f->slow_gpu,
        "A straggler: 'GPU FACTOR', its compute and its NCCL kernels' "
        "channels FACTOR (>= 1) times as slow (repeatable)",
@@ -37,6 +41,8 @@ gboolean cli_fault_apply(TopoSystem *sys, const CliFaultOptions *f,
       .random_links = (guint32)f->random,
       .seed = f->seed_seen ? (guint32)f->seed : 1,
       .slow_gpus = (const char *const *)f->slow_gpu,
+      .lossy = (const char *const *)f->lossy,
+      .where_lossy = "--lossy",
       .where_fail = "--fail",
       .where_degrade = "--degrade",
       .where_random = "--fail-random",
@@ -56,7 +62,8 @@ void cli_fault_options_clear(CliFaultOptions *f)
   g_strfreev(f->fail);
   g_strfreev(f->degrade);
   g_strfreev(f->slow_gpu);
-  f->fail = f->degrade = f->slow_gpu = NULL;
+  g_strfreev(f->lossy);
+  f->fail = f->degrade = f->slow_gpu = f->lossy = NULL;
 }
 
 void cli_fault_print(FILE *out, const TopoSystem *sys)

@@ -1,5 +1,6 @@
 /* The fault options of the commands that build a system (run, replay,
- * topo): --fail, --degrade, --slow-gpu, --fail-random and --fault-seed
+ * topo): --fail, --degrade, --lossy, --slow-gpu, --fail-random and
+ * --fault-seed
  * (docs/faults.md), applied on top of the system file's [faults]. */
 #ifndef TOOLS_FAULT_OPTIONS_H
 #define TOOLS_FAULT_OPTIONS_H
@@ -14,6 +15,7 @@ typedef struct {
   char **fail;    /* --fail ELEMENT, repeatable */
   char **degrade; /* --degrade 'ELEMENT RATE', repeatable */
   char **slow_gpu; /* --slow-gpu 'GPU FACTOR', repeatable */
+  char **lossy;    /* --lossy 'ELEMENT BER', repeatable */
   guint64 random; /* --fail-random K */
   guint64 seed;   /* --fault-seed N */
   gboolean random_seen, seed_seen;

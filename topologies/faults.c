@@ -47,6 +47,7 @@ typedef struct {
   guint32 down;    /* of them, down */
   guint32 slow;    /* of them, up at a lower rate */
   double slow_Bps; /* the slow ones' rate together */
+  double ber;      /* bit error rate after FEC; 0: clean */
 } FaultLink;
 
 struct TopoFaults {
@@ -55,6 +56,7 @@ struct TopoFaults {
   guint8 *nvl_fault;  /* [servers]: a fault touched one of its NVLinks */
   GArray *nvsw_failed; /* SimNodeId: NVSwitches named down (fail) */
   double *gpu_slow;    /* [servers * gpus]: stragglers' factor; NULL: none */
+  gboolean lossy;      /* a link has a bit error rate */
   GPtrArray *lines;   /* char *: what was applied, one line each */
   GString *from; /* where they were given: "f.ini: [faults] fail, --fail" */
   guint32 down, slow; /* physical links */
@@ -140,6 +142,21 @@ static gboolean nvlink_channel(const TopoSystem *sys, SimChannelId c)
 static gboolean faultable(const TopoSystem *sys, SimChannelId c)
 {
   return network_channel(sys, c) || nvlink_channel(sys, c);
+}
+
+double topo_channel_ber(const TopoSystem *sys, SimChannelId c)
+{
+  const FaultLink *fl =
+      sys->faults
+          ? g_hash_table_lookup(sys->faults->links, GUINT_TO_POINTER(c >> 1))
+          : NULL;
+
+  return fl ? fl->ber : 0;
+}
+
+gboolean topo_system_lossy(const TopoSystem *sys)
+{
+  return sys->faults && sys->faults->lossy;
 }
 
 double topo_gpu_slowdown(const TopoSystem *sys, guint32 server, guint32 gpu)
@@ -584,23 +601,41 @@ static gboolean slow_rate(FaultCtx *fc, guint32 l, const char *value,
   return TRUE;
 }
 
-static gboolean apply_degrade(FaultCtx *fc, const char *entry, GError **error)
+/* An "ELEMENT VALUE" entry: its links (and how many of each bundle, 0:
+ * all) and its last word; *element gets the element's words.  `wants`
+ * says what the value is, for the message of an entry without one. */
+static GArray *valued_links(FaultCtx *fc, const char *entry, const char *wants,
+                            char **element, char **value, guint32 *count,
+                            GError **error)
 {
   g_auto(GStrv) w = mdl_split_words(entry);
   guint n = g_strv_length(w);
-  g_autoptr(GArray) links = NULL;
-  guint32 count;
-  const char *value;
+  GArray *links;
 
   if (n < 2) {
-    g_set_error(error, TOPO_ERROR, TOPO_ERROR_VALUE,
-                "%s: '%s' has no rate (expected ELEMENT FRACTION or ELEMENT "
-                "LINK-MODEL, e.g. 's0.nic0 p0.leaf0 0.25')",
-                fc->where, entry);
-    return FALSE;
+    g_set_error(error, TOPO_ERROR, TOPO_ERROR_VALUE, "%s: '%s' has no %s",
+                fc->where, entry, wants);
+    return NULL;
   }
-  value = w[n - 1];
-  links = entry_links(fc, w, n - 1, &count, entry, error);
+  links = entry_links(fc, w, n - 1, count, entry, error);
+  if (!links)
+    return NULL;
+  *value = w[n - 1];
+  w[n - 1] = NULL;
+  *element = g_strjoinv(" ", w);
+  return links;
+}
+
+static gboolean apply_degrade(FaultCtx *fc, const char *entry, GError **error)
+{
+  g_autofree char *element = NULL, *value = NULL;
+  guint32 count;
+  g_autoptr(GArray) links = valued_links(
+      fc, entry,
+      "rate (expected ELEMENT FRACTION or ELEMENT LINK-MODEL, e.g. 's0.nic0 "
+      "p0.leaf0 0.25')",
+      &element, &value, &count, error);
+
   if (!links)
     return FALSE;
   for (guint i = 0; i < links->len; i++) {
@@ -613,6 +648,59 @@ static gboolean apply_degrade(FaultCtx *fc, const char *entry, GError **error)
   }
   g_ptr_array_add(fc->sys->faults->lines,
                   g_strdup_printf("slow: %s (%u link%s)", entry, links->len,
+                                  links->len == 1 ? "" : "s"));
+  return TRUE;
+}
+
+/* "ELEMENT BER": the element's network links corrupt bits at BER after
+ * their FEC (a later entry for a link replaces an earlier one).  NVLinks
+ * are refused: their link layer replays what it finds corrupt. */
+static gboolean apply_lossy(FaultCtx *fc, const char *entry, GError **error)
+{
+  g_autofree char *element = NULL, *value = NULL;
+  guint32 count;
+  g_autoptr(GArray) links = valued_links(
+      fc, entry,
+      "bit error rate (expected ELEMENT BER, e.g. 'p0.leaf0 p0.spine1 1e-8')",
+      &element, &value, &count, error);
+  double ber;
+  char *end;
+
+  if (!links)
+    return FALSE;
+  ber = g_ascii_strtod(value, &end);
+  if (end == value || *end != '\0' || !(ber > 0 && ber <= 1e-3)) {
+    g_set_error(error, TOPO_ERROR, TOPO_ERROR_VALUE,
+                "%s: %s is not a bit error rate in (0, 1e-3] (the rate after "
+                "FEC, e.g. 1e-8)",
+                fc->where, value);
+    return FALSE;
+  }
+  if (count) {
+    g_set_error(error, TOPO_ERROR, TOPO_ERROR_VALUE,
+                "%s: '%s': a bit error rate is a whole link's (no xN)",
+                fc->where, entry);
+    return FALSE;
+  }
+  for (guint i = 0; i < links->len; i++) {
+    guint32 l = g_array_index(links, guint32, i);
+
+    if (nvlink_channel(fc->sys, 2 * l)) {
+      g_autofree char *name = link_name(fc->sys, l);
+
+      g_set_error(error, TOPO_ERROR, TOPO_ERROR_CONFLICT,
+                  "%s: '%s' is an NVLink: its link layer replays what it "
+                  "finds corrupt, which is not modelled (a bit error rate is "
+                  "a network link's)",
+                  fc->where, name);
+      return FALSE;
+    }
+    fault_link(fc->sys, l)->ber = ber;
+  }
+  fc->sys->faults->lossy = TRUE;
+  g_ptr_array_add(fc->sys->faults->lines,
+                  g_strdup_printf("lossy: %s, bit error rate %g (%u link%s)",
+                                  element, ber, links->len,
                                   links->len == 1 ? "" : "s"));
   return TRUE;
 }
@@ -898,6 +986,8 @@ gboolean topo_system_add_faults(TopoSystem *sys, const TopoFaultSpec *spec,
     any = TRUE;
   for (guint i = 0; spec->slow_gpus && spec->slow_gpus[i]; i++)
     any = TRUE;
+  for (guint i = 0; spec->lossy && spec->lossy[i]; i++)
+    any = TRUE;
   if (!any)
     return TRUE;
   if (!sys->faults) {
@@ -920,6 +1010,7 @@ gboolean topo_system_add_faults(TopoSystem *sys, const TopoFaultSpec *spec,
   note_origin(sys->faults, spec->random_links > 0, spec->where_random);
   note_origin(sys->faults, spec->slow_gpus && spec->slow_gpus[0],
               spec->where_slow);
+  note_origin(sys->faults, spec->lossy && spec->lossy[0], spec->where_lossy);
   fc.where = spec->where_fail;
   fc.failing = TRUE;
   for (guint i = 0; spec->fail && spec->fail[i]; i++) {
@@ -930,6 +1021,11 @@ gboolean topo_system_add_faults(TopoSystem *sys, const TopoFaultSpec *spec,
   fc.where = spec->where_degrade;
   for (guint i = 0; spec->degrade && spec->degrade[i]; i++) {
     if (!apply_degrade(&fc, spec->degrade[i], error))
+      return FALSE;
+  }
+  fc.where = spec->where_lossy;
+  for (guint i = 0; spec->lossy && spec->lossy[i]; i++) {
+    if (!apply_lossy(&fc, spec->lossy[i], error))
       return FALSE;
   }
   fc.where = spec->where_slow;

@@ -289,7 +289,7 @@ static gboolean check_groups(GKeyFile *kf, const char *source, GError **error)
 /* The [faults] group (faults.c, docs/faults.md). */
 typedef struct {
   char *name; /* unused: params convention */
-  char *fail, *degrade, *slow_gpus;
+  char *fail, *degrade, *slow_gpus, *lossy;
   guint32 random_links, seed;
   guint32 access_link_mode, nvswitch_mode;
 } FaultGroup;
@@ -304,6 +304,8 @@ static const MdlParamSpec fault_params[] = {
      "elements down, ';' between: NODE, 'A B' (a link), 'A B xN'"},
     {"degrade", MDL_PARAM_STRING, FOFF(degrade), 0, 0, NULL, "",
      "links slower, ';' between: 'ELEMENT FRACTION' or 'ELEMENT LINK-MODEL'"},
+    {"lossy", MDL_PARAM_STRING, FOFF(lossy), 0, 0, NULL, "",
+     "network links with bit errors, ';' between: 'ELEMENT BER' (after FEC)"},
     {"slow_gpus", MDL_PARAM_STRING, FOFF(slow_gpus), 0, 0, NULL, "",
      "stragglers, ';' between: 'GPU FACTOR', their work FACTOR times as long"},
     {"random_links", MDL_PARAM_UINT, FOFF(random_links), 0, 1u << 24, NULL, "0",
@@ -349,8 +351,9 @@ static gboolean read_faults(TopoSystem *sys, GKeyFile *kf, const char *source,
   g_autofree char *wd = g_strdup_printf("%s degrade", where);
   g_autofree char *wr = g_strdup_printf("%s random_links", where);
   g_autofree char *ws = g_strdup_printf("%s slow_gpus", where);
+  g_autofree char *wl = g_strdup_printf("%s lossy", where);
   FaultGroup fg = {0};
-  g_auto(GStrv) fail = NULL, degrade = NULL, slow = NULL;
+  g_auto(GStrv) fail = NULL, degrade = NULL, slow = NULL, lossy = NULL;
   TopoFaultSpec spec;
   gboolean ok;
 
@@ -362,9 +365,11 @@ static gboolean read_faults(TopoSystem *sys, GKeyFile *kf, const char *source,
   fail = fault_list(fg.fail);
   degrade = fault_list(fg.degrade);
   slow = fault_list(fg.slow_gpus);
+  lossy = fault_list(fg.lossy);
   g_free(fg.fail);
   g_free(fg.degrade);
   g_free(fg.slow_gpus);
+  g_free(fg.lossy);
   if (!ok)
     return FALSE;
   sys->access_link_mode = (TopoAccessLinkMode)fg.access_link_mode;
@@ -374,10 +379,12 @@ static gboolean read_faults(TopoSystem *sys, GKeyFile *kf, const char *source,
                          .random_links = fg.random_links,
                          .seed = fg.seed,
                          .slow_gpus = (const char *const *)slow,
+                         .lossy = (const char *const *)lossy,
                          .where_fail = wf,
                          .where_degrade = wd,
                          .where_random = wr,
-                         .where_slow = ws};
+                         .where_slow = ws,
+                         .where_lossy = wl};
   return topo_system_add_faults(sys, &spec, error);
 }
 

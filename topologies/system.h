@@ -197,8 +197,12 @@ typedef struct {
   /* "GPU FACTOR": a straggler whose work takes FACTOR (>= 1) times as long
    * (a GPU name or pattern: s3.gpu2, s*.gpu0) */
   const char *const *slow_gpus;
+  /* "ELEMENT BER": network links that corrupt bits at that rate after FEC
+   * (in (0, 1e-3]), each packet hit being dropped */
+  const char *const *lossy;
   /* where each comes from, for messages ("f.ini: [faults] fail", "--fail") */
-  const char *where_fail, *where_degrade, *where_random, *where_slow;
+  const char *where_fail, *where_degrade, *where_random, *where_slow,
+      *where_lossy;
 } TopoFaultSpec;
 
 /* Applies faults (on top of any applied before) and reroutes: routes then
@@ -246,6 +250,12 @@ typedef enum {
 gboolean topo_fault_recovery(const TopoSystem *before, const TopoSystem *after,
                              TopoRecovery *out, char **why, guint32 *cut_server,
                              GError **error);
+
+/* The bit error rate a fault gave channel c's link (after FEC: a packet
+ * with an error is dropped at the next hop); 0 for a clean one. */
+double topo_channel_ber(const TopoSystem *sys, SimChannelId c);
+/* Whether a fault gave any link a bit error rate. */
+gboolean topo_system_lossy(const TopoSystem *sys);
 
 /* How many times as long a GPU's work takes (a straggler: its compute,
  * and its NCCL kernels' per-channel rate); 1 for a healthy one. */

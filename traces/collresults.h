@@ -22,6 +22,8 @@ typedef struct {
   const char *proto; /* "LL", "LL128", "Simple" */
   guint32 channels;
   double nccl_model_us; /* NCCL's own cost-model estimate of the choice */
+  double stall_prob;    /* lossy links: the chance of a retransmission
+                           timeout, which time_us leaves out */
 } TrcCollRow;
 
 /* The sweep's description, printed in the table's header lines and stored

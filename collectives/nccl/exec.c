@@ -68,14 +68,15 @@ static SimTask add_transfer(NcclExecution *x, const NcclEdge *e,
 {
   NcclPlan *pl = x->pl;
   SimTaskSpec spec = {
-      .bytes = (guint64)ceil((double)payload * pl->inflate),
+      .bytes = (guint64)ceil((double)payload * pl->inflate *
+                             (e->resend > 0 ? e->resend : 1)),
       .paths = &g_array_index(pl->paths, SimPath, e->first_path),
       .weights = e->n_paths > 1
                      ? &g_array_index(pl->weights, double, e->first_path)
                      : NULL,
       .n_paths = e->n_paths,
       .cap_Bps = (e->cap_Bps > 0 ? e->cap_Bps : pl->cap_Bps) * pl->inflate *
-                 MAX(e->lanes, 1),
+                 (e->resend > 0 ? e->resend : 1) * MAX(e->lanes, 1),
       .copies = e->copies,
       .stream = stream};
 

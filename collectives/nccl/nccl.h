@@ -269,6 +269,10 @@ typedef struct {
   guint64 tasks;      /* DAG tasks (transfers and delays) */
   guint32 peak_tasks; /* most alive at once */
   double wall_s;      /* wall time of the execution */
+  /* lossy links (topo_channel_ber): the chance that the call loses a
+   * packet no other follows, and stalls for its connection's
+   * retransmission timer (nccl_comm_ib_retry); time_ps leaves it out */
+  double stall_prob;
 } NcclRunStats;
 
 /* Called after a run with its transport and end time, before both go:

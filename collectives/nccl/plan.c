@@ -1084,16 +1084,24 @@ void nccl_plan_clear(NcclPlan *pl)
     g_array_free(pl->classes, TRUE);
 }
 
-/* Pipeline slices: NCCL's buffers (NCCL_BUFFSIZE 4 MiB, NCCL_STEPS 8) give
- * Simple 512 KiB steps, two per ring slice; LL's 256 KiB of data per
- * buffer 32 KiB per step; LL128's ~4.6 MiB of data 576 KiB per step. */
-static guint64 slice_bytes(NcclAlgo a, NcclProto p)
+/* A step's data bytes: NCCL's buffers (NCCL_BUFFSIZE 4 MiB, NCCL_STEPS 8)
+ * give Simple 512 KiB steps; LL's 256 KiB of data per buffer 32 KiB per
+ * step; LL128's ~4.6 MiB of data 576 KiB per step.  Over the network each
+ * step is one send (net.cc sendProxyProgress). */
+static guint64 step_bytes(NcclProto p)
 {
   switch (p) {
   case NCCL_PROTO_LL: return 32 << 10;
   case NCCL_PROTO_LL128: return 576000;
-  default: return a == NCCL_ALGO_RING ? 1 << 20 : 512 << 10;
+  default: return 512 << 10;
   }
+}
+
+/* Pipeline slices: a step, two of Simple's per ring slice. */
+static guint64 slice_bytes(NcclAlgo a, NcclProto p)
+{
+  return step_bytes(p) *
+         (p == NCCL_PROTO_SIMPLE && a == NCCL_ALGO_RING ? 2 : 1);
 }
 
 G_STATIC_ASSERT(NCCL_N_ALGOS == MDL_NCCL_ALGOS &&
@@ -1238,6 +1246,82 @@ static void straggler_caps(NcclPlan *pl)
     if (!e->proxied)
       e->step_ps = (SimTime)llround((double)e->step_ps * f);
   }
+}
+
+/* The chance that a packet of `payload` bytes is lost on a path: one of
+ * its lossy hops corrupts a bit of it (its wire bytes on that link). */
+static double path_loss(const NcclPlan *pl, const SimPath *p, guint32 payload)
+{
+  double ok = 1;
+
+  for (guint32 h = 0; h < p->n; h++) {
+    double ber = topo_channel_ber(pl->sys, p->hop[h]);
+    const MdlLink *l;
+
+    if (ber <= 0)
+      continue;
+    l = topo_channel_link(pl->sys, p->hop[h]);
+    ok *= pow(1 - ber, 8.0 * (double)mdl_link_wire_bytes(
+                                 l, payload, MIN(payload, l->max_payload_bytes),
+                                 MDL_OP_WRITE));
+  }
+  return 1 - ok;
+}
+
+/* Links that corrupt bits (topo_channel_ber; after FEC, a packet with an
+ * error is dropped at the next hop, its ICRC failing).  NCCL's network
+ * connections are reliable-connected QPs, which recover by go-back-N: the
+ * receiver NAKs the first packet after a gap, and the sender resends from
+ * the lost one everything it had sent since, a window W of the
+ * connection's rate times its round trip.  A connection that loses each
+ * packet with chance p then delivers (1 - p) / (1 - p + p W) of what it
+ * sends: its edge's transfers put the inverse of that on the wire
+ * (e->resend) for every byte delivered, at the same rate of delivered
+ * bytes where the channel's CTA binds, and loading every link of their
+ * path with the resent bytes where a link binds.  A lost packet that no other
+ * follows draws no NAK, and waits for the retransmission timer: the
+ * receiver's clear-to-send for every step, a 64-byte RDMA write of its
+ * FIFO entry (net_ib.cc ncclIbPostFifo), and the last packet of the
+ * connection's last step.  The chance that the call loses one of those
+ * is pl->stall_prob.  The window is taken at the channel's cap over twice
+ * the path's latency, and the resent bytes load the hops before the loss
+ * as much as those after it. */
+static void lossy_caps(NcclPlan *pl)
+{
+  NcclEdge *edges = (NcclEdge *)(void *)pl->edges->data;
+  double all_ok = 1;
+
+  pl->stall_prob = 0;
+  if (!topo_system_lossy(pl->sys))
+    return;
+  for (guint32 i = 0; i < pl->edges->len; i++) {
+    NcclEdge *e = &edges[i];
+    const SimPath *paths = &g_array_index(pl->paths, SimPath, e->first_path);
+    double cap = e->cap_Bps > 0 ? e->cap_Bps : pl->cap_Bps, p = 0, cts = 0;
+    double copies = (double)MAX(e->copies, 1) * MAX(e->lanes, 1);
+    double steps, window;
+    guint32 mtu = 4096;
+    SimTime rtt;
+
+    for (guint32 k = 0; k < e->n_paths; k++) {
+      for (guint32 h = 0; h < paths[k].n; h++) {
+        if (topo_channel_ber(pl->sys, paths[k].hop[h]) > 0)
+          mtu = MIN(
+              mtu,
+              topo_channel_link(pl->sys, paths[k].hop[h])->max_payload_bytes);
+      }
+      p = MAX(p, path_loss(pl, &paths[k], mtu));
+      cts = MAX(cts, path_loss(pl, &paths[k], 64));
+    }
+    if (p <= 0)
+      continue;
+    rtt = 2 * sim_paths_latency_ps(pl->fabric, paths, e->n_paths);
+    window = ceil(cap * sim_time_to_s(rtt) / mtu) + 1;
+    e->resend = (1 - p + p * window) / (1 - p);
+    steps = ceil((double)e->bytes / (double)step_bytes(pl->proto));
+    all_ok *= pow(1 - cts, steps * copies) * pow(1 - p, copies);
+  }
+  pl->stall_prob = 1 - all_ok;
 }
 
 /* What a socket connection moves (transport/net_socket.cc).  Every byte
@@ -1408,6 +1492,7 @@ gboolean nccl_plan_build(NcclPlan *pl, const NcclComm *comm, NcclColl coll,
     shm_caps(pl);
     socket_caps(pl);
     straggler_caps(pl);
+    lossy_caps(pl);
     proxy_queues(pl);
   }
   return ok && plan_memory_check(pl, TRUE, error);

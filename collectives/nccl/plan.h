@@ -41,6 +41,8 @@ typedef struct {
                        reduction up (0) */
   double cap_Bps;   /* payload per channel where below the plan's (0: the
                        plan's cap_Bps) */
+  double resend;    /* wire bytes sent per byte delivered over lossy links
+                       (go-back-N; plan.c lossy_caps); 0: none */
   /* exec.c's, as it builds the DAG (the plan leaves them empty) */
   SimTask first_head; /* the first head hop over it */
   SimTask *rounds;    /* [rounds] body transfers (up to MAX_ROUNDS) */
@@ -92,6 +94,9 @@ typedef struct {
   guint64 mem_base;     /* memory in use beside the plan's run, bytes (set
                            before building; plan_memory_check) */
   GArray *classes;      /* NcclChannelSpan: the channels kept, folded */
+  double stall_prob;    /* lossy links: the chance that a lost packet no
+                           other follows stalls the call for a
+                           retransmission timeout (plan.c lossy_caps) */
   guint32 stream_base;  /* exec.c: its edges' DAG streams start here */
 } NcclPlan;
 

@@ -384,8 +384,10 @@ gboolean nccl_run(const NcclComm *comm, NcclColl coll, guint64 bytes,
   nccl_execution_build(&x);
   s->transfers += x.transfers;
   ok = nccl_session_run(s, out, error);
-  if (ok)
+  if (ok) {
     out->pace_ps = nccl_execution_pace(&x, out->time_ps);
+    out->stall_prob = pl.stall_prob;
+  }
   if (ok && inspect)
     inspect(inspect_ctx, s->tr, out->time_ps);
 out:

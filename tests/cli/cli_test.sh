@@ -938,6 +938,11 @@ expect 0 "the call stalls 4.295 s (1 of its connections' retransmission timer" r
 expect 0 "4300719" run -t "$roce" -b 1G -e 1G --fail-at '1ms p0.leaf0 p0.spine0' --reroute-time 300ms
 expect 2 "ifsim: run: --fail-at: 's0.gpu0 s0.nvsw0' is an NVLink" run -t "$pod" -n 16 -b 1G -e 1G --fail-at '1ms s0.gpu0 s0.nvsw0 x1'
 expect 2 "ifsim: run: --fail-at: 'p0.leaf0' is not 'TIME ELEMENT'" run -t "$pod" --fail-at 'p0.leaf0'
+# a lossy link: go-back-N resends, and the chance of a retransmission timeout
+expect 0 "# fault: lossy: s0.nic0, bit error rate 1e-06 (1 link)" run -t "$roce" -b 1G -e 1G --lossy 's0.nic0 1e-6'
+expect 0 "7400.65" run -t "$roce" -b 1G -e 1G --lossy 's0.nic0 1e-6'
+expect 0 "stalls 4.295 s for its retransmission timer (not in the times): 1073741824 B 82.4%" run -t "$roce" -b 1G -e 1G --lossy 's0.nic0 1e-6'
+expect 2 "ifsim: run: --lossy: 2 is not a bit error rate in (0, 1e-3]" run -t "$roce" --lossy 's0.nic0 2'
 expect 2 "ifsim: run: --reroute-time: goes with --fail-at" run -t "$pod" --reroute-time 1s
 export NCCL_IB_TIMEOUT=40
 expect 2 "ifsim: run: environment NCCL_IB_TIMEOUT='40': expected an exponent from 1 to 31" run

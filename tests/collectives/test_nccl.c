@@ -1782,6 +1782,53 @@ START_TEST(test_ib_retry)
 }
 END_TEST
 
+/* A lossy NIC link (plan.c lossy_caps): go-back-N puts more on the wire
+ * for every byte delivered, so an AllReduce whose NICs bind slows as the
+ * bit error rate grows, and the chance that a call waits for a
+ * retransmission timer grows with it; at 1e-12 nothing shows. */
+START_TEST(test_lossy_link)
+{
+  static const double bers[] = {1e-12, 1e-8, 1e-6, 1e-5};
+  g_autoptr(TopoSystem) base = load_servers("dgx-h100", 2, "quantum2-ndr");
+  NcclOptions o = {.algos = 1u << NCCL_ALGO_RING,
+                   .protos = 1u << NCCL_PROTO_SIMPLE};
+  g_autoptr(NcclComm) cb = comm_of(base, &o);
+  double full = busbw(cb, NCCL_COLL_ALLREDUCE, GIB, NCCL_EXEC_FLOW, NULL);
+  double last_bw = full, last_stall = 0;
+
+  for (guint i = 0; i < G_N_ELEMENTS(bers); i++) {
+    g_autoptr(TopoSystem) sys = load_servers("dgx-h100", 2, "quantum2-ndr");
+    g_autofree char *entry = g_strdup_printf("s0.nic0 %g", bers[i]);
+    const char *lossy[] = {entry, NULL};
+    TopoFaultSpec spec = {.lossy = lossy, .where_lossy = "test"};
+    g_autoptr(GError) error = NULL;
+    g_autoptr(NcclComm) c = NULL;
+    NcclChoice ch;
+    NcclRunStats st;
+    double bw;
+
+    ck_assert(topo_system_add_faults(sys, &spec, &error));
+    c = comm_of(sys, &o);
+    ck_assert(nccl_select(c, NCCL_COLL_ALLREDUCE, GIB, &ch, NULL, &error));
+    ck_assert(nccl_run(c, NCCL_COLL_ALLREDUCE, GIB, &ch, NCCL_EXEC_FLOW, NULL,
+                       NULL, &st, &error));
+    bw = busbw(c, NCCL_COLL_ALLREDUCE, GIB, NCCL_EXEC_FLOW, NULL);
+    ck_assert_msg(bw <= last_bw * 1.0001 && st.stall_prob >= last_stall &&
+                      st.stall_prob <= 1,
+                  "ber %g: %g GB/s (before %g), stall %g", bers[i], bw, last_bw,
+                  st.stall_prob);
+    if (i == 0)
+      ck_assert_msg(bw / full > 0.999 && st.stall_prob < 1e-4, "%g %g", bw,
+                    st.stall_prob);
+    if (i == G_N_ELEMENTS(bers) - 1)
+      ck_assert_msg(bw / full < 0.5 && st.stall_prob > 0.9, "%g of %g, %g", bw,
+                    full, st.stall_prob);
+    last_bw = bw;
+    last_stall = st.stall_prob;
+  }
+}
+END_TEST
+
 Suite *suite_nccl(void)
 {
   Suite *s = suite_create("nccl");
@@ -1796,6 +1843,7 @@ Suite *suite_nccl(void)
   tcase_add_test(tc, test_nvlinks_down);
   tcase_add_test(tc, test_straggler);
   tcase_add_test(tc, test_ib_retry);
+  tcase_add_test(tc, test_lossy_link);
   tcase_add_test(tc, test_ring_head_in_stream);
   tcase_add_test(tc, test_ring_head_traced);
   tcase_add_test(tc, test_all_collectives);

@@ -29,6 +29,18 @@ static gboolean add(TopoSystem *sys, const char *fail, const char *degrade,
   return topo_system_add_faults(sys, &spec, error);
 }
 
+/* spec refused on a system of ini, with a message holding expect. */
+static void assert_refused(const char *ini, const TopoFaultSpec *spec,
+                           const char *expect, guint i)
+{
+  g_autoptr(TopoSystem) sys = load_text(ini);
+  g_autoptr(GError) error = NULL;
+
+  ck_assert_msg(!topo_system_add_faults(sys, spec, &error), "case %u", i);
+  ck_assert_msg(strstr(error->message, expect), "case %u: %s", i,
+                error->message);
+}
+
 static void add_ok(TopoSystem *sys, const char *fail, const char *degrade)
 {
   g_autoptr(GError) error = NULL;
@@ -707,14 +719,10 @@ START_TEST(test_slow_gpus)
   ck_assert_str_eq(lines[0],
                    "straggler: s*.gpu3, its work 1.5x as long (2 GPUs)");
   for (guint i = 0; i < G_N_ELEMENTS(bad); i++) {
-    g_autoptr(TopoSystem) b = load_text(ini);
     const char *one[] = {bad[i].entry, NULL};
     TopoFaultSpec bs = {.slow_gpus = one, .where_slow = "slow"};
 
-    g_clear_error(&error);
-    ck_assert_msg(!topo_system_add_faults(b, &bs, &error), "case %u", i);
-    ck_assert_msg(strstr(error->message, bad[i].expect), "case %u: %s", i,
-                  error->message);
+    assert_refused(ini, &bs, bad[i].expect, i);
   }
 }
 END_TEST
@@ -779,6 +787,57 @@ START_TEST(test_recovery)
 }
 END_TEST
 
+/* Lossy links: a bit error rate per link, by element; a rate outside
+ * (0, 1e-3], N cables of a bundle and NVLinks are refused. */
+START_TEST(test_lossy)
+{
+  static const struct {
+    const char *entry, *expect;
+  } bad[] = {
+      {"p0.leaf0 p0.spine1 0", "0 is not a bit error rate in (0, 1e-3]"},
+      {"p0.leaf0 p0.spine1 0.01", "0.01 is not a bit error rate"},
+      {"p0.leaf0 p0.spine1", "is not a bit error rate"},
+      {"p0.leaf0", "has no bit error rate"},
+      {"p0.leaf0 p0.spine1 x1 1e-8", "a bit error rate is a whole link's"},
+  };
+  g_autoptr(TopoSystem) sys = load_text(TWO_TIER("dmodk"));
+  const char *lossy[] = {"p0.leaf0 p0.spine1 1e-8", "s3.nic0 1e-9", NULL};
+  TopoFaultSpec spec = {.lossy = lossy, .where_lossy = "lossy"};
+  const SimFabric *f = topo_system_fabric(sys);
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) lines = NULL;
+  SimChannelId up = sim_fabric_find_channel(f, node_named(sys, "p0.leaf0"),
+                                            node_named(sys, "p0.spine1"));
+
+  ck_assert(!topo_system_lossy(sys));
+  ck_assert_msg(topo_system_add_faults(sys, &spec, &error), "%s",
+                error ? error->message : "");
+  ck_assert(topo_system_lossy(sys));
+  ck_assert_double_eq(topo_channel_ber(sys, up), 1e-8);
+  ck_assert_double_eq(topo_channel_ber(sys, sim_channel_reverse(up)), 1e-8);
+  ck_assert_double_eq(topo_channel_ber(sys, sim_fabric_find_channel(
+                                                f, node_named(sys, "p0.leaf1"),
+                                                node_named(sys, "p0.spine1"))),
+                      0);
+  lines = topo_system_fault_lines(sys);
+  ck_assert_str_eq(lines[0],
+                   "lossy: p0.leaf0 p0.spine1, bit error rate 1e-08 (1 link)");
+  for (guint i = 0; i < G_N_ELEMENTS(bad); i++) {
+    const char *one[] = {bad[i].entry, NULL};
+    TopoFaultSpec bs = {.lossy = one, .where_lossy = "lossy"};
+
+    assert_refused(TWO_TIER("dmodk"), &bs, bad[i].expect, i);
+  }
+  {
+    const char *one[] = {"s0.gpu0 s0.nvsw0 1e-8", NULL};
+    TopoFaultSpec bs = {.lossy = one, .where_lossy = "lossy"};
+
+    assert_refused("[system]\nserver = dgx-h100\n", &bs,
+                   "is an NVLink: its link layer replays", 0);
+  }
+}
+END_TEST
+
 Suite *suite_faults(void)
 {
   Suite *s = suite_create("faults");
@@ -801,6 +860,7 @@ Suite *suite_faults(void)
   tcase_add_test(tc, test_fabric_manager);
   tcase_add_test(tc, test_slow_gpus);
   tcase_add_test(tc, test_recovery);
+  tcase_add_test(tc, test_lossy);
   suite_add_tcase(s, tc);
   return s;
 }
