@@ -12,7 +12,9 @@
  * and routes made again on what is left.  A scenario's slowdown at a size
  * is its time over the baseline's.  A scenario whose faults leave a pair
  * of ranks no path (or a server no NIC) is reported as cut, with the
- * message naming them: the job would not run. */
+ * message naming them: the job would not run.  With a workload (--llm,
+ * --workload) each scenario replays its training step instead, on the
+ * lowest servers, and the slowdown is the step's. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +23,7 @@
 #include "sim/rng.h"
 #include "tools/cli.h"
 #include "tools/fault_options.h"
+#include "tools/jobs.h"
 #include "tools/run.h"
 #include "topologies/system.h"
 #include "traces/csvtext.h"
@@ -41,7 +44,14 @@ typedef struct {
   guint64 draws, seed, top;
   gboolean draws_seen, seed_seen, top_seen;
   char *csv;
+  char *llm, *workload; /* a training step instead of the collective */
 } FaultsOptions;
+
+/* The training step every scenario replays (NULL: the collective). */
+typedef struct {
+  TrcWorkload *w;
+  const char *name; /* the job's: the workload file's, or "llm" */
+} FaultsStep;
 
 /* One scenario: its faults and what the run gave, or why it could not. */
 typedef struct {
@@ -74,13 +84,64 @@ static TopoSystem *load_baseline(const CliRunOptions *o, GError **error)
   return g_steal_pointer(&sys);
 }
 
-/* The collective over the sizes on sys, into rows; info (may be NULL)
- * gets its description, the system's name interned (sys goes first). */
-static gboolean run_on(const TopoSystem *sys, const CliRunOptions *o,
-                       const CliRunPlan *plan, GArray *rows, TrcCollInfo *info,
-                       GError **error)
+/* The step replayed on sys's lowest servers, as one row of size 0 (its
+ * time); info (may be NULL) gets its description. */
+static gboolean step_on(const TopoSystem *sys, const CliRunOptions *o,
+                        const CliRunPlan *plan, const FaultsStep *step,
+                        GArray *rows, TrcCollInfo *info, GError **error)
 {
-  g_autoptr(NcclComm) comm = cli_run_comm_new(sys, o, plan, error);
+  g_autoptr(GArray) jobs = g_array_new(FALSE, TRUE, sizeof(CliJob));
+  CliJob j = {.name = g_strdup(step->name),
+              .w = step->w,
+              .placement = TRC_PLACE_PACKED,
+              .where = g_strdup(step->name)};
+  TrcReplayOptions ro = {.nccl = plan->nopt, .exec = cli_nccl_exec(&o->nccl)};
+  TrcReplayResult res = {0};
+  TrcReplay *run;
+  gboolean ok;
+
+  g_array_append_val(jobs, j);
+  ok = cli_jobs_place(sys, jobs, error);
+  {
+    CliJob *placed = &g_array_index(jobs, CliJob, 0);
+    TrcReplayJob rj = {placed->name, step->w, placed->servers,
+                       placed->n_servers};
+
+    run = ok ? trc_replay_run(sys, &rj, 1, &ro, &res, error) : NULL;
+    ok = run != NULL;
+    if (ok) {
+      TrcCollRow r = {
+          .time_us = sim_time_to_us(res.step_ps), .algo = "step", .proto = "-"};
+
+      g_array_append_val(rows, r);
+    }
+    if (ok && info) {
+      *info = (TrcCollInfo){.collective = g_intern_string(step->name),
+                            .system = g_intern_string(topo_system_name(sys)),
+                            .fidelity = cli_nccl_fidelity(&o->nccl),
+                            .ranks = res.ranks,
+                            .nodes = placed->n_servers};
+    }
+    placed->w = NULL; /* the step's, kept for the next scenario */
+    cli_job_clear(placed);
+  }
+  trc_replay_result_clear(&res);
+  trc_replay_free(run);
+  return ok;
+}
+
+/* The collective over the sizes on sys (or the step), into rows; info
+ * (may be NULL) gets its description, the system's name interned (sys
+ * goes first). */
+static gboolean run_on(const TopoSystem *sys, const CliRunOptions *o,
+                       const CliRunPlan *plan, const FaultsStep *step,
+                       GArray *rows, TrcCollInfo *info, GError **error)
+{
+  g_autoptr(NcclComm) comm = NULL;
+
+  if (step)
+    return step_on(sys, o, plan, step, rows, info, error);
+  comm = cli_run_comm_new(sys, o, plan, error);
 
   if (!comm || !cli_run_collective(comm, o, plan, NULL, NULL, NULL, NULL, NULL,
                                    rows, error))
@@ -95,15 +156,15 @@ static gboolean run_on(const TopoSystem *sys, const CliRunOptions *o,
 /* Runs one scenario; FALSE only for an interrupt (the scenario's own
  * failure is its result). */
 static gboolean run_scenario(const CliRunOptions *o, const CliRunPlan *plan,
-                             const TopoFaultSpec *spec, const GArray *base,
-                             Scenario *s, GError **error)
+                             const FaultsStep *step, const TopoFaultSpec *spec,
+                             const GArray *base, Scenario *s, GError **error)
 {
   g_autoptr(GError) local = NULL;
   g_autoptr(TopoSystem) sys = load_baseline(o, &local);
   GArray *rows = g_array_new(FALSE, TRUE, sizeof(TrcCollRow));
 
   if (!sys || !topo_system_add_faults(sys, spec, &local) ||
-      !run_on(sys, o, plan, rows, NULL, &local)) {
+      !run_on(sys, o, plan, step, rows, NULL, &local)) {
     g_array_unref(rows);
     if (sim_interrupted()) {
       g_propagate_error(error, g_steal_pointer(&local));
@@ -166,6 +227,16 @@ static void csv_rows(GString *s, const char *lead, const GArray *rows,
 #define FAULTS_CSV_RESULT                                                      \
   "size_bytes,time_us,busbw_GBps,slowdown,algo,proto,channels,outcome"
 
+/* What the slowdowns are of: the largest size, or the step (a row of
+ * size 0). */
+static char *measured_at(const GArray *base)
+{
+  guint64 size = g_array_index(base, TrcCollRow, base->len - 1).size_bytes;
+
+  return size ? g_strdup_printf("%" G_GUINT64_FORMAT " B", size)
+              : g_strdup("the step");
+}
+
 static void print_header(const TrcCollInfo *info, const GArray *base,
                          const char *const *lines)
 {
@@ -176,6 +247,11 @@ static void print_header(const TrcCollInfo *info, const GArray *base,
     printf("# baseline fault: %s\n", lines[i]);
   for (guint i = 0; i < base->len; i++) {
     const TrcCollRow *r = &g_array_index(base, TrcCollRow, i);
+
+    if (r->size_bytes == 0) {
+      printf("# baseline step: %.2f us\n", r->time_us);
+      continue;
+    }
     printf("# baseline %" G_GUINT64_FORMAT " B: %.2f us, busbw %.2f GB/s "
            "(%s %s, %u channels)\n",
            r->size_bytes, r->time_us, r->busbw_GBps, r->algo, r->proto,
@@ -214,7 +290,7 @@ static double worst_slowdown(const Scenario *s, const GArray *base,
 static void print_criticality(const char *kind, Scenario *s, guint n,
                               const GArray *base, guint64 top)
 {
-  const TrcCollRow *last = &g_array_index(base, TrcCollRow, base->len - 1);
+  g_autofree char *at_what = measured_at(base);
   guint hurt = 0, cut = 0;
 
   for (guint i = 0; i < n; i++) {
@@ -222,8 +298,8 @@ static void print_criticality(const char *kind, Scenario *s, guint n,
     cut += s[i].rows == NULL;
   }
   printf("# criticality: %u %s, each down alone; ranked by the slowdown at "
-         "%" G_GUINT64_FORMAT " B\n",
-         n, kind, last->size_bytes);
+         "%s\n",
+         n, kind, at_what);
   printf("# %u slow it by more than 1%%; %u cut the job (a pair of ranks "
          "without a path)\n",
          hurt, cut);
@@ -235,6 +311,12 @@ static void print_criticality(const char *kind, Scenario *s, guint n,
 
     if (!s[i].rows) {
       printf("%5u  %-32s %9s  %s\n", i + 1, s[i].element, "cut", s[i].failure);
+      continue;
+    }
+    if (at == 0) { /* the step: one row, no bus bandwidth */
+      printf("%5u  %-32s %9.4f %12.2f %11s %15.4f %14s\n", i + 1, s[i].element,
+             s[i].key, g_array_index(s[i].rows, TrcCollRow, 0).time_us, "-", w,
+             "step");
       continue;
     }
     printf("%5u  %-32s %9.4f %12.2f %11.2f %15.4f %14" G_GUINT64_FORMAT "\n",
@@ -274,12 +356,12 @@ static void print_draws(const Scenario *s, guint n, const guint32 *counts,
                         guint n_counts, const char *kind, guint32 draws,
                         guint32 seed, const GArray *base)
 {
-  const TrcCollRow *last = &g_array_index(base, TrcCollRow, base->len - 1);
+  g_autofree char *at_what = measured_at(base);
   g_autofree const Scenario **worst = g_new0(const Scenario *, n_counts);
 
   printf("# random %s down: %u draws per count (seeds %u-%u); slowdown "
-         "at %" G_GUINT64_FORMAT " B\n",
-         kind, draws, seed, seed + draws - 1, last->size_bytes);
+         "at %s\n",
+         kind, draws, seed, seed + draws - 1, at_what);
   printf("%8s %6s %8s %8s %8s %8s %8s %8s %11s %5s\n", kind, "draws", "mean",
          "p50", "p90", "p99", "worst", "best", "worst_seed", "cut");
   for (guint c = 0; c < n_counts; c++) {
@@ -388,6 +470,14 @@ int cli_cmd_faults(int argc, char **argv)
        "Rows of the criticality ranking to print (default 20; 0: all)", "N"},
       {"csv", 0, 0, G_OPTION_ARG_FILENAME, &fo.csv,
        "Write every scenario's result per size as CSV", "FILE"},
+      {"llm", 0, 0, G_OPTION_ARG_STRING, &fo.llm,
+       "Replay the training step of an LLM layout in every scenario instead "
+       "of the collective: key=value,... (docs/workload.md)",
+       "SPEC"},
+      {"workload", 0, 0, G_OPTION_ARG_FILENAME, &fo.workload,
+       "Replay the training step of a workload CSV in every scenario "
+       "instead of the collective",
+       "FILE"},
       CLI_MAX_MEMORY_ENTRY,
       G_OPTION_ENTRY_NULL};
   g_autoptr(GOptionContext) ctx = cli_context_new(
@@ -412,6 +502,8 @@ int cli_cmd_faults(int argc, char **argv)
   int status = CLI_EXIT_USAGE;
   CliRunPlan plan;
   TrcCollInfo info;
+  FaultsStep step_w = {0}, *step = NULL;
+  gboolean coll_given;
 
   if (!cli_run_parse(ctx, group, &o, more, COMMAND, &argc, &argv, &status,
                      &error)) {
@@ -463,14 +555,44 @@ int cli_cmd_faults(int argc, char **argv)
   kind = fo.criticality   ? fo.criticality
          : fo.random_kind ? fo.random_kind
                           : "links";
+  coll_given = o.collective != NULL; /* before run's default fills it */
   if (!cli_run_check(&o, &plan, &error) ||
       !cli_apply_max_memory(o.max_memory, o.max_memory_seen, &error))
     goto fail;
+  if (fo.llm || fo.workload) {
+    static const CliWorkloadNames names = {
+        "--llm", "--astra-tp", "--ns-per-tick", "--astra", "--astra-gpus"};
+    CliRunOptions d;
+
+    /* the collective's options have no use with a step: refused, not
+     * dropped (only run's defaults pass) */
+    cli_run_options_init(&d);
+    if (fo.llm && fo.workload) {
+      g_set_error(&error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                  "give one of --llm and --workload");
+      goto fail;
+    }
+    if (coll_given || o.min_bytes != d.min_bytes ||
+        o.max_bytes != d.max_bytes || o.step_factor_seen || o.step_bytes_seen ||
+        o.ranks_seen || o.iters_seen) {
+      g_set_error(&error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                  "%s: every scenario replays the step: -c, -b, -e, -f, -i, "
+                  "-n and --iters are a collective's",
+                  fo.llm ? "--llm" : "--workload");
+      goto fail;
+    }
+    step_w.w = cli_load_workload(fo.workload, NULL, fo.llm, 0, 0, NULL,
+                                 "workload", &names, &error);
+    if (!step_w.w)
+      goto fail;
+    step_w.name = fo.llm ? "llm" : "workload";
+    step = &step_w;
+  }
   {
     /* the baseline, freed before the scenarios load their own */
     g_autoptr(TopoSystem) sys = load_baseline(&o, &error);
 
-    if (!sys || !run_on(sys, &o, &plan, base, &info, &error))
+    if (!sys || !run_on(sys, &o, &plan, step, base, &info, &error))
       goto fail;
     base_lines = topo_system_fault_lines(sys);
     /* the elements taken down one by one, or drawn from (network links
@@ -516,7 +638,7 @@ int cli_cmd_faults(int argc, char **argv)
 
       sc[i].element = g_strdup(one[0]);
       sc[i].order = i;
-      if (!run_scenario(&o, &plan, &spec, base, &sc[i], &error))
+      if (!run_scenario(&o, &plan, step, &spec, base, &sc[i], &error))
         goto fail;
     }
   } else {
@@ -540,7 +662,7 @@ int cli_cmd_faults(int argc, char **argv)
         }
         sc[i].down = k;
         sc[i].seed = spec.seed;
-        if (!run_scenario(&o, &plan, &spec, base, &sc[i], &error))
+        if (!run_scenario(&o, &plan, step, &spec, base, &sc[i], &error))
           goto fail;
       }
     }
@@ -603,6 +725,10 @@ out:
   g_free(fo.criticality);
   g_free(fo.random);
   g_free(fo.random_kind);
+  g_free(fo.llm);
+  g_free(fo.workload);
+  if (step_w.w)
+    trc_workload_free(step_w.w);
   g_free(fo.csv);
   cli_run_options_clear(&o);
   return status;

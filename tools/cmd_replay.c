@@ -88,51 +88,6 @@ static void options_clear(ReplayOptions *o)
   g_strfreev(o->rest);
 }
 
-/* Places every job, in order, on the system's servers. */
-static gboolean place_jobs(const TopoSystem *sys, GArray *jobs, GError **error)
-{
-  guint32 total = topo_system_servers(sys);
-  guint32 g = topo_system_gpus_per_server(sys);
-  g_autofree guint8 *used = g_new0(guint8, total);
-
-  for (guint i = 0; i < jobs->len; i++) {
-    CliJob *j = &g_array_index(jobs, CliJob, i);
-    guint32 ranks = j->w->tp * j->w->pp * j->w->dp;
-    guint32 per = trc_ranks_per_server(j->w, g);
-    guint32 n = per ? trc_servers_needed(ranks, per) : 0;
-
-    if (per == 0) {
-      g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
-                  "%s: the job runs %u ranks per server, the system's servers "
-                  "have %u GPUs",
-                  j->where, j->w->per_server, g);
-      return FALSE;
-    }
-    if (n == 0) {
-      g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
-                  "%s: %u ranks (tp %u x pp %u x dp %u) do not fill "
-                  "whole servers of %u GPUs",
-                  j->where, ranks, j->w->tp, j->w->pp, j->w->dp, g);
-      return FALSE;
-    }
-    if (j->list && j->list->len != n) {
-      g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
-                  "%s: %u servers listed, the job's %u ranks need %u", j->where,
-                  j->list->len, ranks, n);
-      return FALSE;
-    }
-    j->servers = g_new(guint32, n);
-    j->n_servers = n;
-    if (!trc_place(total, used, n, j->placement, j->seed,
-                   j->list ? (const guint32 *)(void *)j->list->data : NULL,
-                   j->servers, error)) {
-      g_prefix_error(error, "%s: ", j->where);
-      return FALSE;
-    }
-  }
-  return TRUE;
-}
-
 /* "0-7, 9" for a sorted or unsorted list: runs of consecutive servers. */
 static char *servers_text(const guint32 *s, guint32 n)
 {
@@ -831,7 +786,7 @@ int cli_cmd_replay(int argc, char **argv)
     goto fail;
   sys = topo_system_load(o.topology, (const char *const *)o.models, &error);
   if (!sys || !cli_fault_apply(sys, &o.faults, &error) ||
-      !place_jobs(sys, jobs, &error))
+      !cli_jobs_place(sys, jobs, &error))
     goto fail;
   rj = g_new0(TrcReplayJob, n);
   res = g_new0(TrcReplayResult, n);

@@ -428,3 +428,47 @@ gboolean cli_jobs_load_data(const char *text, gsize len, const char *path,
   }
   return TRUE;
 }
+
+gboolean cli_jobs_place(const TopoSystem *sys, GArray *jobs, GError **error)
+{
+  guint32 total = topo_system_servers(sys);
+  guint32 g = topo_system_gpus_per_server(sys);
+  g_autofree guint8 *used = g_new0(guint8, total);
+
+  for (guint i = 0; i < jobs->len; i++) {
+    CliJob *j = &g_array_index(jobs, CliJob, i);
+    guint32 ranks = j->w->tp * j->w->pp * j->w->dp;
+    guint32 per = trc_ranks_per_server(j->w, g);
+    guint32 n = per ? trc_servers_needed(ranks, per) : 0;
+
+    if (per == 0) {
+      g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                  "%s: the job runs %u ranks per server, the system's servers "
+                  "have %u GPUs",
+                  j->where, j->w->per_server, g);
+      return FALSE;
+    }
+    if (n == 0) {
+      g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                  "%s: %u ranks (tp %u x pp %u x dp %u) do not fill "
+                  "whole servers of %u GPUs",
+                  j->where, ranks, j->w->tp, j->w->pp, j->w->dp, g);
+      return FALSE;
+    }
+    if (j->list && j->list->len != n) {
+      g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                  "%s: %u servers listed, the job's %u ranks need %u", j->where,
+                  j->list->len, ranks, n);
+      return FALSE;
+    }
+    j->servers = g_new(guint32, n);
+    j->n_servers = n;
+    if (!trc_place(total, used, n, j->placement, j->seed,
+                   j->list ? (const guint32 *)(void *)j->list->data : NULL,
+                   j->servers, error)) {
+      g_prefix_error(error, "%s: ", j->where);
+      return FALSE;
+    }
+  }
+  return TRUE;
+}

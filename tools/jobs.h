@@ -8,6 +8,7 @@
 
 #include <glib.h>
 
+#include "topologies/system.h"
 #include "traces/replay.h"
 #include "traces/workload.h"
 
@@ -31,6 +32,11 @@ typedef struct {
 } CliWorkloadNames;
 
 void cli_job_clear(CliJob *j);
+
+/* Places the jobs (CliJob) on sys's servers, each by its placement, in
+ * order: sets their servers.  Errors name the job's place: a job whose
+ * ranks do not fill whole servers, too few servers free. */
+gboolean cli_jobs_place(const TopoSystem *sys, GArray *jobs, GError **error);
 
 /* "0-7,16,20-23": server indices in the order given; errors begin with
  * `what` (the flag or key). */

@@ -258,11 +258,12 @@ static void read_comments(PlotFile *f, const char *text, gsize len)
 }
 
 typedef enum {
-  CELL_TEXT,   /* anything, not empty */
-  CELL_SIZE,   /* an integer of at least 1 (bytes) */
-  CELL_INDEX,  /* an integer of at least 0 (a sweep's point) */
-  CELL_NUMBER, /* a finite number of at least 0 */
-  CELL_TIME,   /* a finite number above 0 (a time) */
+  CELL_TEXT,         /* anything, not empty */
+  CELL_SIZE,         /* an integer of at least 1 (bytes) */
+  CELL_SIZE_OR_STEP, /* ifsim faults': a size, or 0 for a training step */
+  CELL_INDEX,        /* an integer of at least 0 (a sweep's point) */
+  CELL_NUMBER,       /* a finite number of at least 0 */
+  CELL_TIME,         /* a finite number above 0 (a time) */
   CELL_NUMBER_OR_EMPTY,
   CELL_UTIL, /* a number in [0, 1] */
 } CellKind;
@@ -288,6 +289,10 @@ static gboolean check_cell(const PlotFile *f, char **row, guint line,
   case CELL_SIZE:
     if (!g_ascii_string_to_unsigned(cell, 10, 1, G_MAXUINT64, NULL, NULL))
       want = "a size of at least 1 byte";
+    break;
+  case CELL_SIZE_OR_STEP:
+    if (!g_ascii_string_to_unsigned(cell, 10, 0, G_MAXUINT64, NULL, NULL))
+      want = "a size in bytes (0: a training step)";
     break;
   case CELL_INDEX:
     if (!g_ascii_string_to_unsigned(cell, 10, 0, G_MAXUINT32, NULL, NULL))
@@ -354,14 +359,14 @@ static guint kind_checks(CliPlotKind kind, guint n_columns, CellCheck *c)
     break;
   case CLI_PLOT_CRITICALITY:
     c[n++] = (CellCheck){0, CELL_TEXT};
-    c[n++] = (CellCheck){CRIT_SIZE, CELL_SIZE};
+    c[n++] = (CellCheck){CRIT_SIZE, CELL_SIZE_OR_STEP};
     c[n++] = (CellCheck){CRIT_SLOWDOWN, CELL_NUMBER_OR_EMPTY};
     c[n++] = (CellCheck){crit_n - 1, CELL_TEXT};
     break;
   case CLI_PLOT_DRAWS:
     c[n++] = (CellCheck){DRAWS_KIND, CELL_TEXT};
     c[n++] = (CellCheck){DRAWS_DOWN, CELL_INDEX};
-    c[n++] = (CellCheck){DRAWS_SIZE, CELL_SIZE};
+    c[n++] = (CellCheck){DRAWS_SIZE, CELL_SIZE_OR_STEP};
     c[n++] = (CellCheck){DRAWS_SLOWDOWN, CELL_NUMBER_OR_EMPTY};
     c[n++] = (CellCheck){draws_n - 1, CELL_TEXT};
     break;
@@ -499,10 +504,11 @@ static double cell_number(const char *cell)
   return v;
 }
 
+/* A size cell, checked already (CELL_SIZE, or CELL_SIZE_OR_STEP's 0). */
 static guint64 cell_size(const char *cell)
 {
   guint64 v = 0;
-  gboolean ok = g_ascii_string_to_unsigned(cell, 10, 1, G_MAXUINT64, &v, NULL);
+  gboolean ok = g_ascii_string_to_unsigned(cell, 10, 0, G_MAXUINT64, &v, NULL);
 
   g_assert(ok);
   return v;
@@ -873,7 +879,9 @@ static void write_criticality(const CliPlot *p, GString *s, char **title,
   guint64 size = faults_size(f, CRIT_SIZE);
   g_autoptr(GArray) bars = g_array_new(FALSE, FALSE, sizeof(CritBar));
   g_autoptr(GPtrArray) labels = g_ptr_array_new_with_free_func(g_free);
-  g_autofree char *size_text = cli_plot_size_label(size);
+  /* size 0: a training step's scenarios (ifsim faults --llm) */
+  g_autofree char *size_text =
+      size ? cli_plot_size_label(size) : g_strdup("the step");
   double top = 1;
   guint cut = 0, shown;
 
@@ -922,7 +930,9 @@ static void write_draws(const CliPlot *p, GString *s, char **title, char **note)
   guint64 size = faults_size(f, DRAWS_SIZE);
   g_autoptr(GArray) counts = g_array_new(FALSE, FALSE, sizeof(guint32));
   g_autoptr(GPtrArray) legends = g_ptr_array_new_with_free_func(g_free);
-  g_autofree char *size_text = cli_plot_size_label(size);
+  /* size 0: a training step's scenarios (ifsim faults --llm) */
+  g_autofree char *size_text =
+      size ? cli_plot_size_label(size) : g_strdup("the step");
   const char *kind = f->csv.rows->len > 1 ? row_at(f, 1)[DRAWS_KIND] : "";
   guint cut_total = 0;
 

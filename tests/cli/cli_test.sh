@@ -973,6 +973,16 @@ expect 2 "ifsim: faults: --random: 9 is more than the 8 leaves of the system" fa
 expect 2 "ifsim: faults: --random-kind: goes with --random" faults -t "$pod" --criticality spines --random-kind nics
 expect 2 "ifsim: faults: --draws: goes with --random, not --criticality" faults -t "$pod" --criticality spines --draws 3
 expect 2 "ifsim: faults: --criticality: the system has no cores" faults -t "$pod" --criticality cores
+# a training step's blast radius: the job on servers 0-3 of the 3:1 pod
+spec='layers=4,hidden=4096,ffn=14336,mlp=swiglu,vocab=32000,seq=4096,mbs=1,microbatches=4,tp=8,pp=2,dp=2,tflops=989,mfu=0.45,optimizer_us=500,bucket=100M'
+pod31="$(dirname "$0")/../../docs/cookbook/pod-3to1.ini"
+sdir=$(mktemp -d)
+expect 0 "# criticality: 128 nics, each down alone; ranked by the slowdown at the step" faults -t "$pod31" --llm "$spec" --criticality nics --csv "$sdir/step.csv"
+expect 0 "    1  s2.nic0                             1.1489     42235.16           -          1.1489           step" faults -t "$pod31" --llm "$spec" --criticality nics
+expect 0 "# wrote $sdir/step.png (faults-criticality" plot "$sdir/step.csv" -o "$sdir/step.png"
+rm -rf "$sdir"
+expect 2 "ifsim: faults: --llm: every scenario replays the step: -c, -b, -e, -f, -i, -n and --iters are a collective's" faults -t "$pod31" --llm "$spec" -b 1M --criticality nics
+expect 2 "ifsim: faults: give one of --llm and --workload" faults -t "$pod31" --llm "$spec" --workload x.csv --criticality nics
 if [ "$fails" -ne 0 ]; then
   echo "$fails CLI test(s) failed"
   exit 1
