@@ -89,3 +89,16 @@ run faults -t $C/pod-3to1.ini -b 1G -e 1G --random 1,2,3,4 --draws 100 \
   --csv "$out/draws.csv"
 run plot "$out/draws.csv" -o $C/random-links.png \
   --title "3:1 pod, 1 GiB AllReduce: 1 to 4 random links down (100 draws each)"
+
+# 10. One NVLink of a DGX A100's GPU down, by Fabric Manager's policy
+run sweep -t $C/dgx-a100-nvlink.ini -b 1M -e 4G -f 4 \
+  --vary faults.access_link_failure_mode=keep-links,disable-nvswitch,remove-gpu \
+  -o "$out/nvlink.csv"
+run plot "$out/nvlink.csv" -o $C/nvlink-down.png \
+  --title "DGX A100, AllReduce: one NVLink of GPU 3 down, by Fabric Manager's policy"
+
+# 11. A training step's blast radius: each NIC of the 3:1 pod down alone
+run faults -t $C/pod-3to1.ini --criticality nics --top 5 --csv "$out/step-nics.csv" \
+  --llm layers=4,hidden=4096,ffn=14336,mlp=swiglu,vocab=32000,seq=4096,mbs=1,microbatches=4,tp=8,pp=2,dp=2,tflops=989,mfu=0.45,optimizer_us=500,bucket=100M
+run plot "$out/step-nics.csv" -o $C/step-nics.png \
+  --title "3:1 pod, a 32-rank training step: each NIC down alone"
