@@ -42,7 +42,8 @@ static TopoSystem *load_after(const CliRunOptions *o, const char *element,
                         .where_degrade = "--fail-at",
                         .where_random = "--fail-at",
                         .where_slow = "--fail-at",
-                        .where_lossy = "--fail-at"};
+                        .where_lossy = "--fail-at",
+                        .running = TRUE};
   g_autoptr(TopoSystem) sys =
       topo_system_load(o->topology, (const char *const *)o->models, error);
 

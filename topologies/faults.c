@@ -1040,7 +1040,7 @@ gboolean topo_system_add_faults(TopoSystem *sys, const TopoFaultSpec *spec,
   for (guint32 s = 0; s < sys->n_servers; s++) {
     if (!sys->faults->nvl_fault[s])
       continue;
-    if (!fabric_manager(&fc, s, error))
+    if (!spec->running && !fabric_manager(&fc, s, error))
       return FALSE;
     if (!topo_rebuild_intra_routes(sys, s))
       return sim_interrupt_check(error);

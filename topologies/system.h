@@ -203,6 +203,9 @@ typedef struct {
   /* where each comes from, for messages ("f.ini: [faults] fail", "--fail") */
   const char *where_fail, *where_degrade, *where_random, *where_slow,
       *where_lossy;
+  /* they arise under a running job: Fabric Manager's policies, which it
+   * applies when it brings the NVLink fabric up, do not apply */
+  gboolean running;
 } TopoFaultSpec;
 
 /* Applies faults (on top of any applied before) and reroutes: routes then

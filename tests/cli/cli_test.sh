@@ -937,6 +937,7 @@ expect 2 "ifsim: run: --fail-at: p0.leaf0 p0.spine0: Ethernet: the switch above 
 expect 0 "the call stalls 4.295 s (1 of its connections' retransmission timer" run -t "$roce" -b 1G -e 1G --fail-at '1ms p0.leaf0 p0.spine0' --reroute-time 300ms
 expect 0 "4300719" run -t "$roce" -b 1G -e 1G --fail-at '1ms p0.leaf0 p0.spine0' --reroute-time 300ms
 expect 2 "ifsim: run: --fail-at: 's0.gpu0 s0.nvsw0' is an NVLink" run -t "$pod" -n 16 -b 1G -e 1G --fail-at '1ms s0.gpu0 s0.nvsw0 x1'
+expect 2 "ifsim: run: --fail-at: 's0.gpu0 s0.nvsw1' is an NVLink: one that fails under a running job fails the job" run -t "$pod" -n 16 -b 1G -e 1G --fail-at '1ms s0.nvsw1'
 expect 2 "ifsim: run: --fail-at: 'p0.leaf0' is not 'TIME ELEMENT'" run -t "$pod" --fail-at 'p0.leaf0'
 # a lossy link: go-back-N resends, and the chance of a retransmission timeout
 expect 0 "# fault: lossy: s0.nic0, bit error rate 1e-06 (1 link)" run -t "$roce" -b 1G -e 1G --lossy 's0.nic0 1e-6'

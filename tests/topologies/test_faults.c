@@ -656,6 +656,17 @@ START_TEST(test_fabric_manager)
                                  "uninitialized"));
   }
   {
+    /* under a running job the policies do not apply: what fails is down */
+    g_autoptr(TopoSystem) sys = load_text("[system]\nserver = dgx-a100\n");
+    const char *fail[] = {"s0.nvsw2", "s0.gpu4 s0.nvsw0 x1", NULL};
+    TopoFaultSpec spec = {.fail = fail, .where_fail = "fail", .running = TRUE};
+
+    ck_assert_msg(topo_system_add_faults(sys, &spec, &error), "%s",
+                  error ? error->message : "");
+    ck_assert_uint_eq(topo_gpu_nvlinks_down(sys, 0, 4), 3);
+    ck_assert_uint_eq(topo_gpu_nvlinks_down(sys, 0, 5), 2);
+  }
+  {
     g_autoptr(TopoSystem) sys =
         load_text("[system]\nserver = dgx-a100\n[faults]\n"
                   "access_link_failure_mode = disable-nvswitch\n");
