@@ -50,7 +50,8 @@ typedef struct {
 /* The training step every scenario replays (NULL: the collective). */
 typedef struct {
   TrcWorkload *w;
-  const char *name; /* the job's: the workload file's, or "llm" */
+  const char *name;  /* the job's: "llm" or "workload" */
+  const char *where; /* the flag that gave it, for messages */
 } FaultsStep;
 
 /* One scenario: its faults and what the run gave, or why it could not. */
@@ -94,7 +95,7 @@ static gboolean step_on(const TopoSystem *sys, const CliRunOptions *o,
   CliJob j = {.name = g_strdup(step->name),
               .w = step->w,
               .placement = TRC_PLACE_PACKED,
-              .where = g_strdup(step->name)};
+              .where = g_strdup(step->where)};
   TrcReplayOptions ro = {.nccl = plan->nopt, .exec = cli_nccl_exec(&o->nccl)};
   TrcReplayResult res = {0};
   TrcReplay *run;
@@ -586,6 +587,7 @@ int cli_cmd_faults(int argc, char **argv)
     if (!step_w.w)
       goto fail;
     step_w.name = fo.llm ? "llm" : "workload";
+    step_w.where = fo.llm ? "--llm" : "--workload";
     step = &step_w;
   }
   {

@@ -31,7 +31,8 @@
  * topo_rebuild_intra_routes): NVLink spread over the links left, and a GPU
  * with none left reaches the others over PCIe; NCCL, which counts the
  * NVLinks NVML reports active, reads the fewest a GPU has
- * (topo_gpu_nvlinks_up).  PCIe and socket links are not covered. */
+ * (topo_gpu_nvlinks_down), after Fabric Manager's policies decide what is
+ * left (fabric_manager).  PCIe and socket links are not covered. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -134,6 +135,7 @@ static gboolean nvlink_channel(const TopoSystem *sys, SimChannelId c)
   guint32 a = node_kind(sys, ch->src), b = node_kind(sys, ch->dst);
 
   return topo_channel_link(sys, c)->family == MDL_FAMILY_NVLINK &&
+         (a == TOPO_NODE_GPU || b == TOPO_NODE_GPU) &&
          (a == TOPO_NODE_GPU || a == TOPO_NODE_NVSWITCH) &&
          (b == TOPO_NODE_GPU || b == TOPO_NODE_NVSWITCH);
 }
