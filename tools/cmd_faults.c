@@ -73,18 +73,6 @@ static void scenario_clear(Scenario *s)
   g_free(s->failure);
 }
 
-/* The system with the baseline's faults (the file's [faults] and the
- * flags). */
-static TopoSystem *load_baseline(const CliRunOptions *o, GError **error)
-{
-  g_autoptr(TopoSystem) sys =
-      topo_system_load(o->topology, (const char *const *)o->models, error);
-
-  if (!sys || !cli_fault_apply(sys, &o->faults, error))
-    return NULL;
-  return g_steal_pointer(&sys);
-}
-
 /* The step replayed on sys's lowest servers, as one row of size 0 (its
  * time); info (may be NULL) gets its description. */
 static gboolean step_on(const TopoSystem *sys, const CliRunOptions *o,
@@ -161,7 +149,7 @@ static gboolean run_scenario(const CliRunOptions *o, const CliRunPlan *plan,
                              const GArray *base, Scenario *s, GError **error)
 {
   g_autoptr(GError) local = NULL;
-  g_autoptr(TopoSystem) sys = load_baseline(o, &local);
+  g_autoptr(TopoSystem) sys = cli_run_load_system(o, &local);
   GArray *rows = g_array_new(FALSE, TRUE, sizeof(TrcCollRow));
 
   if (!sys || !topo_system_add_faults(sys, spec, &local) ||
@@ -592,7 +580,7 @@ int cli_cmd_faults(int argc, char **argv)
   }
   {
     /* the baseline, freed before the scenarios load their own */
-    g_autoptr(TopoSystem) sys = load_baseline(&o, &error);
+    g_autoptr(TopoSystem) sys = cli_run_load_system(&o, &error);
 
     if (!sys || !run_on(sys, &o, &plan, step, base, &info, &error))
       goto fail;

@@ -565,6 +565,16 @@ static GArray *run_sizes(const CliRunOptions *o, guint64 align,
   return sizes;
 }
 
+TopoSystem *cli_run_load_system(const CliRunOptions *o, GError **error)
+{
+  g_autoptr(TopoSystem) sys =
+      topo_system_load(o->topology, (const char *const *)o->models, error);
+
+  if (!sys || !cli_fault_apply(sys, &o->faults, error))
+    return NULL;
+  return g_steal_pointer(&sys);
+}
+
 NcclComm *cli_run_comm_new(const TopoSystem *sys, const CliRunOptions *o,
                            const CliRunPlan *plan, GError **error)
 {
@@ -927,8 +937,8 @@ int cli_cmd_run(int argc, char **argv)
    * the communicator's options */
   trace.ctx = &rt;
   plan.nopt.trace = &trace;
-  sys = topo_system_load(o.topology, (const char *const *)o.models, &error);
-  if (!sys || !cli_fault_apply(sys, &o.faults, &error))
+  sys = cli_run_load_system(&o, &error);
+  if (!sys)
     goto fail;
   fault_lines = topo_system_fault_lines(sys);
   comm = cli_run_comm_new(sys, &o, &plan, &error);

@@ -44,11 +44,9 @@ static TopoSystem *load_after(const CliRunOptions *o, const char *element,
                         .where_slow = "--fail-at",
                         .where_lossy = "--fail-at",
                         .running = TRUE};
-  g_autoptr(TopoSystem) sys =
-      topo_system_load(o->topology, (const char *const *)o->models, error);
+  g_autoptr(TopoSystem) sys = cli_run_load_system(o, error);
 
-  if (!sys || !cli_fault_apply(sys, &o->faults, error) ||
-      !topo_system_add_faults(sys, &spec, error))
+  if (!sys || !topo_system_add_faults(sys, &spec, error))
     return NULL;
   return g_steal_pointer(&sys);
 }

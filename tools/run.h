@@ -113,6 +113,10 @@ gboolean cli_run_parse(GOptionContext *ctx, GOptionGroup *group,
  * says. */
 gboolean cli_run_check(CliRunOptions *o, CliRunPlan *plan, GError **error);
 
+/* The system o names (-t, -m) with its faults: the file's [faults] and
+ * the fault flags (tools/fault_options.h). */
+TopoSystem *cli_run_load_system(const CliRunOptions *o, GError **error);
+
 /* The communicator of plan over sys, refusing a --gpus-per-process that
  * does not divide a server's ranks and a --root that is no rank. */
 NcclComm *cli_run_comm_new(const TopoSystem *sys, const CliRunOptions *o,
