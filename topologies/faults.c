@@ -173,29 +173,6 @@ gboolean topo_server_nvlink_faulted(const TopoSystem *sys, guint32 server)
   return sys->faults && sys->faults->nvl_fault[server];
 }
 
-/* Physical links up of the channel from a to b; 0 where none is. */
-static guint32 width_between(const TopoSystem *sys, SimNodeId a, SimNodeId b)
-{
-  SimChannelId c = sim_fabric_find_channel(sys->fabric, a, b);
-
-  return c == SIM_NONE ? 0 : sim_fabric_channel(sys->fabric, c)->width;
-}
-
-gboolean topo_faulted_gpus_nvlinked(const TopoSystem *sys, guint32 server,
-                                    guint32 ga, guint32 gb)
-{
-  SimNodeId a = topo_gpu(sys, server, ga), b = topo_gpu(sys, server, gb);
-  SimNodeId sw = server * sys->local_nodes + sys->off_nvsw;
-
-  if (width_between(sys, a, b) > 0)
-    return TRUE;
-  for (guint32 k = 0; k < sys->server->nvswitches; k++) {
-    if (width_between(sys, a, sw + k) > 0 && width_between(sys, sw + k, b) > 0)
-      return TRUE;
-  }
-  return FALSE;
-}
-
 guint32 topo_gpu_nvlinks_down(const TopoSystem *sys, guint32 server,
                               guint32 gpu)
 {

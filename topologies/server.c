@@ -897,6 +897,15 @@ static gboolean intra_nvlink(const TopoSystem *sys, SimNodeId a, SimNodeId b,
   return out->n > 0;
 }
 
+gboolean topo_faulted_gpus_nvlinked(const TopoSystem *sys, guint32 server,
+                                    guint32 ga, guint32 gb)
+{
+  SimPathSet ps;
+
+  return intra_nvlink(sys, topo_gpu(sys, server, ga), topo_gpu(sys, server, gb),
+                      &ps);
+}
+
 /* Arena layout per pair: n_paths, then per path: weight (a double in two
  * words), n_hops, hops less the server's first channel. */
 static void intra_store(TopoIntraRoutes *r, guint32 key, const SimPathSet *ps,

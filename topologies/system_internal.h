@@ -165,7 +165,8 @@ struct TopoSystem {
 };
 
 void topo_faults_free(TopoFaults *fl);
-/* topo_gpus_nvlinked on a server whose NVLinks faults touched. */
+/* topo_gpus_nvlinked on a server whose NVLinks faults touched: a path of
+ * the pair's NVLink routes is left (server.c intra_nvlink). */
 gboolean topo_faulted_gpus_nvlinked(const TopoSystem *sys, guint32 server,
                                     guint32 ga, guint32 gb);
 
