@@ -237,6 +237,8 @@ static const double tree_correction[NCCL_N_PROTOS][23] = {
 #define V_NVLSTREE_NET_14_UNTIL 22803u
 #define V_NVLS_EFFICIENCY_FROM 22800u
 #define V_2_20_UNTIL 22100u
+/* Tree/Simple's chunk shrinks with the tree's depth up to 2.19 */
+#define V_TREE_DEPTH_CHUNK_UNTIL 22000u
 
 /* hwLatencies of the communicator's NCCL. */
 static double tuned_hw_lat(guint32 v, int hw, int a, int p)
@@ -421,6 +423,27 @@ static void set_off(NcclComm *c, int coll, int a, const char *why)
   }
 }
 
+/* The per-channel bandwidth NCCL's model gives algorithm `a`'s graph
+ * (tuning.cc: bwIntra on up to 2 nodes and for CollNet, bwInter beyond).
+ * Across nodes the search (search.cc ncclTopoCompute) first finds each
+ * graph at one speed for both, bwIntra = bwInter: the NICs' per channel
+ * where they bind.  Its second pass then raises a ring's two together,
+ * which the NICs stop, and any other graph's bwIntra alone (the tree's,
+ * which PAT shares, and CollNet's) while below twice its bwInter
+ * ("increase bwIntra for trees (2 nodes or collnet)", the same from 2.16
+ * to 2.30) and while NVLink carries it.  So on 2 nodes a ring is modelled
+ * at its network speed and a tree at up to twice that. */
+static double graph_bw(const NcclComm *c, int a, gboolean collnet)
+{
+  if (c->nnodes == 1)
+    return c->bw_intra;
+  if (a == NCCL_ALGO_RING)
+    return c->bw_inter;
+  if (c->nnodes <= 2 || collnet)
+    return MIN(c->bw_intra, 2 * c->bw_inter);
+  return c->bw_inter;
+}
+
 void nccl_tune(NcclComm *c)
 {
   guint32 nnodes = c->nnodes, nranks = c->nranks;
@@ -518,7 +541,7 @@ void nccl_tune(NcclComm *c)
       for (int p = 0; p < NCCL_N_PROTOS; p++) {
         gboolean collnet =
             a == NCCL_ALGO_COLLNET_DIRECT || a == NCCL_ALGO_COLLNET_CHAIN;
-        double bw = nnodes <= 2 || collnet ? c->bw_intra : c->bw_inter;
+        double bw = graph_bw(c, a, collnet);
         double bus, intra_lat, inter_lat, lat;
 
         if ((a == NCCL_ALGO_NVLS || a == NCCL_ALGO_NVLS_TREE ||
@@ -926,6 +949,20 @@ guint64 nccl_slice_bytes(const NcclComm *c, NcclColl coll, NcclAlgo a,
              chunk > 32768)
         chunk /= 2;
       chunk = chunk / NCCL_LL128_GRAIN * NCCL_LL128_GRAIN;
+    } else if (p == NCCL_PROTO_SIMPLE && coll == NCCL_COLL_ALLREDUCE &&
+               nccl_comm_version(c) < V_TREE_DEPTH_CHUNK_UNTIL) {
+      /* Up to 2.19 (enqueue.cc computeColl, "Optimize chunkSize /
+       * nSteps"; gone from 2.20.3) Tree/Simple's up-and-down pattern
+       * shrinks its chunk while each channel has few of them for the
+       * tree's depth, connect.cc's ppn - 1 + log2(nodes). */
+      guint64 depth = c->ppn - 1 + (guint64)log2i(c->nnodes);
+
+      while (bytes / (nch * chunk) < depth * 8 && chunk > 131072)
+        chunk /= 2;
+      while (bytes / (nch * chunk) < depth * 4 && chunk > 65536)
+        chunk /= 2;
+      while (bytes / (nch * chunk) < depth && chunk > 32768)
+        chunk /= 2;
     }
     return chunk;
   case NCCL_ALGO_NVLS:

@@ -348,6 +348,83 @@ START_TEST(test_multinode_channels_per_nic)
 }
 END_TEST
 
+/* NCCL's search finds a multi-node graph at one speed for bwIntra and
+ * bwInter, then raises a ring's two together and a tree's bwIntra alone,
+ * up to twice its bwInter (search.cc, pass 2); its model reads bwIntra on
+ * up to 2 nodes (tuning.cc).  Two DGX A100 on HDR: NVLink 240 / 16 = 15
+ * GB/s a channel, the NICs 200 / 16 = 12.5: the ring is modelled at 12.5
+ * (200 GB/s of bus), the tree at 15 (x .92), and 4 nodes both at 12.5;
+ * on 8 NICs of 100GbE (6.25 a channel) the tree stops at 12.5. */
+START_TEST(test_graph_bw_two_nodes)
+{
+  static const char slow[] =
+      "[system]\nserver = a\nservers = 2\n[server a]\ngpus = 8\n"
+      "sockets = 2\nnvlink = nvlink3\nnvlinks_per_gpu = 12\nnvswitch = "
+      "nvswitch2\nnvswitches = 6\ngpu_pcie = pcie4-x16\npcie_switch = "
+      "pex88000\npcie_switches = 4\nnic = n100\nnics = 8\n"
+      "[nic n100]\nbased_on = cx6-hdr\nport_link = "
+      "roce-v2-100g\n[switch e100]\nbased_on = spectrum4-400g\nport_link = "
+      "roce-v2-100g\n[scaleout]\ntopology = fat-tree\nswitch = e100\n"
+      "tiers = 2\nrail_optimized = true\n";
+  static const struct {
+    guint nodes;
+    double ring, tree; /* bus GB/s of AllReduce Simple, all channels */
+  } hdr[] = {{2, 16 * 12.5, 16 * 15 * .92}, {4, 16 * 12.5, 16 * 12.5 * .92}};
+  const int ar = NCCL_COLL_ALLREDUCE, s = NCCL_PROTO_SIMPLE;
+
+  for (guint i = 0; i < G_N_ELEMENTS(hdr); i++) {
+    g_autoptr(TopoSystem) sys =
+        load_servers("dgx-a100", hdr[i].nodes, "quantum-hdr");
+    g_autoptr(NcclComm) c = comm_of(sys, NULL);
+
+    ck_assert_uint_eq(c->channels, 16);
+    ck_assert_double_eq_tol(c->bus_ch[ar][NCCL_ALGO_RING][s] * 16, hdr[i].ring,
+                            1e-9);
+    ck_assert_double_eq_tol(c->bus_ch[ar][NCCL_ALGO_TREE][s] * 16, hdr[i].tree,
+                            1e-9);
+  }
+  {
+    g_autoptr(TopoSystem) sys = load_text(slow);
+    g_autoptr(NcclComm) c = comm_of(sys, NULL);
+
+    ck_assert_double_eq_tol(c->bw_inter, 6.25, 1e-9);
+    ck_assert_double_eq_tol(c->bus_ch[ar][NCCL_ALGO_RING][s], 6.25, 1e-9);
+    ck_assert_double_eq_tol(c->bus_ch[ar][NCCL_ALGO_TREE][s], 12.5 * .92, 1e-9);
+  }
+}
+END_TEST
+
+/* Up to 2.19 Tree/Simple's chunk shrinks while a channel has fewer than
+ * 8, 4 and 1 chunks a level of the tree's depth (ppn - 1 + log2 nodes: 8
+ * on two DGX A100); from 2.20 it is one step, 512 KiB.  256 MiB on 16
+ * channels: 32 chunks < 64, so 256 KiB; 64 >= 64: stays.  16 MiB: 128
+ * KiB (the first floor), 64 KiB (16 < 32, the second); 4 MiB: down to
+ * 64 KiB, then 32 KiB (4 < 8).  1 GiB: 64 chunks, 512 KiB. */
+START_TEST(test_tree_chunk_by_release)
+{
+  g_autoptr(TopoSystem) sys = load_servers("dgx-a100", 2, "quantum-hdr");
+  g_autoptr(NcclComm) old = comm_of(sys, &(NcclOptions){.nccl_version = 21903});
+  g_autoptr(NcclComm) now = comm_of(sys, NULL);
+  const int ar = NCCL_COLL_ALLREDUCE;
+
+  ck_assert_uint_eq(nccl_slice_bytes(old, ar, NCCL_ALGO_TREE, NCCL_PROTO_SIMPLE,
+                                     16, 256 * MIB),
+                    256u << 10);
+  ck_assert_uint_eq(nccl_slice_bytes(old, ar, NCCL_ALGO_TREE, NCCL_PROTO_SIMPLE,
+                                     16, 16 * MIB),
+                    64u << 10);
+  ck_assert_uint_eq(
+      nccl_slice_bytes(old, ar, NCCL_ALGO_TREE, NCCL_PROTO_SIMPLE, 16, 4 * MIB),
+      32u << 10);
+  ck_assert_uint_eq(
+      nccl_slice_bytes(old, ar, NCCL_ALGO_TREE, NCCL_PROTO_SIMPLE, 16, GIB),
+      512u << 10);
+  ck_assert_uint_eq(nccl_slice_bytes(now, ar, NCCL_ALGO_TREE, NCCL_PROTO_SIMPLE,
+                                     16, 256 * MIB),
+                    512u << 10);
+}
+END_TEST
+
 /* Inside a node NCCL's ring search takes the fastest speed of its list
  * that fills the NVLinks, halves channels of 25 GB/s and more into twice
  * as many, and ncclTopoPostset doubles them for the kernel: a DGX A100
@@ -1850,6 +1927,8 @@ Suite *suite_nccl(void)
   tcase_add_test(tc, test_alltoall_shares_channels);
   tcase_add_test(tc, test_multinode_ring);
   tcase_add_test(tc, test_multinode_channels_per_nic);
+  tcase_add_test(tc, test_graph_bw_two_nodes);
+  tcase_add_test(tc, test_tree_chunk_by_release);
   tcase_add_test(tc, test_node_channels);
   tcase_add_test(tc, test_p2p_channels);
   tcase_add_test(tc, test_nvlstree_bus_bandwidth);
