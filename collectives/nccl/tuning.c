@@ -239,6 +239,8 @@ static const double tree_correction[NCCL_N_PROTOS][23] = {
 #define V_2_20_UNTIL 22100u
 /* Tree/Simple's chunk shrinks with the tree's depth up to 2.19 */
 #define V_TREE_DEPTH_CHUNK_UNTIL 22000u
+/* a tree graph of pattern TREE costs 15% from 2.26 */
+#define V_TREE_PATTERN_FROM 22600u
 
 /* hwLatencies of the communicator's NCCL. */
 static double tuned_hw_lat(guint32 v, int hw, int a, int p)
@@ -431,8 +433,9 @@ static void set_off(NcclComm *c, int coll, int a, const char *why)
  * which the NICs stop, and any other graph's bwIntra alone (the tree's,
  * which PAT shares, and CollNet's) while below twice its bwInter
  * ("increase bwIntra for trees (2 nodes or collnet)", the same from 2.16
- * to 2.30) and while NVLink carries it.  So on 2 nodes a ring is modelled
- * at its network speed and a tree at up to twice that. */
+ * to 2.30) and while NVLink carries it; with one GPU a node no GPU link
+ * carries it, so it reaches twice.  So on 2 nodes a ring is modelled at
+ * its network speed and a tree at up to twice that. */
 static double graph_bw(const NcclComm *c, int a, gboolean collnet)
 {
   if (c->nnodes == 1)
@@ -440,7 +443,7 @@ static double graph_bw(const NcclComm *c, int a, gboolean collnet)
   if (a == NCCL_ALGO_RING)
     return c->bw_inter;
   if (c->nnodes <= 2 || collnet)
-    return MIN(c->bw_intra, 2 * c->bw_inter);
+    return c->ppn == 1 ? 2 * c->bw_inter : MIN(c->bw_intra, 2 * c->bw_inter);
   return c->bw_inter;
 }
 
@@ -585,6 +588,11 @@ void nccl_tune(NcclComm *c)
         if (a == NCCL_ALGO_TREE && p == NCCL_PROTO_LL128)
           bus = MIN(bus * (nnodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0),
                     nch * tree_ll128_bw[c->arch][idx2]);
+        /* From 2.26 a tree graph of pattern TREE, which the search makes
+         * of every non-ring graph with one GPU a node (search.cc "ngpus ==
+         * 1"), costs 15% (tuning.cc maxTreePattern) */
+        if (a == NCCL_ALGO_TREE && ppn == 1 && v >= V_TREE_PATTERN_FROM)
+          bus *= .85;
         if (a == NCCL_ALGO_PAT)
           bus *= .75;
         if (a == NCCL_ALGO_COLLNET_DIRECT) {

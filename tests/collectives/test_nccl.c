@@ -391,6 +391,28 @@ START_TEST(test_graph_bw_two_nodes)
     ck_assert_double_eq_tol(c->bus_ch[ar][NCCL_ALGO_RING][s], 6.25, 1e-9);
     ck_assert_double_eq_tol(c->bus_ch[ar][NCCL_ALGO_TREE][s], 12.5 * .92, 1e-9);
   }
+  {
+    /* One GPU a node: no GPU link holds the tree's bwIntra back (twice
+     * bwInter; PAT takes the tree's graph), and from 2.26 the search's
+     * pattern TREE costs 15% */
+    static const char one[] =
+        "[system]\nserver = g1\nservers = 2\n[server g1]\ngpus = 1\n"
+        "sockets = 1\ngpu_arch = sm90\nnic = cx7-ndr\nnics = 1\n"
+        "[scaleout]\ntopology = fat-tree\nswitch = quantum2-ndr\ntiers = 2\n";
+    g_autoptr(TopoSystem) sys = load_text(one);
+    g_autoptr(NcclComm) now = comm_of(sys, NULL);
+    g_autoptr(NcclComm) old =
+        comm_of(sys, &(NcclOptions){.nccl_version = 22501});
+    double inter = now->bw_inter;
+
+    ck_assert_double_eq_tol(now->bus_ch[ar][NCCL_ALGO_TREE][s],
+                            2 * inter * .92 * .85, 1e-9);
+    ck_assert_double_eq_tol(old->bus_ch[ar][NCCL_ALGO_TREE][s], 2 * inter * .92,
+                            1e-9);
+    ck_assert_double_eq_tol(now->bus_ch[NCCL_COLL_ALLGATHER][NCCL_ALGO_PAT][s],
+                            2 * inter * .75, 1e-9);
+    ck_assert_double_eq_tol(now->bus_ch[ar][NCCL_ALGO_RING][s], inter, 1e-9);
+  }
 }
 END_TEST
 
