@@ -832,6 +832,22 @@ static gboolean select_p2p(const NcclComm *c, NcclColl coll, guint64 bytes,
   return TRUE;
 }
 
+/* --explain's line on the graphs' bandwidths across nodes (graph_bw). */
+static void explain_graphs(const NcclComm *c, GString *explain)
+{
+  if (c->nnodes < 2)
+    return;
+  g_string_append_printf(
+      explain,
+      "  graphs: %u channels; a ring's %.2f GB/s a channel (bwIntra = "
+      "bwInter, the GPU's or the NICs' share, the slower), a tree's %.2f "
+      "(%s)\n",
+      c->channels, graph_bw(c, NCCL_ALGO_RING, FALSE),
+      graph_bw(c, NCCL_ALGO_TREE, FALSE),
+      c->nnodes > 2 ? "bwInter beyond 2 nodes"
+                    : "bwIntra, raised to at most twice the ring's on 2 nodes");
+}
+
 gboolean nccl_select(const NcclComm *c, NcclColl coll, guint64 bytes,
                      NcclChoice *out, GString *explain, GError **error)
 {
@@ -849,6 +865,7 @@ gboolean nccl_select(const NcclComm *c, NcclColl coll, guint64 bytes,
                            nccl_coll_name(coll), bytes, c->nranks, c->nnodes,
                            v);
     explain_network(c, explain);
+    explain_graphs(c, explain);
   }
   for (int a = 0; a < NCCL_N_ALGOS; a++) {
     for (int p = 0; p < NCCL_N_PROTOS; p++) {

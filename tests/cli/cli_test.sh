@@ -226,6 +226,12 @@ unset NCCL_IB_DISABLE
 # by default, as in NCCL)
 expect 0 "  network: RDMA; GPUDirect RDMA for sends off, receives off (off: staged in host memory" run -t "$L40S" -b 1M -e 1M --explain
 expect 0 "  network: RDMA; GPUDirect RDMA for sends on, receives on" run -t "$H2" -b 1M -e 1M --explain
+# the graphs across nodes (search.cc pass 2): two DGX A100 on HDR, the
+# ring at the NICs' 12.5 GB/s a channel, the tree at NVLink's 15; four
+# nodes, both at 12.5
+A100POD=$(dirname "$0")/../../topologies/examples/dgx-a100-pod-hdr.ini
+expect 0 "  graphs: 16 channels; a ring's 12.50 GB/s a channel (bwIntra = bwInter, the GPU's or the NICs' share, the slower), a tree's 15.00 (bwIntra, raised to at most twice the ring's on 2 nodes)" run -t "$A100POD" -g 16 -b 1G -e 1G --explain
+expect 0 "a tree's 12.50 (bwInter beyond 2 nodes)" run -t "$A100POD" -g 32 -b 1G -e 1G --explain
 export NCCL_NET_GDR_LEVEL=LOC
 expect 0 "  Tree          LL128   off: LL128 is off by default where the network path goes through the CPU (no GPUDirect RDMA, or the NIC no nearer than the CPU)" run -t "$H2" -b 4M -e 4M --explain
 export NCCL_NET_GDR_LEVEL=FAR
