@@ -377,11 +377,18 @@ START_TEST(test_graph_bw_two_nodes)
         load_servers("dgx-a100", hdr[i].nodes, "quantum-hdr");
     g_autoptr(NcclComm) c = comm_of(sys, NULL);
 
+    NcclChoice ch;
+    g_autoptr(GError) error = NULL;
+
     ck_assert_uint_eq(c->channels, 16);
     ck_assert_double_eq_tol(c->bus_ch[ar][NCCL_ALGO_RING][s] * 16, hdr[i].ring,
                             1e-9);
     ck_assert_double_eq_tol(c->bus_ch[ar][NCCL_ALGO_TREE][s] * 16, hdr[i].tree,
                             1e-9);
+    /* so NCCL's model runs 4 GiB as Tree on 2 nodes, as Ring on 4 */
+    ck_assert(nccl_select(c, NCCL_COLL_ALLREDUCE, 4 * GIB, &ch, NULL, &error));
+    ck_assert_int_eq(ch.algo,
+                     hdr[i].nodes == 2 ? NCCL_ALGO_TREE : NCCL_ALGO_RING);
   }
   {
     g_autoptr(TopoSystem) sys = load_text(slow);
