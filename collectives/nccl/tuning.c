@@ -436,8 +436,11 @@ static void set_off(NcclComm *c, int coll, int a, const char *why)
  * to 2.30) and while NVLink carries it; with one GPU a node no GPU link
  * carries it, so it reaches twice.  So on 2 nodes a ring is modelled at
  * its network speed and a tree at up to twice that. */
-static double graph_bw(const NcclComm *c, int a, gboolean collnet)
+static double graph_bw(const NcclComm *c, int a)
 {
+  gboolean collnet =
+      a == NCCL_ALGO_COLLNET_DIRECT || a == NCCL_ALGO_COLLNET_CHAIN;
+
   if (c->nnodes == 1)
     return c->bw_intra;
   if (a == NCCL_ALGO_RING)
@@ -544,7 +547,7 @@ void nccl_tune(NcclComm *c)
       for (int p = 0; p < NCCL_N_PROTOS; p++) {
         gboolean collnet =
             a == NCCL_ALGO_COLLNET_DIRECT || a == NCCL_ALGO_COLLNET_CHAIN;
-        double bw = graph_bw(c, a, collnet);
+        double bw = graph_bw(c, a);
         double bus, intra_lat, inter_lat, lat;
 
         if ((a == NCCL_ALGO_NVLS || a == NCCL_ALGO_NVLS_TREE ||
@@ -842,8 +845,7 @@ static void explain_graphs(const NcclComm *c, GString *explain)
       "  graphs: %u channels; a ring's %.2f GB/s a channel (bwIntra = "
       "bwInter, the GPU's or the NICs' share, the slower), a tree's %.2f "
       "(%s)\n",
-      c->channels, graph_bw(c, NCCL_ALGO_RING, FALSE),
-      graph_bw(c, NCCL_ALGO_TREE, FALSE),
+      c->channels, graph_bw(c, NCCL_ALGO_RING), graph_bw(c, NCCL_ALGO_TREE),
       c->nnodes > 2 ? "bwInter beyond 2 nodes"
                     : "bwIntra, raised to at most twice the ring's on 2 nodes");
 }
@@ -942,6 +944,22 @@ gboolean nccl_select(const NcclComm *c, NcclColl coll, guint64 bytes,
  * eight-byte words, 15 of each line data: 32 x 8 x 8 B x 15/16. */
 #define NCCL_LL128_GRAIN 1920u
 
+/* enqueue.cc's halvings of a chunk by the depth of a chain or tree
+ * (CollNet Chain, and Tree/Simple up to 2.19): while a channel holds
+ * fewer than `at128k` chunks, down to 128 KiB; fewer than `at64k`, to 64
+ * KiB; fewer than `at32k`, to 32 KiB. */
+static guint64 shrink_chunk(guint64 bytes, guint32 nch, guint64 chunk,
+                            guint64 at128k, guint64 at64k, guint64 at32k)
+{
+  while (bytes / (nch * chunk) < at128k && chunk > 131072)
+    chunk /= 2;
+  while (bytes / (nch * chunk) < at64k && chunk > 65536)
+    chunk /= 2;
+  while (bytes / (nch * chunk) < at32k && chunk > 32768)
+    chunk /= 2;
+  return chunk;
+}
+
 guint64 nccl_slice_bytes(const NcclComm *c, NcclColl coll, NcclAlgo a,
                          NcclProto p, guint32 nch, guint64 bytes)
 {
@@ -982,12 +1000,7 @@ guint64 nccl_slice_bytes(const NcclComm *c, NcclColl coll, NcclAlgo a,
        * tree's depth, connect.cc's ppn - 1 + log2(nodes). */
       guint64 depth = c->ppn - 1 + (guint64)log2i(c->nnodes);
 
-      while (bytes / (nch * chunk) < depth * 8 && chunk > 131072)
-        chunk /= 2;
-      while (bytes / (nch * chunk) < depth * 4 && chunk > 65536)
-        chunk /= 2;
-      while (bytes / (nch * chunk) < depth && chunk > 32768)
-        chunk /= 2;
+      chunk = shrink_chunk(bytes, nch, chunk, depth * 8, depth * 4, depth);
     }
     return chunk;
   case NCCL_ALGO_NVLS:
@@ -1012,14 +1025,8 @@ guint64 nccl_slice_bytes(const NcclComm *c, NcclColl coll, NcclAlgo a,
       chunk = 32768;
     return chunk;
   case NCCL_ALGO_COLLNET_CHAIN:
-    chunk = MIN(256u << 10, simple_step);
-    while (bytes / (nch * chunk) < (guint64)c->ppn * 64 && chunk > 131072)
-      chunk /= 2;
-    while (bytes / (nch * chunk) < (guint64)c->ppn * 8 && chunk > 65536)
-      chunk /= 2;
-    while (bytes / (nch * chunk) < c->ppn && chunk > 32768)
-      chunk /= 2;
-    return chunk;
+    return shrink_chunk(bytes, nch, MIN(256u << 10, simple_step),
+                        (guint64)c->ppn * 64, (guint64)c->ppn * 8, c->ppn);
   case NCCL_ALGO_PAT:
     while (chunk * nch * (coll == NCCL_COLL_ALLGATHER ? 32 : 16) > bytes &&
            chunk > 65536)
