@@ -55,6 +55,10 @@ typedef struct {
   double shm_duplex_GBps; /* a channel's SHM connection whose CTA also
                              reads (or writes) host memory for another
                              (collectives/nccl/plan.c shm_caps) */
+  double nvls_copy_ratio; /* an NVLS channel's copies of the GPU's whole
+                            buffer in and out of the NVLS buffer, relative
+                            to NCCL's model of the channel (collectives/
+                            nccl/plan.c channel_cap) */
   double socket_thread_GBps; /* bytes one thread moves through the kernel's
                                 TCP, sent and received together (NCCL's
                                 socket transport; plan.c socket_caps) */

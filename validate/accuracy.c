@@ -481,12 +481,27 @@ static gboolean dataset_options(const ValDataset *d, NcclOptions *opt,
   return TRUE;
 }
 
+/* Whether the model runs a row's size as NVLS or NVLSTree (set by the
+ * CALL_MODEL simulation). */
+static gboolean row_runs_nvls(const ValAccuracyRow *r)
+{
+  return g_str_has_prefix(r->algo, "NVLS");
+}
+
 /* Which of a row's calls a simulation fills. */
-typedef enum { CALL_MODEL, CALL_PROXY, CALL_SHM, CALL_SOCKET } CallKind;
+typedef enum {
+  CALL_MODEL,
+  CALL_PROXY,
+  CALL_SHM,
+  CALL_NVLS,
+  CALL_SOCKET
+} CallKind;
 
 /* Simulates every row of a on sys with opt, into each row's call of kind
  * `kind` at `slot` (CALL_MODEL: call_ps; CALL_PROXY: proxy_call_ps[slot];
- * CALL_SHM: shm_call_ps[slot]; CALL_SOCKET: socket_call_ps[slot]). */
+ * CALL_SHM: shm_call_ps[slot]; CALL_NVLS: nvls_call_ps[slot], the rows
+ * the model runs NVLS or NVLSTree, the others keeping call_ps;
+ * CALL_SOCKET: socket_call_ps[slot]). */
 static gboolean simulate(const TopoSystem *sys, const NcclOptions *opt,
                          NcclColl coll, ValAccuracy *a, CallKind kind,
                          guint slot, GError **error)
@@ -503,6 +518,10 @@ static gboolean simulate(const TopoSystem *sys, const NcclOptions *opt,
     NcclChoice ch;
     NcclRunStats st;
 
+    if (kind == CALL_NVLS && !row_runs_nvls(r)) {
+      r->nvls_call_ps[slot] = r->call_ps;
+      continue;
+    }
     if (!nccl_select(comm, coll, r->size_bytes, &ch, NULL, error) ||
         !nccl_run(comm, coll, r->size_bytes, &ch, NCCL_EXEC_FLOW, NULL, NULL,
                   &st, error))
@@ -513,6 +532,10 @@ static gboolean simulate(const TopoSystem *sys, const NcclOptions *opt,
     }
     if (kind == CALL_SHM) {
       r->shm_call_ps[slot] = st.time_ps;
+      continue;
+    }
+    if (kind == CALL_NVLS) {
+      r->nvls_call_ps[slot] = st.time_ps;
       continue;
     }
     if (kind == CALL_SOCKET) {
@@ -526,6 +549,7 @@ static gboolean simulate(const TopoSystem *sys, const NcclOptions *opt,
               sizeof(r->algo));
     g_strlcpy(r->proto, nccl_proto_name(ch.proto), sizeof(r->proto));
     r->channels = ch.channels;
+    a->nvls |= row_runs_nvls(r);
   }
   return TRUE;
 }
@@ -765,9 +789,11 @@ gboolean val_accuracy_run(const ValDataset *d, const char *root,
     out->model.launch_per_channel_us = t->host_launch_per_channel_us;
     out->model.net_proxy_us = t->net_proxy_us;
     out->model.shm_duplex_GBps = t->shm_duplex_GBps;
+    out->model.nvls_copy_ratio = t->nvls_copy_ratio;
     out->model.socket_thread_GBps = t->socket_thread_GBps;
   }
-  /* The proxy's grid and the SHM grid */
+  /* The grids: the proxy's, the SHM rate's, the NVLS copies', the socket
+   * thread's */
   for (guint k = 0; out->multi_node && k <= VAL_FIT_PROXY_MAX; k++)
     if (!simulate_at(sys_text, sys_path, "net_proxy_us", k, &opt, coll, out,
                      CALL_PROXY, k, error))
@@ -775,6 +801,11 @@ gboolean val_accuracy_run(const ValDataset *d, const char *root,
   for (guint k = 0; out->shm && k <= VAL_FIT_SHM_STEPS; k++)
     if (!simulate_at(sys_text, sys_path, "shm_duplex_GBps",
                      VAL_FIT_SHM_GBPS(k), &opt, coll, out, CALL_SHM, k, error))
+      return FALSE;
+  for (guint k = 0; out->nvls && k <= VAL_FIT_NVLS_STEPS; k++)
+    if (!simulate_at(sys_text, sys_path, "nvls_copy_ratio",
+                     VAL_FIT_NVLS_RATIO(k), &opt, coll, out, CALL_NVLS, k,
+                     error))
       return FALSE;
   for (guint k = 0; out->socket && k <= VAL_FIT_SOCKET_STEPS + 1; k++)
     if (!simulate_at(sys_text, sys_path, "socket_thread_GBps",
@@ -821,6 +852,10 @@ static double row_call_ps(const ValAccuracy *a, const ValAccuracyRow *r,
     call +=
         rate_grid_delta(r->shm_call_ps, VAL_FIT_SHM_STEPS, VAL_FIT_SHM_GBPS(0),
                         0.5, fit->shm_duplex_GBps, r->call_ps);
+  if (a->nvls && fit->nvls_copy_ratio != a->model.nvls_copy_ratio)
+    call += rate_grid_delta(r->nvls_call_ps, VAL_FIT_NVLS_STEPS,
+                            VAL_FIT_NVLS_RATIO(0), 0.05, fit->nvls_copy_ratio,
+                            r->call_ps);
   if (a->socket && fit->socket_thread_GBps != a->model.socket_thread_GBps) {
     if (fit->socket_thread_GBps >= VAL_FIT_SOCKET_NONE)
       call += (double)r->socket_call_ps[VAL_FIT_SOCKET_STEPS + 1] -
@@ -962,6 +997,7 @@ static void fit_grid(const ValAccuracy *a, const ValDataset *d, guint n,
 }
 
 #define FIT_SHM_STEP_GBPS 0.05
+#define FIT_NVLS_STEP 0.005
 #define FIT_SOCKET_STEP_GBPS 0.1
 
 void val_fit(const ValAccuracy *a, const ValDataset *d, guint n, guint skip,
@@ -985,6 +1021,11 @@ void val_fit(const ValAccuracy *a, const ValDataset *d, guint n, guint skip,
              (guint)lround((VAL_FIT_SHM_GBPS(VAL_FIT_SHM_STEPS) -
                             VAL_FIT_SHM_GBPS(0)) /
                            FIT_SHM_STEP_GBPS));
+    fit_grid(a, d, n, skip, &at, &at.nvls_copy_ratio, VAL_FIT_NVLS_RATIO(0),
+             FIT_NVLS_STEP,
+             (guint)lround((VAL_FIT_NVLS_RATIO(VAL_FIT_NVLS_STEPS) -
+                            VAL_FIT_NVLS_RATIO(0)) /
+                           FIT_NVLS_STEP));
     if (sockets)
       fit_grid(a, d, n, skip, &at, &at.socket_thread_GBps,
                VAL_FIT_SOCKET_GBPS(0), FIT_SOCKET_STEP_GBPS,
@@ -1004,6 +1045,7 @@ void val_fit_defaults(ValFit *out)
   out->launch_per_channel_us = t->host_launch_per_channel_us;
   out->net_proxy_us = t->net_proxy_us;
   out->shm_duplex_GBps = t->shm_duplex_GBps;
+  out->nvls_copy_ratio = t->nvls_copy_ratio;
   out->socket_thread_GBps = t->socket_thread_GBps;
 }
 
@@ -1015,9 +1057,11 @@ char *val_fit_describe(const ValFit *f)
           : g_strdup_printf("%.1f GB/s", f->socket_thread_GBps);
 
   return g_strdup_printf("launch %.3f us + %.4f us/channel, net proxy %.2f "
-                         "us, SHM duplex %.2f GB/s, socket thread %s",
+                         "us, SHM duplex %.2f GB/s, NVLS copies %.3f, "
+                         "socket thread %s",
                          f->launch_us, f->launch_per_channel_us,
-                         f->net_proxy_us, f->shm_duplex_GBps, socket);
+                         f->net_proxy_us, f->shm_duplex_GBps,
+                         f->nvls_copy_ratio, socket);
 }
 
 void val_accuracy_clear(ValAccuracy *a)

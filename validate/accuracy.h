@@ -69,6 +69,12 @@ typedef struct {
                              transport, simulated at VAL_FIT_SHM_GBPS(k)
                              for k = 0 .. VAL_FIT_SHM_STEPS and read between
                              them linearly in 1 / rate */
+  double nvls_copy_ratio; /* an NVLS channel's copy warps against NCCL's
+                            model of the channel: changes the calls of a
+                            dataset whose sizes run NVLS or NVLSTree,
+                            simulated at VAL_FIT_NVLS_RATIO(k) for k = 0
+                            .. VAL_FIT_NVLS_STEPS and read between them in
+                            1 / ratio */
   double socket_thread_GBps; /* one thread of NCCL's socket transport,
                                 bytes sent and received together: changes
                                 the calls of a dataset over TCP, simulated
@@ -82,6 +88,8 @@ typedef struct {
 #define VAL_FIT_PROXY_MAX 8
 #define VAL_FIT_SHM_STEPS 14
 #define VAL_FIT_SHM_GBPS(k) (0.5 + 0.5 * (k)) /* 0.5 .. 7.5 GB/s */
+#define VAL_FIT_NVLS_STEPS 7
+#define VAL_FIT_NVLS_RATIO(k) (0.7 + 0.05 * (k)) /* 0.7 .. 1.05 */
 #define VAL_FIT_SOCKET_STEPS 15
 #define VAL_FIT_SOCKET_GBPS(k) (2.0 + 2.0 * (k)) /* 2 .. 32 GB/s */
 #define VAL_FIT_SOCKET_NONE 1000.0 /* [nccl] socket_thread_GBps's maximum */
@@ -97,6 +105,7 @@ typedef struct {
   SimTime pace_ps; /* its period back to back (NcclRunStats) */
   SimTime proxy_call_ps[VAL_FIT_PROXY_MAX + 1]; /* at net_proxy_us = i */
   SimTime shm_call_ps[VAL_FIT_SHM_STEPS + 1];   /* at VAL_FIT_SHM_GBPS(i) */
+  SimTime nvls_call_ps[VAL_FIT_NVLS_STEPS + 1]; /* at VAL_FIT_NVLS_RATIO(i) */
   /* at VAL_FIT_SOCKET_GBPS(i), and last at VAL_FIT_SOCKET_NONE */
   SimTime socket_call_ps[VAL_FIT_SOCKET_STEPS + 2];
 } ValAccuracyRow;
@@ -110,6 +119,7 @@ typedef struct {
   double bus_factor;
   gboolean multi_node; /* net_proxy_us changes its calls */
   gboolean shm;        /* shm_duplex_GBps changes its calls */
+  gboolean nvls;       /* nvls_copy_ratio changes its calls */
   gboolean socket;     /* socket_thread_GBps changes its calls */
   ValFit model;        /* the model's own constants */
 } ValAccuracy;
@@ -128,7 +138,8 @@ void val_accuracy_retime(ValAccuracy *a, const ValFit *fit);
  * (G_MAXUINT: none) and the ANOMALOUS ones: the least mean |log(predicted
  * / measured)| over every size, found by turns: the launch pair on a grid
  * (then finer grids round the best), net_proxy_us on a 0.05 us grid,
- * shm_duplex_GBps on a 0.05 GB/s grid, socket_thread_GBps on a 0.1 GB/s
+ * shm_duplex_GBps on a 0.05 GB/s grid, nvls_copy_ratio on a 0.005 grid,
+ * socket_thread_GBps on a 0.1 GB/s
  * grid (VAL_FIT_SOCKET_NONE when no dataset fitted runs sockets), three
  * times over.  a: the n datasets' runs, in val_datasets' order. */
 void val_fit(const ValAccuracy *a, const ValDataset *d, guint n, guint skip,

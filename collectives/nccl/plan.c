@@ -828,6 +828,16 @@ static gboolean switch_paths(const NcclPlan *pl, SimNodeId gpu, gboolean down,
   return TRUE;
 }
 
+/* What each switch edge of an NVLS channel moves per byte of the
+ * channel's share: S (1 + 1/ppn) up and down for AllReduce, S (ppn-1)/ppn
+ * for ReduceScatter (up) and AllGather (down). */
+static double nvls_edge_factor(const NcclPlan *pl)
+{
+  double ppn = pl->comm->ppn;
+
+  return pl->coll == NCCL_COLL_ALLREDUCE ? 1 + 1 / ppn : (ppn - 1) / ppn;
+}
+
 /* NVLS inside each node: every GPU pushes its data into the NVSwitches
  * (multimem reductions pull each GPU's whole buffer, the owner stores its
  * reduced 1/ppn back) and takes the result back (multicast stores reach
@@ -847,9 +857,7 @@ static gboolean plan_nvls(NcclPlan *pl, GError **error)
   for (guint32 c = 0; c < pl->channels; c++) {
     NcclChannelSpan span = channel_begin(pl);
     guint64 sc = nccl_share(pl->bytes, pl->channels, c);
-    guint64 vol = pl->coll == NCCL_COLL_ALLREDUCE
-                      ? sc + sc / ppn
-                      : (guint64)((double)sc * (ppn - 1) / ppn);
+    guint64 vol = (guint64)((double)sc * nvls_edge_factor(pl));
     /* NCCL's loop: a channel scatters one chunk to each of the node's
      * heads (a head per GPU) and each head reduces and multicasts its
      * own, so a switch edge moves a loop's worth of its volume at a time,
@@ -1154,9 +1162,21 @@ static double channel_cap(const NcclPlan *pl)
      * the channels; across nodes the NIC limits */
     return c->gpu_GBps * 1e9 / pl->channels;
   }
+  /* An NVLS channel's CTA copies the GPU's whole share of the buffer:
+   * its scatter warps into the NVLS buffer and its gather warps out of it
+   * (all_reduce.h of 2.28, RunWorkColl NVLS: 8 and 7 of 20 warps for more
+   * than 6 ranks, 7 and 6 up to 6; AllGather's gather warps copy the
+   * whole output, ReduceScatter's scatter warps the whole input), local
+   * copies whatever the number of GPUs.  Only the multimem reduction and
+   * multicast cross the NVLinks, S (1 + 1/ppn) each way.  A channel's
+   * copies run at [nccl] nvls_copy_ratio of the bandwidth NCCL's model
+   * gives the channel (the GPU's NVLink bandwidth x NVLS efficiency /
+   * channels), and its switch edges, which move nvls_edge_factor per byte
+   * of the share, at as much more. */
   if (pl->algo == NCCL_ALGO_NVLS || pl->algo == NCCL_ALGO_NVLS_TREE)
-    return c->gpu_GBps * nccl_nvls_efficiency(c->arch) * nvls_span_factor(pl) *
-           1e9 / pl->channels;
+    return c->gpu_GBps * nccl_nvls_efficiency(c->arch) *
+           mdl_registry_nccl(topo_system_models(pl->sys))->nvls_copy_ratio *
+           nvls_edge_factor(pl) * nvls_span_factor(pl) * 1e9 / pl->channels;
   /* A Tree channel's CTA carries two streams at once, the reduction up
    * and the broadcast down (all_reduce.h runTreeSplit gives each half its
    * warps; runTreeUpDown takes them in turn): each edge moves at half the

@@ -539,6 +539,43 @@ START_TEST(test_nvlstree_bus_bandwidth)
 }
 END_TEST
 
+/* An NVLS AllReduce's channels copy each GPU's whole buffer in and out of
+ * the NVLS buffer, whatever the GPU count (plan.c channel_cap), so its
+ * algorithm bandwidth does not grow with the domain as the NVLink traffic,
+ * S (1 + 1/n) each way, would let it: on a GB200 NVL72 rack 4, 8 and 72
+ * GPUs run at one algorithm bandwidth (GCP's and OCI's runs: 445-481 GB/s
+ * from 4 to 72), and it goes with [nccl] nvls_copy_ratio. */
+START_TEST(test_nvls_copies_bind)
+{
+  g_autoptr(TopoSystem) sys = load("gb200-nvl72-rack");
+  g_autoptr(TopoSystem) half =
+      load_text("[system]\nserver = gb200-nvl72\n[nccl]\nnvls_copy_ratio = "
+                "0.4275\n");
+  const guint32 n[] = {4, 8, 72};
+  double alg[G_N_ELEMENTS(n)];
+  NcclChoice ch;
+
+  for (guint i = 0; i < G_N_ELEMENTS(n); i++) {
+    g_autoptr(NcclComm) c = comm_of(sys, &(NcclOptions){.ranks = n[i]});
+
+    alg[i] = busbw(c, NCCL_COLL_ALLREDUCE, 8 * GIB, NCCL_EXEC_FLOW, &ch) *
+             n[i] / (2.0 * (n[i] - 1));
+    ck_assert_int_eq(ch.algo, NCCL_ALGO_NVLS);
+    ck_assert_msg(fabs(alg[i] / alg[0] - 1) < 0.02, "%u GPUs %g, 4 GPUs %g",
+                  n[i], alg[i], alg[0]);
+  }
+  {
+    g_autoptr(NcclComm) c = comm_of(half, &(NcclOptions){.ranks = 8});
+    double h =
+        busbw(c, NCCL_COLL_ALLREDUCE, 8 * GIB, NCCL_EXEC_FLOW, &ch) * 8 / 14.0;
+
+    ck_assert_int_eq(ch.algo, NCCL_ALGO_NVLS);
+    ck_assert_msg(fabs(h / alg[1] - 0.5) < 0.01, "half %g, default %g", h,
+                  alg[1]);
+  }
+}
+END_TEST
+
 /* NCCL's pipelining units (enqueue.cc calcCollChunking), worked by hand:
  * Ring Simple AllReduce/AllGather 2 MiB chunks in 1 MiB slices, Broadcast
  * and Reduce 512 KiB steps; LL 32 KiB of data a step;
@@ -1961,6 +1998,7 @@ Suite *suite_nccl(void)
   tcase_add_test(tc, test_node_channels);
   tcase_add_test(tc, test_p2p_channels);
   tcase_add_test(tc, test_nvlstree_bus_bandwidth);
+  tcase_add_test(tc, test_nvls_copies_bind);
   tcase_add_test(tc, test_nvls_loop_pipeline);
   tcase_add_test(tc, test_chunking);
   tcase_add_test(tc, test_tests_time);
