@@ -622,6 +622,15 @@ expect 0 "# wrote $cal/c.ini" calibrate "$REF/nvbandwidth_8xH100_sxm_pcie5_accep
 printf '[system]\nserver = dgx-h100\nservers = 2\n[scaleout]\ntopology = fat-tree\nswitch = quantum2-ndr\ntiers = 2\nrail_optimized = true\nrouting = dmodk\n' > "$cal/h2.ini"
 expect 0 "# all points: median |error| 2.7%" validate "$REF/nccl_allreduce_16xH100_2node_ndr8x400_nccltests309.csv" -t "$cal/h2.ini"
 expect 0 "# all points: median |error| 2.6%" validate "$REF/nccl_allreduce_16xH100_2node_ndr8x400_nccltests309.csv" -t "$cal/h2.ini" --nccl-version 2.26.2 --iters 20
+# the calibration loop across node counts (docs/validate.md): GCP's GB200
+# domain calibrated on 2 hosts predicts 8 and 16 hosts within 3%
+LOOP="$MEAS/loop"
+GB200="$(dirname "$0")/../data/systems/gb200-nvl72.ini"
+expect 0 "# wrote $cal/loop.ini" calibrate "$LOOP/gcp_gb200_allreduce_2hosts.csv" -t "$GB200" --collective allreduce --ranks 8 --nccl-version 2.30.4 -o "$cal/loop.ini"
+contains "$cal/loop.ini" "nvls_simple_efficiency = 1.05"
+expect 0 "# all points: median |error| 2.5%" validate "$LOOP/gcp_gb200_allreduce_16hosts.csv" -t "$GB200" --collective allreduce --ranks 64 --nccl-version 2.30.4
+expect 0 "# all points: median |error| 2.1%" validate "$LOOP/gcp_gb200_allreduce_8hosts.csv" -t "$GB200" --collective allreduce --ranks 32 --nccl-version 2.30.4 -m "$cal/loop.ini"
+expect 0 "# all points: median |error| 2.9%" validate "$LOOP/gcp_gb200_allreduce_16hosts.csv" -t "$GB200" --collective allreduce --ranks 64 --nccl-version 2.30.4 -m "$cal/loop.ini"
 expect 2 "ifsim: validate: --nccl-version: '2.x' is not an NCCL version" validate "$REF/nccl_allreduce_16xH100_2node_ndr8x400_nccltests309.csv" -t "$cal/h2.ini" --nccl-version 2.x
 expect 2 "ifsim: calibrate: --iters: '0' is not a count from 1 to 4294967295" calibrate "$REF/nccl_allreduce_16xH100_2node_ndr8x400_nccltests309.csv" -t "$cal/h2.ini" --iters 0 -o "$cal/x.ini"
 contains "$cal/c.ini" "[link pcie5-x16]"
