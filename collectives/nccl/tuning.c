@@ -425,6 +425,12 @@ static void set_off(NcclComm *c, int coll, int a, const char *why)
   }
 }
 
+/* Whether algorithm `a` is one of CollNet's (SHARP). */
+static gboolean algo_collnet(int a)
+{
+  return a == NCCL_ALGO_COLLNET_DIRECT || a == NCCL_ALGO_COLLNET_CHAIN;
+}
+
 /* The per-channel bandwidth NCCL's model gives algorithm `a`'s graph
  * (tuning.cc: bwIntra on up to 2 nodes and for CollNet, bwInter beyond).
  * Across nodes the search (search.cc ncclTopoCompute) first finds each
@@ -438,14 +444,11 @@ static void set_off(NcclComm *c, int coll, int a, const char *why)
  * its network speed and a tree at up to twice that. */
 static double graph_bw(const NcclComm *c, int a)
 {
-  gboolean collnet =
-      a == NCCL_ALGO_COLLNET_DIRECT || a == NCCL_ALGO_COLLNET_CHAIN;
-
   if (c->nnodes == 1)
     return c->bw_intra;
   if (a == NCCL_ALGO_RING)
     return c->bw_inter;
-  if (c->nnodes <= 2 || collnet)
+  if (c->nnodes <= 2 || algo_collnet(a))
     return c->ppn == 1 ? 2 * c->bw_inter : MIN(c->bw_intra, 2 * c->bw_inter);
   return c->bw_inter;
 }
@@ -522,8 +525,7 @@ void nccl_tune(NcclComm *c)
         set_off(c, coll, a, "NVLS AllGather/ReduceScatter is single-node");
         continue;
       }
-      if ((a == NCCL_ALGO_COLLNET_DIRECT || a == NCCL_ALGO_COLLNET_CHAIN) &&
-          !c->collnet) {
+      if (algo_collnet(a) && !c->collnet) {
         set_off(c, coll, a,
                 "needs CollNet enabled (--collnet, "
                 "NCCL_COLLNET_ENABLE=1), a SHARP network and "
@@ -545,13 +547,11 @@ void nccl_tune(NcclComm *c)
         continue;
       }
       for (int p = 0; p < NCCL_N_PROTOS; p++) {
-        gboolean collnet =
-            a == NCCL_ALGO_COLLNET_DIRECT || a == NCCL_ALGO_COLLNET_CHAIN;
         double bw = graph_bw(c, a);
         double bus, intra_lat, inter_lat, lat;
 
         if ((a == NCCL_ALGO_NVLS || a == NCCL_ALGO_NVLS_TREE ||
-             a == NCCL_ALGO_PAT || collnet) &&
+             a == NCCL_ALGO_PAT || algo_collnet(a)) &&
             p != NCCL_PROTO_SIMPLE) {
           c->off[coll][a][p] = "Simple protocol only";
           continue;
@@ -745,7 +745,7 @@ static guint32 size_channels(const NcclComm *c, NcclColl coll, NcclAlgo a,
     th *= c->nranks;
   if (a == NCCL_ALGO_NVLS || a == NCCL_ALGO_NVLS_TREE)
     return traffic_channels(c, coll, p, nc, bytes);
-  if (a == NCCL_ALGO_COLLNET_DIRECT || a == NCCL_ALGO_COLLNET_CHAIN)
+  if (algo_collnet(a))
     return nc;
   while (bytes < nc * nt * th) {
     if (nc >= 2)
