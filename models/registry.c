@@ -18,24 +18,24 @@ struct MdlRegistry {
 typedef enum { GROUP_LINK, GROUP_SWITCH, GROUP_NIC, GROUP_NCCL } GroupKind;
 
 #define NOFF(f) offsetof(MdlNcclTuning, f)
-/* host_launch_us, host_launch_per_channel_us, net_proxy_us,
- * shm_duplex_GBps, nvls_copy_ratio and socket_thread_GBps come from data: they are what validate/accuracy.c's
- * val_fit finds over every published dataset bench_accuracy runs
- * (tests/data/reference and reference2, the ANOMALOUS ones left out), to
- * the grid's precision; test_accuracy fails when they drift from that fit,
- * and bench_accuracy prints each dataset's error with it fitted without
- * that dataset.  The launch pair is set by the one-process (-g N) runs'
- * small sizes (8x A100, 8x H800, 8x RTX 4090, 2x RTX 2080 Ti), the proxy
- * by the multi-node runs (2 and 4 DGX H100 over NDR, 2 OCI A100 over RoCE,
- * 2 GCP B200 over RoCE, 2 L40S pods over TCP, 2 DGX Spark over RoCE, 2
- * AWS p6-b300 over EFA, 2 GCP A4X Max (GB300) over RoCE, 2 OCI GB300 NVL72
- * racks over RoCE), the SHM rate by the runs
- * without P2P (2x RTX 2080 Ti's five collectives; A40 and DGX A100 GPUs
- * with NCCL_P2P_DISABLE=1), the NVLS copies by the runs with sizes NVLS or
- * NVLSTree runs (8x H100 twice, 2 and 4 DGX H100 over NDR, GCP's GB200
- * and OCI's GB300 NVL72 domains of 4 to 72 GPUs, GCP's 32-GPU GB200
- * AllGather, OCI's two GB300 racks, 2 AWS p6-b300 over EFA), the socket thread by the one run over TCP (2
- * L40S pods, NCCL_IB_DISABLE=1). */
+/* host_launch_us, host_launch_per_channel_us, net_proxy_us, shm_duplex_GBps,
+ * nvls_copy_ratio and socket_thread_GBps come from data: they are what
+ * validate/accuracy.c's val_fit finds over every published dataset
+ * bench_accuracy runs (tests/data/reference and reference2, the ANOMALOUS
+ * ones left out), to the grid's precision; test_accuracy fails when they
+ * drift from that fit, and bench_accuracy prints each dataset's error with
+ * it fitted without that dataset. The launch pair is set by the one-process
+ * (-g N) runs' small sizes (8x A100, 8x H800, 8x RTX 4090, 2x RTX 2080 Ti),
+ * the proxy by the multi-node runs (2 and 4 DGX H100 over NDR, 2 OCI A100
+ * over RoCE, 2 GCP B200 over RoCE, 2 L40S pods over TCP, 2 DGX Spark over
+ * RoCE, 2 AWS p6-b300 over EFA, 2 GCP A4X Max (GB300) over RoCE, 2 OCI GB300
+ * NVL72 racks over RoCE), the SHM rate by the runs without P2P (2x RTX 2080
+ * Ti's five collectives; A40 and DGX A100 GPUs with NCCL_P2P_DISABLE=1), the
+ * NVLS copies by the runs with sizes NVLS or NVLSTree runs (8x H100 twice, 2
+ * and 4 DGX H100 over NDR, GCP's GB200 and OCI's GB300 NVL72 domains of 4 to
+ * 72 GPUs, GCP's 32-GPU GB200 AllGather, OCI's two GB300 racks, 2 AWS
+ * p6-b300 over EFA), the socket thread by the one run over TCP (2 L40S pods,
+ * NCCL_IB_DISABLE=1). */
 const MdlParamSpec mdl_nccl_params[] = {
     {"ll_efficiency", MDL_PARAM_DOUBLE, NOFF(ll_efficiency), 0.05, 2, NULL, "1",
      "LL protocol rate relative to the model"},

@@ -849,21 +849,21 @@ static double row_call_ps(const ValAccuracy *a, const ValAccuracyRow *r,
             f * (double)r->proxy_call_ps[k + 1] - (double)r->call_ps;
   }
   if (a->shm && fit->shm_duplex_GBps != a->model.shm_duplex_GBps)
-    call +=
-        rate_grid_delta(r->shm_call_ps, VAL_FIT_SHM_STEPS, VAL_FIT_SHM_GBPS(0),
-                        0.5, fit->shm_duplex_GBps, r->call_ps);
+    call += rate_grid_delta(r->shm_call_ps, VAL_FIT_SHM_STEPS,
+                            VAL_FIT_SHM_GBPS(0), VAL_FIT_SHM_SIM_STEP_GBPS,
+                            fit->shm_duplex_GBps, r->call_ps);
   if (a->nvls && fit->nvls_copy_ratio != a->model.nvls_copy_ratio)
     call += rate_grid_delta(r->nvls_call_ps, VAL_FIT_NVLS_STEPS,
-                            VAL_FIT_NVLS_RATIO(0), 0.05, fit->nvls_copy_ratio,
-                            r->call_ps);
+                            VAL_FIT_NVLS_RATIO(0), VAL_FIT_NVLS_SIM_STEP,
+                            fit->nvls_copy_ratio, r->call_ps);
   if (a->socket && fit->socket_thread_GBps != a->model.socket_thread_GBps) {
     if (fit->socket_thread_GBps >= VAL_FIT_SOCKET_NONE)
       call += (double)r->socket_call_ps[VAL_FIT_SOCKET_STEPS + 1] -
               (double)r->call_ps;
     else
-      call += rate_grid_delta(r->socket_call_ps, VAL_FIT_SOCKET_STEPS,
-                              VAL_FIT_SOCKET_GBPS(0), 2.0,
-                              fit->socket_thread_GBps, r->call_ps);
+      call += rate_grid_delta(
+          r->socket_call_ps, VAL_FIT_SOCKET_STEPS, VAL_FIT_SOCKET_GBPS(0),
+          VAL_FIT_SOCKET_SIM_STEP_GBPS, fit->socket_thread_GBps, r->call_ps);
   }
   return call;
 }
@@ -976,12 +976,13 @@ static void fit_launch(const ValAccuracy *a, const ValDataset *d, guint n,
 }
 
 /* The value of one constant (*x, a field of at) on a grid lo, lo + step,
- * ..., lo + steps x step that fits best, the others held. */
+ * ..., hi that fits best, the others held. */
 static void fit_grid(const ValAccuracy *a, const ValDataset *d, guint n,
-                     guint skip, ValFit *at, double *x, double lo, double step,
-                     guint steps)
+                     guint skip, ValFit *at, double *x, double lo, double hi,
+                     double step)
 {
   double best = -1, best_x = *x;
+  guint steps = (guint)lround((hi - lo) / step);
 
   for (guint i = 0; i <= steps; i++) {
     double cost;
@@ -1014,24 +1015,16 @@ void val_fit(const ValAccuracy *a, const ValDataset *d, guint n, guint skip,
     at.socket_thread_GBps = VAL_FIT_SOCKET_NONE;
   for (int turn = 0; turn < 3; turn++) {
     fit_launch(a, d, n, skip, &at);
-    fit_grid(a, d, n, skip, &at, &at.net_proxy_us, 0, FIT_PROXY_STEP_US,
-             (guint)lround(VAL_FIT_PROXY_MAX / FIT_PROXY_STEP_US));
+    fit_grid(a, d, n, skip, &at, &at.net_proxy_us, 0, VAL_FIT_PROXY_MAX,
+             FIT_PROXY_STEP_US);
     fit_grid(a, d, n, skip, &at, &at.shm_duplex_GBps, VAL_FIT_SHM_GBPS(0),
-             FIT_SHM_STEP_GBPS,
-             (guint)lround((VAL_FIT_SHM_GBPS(VAL_FIT_SHM_STEPS) -
-                            VAL_FIT_SHM_GBPS(0)) /
-                           FIT_SHM_STEP_GBPS));
+             VAL_FIT_SHM_GBPS(VAL_FIT_SHM_STEPS), FIT_SHM_STEP_GBPS);
     fit_grid(a, d, n, skip, &at, &at.nvls_copy_ratio, VAL_FIT_NVLS_RATIO(0),
-             FIT_NVLS_STEP,
-             (guint)lround((VAL_FIT_NVLS_RATIO(VAL_FIT_NVLS_STEPS) -
-                            VAL_FIT_NVLS_RATIO(0)) /
-                           FIT_NVLS_STEP));
+             VAL_FIT_NVLS_RATIO(VAL_FIT_NVLS_STEPS), FIT_NVLS_STEP);
     if (sockets)
       fit_grid(a, d, n, skip, &at, &at.socket_thread_GBps,
-               VAL_FIT_SOCKET_GBPS(0), FIT_SOCKET_STEP_GBPS,
-               (guint)lround((VAL_FIT_SOCKET_GBPS(VAL_FIT_SOCKET_STEPS) -
-                              VAL_FIT_SOCKET_GBPS(0)) /
-                             FIT_SOCKET_STEP_GBPS));
+               VAL_FIT_SOCKET_GBPS(0),
+               VAL_FIT_SOCKET_GBPS(VAL_FIT_SOCKET_STEPS), FIT_SOCKET_STEP_GBPS);
   }
   *out = at;
 }

@@ -87,11 +87,17 @@ typedef struct {
 
 #define VAL_FIT_PROXY_MAX 8
 #define VAL_FIT_SHM_STEPS 14
-#define VAL_FIT_SHM_GBPS(k) (0.5 + 0.5 * (k)) /* 0.5 .. 7.5 GB/s */
+#define VAL_FIT_SHM_SIM_STEP_GBPS 0.5
+#define VAL_FIT_SHM_GBPS(k)                                                    \
+  (0.5 + VAL_FIT_SHM_SIM_STEP_GBPS * (k)) /* 0.5 .. 7.5 GB/s */
 #define VAL_FIT_NVLS_STEPS 7
-#define VAL_FIT_NVLS_RATIO(k) (0.7 + 0.05 * (k)) /* 0.7 .. 1.05 */
+#define VAL_FIT_NVLS_SIM_STEP 0.05
+#define VAL_FIT_NVLS_RATIO(k)                                                  \
+  (0.7 + VAL_FIT_NVLS_SIM_STEP * (k)) /* 0.7 .. 1.05 */
 #define VAL_FIT_SOCKET_STEPS 15
-#define VAL_FIT_SOCKET_GBPS(k) (2.0 + 2.0 * (k)) /* 2 .. 32 GB/s */
+#define VAL_FIT_SOCKET_SIM_STEP_GBPS 2.0
+#define VAL_FIT_SOCKET_GBPS(k)                                                 \
+  (2.0 + VAL_FIT_SOCKET_SIM_STEP_GBPS * (k)) /* 2 .. 32 GB/s */
 #define VAL_FIT_SOCKET_NONE 1000.0 /* [nccl] socket_thread_GBps's maximum */
 
 typedef struct {
@@ -139,8 +145,8 @@ void val_accuracy_retime(ValAccuracy *a, const ValFit *fit);
  * / measured)| over every size, found by turns: the launch pair on a grid
  * (then finer grids round the best), net_proxy_us on a 0.05 us grid,
  * shm_duplex_GBps on a 0.05 GB/s grid, nvls_copy_ratio on a 0.005 grid,
- * socket_thread_GBps on a 0.1 GB/s
- * grid (VAL_FIT_SOCKET_NONE when no dataset fitted runs sockets), three
+ * socket_thread_GBps on a 0.1 GB/s grid (VAL_FIT_SOCKET_NONE when no
+ * dataset fitted runs sockets), three
  * times over.  a: the n datasets' runs, in val_datasets' order. */
 void val_fit(const ValAccuracy *a, const ValDataset *d, guint n, guint skip,
              ValFit *out);
