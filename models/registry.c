@@ -596,6 +596,19 @@ const MdlNcclTuning *mdl_registry_nccl(const MdlRegistry *r)
   return &r->nccl;
 }
 
+gboolean mdl_registry_set_nccl(MdlRegistry *r, const char *key,
+                               const char *text, GError **error)
+{
+  const MdlParamSpec *spec = mdl_param_find(nccl_tables, key);
+
+  if (!spec) {
+    g_set_error(error, MDL_ERROR, MDL_ERROR_UNKNOWN, "[nccl]: unknown key '%s'",
+                key);
+    return FALSE;
+  }
+  return mdl_param_set(spec, &r->nccl, text, "[nccl]", error);
+}
+
 double mdl_nccl_efficiency(const MdlNcclTuning *t, guint algo, guint proto)
 {
   const double by_proto[MDL_NCCL_PROTOS] = {

@@ -90,6 +90,10 @@ const MdlLink *mdl_registry_link(const MdlRegistry *r, const char *name);
 const MdlSwitch *mdl_registry_switch(const MdlRegistry *r, const char *name);
 const MdlNic *mdl_registry_nic(const MdlRegistry *r, const char *name);
 const MdlNcclTuning *mdl_registry_nccl(const MdlRegistry *r);
+/* Sets one [nccl] key from text, checked as a file's would be (its range,
+ * an unknown key an error); the others keep their values. */
+gboolean mdl_registry_set_nccl(MdlRegistry *r, const char *key,
+                               const char *text, GError **error);
 /* The rate of one algorithm's protocol (indices in NCCL's order): its own
  * algo_efficiency where set, else the protocol's. */
 double mdl_nccl_efficiency(const MdlNcclTuning *t, guint algo, guint proto);

@@ -778,6 +778,11 @@ const MdlRegistry *topo_system_models(const TopoSystem *sys)
   return sys->models;
 }
 
+MdlRegistry *topo_system_models_mutable(TopoSystem *sys)
+{
+  return sys->models;
+}
+
 const char *topo_system_name(const TopoSystem *sys)
 {
   return sys->name;

@@ -87,6 +87,12 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(TopoSystem, topo_system_free)
 
 const SimFabric *topo_system_fabric(const TopoSystem *sys);
 const MdlRegistry *topo_system_models(const TopoSystem *sys);
+/* The same registry, to change: for a caller that owns the system and runs
+ * it again with another [nccl] constant (validate/accuracy.c's grids).
+ * Only the collective layer reads [nccl], when it makes a communicator or
+ * a plan, so the change holds from the next of those on; the fabric was
+ * built from the link, switch and NIC models, which must not change. */
+MdlRegistry *topo_system_models_mutable(TopoSystem *sys);
 const char *topo_system_name(const TopoSystem *sys);
 guint32 topo_system_servers(const TopoSystem *sys);
 guint32 topo_system_gpus_per_server(const TopoSystem *sys);

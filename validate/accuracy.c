@@ -733,21 +733,28 @@ static gboolean read_rows(const ValDataset *d, const char *path, ValAccuracy *a,
   return TRUE;
 }
 
-/* simulate on the system of sys_text with [nccl] key = value: its
- * [nccl] group after the system's (GKeyFile merges a group given twice,
- * the last value winning). */
-static gboolean simulate_at(const char *sys_text, const char *sys_path,
-                            const char *key, double value,
-                            const NcclOptions *opt, NcclColl coll,
+/* Sets [nccl] key = value (printed with `format`) in sys's models, as an
+ * [nccl] group after the system's own would. */
+static gboolean set_nccl(TopoSystem *sys, const char *key, const char *format,
+                         double value, GError **error)
+{
+  g_autofree char *v = g_strdup_printf(format, value);
+
+  return mdl_registry_set_nccl(topo_system_models_mutable(sys), key, v, error);
+}
+
+/* Simulates on sys with [nccl] key = value, then sets the key back to
+ * `model`, the value it had.  Only plans read [nccl], so the system built
+ * once serves every point of a grid (a reload cost up to half a second a
+ * point on a rack-scale system). */
+static gboolean simulate_at(TopoSystem *sys, const char *key, double value,
+                            double model, const NcclOptions *opt, NcclColl coll,
                             ValAccuracy *a, CallKind kind, guint slot,
                             GError **error)
 {
-  g_autofree char *text =
-      g_strdup_printf("%s\n[nccl]\n%s = %.2f\n", sys_text, key, value);
-  g_autoptr(TopoSystem) at =
-      topo_system_load_data(text, strlen(text), sys_path, NULL, error);
-
-  return at && simulate(at, opt, coll, a, kind, slot, error);
+  return set_nccl(sys, key, "%.2f", value, error) &&
+         simulate(sys, opt, coll, a, kind, slot, error) &&
+         set_nccl(sys, key, "%.17g", model, error);
 }
 
 gboolean val_accuracy_run(const ValDataset *d, const char *root,
@@ -795,23 +802,25 @@ gboolean val_accuracy_run(const ValDataset *d, const char *root,
   /* The grids: the proxy's, the SHM rate's, the NVLS copies', the socket
    * thread's */
   for (guint k = 0; out->multi_node && k <= VAL_FIT_PROXY_MAX; k++)
-    if (!simulate_at(sys_text, sys_path, "net_proxy_us", k, &opt, coll, out,
-                     CALL_PROXY, k, error))
+    if (!simulate_at(sys, "net_proxy_us", k, out->model.net_proxy_us, &opt,
+                     coll, out, CALL_PROXY, k, error))
       return FALSE;
   for (guint k = 0; out->shm && k <= VAL_FIT_SHM_STEPS; k++)
-    if (!simulate_at(sys_text, sys_path, "shm_duplex_GBps",
-                     VAL_FIT_SHM_GBPS(k), &opt, coll, out, CALL_SHM, k, error))
+    if (!simulate_at(sys, "shm_duplex_GBps", VAL_FIT_SHM_GBPS(k),
+                     out->model.shm_duplex_GBps, &opt, coll, out, CALL_SHM, k,
+                     error))
       return FALSE;
   for (guint k = 0; out->nvls && k <= VAL_FIT_NVLS_STEPS; k++)
-    if (!simulate_at(sys_text, sys_path, "nvls_copy_ratio",
-                     VAL_FIT_NVLS_RATIO(k), &opt, coll, out, CALL_NVLS, k,
+    if (!simulate_at(sys, "nvls_copy_ratio", VAL_FIT_NVLS_RATIO(k),
+                     out->model.nvls_copy_ratio, &opt, coll, out, CALL_NVLS, k,
                      error))
       return FALSE;
   for (guint k = 0; out->socket && k <= VAL_FIT_SOCKET_STEPS + 1; k++)
-    if (!simulate_at(sys_text, sys_path, "socket_thread_GBps",
+    if (!simulate_at(sys, "socket_thread_GBps",
                      k <= VAL_FIT_SOCKET_STEPS ? VAL_FIT_SOCKET_GBPS(k)
                                                : VAL_FIT_SOCKET_NONE,
-                     &opt, coll, out, CALL_SOCKET, k, error))
+                     out->model.socket_thread_GBps, &opt, coll, out,
+                     CALL_SOCKET, k, error))
       return FALSE;
   val_accuracy_retime(out, &out->model);
   return TRUE;
