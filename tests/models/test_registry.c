@@ -218,6 +218,29 @@ START_TEST(test_bad_corpus)
 }
 END_TEST
 
+/* One [nccl] key set in place (validate/accuracy.c's grids): checked as
+ * a file's would be, the others kept, a bad value or key refused with the
+ * field as it was. */
+START_TEST(test_set_nccl)
+{
+  g_autoptr(MdlRegistry) r = mdl_registry_new();
+  const MdlNcclTuning *t = mdl_registry_nccl(r);
+  double proxy = t->net_proxy_us;
+  g_autoptr(GError) bad = NULL;
+  g_autoptr(GError) unknown = NULL;
+
+  ck_assert(mdl_registry_set_nccl(r, "nvls_copy_ratio", "0.7", NULL));
+  ck_assert_double_eq(t->nvls_copy_ratio, 0.7);
+  ck_assert_double_eq(t->net_proxy_us, proxy);
+  ck_assert(!mdl_registry_set_nccl(r, "nvls_copy_ratio", "3", &bad));
+  ck_assert_int_eq(bad->code, MDL_ERROR_VALUE);
+  ck_assert_double_eq(t->nvls_copy_ratio, 0.7);
+  ck_assert(!mdl_registry_set_nccl(r, "nvls_copy_rate", "0.8", &unknown));
+  ck_assert_int_eq(unknown->code, MDL_ERROR_UNKNOWN);
+  ck_assert_ptr_nonnull(strstr(unknown->message, "nvls_copy_rate"));
+}
+END_TEST
+
 START_TEST(test_suggestion)
 {
   const MdlParamSpec *tables[] = {mdl_link_common_params, NULL};
@@ -241,6 +264,7 @@ Suite *suite_registry(void)
   tcase_add_test(tc, test_apply_keyfile_skips_other_groups);
   tcase_add_test(tc, test_bad_corpus);
   tcase_add_test(tc, test_suggestion);
+  tcase_add_test(tc, test_set_nccl);
   tcase_set_timeout(tc, 60);
   suite_add_tcase(s, tc);
   return s;
