@@ -8,6 +8,11 @@ build_release() {
   cmake --build "$build" --target "$1" -j"$(nproc)" >/dev/null
 }
 
+# field NAME LINE: the value of NAME=VALUE in a RESULT line.
+field() {
+  sed -n "s/.*[[:space:]]$1=\([^[:space:]]*\).*/\1/p" <<<"$2"
+}
+
 # Builds bench_ring (Release) in $build, quietly.
 build_bench_ring() {
   build_release bench_ring
