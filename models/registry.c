@@ -73,7 +73,7 @@ const MdlParamSpec mdl_nccl_params[] = {
      NOFF(host_launch_per_channel_us), 0, 100, NULL, "0.323",
      "host time each further channel adds to a launch (NCCL prepares and "
      "uploads a channel's work), us"},
-    {"net_proxy_us", MDL_PARAM_DOUBLE, NOFF(net_proxy_us), 0, 100, NULL, "2.15",
+    {"net_proxy_us", MDL_PARAM_DOUBLE, NOFF(net_proxy_us), 0, 100, NULL, "2.10",
      "one action of NCCL's proxy thread in a step over the network (it sees "
      "the GPU's step and posts the RDMA write; with Simple the receiver's "
      "proxy polls the completion, flushes before Hopper and hands the step "

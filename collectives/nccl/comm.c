@@ -12,6 +12,8 @@
  * communicator's own, distinct and within the system. */
 #include "collectives/error.h"
 #include "collectives/nccl/nccl_internal.h"
+
+#include <math.h>
 #include "models/registry.h"
 
 /* How messages name the rank count (NcclOptions.ranks_name). */
@@ -177,6 +179,149 @@ static double search_GBps(const NcclComm *c, const MdlLink *port)
   if (c->gpu.gpu_pcie)
     s = MIN(s, link_GBps(c->gpu.gpu_pcie));
   return s;
+}
+
+/* The speeds NCCL's search tries for a graph across nodes, GB/s, fastest
+ * first (search.cc speedArrayInter, sm90SpeedArrayInter and
+ * sm100SpeedArrayInter of each release): Hopper had the generic list up
+ * to 2.16.2, Blackwell Hopper's up to 2.24. */
+static const double *inter_speeds(guint32 v, guint32 sm)
+{
+  static const double gen_216[] = {48, 30, 28, 24, 22, 18,  15,  12,   10,   9,
+                                   7,  6,  5,  4,  3,  2.4, 1.2, 0.24, 0.12, 0};
+  static const double gen[] = {48, 30, 28, 24, 20, 18,  15,  12,   10,   9,
+                               7,  6,  5,  4,  3,  2.4, 1.2, 0.24, 0.12, 0};
+  static const double h_2165[] = {48, 45,  30,  24,   15,   12, 6,
+                                  3,  2.4, 1.2, 0.24, 0.12, 0};
+  static const double h_2181[] = {48, 45, 42,  40,  30,   24,   15, 12,
+                                  6,  3,  2.4, 1.2, 0.24, 0.12, 0};
+  static const double h_2183[] = {48, 45, 42, 40,  30,  24,   20,   17.5, 15,
+                                  12, 6,  3,  2.4, 1.2, 0.24, 0.12, 0};
+  static const double h[] = {48, 45, 42, 40, 30,  24,  22,   20,   17.5,
+                             15, 12, 6,  3,  2.4, 1.2, 0.24, 0.12, 0};
+  static const double b_2273[] = {47.9, 45, 42, 40, 30,  24,  22,   20,   17.5,
+                                  15,   12, 6,  3,  2.4, 1.2, 0.24, 0.12, 0};
+  static const double b_2275[] = {48, 45.1, 42, 40, 30,  24,  22,   20,   17.5,
+                                  15, 12,   6,  3,  2.4, 1.2, 0.24, 0.12, 0};
+  static const double b_2276[] = {96,  48,  45.1, 42,   40, 30, 24,
+                                  22,  20,  17.5, 15,   12, 6,  3,
+                                  2.4, 1.2, 0.24, 0.12, 0};
+  static const double b_2297[] = {96, 80,  48,  45.1, 42,   40, 30,
+                                  24, 22,  20,  17.5, 15,   12, 6,
+                                  3,  2.4, 1.2, 0.24, 0.12, 0};
+  static const double b_2303[] = {96, 86, 80,  48,  45.1, 42,   40,
+                                  30, 24, 22,  20,  17.5, 15,   12,
+                                  6,  3,  2.4, 1.2, 0.24, 0.12, 0};
+
+  if (sm >= 100 && v >= 22501) {
+    return v >= 23003   ? b_2303
+           : v >= 22907 ? b_2297
+           : v >= 22706 ? b_2276
+           : v >= 22705 ? b_2275
+           : v >= 22703 ? b_2273
+                        : h;
+  }
+  if (sm >= 90 && v >= 21605)
+    return v >= 21903 ? h : v >= 21803 ? h_2183 : v >= 21801 ? h_2181 : h_2165;
+  return v >= 21801 ? gen : gen_216;
+}
+
+/* Channels NCCL's search builds across nodes at `s` GB/s a channel: each
+ * enters the node through a NIC port and leaves through one, so a port
+ * carries floor(port / s) of them and a NIC's host link floor(host / s);
+ * every channel crosses every GPU of the node, so a GPU's NVLinks (or
+ * PCIe link) carry floor(gpu / s); at most `most`. */
+static guint32 net_channels_at(const NcclComm *c, guint32 nics, double port,
+                               double host, double s, guint32 most)
+{
+  guint32 ports = MAX(c->gpu.nic->ports, 1);
+  guint32 per_nic = ports * (guint32)floor(port / s + 1e-9);
+  guint32 n;
+
+  if (host > 0)
+    per_nic = MIN(per_nic, (guint32)floor(host / s + 1e-9));
+  n = MIN(nics * per_nic, (guint32)floor(c->gpu_GBps / s + 1e-9));
+  return MIN(n, most);
+}
+
+/* NCCL's graph search across nodes (search.cc ncclTopoCompute, pass 1 and
+ * 2, and ncclTopoDupChannels; connect.cc ncclTopoPostset for the kernel's
+ * channels).  Pass 1 starts at the fastest speed of the release's list
+ * that the GPU-to-NIC path carries and keeps the graph that moves most
+ * (channels x speed), trying slower speeds while they are above 0.49 of
+ * the best; a graph of 25 GB/s or more a channel is then duplicated at
+ * half the speed, except from 2.19.3 on Hopper and later below 50 GB/s
+ * with more than 4 channels.  Pass 2 raises a ring's speed while the
+ * channels still fit, and, on 2 nodes, a tree's speed inside the node
+ * (bwIntra) step by step from a speed of the list while below twice its
+ * bwInter and the GPUs' links carry it.  The kernel runs twice the
+ * graph's channels, and twice again on Hopper and later where a channel
+ * is above 45 GB/s and fewer than 16 run.  A DGX H100 over 8 NDR NICs: 8
+ * channels at 45 GB/s (not 16 at 23.2, its NVLinks' share), 16 in the
+ * kernel; 2 OCI A100 nodes over 16 100GbE ports: 16 at 12, the tree 15
+ * inside the node. */
+static void net_search(NcclComm *c, const MdlLink *port, guint32 nics)
+{
+  guint32 v = nccl_comm_version(c);
+  const double *sp = inter_speeds(v, c->gpu.sm);
+  const MdlRegistry *models = topo_system_models(c->sys);
+  const MdlLink *h = c->gpu.nic->host_link
+                         ? mdl_registry_link(models, c->gpu.nic->host_link)
+                         : NULL;
+  double port_GBps =
+      MIN(link_GBps(port), c->nic_GBps / MAX(c->gpu.nic->ports, 1));
+  double host = h ? link_GBps(h) : 0;
+  double max_bw = search_GBps(c, port);
+  guint32 most = v >= 22500 ? 32 : 16; /* MAXCHANNELS / 2 */
+  guint32 best_n = 0, i = 0, n;
+  double best_s = 0, s;
+
+  max_bw = MIN(max_bw, c->nic_GBps / MAX(c->gpu.nic->ports, 1));
+  while (sp[i + 1] > 0 && (sp[i] > max_bw || sp[i] > c->gpu_GBps))
+    i++;
+  for (; sp[i] > 0; i++) {
+    if (best_n > 0 && sp[i] / best_s <= 0.49)
+      break;
+    n = net_channels_at(c, nics, port_GBps, host, sp[i], most);
+    if (n > 0 && n * sp[i] > best_n * best_s) {
+      best_n = n;
+      best_s = sp[i];
+    }
+  }
+  if (best_n == 0) { /* "falling back to simple order" */
+    best_n = 1;
+    best_s = 0.1;
+  }
+  /* ncclTopoDupChannels */
+  if (best_s >= 25 &&
+      !(v >= 21903 && c->gpu.sm > 80 && best_s < 50 && best_n > 4)) {
+    guint32 dup = MIN(2 * best_n, most);
+
+    best_s /= (dup + best_n - 1) / best_n;
+    best_n = dup;
+  }
+  /* pass 2, a tree (searched apart, at the same speed): bwIntra raised
+   * from the graph's speed only where that is on the list, while below
+   * twice its bwInter and the GPUs' links carry it */
+  c->tree_bw_inter = c->tree_bw_intra = best_s;
+  for (i = 0; sp[i] > 0 && sp[i] != best_s; i++)
+    ;
+  while (sp[i] > 0 && i > 0 && c->tree_bw_intra < 2 * best_s &&
+         (c->ppn == 1 || best_n * sp[i - 1] <= c->gpu_GBps + 1e-9))
+    c->tree_bw_intra = sp[--i];
+  /* pass 2, a ring: its speed raised from the first of the list at or
+   * below the graph's while its channels still fit */
+  for (i = 0; sp[i + 1] > 0 && sp[i] > best_s; i++)
+    ;
+  s = best_s;
+  while (i > 0 &&
+         net_channels_at(c, nics, port_GBps, host, sp[i - 1], most) >= best_n)
+    s = sp[--i];
+  c->channels = best_n;
+  c->bw_inter = c->bw_intra = s;
+  c->kernel_channels = MIN(2 * best_n, NCCL_MAX_CHANNELS);
+  if (c->gpu.sm >= 90 && s > 45.0 && c->kernel_channels < 16)
+    c->kernel_channels = MIN(2 * c->kernel_channels, NCCL_MAX_CHANNELS);
 }
 
 /* NCCL's ring search inside an NVLink node (search.cc ncclTopoCompute):
@@ -460,7 +605,7 @@ NcclComm *nccl_comm_new(const TopoSystem *sys, const NcclOptions *opt,
     c->channels = c->kernel_channels = 2;
     c->bw_intra = c->gpu_GBps / c->channels;
   }
-  c->bw_inter = c->bw_intra;
+  c->bw_inter = c->tree_bw_inter = c->tree_bw_intra = c->bw_intra;
   if (c->nnodes > 1) {
     const MdlLink *port = NULL;
 
@@ -492,24 +637,14 @@ NcclComm *nccl_comm_new(const TopoSystem *sys, const NcclOptions *opt,
     comm_gdr(c);
     c->nic_GBps = link_GBps(port) * MAX(c->gpu.nic->ports, 1);
     slowest_nic(c);
-    /* Across nodes NCCL's ring search (ncclTopoCompute) gives each NIC one
-     * channel at its bandwidth (the NIC's or its PCIe link's, 24 GB/s for
-     * HDR, 48 for NDR) and ncclTopoPostset doubles the channels: two per
-     * NIC, 16 on a DGX with 8 NICs, whatever its NVLinks.  Every NIC then
-     * carries as many (a DGX A100's 12 NVLink channels left 4 of its 8
+    /* Across nodes the channels and their speed are NCCL's search's
+     * (net_search): a DGX with 8 NICs runs 16 channels whatever its
+     * NVLinks (a DGX A100's 12 NVLink channels would leave 4 of its 8
      * NICs with one: 149 GB/s of busbw for 2 nodes, where NCCL's 16 reach
-     * 192).  On Hopper and later, with channels above 45 GB/s (NDR and
-     * faster) and fewer than 16, ncclTopoPostset doubles them again ("4
-     * compute channels per search channel to reach peak BW on <8 PPN"):
-     * a group of one H100 per node runs 4. */
+     * 192). */
     nics = comm_nics(c);
     net_GBps = nics * c->nic_GBps;
-    c->channels = CLAMP(2 * nics * MAX(c->gpu.nic->ports, 1), 2, 32);
-    if (c->gpu.sm >= 90 && search_GBps(c, port) > 45.0 && c->channels < 16)
-      c->channels *= 2;
-    c->kernel_channels = c->channels;
-    c->bw_intra = c->gpu_GBps / c->channels;
-    c->bw_inter = MIN(c->bw_intra, net_GBps / c->channels);
+    net_search(c, port, nics);
   }
   /* NCCL_NVLS_NCHANNELS by release (nvls.cc): 16 up to 2.21 and on
    * Hopper; on Blackwell (SM100) 32 in 2.26, and from 2.28 24 within a

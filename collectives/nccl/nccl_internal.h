@@ -47,6 +47,8 @@ struct NcclComm {
   guint32 nvls_channels;   /* NVLS channels; 0: no NVLS */
   double bw_intra;         /* per channel inside a node */
   double bw_inter;         /* per channel across nodes */
+  double tree_bw_intra;    /* a tree's graph (search pass 2): bwIntra, */
+  double tree_bw_inter;    /* and bwInter */
   double nvls_bw_intra;    /* the same per NVLS channel (NCCL's NVLS graph) */
   double nvls_bw_inter;
   double gpu_GBps;  /* NCCL's bandwidth of one GPU's NVLink / PCIe */

@@ -433,15 +433,16 @@ static gboolean algo_collnet(int a)
 
 /* The per-channel bandwidth NCCL's model gives algorithm `a`'s graph
  * (tuning.cc: bwIntra on up to 2 nodes and for CollNet, bwInter beyond).
- * Across nodes the search (search.cc ncclTopoCompute) first finds each
- * graph at one speed for both, bwIntra = bwInter: the NICs' per channel
- * where they bind.  Its second pass then raises a ring's two together,
- * which the NICs stop, and any other graph's bwIntra alone (the tree's,
- * which PAT shares, and CollNet's) while below twice its bwInter
- * ("increase bwIntra for trees (2 nodes or collnet)", the same from 2.16
- * to 2.30) and while NVLink carries it; with one GPU a node no GPU link
- * carries it, so it reaches twice.  So on 2 nodes a ring is modelled at
- * its network speed and a tree at up to twice that. */
+ * Across nodes the search (net_search in comm.c; search.cc
+ * ncclTopoCompute) first finds each graph at one speed of the release's
+ * list for both, bwIntra = bwInter.  Its second pass then raises a ring's
+ * two together while its channels fit, and any other graph's bwIntra
+ * alone (the tree's, which PAT shares, and CollNet's) from a speed of the
+ * list, while below twice its bwInter ("increase bwIntra for trees (2
+ * nodes or collnet)", the same from 2.16 to 2.30) and while NVLink
+ * carries it; with one GPU a node no GPU link carries it, so it reaches
+ * twice.  So on 2 nodes a ring is modelled at its network speed and a
+ * tree at up to twice that. */
 static double graph_bw(const NcclComm *c, int a)
 {
   if (c->nnodes == 1)
@@ -449,8 +450,8 @@ static double graph_bw(const NcclComm *c, int a)
   if (a == NCCL_ALGO_RING)
     return c->bw_inter;
   if (c->nnodes <= 2 || algo_collnet(a))
-    return c->ppn == 1 ? 2 * c->bw_inter : MIN(c->bw_intra, 2 * c->bw_inter);
-  return c->bw_inter;
+    return c->tree_bw_intra;
+  return c->tree_bw_inter;
 }
 
 void nccl_tune(NcclComm *c)
@@ -842,10 +843,11 @@ static void explain_graphs(const NcclComm *c, GString *explain)
     return;
   g_string_append_printf(
       explain,
-      "  graphs: %u channels; a ring's %.2f GB/s a channel (bwIntra = "
-      "bwInter, the GPU's or the NICs' share, the slower), a tree's %.2f "
-      "(%s)\n",
-      c->channels, graph_bw(c, NCCL_ALGO_RING), graph_bw(c, NCCL_ALGO_TREE),
+      "  graphs: %u channels (%u in the kernel); a ring's %.2f GB/s a "
+      "channel (bwIntra = bwInter, the fastest of the release's speeds the "
+      "NICs and GPUs carry), a tree's %.2f (%s)\n",
+      c->channels, c->kernel_channels, graph_bw(c, NCCL_ALGO_RING),
+      graph_bw(c, NCCL_ALGO_TREE),
       c->nnodes > 2 ? "bwInter beyond 2 nodes"
                     : "bwIntra, raised to at most twice the ring's on 2 nodes");
 }

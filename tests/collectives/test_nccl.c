@@ -349,12 +349,16 @@ START_TEST(test_multinode_channels_per_nic)
 END_TEST
 
 /* NCCL's search finds a multi-node graph at one speed for bwIntra and
- * bwInter, then raises a ring's two together and a tree's bwIntra alone,
- * up to twice its bwInter (search.cc, pass 2); its model reads bwIntra on
- * up to 2 nodes (tuning.cc).  Two DGX A100 on HDR: NVLink 240 / 16 = 15
- * GB/s a channel, the NICs 200 / 16 = 12.5: the ring is modelled at 12.5
- * (200 GB/s of bus), the tree at 15 (x .92), and 4 nodes both at 12.5;
- * on 8 NICs of 100GbE (6.25 a channel) the tree stops at 12.5. */
+ * bwInter from its release's list, then raises a ring's two together and
+ * a tree's bwIntra alone, up to twice its bwInter (search.cc, pass 2);
+ * its model reads bwIntra on up to 2 nodes (tuning.cc) and caps a Tree
+ * at the graph's channels times its per-channel figure.  Two DGX A100 on
+ * HDR: one channel a NIC at 24 GB/s (the NIC's PCIe link), 8 of them
+ * (192 GB/s of bus, not duplicated below 25 GB/s; 16 in the kernel); the
+ * tree on 2 nodes raised to 30 (28, then 30: 240 of NVLink) and capped at
+ * 8 x 23.6, on 4 nodes at 24 and capped at 8 x 17.8, so NCCL's model runs
+ * 4 GiB as Ring on both; on 8 NICs of 100GbE (12 a channel) the tree
+ * stops at 24, twice its bwInter. */
 START_TEST(test_graph_bw_two_nodes)
 {
   static const char slow[] =
@@ -369,7 +373,7 @@ START_TEST(test_graph_bw_two_nodes)
   static const struct {
     guint nodes;
     double ring, tree; /* bus GB/s of AllReduce Simple, all channels */
-  } hdr[] = {{2, 16 * 12.5, 16 * 15 * .92}, {4, 16 * 12.5, 16 * 12.5 * .92}};
+  } hdr[] = {{2, 8 * 24.0, 8 * 23.6}, {4, 8 * 24.0, 8 * 17.8}};
   const int ar = NCCL_COLL_ALLREDUCE, s = NCCL_PROTO_SIMPLE;
 
   for (guint i = 0; i < G_N_ELEMENTS(hdr); i++) {
@@ -380,28 +384,30 @@ START_TEST(test_graph_bw_two_nodes)
     NcclChoice ch;
     g_autoptr(GError) error = NULL;
 
-    ck_assert_uint_eq(c->channels, 16);
-    ck_assert_double_eq_tol(c->bus_ch[ar][NCCL_ALGO_RING][s] * 16, hdr[i].ring,
+    ck_assert_uint_eq(c->channels, 8);
+    ck_assert_uint_eq(c->kernel_channels, 16);
+    ck_assert_double_eq_tol(c->bus_ch[ar][NCCL_ALGO_RING][s] * 8, hdr[i].ring,
                             1e-9);
-    ck_assert_double_eq_tol(c->bus_ch[ar][NCCL_ALGO_TREE][s] * 16, hdr[i].tree,
+    ck_assert_double_eq_tol(c->bus_ch[ar][NCCL_ALGO_TREE][s] * 8, hdr[i].tree,
                             1e-9);
-    /* so NCCL's model runs 4 GiB as Tree on 2 nodes, as Ring on 4 */
     ck_assert(nccl_select(c, NCCL_COLL_ALLREDUCE, 4 * GIB, &ch, NULL, &error));
-    ck_assert_int_eq(ch.algo,
-                     hdr[i].nodes == 2 ? NCCL_ALGO_TREE : NCCL_ALGO_RING);
+    ck_assert_int_eq(ch.algo, NCCL_ALGO_RING);
   }
   {
     g_autoptr(TopoSystem) sys = load_text(slow);
     g_autoptr(NcclComm) c = comm_of(sys, NULL);
 
-    ck_assert_double_eq_tol(c->bw_inter, 6.25, 1e-9);
-    ck_assert_double_eq_tol(c->bus_ch[ar][NCCL_ALGO_RING][s], 6.25, 1e-9);
-    ck_assert_double_eq_tol(c->bus_ch[ar][NCCL_ALGO_TREE][s], 12.5 * .92, 1e-9);
+    ck_assert_uint_eq(c->channels, 8);
+    ck_assert_double_eq_tol(c->bw_inter, 12, 1e-9);
+    ck_assert_double_eq_tol(c->bus_ch[ar][NCCL_ALGO_RING][s], 12, 1e-9);
+    ck_assert_double_eq_tol(c->bus_ch[ar][NCCL_ALGO_TREE][s], 24 * .92, 1e-9);
   }
   {
     /* One GPU a node: no GPU link holds the tree's bwIntra back (twice
      * bwInter; PAT takes the tree's graph), and from 2.26 the search's
-     * pattern TREE costs 15% */
+     * pattern TREE costs 15%.  One channel of 48 GB/s (the NIC's PCIe
+     * link), duplicated into 2 of 24, 4 in the kernel; a Tree channel is
+     * capped at 41.4 (Hopper, 2 nodes) */
     static const char one[] =
         "[system]\nserver = g1\nservers = 2\n[server g1]\ngpus = 1\n"
         "sockets = 1\ngpu_arch = sm90\nnic = cx7-ndr\nnics = 1\n"
@@ -412,13 +418,48 @@ START_TEST(test_graph_bw_two_nodes)
         comm_of(sys, &(NcclOptions){.nccl_version = 22501});
     double inter = now->bw_inter;
 
+    ck_assert_uint_eq(now->channels, 2);
+    ck_assert_uint_eq(now->kernel_channels, 4);
+    ck_assert_double_eq_tol(inter, 24, 1e-9);
     ck_assert_double_eq_tol(now->bus_ch[ar][NCCL_ALGO_TREE][s],
-                            2 * inter * .92 * .85, 1e-9);
-    ck_assert_double_eq_tol(old->bus_ch[ar][NCCL_ALGO_TREE][s], 2 * inter * .92,
-                            1e-9);
+                            MIN(2 * inter * .92, 41.4) * .85, 1e-9);
+    ck_assert_double_eq_tol(old->bus_ch[ar][NCCL_ALGO_TREE][s],
+                            MIN(2 * inter * .92, 41.4), 1e-9);
     ck_assert_double_eq_tol(now->bus_ch[NCCL_COLL_ALLGATHER][NCCL_ALGO_PAT][s],
                             2 * inter * .75, 1e-9);
     ck_assert_double_eq_tol(now->bus_ch[ar][NCCL_ALGO_RING][s], inter, 1e-9);
+  }
+}
+END_TEST
+
+/* NCCL's inter-node search (net_search; search.cc): a DGX H100 over 8 NDR
+ * NICs runs 8 channels at 45 GB/s (at 48, the NICs' PCIe speed, its
+ * NVLinks' 370.8 carry only 7: 336 against 360), not duplicated (Hopper
+ * below 50 GB/s with more than 4 channels, from 2.19.3), 16 in the kernel;
+ * 48 does not fit 8 channels, so the 2-node tree stays at 45 and NCCL's
+ * model caps Tree/LL128 at 8 x 36.7 GB/s (before, ifsim took 16 channels
+ * at the GPU's share, 23.2, and the cap at 16 x 36.7). */
+START_TEST(test_net_search)
+{
+  const int ar = NCCL_COLL_ALLREDUCE;
+  g_autoptr(TopoSystem) h100 = load_servers("dgx-h100", 2, "quantum2-ndr");
+  g_autoptr(NcclComm) c = comm_of(h100, NULL);
+
+  ck_assert_uint_eq(c->channels, 8);
+  ck_assert_uint_eq(c->kernel_channels, 16);
+  ck_assert_double_eq_tol(c->bw_inter, 45, 1e-9);
+  ck_assert_double_eq_tol(c->tree_bw_intra, 45, 1e-9);
+  ck_assert_double_eq_tol(
+      c->bus_ch[ar][NCCL_ALGO_TREE][NCCL_PROTO_LL128] * c->channels,
+      MIN(MIN(8 * 45 * .92, 8 * 41.4) * 120.0 / 128.0, 8 * 36.7), 1e-9);
+  /* 2.16.2 had no Hopper list: the generic one (48, 30, 28, 24, 22, ...)
+   * moves most at 24 GB/s, 15 channels (360), not duplicated below 25 */
+  {
+    g_autoptr(NcclComm) old =
+        comm_of(h100, &(NcclOptions){.nccl_version = 21602});
+
+    ck_assert_uint_eq(old->channels, 15);
+    ck_assert_double_eq_tol(old->bw_inter, 24, 1e-9);
   }
 }
 END_TEST
@@ -1994,6 +2035,7 @@ Suite *suite_nccl(void)
   tcase_add_test(tc, test_multinode_ring);
   tcase_add_test(tc, test_multinode_channels_per_nic);
   tcase_add_test(tc, test_graph_bw_two_nodes);
+  tcase_add_test(tc, test_net_search);
   tcase_add_test(tc, test_tree_chunk_by_release);
   tcase_add_test(tc, test_node_channels);
   tcase_add_test(tc, test_p2p_channels);
