@@ -181,6 +181,22 @@ static double search_GBps(const NcclComm *c, const MdlLink *port)
   return s;
 }
 
+/* ncclTopoDupChannels: a graph of 25 GB/s or more a channel is duplicated
+ * at half the speed, except from 2.19.3 on Hopper and later below 50 GB/s
+ * with more than 4 channels (before 2.19.3 after pass 2, from 2.19.3
+ * before it). */
+static void dup_channels(guint32 v, guint32 sm, guint32 most, guint32 *n,
+                         double *s)
+{
+  guint32 dup;
+
+  if (*s < 25 || (v >= 21903 && sm > 80 && *s < 50 && *n > 4))
+    return;
+  dup = MIN(2 * *n, most);
+  *s /= (dup + *n - 1) / *n;
+  *n = dup;
+}
+
 /* The speeds NCCL's search tries for a graph across nodes, GB/s, fastest
  * first (search.cc speedArrayInter, sm90SpeedArrayInter and
  * sm100SpeedArrayInter of each release): Hopper had the generic list up
@@ -292,14 +308,8 @@ static void net_search(NcclComm *c, const MdlLink *port, guint32 nics)
     best_n = 1;
     best_s = 0.1;
   }
-  /* ncclTopoDupChannels */
-  if (best_s >= 25 &&
-      !(v >= 21903 && c->gpu.sm > 80 && best_s < 50 && best_n > 4)) {
-    guint32 dup = MIN(2 * best_n, most);
-
-    best_s /= (dup + best_n - 1) / best_n;
-    best_n = dup;
-  }
+  if (v >= 21903)
+    dup_channels(v, c->gpu.sm, most, &best_n, &best_s);
   /* pass 2, a tree (searched apart, at the same speed): bwIntra raised
    * from the graph's speed only where that is on the list, while below
    * twice its bwInter and the GPUs' links carry it */
@@ -309,18 +319,41 @@ static void net_search(NcclComm *c, const MdlLink *port, guint32 nics)
   while (sp[i] > 0 && i > 0 && c->tree_bw_intra < 2 * best_s &&
          (c->ppn == 1 || best_n * sp[i - 1] <= c->gpu_GBps + 1e-9))
     c->tree_bw_intra = sp[--i];
-  /* pass 2, a ring: its speed raised from the first of the list at or
-   * below the graph's while its channels still fit */
-  for (i = 0; sp[i + 1] > 0 && sp[i] > best_s; i++)
-    ;
   s = best_s;
-  while (i > 0 &&
-         net_channels_at(c, nics, port_GBps, host, sp[i - 1], most) >= best_n)
-    s = sp[--i];
+  if (v >= 21903) {
+    /* pass 2, a ring: its speed raised from the first of the list at or
+     * below the graph's while its channels still fit */
+    for (i = 0; sp[i + 1] > 0 && sp[i] > best_s; i++)
+      ;
+    while (i > 0 &&
+           net_channels_at(c, nics, port_GBps, host, sp[i - 1], most) >= best_n)
+      s = sp[--i];
+  } else {
+    /* before 2.19.3 each graph is duplicated after pass 2, by its own
+     * bwIntra, and the communicator keeps the fewer channels of the two
+     * (init.cc) at each graph's speeds */
+    guint32 ring_n = best_n, tree_n = best_n;
+    double tree = c->tree_bw_intra;
+
+    dup_channels(v, c->gpu.sm, most, &ring_n, &s);
+    dup_channels(v, c->gpu.sm, most, &tree_n, &tree);
+    if (tree_n > best_n) {
+      c->tree_bw_inter /= (tree_n + best_n - 1) / best_n;
+      c->tree_bw_intra = tree;
+    }
+    best_n = MIN(ring_n, tree_n);
+  }
   c->channels = best_n;
   c->bw_inter = c->bw_intra = s;
+  /* ncclTopoPostset: twice the graph's channels, and "4 compute channels
+   * per search channel to reach peak BW on <8 PPN" where a ring channel is
+   * above 45 GB/s: from 2.18 on Hopper while twice fit in MAXCHANNELS,
+   * from 2.20.3 below 16 channels, from 2.25 on Blackwell too */
   c->kernel_channels = MIN(2 * best_n, NCCL_MAX_CHANNELS);
-  if (c->gpu.sm >= 90 && s > 45.0 && c->kernel_channels < 16)
+  if (s > 45.0 && v >= 21801 &&
+      (c->gpu.sm == 90 || (c->gpu.sm > 90 && v >= 22501)) &&
+      (v >= 22003 ? c->kernel_channels < 16
+                  : 2 * c->kernel_channels <= NCCL_MAX_CHANNELS))
     c->kernel_channels = MIN(2 * c->kernel_channels, NCCL_MAX_CHANNELS);
 }
 

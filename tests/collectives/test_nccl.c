@@ -438,7 +438,8 @@ END_TEST
  * below 50 GB/s with more than 4 channels, from 2.19.3), 16 in the kernel;
  * 48 does not fit 8 channels, so the 2-node tree stays at 45 and NCCL's
  * model caps Tree/LL128 at 8 x 36.7 GB/s (before, ifsim took 16 channels
- * at the GPU's share, 23.2, and the cap at 16 x 36.7). */
+ * at the GPU's share, 23.2, and the cap at 16 x 36.7).  And the releases'
+ * ways before 2.19.3. */
 START_TEST(test_net_search)
 {
   const int ar = NCCL_COLL_ALLREDUCE;
@@ -460,6 +461,25 @@ START_TEST(test_net_search)
 
     ck_assert_uint_eq(old->channels, 15);
     ck_assert_double_eq_tol(old->bw_inter, 24, 1e-9);
+  }
+  /* Before 2.19.3 a graph was duplicated after pass 2, by its own
+   * bwIntra, and the communicator kept the fewer channels (init.cc): two
+   * DGX A100 on HDR with 2.18.3, the ring 8 at 24 GB/s (below 25, not
+   * duplicated), the tree raised to 30 inside the node and so duplicated,
+   * 15 and 12 a channel, on the ring's 8 channels */
+  {
+    g_autoptr(TopoSystem) a100 = load_servers("dgx-a100", 2, "quantum-hdr");
+    g_autoptr(NcclComm) old =
+        comm_of(a100, &(NcclOptions){.nccl_version = 21803});
+    g_autoptr(NcclComm) now = comm_of(a100, NULL);
+
+    ck_assert_uint_eq(old->channels, 8);
+    ck_assert_double_eq_tol(old->bw_inter, 24, 1e-9);
+    ck_assert_double_eq_tol(old->tree_bw_intra, 15, 1e-9);
+    ck_assert_double_eq_tol(old->tree_bw_inter, 12, 1e-9);
+    ck_assert_uint_eq(now->channels, 8);
+    ck_assert_double_eq_tol(now->tree_bw_intra, 30, 1e-9);
+    ck_assert_double_eq_tol(now->tree_bw_inter, 24, 1e-9);
   }
 }
 END_TEST
