@@ -844,8 +844,8 @@ static void explain_graphs(const NcclComm *c, GString *explain)
   g_string_append_printf(
       explain,
       "  graphs: %u channels (%u in the kernel); a ring's %.2f GB/s a "
-      "channel (bwIntra = bwInter, the fastest of the release's speeds the "
-      "NICs and GPUs carry), a tree's %.2f (%s)\n",
+      "channel (bwIntra = bwInter, the speed of the release's list at which "
+      "the NICs and GPUs move most), a tree's %.2f (%s)\n",
       c->channels, c->kernel_channels, graph_bw(c, NCCL_ALGO_RING),
       graph_bw(c, NCCL_ALGO_TREE),
       c->nnodes > 2 ? "bwInter beyond 2 nodes"

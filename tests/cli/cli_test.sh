@@ -231,7 +231,7 @@ expect 0 "  network: RDMA; GPUDirect RDMA for sends on, receives on" run -t "$H2
 # NIC at 24 GB/s (its PCIe link's), the tree raised to 30 on 2 nodes
 # (pass 2: 8 x 30 fills NVLink's 240); four nodes, both at 24
 A100POD=$(dirname "$0")/../../topologies/examples/dgx-a100-pod-hdr.ini
-expect 0 "  graphs: 8 channels (16 in the kernel); a ring's 24.00 GB/s a channel (bwIntra = bwInter, the fastest of the release's speeds the NICs and GPUs carry), a tree's 30.00 (bwIntra, raised to at most twice the ring's on 2 nodes)" run -t "$A100POD" -g 16 -b 1G -e 1G --explain
+expect 0 "  graphs: 8 channels (16 in the kernel); a ring's 24.00 GB/s a channel (bwIntra = bwInter, the speed of the release's list at which the NICs and GPUs move most), a tree's 30.00 (bwIntra, raised to at most twice the ring's on 2 nodes)" run -t "$A100POD" -g 16 -b 1G -e 1G --explain
 expect 0 "a tree's 24.00 (bwInter beyond 2 nodes)" run -t "$A100POD" -g 32 -b 1G -e 1G --explain
 export NCCL_NET_GDR_LEVEL=LOC
 expect 0 "  Tree          LL128   off: LL128 is off by default where the network path goes through the CPU (no GPUDirect RDMA, or the NIC no nearer than the CPU)" run -t "$H2" -b 4M -e 4M --explain
