@@ -265,14 +265,13 @@ static guint32 net_channels_at(const NcclComm *c, guint32 nics, double port,
  * channels).  Pass 1 starts at the fastest speed of the release's list
  * that the GPU-to-NIC path carries and keeps the graph that moves most
  * (channels x speed), trying slower speeds while they are above 0.49 of
- * the best; a graph of 25 GB/s or more a channel is then duplicated at
- * half the speed, except from 2.19.3 on Hopper and later below 50 GB/s
- * with more than 4 channels.  Pass 2 raises a ring's speed while the
- * channels still fit, and, on 2 nodes, a tree's speed inside the node
- * (bwIntra) step by step from a speed of the list while below twice its
- * bwInter and the GPUs' links carry it.  The kernel runs twice the
- * graph's channels, and twice again on Hopper and later where a channel
- * is above 45 GB/s and fewer than 16 run.  A DGX H100 over 8 NDR NICs: 8
+ * the best; from 2.19.3 the graph is then duplicated (dup_channels).
+ * Pass 2 raises, on 2 nodes, a tree's speed inside the node (bwIntra)
+ * step by step from a speed of the list while below twice its bwInter
+ * and the GPUs' links carry it, and from 2.19.3 a ring's speed while its
+ * channels still fit; before 2.19.3 each graph is duplicated after it.
+ * The kernel runs twice the graph's channels, twice again where a ring
+ * channel is above 45 GB/s and few run.  A DGX H100 over 8 NDR NICs: 8
  * channels at 45 GB/s (not 16 at 23.2, its NVLinks' share), 16 in the
  * kernel; 2 OCI A100 nodes over 16 100GbE ports: 16 at 12, the tree 15
  * inside the node. */
