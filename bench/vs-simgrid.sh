@@ -12,7 +12,9 @@
 #
 # Prints one table per topology: N, SimGrid sim time, ifsim sim time, their
 # relative difference, SimGrid wall (Engine::run), ifsim wall (engine run),
-# speed-up.  Both run single-threaded, one after the other; on a shared
+# speed-up; then each whole process's CPU time (user + system, building the
+# platform included), their ratio, and each one's peak RSS.  Both run
+# single-threaded, one after the other; on a shared
 # machine repeat and compare ratios.  SimGrid runs its `ideal` model (CM02
 # without cross-traffic or TCP window: a fluid max-min model, latency
 # charged before the bytes), which is what ifsim's flow transport computes.
@@ -42,19 +44,36 @@ build_bench_ring
 echo "# ifsim $(git -C "$root" describe --always --dirty 2>/dev/null || echo '?')" \
      "vs SimGrid $(pkg-config --modversion simgrid); $(nproc) cores;" \
      "size $size; $(date -u +%FT%TZ)"
+tcpu=$(mktemp)
+trap 'rm -f "$tcpu"' EXIT
+# cpu_s: user + system seconds of the process /usr/bin/time wrote to $tcpu
+cpu_s() {
+  tail -n 1 "$tcpu" | awk '{ printf "%.3f", $1 + $2 }'
+}
 for topo in $topos; do
   echo
   echo "## $topo"
-  printf '%6s %16s %16s %10s %11s %10s %9s\n' N simgrid_sim_s ifsim_sim_s rel_diff \
-    simgrid_wall_s ifsim_wall_s speedup
+  printf '%6s %16s %16s %10s %11s %10s %9s %10s %9s %9s %10s %9s
+' N simgrid_sim_s \
+    ifsim_sim_s rel_diff simgrid_wall_s ifsim_wall_s speedup simgrid_cpu_s \
+    ifsim_cpu_s cpu_ratio simgrid_MiB ifsim_MiB
   for n in $ns; do
-    sg=$("$peers/simgrid-ring.sh" "$n" "$size" "$topo" ideal | grep '^RESULT')
-    if=$("$build/bench_ring" "$n" "$size" "$topo" | grep '^RESULT')
+    out=$(/usr/bin/time -f '%U %S' -o "$tcpu" "$peers/simgrid-ring.sh" "$n" "$size" "$topo" ideal)
+    sg=$(grep '^RESULT' <<<"$out")
+    sgpeak=$(grep '^PEAK' <<<"$out")
+    sgcpu=$(cpu_s)
+    out=$(/usr/bin/time -f '%U %S' -o "$tcpu" "$build/bench_ring" "$n" "$size" "$topo")
+    if=$(grep '^RESULT' <<<"$out")
+    ifpeak=$(grep '^PEAK' <<<"$out")
+    ifcpu=$(cpu_s)
     awk -v n="$n" -v ss="$(field sim_time_s "$sg")" -v is="$(field sim_time_s "$if")" \
-        -v sw="$(field wall_run_s "$sg")" -v iw="$(field wall_run_s "$if")" 'BEGIN {
+        -v sw="$(field wall_run_s "$sg")" -v iw="$(field wall_run_s "$if")" \
+        -v sc="$sgcpu" -v ic="$ifcpu" -v sr="$(field peak_rss_kb "$sgpeak")" \
+        -v ir="$(field peak_rss_kb "$ifpeak")" 'BEGIN {
       d = (is - ss) / ss; if (d < 0) d = -d
-      printf "%6d %16.10g %16.10g %10.2e %11.3f %10.3f %8.1fx\n", n, ss, is, d, sw, iw,
-             (iw > 0 ? sw / iw : 0)
+      printf "%6d %16.10g %16.10g %10.2e %11.3f %10.3f %8.1fx %10.2f %9.2f %8.1fx %10.1f %9.1f\n",
+             n, ss, is, d, sw, iw, (iw > 0 ? sw / iw : 0), sc, ic,
+             (ic > 0 ? sc / ic : 0), sr / 1024, ir / 1024
     }'
   done
 done
