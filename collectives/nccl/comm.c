@@ -184,17 +184,20 @@ static double search_GBps(const NcclComm *c, const MdlLink *port)
 /* ncclTopoDupChannels: a graph of 25 GB/s or more a channel is duplicated
  * at half the speed, except from 2.19.3 on Hopper and later below 50 GB/s
  * with more than 4 channels (before 2.19.3 after pass 2, from 2.19.3
- * before it). */
-static void dup_channels(guint32 v, guint32 sm, guint32 most, guint32 *n,
-                         double *s)
+ * before it).  Returns what the speeds were divided by (1: not
+ * duplicated), for a graph's other speed. */
+static guint32 dup_channels(guint32 v, guint32 sm, guint32 most, guint32 *n,
+                            double *s)
 {
-  guint32 dup;
+  guint32 dup, k;
 
   if (*s < 25 || (v >= 21903 && sm > 80 && *s < 50 && *n > 4))
-    return;
+    return 1;
   dup = MIN(2 * *n, most);
-  *s /= (dup + *n - 1) / *n;
+  k = (dup + *n - 1) / *n;
+  *s /= k;
   *n = dup;
+  return k;
 }
 
 /* The speeds NCCL's search tries for a graph across nodes, GB/s, fastest
@@ -247,16 +250,21 @@ static const double *inter_speeds(guint32 v, guint32 sm)
  * carries floor(port / s) of them and a NIC's host link floor(host / s);
  * every channel crosses every GPU of the node, so a GPU's NVLinks (or
  * PCIe link) carry floor(gpu / s); at most `most`. */
+/* Channels of `s` GB/s that `bw` carries. */
+static guint32 carries(double bw, double s)
+{
+  return (guint32)floor(bw / s + 1e-9);
+}
+
 static guint32 net_channels_at(const NcclComm *c, guint32 nics, double port,
                                double host, double s, guint32 most)
 {
-  guint32 ports = MAX(c->gpu.nic->ports, 1);
-  guint32 per_nic = ports * (guint32)floor(port / s + 1e-9);
+  guint32 per_nic = MAX(c->gpu.nic->ports, 1) * carries(port, s);
   guint32 n;
 
   if (host > 0)
-    per_nic = MIN(per_nic, (guint32)floor(host / s + 1e-9));
-  n = MIN(nics * per_nic, (guint32)floor(c->gpu_GBps / s + 1e-9));
+    per_nic = MIN(per_nic, carries(host, s));
+  n = MIN(nics * per_nic, carries(c->gpu_GBps, s));
   return MIN(n, most);
 }
 
@@ -283,15 +291,14 @@ static void net_search(NcclComm *c, const MdlLink *port, guint32 nics)
   const MdlLink *h = c->gpu.nic->host_link
                          ? mdl_registry_link(models, c->gpu.nic->host_link)
                          : NULL;
-  double port_GBps =
-      MIN(link_GBps(port), c->nic_GBps / MAX(c->gpu.nic->ports, 1));
+  /* a port's, as NCCL reads it (slowest_nic: never above the link's) */
+  double port_GBps = c->nic_GBps / MAX(c->gpu.nic->ports, 1);
   double host = h ? link_GBps(h) : 0;
-  double max_bw = search_GBps(c, port);
+  double max_bw = MIN(search_GBps(c, port), port_GBps);
   guint32 most = v >= 22500 ? 32 : 16; /* MAXCHANNELS / 2 */
   guint32 best_n = 0, i = 0, n;
   double best_s = 0, s;
 
-  max_bw = MIN(max_bw, c->nic_GBps / MAX(c->gpu.nic->ports, 1));
   while (sp[i + 1] > 0 && (sp[i] > max_bw || sp[i] > c->gpu_GBps))
     i++;
   for (; sp[i] > 0; i++) {
@@ -316,7 +323,7 @@ static void net_search(NcclComm *c, const MdlLink *port, guint32 nics)
   for (i = 0; sp[i] > 0 && sp[i] != best_s; i++)
     ;
   while (sp[i] > 0 && i > 0 && c->tree_bw_intra < 2 * best_s &&
-         (c->ppn == 1 || best_n * sp[i - 1] <= c->gpu_GBps + 1e-9))
+         (c->ppn == 1 || carries(c->gpu_GBps, sp[i - 1]) >= best_n))
     c->tree_bw_intra = sp[--i];
   s = best_s;
   if (v >= 21903) {
@@ -332,14 +339,10 @@ static void net_search(NcclComm *c, const MdlLink *port, guint32 nics)
      * bwIntra, and the communicator keeps the fewer channels of the two
      * (init.cc) at each graph's speeds */
     guint32 ring_n = best_n, tree_n = best_n;
-    double tree = c->tree_bw_intra;
 
     dup_channels(v, c->gpu.sm, most, &ring_n, &s);
-    dup_channels(v, c->gpu.sm, most, &tree_n, &tree);
-    if (tree_n > best_n) {
-      c->tree_bw_inter /= (tree_n + best_n - 1) / best_n;
-      c->tree_bw_intra = tree;
-    }
+    c->tree_bw_inter /=
+        dup_channels(v, c->gpu.sm, most, &tree_n, &c->tree_bw_intra);
     best_n = MIN(ring_n, tree_n);
   }
   c->channels = best_n;
