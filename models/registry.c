@@ -19,7 +19,7 @@ typedef enum { GROUP_LINK, GROUP_SWITCH, GROUP_NIC, GROUP_NCCL } GroupKind;
 
 #define NOFF(f) offsetof(MdlNcclTuning, f)
 /* host_launch_us, host_launch_per_channel_us, net_proxy_us, shm_duplex_GBps,
- * nvls_copy_ratio and socket_thread_GBps come from data: they are what
+ * nvls_copy_ratio, p2p_copy_ratio and socket_thread_GBps come from data: they are what
  * validate/accuracy.c's val_fit finds over every published dataset
  * bench_accuracy runs (tests/data/reference and reference2, the ANOMALOUS
  * ones left out), to the grid's precision; test_accuracy fails when they
@@ -34,8 +34,10 @@ typedef enum { GROUP_LINK, GROUP_SWITCH, GROUP_NIC, GROUP_NCCL } GroupKind;
  * NVLS copies by the runs with sizes NVLS or NVLSTree runs (8x H100 twice, 2
  * and 4 DGX H100 over NDR, GCP's GB200 and OCI's GB300 NVL72 domains of 4 to
  * 72 GPUs, GCP's 32-GPU GB200 AllGather, OCI's two GB300 racks, 2 AWS
- * p6-b300 over EFA), the socket thread by the one run over TCP (2 L40S pods,
- * NCCL_IB_DISABLE=1). */
+ * p6-b300 over EFA), the p2p kernel's ratio by the Send/Recv and AllToAll
+ * runs (8x A100 SendRecv; GCP's GB200 and OCI's GB300 NVL72 AllToAlls of 4
+ * to 72 GPUs; 2 AWS p6-b300 over EFA; 2x RTX 2080 Ti, SHM-bound), the
+ * socket thread by the one run over TCP (2 L40S pods, NCCL_IB_DISABLE=1). */
 const MdlParamSpec mdl_nccl_params[] = {
     {"ll_efficiency", MDL_PARAM_DOUBLE, NOFF(ll_efficiency), 0.05, 2, NULL, "1",
      "LL protocol rate relative to the model"},
@@ -90,6 +92,12 @@ const MdlParamSpec mdl_nccl_params[] = {
      "and out of the NVLS buffer (the multimem traffic on the NVLinks is "
      "carried beside), relative to the bandwidth NCCL's model gives the "
      "channel (the GPU's NVLink bandwidth x NVLS efficiency / channels)"},
+    {"p2p_copy_ratio", MDL_PARAM_DOUBLE, NOFF(p2p_copy_ratio), 0.05, 2, NULL,
+     "0.89",
+     "what NCCL's point-to-point kernel (Send/Recv, AllToAll) moves over the "
+     "GPU's connections, relative to the GPU's NCCL bandwidth that a ring's "
+     "channels reach: a p2p channel's CTA splits its warps between the "
+     "sends and receives of up to 8 operations"},
     {"socket_thread_GBps", MDL_PARAM_DOUBLE, NOFF(socket_thread_GBps), 0.1,
      1000, NULL, "16.0",
      "what one thread of NCCL's socket transport (TCP, NCCL_IB_DISABLE=1) "

@@ -59,6 +59,9 @@ typedef struct {
                             buffer in and out of the NVLS buffer, relative
                             to NCCL's model of the channel (collectives/
                             nccl/plan.c channel_cap) */
+  double p2p_copy_ratio;  /* what NCCL's point-to-point kernel moves, relative
+                           to the GPU's NCCL bandwidth (collectives/nccl/
+                           plan.c channel_cap) */
   double socket_thread_GBps; /* bytes one thread moves through the kernel's
                                 TCP, sent and received together (NCCL's
                                 socket transport; plan.c socket_caps) */

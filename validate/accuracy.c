@@ -494,6 +494,7 @@ typedef enum {
   CALL_PROXY,
   CALL_SHM,
   CALL_NVLS,
+  CALL_P2P,
   CALL_SOCKET
 } CallKind;
 
@@ -501,7 +502,7 @@ typedef enum {
  * `kind` at `slot` (CALL_MODEL: call_ps; CALL_PROXY: proxy_call_ps[slot];
  * CALL_SHM: shm_call_ps[slot]; CALL_NVLS: nvls_call_ps[slot], the rows
  * the model runs NVLS or NVLSTree, the others keeping call_ps;
- * CALL_SOCKET: socket_call_ps[slot]). */
+ * CALL_P2P: p2p_call_ps[slot]; CALL_SOCKET: socket_call_ps[slot]). */
 static gboolean simulate(const TopoSystem *sys, const NcclOptions *opt,
                          NcclColl coll, ValAccuracy *a, CallKind kind,
                          guint slot, GError **error)
@@ -513,6 +514,7 @@ static gboolean simulate(const TopoSystem *sys, const NcclOptions *opt,
   a->multi_node = nccl_comm_nodes(comm) > 1;
   a->shm = nccl_comm_uses_shm(comm);
   a->socket = nccl_comm_uses_socket(comm);
+  a->p2p = coll >= NCCL_N_TUNED_COLLS;
   for (guint i = 0; i < a->rows->len; i++) {
     ValAccuracyRow *r = &g_array_index(a->rows, ValAccuracyRow, i);
     NcclChoice ch;
@@ -536,6 +538,10 @@ static gboolean simulate(const TopoSystem *sys, const NcclOptions *opt,
     }
     if (kind == CALL_NVLS) {
       r->nvls_call_ps[slot] = st.time_ps;
+      continue;
+    }
+    if (kind == CALL_P2P) {
+      r->p2p_call_ps[slot] = st.time_ps;
       continue;
     }
     if (kind == CALL_SOCKET) {
@@ -797,10 +803,11 @@ gboolean val_accuracy_run(const ValDataset *d, const char *root,
     out->model.net_proxy_us = t->net_proxy_us;
     out->model.shm_duplex_GBps = t->shm_duplex_GBps;
     out->model.nvls_copy_ratio = t->nvls_copy_ratio;
+    out->model.p2p_copy_ratio = t->p2p_copy_ratio;
     out->model.socket_thread_GBps = t->socket_thread_GBps;
   }
-  /* The grids: the proxy's, the SHM rate's, the NVLS copies', the socket
-   * thread's */
+  /* The grids: the proxy's, the SHM rate's, the NVLS copies', the p2p
+   * kernel's, the socket thread's */
   for (guint k = 0; out->multi_node && k <= VAL_FIT_PROXY_MAX; k++)
     if (!simulate_at(sys, "net_proxy_us", k, out->model.net_proxy_us, &opt,
                      coll, out, CALL_PROXY, k, error))
@@ -813,6 +820,11 @@ gboolean val_accuracy_run(const ValDataset *d, const char *root,
   for (guint k = 0; out->nvls && k <= VAL_FIT_NVLS_STEPS; k++)
     if (!simulate_at(sys, "nvls_copy_ratio", VAL_FIT_NVLS_RATIO(k),
                      out->model.nvls_copy_ratio, &opt, coll, out, CALL_NVLS, k,
+                     error))
+      return FALSE;
+  for (guint k = 0; out->p2p && k <= VAL_FIT_P2P_STEPS; k++)
+    if (!simulate_at(sys, "p2p_copy_ratio", VAL_FIT_P2P_RATIO(k),
+                     out->model.p2p_copy_ratio, &opt, coll, out, CALL_P2P, k,
                      error))
       return FALSE;
   for (guint k = 0; out->socket && k <= VAL_FIT_SOCKET_STEPS + 1; k++)
@@ -865,6 +877,10 @@ static double row_call_ps(const ValAccuracy *a, const ValAccuracyRow *r,
     call += rate_grid_delta(r->nvls_call_ps, VAL_FIT_NVLS_STEPS,
                             VAL_FIT_NVLS_RATIO(0), VAL_FIT_NVLS_SIM_STEP,
                             fit->nvls_copy_ratio, r->call_ps);
+  if (a->p2p && fit->p2p_copy_ratio != a->model.p2p_copy_ratio)
+    call +=
+        rate_grid_delta(r->p2p_call_ps, VAL_FIT_P2P_STEPS, VAL_FIT_P2P_RATIO(0),
+                        VAL_FIT_P2P_SIM_STEP, fit->p2p_copy_ratio, r->call_ps);
   if (a->socket && fit->socket_thread_GBps != a->model.socket_thread_GBps) {
     if (fit->socket_thread_GBps >= VAL_FIT_SOCKET_NONE)
       call += (double)r->socket_call_ps[VAL_FIT_SOCKET_STEPS + 1] -
@@ -1008,6 +1024,7 @@ static void fit_grid(const ValAccuracy *a, const ValDataset *d, guint n,
 
 #define FIT_SHM_STEP_GBPS 0.05
 #define FIT_NVLS_STEP 0.005
+#define FIT_P2P_STEP 0.005
 #define FIT_SOCKET_STEP_GBPS 0.1
 
 void val_fit(const ValAccuracy *a, const ValDataset *d, guint n, guint skip,
@@ -1030,6 +1047,8 @@ void val_fit(const ValAccuracy *a, const ValDataset *d, guint n, guint skip,
              VAL_FIT_SHM_GBPS(VAL_FIT_SHM_STEPS), FIT_SHM_STEP_GBPS);
     fit_grid(a, d, n, skip, &at, &at.nvls_copy_ratio, VAL_FIT_NVLS_RATIO(0),
              VAL_FIT_NVLS_RATIO(VAL_FIT_NVLS_STEPS), FIT_NVLS_STEP);
+    fit_grid(a, d, n, skip, &at, &at.p2p_copy_ratio, VAL_FIT_P2P_RATIO(0),
+             VAL_FIT_P2P_RATIO(VAL_FIT_P2P_STEPS), FIT_P2P_STEP);
     if (sockets)
       fit_grid(a, d, n, skip, &at, &at.socket_thread_GBps,
                VAL_FIT_SOCKET_GBPS(0),
@@ -1048,6 +1067,7 @@ void val_fit_defaults(ValFit *out)
   out->net_proxy_us = t->net_proxy_us;
   out->shm_duplex_GBps = t->shm_duplex_GBps;
   out->nvls_copy_ratio = t->nvls_copy_ratio;
+  out->p2p_copy_ratio = t->p2p_copy_ratio;
   out->socket_thread_GBps = t->socket_thread_GBps;
 }
 
@@ -1060,10 +1080,10 @@ char *val_fit_describe(const ValFit *f)
 
   return g_strdup_printf("launch %.3f us + %.4f us/channel, net proxy %.2f "
                          "us, SHM duplex %.2f GB/s, NVLS copies %.3f, "
-                         "socket thread %s",
+                         "p2p copies %.3f, socket thread %s",
                          f->launch_us, f->launch_per_channel_us,
                          f->net_proxy_us, f->shm_duplex_GBps,
-                         f->nvls_copy_ratio, socket);
+                         f->nvls_copy_ratio, f->p2p_copy_ratio, socket);
 }
 
 void val_accuracy_clear(ValAccuracy *a)

@@ -75,6 +75,12 @@ typedef struct {
                             simulated at VAL_FIT_NVLS_RATIO(k) for k = 0
                             .. VAL_FIT_NVLS_STEPS and read between them in
                             1 / ratio */
+  double p2p_copy_ratio;  /* NCCL's point-to-point kernel against the GPU's
+                           NCCL bandwidth: changes the calls of a Send/Recv
+                           or AllToAll dataset, simulated at
+                           VAL_FIT_P2P_RATIO(k) for k = 0 ..
+                           VAL_FIT_P2P_STEPS and read between them in
+                           1 / ratio */
   double socket_thread_GBps; /* one thread of NCCL's socket transport,
                                 bytes sent and received together: changes
                                 the calls of a dataset over TCP, simulated
@@ -94,6 +100,9 @@ typedef struct {
 #define VAL_FIT_NVLS_SIM_STEP 0.05
 #define VAL_FIT_NVLS_RATIO(k)                                                  \
   (0.7 + VAL_FIT_NVLS_SIM_STEP * (k)) /* 0.7 .. 1.05 */
+#define VAL_FIT_P2P_STEPS 8
+#define VAL_FIT_P2P_SIM_STEP 0.05
+#define VAL_FIT_P2P_RATIO(k) (0.7 + VAL_FIT_P2P_SIM_STEP * (k)) /* 0.7 .. 1.1 */
 #define VAL_FIT_SOCKET_STEPS 15
 #define VAL_FIT_SOCKET_SIM_STEP_GBPS 2.0
 #define VAL_FIT_SOCKET_GBPS(k)                                                 \
@@ -112,6 +121,7 @@ typedef struct {
   SimTime proxy_call_ps[VAL_FIT_PROXY_MAX + 1]; /* at net_proxy_us = i */
   SimTime shm_call_ps[VAL_FIT_SHM_STEPS + 1];   /* at VAL_FIT_SHM_GBPS(i) */
   SimTime nvls_call_ps[VAL_FIT_NVLS_STEPS + 1]; /* at VAL_FIT_NVLS_RATIO(i) */
+  SimTime p2p_call_ps[VAL_FIT_P2P_STEPS + 1];   /* at VAL_FIT_P2P_RATIO(i) */
   /* at VAL_FIT_SOCKET_GBPS(i), and last at VAL_FIT_SOCKET_NONE */
   SimTime socket_call_ps[VAL_FIT_SOCKET_STEPS + 2];
 } ValAccuracyRow;
@@ -126,6 +136,7 @@ typedef struct {
   gboolean multi_node; /* net_proxy_us changes its calls */
   gboolean shm;        /* shm_duplex_GBps changes its calls */
   gboolean nvls;       /* nvls_copy_ratio changes its calls */
+  gboolean p2p;        /* p2p_copy_ratio changes its calls */
   gboolean socket;     /* socket_thread_GBps changes its calls */
   ValFit model;        /* the model's own constants */
 } ValAccuracy;
@@ -144,7 +155,8 @@ void val_accuracy_retime(ValAccuracy *a, const ValFit *fit);
  * (G_MAXUINT: none) and the ANOMALOUS ones: the least mean |log(predicted
  * / measured)| over every size, found by turns: the launch pair on a grid
  * (then finer grids round the best), net_proxy_us on a 0.05 us grid,
- * shm_duplex_GBps on a 0.05 GB/s grid, nvls_copy_ratio on a 0.005 grid,
+ * shm_duplex_GBps on a 0.05 GB/s grid, nvls_copy_ratio and p2p_copy_ratio
+ * on a 0.005 grid,
  * socket_thread_GBps on a 0.1 GB/s grid (VAL_FIT_SOCKET_NONE when no
  * dataset fitted runs sockets), three
  * times over.  a: the n datasets' runs, in val_datasets' order. */
@@ -154,9 +166,10 @@ void val_fit(const ValAccuracy *a, const ValDataset *d, guint n, guint skip,
 /* The model's own constants (its [nccl] defaults). */
 void val_fit_defaults(ValFit *out);
 
-/* A fit's constants in words: "launch 5.080 us + 0.3265 us/channel, net
- * proxy 2.05 us, SHM duplex 2.00 GB/s, socket thread 16.0 GB/s" (the
- * socket thread "none" where no dataset fitted runs sockets).  Free it. */
+/* A fit's constants in words: "launch 5.080 us + 0.3230 us/channel, net
+ * proxy 2.10 us, SHM duplex 2.00 GB/s, NVLS copies 0.855, p2p copies
+ * 0.890, socket thread 16.0 GB/s" (the socket thread "none" where no
+ * dataset fitted runs sockets).  Free it. */
 char *val_fit_describe(const ValFit *f);
 
 void val_accuracy_clear(ValAccuracy *a);

@@ -1158,9 +1158,19 @@ static double channel_cap(const NcclPlan *pl)
   const NcclComm *c = pl->comm;
 
   if (pl->coll >= NCCL_N_TUNED_COLLS) {
-    /* p2p: Simple over NVLink/PCIe at the GPU's NCCL bandwidth shared by
-     * the channels; across nodes the NIC limits */
-    return c->gpu_GBps * 1e9 / pl->channels;
+    /* p2p: Simple over NVLink/PCIe at [nccl] p2p_copy_ratio of the GPU's
+     * NCCL bandwidth, shared by the channels; across nodes the NIC limits.
+     * NCCL's point-to-point kernel is not a ring's pipeline: a channel's
+     * CTA (640 threads) splits its warps between the sends and receives
+     * of up to NCCL_MAX_DEV_WORK_P2P_PER_BATCH (8) operations, each with
+     * primitives of its own (sendrecv.h RunWorkBatch of 2.28), and NCCL's
+     * cost model has no figure for it.  The published runs move less than
+     * their rings: the 8x A100 SendRecv 189-195 GB/s where the same GPUs'
+     * ring reached 235, the GB200 and GB300 AllToAlls 625-685 GB/s of bus
+     * bandwidth where rings' AllGather reached 683-693 (docs/nccl.md). */
+    return c->gpu_GBps *
+           mdl_registry_nccl(topo_system_models(pl->sys))->p2p_copy_ratio *
+           1e9 / pl->channels;
   }
   /* An NVLS channel's CTA copies the GPU's whole share of the buffer:
    * its scatter warps into the NVLS buffer and its gather warps out of it
@@ -1414,10 +1424,10 @@ static void socket_caps(NcclPlan *pl)
  * pair's channels counted as one: the plan spreads every pair over all
  * the channels, where NCCL gives a pair only its p2pnChannelsPerPeer).
  *
- * Fitted (bench_accuracy, net_proxy_us with this count): 2.15 us per
- * action (2.10 over the RDMA runs alone, 2.05 with the TCP run, 2.15 with
- * the EFA runs too), from 2.35 us when every connection was counted as
- * alone. */
+ * Fitted (bench_accuracy, net_proxy_us with this count): 2.10 us per
+ * action; 2.15 before NCCL's search set the channels across nodes (then
+ * 2.10 over the RDMA runs alone, 2.05 with the TCP run, 2.15 with the EFA
+ * runs too), and 2.35 us when every connection was counted as alone. */
 static void proxy_queues(NcclPlan *pl)
 {
   NcclEdge *edges = (NcclEdge *)(void *)pl->edges->data;

@@ -827,10 +827,14 @@ static gboolean select_p2p(const NcclComm *c, NcclColl coll, guint64 bytes,
   }
   out->model_us = -1;
   if (explain) {
-    g_string_append_printf(explain,
-                           "%s %" G_GUINT64_FORMAT " B: point-to-point, not "
-                           "in NCCL's cost model: Simple over %u channels\n",
-                           nccl_coll_name(coll), bytes, out->channels);
+    g_string_append_printf(
+        explain,
+        "%s %" G_GUINT64_FORMAT " B: point-to-point, not in NCCL's cost "
+        "model: Simple over %u channels, which move [nccl] p2p_copy_ratio "
+        "%.3f of the GPU's %.1f GB/s of NCCL bandwidth\n",
+        nccl_coll_name(coll), bytes, out->channels,
+        mdl_registry_nccl(topo_system_models(c->sys))->p2p_copy_ratio,
+        c->gpu_GBps);
     explain_network(c, explain);
   }
   return TRUE;

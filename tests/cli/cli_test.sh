@@ -648,8 +648,8 @@ expect 0 "# all points: median |error| 9.1%" validate "$REF/nccl_allreduce_8xA10
 SR="$REF/nccl_sendrecv_8xA100_nvlink_liplus.csv"
 expect 2 "cannot tell which collective was measured (busbw/algbw = 1.0000, redop 'sum' fit sendrecv, or allreduce if on 2 ranks): name it with a line '# collective = NAME', or validate or calibrate it with --collective NAME" validate "$SR" -t "$cal/a100.ini"
 expect 2 "cannot be inferred for sendrecv (busbw = algbw): give it with a line '# ranks = N' (validate, calibrate: --ranks N)" validate "$SR" -t "$cal/a100.ini" --collective sendrecv
-expect 0 "# all points: median |error| 20.2%" validate "$SR" -t "$cal/a100.ini" --collective sendrecv --ranks 8
-expect 0 "# all points: median |error| 15.4%" validate "$SR" -t "$cal/a100.ini" -m "$cal/n.ini" --collective SendRecv --ranks 8
+expect 0 "# all points: median |error| 10.4%" validate "$SR" -t "$cal/a100.ini" --collective sendrecv --ranks 8
+expect 0 "# all points: median |error| 5.1%" validate "$SR" -t "$cal/a100.ini" -m "$cal/n.ini" --collective SendRecv --ranks 8
 expect 2 "--collective: 'allreduce2' is not a collective (expected allreduce, allgather, reducescatter, broadcast, reduce, alltoall or sendrecv)" validate "$SR" -t "$cal/a100.ini" --collective allreduce2
 expect 2 "--ranks: '8x' is not a count from 1 to 1048576" calibrate "$SR" -t "$cal/a100.ini" -o "$cal/sr.ini" --collective sendrecv --ranks 8x
 if [ -e "$cal/sr.ini" ]; then echo "FAIL: calibrate wrote a file it refused"; fails=$((fails + 1)); fi

@@ -235,6 +235,9 @@ START_TEST(test_set_nccl)
   ck_assert(!mdl_registry_set_nccl(r, "nvls_copy_ratio", "3", &bad));
   ck_assert_int_eq(bad->code, MDL_ERROR_VALUE);
   ck_assert_double_eq(t->nvls_copy_ratio, 0.7);
+  ck_assert(mdl_registry_set_nccl(r, "p2p_copy_ratio", "0.75", NULL));
+  ck_assert_double_eq(t->p2p_copy_ratio, 0.75);
+  ck_assert_double_eq(t->nvls_copy_ratio, 0.7);
   ck_assert(!mdl_registry_set_nccl(r, "nvls_copy_rate", "0.8", &unknown));
   ck_assert_int_eq(unknown->code, MDL_ERROR_UNKNOWN);
   ck_assert_ptr_nonnull(strstr(unknown->message, "nvls_copy_rate"));

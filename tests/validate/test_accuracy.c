@@ -29,7 +29,7 @@ static const struct {
      0.035, 0.115},
     {"nccl_allreduce_8xRTX4090_pcie_P2Punlocked_chlc.csv", 0.155, 0.035, 0.155,
      0.035},
-    {"nccl_sendrecv_8xA100_nvlink_liplus.csv", 0.255, 0.005, 0.255, 0.005},
+    {"nccl_sendrecv_8xA100_nvlink_liplus.csv", 0.120, 0.005, 0.165, 0.005},
     {"nccl_allreduce_16xH100_2node_ndr_ANOMALOUS_nccltests290.csv", 1.400,
      0.005, 1.400, 0.005},
     {"nccl_allreduce_8xH100_sxm_1node_g8_256M_2G_singlenodeNCCLtest.csv", 0.040,
@@ -70,13 +70,13 @@ static const struct {
      0.200, 0.005, 0.200, 0.005},
     {"nccl_allreduce_alltoall_GB300_oci_1to32node_NVL72_PARTIAL_ocigb300qu"
      "ickstart.csv",
-     0.160, 0.005, 0.160, 0.005},
+     0.030, 0.005, 0.065, 0.005},
     {"nccl_allreduce_alltoall_GB300_oci_1to32node_NVL72_PARTIAL_ocigb300qu"
      "ickstart.csv",
-     0.065, 0.005, 0.065, 0.005},
+     0.065, 0.005, 0.085, 0.005},
     {"nccl_allreduce_alltoall_GB300_oci_1to32node_NVL72_PARTIAL_ocigb300qu"
      "ickstart.csv",
-     0.105, 0.005, 0.105, 0.005},
+     0.030, 0.005, 0.055, 0.005},
     {"summary_busbw_16G_GB200_gcpA4X_MNNVL_vs_RDMA_1to36node_cnA4Xdoc.csv",
      0.005, 0.005, 0.005, 0.005},
     {"summary_busbw_16G_GB200_gcpA4X_MNNVL_vs_RDMA_1to36node_cnA4Xdoc.csv",
@@ -86,7 +86,7 @@ static const struct {
     {"summary_busbw_16G_GB200_gcpA4X_MNNVL_vs_RDMA_1to36node_cnA4Xdoc.csv",
      0.045, 0.005, 0.045, 0.005},
     {"summary_busbw_16G_GB200_gcpA4X_MNNVL_vs_RDMA_1to36node_cnA4Xdoc.csv",
-     0.065, 0.005, 0.065, 0.005},
+     0.065, 0.005, 0.090, 0.005},
     {"summary_busbw_16G_GB200_gcpA4X_MNNVL_vs_RDMA_1to36node_cnA4Xdoc.csv",
      0.040, 0.005, 0.040, 0.005},
     {"summary_busbw_16G_GB200_gcpA4X_MNNVL_vs_RDMA_1to36node_cnA4Xdoc.csv",
@@ -94,7 +94,7 @@ static const struct {
     {"summary_busbw_16G_GB200_gcpA4X_MNNVL_vs_RDMA_1to36node_cnA4Xdoc.csv",
      0.020, 0.005, 0.020, 0.005},
     {"summary_busbw_16G_GB200_gcpA4X_MNNVL_vs_RDMA_1to36node_cnA4Xdoc.csv",
-     0.075, 0.005, 0.075, 0.005},
+     0.055, 0.005, 0.080, 0.005},
     {"summary_busbw_16G_GB200_gcpA4X_MNNVL_vs_RDMA_1to36node_cnA4Xdoc.csv",
      0.030, 0.005, 0.030, 0.005},
     {"summary_busbw_16G_GB200_gcpA4X_MNNVL_vs_RDMA_1to36node_cnA4Xdoc.csv",
@@ -102,7 +102,7 @@ static const struct {
     {"summary_busbw_16G_GB200_gcpA4X_MNNVL_vs_RDMA_1to36node_cnA4Xdoc.csv",
      0.015, 0.005, 0.015, 0.005},
     {"summary_busbw_16G_GB200_gcpA4X_MNNVL_vs_RDMA_1to36node_cnA4Xdoc.csv",
-     0.090, 0.005, 0.090, 0.005},
+     0.045, 0.005, 0.065, 0.005},
     {"summary_busbw_16G_GB200_gcpA4X_MNNVL_vs_RDMA_1to36node_cnA4Xdoc.csv",
      0.020, 0.005, 0.020, 0.005},
     {"summary_busbw_16G_GB200_gcpA4X_MNNVL_vs_RDMA_1to36node_cnA4Xdoc.csv",
@@ -110,7 +110,7 @@ static const struct {
     {"summary_busbw_16G_GB200_gcpA4X_MNNVL_vs_RDMA_1to36node_cnA4Xdoc.csv",
      0.030, 0.005, 0.030, 0.005},
     {"summary_busbw_16G_GB200_gcpA4X_MNNVL_vs_RDMA_1to36node_cnA4Xdoc.csv",
-     0.160, 0.005, 0.160, 0.005},
+     0.030, 0.005, 0.045, 0.005},
     {"nccl_allreduce_2xRTX2080Ti_pcie3_noP2P_PIX_1node_g2_autodl_anthonyho"
      "o.csv",
      0.010, 0.120, 0.060, 0.150},
@@ -147,7 +147,7 @@ static const struct {
      0.050, 0.320, 0.050, 0.320},
     {"summary_busbw_vs_size_16xB300_2node_awsP6B300_efa16x400_terrificdm.c"
      "sv",
-     0.115, 0.215, 0.115, 0.240},
+     0.100, 0.215, 0.100, 0.240},
     {"nccl_allreduce_2xL40S_2node_1perNode_socketTCP_IBdisabled_AMBIGUOUS_"
      "redhatOCP.csv",
      0.015, 0.175, 0.495, 0.180},
@@ -168,7 +168,10 @@ START_TEST(test_accuracy_bounds)
                   "%s", error ? error->message : "");
     ck_assert(a[i].rows->len > 0);
   }
-  /* The model's constants are the fit on every dataset (grid precision). */
+  /* The model's constants are the fit on every dataset (grid precision;
+   * the p2p ratio's cost is flat between two grid points, and the fit
+   * reads the model's own value off its simulation, the others off the
+   * grid, so it may land one step either side). */
   val_fit_defaults(&model);
   val_fit(a, d, n, G_MAXUINT, &fit);
   {
@@ -182,6 +185,7 @@ START_TEST(test_accuracy_bounds)
             fabs(model.net_proxy_us - fit.net_proxy_us) <= 0.05 &&
             fabs(model.shm_duplex_GBps - fit.shm_duplex_GBps) <= 0.05 &&
             fabs(model.nvls_copy_ratio - fit.nvls_copy_ratio) <= 0.005 &&
+            fabs(model.p2p_copy_ratio - fit.p2p_copy_ratio) <= 0.005 + 1e-9 &&
             fabs(model.socket_thread_GBps - fit.socket_thread_GBps) <= 0.1,
         "[nccl] defaults: %s; the fit: %s (models/registry.c)", m, f);
   }
