@@ -100,9 +100,10 @@ typedef struct {
 #define VAL_FIT_NVLS_SIM_STEP 0.05
 #define VAL_FIT_NVLS_RATIO(k)                                                  \
   (0.7 + VAL_FIT_NVLS_SIM_STEP * (k)) /* 0.7 .. 1.05 */
-#define VAL_FIT_P2P_STEPS 8
+#define VAL_FIT_P2P_STEPS 5
 #define VAL_FIT_P2P_SIM_STEP 0.05
-#define VAL_FIT_P2P_RATIO(k) (0.7 + VAL_FIT_P2P_SIM_STEP * (k)) /* 0.7 .. 1.1 */
+#define VAL_FIT_P2P_RATIO(k)                                                   \
+  (0.75 + VAL_FIT_P2P_SIM_STEP * (k)) /* 0.75 .. 1.0 */
 #define VAL_FIT_SOCKET_STEPS 15
 #define VAL_FIT_SOCKET_SIM_STEP_GBPS 2.0
 #define VAL_FIT_SOCKET_GBPS(k)                                                 \
