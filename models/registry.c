@@ -95,9 +95,10 @@ const MdlParamSpec mdl_nccl_params[] = {
     {"p2p_copy_ratio", MDL_PARAM_DOUBLE, NOFF(p2p_copy_ratio), 0.05, 2, NULL,
      "0.89",
      "what NCCL's point-to-point kernel (Send/Recv, AllToAll) moves over the "
-     "GPU's connections, relative to the GPU's NCCL bandwidth that a ring's "
-     "channels reach: a p2p channel's CTA splits its warps between the "
-     "sends and receives of up to 8 operations"},
+     "GPU's connections, relative to the GPU's NCCL bandwidth (its NVLinks "
+     "at NCCL's per-link figure, else its PCIe link): a p2p channel's CTA "
+     "splits its warps between the sends and receives of up to 8 "
+     "operations"},
     {"socket_thread_GBps", MDL_PARAM_DOUBLE, NOFF(socket_thread_GBps), 0.1,
      1000, NULL, "16.0",
      "what one thread of NCCL's socket transport (TCP, NCCL_IB_DISABLE=1) "
