@@ -53,8 +53,7 @@ cpu_s() {
 for topo in $topos; do
   echo
   echo "## $topo"
-  printf '%6s %16s %16s %10s %11s %10s %9s %10s %9s %9s %10s %9s
-' N simgrid_sim_s \
+  printf '%6s %16s %16s %10s %11s %10s %9s %10s %9s %9s %10s %9s\n' N simgrid_sim_s \
     ifsim_sim_s rel_diff simgrid_wall_s ifsim_wall_s speedup simgrid_cpu_s \
     ifsim_cpu_s cpu_ratio simgrid_MiB ifsim_MiB
   for n in $ns; do

@@ -245,17 +245,17 @@ static const double *inter_speeds(guint32 v, guint32 sm)
   return v >= 21801 ? gen : gen_216;
 }
 
-/* Channels NCCL's search builds across nodes at `s` GB/s a channel: each
- * enters the node through a NIC port and leaves through one, so a port
- * carries floor(port / s) of them and a NIC's host link floor(host / s);
- * every channel crosses every GPU of the node, so a GPU's NVLinks (or
- * PCIe link) carry floor(gpu / s); at most `most`. */
 /* Channels of `s` GB/s that `bw` carries. */
 static guint32 carries(double bw, double s)
 {
   return (guint32)floor(bw / s + 1e-9);
 }
 
+/* Channels NCCL's search builds across nodes at `s` GB/s a channel: each
+ * enters the node through a NIC port and leaves through one, so a port
+ * carries floor(port / s) of them and a NIC's host link floor(host / s);
+ * every channel crosses every GPU of the node, so a GPU's NVLinks (or
+ * PCIe link) carry floor(gpu / s); at most `most`. */
 static guint32 net_channels_at(const NcclComm *c, guint32 nics, double port,
                                double host, double s, guint32 most)
 {
