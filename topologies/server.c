@@ -786,23 +786,23 @@ gboolean topo_build_servers(TopoSystem *sys, GError **error)
 
 /* --- routes inside a server ----------------------------------------- */
 
-/* Fastest single path from a to b inside their server (Dijkstra over the
- * channels up; only forwarding nodes in between); cost of a channel:
- * latency plus 1 MiB at its rate.  FALSE when there is none. */
-static gboolean intra_fastest(const TopoSystem *sys, SimNodeId a, SimNodeId b,
-                              SimPath *out)
+/* The fastest paths from a to every node of its server (Dijkstra over
+ * the channels up; only forwarding nodes in between); cost of a channel:
+ * latency plus 1 MiB at its rate.  By local ids: via[i] is the channel
+ * into node i on its path (SIM_NONE where none reaches it, and at a);
+ * dist and done are scratch.  One search serves every destination: a
+ * node's path is final once it is the nearest left, which is where the
+ * search for that one destination would have stopped. */
+static void intra_fastest_from(const TopoSystem *sys, SimNodeId a, double *dist,
+                               SimChannelId *via, gboolean *done)
 {
   guint32 n = sys->local_nodes;
   SimNodeId base = a - a % n;
-  g_autofree double *dist = g_new(double, n);
-  g_autofree SimChannelId *via = g_new(SimChannelId, n);
-  g_autofree gboolean *done = g_new0(gboolean, n);
-  SimNodeId stack[SIM_PATH_MAX_HOPS];
-  guint32 depth = 0;
 
   for (guint32 i = 0; i < n; i++) {
     dist[i] = G_MAXDOUBLE;
     via[i] = SIM_NONE;
+    done[i] = FALSE;
   }
   dist[a - base] = 0;
   for (;;) {
@@ -813,7 +813,7 @@ static gboolean intra_fastest(const TopoSystem *sys, SimNodeId a, SimNodeId b,
           (u == SIM_NONE || dist[i] < dist[u]))
         u = i;
     }
-    if (u == SIM_NONE || u == b - base)
+    if (u == SIM_NONE)
       break;
     done[u] = TRUE;
     if (u != a - base &&
@@ -832,7 +832,18 @@ static gboolean intra_fastest(const TopoSystem *sys, SimNodeId a, SimNodeId b,
       }
     }
   }
-  if (dist[b - base] == G_MAXDOUBLE)
+}
+
+/* The fastest path from a to b, read off intra_fastest_from's via.  FALSE
+ * when there is none, or it is longer than a path holds. */
+static gboolean intra_fastest(const TopoSystem *sys, SimNodeId a, SimNodeId b,
+                              const SimChannelId *via, SimPath *out)
+{
+  SimNodeId base = a - a % sys->local_nodes;
+  SimNodeId stack[SIM_PATH_MAX_HOPS];
+  guint32 depth = 0;
+
+  if (via[b - base] == SIM_NONE)
     return FALSE;
   for (SimNodeId at = b; at != a;) {
     if (depth == SIM_PATH_MAX_HOPS)
@@ -943,13 +954,19 @@ static gboolean intra_build(const TopoSystem *sys, guint32 s,
   guint32 n = sys->local_nodes;
   SimNodeId base = s * n;
 
+  g_autofree double *dist = g_new(double, n);
+  g_autofree SimChannelId *via = g_new(SimChannelId, n);
+  g_autofree gboolean *done = g_new(gboolean, n);
+
   r->first = g_new(guint32, (gsize)n * n);
   r->sets = g_array_new(FALSE, FALSE, sizeof(guint32));
   for (guint32 i = 0; i < n * n; i++)
     r->first[i] = SIM_NONE;
   for (SimNodeId a = 0; a < sys->off_nvsw; a++) {
-    /* a search per pair: minutes for a server of a thousand GPUs, so a
-     * signal is heeded between sources */
+    gboolean searched = FALSE; /* via holds a's paths */
+
+    /* seconds for a server of a thousand GPUs, so a signal is heeded
+     * between sources */
     if (sim_interrupted())
       return FALSE;
     for (SimNodeId b = 0; b < sys->off_nvsw; b++) {
@@ -962,7 +979,10 @@ static gboolean intra_build(const TopoSystem *sys, guint32 s,
             intra_nvlink(sys, base + a, base + b, &ps))) {
         ps.n = 1;
         ps.weight[0] = 1.0;
-        if (!intra_fastest(sys, base + a, base + b, &ps.path[0]))
+        if (!searched)
+          intra_fastest_from(sys, base + a, dist, via, done);
+        searched = TRUE;
+        if (!intra_fastest(sys, base + a, base + b, via, &ps.path[0]))
           continue;
       }
       intra_store(r, a * n + b, &ps, s * sys->local_channels);
