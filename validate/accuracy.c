@@ -3,6 +3,7 @@
 #include "validate/accuracy.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -482,70 +483,92 @@ static gboolean dataset_options(const ValDataset *d, NcclOptions *opt,
 }
 
 /* Whether the model runs a row's size as NVLS or NVLSTree (set by the
- * CALL_MODEL simulation). */
+ * model's own simulation). */
 static gboolean row_runs_nvls(const ValAccuracyRow *r)
 {
   return g_str_has_prefix(r->algo, "NVLS");
 }
 
-/* Which of a row's calls a simulation fills. */
-typedef enum {
-  CALL_MODEL,
-  CALL_PROXY,
-  CALL_SHM,
-  CALL_NVLS,
-  CALL_P2P,
-  CALL_SOCKET
-} CallKind;
+/* The grids (ValGrid): the [nccl] key, its ValFit field, the points
+ * simulated (first + k x step for k = 0 .. steps, and with `none` one
+ * more, VAL_FIT_SOCKET_NONE: the constant left out), how a fit reads
+ * between them, and the fit's own grid. */
+typedef struct {
+  const char *key;
+  gsize field; /* offsetof(ValFit, ...) */
+  double first, step;
+  guint steps;
+  gboolean none;
+  gboolean rate;   /* a rate, read between points in 1 / rate (a call's
+                      body goes as 1 / rate); else a time, read linearly */
+  double fit_step; /* the fit's grid over the same range */
+} Grid;
 
-/* Simulates every row of a on sys with opt, into each row's call of kind
- * `kind` at `slot` (CALL_MODEL: call_ps; CALL_PROXY: proxy_call_ps[slot];
- * CALL_SHM: shm_call_ps[slot]; CALL_NVLS: nvls_call_ps[slot], the rows
- * the model runs NVLS or NVLSTree, the others keeping call_ps;
- * CALL_P2P: p2p_call_ps[slot]; CALL_SOCKET: socket_call_ps[slot]). */
+static const Grid grids[VAL_GRIDS] = {
+    [VAL_GRID_PROXY] = {"net_proxy_us", offsetof(ValFit, net_proxy_us), 0, 1, 8,
+                        FALSE, FALSE, 0.05}, /* 0 .. 8 us */
+    [VAL_GRID_SHM] = {"shm_duplex_GBps", offsetof(ValFit, shm_duplex_GBps), 0.5,
+                      0.5, 14, FALSE, TRUE, 0.05}, /* 0.5 .. 7.5 GB/s */
+    [VAL_GRID_NVLS] = {"nvls_copy_ratio", offsetof(ValFit, nvls_copy_ratio),
+                       0.7, 0.05, 7, FALSE, TRUE, 0.005}, /* 0.7 .. 1.05 */
+    [VAL_GRID_P2P] = {"p2p_copy_ratio", offsetof(ValFit, p2p_copy_ratio), 0.75,
+                      0.05, 5, FALSE, TRUE, 0.005}, /* 0.75 .. 1.0 */
+    [VAL_GRID_SOCKET] = {"socket_thread_GBps",
+                         offsetof(ValFit, socket_thread_GBps), 2.0, 2.0, 15,
+                         TRUE, TRUE, 0.1}, /* 2 .. 32 GB/s, and none */
+};
+
+/* Grid g's constant in fit. */
+static double *grid_value(ValFit *fit, ValGrid g)
+{
+  return (double *)((char *)fit + grids[g].field);
+}
+
+static double grid_value_of(const ValFit *fit, ValGrid g)
+{
+  return *(const double *)((const char *)fit + grids[g].field);
+}
+
+/* Grid g's point k. */
+static double grid_point(ValGrid g, guint k)
+{
+  const Grid *gr = &grids[g];
+
+  return gr->none && k > gr->steps ? VAL_FIT_SOCKET_NONE
+                                   : gr->first + gr->step * k;
+}
+
+/* Simulates every row of a on sys with opt: with g = VAL_GRIDS the
+ * model's own call (call_ps, pace_ps, the choice); else into each row's
+ * grid_call_ps[g][k] (for the NVLS grid only the rows the model runs NVLS
+ * or NVLSTree, the others keeping call_ps).  Sets which grids touch a. */
 static gboolean simulate(const TopoSystem *sys, const NcclOptions *opt,
-                         NcclColl coll, ValAccuracy *a, CallKind kind,
-                         guint slot, GError **error)
+                         NcclColl coll, ValAccuracy *a, guint g, guint k,
+                         GError **error)
 {
   g_autoptr(NcclComm) comm = nccl_comm_new(sys, opt, error);
 
   if (!comm)
     return FALSE;
-  a->multi_node = nccl_comm_nodes(comm) > 1;
-  a->shm = nccl_comm_uses_shm(comm);
-  a->socket = nccl_comm_uses_socket(comm);
-  a->p2p = coll >= NCCL_N_TUNED_COLLS;
+  a->grid[VAL_GRID_PROXY] = nccl_comm_nodes(comm) > 1;
+  a->grid[VAL_GRID_SHM] = nccl_comm_uses_shm(comm);
+  a->grid[VAL_GRID_SOCKET] = nccl_comm_uses_socket(comm);
+  a->grid[VAL_GRID_P2P] = coll >= NCCL_N_TUNED_COLLS;
   for (guint i = 0; i < a->rows->len; i++) {
     ValAccuracyRow *r = &g_array_index(a->rows, ValAccuracyRow, i);
     NcclChoice ch;
     NcclRunStats st;
 
-    if (kind == CALL_NVLS && !row_runs_nvls(r)) {
-      r->nvls_call_ps[slot] = r->call_ps;
+    if (g == VAL_GRID_NVLS && !row_runs_nvls(r)) {
+      r->grid_call_ps[g][k] = r->call_ps;
       continue;
     }
     if (!nccl_select(comm, coll, r->size_bytes, &ch, NULL, error) ||
         !nccl_run(comm, coll, r->size_bytes, &ch, NCCL_EXEC_FLOW, NULL, NULL,
                   &st, error))
       return FALSE;
-    if (kind == CALL_PROXY) {
-      r->proxy_call_ps[slot] = st.time_ps;
-      continue;
-    }
-    if (kind == CALL_SHM) {
-      r->shm_call_ps[slot] = st.time_ps;
-      continue;
-    }
-    if (kind == CALL_NVLS) {
-      r->nvls_call_ps[slot] = st.time_ps;
-      continue;
-    }
-    if (kind == CALL_P2P) {
-      r->p2p_call_ps[slot] = st.time_ps;
-      continue;
-    }
-    if (kind == CALL_SOCKET) {
-      r->socket_call_ps[slot] = st.time_ps;
+    if (g < VAL_GRIDS) {
+      r->grid_call_ps[g][k] = st.time_ps;
       continue;
     }
     r->call_ps = st.time_ps;
@@ -555,7 +578,7 @@ static gboolean simulate(const TopoSystem *sys, const NcclOptions *opt,
               sizeof(r->algo));
     g_strlcpy(r->proto, nccl_proto_name(ch.proto), sizeof(r->proto));
     r->channels = ch.channels;
-    a->nvls |= row_runs_nvls(r);
+    a->grid[VAL_GRID_NVLS] |= row_runs_nvls(r);
   }
   return TRUE;
 }
@@ -749,18 +772,29 @@ static gboolean set_nccl(TopoSystem *sys, const char *key, const char *format,
   return mdl_registry_set_nccl(topo_system_models_mutable(sys), key, v, error);
 }
 
-/* Simulates on sys with [nccl] key = value, then sets the key back to
+/* Simulates on sys at grid g's point k, then sets its key back to
  * `model`, the value it had.  Only plans read [nccl], so the system built
  * once serves every point of a grid (a reload cost up to half a second a
  * point on a rack-scale system). */
-static gboolean simulate_at(TopoSystem *sys, const char *key, double value,
-                            double model, const NcclOptions *opt, NcclColl coll,
-                            ValAccuracy *a, CallKind kind, guint slot,
-                            GError **error)
+static gboolean simulate_at(TopoSystem *sys, ValGrid g, guint k, double model,
+                            const NcclOptions *opt, NcclColl coll,
+                            ValAccuracy *a, GError **error)
 {
-  return set_nccl(sys, key, "%.2f", value, error) &&
-         simulate(sys, opt, coll, a, kind, slot, error) &&
-         set_nccl(sys, key, "%.17g", model, error);
+  return set_nccl(sys, grids[g].key, "%.2f", grid_point(g, k), error) &&
+         simulate(sys, opt, coll, a, g, k, error) &&
+         set_nccl(sys, grids[g].key, "%.17g", model, error);
+}
+
+/* The constants of t that come from data. */
+static void fit_of_tuning(const MdlNcclTuning *t, ValFit *out)
+{
+  out->launch_us = t->host_launch_us;
+  out->launch_per_channel_us = t->host_launch_per_channel_us;
+  out->net_proxy_us = t->net_proxy_us;
+  out->shm_duplex_GBps = t->shm_duplex_GBps;
+  out->nvls_copy_ratio = t->nvls_copy_ratio;
+  out->p2p_copy_ratio = t->p2p_copy_ratio;
+  out->socket_thread_GBps = t->socket_thread_GBps;
 }
 
 gboolean val_accuracy_run(const ValDataset *d, const char *root,
@@ -793,122 +827,95 @@ gboolean val_accuracy_run(const ValDataset *d, const char *root,
   if (!dataset_options(d, &opt, &gpus, &servers, error))
     return FALSE;
   sys = topo_system_load_data(sys_text, sys_len, sys_path, NULL, error);
-  if (!sys || !simulate(sys, &opt, coll, out, CALL_MODEL, 0, error))
+  if (!sys || !simulate(sys, &opt, coll, out, VAL_GRIDS, 0, error))
     return FALSE;
-  {
-    const MdlNcclTuning *t = mdl_registry_nccl(topo_system_models(sys));
-
-    out->model.launch_us = t->host_launch_us;
-    out->model.launch_per_channel_us = t->host_launch_per_channel_us;
-    out->model.net_proxy_us = t->net_proxy_us;
-    out->model.shm_duplex_GBps = t->shm_duplex_GBps;
-    out->model.nvls_copy_ratio = t->nvls_copy_ratio;
-    out->model.p2p_copy_ratio = t->p2p_copy_ratio;
-    out->model.socket_thread_GBps = t->socket_thread_GBps;
+  fit_of_tuning(mdl_registry_nccl(topo_system_models(sys)), &out->model);
+  for (guint g = 0; g < VAL_GRIDS; g++) {
+    g_assert(grids[g].steps + 1 + grids[g].none <= VAL_GRID_POINTS);
+    for (guint k = 0; out->grid[g] && k <= grids[g].steps + grids[g].none; k++)
+      if (!simulate_at(sys, g, k, grid_value_of(&out->model, g), &opt, coll,
+                       out, error))
+        return FALSE;
   }
-  /* The grids: the proxy's, the SHM rate's, the NVLS copies', the p2p
-   * kernel's, the socket thread's */
-  for (guint k = 0; out->multi_node && k <= VAL_FIT_PROXY_MAX; k++)
-    if (!simulate_at(sys, "net_proxy_us", k, out->model.net_proxy_us, &opt,
-                     coll, out, CALL_PROXY, k, error))
-      return FALSE;
-  for (guint k = 0; out->shm && k <= VAL_FIT_SHM_STEPS; k++)
-    if (!simulate_at(sys, "shm_duplex_GBps", VAL_FIT_SHM_GBPS(k),
-                     out->model.shm_duplex_GBps, &opt, coll, out, CALL_SHM, k,
-                     error))
-      return FALSE;
-  for (guint k = 0; out->nvls && k <= VAL_FIT_NVLS_STEPS; k++)
-    if (!simulate_at(sys, "nvls_copy_ratio", VAL_FIT_NVLS_RATIO(k),
-                     out->model.nvls_copy_ratio, &opt, coll, out, CALL_NVLS, k,
-                     error))
-      return FALSE;
-  for (guint k = 0; out->p2p && k <= VAL_FIT_P2P_STEPS; k++)
-    if (!simulate_at(sys, "p2p_copy_ratio", VAL_FIT_P2P_RATIO(k),
-                     out->model.p2p_copy_ratio, &opt, coll, out, CALL_P2P, k,
-                     error))
-      return FALSE;
-  for (guint k = 0; out->socket && k <= VAL_FIT_SOCKET_STEPS + 1; k++)
-    if (!simulate_at(sys, "socket_thread_GBps",
-                     k <= VAL_FIT_SOCKET_STEPS ? VAL_FIT_SOCKET_GBPS(k)
-                                               : VAL_FIT_SOCKET_NONE,
-                     out->model.socket_thread_GBps, &opt, coll, out,
-                     CALL_SOCKET, k, error))
-      return FALSE;
   val_accuracy_retime(out, &out->model);
   return TRUE;
 }
 
-/* What a rate changes a row's call by, read off its grid: calls[k] were
- * simulated at first + k x step for k = 0 .. steps.  A call's body time
- * goes as 1 / rate, so it is read between two of them in 1 / rate. */
-static double rate_grid_delta(const SimTime *calls, guint steps, double first,
-                              double step, double rate, SimTime model)
+/* What grid g's constant at value v changes a row's call by, read off
+ * the row's calls at the grid's points: linearly between two of them, in
+ * 1 / v for a rate; clamped to the grid's range; the none point itself
+ * from VAL_FIT_SOCKET_NONE. */
+static double grid_delta(const ValAccuracyRow *r, ValGrid g, double v)
 {
-  double g = CLAMP(rate, first, first + steps * step);
-  guint k = MIN((guint)((g - first) / step), steps - 1);
-  double lo = first + k * step, hi = first + (k + 1) * step;
-  double f = (1 / lo - 1 / g) / (1 / lo - 1 / hi);
+  const Grid *gr = &grids[g];
+  const SimTime *calls = r->grid_call_ps[g];
+  double x, lo, hi, f;
+  guint k;
 
-  return (1 - f) * (double)calls[k] + f * (double)calls[k + 1] - (double)model;
+  if (gr->none && v >= VAL_FIT_SOCKET_NONE)
+    return (double)calls[gr->steps + 1] - (double)r->call_ps;
+  x = CLAMP(v, gr->first, gr->first + gr->steps * gr->step);
+  k = MIN((guint)((x - gr->first) / gr->step), gr->steps - 1);
+  lo = gr->first + k * gr->step;
+  hi = gr->first + (k + 1) * gr->step;
+  f = gr->rate ? (1 / lo - 1 / x) / (1 / lo - 1 / hi) : (x - lo) / gr->step;
+  return (1 - f) * (double)calls[k] + f * (double)calls[k + 1] -
+         (double)r->call_ps;
 }
 
-/* A row's call under fit: the model's own, changed by what fit's proxy
- * cost changes (read off the proxy grid, for a dataset with a network)
- * and by what its SHM rate changes (off the SHM grid, for one that runs
- * SHM); a dataset with both takes the two changes as adding up. */
+/* A row's call under fit: the model's own, changed by what each constant
+ * of a grid that touches the dataset changes it, read off that grid; the
+ * changes of two constants are taken as adding up. */
 static double row_call_ps(const ValAccuracy *a, const ValAccuracyRow *r,
                           const ValFit *fit)
 {
   double call = (double)r->call_ps;
 
-  if (a->multi_node && fit->net_proxy_us != a->model.net_proxy_us) {
-    double x = CLAMP(fit->net_proxy_us, 0, VAL_FIT_PROXY_MAX);
-    guint k = MIN((guint)x, VAL_FIT_PROXY_MAX - 1);
-    double f = x - k;
+  for (guint g = 0; g < VAL_GRIDS; g++) {
+    double v = grid_value_of(fit, g);
 
-    call += (1 - f) * (double)r->proxy_call_ps[k] +
-            f * (double)r->proxy_call_ps[k + 1] - (double)r->call_ps;
-  }
-  if (a->shm && fit->shm_duplex_GBps != a->model.shm_duplex_GBps)
-    call += rate_grid_delta(r->shm_call_ps, VAL_FIT_SHM_STEPS,
-                            VAL_FIT_SHM_GBPS(0), VAL_FIT_SHM_SIM_STEP_GBPS,
-                            fit->shm_duplex_GBps, r->call_ps);
-  if (a->nvls && fit->nvls_copy_ratio != a->model.nvls_copy_ratio)
-    call += rate_grid_delta(r->nvls_call_ps, VAL_FIT_NVLS_STEPS,
-                            VAL_FIT_NVLS_RATIO(0), VAL_FIT_NVLS_SIM_STEP,
-                            fit->nvls_copy_ratio, r->call_ps);
-  if (a->p2p && fit->p2p_copy_ratio != a->model.p2p_copy_ratio)
-    call +=
-        rate_grid_delta(r->p2p_call_ps, VAL_FIT_P2P_STEPS, VAL_FIT_P2P_RATIO(0),
-                        VAL_FIT_P2P_SIM_STEP, fit->p2p_copy_ratio, r->call_ps);
-  if (a->socket && fit->socket_thread_GBps != a->model.socket_thread_GBps) {
-    if (fit->socket_thread_GBps >= VAL_FIT_SOCKET_NONE)
-      call += (double)r->socket_call_ps[VAL_FIT_SOCKET_STEPS + 1] -
-              (double)r->call_ps;
-    else
-      call += rate_grid_delta(
-          r->socket_call_ps, VAL_FIT_SOCKET_STEPS, VAL_FIT_SOCKET_GBPS(0),
-          VAL_FIT_SOCKET_SIM_STEP_GBPS, fit->socket_thread_GBps, r->call_ps);
+    if (a->grid[g] && v != grid_value_of(&a->model, g))
+      call += grid_delta(r, g, v);
   }
   return call;
+}
+
+/* A row's call and its period back to back under fit's constants: all
+ * but the launch pair's, which act around the call. */
+typedef struct {
+  SimTime call_ps, pace_ps;
+} CallPace;
+
+static CallPace row_call_pace(const ValAccuracy *a, const ValAccuracyRow *r,
+                              const ValFit *fit)
+{
+  double call = row_call_ps(a, r, fit);
+  /* a constant of the fit changes the period back to back by what it
+   * changes the call */
+  double pace = MAX((double)r->pace_ps + call - (double)r->call_ps, 0);
+
+  return (CallPace){(SimTime)llround(call), (SimTime)llround(pace)};
+}
+
+/* The time nccl-tests reports for a row's call cp under fit's launch
+ * pair, us. */
+static double loop_time_us(const ValAccuracy *a, const ValAccuracyRow *r,
+                           CallPace cp, const ValFit *fit)
+{
+  double host_us = a->gpus_per_process *
+                   nccl_launch_cost_us(fit->launch_us,
+                                       fit->launch_per_channel_us, r->channels);
+
+  return sim_time_to_us(nccl_tests_loop_time(
+      cp.call_ps, cp.pace_ps, (SimTime)llround(host_us * SIM_PS_PER_US),
+      a->iterations));
 }
 
 /* The time nccl-tests reports for a row under fit's constants, us. */
 static double row_time_us(const ValAccuracy *a, const ValAccuracyRow *r,
                           const ValFit *fit)
 {
-  double host_us = a->gpus_per_process *
-                   nccl_launch_cost_us(fit->launch_us,
-                                       fit->launch_per_channel_us, r->channels);
-
-  double call = row_call_ps(a, r, fit);
-  /* a constant of the fit changes the period back to back by what it
-   * changes the call */
-  double pace = MAX((double)r->pace_ps + call - (double)r->call_ps, 0);
-
-  return sim_time_to_us(nccl_tests_loop_time(
-      (SimTime)llround(call), (SimTime)llround(pace),
-      (SimTime)llround(host_us * SIM_PS_PER_US), a->iterations));
+  return loop_time_us(a, r, row_call_pace(a, r, fit), fit);
 }
 
 void val_accuracy_retime(ValAccuracy *a, const ValFit *fit)
@@ -941,9 +948,11 @@ void val_accuracy_retime(ValAccuracy *a, const ValFit *fit)
   a->median_ratio = val_median(ratio);
 }
 
-/* Mean |log(predicted / measured)| over the rows of the datasets fitted. */
+/* Mean |log(predicted / measured)| over the rows of the datasets fitted;
+ * with calls (CallPace, one a row in order), those calls under fit's
+ * launch pair. */
 static double fit_cost(const ValAccuracy *a, const ValDataset *d, guint n,
-                       guint skip, const ValFit *fit)
+                       guint skip, const ValFit *fit, const GArray *calls)
 {
   double sum = 0;
   guint rows = 0;
@@ -953,8 +962,11 @@ static double fit_cost(const ValAccuracy *a, const ValDataset *d, guint n,
       continue;
     for (guint k = 0; k < a[i].rows->len; k++) {
       const ValAccuracyRow *r = &g_array_index(a[i].rows, ValAccuracyRow, k);
+      double t = calls ? loop_time_us(&a[i], r,
+                                      g_array_index(calls, CallPace, rows), fit)
+                       : row_time_us(&a[i], r, fit);
 
-      sum += fabs(log(r->measured_us / row_time_us(&a[i], r, fit)));
+      sum += fabs(log(r->measured_us / t));
       rows++;
     }
   }
@@ -967,7 +979,6 @@ static double fit_cost(const ValAccuracy *a, const ValDataset *d, guint n,
 #define FIT_LAUNCH_MAX_US 20.0
 #define FIT_CHANNEL_MAX_US 2.0
 #define FIT_STEPS 40
-#define FIT_PROXY_STEP_US 0.05
 
 static void fit_launch(const ValAccuracy *a, const ValDataset *d, guint n,
                        guint skip, ValFit *at)
@@ -976,7 +987,19 @@ static void fit_launch(const ValAccuracy *a, const ValDataset *d, guint n,
   double step1 = FIT_CHANNEL_MAX_US / FIT_STEPS;
   double lo0 = 0, lo1 = 0, best = -1;
   ValFit best_at = *at;
+  /* the calls do not change with the launch pair: read off their grids
+   * once here, not at each of the search's 5,043 points */
+  g_autoptr(GArray) calls = g_array_new(FALSE, FALSE, sizeof(CallPace));
 
+  for (guint i = 0; i < n; i++) {
+    if (i == skip || d[i].anomalous)
+      continue;
+    for (guint k = 0; k < a[i].rows->len; k++) {
+      CallPace cp = row_call_pace(
+          &a[i], &g_array_index(a[i].rows, ValAccuracyRow, k), at);
+      g_array_append_val(calls, cp);
+    }
+  }
   for (int pass = 0; pass < 3; pass++) {
     for (int i = 0; i <= FIT_STEPS; i++) {
       for (int j = 0; j <= FIT_STEPS; j++) {
@@ -984,7 +1007,7 @@ static void fit_launch(const ValAccuracy *a, const ValDataset *d, guint n,
 
         at->launch_us = MAX(lo0 + i * step0, 0);
         at->launch_per_channel_us = MAX(lo1 + j * step1, 0);
-        cost = fit_cost(a, d, n, skip, at);
+        cost = fit_cost(a, d, n, skip, at, calls);
         if (best < 0 || cost < best - 1e-12) {
           best = cost;
           best_at = *at;
@@ -1013,7 +1036,7 @@ static void fit_grid(const ValAccuracy *a, const ValDataset *d, guint n,
     double cost;
 
     *x = lo + i * step;
-    cost = fit_cost(a, d, n, skip, at);
+    cost = fit_cost(a, d, n, skip, at, NULL);
     if (best < 0 || cost < best - 1e-12) {
       best = cost;
       best_x = *x;
@@ -1022,37 +1045,30 @@ static void fit_grid(const ValAccuracy *a, const ValDataset *d, guint n,
   *x = best_x;
 }
 
-#define FIT_SHM_STEP_GBPS 0.05
-#define FIT_NVLS_STEP 0.005
-#define FIT_P2P_STEP 0.005
-#define FIT_SOCKET_STEP_GBPS 0.1
-
 void val_fit(const ValAccuracy *a, const ValDataset *d, guint n, guint skip,
              ValFit *out)
 {
   ValFit at = {0};
-  gboolean sockets = FALSE;
+  gboolean used[VAL_GRIDS] = {FALSE};
 
   val_fit_defaults(&at);
-  /* the socket rate only from runs over sockets: none, none */
   for (guint i = 0; i < n; i++)
-    sockets |= i != skip && !d[i].anomalous && a[i].socket;
-  if (!sockets)
-    at.socket_thread_GBps = VAL_FIT_SOCKET_NONE;
+    for (guint g = 0; g < VAL_GRIDS; g++)
+      used[g] |= i != skip && !d[i].anomalous && a[i].grid[g];
+  /* a constant that can be left out only from runs it touches: none,
+   * none */
+  for (guint g = 0; g < VAL_GRIDS; g++)
+    if (grids[g].none && !used[g])
+      *grid_value(&at, g) = VAL_FIT_SOCKET_NONE;
   for (int turn = 0; turn < 3; turn++) {
     fit_launch(a, d, n, skip, &at);
-    fit_grid(a, d, n, skip, &at, &at.net_proxy_us, 0, VAL_FIT_PROXY_MAX,
-             FIT_PROXY_STEP_US);
-    fit_grid(a, d, n, skip, &at, &at.shm_duplex_GBps, VAL_FIT_SHM_GBPS(0),
-             VAL_FIT_SHM_GBPS(VAL_FIT_SHM_STEPS), FIT_SHM_STEP_GBPS);
-    fit_grid(a, d, n, skip, &at, &at.nvls_copy_ratio, VAL_FIT_NVLS_RATIO(0),
-             VAL_FIT_NVLS_RATIO(VAL_FIT_NVLS_STEPS), FIT_NVLS_STEP);
-    fit_grid(a, d, n, skip, &at, &at.p2p_copy_ratio, VAL_FIT_P2P_RATIO(0),
-             VAL_FIT_P2P_RATIO(VAL_FIT_P2P_STEPS), FIT_P2P_STEP);
-    if (sockets)
-      fit_grid(a, d, n, skip, &at, &at.socket_thread_GBps,
-               VAL_FIT_SOCKET_GBPS(0),
-               VAL_FIT_SOCKET_GBPS(VAL_FIT_SOCKET_STEPS), FIT_SOCKET_STEP_GBPS);
+    for (guint g = 0; g < VAL_GRIDS; g++) {
+      const Grid *gr = &grids[g];
+
+      if (!gr->none || used[g])
+        fit_grid(a, d, n, skip, &at, grid_value(&at, g), gr->first,
+                 gr->first + gr->step * gr->steps, gr->fit_step);
+    }
   }
   *out = at;
 }
@@ -1060,15 +1076,8 @@ void val_fit(const ValAccuracy *a, const ValDataset *d, guint n, guint skip,
 void val_fit_defaults(ValFit *out)
 {
   g_autoptr(MdlRegistry) r = mdl_registry_new();
-  const MdlNcclTuning *t = mdl_registry_nccl(r);
 
-  out->launch_us = t->host_launch_us;
-  out->launch_per_channel_us = t->host_launch_per_channel_us;
-  out->net_proxy_us = t->net_proxy_us;
-  out->shm_duplex_GBps = t->shm_duplex_GBps;
-  out->nvls_copy_ratio = t->nvls_copy_ratio;
-  out->p2p_copy_ratio = t->p2p_copy_ratio;
-  out->socket_thread_GBps = t->socket_thread_GBps;
+  fit_of_tuning(mdl_registry_nccl(r), out);
 }
 
 char *val_fit_describe(const ValFit *f)

@@ -52,63 +52,43 @@ typedef struct {
 const ValDataset *val_datasets(guint *n);
 
 /* The constants of the model that come from data rather than from
- * physics or NCCL's source ([nccl] in models/registry.c): the host's
- * launch cost (host_launch_us, host_launch_per_channel_us), which only
- * changes the nccl-tests loop around a call (nccl_tests_loop_time), and
- * the proxy's action in a network step (net_proxy_us), which changes the
- * simulated call of a multi-node dataset: each of those is simulated at
- * net_proxy_us = 0, 1, ..., VAL_FIT_PROXY_MAX us, and a fit reads its
- * time between them linearly. */
+ * physics or NCCL's source ([nccl] in models/registry.c).  The host's
+ * launch cost (host_launch_us, host_launch_per_channel_us) only changes
+ * the nccl-tests loop around a call (nccl_tests_loop_time).  The others
+ * change the simulated call: each dataset they touch is simulated on a
+ * grid of the constant (ValGrid), and a fit reads its calls between the
+ * grid's points. */
 typedef struct {
   double launch_us;             /* one rank's call on one channel */
   double launch_per_channel_us; /* each further channel */
   double net_proxy_us;          /* one proxy action of a network step */
-  double shm_duplex_GBps; /* a channel's SHM connection whose CTA works both
-                             sides of host memory: changes the simulated
-                             call of a dataset that runs NCCL's SHM
-                             transport, simulated at VAL_FIT_SHM_GBPS(k)
-                             for k = 0 .. VAL_FIT_SHM_STEPS and read between
-                             them linearly in 1 / rate */
-  double nvls_copy_ratio; /* an NVLS channel's copy warps against NCCL's
-                            model of the channel: changes the calls of a
-                            dataset whose sizes run NVLS or NVLSTree,
-                            simulated at VAL_FIT_NVLS_RATIO(k) for k = 0
-                            .. VAL_FIT_NVLS_STEPS and read between them in
-                            1 / ratio */
-  double p2p_copy_ratio;  /* NCCL's point-to-point kernel against the GPU's
-                           NCCL bandwidth: changes the calls of a Send/Recv
-                           or AllToAll dataset, simulated at
-                           VAL_FIT_P2P_RATIO(k) for k = 0 ..
-                           VAL_FIT_P2P_STEPS and read between them in
-                           1 / ratio */
+  double shm_duplex_GBps;    /* a channel's SHM connection whose CTA works both
+                              sides of host memory */
+  double nvls_copy_ratio;    /* an NVLS channel's copy warps against NCCL's
+                              model of the channel */
+  double p2p_copy_ratio;     /* NCCL's point-to-point kernel against the GPU's
+                              NCCL bandwidth */
   double socket_thread_GBps; /* one thread of NCCL's socket transport,
-                                bytes sent and received together: changes
-                                the calls of a dataset over TCP, simulated
-                                at VAL_FIT_SOCKET_GBPS(k) for k = 0 ..
-                                VAL_FIT_SOCKET_STEPS and read between them
-                                in 1 / rate; VAL_FIT_SOCKET_NONE where no
-                                dataset fitted runs sockets: the thread
-                                left out, the NIC's rate alone */
+                                bytes sent and received together;
+                                VAL_FIT_SOCKET_NONE where no dataset fitted
+                                runs sockets: the thread left out, the
+                                NIC's rate alone */
 } ValFit;
 
-#define VAL_FIT_PROXY_MAX 8
-#define VAL_FIT_SHM_STEPS 14
-#define VAL_FIT_SHM_SIM_STEP_GBPS 0.5
-#define VAL_FIT_SHM_GBPS(k)                                                    \
-  (0.5 + VAL_FIT_SHM_SIM_STEP_GBPS * (k)) /* 0.5 .. 7.5 GB/s */
-#define VAL_FIT_NVLS_STEPS 7
-#define VAL_FIT_NVLS_SIM_STEP 0.05
-#define VAL_FIT_NVLS_RATIO(k)                                                  \
-  (0.7 + VAL_FIT_NVLS_SIM_STEP * (k)) /* 0.7 .. 1.05 */
-#define VAL_FIT_P2P_STEPS 5
-#define VAL_FIT_P2P_SIM_STEP 0.05
-#define VAL_FIT_P2P_RATIO(k)                                                   \
-  (0.75 + VAL_FIT_P2P_SIM_STEP * (k)) /* 0.75 .. 1.0 */
-#define VAL_FIT_SOCKET_STEPS 15
-#define VAL_FIT_SOCKET_SIM_STEP_GBPS 2.0
-#define VAL_FIT_SOCKET_GBPS(k)                                                 \
-  (2.0 + VAL_FIT_SOCKET_SIM_STEP_GBPS * (k)) /* 2 .. 32 GB/s */
 #define VAL_FIT_SOCKET_NONE 1000.0 /* [nccl] socket_thread_GBps's maximum */
+
+/* The constants a dataset's calls are simulated on a grid of, and the
+ * datasets each touches (the grids themselves: accuracy.c's `grids`). */
+typedef enum {
+  VAL_GRID_PROXY,  /* net_proxy_us: a dataset with a network */
+  VAL_GRID_SHM,    /* shm_duplex_GBps: one that runs NCCL's SHM transport */
+  VAL_GRID_NVLS,   /* nvls_copy_ratio: the sizes it runs NVLS or NVLSTree */
+  VAL_GRID_P2P,    /* p2p_copy_ratio: a Send/Recv or AllToAll */
+  VAL_GRID_SOCKET, /* socket_thread_GBps: one over TCP */
+  VAL_GRIDS
+} ValGrid;
+
+#define VAL_GRID_POINTS 17 /* the most points a grid has */
 
 typedef struct {
   guint64 size_bytes;
@@ -119,12 +99,8 @@ typedef struct {
   guint32 channels;
   SimTime call_ps; /* the simulated call with the model's own constants */
   SimTime pace_ps; /* its period back to back (NcclRunStats) */
-  SimTime proxy_call_ps[VAL_FIT_PROXY_MAX + 1]; /* at net_proxy_us = i */
-  SimTime shm_call_ps[VAL_FIT_SHM_STEPS + 1];   /* at VAL_FIT_SHM_GBPS(i) */
-  SimTime nvls_call_ps[VAL_FIT_NVLS_STEPS + 1]; /* at VAL_FIT_NVLS_RATIO(i) */
-  SimTime p2p_call_ps[VAL_FIT_P2P_STEPS + 1];   /* at VAL_FIT_P2P_RATIO(i) */
-  /* at VAL_FIT_SOCKET_GBPS(i), and last at VAL_FIT_SOCKET_NONE */
-  SimTime socket_call_ps[VAL_FIT_SOCKET_STEPS + 2];
+  /* at each point of each grid that touches the dataset (ValGrid) */
+  SimTime grid_call_ps[VAL_GRIDS][VAL_GRID_POINTS];
 } ValAccuracyRow;
 
 typedef struct {
@@ -134,11 +110,8 @@ typedef struct {
   double median_ratio, min_ratio;   /* predicted / measured, all sizes */
   guint32 gpus_per_process, iterations;
   double bus_factor;
-  gboolean multi_node; /* net_proxy_us changes its calls */
-  gboolean shm;        /* shm_duplex_GBps changes its calls */
-  gboolean nvls;       /* nvls_copy_ratio changes its calls */
-  gboolean p2p;        /* p2p_copy_ratio changes its calls */
-  gboolean socket;     /* socket_thread_GBps changes its calls */
+  gboolean grid[VAL_GRIDS]; /* the grids that touch it: their constants
+                               change its calls */
   ValFit model;        /* the model's own constants */
 } ValAccuracy;
 
@@ -155,11 +128,9 @@ void val_accuracy_retime(ValAccuracy *a, const ValFit *fit);
 /* The constants that fit the datasets best, skipping dataset `skip`
  * (G_MAXUINT: none) and the ANOMALOUS ones: the least mean |log(predicted
  * / measured)| over every size, found by turns: the launch pair on a grid
- * (then finer grids round the best), net_proxy_us on a 0.05 us grid,
- * shm_duplex_GBps on a 0.05 GB/s grid, nvls_copy_ratio and p2p_copy_ratio
- * on a 0.005 grid,
- * socket_thread_GBps on a 0.1 GB/s grid (VAL_FIT_SOCKET_NONE when no
- * dataset fitted runs sockets), three
+ * (then finer grids round the best), then each constant of a ValGrid on
+ * a grid of its own, finer than its simulations' (socket_thread_GBps is
+ * VAL_FIT_SOCKET_NONE when no dataset fitted runs sockets), three
  * times over.  a: the n datasets' runs, in val_datasets' order. */
 void val_fit(const ValAccuracy *a, const ValDataset *d, guint n, guint skip,
              ValFit *out);
