@@ -7,6 +7,9 @@
  * each holding its handle (state CANCELLED) until it is dropped. */
 #include "sim/engine.h"
 
+#include <stddef.h>
+#include <string.h>
+
 #include "sim/interrupt.h"
 
 #include "sim/pool.h"
@@ -32,7 +35,6 @@ typedef struct {
 } SimKindEntry;
 
 struct SimEngine {
-  SimQueue queue;
   SimPool handles; /* of SimHandle */
   SimKindEntry *kinds;
   guint32 n_kinds;
@@ -45,12 +47,20 @@ struct SimEngine {
   gboolean running;
   gboolean stop_requested;
   gboolean overflow; /* an event past SIM_TIME_HORIZON: the run ends */
+  SimQueue queue;    /* last: sim_engine_new zeroes what is before it, and
+                     sim_queue_init the queue */
 };
+
+G_STATIC_ASSERT(offsetof(SimEngine, queue) + sizeof(SimQueue) ==
+                sizeof(SimEngine));
 
 SimEngine *sim_engine_new(void)
 {
-  SimEngine *e = g_new0(SimEngine, 1);
+  /* not g_new0: sim_queue_init zeroes the queue (128 KiB of buckets),
+   * which need not be zeroed twice */
+  SimEngine *e = g_new(SimEngine, 1);
 
+  memset(e, 0, offsetof(SimEngine, queue));
   sim_queue_init(&e->queue);
   sim_pool_init(&e->handles, sizeof(SimHandle), 10);
   return e;
