@@ -248,6 +248,15 @@ gboolean cli_nccl_check(CliNcclOptions *o, NcclOptions *n,
     n->ib_timeout = t == G_MAXUINT32 ? 0 : t + 1;
     n->ib_retry_cnt = r == G_MAXUINT32 ? 0 : r + 1;
   }
+  {
+    /* nvls.cc: 0 off, 2 (the default) where the GPUs have it, any other
+     * value forces it; ifsim takes the three NCCL documents */
+    guint32 v = G_MAXUINT32;
+
+    if (!env_uint("NCCL_NVLS_ENABLE", 0, 2, "a setting", &v, error))
+      return FALSE;
+    n->nvls_enable = v == G_MAXUINT32 ? 0 : v + 1;
+  }
   return nccl_p2p_level_parse(g_getenv("NCCL_P2P_DISABLE"),
                               g_getenv("NCCL_P2P_LEVEL"), &n->p2p_level, error);
 }
@@ -288,6 +297,7 @@ static const char *const env_read[] = {"NCCL_ALGO",
                                        "NCCL_NSOCKS_PERTHREAD",
                                        "NCCL_P2P_DISABLE",
                                        "NCCL_P2P_LEVEL",
+                                       "NCCL_NVLS_ENABLE",
                                        "NCCL_DEBUG",
                                        "NCCL_DEBUG_SUBSYS",
                                        "NCCL_DEBUG_FILE",

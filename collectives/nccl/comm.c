@@ -681,12 +681,23 @@ NcclComm *nccl_comm_new(const TopoSystem *sys, const NcclOptions *opt,
     net_GBps = nics * c->nic_GBps;
     net_search(c, port, nics);
   }
+  /* NCCL_NVLS_ENABLE=1 forces NVLS: where the GPUs have no multicast,
+   * binding its memory fails and NCCL fails the job (nvls.cc
+   * ncclNvlsBufferSetup; ncclNvlsInit does nothing for one GPU) */
+  if (c->opt.nvls_enable == 2 && !c->gpu.nvls && c->ppn > 1) {
+    g_set_error(error, COLL_ERROR, COLL_ERROR_CONFLICT,
+                "NCCL_NVLS_ENABLE=1 forces NVLink SHARP (NVLS), which the "
+                "system's GPUs do not have (no NVSwitch multicast): NCCL "
+                "fails the job there");
+    goto fail;
+  }
   /* NCCL_NVLS_NCHANNELS by release (nvls.cc): 16 up to 2.21 and on
    * Hopper; on Blackwell (SM100) 32 in 2.26, and from 2.28 24 within a
    * node, 32 across nodes (ncclNvlsTuning).  The NVLS graph's bandwidths
-   * are per channel, whatever the rings' channels. */
+   * are per channel, whatever the rings' channels.  NCCL_NVLS_ENABLE=0:
+   * none (ncclNvlsInit returns first). */
   c->nvls_channels =
-      c->gpu.nvls && c->nvl_intra && c->ppn > 1
+      c->gpu.nvls && c->nvl_intra && c->ppn > 1 && c->opt.nvls_enable != 1
           ? nccl_nvls_channels(nccl_comm_version(c), c->gpu.sm, c->nnodes)
           : 0;
   if (c->nvls_channels) {

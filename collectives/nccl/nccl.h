@@ -148,6 +148,10 @@ typedef struct {
    * release's default): an RDMA connection's retransmission timer and
    * retries (net_ib.cc; nccl_comm_ib_retry) */
   guint32 ib_timeout, ib_retry_cnt;
+  /* NCCL_NVLS_ENABLE, its value + 1 (0: unset, NCCL's 2): 1 (0) no NVLS
+   * algorithm; 2 (1) NVLS forced, which fails the job where the GPUs have
+   * none; 3 (2) NVLS where the GPUs have it (nvls.cc ncclNvlsInit) */
+  guint32 nvls_enable;
 } NcclOptions;
 
 /* NCCL's path types, nearest first (graph/topo.h PATH_*): two GPUs use P2P

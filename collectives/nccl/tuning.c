@@ -510,6 +510,11 @@ void nccl_tune(NcclComm *c)
         continue;
       }
       if ((a == NCCL_ALGO_NVLS || a == NCCL_ALGO_NVLS_TREE) &&
+          c->opt.nvls_enable == 1) {
+        set_off(c, coll, a, "NCCL_NVLS_ENABLE=0");
+        continue;
+      }
+      if ((a == NCCL_ALGO_NVLS || a == NCCL_ALGO_NVLS_TREE) &&
           (!c->gpu.nvls || c->nvls_channels < 2)) {
         set_off(c, coll, a, "needs NVSwitches with NVLink SHARP (NVLS)");
         continue;

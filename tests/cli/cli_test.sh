@@ -271,12 +271,24 @@ unset NCCL_ALGO
 export NCCL_COLLNET_ENABLE=2
 expect 2 "environment NCCL_COLLNET_ENABLE='2': expected 0 or 1" replay "$(dirname "$0")/../../docs/workload-example.csv"
 unset NCCL_COLLNET_ENABLE
+# NCCL_NVLS_ENABLE as nvls.cc reads it: 0 off, 1 forced (the job fails
+# where the GPUs have no NVLS), 2 the default; other values refused
+export NCCL_NVLS_ENABLE=0
+expect 0 "  NVLS          Simple  off: NCCL_NVLS_ENABLE=0" run -b 1G -e 1G --explain
+export NCCL_NVLS_ENABLE=3
+expect 2 "ifsim: run: environment NCCL_NVLS_ENABLE='3': expected a setting from 0 to 2" run
+export NCCL_NVLS_ENABLE=1
+expect 2 "ifsim: run: NCCL_NVLS_ENABLE=1 forces NVLink SHARP (NVLS), which the system's GPUs do not have (no NVSwitch multicast): NCCL fails the job there" run -t "$(dirname "$0")/../../topologies/examples/dgx-a100-pod-hdr.ini" -b 1M -e 1M
+unset NCCL_NVLS_ENABLE
+if NCCL_NVLS_ENABLE=2 "$IFSIM" run -b 1M -e 1M 2>&1 >/dev/null | grep -q "note: NCCL_NVLS_ENABLE"; then
+  echo "FAIL: NCCL_NVLS_ENABLE, which is modelled, noted as not"; fails=$((fails + 1))
+fi
 expect 2 "ifsim: sweep: --channels: 'x' is not a count (expected a decimal integer >= 0)" sweep -b 1M -e 1M --vary run.algo=ring --channels x
 expect 2 "ifsim: replay: --channels: 40 is not from 1 to 32" replay "$(dirname "$0")/../../docs/workload-example.csv" --channels 40
 expect 2 "ifsim: replay: --fidelity: 'fast' is not one of analytical, flow, packet" replay "$(dirname "$0")/../../docs/workload-example.csv" --fidelity fast
 for c in run replay sweep; do
   expect 0 "NCCL algorithms allowed, as NCCL_ALGO: ring, tree, nvls, nvlstree, collnetdirect, collnetchain, pat; a list, or ^list to exclude" $c --help
-  expect 0 "NCCL_NSOCKS_PERTHREAD, NCCL_IB_TIMEOUT and NCCL_IB_RETRY_CNT are read from the environment; the flags take precedence." $c --help
+  expect 0 "NCCL_NSOCKS_PERTHREAD, NCCL_IB_TIMEOUT, NCCL_IB_RETRY_CNT and NCCL_NVLS_ENABLE are read from the environment; the flags take precedence." $c --help
 done
 export NCCL_PROTO=LL
 expect 0 "# 1048576 Ring LL" run -b 1M -e 1M

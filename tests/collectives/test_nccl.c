@@ -5,6 +5,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "collectives/error.h"
 #include "collectives/nccl/nccl.h"
 #include "collectives/nccl/nccl_internal.h"
 #include "models/params.h"
@@ -110,6 +111,36 @@ START_TEST(test_parse_lists)
   ck_assert_double_eq_tol(nccl_bus_factor(NCCL_COLL_ALLREDUCE, 8), 1.75, 1e-12);
   ck_assert_double_eq_tol(nccl_bus_factor(NCCL_COLL_ALLGATHER, 8), 0.875,
                           1e-12);
+}
+END_TEST
+
+/* NCCL_NVLS_ENABLE (nvls.cc ncclNvlsInit): 0 takes NVLS and NVLSTree
+ * away, and the large AllReduce on a DGX H100 runs Ring; 2 is the
+ * default; 1 forces NVLS, which fails the job on a DGX A100 (no NVSwitch
+ * multicast) and changes nothing on the H100. */
+START_TEST(test_nvls_enable)
+{
+  g_autoptr(TopoSystem) h100 = load("server:dgx-h100");
+  g_autoptr(TopoSystem) a100 = load("server:dgx-a100");
+  g_autoptr(NcclComm) off = comm_of(h100, &(NcclOptions){.nvls_enable = 1});
+  g_autoptr(NcclComm) dflt = comm_of(h100, &(NcclOptions){.nvls_enable = 3});
+  g_autoptr(NcclComm) forced = comm_of(h100, &(NcclOptions){.nvls_enable = 2});
+  g_autoptr(GString) why = g_string_new(NULL);
+  g_autoptr(GError) error = NULL;
+  NcclChoice ch;
+
+  ck_assert(nccl_select(off, NCCL_COLL_ALLREDUCE, GIB, &ch, why, NULL));
+  ck_assert_int_eq(ch.algo, NCCL_ALGO_RING);
+  ck_assert_ptr_nonnull(strstr(why->str, "NVLS          Simple  off: "
+                                         "NCCL_NVLS_ENABLE=0"));
+  ck_assert(nccl_select(dflt, NCCL_COLL_ALLREDUCE, GIB, &ch, NULL, NULL));
+  ck_assert_int_eq(ch.algo, NCCL_ALGO_NVLS);
+  ck_assert(nccl_select(forced, NCCL_COLL_ALLREDUCE, GIB, &ch, NULL, NULL));
+  ck_assert_int_eq(ch.algo, NCCL_ALGO_NVLS);
+  ck_assert(nccl_comm_new(a100, &(NcclOptions){.nvls_enable = 2}, &error) ==
+            NULL);
+  ck_assert(g_error_matches(error, COLL_ERROR, COLL_ERROR_CONFLICT));
+  ck_assert_ptr_nonnull(strstr(error->message, "NCCL_NVLS_ENABLE=1"));
 }
 END_TEST
 
@@ -2054,6 +2085,7 @@ Suite *suite_nccl(void)
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, test_parse_lists);
   tcase_add_test(tc, test_select_h100);
+  tcase_add_test(tc, test_nvls_enable);
   tcase_add_test(tc, test_bounds);
   tcase_add_test(tc, test_degraded_port);
   tcase_add_test(tc, test_rail_down);
