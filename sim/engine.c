@@ -47,8 +47,9 @@ struct SimEngine {
   gboolean running;
   gboolean stop_requested;
   gboolean overflow; /* an event past SIM_TIME_HORIZON: the run ends */
-  SimQueue queue;    /* last: sim_engine_new zeroes what is before it, and
-                     sim_queue_init the queue */
+  /* last: sim_engine_new zeroes what is before it, sim_queue_init the
+   * queue */
+  SimQueue queue;
 };
 
 G_STATIC_ASSERT(offsetof(SimEngine, queue) + sizeof(SimQueue) ==
