@@ -184,11 +184,11 @@ gboolean cli_nccl_check(CliNcclOptions *o, NcclOptions *n,
     return FALSE;
   if (algo &&
       !nccl_parse_algos(algo, o->algo ? KNOB("algo", "--algo") : "NCCL_ALGO",
-                        &n->algos, error))
+                        &n->algos, n->coll_algos, error))
     return FALSE;
   if (proto && !nccl_parse_protos(
                    proto, o->proto ? KNOB("proto", "--proto") : "NCCL_PROTO",
-                   &n->protos, error))
+                   &n->protos, n->coll_protos, error))
     return FALSE;
   {
     /* NCCL takes the larger of NCCL_MIN_NCHANNELS and NCCL_MIN_CTAS, the

@@ -397,7 +397,7 @@ static gboolean dataset_env(const ValDataset *d, NcclOptions *opt,
       }
     } else if (g_str_has_prefix(v[i], "NCCL_ALGO=")) {
       if (!nccl_parse_algos(v[i] + strlen("NCCL_ALGO="), "NCCL_ALGO",
-                            &opt->algos, error)) {
+                            &opt->algos, opt->coll_algos, error)) {
         g_prefix_error(error, "%s: ", d->file);
         return FALSE;
       }

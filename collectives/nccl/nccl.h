@@ -91,6 +91,9 @@ typedef struct {
 typedef struct {
   guint32 algos;                      /* bit per NcclAlgo allowed; 0: all */
   guint32 protos;                     /* bit per NcclProto allowed; 0: all */
+  /* a collective's own, from NCCL_ALGO's and NCCL_PROTO's FUNCTION:LIST
+   * entries (nccl_parse_algos); 0: algos' and protos' */
+  guint32 coll_algos[NCCL_N_TUNED_COLLS], coll_protos[NCCL_N_TUNED_COLLS];
   guint32 min_channels, max_channels; /* 0: NCCL's choice */
   guint32 ranks;                      /* 0: every GPU of the system */
   const char *ranks_name;             /* how nccl_comm_new's errors name `ranks`
@@ -210,13 +213,25 @@ const char *nccl_proto_name(NcclProto p);
  * nccl-tests binary stems ("all_reduce", "sendrecv", "alltoall"). */
 gboolean nccl_coll_parse(const char *name, NcclColl *out);
 
-/* Parses an NCCL_ALGO / NCCL_PROTO value: a comma-separated list of
- * names, case-insensitive, or "^list" for all but those (NCCL's syntax).
- * `what` names the source in errors ("NCCL_ALGO", "--algo"). */
+/* Parses an NCCL_ALGO / NCCL_PROTO value as NCCL reads it (tuning.cc
+ * parseList, 2.24 and later): a comma-separated list of names,
+ * case-insensitive, or "^list" for all but those, for every collective;
+ * then entries FUNCTION:LIST, separated by ';', each replacing one
+ * collective's list (Broadcast, Reduce, AllGather, ReduceScatter,
+ * AllReduce, case-insensitive; only the first entry may lack its
+ * prefix): "ring,tree;allreduce:^ring".  Sets *mask (0 where no entry
+ * lacks a prefix: all) and per_coll[NCCL_N_TUNED_COLLS] (0: *mask's);
+ * per_coll NULL refuses prefixes.  `what` names the source in errors
+ * ("NCCL_ALGO", "--algo"). */
 gboolean nccl_parse_algos(const char *list, const char *what, guint32 *mask,
-                          GError **error);
+                          guint32 *per_coll, GError **error);
 gboolean nccl_parse_protos(const char *list, const char *what, guint32 *mask,
-                           GError **error);
+                           guint32 *per_coll, GError **error);
+
+/* What opt allows collective coll (a tuned one): its own list, else
+ * every collective's (bits of NcclAlgo or NcclProto; 0: all). */
+guint32 nccl_allowed_algos(const NcclOptions *opt, NcclColl coll);
+guint32 nccl_allowed_protos(const NcclOptions *opt, NcclColl coll);
 
 /* nccl-tests' bus bandwidth factor for n ranks. */
 double nccl_bus_factor(NcclColl c, guint32 n);

@@ -128,16 +128,83 @@ static gboolean parse_list(const char *list, const char *what,
   return TRUE;
 }
 
-gboolean nccl_parse_algos(const char *list, const char *what, guint32 *mask,
-                          GError **error)
+/* parse_list over NCCL's map of functions to lists (nccl_parse_algos). */
+static gboolean parse_map(const char *str, const char *what,
+                          const char *const *names, int n, guint32 *mask,
+                          guint32 *per_coll, GError **error)
 {
-  return parse_list(list, what, algo_names, NCCL_N_ALGOS, mask, error);
+  g_auto(GStrv) entries = g_strsplit(str, ";", -1);
+  gboolean first = TRUE;
+
+  *mask = 0;
+  if (per_coll)
+    memset(per_coll, 0, NCCL_N_TUNED_COLLS * sizeof *per_coll);
+  for (char **e = entries; *e; e++) {
+    g_autofree char *entry = g_strstrip(g_strdup(*e));
+    char *colon = strchr(entry, ':');
+    int c;
+
+    if (!*entry)
+      continue; /* strtok skips empty entries */
+    if (!colon) {
+      if (!first) {
+        g_set_error(error, COLL_ERROR, COLL_ERROR_VALUE,
+                    "%s: '%s': every entry but the first needs a function "
+                    "prefix (LIST;FUNCTION:LIST;...)",
+                    what, str);
+        return FALSE;
+      }
+      first = FALSE;
+      if (!parse_list(entry, what, names, n, mask, error))
+        return FALSE;
+      continue;
+    }
+    first = FALSE;
+    *colon = '\0';
+    g_strstrip(entry);
+    for (c = 0; c < NCCL_N_TUNED_COLLS; c++) {
+      if (g_ascii_strcasecmp(entry, coll_names[c]) == 0)
+        break;
+    }
+    if (c == NCCL_N_TUNED_COLLS || !per_coll) {
+      g_set_error(error, COLL_ERROR, COLL_ERROR_VALUE, "%s: '%s' is not %s",
+                  what, entry,
+                  per_coll ? "one of Broadcast, Reduce, AllGather, "
+                             "ReduceScatter, AllReduce (FUNCTION:LIST)"
+                           : "taken here (one list for every collective)");
+      return FALSE;
+    }
+    if (!parse_list(g_strstrip(colon + 1), what, names, n, &per_coll[c], error))
+      return FALSE;
+  }
+  return TRUE;
+}
+
+gboolean nccl_parse_algos(const char *list, const char *what, guint32 *mask,
+                          guint32 *per_coll, GError **error)
+{
+  return parse_map(list, what, algo_names, NCCL_N_ALGOS, mask, per_coll, error);
 }
 
 gboolean nccl_parse_protos(const char *list, const char *what, guint32 *mask,
-                           GError **error)
+                           guint32 *per_coll, GError **error)
 {
-  return parse_list(list, what, proto_names, NCCL_N_PROTOS, mask, error);
+  return parse_map(list, what, proto_names, NCCL_N_PROTOS, mask, per_coll,
+                   error);
+}
+
+guint32 nccl_allowed_algos(const NcclOptions *opt, NcclColl coll)
+{
+  return coll < NCCL_N_TUNED_COLLS && opt->coll_algos[coll]
+             ? opt->coll_algos[coll]
+             : opt->algos;
+}
+
+guint32 nccl_allowed_protos(const NcclOptions *opt, NcclColl coll)
+{
+  return coll < NCCL_N_TUNED_COLLS && opt->coll_protos[coll]
+             ? opt->coll_protos[coll]
+             : opt->protos;
 }
 
 double nccl_bus_factor(NcclColl c, guint32 n)
@@ -866,9 +933,12 @@ gboolean nccl_select(const NcclComm *c, NcclColl coll, guint64 bytes,
 {
   double best = -1;
   int best_a = -1, best_p = -1;
+  guint32 algos, protos;
 
   if (coll >= NCCL_N_TUNED_COLLS)
     return select_p2p(c, coll, bytes, out, explain, error);
+  algos = nccl_allowed_algos(&c->opt, coll);
+  protos = nccl_allowed_protos(&c->opt, coll);
   if (explain) {
     g_autofree char *v = nccl_version_text(nccl_comm_version(c));
 
@@ -885,9 +955,9 @@ gboolean nccl_select(const NcclComm *c, NcclColl coll, guint64 bytes,
       double t;
       const char *why = c->off[coll][a][p];
 
-      if (!why && c->opt.algos && !(c->opt.algos & (1u << a)))
+      if (!why && algos && !(algos & (1u << a)))
         why = "excluded by the algorithm choice";
-      if (!why && c->opt.protos && !(c->opt.protos & (1u << p)))
+      if (!why && protos && !(protos & (1u << p)))
         why = "excluded by the protocol choice";
       t = why ? -1 : algo_time(c, coll, a, p, bytes);
       if (explain) {

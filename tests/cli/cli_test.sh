@@ -261,6 +261,15 @@ expect 0 "NVLS          Simple  off: excluded by the algorithm choice" run -b 8 
 export NCCL_ALGO=tree
 expect 0 "# 1048576 Tree" run -b 1M -e 1M
 expect 0 "# 1048576 Ring" run -b 1M -e 1M --algo ring
+# per collective, as NCCL 2.24 and later read NCCL_ALGO (tuning.cc
+# parseList): the AllReduce entry replaces the list for AllReduce only
+export NCCL_ALGO="ring;allreduce:nvls"
+expect 0 "# 1073741824 NVLS Simple" run -c allreduce -b 1G -e 1G
+expect 0 "# 1073741824 Ring Simple" run -c allgather -b 1G -e 1G
+export NCCL_ALGO="ring;allredce:nvls"
+expect 2 "ifsim: run: NCCL_ALGO: 'allredce' is not one of Broadcast, Reduce, AllGather, ReduceScatter, AllReduce (FUNCTION:LIST)" run
+export NCCL_ALGO="allreduce:nvls;ring"
+expect 2 "ifsim: run: NCCL_ALGO: 'allreduce:nvls;ring': every entry but the first needs a function prefix (LIST;FUNCTION:LIST;...)" run
 export NCCL_ALGO=rng
 expect 2 "NCCL_ALGO: 'rng' is not one of Tree, Ring" run
 # NCCL's knobs are one option group: replay and sweep read the environment

@@ -91,19 +91,55 @@ START_TEST(test_parse_lists)
   guint32 m = 0;
   NcclColl c;
 
-  ck_assert(nccl_parse_algos("ring,Tree", "NCCL_ALGO", &m, NULL));
+  ck_assert(nccl_parse_algos("ring,Tree", "NCCL_ALGO", &m, NULL, NULL));
   ck_assert_uint_eq(m, (1u << NCCL_ALGO_RING) | (1u << NCCL_ALGO_TREE));
-  ck_assert(nccl_parse_algos("^nvls,nvlstree", "NCCL_ALGO", &m, NULL));
+  ck_assert(nccl_parse_algos("^nvls,nvlstree", "NCCL_ALGO", &m, NULL, NULL));
   ck_assert(!(m & (1u << NCCL_ALGO_NVLS)) && (m & (1u << NCCL_ALGO_RING)));
-  ck_assert(nccl_parse_protos("LL128", "NCCL_PROTO", &m, NULL));
+  ck_assert(nccl_parse_protos("LL128", "NCCL_PROTO", &m, NULL, NULL));
   ck_assert_uint_eq(m, 1u << NCCL_PROTO_LL128);
-  ck_assert(!nccl_parse_protos("ll,ll256", "--proto", &m, &error));
+  ck_assert(!nccl_parse_protos("ll,ll256", "--proto", &m, NULL, &error));
   ck_assert_ptr_nonnull(strstr(error->message, "--proto: 'll256' is not one"));
   g_clear_error(&error);
   ck_assert(!nccl_parse_algos("^ring,tree,collnetdirect,collnetchain,nvls,"
                               "nvlstree,pat",
-                              "NCCL_ALGO", &m, &error));
+                              "NCCL_ALGO", &m, NULL, &error));
   ck_assert_ptr_nonnull(strstr(error->message, "leaves nothing enabled"));
+  g_clear_error(&error);
+  /* NCCL's per-function entries (tuning.cc parseList, 2.24 and later) */
+  {
+    guint32 per[NCCL_N_TUNED_COLLS];
+    NcclOptions o = {0};
+
+    ck_assert(nccl_parse_algos("ring,tree;allreduce:^ring;Broadcast:ring",
+                               "NCCL_ALGO", &o.algos, o.coll_algos, NULL));
+    ck_assert_uint_eq(o.algos, (1u << NCCL_ALGO_RING) | (1u << NCCL_ALGO_TREE));
+    ck_assert_uint_eq(nccl_allowed_algos(&o, NCCL_COLL_ALLGATHER), o.algos);
+    ck_assert_uint_eq(nccl_allowed_algos(&o, NCCL_COLL_BROADCAST),
+                      1u << NCCL_ALGO_RING);
+    ck_assert(!(nccl_allowed_algos(&o, NCCL_COLL_ALLREDUCE) &
+                (1u << NCCL_ALGO_RING)));
+    ck_assert(nccl_allowed_algos(&o, NCCL_COLL_ALLREDUCE) &
+              (1u << NCCL_ALGO_NVLS));
+    /* a first entry with a prefix leaves the others all allowed */
+    ck_assert(
+        nccl_parse_protos("allreduce:LL128;", "NCCL_PROTO", &m, per, NULL));
+    ck_assert_uint_eq(m, 0);
+    ck_assert_uint_eq(per[NCCL_COLL_ALLREDUCE], 1u << NCCL_PROTO_LL128);
+    ck_assert_uint_eq(per[NCCL_COLL_REDUCE], 0);
+    ck_assert(
+        !nccl_parse_algos("allreduce:tree;ring", "NCCL_ALGO", &m, per, &error));
+    ck_assert_ptr_nonnull(
+        strstr(error->message, "every entry but the first needs a function"));
+    g_clear_error(&error);
+    ck_assert(!nccl_parse_algos("alltoall:ring", "NCCL_ALGO", &m, per, &error));
+    ck_assert_ptr_nonnull(strstr(error->message, "'alltoall' is not one of "
+                                                 "Broadcast, Reduce"));
+    g_clear_error(&error);
+    ck_assert(
+        !nccl_parse_algos("allreduce:ring", "run.algo", &m, NULL, &error));
+    ck_assert_ptr_nonnull(strstr(error->message, "not taken here"));
+    g_clear_error(&error);
+  }
   ck_assert(nccl_coll_parse("all_reduce_perf", &c) && c == NCCL_COLL_ALLREDUCE);
   ck_assert(nccl_coll_parse("ReduceScatter", &c) &&
             c == NCCL_COLL_REDUCESCATTER);
