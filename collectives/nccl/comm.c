@@ -683,7 +683,7 @@ NcclComm *nccl_comm_new(const TopoSystem *sys, const NcclOptions *opt,
   }
   /* NCCL_NVLS_ENABLE=1 forces NVLS: where the GPUs have no multicast,
    * binding its memory fails and NCCL fails the job (nvls.cc
-   * ncclNvlsBufferSetup; ncclNvlsInit does nothing for one GPU) */
+   * nvlsAllocateMem; ncclNvlsInit does nothing for one GPU) */
   if (c->opt.nvls_enable == 2 && !c->gpu.nvls && c->ppn > 1) {
     g_set_error(error, COLL_ERROR, COLL_ERROR_CONFLICT,
                 "NCCL_NVLS_ENABLE=1 forces NVLink SHARP (NVLS), which the "
