@@ -684,7 +684,8 @@ NcclComm *nccl_comm_new(const TopoSystem *sys, const NcclOptions *opt,
   /* NCCL_NVLS_ENABLE=1 forces NVLS: where the GPUs have no multicast,
    * binding its memory fails and NCCL fails the job (nvls.cc
    * nvlsAllocateMem; ncclNvlsInit does nothing for one GPU) */
-  if (c->opt.nvls_enable == 2 && !c->gpu.nvls && c->ppn > 1) {
+  if (c->opt.nvls_enable == NCCL_NVLS_ENABLE_FORCED && !c->gpu.nvls &&
+      c->ppn > 1) {
     g_set_error(error, COLL_ERROR, COLL_ERROR_CONFLICT,
                 "NCCL_NVLS_ENABLE=1 forces NVLink SHARP (NVLS), which the "
                 "system's GPUs do not have (no NVSwitch multicast): NCCL "
@@ -697,7 +698,8 @@ NcclComm *nccl_comm_new(const TopoSystem *sys, const NcclOptions *opt,
    * are per channel, whatever the rings' channels.  NCCL_NVLS_ENABLE=0:
    * none (ncclNvlsInit returns first). */
   c->nvls_channels =
-      c->gpu.nvls && c->nvl_intra && c->ppn > 1 && c->opt.nvls_enable != 1
+      c->gpu.nvls && c->nvl_intra && c->ppn > 1 &&
+              c->opt.nvls_enable != NCCL_NVLS_ENABLE_OFF
           ? nccl_nvls_channels(nccl_comm_version(c), c->gpu.sm, c->nnodes)
           : 0;
   if (c->nvls_channels) {

@@ -88,6 +88,10 @@ typedef struct {
   void *ctx;
 } NcclTrace;
 
+/* NcclOptions.nvls_enable's settings that change the model */
+#define NCCL_NVLS_ENABLE_OFF 1    /* NCCL_NVLS_ENABLE=0 */
+#define NCCL_NVLS_ENABLE_FORCED 2 /* NCCL_NVLS_ENABLE=1 */
+
 typedef struct {
   guint32 algos;                      /* bit per NcclAlgo allowed; 0: all */
   guint32 protos;                     /* bit per NcclProto allowed; 0: all */
@@ -151,9 +155,10 @@ typedef struct {
    * release's default): an RDMA connection's retransmission timer and
    * retries (net_ib.cc; nccl_comm_ib_retry) */
   guint32 ib_timeout, ib_retry_cnt;
-  /* NCCL_NVLS_ENABLE, its value + 1 (0: unset, NCCL's 2): 1 (0) no NVLS
-   * algorithm; 2 (1) NVLS forced, which fails the job where the GPUs have
-   * none; 3 (2) NVLS where the GPUs have it (nvls.cc ncclNvlsInit) */
+  /* NCCL_NVLS_ENABLE, its value + 1 (0: unset, NCCL's 2):
+   * NCCL_NVLS_ENABLE_OFF (0) no NVLS algorithm; NCCL_NVLS_ENABLE_FORCED
+   * (1) NVLS forced, which fails the job where the GPUs have none; 3 (2)
+   * NVLS where the GPUs have it (nvls.cc ncclNvlsInit) */
   guint32 nvls_enable;
 } NcclOptions;
 

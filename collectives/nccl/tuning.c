@@ -577,7 +577,7 @@ void nccl_tune(NcclComm *c)
         continue;
       }
       if ((a == NCCL_ALGO_NVLS || a == NCCL_ALGO_NVLS_TREE) &&
-          c->opt.nvls_enable == 1) {
+          c->opt.nvls_enable == NCCL_NVLS_ENABLE_OFF) {
         set_off(c, coll, a, "NCCL_NVLS_ENABLE=0");
         continue;
       }
