@@ -88,6 +88,13 @@ gboolean nccl_coll_parse(const char *name, NcclColl *out)
   return FALSE;
 }
 
+/* names[0 .. n - 1], ", "-separated, into s. */
+static void append_names(GString *s, const char *const *names, int n)
+{
+  for (int j = 0; j < n; j++)
+    g_string_append_printf(s, "%s%s", j ? ", " : "", names[j]);
+}
+
 static gboolean parse_list(const char *list, const char *what,
                            const char *const *names, int n, guint32 *mask,
                            GError **error)
@@ -107,8 +114,7 @@ static gboolean parse_list(const char *list, const char *what,
     if (i == n) {
       g_autoptr(GString) accepted = g_string_new(NULL);
 
-      for (int j = 0; j < n; j++)
-        g_string_append_printf(accepted, "%s%s", j ? ", " : "", names[j]);
+      append_names(accepted, names, n);
       g_set_error(error, COLL_ERROR, COLL_ERROR_VALUE,
                   "%s: '%s' is not one of %s (a comma-separated list, or "
                   "^list for all but those)",
@@ -167,11 +173,18 @@ static gboolean parse_map(const char *str, const char *what,
         break;
     }
     if (c == NCCL_N_TUNED_COLLS || !per_coll) {
-      g_set_error(error, COLL_ERROR, COLL_ERROR_VALUE, "%s: '%s' is not %s",
-                  what, entry,
-                  per_coll ? "one of Broadcast, Reduce, AllGather, "
-                             "ReduceScatter, AllReduce (FUNCTION:LIST)"
-                           : "taken here (one list for every collective)");
+      g_autoptr(GString) accepted = g_string_new(NULL);
+
+      append_names(accepted, coll_names, NCCL_N_TUNED_COLLS);
+      if (per_coll)
+        g_set_error(error, COLL_ERROR, COLL_ERROR_VALUE,
+                    "%s: '%s' is not one of %s (FUNCTION:LIST)", what, entry,
+                    accepted->str);
+      else
+        g_set_error(error, COLL_ERROR, COLL_ERROR_VALUE,
+                    "%s: '%s' is not taken here (one list for every "
+                    "collective)",
+                    what, entry);
       return FALSE;
     }
     if (!parse_list(g_strstrip(colon + 1), what, names, n, &per_coll[c], error))
