@@ -948,6 +948,13 @@ void val_accuracy_retime(ValAccuracy *a, const ValFit *fit)
   a->median_ratio = val_median(ratio);
 }
 
+/* Whether a fit that leaves out dataset `skip` reads dataset i: every one
+ * but it and the ANOMALOUS. */
+static gboolean fitted(const ValDataset *d, guint i, guint skip)
+{
+  return i != skip && !d[i].anomalous;
+}
+
 /* Mean |log(predicted / measured)| over the rows of the datasets fitted;
  * with calls (CallPace, one a row in order), those calls under fit's
  * launch pair. */
@@ -958,7 +965,7 @@ static double fit_cost(const ValAccuracy *a, const ValDataset *d, guint n,
   guint rows = 0;
 
   for (guint i = 0; i < n; i++) {
-    if (i == skip || d[i].anomalous)
+    if (!fitted(d, i, skip))
       continue;
     for (guint k = 0; k < a[i].rows->len; k++) {
       const ValAccuracyRow *r = &g_array_index(a[i].rows, ValAccuracyRow, k);
@@ -992,7 +999,7 @@ static void fit_launch(const ValAccuracy *a, const ValDataset *d, guint n,
   g_autoptr(GArray) calls = g_array_new(FALSE, FALSE, sizeof(CallPace));
 
   for (guint i = 0; i < n; i++) {
-    if (i == skip || d[i].anomalous)
+    if (!fitted(d, i, skip))
       continue;
     for (guint k = 0; k < a[i].rows->len; k++) {
       CallPace cp = row_call_pace(
@@ -1054,7 +1061,7 @@ void val_fit(const ValAccuracy *a, const ValDataset *d, guint n, guint skip,
   val_fit_defaults(&at);
   for (guint i = 0; i < n; i++)
     for (guint g = 0; g < VAL_GRIDS; g++)
-      used[g] |= i != skip && !d[i].anomalous && a[i].grid[g];
+      used[g] |= fitted(d, i, skip) && a[i].grid[g];
   /* a constant that can be left out only from runs it touches: none,
    * none */
   for (guint g = 0; g < VAL_GRIDS; g++)
