@@ -257,6 +257,14 @@ gboolean cli_nccl_check(CliNcclOptions *o, NcclOptions *n,
       return FALSE;
     n->nvls_enable = v == G_MAXUINT32 ? 0 : v + 1;
   }
+  /* init.cc computeBuffSizes: each protocol's connection buffers */
+  for (guint p = 0; p < NCCL_N_PROTOS; p++) {
+    const char *var = nccl_buffsize_var((NcclProto)p);
+    g_autofree char *what = g_strconcat("environment ", var, NULL);
+
+    if (!nccl_buffsize_parse(what, g_getenv(var), &n->buff_bytes[p], error))
+      return FALSE;
+  }
   return nccl_p2p_level_parse(g_getenv("NCCL_P2P_DISABLE"),
                               g_getenv("NCCL_P2P_LEVEL"), &n->p2p_level, error);
 }
@@ -298,6 +306,9 @@ static const char *const env_read[] = {"NCCL_ALGO",
                                        "NCCL_P2P_DISABLE",
                                        "NCCL_P2P_LEVEL",
                                        "NCCL_NVLS_ENABLE",
+                                       "NCCL_BUFFSIZE",
+                                       "NCCL_LL_BUFFSIZE",
+                                       "NCCL_LL128_BUFFSIZE",
                                        "NCCL_DEBUG",
                                        "NCCL_DEBUG_SUBSYS",
                                        "NCCL_DEBUG_FILE",

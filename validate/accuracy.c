@@ -56,6 +56,7 @@
 #define OCI_GB300                                                              \
   "nccl_allreduce_alltoall_GB300_oci_1to32node_NVL72_PARTIAL_"                 \
   "ocigb300quickstart.csv"
+#define OCI_GB300_ENV "NCCL_BUFFSIZE=16777216"
 #define A4X_PLAN                                                               \
   "summary_busbw_16G_GB200_gcpA4X_MNNVL_vs_RDMA_1to36node_cnA4Xdoc.csv"
 #define EFA_B300                                                               \
@@ -131,8 +132,8 @@ static const ValDataset datasets[] = {
      22809, 20, 5, FALSE, NULL, NULL, NULL},
     /* GB300 NVL72 racks (OCI), one size a run at 8 and 16 GiB (PARTIAL):
      * 1, 2 and 16 hosts of 4 inside one rack (MNNVL), 32 across two over
-     * RoCE; -n 50, NCCL 2.28.7 (its NCCL_BUFFSIZE=16777216 and
-     * NCCL_IB_QPS_PER_CONNECTION=4 are not modelled; NCCL_MNNVL_ENABLE=1,
+     * RoCE; -n 50, NCCL 2.28.7 with NCCL_BUFFSIZE=16777216 (its
+     * NCCL_IB_QPS_PER_CONNECTION=4 is not modelled; NCCL_MNNVL_ENABLE=1,
      * NCCL_NVLS_ENABLE=1 and NCCL_NET_GDR_C2C=1 are the release's
      * defaults).  Not the AllToAll on 32 hosts: its 128
      * ranks' 16,256 pairs take 3 s a call here, 60 s for the fit's
@@ -140,36 +141,43 @@ static const ValDataset datasets[] = {
     {REF2, OCI_GB300,
      "GB300 NVL72 (OCI), 1 host of 4, AllReduce, -n 50, NCCL 2.28.7",
      "gb300-nvl72-oci-2.ini", "allreduce", 4, 1, 22807, 50, 0, FALSE, "0-3",
-     NULL, "collective=all_reduce,nodes=1;size=size_bytes;time=oop_time_us"},
+     OCI_GB300_ENV,
+     "collective=all_reduce,nodes=1;size=size_bytes;time=oop_time_us"},
     {REF2, OCI_GB300,
      "GB300 NVL72 (OCI), 2 hosts of 4 in one rack (MNNVL), AllReduce, -n 50, "
      "NCCL 2.28.7",
      "gb300-nvl72-oci-2.ini", "allreduce", 8, 1, 22807, 50, 0, FALSE, "0-7",
-     NULL, "collective=all_reduce,nodes=2;size=size_bytes;time=oop_time_us"},
+     OCI_GB300_ENV,
+     "collective=all_reduce,nodes=2;size=size_bytes;time=oop_time_us"},
     {REF2, OCI_GB300,
      "GB300 NVL72 (OCI), 16 hosts of 4 in one rack (MNNVL), AllReduce, -n 50, "
      "NCCL 2.28.7",
      "gb300-nvl72-oci-2.ini", "allreduce", 64, 1, 22807, 50, 0, FALSE, "0-63",
-     NULL, "collective=all_reduce,nodes=16;size=size_bytes;time=oop_time_us"},
+     OCI_GB300_ENV,
+     "collective=all_reduce,nodes=16;size=size_bytes;time=oop_time_us"},
     {REF2, OCI_GB300,
      "GB300 NVL72 (OCI), 32 hosts of 4, two racks over 400GbE RoCE (assumed), "
      "AllReduce, -n 50, NCCL 2.28.7",
      "gb300-nvl72-oci-2.ini", "allreduce", 128, 1, 22807, 50, 0, FALSE, "0-63",
-     NULL, "collective=all_reduce,nodes=32;size=size_bytes;time=oop_time_us"},
+     OCI_GB300_ENV,
+     "collective=all_reduce,nodes=32;size=size_bytes;time=oop_time_us"},
     {REF2, OCI_GB300,
      "GB300 NVL72 (OCI), 1 host of 4, AllToAll, -n 50, NCCL 2.28.7",
      "gb300-nvl72-oci-2.ini", "alltoall", 4, 1, 22807, 50, 0, FALSE, "0-3",
-     NULL, "collective=alltoall,nodes=1;size=size_bytes;time=oop_time_us"},
+     OCI_GB300_ENV,
+     "collective=alltoall,nodes=1;size=size_bytes;time=oop_time_us"},
     {REF2, OCI_GB300,
      "GB300 NVL72 (OCI), 2 hosts of 4 in one rack (MNNVL), AllToAll, -n 50, "
      "NCCL 2.28.7",
      "gb300-nvl72-oci-2.ini", "alltoall", 8, 1, 22807, 50, 0, FALSE, "0-7",
-     NULL, "collective=alltoall,nodes=2;size=size_bytes;time=oop_time_us"},
+     OCI_GB300_ENV,
+     "collective=alltoall,nodes=2;size=size_bytes;time=oop_time_us"},
     {REF2, OCI_GB300,
      "GB300 NVL72 (OCI), 16 hosts of 4 in one rack (MNNVL), AllToAll, -n 50, "
      "NCCL 2.28.7",
      "gb300-nvl72-oci-2.ini", "alltoall", 64, 1, 22807, 50, 0, FALSE, "0-63",
-     NULL, "collective=alltoall,nodes=16;size=size_bytes;time=oop_time_us"},
+     OCI_GB300_ENV,
+     "collective=alltoall,nodes=16;size=size_bytes;time=oop_time_us"},
     {REF2, A4X_PLAN, "GB200 (GCP A4X), one host of 4, AllReduce, NCCL 2.30.4",
      "gb200-nvl72.ini", "allreduce", 4, 1, 23004, 20, 0, FALSE, NULL, NULL,
      "domain_mode=single_node_NVLink,nodes=1;size=size_label;"
@@ -363,6 +371,7 @@ static const ValDataset datasets[] = {
 #undef REF2
 #undef EFA_B300
 #undef OCI_GB300
+#undef OCI_GB300_ENV
 #undef A4X_PLAN
 
 const ValDataset *val_datasets(guint *n)
@@ -395,6 +404,12 @@ static gboolean dataset_env(const ValDataset *d, NcclOptions *opt,
         g_prefix_error(error, "%s: ", d->file);
         return FALSE;
       }
+    } else if (g_str_has_prefix(v[i], "NCCL_BUFFSIZE=")) {
+      if (!nccl_buffsize_parse("NCCL_BUFFSIZE", v[i] + strlen("NCCL_BUFFSIZE="),
+                               &opt->buff_bytes[NCCL_PROTO_SIMPLE], error)) {
+        g_prefix_error(error, "%s: ", d->file);
+        return FALSE;
+      }
     } else if (g_str_has_prefix(v[i], "NCCL_ALGO=")) {
       if (!nccl_parse_algos(v[i] + strlen("NCCL_ALGO="), "NCCL_ALGO",
                             &opt->algos, opt->coll_algos, error)) {
@@ -405,7 +420,8 @@ static gboolean dataset_env(const ValDataset *d, NcclOptions *opt,
       g_set_error(error, VAL_ERROR, VAL_ERROR_VALUE,
                   "%s: environment '%s': expected NCCL_P2P_DISABLE=..., "
                   "NCCL_P2P_LEVEL=..., NCCL_IB_DISABLE=1, "
-                  "NCCL_NET_GDR_LEVEL=... or NCCL_ALGO=...",
+                  "NCCL_NET_GDR_LEVEL=..., NCCL_BUFFSIZE=... or "
+                  "NCCL_ALGO=...",
                   d->file, v[i]);
       return FALSE;
     }

@@ -599,6 +599,29 @@ static gboolean node_all_p2p(const NcclComm *c, guint32 server)
   return TRUE;
 }
 
+/* A connection's buffer per protocol (init.cc computeBuffSizes): the
+ * NCCL_*BUFFSIZE variable's value, else NCCL's default: LL 512 KiB
+ * (DEFAULT_LL_BUFFSIZE: 8 lines of 16 B for each of 512 threads, 8
+ * steps), LL128 4 915 200 B (120 eight-byte words for each of 640
+ * threads, 8 steps), Simple 4 MiB, and up to 2.18 1 MiB on an Arm host
+ * (DEFAULT_BUFFSIZE_ARM; gone in 2.19.1). */
+#define V_ARM_BUFFSIZE_UNTIL 21901u
+
+static void comm_buffers(NcclComm *c)
+{
+  const guint64 defaults[NCCL_N_PROTOS] = {
+      [NCCL_PROTO_LL] = 8 * 512 * NCCL_STEPS * 16,
+      [NCCL_PROTO_LL128] = 120 * 640 * NCCL_STEPS * 8,
+      [NCCL_PROTO_SIMPLE] = nccl_comm_version(c) < V_ARM_BUFFSIZE_UNTIL &&
+                                    c->gpu.cpu == TOPO_CPU_ARM
+                                ? 1u << 20
+                                : 4u << 20};
+
+  for (guint p = 0; p < NCCL_N_PROTOS; p++)
+    c->buff_bytes[p] =
+        c->opt.buff_bytes[p] ? c->opt.buff_bytes[p] : defaults[p];
+}
+
 NcclComm *nccl_comm_new(const TopoSystem *sys, const NcclOptions *opt,
                         GError **error)
 {
@@ -620,6 +643,7 @@ NcclComm *nccl_comm_new(const TopoSystem *sys, const NcclOptions *opt,
                               : NCCL_ARCH_VOLTA;
   c->p2p_level = c->opt.p2p_level ? (NcclPath)(c->opt.p2p_level - 1)
                                   : p2p_default_level(c);
+  comm_buffers(c);
   c->shm = !every_node(c, node_all_p2p);
   c->gpu.nvlinks -= MIN(c->gpu.nvlinks, comm_nvlinks_down(c));
   /* NCCL_P2P_DISABLE: NVLink paths go through the CPU as well */

@@ -160,6 +160,11 @@ typedef struct {
    * (1) NVLS forced, which fails the job where the GPUs have none; 3 (2)
    * NVLS where the GPUs have it (nvls.cc ncclNvlsInit) */
   guint32 nvls_enable;
+  /* NCCL_LL_BUFFSIZE, NCCL_LL128_BUFFSIZE and NCCL_BUFFSIZE: a connection's
+   * buffer per protocol (NcclProto), bytes, its NCCL_STEPS (8) slots the
+   * pipeline's steps (nccl_buffsize_parse); 0: the release's default
+   * (init.cc computeBuffSizes) */
+  guint64 buff_bytes[NCCL_N_PROTOS];
 } NcclOptions;
 
 /* NCCL's path types, nearest first (graph/topo.h PATH_*): two GPUs use P2P
@@ -193,6 +198,20 @@ gboolean nccl_p2p_level_parse(const char *disable, const char *level,
 gboolean nccl_path_level_parse(const char *name, const char *level,
                                guint32 *out, GError **error);
 const char *nccl_path_name(NcclPath p); /* "PHB" */
+
+/* The variable that sizes protocol p's buffers: "NCCL_BUFFSIZE" (Simple),
+ * "NCCL_LL_BUFFSIZE", "NCCL_LL128_BUFFSIZE". */
+const char *nccl_buffsize_var(NcclProto p);
+/* A buffer size as NCCL reads one (init.cc NCCL_PARAM BuffSize: an
+ * integer of bytes, kept in an int): from NCCL_BUFFSIZE_MIN to
+ * G_MAXINT32, into *out (0 when value is NULL or empty: the release's
+ * default); name names the variable in the error. */
+gboolean nccl_buffsize_parse(const char *name, const char *value, guint64 *out,
+                             GError **error);
+/* The smallest buffer ifsim takes: 8 steps (NCCL_STEPS) of 4 KiB, so a
+ * step holds at least a page of data; NCCL itself checks nothing, and
+ * smaller buffers break its kernels' alignment. */
+#define NCCL_BUFFSIZE_MIN 32768u
 
 /* The NCCL release ifsim's cost model follows by default (2.28.9). */
 #define NCCL_VERSION_DEFAULT 22809u

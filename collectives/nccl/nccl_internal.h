@@ -53,6 +53,9 @@ struct NcclComm {
   double nvls_bw_inter;
   double gpu_GBps;  /* NCCL's bandwidth of one GPU's NVLink / PCIe */
   double nic_GBps;  /* NCCL's bandwidth of one NIC (speed / 8000) */
+  /* a connection's buffer per protocol, bytes (NcclOptions.buff_bytes, or
+   * the release's default: nccl_comm_new) */
+  guint64 buff_bytes[NCCL_N_PROTOS];
   gboolean collnet; /* SHARP switches and more than one node */
   gboolean pat;     /* one GPU per node: PAT enabled */
   /* The cost model (tuning.cc): algorithm bandwidth GB/s (0: not
@@ -72,6 +75,20 @@ static inline guint32 nccl_comm_version(const NcclComm *c)
 {
   return c->opt.nccl_version ? c->opt.nccl_version : NCCL_VERSION_DEFAULT;
 }
+
+/* NCCL's slots per connection (device.h NCCL_STEPS): a protocol's buffer
+ * is 8 steps, each a unit of the pipeline and of the network's sends. */
+#define NCCL_STEPS 8u
+
+/* The data bytes of one step of protocol p's buffer: Simple's whole
+ * step; LL's half (a flag beside each 8-byte datum: enqueue.cc
+ * calcCollChunking's chunkSize /= 2); LL128's 15/16 (a flag word in each
+ * 128-byte line: NCCL_LL128_DATAELEMS of NCCL_LL128_LINEELEMS). */
+guint64 nccl_step_data_bytes(const NcclComm *c, NcclProto p);
+
+/* The chunk NCCL splits a point-to-point message by (tuning.c's 512 KiB
+ * for every path, at most a Simple step). */
+guint64 nccl_p2p_chunk_bytes(const NcclComm *c);
 
 /* Network post overhead of an x86 Intel host (tuning.cc getNetOverhead), us;
  * twice that on AMD (the server's cpu). */

@@ -1092,24 +1092,11 @@ void nccl_plan_clear(NcclPlan *pl)
     g_array_free(pl->classes, TRUE);
 }
 
-/* A step's data bytes: NCCL's buffers (NCCL_BUFFSIZE 4 MiB, NCCL_STEPS 8)
- * give Simple 512 KiB steps; LL's 256 KiB of data per buffer 32 KiB per
- * step; LL128's ~4.6 MiB of data 576 KiB per step.  Over the network each
- * step is one send (net.cc sendProxyProgress). */
-static guint64 step_bytes(NcclProto p)
+/* A point-to-point plan's pipeline unit: two of its chunks
+ * (nccl_p2p_chunk_bytes), as a ring's Simple slice is two steps. */
+static guint64 p2p_slice_bytes(const NcclPlan *pl)
 {
-  switch (p) {
-  case NCCL_PROTO_LL: return 32 << 10;
-  case NCCL_PROTO_LL128: return 576000;
-  default: return 512 << 10;
-  }
-}
-
-/* Pipeline slices: a step, two of Simple's per ring slice. */
-static guint64 slice_bytes(NcclAlgo a, NcclProto p)
-{
-  return step_bytes(p) *
-         (p == NCCL_PROTO_SIMPLE && a == NCCL_ALGO_RING ? 2 : 1);
+  return nccl_p2p_chunk_bytes(pl->comm) * 2;
 }
 
 G_STATIC_ASSERT(NCCL_N_ALGOS == MDL_NCCL_ALGOS &&
@@ -1348,7 +1335,10 @@ static void lossy_caps(NcclPlan *pl)
     rtt = 2 * sim_paths_latency_ps(pl->fabric, paths, e->n_paths);
     window = ceil(cap * sim_time_to_s(rtt) / mtu) + 1;
     e->resend = (1 - p + p * window) / (1 - p);
-    steps = ceil((double)e->bytes / (double)step_bytes(pl->proto));
+    steps = ceil((double)e->bytes /
+                 (double)(pl->coll < NCCL_N_TUNED_COLLS
+                              ? nccl_step_data_bytes(pl->comm, pl->proto)
+                              : nccl_p2p_chunk_bytes(pl->comm)));
     all_ok *= pow(1 - cts, steps * copies) * pow(1 - p, copies);
   }
   pl->stall_prob = 1 - all_ok;
@@ -1489,7 +1479,7 @@ gboolean nccl_plan_build(NcclPlan *pl, const NcclComm *comm, NcclColl coll,
   pl->slice = coll < NCCL_N_TUNED_COLLS
                   ? nccl_slice_bytes(comm, coll, choice->algo, choice->proto,
                                      choice->channels, bytes)
-                  : slice_bytes(choice->algo, choice->proto);
+                  : p2p_slice_bytes(pl);
   /* LL and LL128 carry a flag in every line, so a receiver forwards each
    * warp's lines as soon as they land, not a whole step: the head crosses
    * a hop after one warp's data, 32 lines of 8 data bytes for LL, NCCL's

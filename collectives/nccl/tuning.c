@@ -319,6 +319,15 @@ static const double tree_correction[NCCL_N_PROTOS][23] = {
 #define V_2_20_UNTIL 22100u
 /* Tree/Simple's chunk shrinks with the tree's depth up to 2.19 */
 #define V_TREE_DEPTH_CHUNK_UNTIL 22000u
+/* NVLS's and NVLSTree's chunks (enqueue.cc calcCollChunking): from 2.19.3
+ * (the first tag here that has it; 2.19.1 has not) NVLS across nodes at
+ * under 150 GB/s takes 32 KiB chunks, and NVLSTree on 4 nodes or more
+ * 64 KiB; from 2.20.3 NVLSTree takes the smaller of its chunk and that;
+ * from 2.21.5 NVLSTree starts from the NVLS chunk (nvlsChunkSize, 128
+ * KiB), not from a Simple step */
+#define V_NVLS_NET_CHUNK_FROM 21903u
+#define V_NVLSTREE_MAX_CHUNK_FROM 22003u
+#define V_NVLSTREE_NVLS_CHUNK_FROM 22105u
 /* a tree graph of pattern TREE costs 15% from 2.26 */
 #define V_TREE_PATTERN_FROM 22600u
 
@@ -433,6 +442,44 @@ gboolean nccl_path_level_parse(const char *name, const char *level,
               "one as 5, SYS)",
               name, level);
   return FALSE;
+}
+
+static const char *const buffsize_vars[NCCL_N_PROTOS] = {
+    [NCCL_PROTO_LL] = "NCCL_LL_BUFFSIZE",
+    [NCCL_PROTO_LL128] = "NCCL_LL128_BUFFSIZE",
+    [NCCL_PROTO_SIMPLE] = "NCCL_BUFFSIZE"};
+
+const char *nccl_buffsize_var(NcclProto p)
+{
+  return p < NCCL_N_PROTOS ? buffsize_vars[p] : "?";
+}
+
+gboolean nccl_buffsize_parse(const char *name, const char *value, guint64 *out,
+                             GError **error)
+{
+  *out = 0;
+  if (!value || !*value)
+    return TRUE;
+  if (!g_ascii_string_to_unsigned(value, 10, NCCL_BUFFSIZE_MIN, G_MAXINT32, out,
+                                  NULL)) {
+    g_set_error(error, COLL_ERROR, COLL_ERROR_VALUE,
+                "%s='%s': expected a buffer size in bytes from %u (8 steps "
+                "of 4 KiB) to %d (NCCL keeps it in an int)",
+                name, value, NCCL_BUFFSIZE_MIN, G_MAXINT32);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+guint64 nccl_step_data_bytes(const NcclComm *c, NcclProto p)
+{
+  guint64 step = c->buff_bytes[p] / NCCL_STEPS;
+
+  switch (p) {
+  case NCCL_PROTO_LL: return step / 2;
+  case NCCL_PROTO_LL128: return step / 16 * 15;
+  default: return step;
+  }
 }
 
 guint32 nccl_version_from_code(long code)
@@ -860,6 +907,13 @@ static guint32 clamp_channels(const NcclComm *c, guint32 nc)
  * The message is a pair's: the call's bytes for Send/Recv, a rank's share
  * for AllToAll. */
 #define NCCL_P2P_CHUNK_BYTES (512u << 10)
+
+/* init.cc computeBuffSizes: the p2p chunk is at most a Simple step */
+guint64 nccl_p2p_chunk_bytes(const NcclComm *c)
+{
+  return MIN(NCCL_P2P_CHUNK_BYTES, nccl_step_data_bytes(c, NCCL_PROTO_SIMPLE));
+}
+
 /* --explain's line on the network transport between nodes: sockets and
  * who moves their bytes, or RDMA and where GPUDirect RDMA is used. */
 static void explain_network(const NcclComm *c, GString *explain)
@@ -905,7 +959,8 @@ static gboolean select_p2p(const NcclComm *c, NcclColl coll, guint64 bytes,
   out->proto = NCCL_PROTO_SIMPLE;
   {
     guint64 msg = coll == NCCL_COLL_ALLTOALL ? bytes / c->nranks : bytes;
-    guint64 chunks = (msg + NCCL_P2P_CHUNK_BYTES - 1) / NCCL_P2P_CHUNK_BYTES;
+    guint64 chunk = nccl_p2p_chunk_bytes(c);
+    guint64 chunks = (msg + chunk - 1) / chunk;
 
     out->channels =
         clamp_channels(c, (guint32)CLAMP(chunks, 1, c->kernel_channels));
@@ -1022,15 +1077,16 @@ gboolean nccl_select(const NcclComm *c, NcclColl coll, guint64 bytes,
 }
 
 /* NCCL's pipelining unit for a call: calcCollChunking in enqueue.cc
- * (2.2x).  A step is a buffer / NCCL_STEPS (Simple 4 MiB, LL 512 KiB of
- * lines, LL128 4 915 200 B of lines); Ring Simple AllReduce, AllGather and
- * ReduceScatter move chunks of 4 steps in slices of 2 (collectives.h
- * *_CHUNKSTEPS, *_SLICESTEPS), Broadcast and Reduce and the other
- * algorithms one step at a time.  LL carries half its lines as data,
- * LL128 15/16.  Small calls shrink the chunk so that the pipeline still
- * fills: Tree LL128 by its depth in nodes and ranks per node, NVLS (128
- * KiB chunks, 32 KiB across nodes below 150 GB/s) and NVLSTree (128 KiB,
- * 64 KiB at 4 nodes and more) by the operations in flight (channels x
+ * (2.2x).  A step is a buffer / NCCL_STEPS (NCCL_BUFFSIZE, 4 MiB for
+ * Simple; NCCL_LL_BUFFSIZE, 512 KiB of lines for LL; NCCL_LL128_BUFFSIZE,
+ * 4 915 200 B of lines for LL128: nccl_step_data_bytes); Ring Simple
+ * AllReduce, AllGather and ReduceScatter move chunks of 4 steps in slices
+ * of 2 (collectives.h *_CHUNKSTEPS, *_SLICESTEPS), Broadcast and Reduce
+ * and the other algorithms one step at a time.  Small calls shrink the
+ * chunk so that the pipeline still fills: Tree LL128 by its depth in
+ * nodes and ranks per node, NVLS (at most 128 KiB, 32 KiB across nodes
+ * below 150 GB/s) and NVLSTree (128 KiB, 64 KiB at 4 nodes and more;
+ * before 2.21 a Simple step) by the operations in flight (channels x
  * heads, a head per GPU of a node), CollNet Chain by its depth, PAT by
  * its channels.  LL128 chunks are then whole grains of 1920 B (a warp's
  * lines).  Returns data bytes. */
@@ -1057,12 +1113,13 @@ static guint64 shrink_chunk(guint64 bytes, guint32 nch, guint64 chunk,
 guint64 nccl_slice_bytes(const NcclComm *c, NcclColl coll, NcclAlgo a,
                          NcclProto p, guint32 nch, guint64 bytes)
 {
-  const guint64 simple_step = (4u << 20) / 8;
+  const guint64 simple_step = nccl_step_data_bytes(c, NCCL_PROTO_SIMPLE);
+  guint32 v = nccl_comm_version(c);
   guint64 chunk, ops = (guint64)MAX(nch, 1) * c->ppn;
 
   switch (p) {
-  case NCCL_PROTO_LL: return 64 * 1024 / 2;
-  case NCCL_PROTO_LL128: chunk = 614400 / 16 * 15; break;
+  case NCCL_PROTO_LL: return nccl_step_data_bytes(c, p);
+  case NCCL_PROTO_LL128: chunk = nccl_step_data_bytes(c, p); break;
   default:
     chunk = a == NCCL_ALGO_RING && coll != NCCL_COLL_BROADCAST &&
                     coll != NCCL_COLL_REDUCE
@@ -1098,12 +1155,13 @@ guint64 nccl_slice_bytes(const NcclComm *c, NcclColl coll, NcclAlgo a,
     }
     return chunk;
   case NCCL_ALGO_NVLS:
-    chunk =
-        c->nnodes > 1 &&
+    chunk = MIN(
+        chunk,
+        v >= V_NVLS_NET_CHUNK_FROM && c->nnodes > 1 &&
                 c->bw[NCCL_COLL_ALLREDUCE][NCCL_ALGO_NVLS][NCCL_PROTO_SIMPLE] <
                     150
             ? 32768
-            : 131072;
+            : 131072);
     if (bytes < 64 * ops * chunk && chunk > 65536)
       chunk = 65536;
     if (bytes < 8 * ops * chunk && chunk > 32768)
@@ -1112,7 +1170,16 @@ guint64 nccl_slice_bytes(const NcclComm *c, NcclColl coll, NcclAlgo a,
       chunk = 16384;
     return chunk;
   case NCCL_ALGO_NVLS_TREE:
-    chunk = c->nnodes >= 4 ? 65536 : 131072;
+    if (v >= V_NVLSTREE_NVLS_CHUNK_FROM)
+      chunk = c->nnodes >= 4 ? 65536 : 131072;
+    else if (v >= V_NVLSTREE_MAX_CHUNK_FROM && c->nnodes >= 4)
+      chunk = MIN(chunk, 65536);
+    else if (v >= V_NVLS_NET_CHUNK_FROM && c->nnodes >= 4)
+      chunk = 65536;
+    if (bytes < 32 * ops * chunk && chunk > 262144)
+      chunk = 262144;
+    if (bytes < 16 * ops * chunk && chunk > 131072)
+      chunk = 131072;
     if (bytes < 4 * ops * chunk && chunk > 65536)
       chunk = 65536;
     if (bytes < ops * chunk && chunk > 32768)

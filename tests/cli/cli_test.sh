@@ -292,12 +292,26 @@ unset NCCL_NVLS_ENABLE
 if NCCL_NVLS_ENABLE=2 "$IFSIM" run -b 1M -e 1M 2>&1 >/dev/null | grep -q "note: NCCL_NVLS_ENABLE"; then
   echo "FAIL: NCCL_NVLS_ENABLE, which is modelled, noted as not"; fails=$((fails + 1))
 fi
+# NCCL_BUFFSIZE and its LL and LL128 kin (init.cc computeBuffSizes): a
+# step is an eighth of the buffer, Ring/Simple's slice two steps
+export NCCL_BUFFSIZE=16777216
+expect 0 "Ring/Simple on 24 channels: the smallest estimate" run -b 1G -e 1G --algo ring --explain
+expect 0 "NCCL's pipeline step 4194304 B" run -b 1G -e 1G --algo ring --explain
+if "$IFSIM" run -b 1M -e 1M 2>&1 >/dev/null | grep -q "note: NCCL_BUFFSIZE"; then
+  echo "FAIL: NCCL_BUFFSIZE, which is modelled, noted as not"; fails=$((fails + 1))
+fi
+export NCCL_BUFFSIZE=4M
+expect 2 "ifsim: run: environment NCCL_BUFFSIZE='4M': expected a buffer size in bytes from 32768 (8 steps of 4 KiB) to 2147483647 (NCCL keeps it in an int)" run
+unset NCCL_BUFFSIZE
+export NCCL_LL128_BUFFSIZE=1024
+expect 2 "ifsim: replay: environment NCCL_LL128_BUFFSIZE='1024': expected a buffer size in bytes from 32768" replay "$(dirname "$0")/../../docs/workload-example.csv"
+unset NCCL_LL128_BUFFSIZE
 expect 2 "ifsim: sweep: --channels: 'x' is not a count (expected a decimal integer >= 0)" sweep -b 1M -e 1M --vary run.algo=ring --channels x
 expect 2 "ifsim: replay: --channels: 40 is not from 1 to 32" replay "$(dirname "$0")/../../docs/workload-example.csv" --channels 40
 expect 2 "ifsim: replay: --fidelity: 'fast' is not one of analytical, flow, packet" replay "$(dirname "$0")/../../docs/workload-example.csv" --fidelity fast
 for c in run replay sweep; do
   expect 0 "NCCL algorithms allowed, as NCCL_ALGO: ring, tree, nvls, nvlstree, collnetdirect, collnetchain, pat; a list, or ^list to exclude" $c --help
-  expect 0 "NCCL_NSOCKS_PERTHREAD, NCCL_IB_TIMEOUT, NCCL_IB_RETRY_CNT and NCCL_NVLS_ENABLE are read from the environment; the flags take precedence." $c --help
+  expect 0 "NCCL_NSOCKS_PERTHREAD, NCCL_IB_TIMEOUT, NCCL_IB_RETRY_CNT, NCCL_NVLS_ENABLE, NCCL_BUFFSIZE, NCCL_LL_BUFFSIZE and NCCL_LL128_BUFFSIZE are read from the environment; the flags take precedence." $c --help
 done
 export NCCL_PROTO=LL
 expect 0 "# 1048576 Ring LL" run -b 1M -e 1M

@@ -594,6 +594,126 @@ START_TEST(test_tree_chunk_by_release)
 }
 END_TEST
 
+/* NCCL_BUFFSIZE, NCCL_LL_BUFFSIZE and NCCL_LL128_BUFFSIZE size a
+ * connection's 8 steps (init.cc computeBuffSizes), and the chunks
+ * calcCollChunking takes from them: Ring Simple a chunk of 4 steps in
+ * slices of 2, Tree one step, NVLS at most one, LL and LL128 their data
+ * part of one; the p2p chunk is at most a Simple step.  Up to 2.18 an Arm
+ * host's default is 1 MiB.  NVLSTree starts from a step before 2.21 (512
+ * KiB; on 2 DGX H100 at 1 GiB 32 x 16 x 8 x 512 KiB = 2 GiB of operations
+ * exceed the call: 256 KiB), from 2.21 from the NVLS chunk (128 KiB); on 4
+ * nodes 2.19.3 sets it to 64 KiB, and from 2.20.3 it takes the smaller of
+ * that and a step. */
+START_TEST(test_buffsize)
+{
+  g_autoptr(TopoSystem) two = load_servers("dgx-h100", 2, "quantum2-ndr");
+  g_autoptr(TopoSystem) four = load_servers("dgx-h100", 4, "quantum2-ndr");
+  g_autoptr(TopoSystem) one = load("server:dgx-h100");
+  g_autoptr(TopoSystem) arm =
+      load_text("[system]\nserver = s\n[server s]\ngpus = 2\nsockets = 1\n"
+                "root_complex = root-complex-gen5\ngpu_pcie = pcie5-x16\n"
+                "gpu_arch = sm90\ncpu = arm\n");
+  const NcclOptions big = {.buff_bytes = {[NCCL_PROTO_SIMPLE] = 16 * MIB}};
+  const NcclOptions small = {.buff_bytes = {[NCCL_PROTO_LL] = 128 << 10,
+                                            [NCCL_PROTO_LL128] = 1228800,
+                                            [NCCL_PROTO_SIMPLE] = 256 << 10}};
+  const NcclOptions v218 = {.nccl_version = 21803};
+  const NcclOptions v219 = {.nccl_version = 21903};
+  const NcclOptions v219_small = {
+      .nccl_version = 21903, .buff_bytes = {[NCCL_PROTO_SIMPLE] = 256 << 10}};
+  const NcclOptions v220_small = {
+      .nccl_version = 22003, .buff_bytes = {[NCCL_PROTO_SIMPLE] = 256 << 10}};
+  /* AllReduce of 1 GiB on 16 channels */
+  const struct {
+    const TopoSystem *sys;
+    const NcclOptions *opt;
+    NcclAlgo a;
+    NcclProto p;
+    guint64 slice;
+  } cases[] = {
+      {two, NULL, NCCL_ALGO_RING, NCCL_PROTO_SIMPLE, 1u << 20},
+      {two, &big, NCCL_ALGO_RING, NCCL_PROTO_SIMPLE, 4u << 20},
+      {two, &small, NCCL_ALGO_RING, NCCL_PROTO_SIMPLE, 64u << 10},
+      {two, &big, NCCL_ALGO_TREE, NCCL_PROTO_SIMPLE, 2u << 20},
+      {two, &small, NCCL_ALGO_RING, NCCL_PROTO_LL, 8192},
+      {two, &small, NCCL_ALGO_RING, NCCL_PROTO_LL128, 144000},
+      /* the Simple buffer leaves LL as it was */
+      {two, &big, NCCL_ALGO_RING, NCCL_PROTO_LL, 32768},
+      {one, NULL, NCCL_ALGO_NVLS, NCCL_PROTO_SIMPLE, 131072},
+      {one, &small, NCCL_ALGO_NVLS, NCCL_PROTO_SIMPLE, 32768},
+      {two, &v218, NCCL_ALGO_NVLS_TREE, NCCL_PROTO_SIMPLE, 262144},
+      {two, NULL, NCCL_ALGO_NVLS_TREE, NCCL_PROTO_SIMPLE, 131072},
+      {four, &v219, NCCL_ALGO_NVLS_TREE, NCCL_PROTO_SIMPLE, 65536},
+      {four, &v219_small, NCCL_ALGO_NVLS_TREE, NCCL_PROTO_SIMPLE, 65536},
+      {four, &v220_small, NCCL_ALGO_NVLS_TREE, NCCL_PROTO_SIMPLE, 32768},
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+    g_autoptr(NcclComm) c = comm_of(cases[i].sys, cases[i].opt);
+
+    ck_assert_msg(nccl_slice_bytes(c, NCCL_COLL_ALLREDUCE, cases[i].a,
+                                   cases[i].p, 16, GIB) == cases[i].slice,
+                  "case %u", i);
+  }
+  {
+    g_autoptr(NcclComm) dflt = comm_of(two, NULL);
+    g_autoptr(NcclComm) b = comm_of(two, &big);
+    g_autoptr(NcclComm) sm = comm_of(two, &small);
+
+    ck_assert_uint_eq(nccl_p2p_chunk_bytes(dflt), 512u << 10);
+    ck_assert_uint_eq(nccl_p2p_chunk_bytes(b), 512u << 10);
+    ck_assert_uint_eq(nccl_p2p_chunk_bytes(sm), 32u << 10);
+    ck_assert_uint_eq(dflt->buff_bytes[NCCL_PROTO_LL], 524288);
+    ck_assert_uint_eq(dflt->buff_bytes[NCCL_PROTO_LL128], 4915200);
+  }
+  {
+    g_autoptr(NcclComm) a218 =
+        comm_of(arm, &(NcclOptions){.nccl_version = 21803});
+    g_autoptr(NcclComm) a219 =
+        comm_of(arm, &(NcclOptions){.nccl_version = 21901});
+    g_autoptr(NcclComm) a218_set = comm_of(
+        arm, &(NcclOptions){.nccl_version = 21803,
+                            .buff_bytes = {[NCCL_PROTO_SIMPLE] = 4 * MIB}});
+
+    ck_assert_uint_eq(a218->buff_bytes[NCCL_PROTO_SIMPLE], 1u << 20);
+    ck_assert_uint_eq(a219->buff_bytes[NCCL_PROTO_SIMPLE], 4u << 20);
+    ck_assert_uint_eq(a218_set->buff_bytes[NCCL_PROTO_SIMPLE], 4u << 20);
+  }
+}
+END_TEST
+
+/* NCCL_BUFFSIZE's values: bytes, from 8 steps of 4 KiB to an int's
+ * largest; unset or empty is the default; anything else names the
+ * variable. */
+START_TEST(test_buffsize_parse)
+{
+  g_autoptr(GError) error = NULL;
+  guint64 v = 1;
+
+  ck_assert(nccl_buffsize_parse("NCCL_BUFFSIZE", NULL, &v, NULL));
+  ck_assert_uint_eq(v, 0);
+  ck_assert(nccl_buffsize_parse("NCCL_BUFFSIZE", "", &v, NULL));
+  ck_assert_uint_eq(v, 0);
+  ck_assert(nccl_buffsize_parse("NCCL_BUFFSIZE", "16777216", &v, NULL));
+  ck_assert_uint_eq(v, 16777216);
+  ck_assert(nccl_buffsize_parse("NCCL_BUFFSIZE", "32768", &v, NULL));
+  ck_assert_uint_eq(v, 32768);
+  ck_assert(nccl_buffsize_parse("NCCL_BUFFSIZE", "2147483647", &v, NULL));
+  for (guint i = 0; i < 5; i++) {
+    static const char *const bad[] = {"32767", "2147483648", "4M", "-1",
+                                      "0x100000"};
+
+    g_clear_error(&error);
+    ck_assert(!nccl_buffsize_parse("NCCL_LL_BUFFSIZE", bad[i], &v, &error));
+    ck_assert(g_error_matches(error, COLL_ERROR, COLL_ERROR_VALUE));
+    ck_assert_ptr_nonnull(strstr(error->message, "NCCL_LL_BUFFSIZE"));
+    ck_assert_ptr_nonnull(strstr(error->message, bad[i]));
+  }
+  ck_assert_str_eq(nccl_buffsize_var(NCCL_PROTO_SIMPLE), "NCCL_BUFFSIZE");
+  ck_assert_str_eq(nccl_buffsize_var(NCCL_PROTO_LL128), "NCCL_LL128_BUFFSIZE");
+}
+END_TEST
+
 /* Inside a node NCCL's ring search takes the fastest speed of its list
  * that fills the NVLinks, halves channels of 25 GB/s and more into twice
  * as many, and ncclTopoPostset doubles them for the kernel: a DGX A100
@@ -2138,6 +2258,8 @@ Suite *suite_nccl(void)
   tcase_add_test(tc, test_graph_bw_two_nodes);
   tcase_add_test(tc, test_net_search);
   tcase_add_test(tc, test_tree_chunk_by_release);
+  tcase_add_test(tc, test_buffsize);
+  tcase_add_test(tc, test_buffsize_parse);
   tcase_add_test(tc, test_node_channels);
   tcase_add_test(tc, test_p2p_channels);
   tcase_add_test(tc, test_nvlstree_bus_bandwidth);
