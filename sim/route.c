@@ -12,6 +12,70 @@ gboolean sim_path_append(SimPath *a, const SimPath *b)
   return TRUE;
 }
 
+gboolean sim_pathset_add(SimPathSet *s, const SimPath *p, double w)
+{
+  for (guint32 i = 0; i < s->n; i++) {
+    if (s->path[i].n == p->n &&
+        memcmp(s->path[i].hop, p->hop, p->n * sizeof(p->hop[0])) == 0) {
+      s->weight[i] += w;
+      return TRUE;
+    }
+  }
+  if (s->n == SIM_PATHSET_MAX)
+    return FALSE;
+  s->path[s->n] = *p;
+  s->weight[s->n++] = w;
+  return TRUE;
+}
+
+/* More pairs than a set holds: the northwest-corner rule of the
+ * transportation problem pairs a's paths with b's so that each keeps its
+ * own weight, in at most a->n + b->n - 1 paths.  Where the legs share no
+ * channel, every channel then carries the weight it carries under the full
+ * product; only which parts of a travel on with which parts of b differs. */
+static gboolean concat_corner(const SimPathSet *a, const SimPathSet *b,
+                              SimPathSet *out)
+{
+  guint32 i = 0, j = 0;
+  double ra = a->weight[0], rb = b->weight[0];
+
+  while (i < a->n && j < b->n) {
+    double w = MIN(ra, rb);
+    SimPath p = a->path[i];
+
+    if (out->n == SIM_PATHSET_MAX || !sim_path_append(&p, &b->path[j]))
+      return FALSE;
+    out->weight[out->n] = w;
+    out->path[out->n++] = p;
+    ra -= w;
+    rb -= w;
+    if (ra <= 1e-12 * a->weight[i] && ++i < a->n)
+      ra = a->weight[i];
+    if (rb <= 1e-12 * b->weight[j] && ++j < b->n)
+      rb = b->weight[j];
+  }
+  return TRUE;
+}
+
+gboolean sim_pathset_concat(const SimPathSet *a, const SimPathSet *b,
+                            SimPathSet *out)
+{
+  out->n = 0;
+  if (a->n * b->n > SIM_PATHSET_MAX)
+    return concat_corner(a, b, out);
+  for (guint32 i = 0; i < a->n; i++) {
+    for (guint32 j = 0; j < b->n; j++) {
+      SimPath p = a->path[i];
+
+      if (!sim_path_append(&p, &b->path[j]))
+        return FALSE;
+      out->weight[out->n] = a->weight[i] * b->weight[j];
+      out->path[out->n++] = p;
+    }
+  }
+  return TRUE;
+}
+
 gboolean sim_path_valid(const SimFabric *f, const SimPath *p, SimNodeId src,
                         SimNodeId dst)
 {

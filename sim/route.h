@@ -55,6 +55,20 @@ static inline gboolean sim_path_push(SimPath *p, SimChannelId c)
 /* Appends b to a; FALSE (a unchanged) when it would not fit. */
 gboolean sim_path_append(SimPath *a, const SimPath *b);
 
+/* Adds path p at weight w to set s, to the same path where s has it;
+ * FALSE (s unchanged) when s is full. */
+gboolean sim_pathset_add(SimPathSet *s, const SimPath *p, double w);
+
+/* The routes of two legs one after the other (a's paths, each followed by
+ * b's), weights multiplied: every pair where a->n x b->n fit a set; past
+ * that, pairs that keep each leg's paths at their own weights, at most
+ * a->n + b->n - 1 of them (the northwest-corner rule: each channel of legs
+ * that share none carries what the full product gives it).  FALSE when a
+ * path would be longer than SIM_PATH_MAX_HOPS or the pairs more than a set
+ * holds. */
+gboolean sim_pathset_concat(const SimPathSet *a, const SimPathSet *b,
+                            SimPathSet *out);
+
 /* TRUE when the path's channels chain from src to dst. */
 gboolean sim_path_valid(const SimFabric *f, const SimPath *p, SimNodeId src,
                         SimNodeId dst);

@@ -257,6 +257,10 @@ gboolean cli_nccl_check(CliNcclOptions *o, NcclOptions *n,
       return FALSE;
     n->nvls_enable = v == G_MAXUINT32 ? 0 : v + 1;
   }
+  if (!nccl_ib_qps_parse("environment NCCL_IB_QPS_PER_CONNECTION",
+                         g_getenv("NCCL_IB_QPS_PER_CONNECTION"), &n->ib_qps,
+                         error))
+    return FALSE;
   /* init.cc computeBuffSizes: each protocol's connection buffers */
   for (guint p = 0; p < NCCL_N_PROTOS; p++) {
     const char *var = nccl_buffsize_var((NcclProto)p);
@@ -298,6 +302,7 @@ static const char *const env_read[] = {"NCCL_ALGO",
                                        "NCCL_IB_DISABLE",
                                        "NCCL_IB_TIMEOUT",
                                        "NCCL_IB_RETRY_CNT",
+                                       "NCCL_IB_QPS_PER_CONNECTION",
                                        "NCCL_NET",
                                        "NCCL_NET_GDR_LEVEL",
                                        "NCCL_NET_GDR_READ",

@@ -155,6 +155,10 @@ typedef struct {
    * release's default): an RDMA connection's retransmission timer and
    * retries (net_ib.cc; nccl_comm_ib_retry) */
   guint32 ib_timeout, ib_retry_cnt;
+  /* NCCL_IB_QPS_PER_CONNECTION (1 to NCCL_IB_QPS_MAX; 0: unset, NCCL's 1):
+   * the queue pairs a connection's data rides over the IB transport, each
+   * its own flow to the fabric's routing (nccl_comm_new) */
+  guint32 ib_qps;
   /* NCCL_NVLS_ENABLE, its value + 1 (0: unset, NCCL's 2):
    * NCCL_NVLS_ENABLE_OFF (0) no NVLS algorithm; NCCL_NVLS_ENABLE_FORCED
    * (1) NVLS forced, which fails the job where the GPUs have none; 3 (2)
@@ -208,10 +212,20 @@ const char *nccl_buffsize_var(NcclProto p);
  * default); name names the variable in the error. */
 gboolean nccl_buffsize_parse(const char *name, const char *value, guint64 *out,
                              GError **error);
+/* NCCL_IB_QPS_PER_CONNECTION's value (net_ib.cc NCCL_PARAM IbQpsPerConn):
+ * from 1 to NCCL_IB_QPS_MAX, into *out (0 when value is NULL or empty);
+ * name names the variable in the error. */
+gboolean nccl_ib_qps_parse(const char *name, const char *value, guint32 *out,
+                           GError **error);
 /* The smallest buffer ifsim takes: 8 steps (NCCL_STEPS) of 4 KiB, so a
  * step holds at least a page of data; NCCL itself checks nothing, and
  * smaller buffers break its kernels' alignment. */
 #define NCCL_BUFFSIZE_MIN 32768u
+
+/* The most NCCL_IB_QPS_PER_CONNECTION ifsim takes: as many queue pairs as
+ * the paths it keeps for a connection (SIM_PATHSET_MAX); NCCL's own
+ * arrays hold 128 (net_ib.cc NCCL_IB_MAX_QPS). */
+#define NCCL_IB_QPS_MAX 32u
 
 /* The NCCL release ifsim's cost model follows by default (2.28.9). */
 #define NCCL_VERSION_DEFAULT 22809u

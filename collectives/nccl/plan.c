@@ -70,20 +70,49 @@ static guint32 add_paths(NcclPlan *pl, const SimPathSet *ps)
 static gboolean concat_sets(const SimPathSet *a, const SimPathSet *b,
                             SimPathSet *out, GError **error)
 {
-  out->n = 0;
-  for (guint32 i = 0; i < a->n; i++) {
-    for (guint32 j = 0; j < b->n; j++) {
-      SimPath p = a->path[i];
+  if (sim_pathset_concat(a, b, out))
+    return TRUE;
+  g_set_error(error, COLL_ERROR, COLL_ERROR_CONFLICT,
+              "a route of two legs (PXN, SHM) is longer than %u hops or %u "
+              "paths",
+              SIM_PATH_MAX_HOPS, SIM_PATHSET_MAX);
+  return FALSE;
+}
 
-      if (out->n == SIM_PATHSET_MAX || !sim_path_append(&p, &b->path[j])) {
-        g_set_error(
-            error, COLL_ERROR, COLL_ERROR_CONFLICT,
-            "a route of two legs (PXN, SHM) is longer than %u hops or %u paths",
-            SIM_PATH_MAX_HOPS, SIM_PATHSET_MAX);
+/* The flow of queue pair q of channel `rail`'s connection to the fabric's
+ * routing (ECMP hashes it): q = 0 is the connection's own. */
+static guint64 qp_flow(guint32 rail, guint32 q)
+{
+  return (guint64)rail | (guint64)q << 32;
+}
+
+/* A network connection's leg from src to dst (GPUs or NICs: topo_route,
+ * or topo_route_network where `nics`), its data split evenly over the
+ * communicator's queue pairs (NcclComm.qps), each routed as a flow of its
+ * own; the paths they share are one path of their summed weight. */
+static gboolean route_qps(NcclPlan *pl, SimNodeId src, SimNodeId dst,
+                          guint32 rail, gboolean nics, SimPathSet *out,
+                          GError **error)
+{
+  guint32 qps = MAX(pl->comm->qps, 1);
+
+  out->n = 0;
+  for (guint32 q = 0; q < qps; q++) {
+    SimPathSet one = {.n = 1, .weight = {1.0}};
+
+    if (nics ? !topo_route_network(pl->sys, src, dst, qp_flow(rail, q), NULL,
+                                   &one.path[0], error)
+             : !topo_route(pl->sys, src, dst, qp_flow(rail, q), NULL, &one,
+                           error))
+      return FALSE;
+    for (guint32 i = 0; i < one.n; i++) {
+      if (!sim_pathset_add(out, &one.path[i], one.weight[i] / qps)) {
+        g_set_error(error, COLL_ERROR, COLL_ERROR_CONFLICT,
+                    "a connection's %u queue pairs "
+                    "(NCCL_IB_QPS_PER_CONNECTION) take more than %u paths",
+                    qps, SIM_PATHSET_MAX);
         return FALSE;
       }
-      out->weight[out->n] = a->weight[i] * b->weight[j];
-      out->path[out->n++] = p;
     }
   }
   return TRUE;
@@ -170,12 +199,11 @@ static gboolean route_host(NcclPlan *pl, guint32 a, guint32 b, guint32 rail,
   SimNodeId cpu_a = topo_gpu_cpu(pl->sys, sa, nccl_comm_rank_local(c, a));
   SimNodeId cpu_b = topo_gpu_cpu(pl->sys, sb, nccl_comm_rank_local(c, b));
   SimNodeId nic_a, nic_b;
-  SimPathSet head, tail, wire = {.n = 1, .weight = {1.0}}, leg, acc;
+  SimPathSet head, tail, wire, leg, acc;
 
   if (!server_nic(pl, sa, ga, &nic_a, error) ||
       !server_nic(pl, sb, gb, &nic_b, error) ||
-      !topo_route_network(pl->sys, nic_a, nic_b, rail, NULL, &wire.path[0],
-                          error))
+      !route_qps(pl, nic_a, nic_b, rail, TRUE, &wire, error))
     return FALSE;
   if (c->gdr_send) {
     if (!topo_route(pl->sys, gpu_a, nic_a, rank_seed(pl, a), NULL, &head,
@@ -251,8 +279,8 @@ static gboolean route_ranks(NcclPlan *pl, guint32 a, guint32 b, guint32 rail,
     guint32 to =
         rank_node(pl, b) * c->ppn + rail_local(pl, rank_node(pl, b), rail);
 
-    if (!topo_route(pl->sys, rank_gpu(pl, via), rank_gpu(pl, to), rail, NULL,
-                    &tail, error))
+    if (!route_qps(pl, rank_gpu(pl, via), rank_gpu(pl, to), rail, FALSE, &tail,
+                   error))
       return FALSE;
     if (via == a) {
       ps = tail;

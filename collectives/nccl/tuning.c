@@ -454,21 +454,49 @@ const char *nccl_buffsize_var(NcclProto p)
   return p < NCCL_N_PROTOS ? buffsize_vars[p] : "?";
 }
 
-gboolean nccl_buffsize_parse(const char *name, const char *value, guint64 *out,
-                             GError **error)
+/* An NCCL_PARAM integer variable's value from lo to hi into *out (0 when
+ * value is NULL or empty: unset); `expected` says what in the error. */
+static gboolean param_parse(const char *name, const char *value, guint64 lo,
+                            guint64 hi, const char *expected, guint64 *out,
+                            GError **error)
 {
   *out = 0;
   if (!value || !*value)
     return TRUE;
-  if (!g_ascii_string_to_unsigned(value, 10, NCCL_BUFFSIZE_MIN, G_MAXINT32, out,
-                                  NULL)) {
-    g_set_error(error, COLL_ERROR, COLL_ERROR_VALUE,
-                "%s='%s': expected a buffer size in bytes from %u (8 steps "
-                "of 4 KiB) to %d (NCCL keeps it in an int)",
-                name, value, NCCL_BUFFSIZE_MIN, G_MAXINT32);
+  if (!g_ascii_string_to_unsigned(value, 10, lo, hi, out, NULL)) {
+    *out = 0;
+    g_set_error(error, COLL_ERROR, COLL_ERROR_VALUE, "%s='%s': expected %s",
+                name, value, expected);
     return FALSE;
   }
   return TRUE;
+}
+
+gboolean nccl_buffsize_parse(const char *name, const char *value, guint64 *out,
+                             GError **error)
+{
+  g_autofree char *expected = g_strdup_printf(
+      "a buffer size in bytes from %u (8 steps of 4 KiB) to %d (NCCL keeps "
+      "it in an int)",
+      NCCL_BUFFSIZE_MIN, G_MAXINT32);
+
+  return param_parse(name, value, NCCL_BUFFSIZE_MIN, G_MAXINT32, expected, out,
+                     error);
+}
+
+gboolean nccl_ib_qps_parse(const char *name, const char *value, guint32 *out,
+                           GError **error)
+{
+  g_autofree char *expected = g_strdup_printf(
+      "a queue pair count from 1 to %u (the paths ifsim keeps for a "
+      "connection)",
+      NCCL_IB_QPS_MAX);
+  guint64 n;
+  gboolean ok =
+      param_parse(name, value, 1, NCCL_IB_QPS_MAX, expected, &n, error);
+
+  *out = (guint32)n;
+  return ok;
 }
 
 guint64 nccl_step_data_bytes(const NcclComm *c, NcclProto p)

@@ -292,6 +292,20 @@ unset NCCL_NVLS_ENABLE
 if NCCL_NVLS_ENABLE=2 "$IFSIM" run -b 1M -e 1M 2>&1 >/dev/null | grep -q "note: NCCL_NVLS_ENABLE"; then
   echo "FAIL: NCCL_NVLS_ENABLE, which is modelled, noted as not"; fails=$((fails + 1))
 fi
+# NCCL_IB_QPS_PER_CONNECTION: a connection's queue pairs, each its own
+# flow to ECMP (docs/cookbook/pod-3to1.ini with ECMP: 4 QPs spread the
+# ring's connections over the uplinks)
+ecmp=$(mktemp)
+sed 's/routing = dmodk/routing = ecmp/' "$(dirname "$0")/../../docs/cookbook/pod-3to1.ini" >"$ecmp"
+one=$("$IFSIM" run -t "$ecmp" -b 1G -e 1G --algo ring | awk '$1 == 1073741824 {print $7}')
+four=$(NCCL_IB_QPS_PER_CONNECTION=4 "$IFSIM" run -t "$ecmp" -b 1G -e 1G --algo ring | awk '$1 == 1073741824 {print $7}')
+if ! awk -v a="$one" -v b="$four" 'BEGIN {exit !(b > 1.1 * a)}'; then
+  echo "FAIL: 4 queue pairs on ECMP ($four GB/s) not faster than 1 ($one GB/s)"; fails=$((fails + 1))
+fi
+rm -f "$ecmp"
+export NCCL_IB_QPS_PER_CONNECTION=33
+expect 2 "ifsim: run: environment NCCL_IB_QPS_PER_CONNECTION='33': expected a queue pair count from 1 to 32 (the paths ifsim keeps for a connection)" run
+unset NCCL_IB_QPS_PER_CONNECTION
 # NCCL_BUFFSIZE and its LL and LL128 kin (init.cc computeBuffSizes): a
 # step is an eighth of the buffer, Ring/Simple's slice two steps
 export NCCL_BUFFSIZE=16777216
@@ -311,7 +325,7 @@ expect 2 "ifsim: replay: --channels: 40 is not from 1 to 32" replay "$(dirname "
 expect 2 "ifsim: replay: --fidelity: 'fast' is not one of analytical, flow, packet" replay "$(dirname "$0")/../../docs/workload-example.csv" --fidelity fast
 for c in run replay sweep; do
   expect 0 "NCCL algorithms allowed, as NCCL_ALGO: ring, tree, nvls, nvlstree, collnetdirect, collnetchain, pat; a list, or ^list to exclude" $c --help
-  expect 0 "NCCL_NSOCKS_PERTHREAD, NCCL_IB_TIMEOUT, NCCL_IB_RETRY_CNT, NCCL_NVLS_ENABLE, NCCL_BUFFSIZE, NCCL_LL_BUFFSIZE and NCCL_LL128_BUFFSIZE are read from the environment; the flags take precedence." $c --help
+  expect 0 "NCCL_NSOCKS_PERTHREAD, NCCL_IB_TIMEOUT, NCCL_IB_RETRY_CNT, NCCL_IB_QPS_PER_CONNECTION, NCCL_NVLS_ENABLE, NCCL_BUFFSIZE, NCCL_LL_BUFFSIZE and NCCL_LL128_BUFFSIZE are read from the environment; the flags take precedence." $c --help
 done
 export NCCL_PROTO=LL
 expect 0 "# 1048576 Ring LL" run -b 1M -e 1M
@@ -631,10 +645,10 @@ expect 2 "ifsim: validate: $(dirname "$0")/../data/bad/measure/empty.txt" valida
 MEAS=$(dirname "$0")/../data/measure
 SYSD=$(dirname "$0")/../data/systems
 # an NCCL_* variable ifsim does not model is said, not dropped unseen
-if ! NCCL_IB_QPS_PER_CONNECTION=4 NCCL_DEBUG=INFO "$IFSIM" run -b 1M -e 1M 2>&1 >/dev/null | grep -qx "ifsim: run: note: NCCL_IB_QPS_PER_CONNECTION=4 in the environment is not modelled: predicted with NCCL's default"; then
+if ! NCCL_IB_TC=41 NCCL_DEBUG=INFO "$IFSIM" run -b 1M -e 1M 2>&1 >/dev/null | grep -qx "ifsim: run: note: NCCL_IB_TC=41 in the environment is not modelled: predicted with NCCL's default"; then
   echo "FAIL: unmodelled NCCL_* variable not noted"; fails=$((fails + 1))
 fi
-if NCCL_DEBUG=INFO NCCL_ALGO=ring "$IFSIM" run -b 1M -e 1M 2>&1 >/dev/null | grep -q "note: NCCL_"; then
+if NCCL_DEBUG=INFO NCCL_ALGO=ring NCCL_IB_QPS_PER_CONNECTION=4 "$IFSIM" run -b 1M -e 1M 2>&1 >/dev/null | grep -q "note: NCCL_"; then
   echo "FAIL: a read or logging NCCL_* variable noted"; fails=$((fails + 1))
 fi
 # a paste of two nccl-tests runs: one measurement set each

@@ -989,6 +989,55 @@ static SimTime run_ps(const NcclComm *c, NcclColl coll, guint64 bytes,
   return st.time_ps;
 }
 
+/* NCCL_IB_QPS_PER_CONNECTION (net_ib.cc): a connection's data rides that
+ * many queue pairs, each a flow of its own to the fabric's routing.  On
+ * the cookbook's 3:1 pod (16 DGX H100, 2-tier NDR) with ECMP, flows that
+ * hash onto one uplink slow a 1 GiB AllReduce (Ring forced); 4 QPs
+ * spread each connection over up to 4 uplinks and the call runs faster.
+ * With D-mod-k routing (by destination) the QPs take one path and the
+ * call is the same.  NCCL's socket transport and aws-ofi-nccl (EFA) do not
+ * read the variable. */
+START_TEST(test_ib_qps)
+{
+#define POD(routing)                                                           \
+  "[system]\nserver = dgx-h100\nservers = 16\n[scaleout]\ntopology = "         \
+  "fat-tree\nswitch = quantum2-ndr\ntiers = 2\nrail_optimized = false\n"       \
+  "oversubscription = 3\nrouting = " routing "\n"
+  g_autoptr(TopoSystem) ecmp = load_text(POD("ecmp"));
+  g_autoptr(TopoSystem) dmodk = load_text(POD("dmodk"));
+  g_autoptr(TopoSystem) roce = load("roce-400g-fattree");
+  const NcclOptions one = {.algos = 1u << NCCL_ALGO_RING,
+                           .protos = 1u << NCCL_PROTO_SIMPLE};
+  NcclOptions four = one;
+  g_autoptr(NcclComm) e1 = NULL, e4 = NULL, d1 = NULL, d4 = NULL;
+  SimTime t1, t4;
+
+  four.ib_qps = 4;
+  e1 = comm_of(ecmp, &one);
+  e4 = comm_of(ecmp, &four);
+  d1 = comm_of(dmodk, &one);
+  d4 = comm_of(dmodk, &four);
+  ck_assert_uint_eq(e1->qps, 1);
+  ck_assert_uint_eq(e4->qps, 4);
+  t1 = run_ps(e1, NCCL_COLL_ALLREDUCE, GIB, NULL);
+  t4 = run_ps(e4, NCCL_COLL_ALLREDUCE, GIB, NULL);
+  ck_assert_msg(t4 < 0.9 * t1,
+                "4 QPs %" G_GUINT64_FORMAT " ps, 1 QP %" G_GUINT64_FORMAT, t4,
+                t1);
+  ck_assert_uint_eq(run_ps(d4, NCCL_COLL_ALLREDUCE, GIB, NULL),
+                    run_ps(d1, NCCL_COLL_ALLREDUCE, GIB, NULL));
+  {
+    NcclOptions tcp = four;
+    g_autoptr(NcclComm) s = NULL;
+
+    tcp.net_socket = "NCCL_IB_DISABLE";
+    s = comm_of(roce, &tcp);
+    ck_assert_uint_eq(s->qps, 1);
+  }
+#undef POD
+}
+END_TEST
+
 /* NVLS and NVLSTree pipeline a loop at a time: a GPU's edge to the
  * switches moves one chunk per head of the node (9 x 64 KiB for an
  * AllReduce on 4 DGX H100), an NVLSTree network hop one chunk.  On 4 DGX
@@ -2260,6 +2309,7 @@ Suite *suite_nccl(void)
   tcase_add_test(tc, test_tree_chunk_by_release);
   tcase_add_test(tc, test_buffsize);
   tcase_add_test(tc, test_buffsize_parse);
+  tcase_add_test(tc, test_ib_qps);
   tcase_add_test(tc, test_node_channels);
   tcase_add_test(tc, test_p2p_channels);
   tcase_add_test(tc, test_nvlstree_bus_bandwidth);

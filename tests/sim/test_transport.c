@@ -810,6 +810,97 @@ START_TEST(test_flow_equals_analytical_alone)
 }
 END_TEST
 
+/* A set of n one-hop paths (channels first, first + 1, ...) at weights w
+ * (NULL: even). */
+static SimPathSet one_hop_set(guint32 n, SimChannelId first, const double *w)
+{
+  SimPathSet s = {.n = n};
+
+  for (guint32 i = 0; i < n; i++) {
+    s.path[i].n = 1;
+    s.path[i].hop[0] = first + i;
+    s.weight[i] = w ? w[i] : 1.0 / n;
+  }
+  return s;
+}
+
+/* Checks that set s of two-hop paths (a's channel, then b's) keeps each
+ * leg's paths at their weights, and its weights sum to 1. */
+static void check_marginals(const SimPathSet *s, const SimPathSet *a,
+                            const SimPathSet *b)
+{
+  double sum = 0;
+
+  for (guint32 i = 0; i < a->n; i++) {
+    double wa = 0;
+
+    for (guint32 k = 0; k < s->n; k++)
+      wa += s->path[k].hop[0] == a->path[i].hop[0] ? s->weight[k] : 0;
+    ck_assert_double_eq_tol(wa, a->weight[i], 1e-12);
+  }
+  for (guint32 j = 0; j < b->n; j++) {
+    double wb = 0;
+
+    for (guint32 k = 0; k < s->n; k++)
+      wb += s->path[k].hop[1] == b->path[j].hop[0] ? s->weight[k] : 0;
+    ck_assert_double_eq_tol(wb, b->weight[j], 1e-12);
+  }
+  for (guint32 k = 0; k < s->n; k++) {
+    ck_assert_uint_eq(s->path[k].n, 2);
+    ck_assert_double_gt(s->weight[k], 0);
+    sum += s->weight[k];
+  }
+  ck_assert_double_eq_tol(sum, 1.0, 1e-12);
+}
+
+/* Two legs one after the other: every pair where they fit a set (3 x 2,
+ * weights multiplied); past SIM_PATHSET_MAX pairs (an NVLink leg sprayed
+ * over 18 NVSwitches, then 4 queue pairs' network paths: 72) at most 18 +
+ * 4 - 1 paths that keep every path of each leg at its weight, so every
+ * channel carries what the full product gives it, uneven weights too;
+ * a path longer than SIM_PATH_MAX_HOPS is refused.  A set merges a path it
+ * already holds. */
+START_TEST(test_pathset_concat)
+{
+  static const double uneven[13] = {0.3,  0.2,  0.1,  0.05, 0.05, 0.05, 0.05,
+                                    0.04, 0.04, 0.04, 0.04, 0.04, 0.0};
+  SimPathSet a = one_hop_set(3, 0, NULL), b = one_hop_set(2, 10, NULL), out;
+  SimPathSet spray = one_hop_set(18, 100, NULL),
+             qps = one_hop_set(4, 200, NULL);
+  SimPathSet odd = one_hop_set(3, 300, (const double[]){0.5, 0.3, 0.2});
+  SimPathSet many = one_hop_set(12, 400, uneven), longest = {.n = 1};
+
+  ck_assert(sim_pathset_concat(&a, &b, &out));
+  ck_assert_uint_eq(out.n, 6);
+  for (guint32 k = 0; k < out.n; k++)
+    ck_assert_double_eq_tol(out.weight[k], 1.0 / 6, 1e-15);
+  check_marginals(&out, &a, &b);
+  ck_assert(sim_pathset_concat(&spray, &qps, &out));
+  ck_assert_uint_le(out.n, 18 + 4 - 1);
+  check_marginals(&out, &spray, &qps);
+  ck_assert(sim_pathset_concat(&qps, &spray, &out));
+  ck_assert_uint_le(out.n, 18 + 4 - 1);
+  check_marginals(&out, &qps, &spray);
+  many.weight[11] += uneven[12]; /* 12 paths whose weights sum to 1 */
+  ck_assert(sim_pathset_concat(&odd, &many, &out));
+  ck_assert_uint_le(out.n, 3 + 12 - 1);
+  check_marginals(&out, &odd, &many);
+  longest.path[0].n = SIM_PATH_MAX_HOPS;
+  ck_assert(!sim_pathset_concat(&longest, &b, &out));
+  ck_assert(!sim_pathset_concat(&longest, &spray, &out));
+
+  out = one_hop_set(2, 10, (const double[]){0.25, 0.25});
+  ck_assert(sim_pathset_add(&out, &b.path[1], 0.5));
+  ck_assert_uint_eq(out.n, 2);
+  ck_assert_double_eq_tol(out.weight[1], 0.75, 1e-15);
+  ck_assert(sim_pathset_add(&out, &a.path[0], 0.0));
+  ck_assert_uint_eq(out.n, 3);
+  out = spray;
+  out.n = SIM_PATHSET_MAX;
+  ck_assert(!sim_pathset_add(&out, &qps.path[0], 0.1));
+}
+END_TEST
+
 Suite *suite_transport(void)
 {
   Suite *s = suite_create("transport");
@@ -824,6 +915,7 @@ Suite *suite_transport(void)
   tcase_add_test(tc, test_latency_then_bytes);
   tcase_add_test(tc, test_wire_and_cap);
   tcase_add_test(tc, test_path_set);
+  tcase_add_test(tc, test_pathset_concat);
   tcase_add_test(tc, test_channel_stats);
   suite_add_tcase(s, tc);
   tc = tcase_create("random");
