@@ -698,14 +698,17 @@ NcclComm *nccl_comm_new(const TopoSystem *sys, const NcclOptions *opt,
      * transport (InfiniBand, RoCE, Google's gIB) opens that many queue
      * pairs on each of its devices, and its requests take them in turn
      * (NCCL_IB_SPLIT_DATA_ON_QPS 0, the default from 2.21) or are striped
-     * over them (1): each carries an equal part of the data.  Each QP is a
-     * flow of its own to the fabric: on RoCE its UDP source port comes
-     * from its number (NCCL sets no flow label), so ECMP hashes the QPs of
-     * one connection apart, as NCCL's documentation says they are for
-     * ("routing entropy" on multi-level fabrics); a destination-routed
-     * fabric (D-mod-k) sends them the same way.  Sockets and aws-ofi-nccl
-     * (EFA) do not read it. */
-    c->qps = !c->socket && c->gpu.nic->vendor != MDL_NIC_VENDOR_AMAZON &&
+     * over them (1): each carries an equal part of the data.  On RoCE a
+     * QP's UDP source port comes from its number (NCCL sets no flow label
+     * for it), so each QP is a flow of its own to the fabric's routing:
+     * ECMP hashes the QPs of one connection apart, which is what NCCL's
+     * documentation says they are for ("routing entropy" on multi-level
+     * fabrics), and a destination-routed fabric (D-mod-k) sends them one
+     * way.  InfiniBand switches route by destination LID, so there the
+     * QPs share the connection's path.  Sockets and aws-ofi-nccl (EFA) do
+     * not read the variable. */
+    c->qps = !c->socket && port->family == MDL_FAMILY_ROCE &&
+                     c->gpu.nic->vendor != MDL_NIC_VENDOR_AMAZON &&
                      c->opt.ib_qps
                  ? c->opt.ib_qps
                  : 1;

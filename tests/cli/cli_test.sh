@@ -292,11 +292,11 @@ unset NCCL_NVLS_ENABLE
 if NCCL_NVLS_ENABLE=2 "$IFSIM" run -b 1M -e 1M 2>&1 >/dev/null | grep -q "note: NCCL_NVLS_ENABLE"; then
   echo "FAIL: NCCL_NVLS_ENABLE, which is modelled, noted as not"; fails=$((fails + 1))
 fi
-# NCCL_IB_QPS_PER_CONNECTION: a connection's queue pairs, each its own
-# flow to ECMP (docs/cookbook/pod-3to1.ini with ECMP: 4 QPs spread the
-# ring's connections over the uplinks)
+# NCCL_IB_QPS_PER_CONNECTION: a RoCE connection's queue pairs, each its
+# own flow to ECMP (the RoCE example as one fat-tree, 3:1 at the leaves:
+# 4 QPs spread the ring's connections over the uplinks)
 ecmp=$(mktemp)
-sed 's/routing = dmodk/routing = ecmp/' "$(dirname "$0")/../../docs/cookbook/pod-3to1.ini" >"$ecmp"
+sed 's/^rail_optimized = true/rail_optimized = false\noversubscription = 3/' "$(dirname "$0")/../../topologies/examples/roce-400g-fattree.ini" >"$ecmp"
 one=$("$IFSIM" run -t "$ecmp" -b 1G -e 1G --algo ring | awk '$1 == 1073741824 {print $7}')
 four=$(NCCL_IB_QPS_PER_CONNECTION=4 "$IFSIM" run -t "$ecmp" -b 1G -e 1G --algo ring | awk '$1 == 1073741824 {print $7}')
 if ! awk -v a="$one" -v b="$four" 'BEGIN {exit !(b > 1.1 * a)}'; then
