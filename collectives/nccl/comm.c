@@ -695,7 +695,8 @@ NcclComm *nccl_comm_new(const TopoSystem *sys, const NcclOptions *opt,
     }
     comm_gdr(c);
     /* NCCL_IB_QPS_PER_CONNECTION (net_ib.cc): a connection of the IB
-     * transport (InfiniBand, RoCE, Google's gIB) opens that many queue
+     * transport (InfiniBand, RoCE; Google's gIB plugin, whose source is
+     * not public, is taken as it, as elsewhere) opens that many queue
      * pairs on each of its devices, and its requests take them in turn
      * (NCCL_IB_SPLIT_DATA_ON_QPS 0, the default from 2.21) or are striped
      * over them (1): each carries an equal part of the data.  On RoCE a
