@@ -157,7 +157,7 @@ typedef struct {
   guint32 ib_timeout, ib_retry_cnt;
   /* NCCL_IB_QPS_PER_CONNECTION (1 to NCCL_IB_QPS_MAX; 0: unset, NCCL's 1):
    * the queue pairs a connection's data rides over the IB transport, each
-   * its own flow to the fabric's routing (nccl_comm_new) */
+   * its own flow to the fabric's routing on RoCE (nccl_comm_new) */
   guint32 ib_qps;
   /* NCCL_NVLS_ENABLE, its value + 1 (0: unset, NCCL's 2):
    * NCCL_NVLS_ENABLE_OFF (0) no NVLS algorithm; NCCL_NVLS_ENABLE_FORCED

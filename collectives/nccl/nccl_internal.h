@@ -35,7 +35,7 @@ struct NcclComm {
                                            the proxy thread moves it) */
   guint32 qps;        /* queue pairs a network connection's data rides, each
                          its own flow to the fabric's routing (nccl_comm_new:
-                         NCCL_IB_QPS_PER_CONNECTION over RDMA, else 1) */
+                         NCCL_IB_QPS_PER_CONNECTION over RoCE, else 1) */
   gboolean gdr_send;  /* the NIC reads the sender's GPU memory (GPUDirect
                          RDMA); else the step is staged in host memory */
   gboolean gdr_recv;  /* the NIC writes the receiver's GPU memory */

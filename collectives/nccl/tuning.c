@@ -965,12 +965,18 @@ static void explain_network(const NcclComm *c, GString *explain)
     return;
   }
   g_string_append_printf(
-      explain, "  network: RDMA; GPUDirect RDMA for sends %s, receives %s%s\n",
+      explain, "  network: RDMA; GPUDirect RDMA for sends %s, receives %s%s",
       c->gdr_send ? "on" : "off", c->gdr_recv ? "on" : "off",
       c->gdr_send && c->gdr_recv
           ? ""
           : " (off: staged in host memory; the NIC's gpudirect, its distance "
             "against NCCL_NET_GDR_LEVEL and NCCL_NET_GDR_READ decide)");
+  if (c->qps > 1)
+    g_string_append_printf(explain,
+                           "; %u queue pairs a connection, each its own flow "
+                           "(NCCL_IB_QPS_PER_CONNECTION)",
+                           c->qps);
+  g_string_append_c(explain, '\n');
 }
 
 static gboolean select_p2p(const NcclComm *c, NcclColl coll, guint64 bytes,

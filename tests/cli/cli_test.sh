@@ -303,6 +303,8 @@ if ! awk -v a="$one" -v b="$four" 'BEGIN {exit !(b > 1.1 * a)}'; then
   echo "FAIL: 4 queue pairs on ECMP ($four GB/s) not faster than 1 ($one GB/s)"; fails=$((fails + 1))
 fi
 rm -f "$ecmp"
+export NCCL_IB_QPS_PER_CONNECTION=4
+expect 0 "  network: RDMA; GPUDirect RDMA for sends on, receives on; 4 queue pairs a connection, each its own flow (NCCL_IB_QPS_PER_CONNECTION)" run -t "$(dirname "$0")/../../topologies/examples/roce-400g-fattree.ini" -b 1G -e 1G --explain
 export NCCL_IB_QPS_PER_CONNECTION=33
 expect 2 "ifsim: run: environment NCCL_IB_QPS_PER_CONNECTION='33': expected a queue pair count from 1 to 32 (the paths ifsim keeps for a connection)" run
 unset NCCL_IB_QPS_PER_CONNECTION
