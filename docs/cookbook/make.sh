@@ -34,6 +34,16 @@ run sweep -t $C/pod.ini --vary scaleout.rail_optimized=false,true \
 run plot "$out/rail.csv" -o $C/rail-optimized.png \
   --title "Rail-optimized vs one fat-tree"
 
+# 3b. RoCE on one 3:1 fat-tree with ECMP: 1, 2 and 4 queue pairs a
+# connection (NCCL_IB_QPS_PER_CONNECTION)
+for q in 1 2 4; do
+  echo "+ NCCL_IB_QPS_PER_CONNECTION=$q ifsim run -t $C/roce-3to1.ini --algo ring -b 1M -e 4G -f 4 --csv $q-qps.csv"
+  NCCL_IB_QPS_PER_CONNECTION=$q "$IFSIM" run -t $C/roce-3to1.ini --algo ring \
+    -b 1M -e 4G -f 4 --csv "$out/$q-qps.csv" >/dev/null
+done
+run plot "$out/1-qps.csv" "$out/2-qps.csv" "$out/4-qps.csv" -o $C/queue-pairs.png \
+  --title "Ring AllReduce, 16 HGX H100 over RoCE, one 3:1 fat-tree, ECMP: queue pairs a connection"
+
 # 4. Dragonfly vs fat-tree, and the dragonfly's routing
 run run -t $C/pod.ini -c alltoall -b 64K -e 16M -f 4 --csv "$out/ft.csv" >/dev/null
 run run -t $C/dragonfly.ini -c alltoall -b 64K -e 16M -f 4 --csv "$out/df.csv" >/dev/null

@@ -293,16 +293,14 @@ if NCCL_NVLS_ENABLE=2 "$IFSIM" run -b 1M -e 1M 2>&1 >/dev/null | grep -q "note: 
   echo "FAIL: NCCL_NVLS_ENABLE, which is modelled, noted as not"; fails=$((fails + 1))
 fi
 # NCCL_IB_QPS_PER_CONNECTION: a RoCE connection's queue pairs, each its
-# own flow to ECMP (the RoCE example as one fat-tree, 3:1 at the leaves:
-# 4 QPs spread the ring's connections over the uplinks)
-ecmp=$(mktemp)
-sed 's/^rail_optimized = true/rail_optimized = false\noversubscription = 3/' "$(dirname "$0")/../../topologies/examples/roce-400g-fattree.ini" >"$ecmp"
+# own flow to ECMP (the cookbook's RoCE pod, one fat-tree, 3:1 at the
+# leaves: 4 QPs spread the ring's connections over the uplinks)
+ecmp="$(dirname "$0")/../../docs/cookbook/roce-3to1.ini"
 one=$("$IFSIM" run -t "$ecmp" -b 1G -e 1G --algo ring | awk '$1 == 1073741824 {print $7}')
 four=$(NCCL_IB_QPS_PER_CONNECTION=4 "$IFSIM" run -t "$ecmp" -b 1G -e 1G --algo ring | awk '$1 == 1073741824 {print $7}')
 if ! awk -v a="$one" -v b="$four" 'BEGIN {exit !(b > 1.1 * a)}'; then
   echo "FAIL: 4 queue pairs on ECMP ($four GB/s) not faster than 1 ($one GB/s)"; fails=$((fails + 1))
 fi
-rm -f "$ecmp"
 export NCCL_IB_QPS_PER_CONNECTION=4
 expect 0 "  network: RDMA; GPUDirect RDMA for sends on, receives on; 4 queue pairs a connection, each its own flow (NCCL_IB_QPS_PER_CONNECTION)" run -t "$(dirname "$0")/../../topologies/examples/roce-400g-fattree.ini" -b 1G -e 1G --explain
 export NCCL_IB_QPS_PER_CONNECTION=33
