@@ -146,24 +146,30 @@ static gboolean net_transport(NcclOptions *n, GError **error)
   return socket_threads(n, error);
 }
 
-/* NCCL_NET_GDR_LEVEL and NCCL_NET_GDR_READ (graph/paths.cc
- * ncclTopoCheckGdr): how far a NIC may be from a GPU for GPUDirect RDMA,
- * and whether sends read GPU memory directly. */
+/* NCCL_NET_GDR_LEVEL, NCCL_NET_GDR_READ and NCCL_NET_GDR_C2C
+ * (graph/paths.cc ncclTopoCheckGdr): how far a NIC may be from a GPU for
+ * GPUDirect RDMA, whether sends read GPU memory directly, and whether a
+ * NIC on the CPU of an NVLink-C2C GPU counts as near. */
 static gboolean gdr_options(NcclOptions *n, GError **error)
 {
-  const char *read = g_getenv("NCCL_NET_GDR_READ");
+  static const char *const vars[] = {"NCCL_NET_GDR_READ", "NCCL_NET_GDR_C2C"};
+  guint32 *const fields[] = {&n->gdr_read, &n->gdr_c2c};
 
   if (!nccl_path_level_parse("environment NCCL_NET_GDR_LEVEL",
                              g_getenv("NCCL_NET_GDR_LEVEL"), &n->gdr_level,
                              error))
     return FALSE;
-  if (read && *read) {
-    if (strcmp(read, "0") != 0 && strcmp(read, "1") != 0) {
+  for (guint i = 0; i < G_N_ELEMENTS(vars); i++) {
+    const char *v = g_getenv(vars[i]);
+
+    if (!v || !*v)
+      continue;
+    if (strcmp(v, "0") != 0 && strcmp(v, "1") != 0) {
       g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
-                  "environment NCCL_NET_GDR_READ='%s': expected 0 or 1", read);
+                  "environment %s='%s': expected 0 or 1", vars[i], v);
       return FALSE;
     }
-    n->gdr_read = read[0] == '1' ? 2 : 1;
+    *fields[i] = v[0] == '1' ? 2 : 1;
   }
   return TRUE;
 }
@@ -306,6 +312,7 @@ static const char *const env_read[] = {"NCCL_ALGO",
                                        "NCCL_NET",
                                        "NCCL_NET_GDR_LEVEL",
                                        "NCCL_NET_GDR_READ",
+                                       "NCCL_NET_GDR_C2C",
                                        "NCCL_SOCKET_NTHREADS",
                                        "NCCL_NSOCKS_PERTHREAD",
                                        "NCCL_P2P_DISABLE",

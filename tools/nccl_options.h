@@ -35,7 +35,8 @@ typedef struct {
   "NCCL_ALGO, NCCL_PROTO, NCCL_MIN_NCHANNELS, NCCL_MAX_NCHANNELS, "            \
   "NCCL_MIN_CTAS, NCCL_MAX_CTAS, NCCL_COLLNET_ENABLE, NCCL_P2P_DISABLE, "      \
   "NCCL_P2P_LEVEL, NCCL_IB_DISABLE, NCCL_NET, NCCL_NET_GDR_LEVEL, "            \
-  "NCCL_NET_GDR_READ, NCCL_SOCKET_NTHREADS, NCCL_NSOCKS_PERTHREAD, "           \
+  "NCCL_NET_GDR_READ, NCCL_NET_GDR_C2C, NCCL_SOCKET_NTHREADS, "                \
+  "NCCL_NSOCKS_PERTHREAD, "                                                    \
   "NCCL_IB_TIMEOUT, NCCL_IB_RETRY_CNT, NCCL_IB_QPS_PER_CONNECTION, "           \
   "NCCL_NVLS_ENABLE, NCCL_BUFFSIZE, NCCL_LL_BUFFSIZE and NCCL_LL128_BUFFSIZE " \
   "are read from the environment; the flags take precedence.  Another "        \

@@ -56,7 +56,8 @@
 #define OCI_GB300                                                              \
   "nccl_allreduce_alltoall_GB300_oci_1to32node_NVL72_PARTIAL_"                 \
   "ocigb300quickstart.csv"
-#define OCI_GB300_ENV "NCCL_BUFFSIZE=16777216 NCCL_IB_QPS_PER_CONNECTION=4"
+#define OCI_GB300_ENV                                                          \
+  "NCCL_BUFFSIZE=16777216 NCCL_IB_QPS_PER_CONNECTION=4 NCCL_NET_GDR_C2C=1"
 #define A4X_PLAN                                                               \
   "summary_busbw_16G_GB200_gcpA4X_MNNVL_vs_RDMA_1to36node_cnA4Xdoc.csv"
 #define EFA_B300                                                               \
@@ -132,10 +133,9 @@ static const ValDataset datasets[] = {
      22809, 20, 5, FALSE, NULL, NULL, NULL},
     /* GB300 NVL72 racks (OCI), one size a run at 8 and 16 GiB (PARTIAL):
      * 1, 2 and 16 hosts of 4 inside one rack (MNNVL), 32 across two over
-     * RoCE; -n 50, NCCL 2.28.7 with NCCL_BUFFSIZE=16777216 and
-     * NCCL_IB_QPS_PER_CONNECTION=4 (NCCL_MNNVL_ENABLE=1,
-     * NCCL_NVLS_ENABLE=1 and NCCL_NET_GDR_C2C=1 are the release's
-     * defaults).  Not the AllToAll on 32 hosts: its 128
+     * RoCE; -n 50, NCCL 2.28.7 with NCCL_BUFFSIZE=16777216,
+     * NCCL_IB_QPS_PER_CONNECTION=4 and NCCL_NET_GDR_C2C=1 (the release's
+     * default, as NCCL_MNNVL_ENABLE=1 and NCCL_NVLS_ENABLE=1 are).  Not the AllToAll on 32 hosts: its 128
      * ranks' 16,256 pairs take 3 s a call here, 60 s for the fit's
      * simulations (docs/nccl.md gives its prediction) */
     {REF2, OCI_GB300,
@@ -410,6 +410,9 @@ static gboolean dataset_env(const ValDataset *d, NcclOptions *opt,
         g_prefix_error(error, "%s: ", d->file);
         return FALSE;
       }
+    } else if (strcmp(v[i], "NCCL_NET_GDR_C2C=0") == 0 ||
+               strcmp(v[i], "NCCL_NET_GDR_C2C=1") == 0) {
+      opt->gdr_c2c = v[i][strlen("NCCL_NET_GDR_C2C=")] == '1' ? 2 : 1;
     } else if (g_str_has_prefix(v[i], "NCCL_IB_QPS_PER_CONNECTION=")) {
       if (!nccl_ib_qps_parse("NCCL_IB_QPS_PER_CONNECTION",
                              v[i] + strlen("NCCL_IB_QPS_PER_CONNECTION="),
@@ -427,8 +430,9 @@ static gboolean dataset_env(const ValDataset *d, NcclOptions *opt,
       g_set_error(error, VAL_ERROR, VAL_ERROR_VALUE,
                   "%s: environment '%s': expected NCCL_P2P_DISABLE=..., "
                   "NCCL_P2P_LEVEL=..., NCCL_IB_DISABLE=1, "
-                  "NCCL_NET_GDR_LEVEL=..., NCCL_BUFFSIZE=..., "
-                  "NCCL_IB_QPS_PER_CONNECTION=... or NCCL_ALGO=...",
+                  "NCCL_NET_GDR_LEVEL=..., NCCL_NET_GDR_C2C=0 or 1, "
+                  "NCCL_BUFFSIZE=..., NCCL_IB_QPS_PER_CONNECTION=... or "
+                  "NCCL_ALGO=...",
                   d->file, v[i]);
       return FALSE;
     }

@@ -37,9 +37,9 @@ typedef struct {
   const char *env;    /* the NCCL_* variables the run set that change the
                          model, "NAME=VALUE ..." (NCCL_P2P_DISABLE,
                          NCCL_P2P_LEVEL, NCCL_IB_DISABLE=1,
-                         NCCL_NET_GDR_LEVEL, NCCL_BUFFSIZE,
-                         NCCL_IB_QPS_PER_CONNECTION, NCCL_ALGO); NULL:
-                         none */
+                         NCCL_NET_GDR_LEVEL, NCCL_NET_GDR_C2C,
+                         NCCL_BUFFSIZE, NCCL_IB_QPS_PER_CONNECTION,
+                         NCCL_ALGO); NULL: none */
   const char *select; /* a summary table's rows (reference2's summary_*.csv
                          and per-node-count tables): "COLUMN=VALUE,...;
                          size=COLUMN;time=COLUMN" or "...;busbw=COLUMN",

@@ -517,9 +517,12 @@ static NcclPath gpu_nic_path(const NcclComm *c, guint32 g)
  * ncclTopoCheckGdr.  The NIC must support it (its gpudirect); sends only
  * with NCCL_NET_GDR_READ unset or 1, and unset before Ampere only where
  * the GPU has NVLink to another (or is alone); and the NIC no farther than
- * NCCL_NET_GDR_LEVEL (PXB by default), where from 2.27 a NIC on the CPU of
- * an NVLink-C2C GPU counts as near (NCCL_NET_GDR_C2C, 1 by default; before,
- * 0). */
+ * NCCL_NET_GDR_LEVEL (PXB by default), where a NIC on the CPU of an
+ * NVLink-C2C GPU counts as near with NCCL_NET_GDR_C2C=1 (from 2.26, whose
+ * default is 0; 1 from 2.27; no such variable before 2.26). */
+#define V_GDR_C2C_FROM 22600u
+#define V_GDR_C2C_ON_FROM 22700u
+
 static gboolean gdr_ok(const NcclComm *c, guint32 g, gboolean read)
 {
   NcclPath level =
@@ -538,7 +541,9 @@ static gboolean gdr_ok(const NcclComm *c, guint32 g, gboolean read)
     if (!nvlink)
       return FALSE;
   }
-  if (dist == NCCL_PATH_P2C && nccl_comm_version(c) >= 22700)
+  if (dist == NCCL_PATH_P2C && nccl_comm_version(c) >= V_GDR_C2C_FROM &&
+      (c->opt.gdr_c2c ? c->opt.gdr_c2c == 2
+                      : nccl_comm_version(c) >= V_GDR_C2C_ON_FROM))
     dist = NCCL_PATH_C2C;
   return dist <= level;
 }

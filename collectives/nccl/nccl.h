@@ -148,9 +148,10 @@ typedef struct {
    * net_socket.cc ncclNetSocketGetNsockNthread) */
   guint32 socket_nthreads, socket_nsocks_per_thread;
   /* NCCL_NET_GDR_LEVEL (nccl_path_level_parse: NcclPath + 1; 0: PXB, NCCL's
-   * default) and NCCL_NET_GDR_READ (0: unset, NCCL's default; 1: off; 2:
-   * on): where GPUDirect RDMA is used (paths.cc ncclTopoCheckGdr) */
-  guint32 gdr_level, gdr_read;
+   * default), NCCL_NET_GDR_READ and NCCL_NET_GDR_C2C (each 0: unset,
+   * NCCL's default; 1: off; 2: on): where GPUDirect RDMA is used
+   * (paths.cc ncclTopoCheckGdr) */
+  guint32 gdr_level, gdr_read, gdr_c2c;
   /* NCCL_IB_TIMEOUT and NCCL_IB_RETRY_CNT, each its value + 1 (0: the
    * release's default): an RDMA connection's retransmission timer and
    * retries (net_ib.cc; nccl_comm_ib_retry) */

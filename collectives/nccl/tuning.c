@@ -970,7 +970,8 @@ static void explain_network(const NcclComm *c, GString *explain)
       c->gdr_send && c->gdr_recv
           ? ""
           : " (off: staged in host memory; the NIC's gpudirect, its distance "
-            "against NCCL_NET_GDR_LEVEL and NCCL_NET_GDR_READ decide)");
+            "against NCCL_NET_GDR_LEVEL, NCCL_NET_GDR_READ and "
+            "NCCL_NET_GDR_C2C decide)");
   if (c->qps > 1)
     g_string_append_printf(explain,
                            "; %u queue pairs a connection, each its own flow "

@@ -241,6 +241,15 @@ unset NCCL_NET_GDR_LEVEL
 export NCCL_NET_GDR_READ=yes
 expect 2 "environment NCCL_NET_GDR_READ='yes': expected 0 or 1" run -t "$H2"
 unset NCCL_NET_GDR_READ
+# NCCL_NET_GDR_C2C=0: a GB200's NICs on its Grace CPU are too far for
+# GPUDirect RDMA (1, the default from 2.27, counts them as near)
+GB4=$(dirname "$0")/../../topologies/examples/gb200-nvl72-4rack-ndr.ini
+expect 0 "  network: RDMA; GPUDirect RDMA for sends on, receives on" run -t "$GB4" -b 1M -e 1M --explain
+export NCCL_NET_GDR_C2C=0
+expect 0 "  network: RDMA; GPUDirect RDMA for sends off, receives off (off: staged in host memory; the NIC's gpudirect, its distance against NCCL_NET_GDR_LEVEL, NCCL_NET_GDR_READ and NCCL_NET_GDR_C2C decide)" run -t "$GB4" -b 1M -e 1M --explain
+export NCCL_NET_GDR_C2C=on
+expect 2 "environment NCCL_NET_GDR_C2C='on': expected 0 or 1" run -t "$H2"
+unset NCCL_NET_GDR_C2C
 export NCCL_IB_DISABLE=1
 expect 0 "     1048576        262144     float     sum      -1    25.15" run -b 1M -e 1M
 export NCCL_NET=IB
@@ -325,7 +334,7 @@ expect 2 "ifsim: replay: --channels: 40 is not from 1 to 32" replay "$(dirname "
 expect 2 "ifsim: replay: --fidelity: 'fast' is not one of analytical, flow, packet" replay "$(dirname "$0")/../../docs/workload-example.csv" --fidelity fast
 for c in run replay sweep; do
   expect 0 "NCCL algorithms allowed, as NCCL_ALGO: ring, tree, nvls, nvlstree, collnetdirect, collnetchain, pat; a list, or ^list to exclude" $c --help
-  expect 0 "NCCL_NSOCKS_PERTHREAD, NCCL_IB_TIMEOUT, NCCL_IB_RETRY_CNT, NCCL_IB_QPS_PER_CONNECTION, NCCL_NVLS_ENABLE, NCCL_BUFFSIZE, NCCL_LL_BUFFSIZE and NCCL_LL128_BUFFSIZE are read from the environment; the flags take precedence." $c --help
+  expect 0 "NCCL_NET_GDR_READ, NCCL_NET_GDR_C2C, NCCL_SOCKET_NTHREADS, NCCL_NSOCKS_PERTHREAD, NCCL_IB_TIMEOUT, NCCL_IB_RETRY_CNT, NCCL_IB_QPS_PER_CONNECTION, NCCL_NVLS_ENABLE, NCCL_BUFFSIZE, NCCL_LL_BUFFSIZE and NCCL_LL128_BUFFSIZE are read from the environment; the flags take precedence." $c --help
 done
 export NCCL_PROTO=LL
 expect 0 "# 1048576 Ring LL" run -b 1M -e 1M

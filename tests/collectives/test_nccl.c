@@ -1729,6 +1729,34 @@ START_TEST(test_gdr)
 }
 END_TEST
 
+/* GPUDirect RDMA on NVLink-C2C GPUs (paths.cc ncclTopoCheckGdr): a GB200's
+ * NICs hang off its Grace CPU (P2C), beyond NCCL_NET_GDR_LEVEL's PXB, but
+ * NCCL_NET_GDR_C2C=1 counts them as near.  The variable exists from 2.26
+ * (default 0) and defaults to 1 from 2.27; 2.25 has none, so setting it
+ * there changes nothing. */
+START_TEST(test_gdr_c2c)
+{
+  g_autoptr(TopoSystem) sys = load("gb200-nvl72-4rack-ndr");
+  const struct {
+    guint32 version, c2c; /* 0: NCCL's default; 1: off; 2: on */
+    gboolean gdr;
+  } cases[] = {
+      {0, 0, TRUE},     {0, 1, FALSE},    {22602, 0, FALSE},
+      {22602, 2, TRUE}, {22700, 0, TRUE}, {22501, 2, FALSE},
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+    g_autoptr(NcclComm) c =
+        comm_of(sys, &(NcclOptions){.nccl_version = cases[i].version,
+                                    .gdr_c2c = cases[i].c2c});
+
+    ck_assert_msg(c->gdr_send == cases[i].gdr && c->gdr_recv == cases[i].gdr,
+                  "case %u: sends %d, receives %d", i, c->gdr_send,
+                  c->gdr_recv);
+  }
+}
+END_TEST
+
 /* NVLink bridges join pairs: two bridged A40s ring over their bridge, but
  * eight cannot close a ring over NVLink, so NCCL's rings take PCIe. */
 START_TEST(test_nvlink_bridge_ring)
@@ -2338,6 +2366,7 @@ Suite *suite_nccl(void)
   tcase_add_test(tc, test_shm_rates);
   tcase_add_test(tc, test_socket_rates);
   tcase_add_test(tc, test_gdr);
+  tcase_add_test(tc, test_gdr_c2c);
   tcase_add_test(tc, test_nvlink_bridge_ring);
   tcase_add_test(tc, test_algo_efficiency);
   tcase_add_test(tc, test_fold_exact);
