@@ -6,6 +6,7 @@
  * bandwidths); each is cited where used.  NCCL uses this model to choose;
  * ifsim uses it the same way and then executes the choice on the fabric
  * (plan.c), so the predicted time is the fabric's, not this formula's. */
+#include <errno.h>
 #include <math.h>
 #include <string.h>
 
@@ -455,20 +456,31 @@ const char *nccl_buffsize_var(NcclProto p)
 }
 
 /* An NCCL_PARAM integer variable's value from lo to hi into *out (0 when
- * value is NULL or empty: unset); `expected` says what in the error. */
+ * value is NULL or empty: unset), read as NCCL's ncclLoadParam reads it
+ * (misc/param.cc: strtoll base 0, so 0x hex and 0 octal too).  Where
+ * strtoll would stop early ("4M": NCCL takes 4) this refuses the value;
+ * `expected` says what in the error. */
 static gboolean param_parse(const char *name, const char *value, guint64 lo,
                             guint64 hi, const char *expected, guint64 *out,
                             GError **error)
 {
+  char *end = NULL;
+  gint64 v;
+
   *out = 0;
   if (!value || !*value)
     return TRUE;
-  if (!g_ascii_string_to_unsigned(value, 10, lo, hi, out, NULL)) {
-    *out = 0;
-    g_set_error(error, COLL_ERROR, COLL_ERROR_VALUE, "%s='%s': expected %s",
+  errno = 0;
+  v = g_ascii_strtoll(value, &end, 0);
+  if (errno || end == value || *end || v < 0 || (guint64)v < lo ||
+      (guint64)v > hi) {
+    g_set_error(error, COLL_ERROR, COLL_ERROR_VALUE,
+                "%s='%s': expected %s, written as NCCL reads an integer "
+                "(decimal, 0x hex or 0 octal)",
                 name, value, expected);
     return FALSE;
   }
+  *out = (guint64)v;
   return TRUE;
 }
 

@@ -683,8 +683,9 @@ START_TEST(test_buffsize)
 END_TEST
 
 /* NCCL_BUFFSIZE's values: bytes, from 8 steps of 4 KiB to an int's
- * largest; unset or empty is the default; anything else names the
- * variable. */
+ * largest, written as NCCL's strtoll reads them (decimal, 0x hex, 0
+ * octal); unset or empty is the default; anything else (where NCCL would
+ * take a prefix: "4M" as 4) names the variable. */
 START_TEST(test_buffsize_parse)
 {
   g_autoptr(GError) error = NULL;
@@ -699,9 +700,14 @@ START_TEST(test_buffsize_parse)
   ck_assert(nccl_buffsize_parse("NCCL_BUFFSIZE", "32768", &v, NULL));
   ck_assert_uint_eq(v, 32768);
   ck_assert(nccl_buffsize_parse("NCCL_BUFFSIZE", "2147483647", &v, NULL));
-  for (guint i = 0; i < 5; i++) {
-    static const char *const bad[] = {"32767", "2147483648", "4M", "-1",
-                                      "0x100000"};
+  /* strtoll base 0, as NCCL: hex and octal */
+  ck_assert(nccl_buffsize_parse("NCCL_BUFFSIZE", "0x1000000", &v, NULL));
+  ck_assert_uint_eq(v, 16777216);
+  ck_assert(nccl_buffsize_parse("NCCL_BUFFSIZE", "010000000", &v, NULL));
+  ck_assert_uint_eq(v, 2097152);
+  for (guint i = 0; i < 6; i++) {
+    static const char *const bad[] = {"32767", "2147483648", "4M",
+                                      "-1",    "0x",         "1e6"};
 
     g_clear_error(&error);
     ck_assert(!nccl_buffsize_parse("NCCL_LL_BUFFSIZE", bad[i], &v, &error));
