@@ -50,22 +50,21 @@ void cli_nccl_options_clear(CliNcclOptions *o)
   g_free(o->fidelity);
 }
 
-/* An integer from lo to hi in environment variable name, into *out (kept
- * when the variable is unset or empty). */
+/* An integer from lo to hi in environment variable name, as NCCL reads
+ * one (nccl_param_parse), into *out (kept when the variable is unset or
+ * empty). */
 static gboolean env_uint(const char *name, guint32 lo, guint32 hi,
                          const char *what, guint32 *out, GError **error)
 {
   const char *v = g_getenv(name);
+  g_autofree char *label = g_strconcat("environment ", name, NULL);
+  g_autofree char *expected = g_strdup_printf("%s from %u to %u", what, lo, hi);
   guint64 n;
 
   if (!v || !*v)
     return TRUE;
-  if (!g_ascii_string_to_unsigned(v, 10, lo, hi, &n, NULL)) {
-    g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
-                "environment %s='%s': expected %s from %u to %u", name, v, what,
-                lo, hi);
+  if (!nccl_param_parse(label, v, lo, hi, expected, &n, error))
     return FALSE;
-  }
   *out = (guint32)n;
   return TRUE;
 }

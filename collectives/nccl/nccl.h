@@ -204,6 +204,14 @@ gboolean nccl_path_level_parse(const char *name, const char *level,
                                guint32 *out, GError **error);
 const char *nccl_path_name(NcclPath p); /* "PHB" */
 
+/* An NCCL_PARAM integer variable's value from lo to hi into *out (0 when
+ * value is NULL or empty: unset), read as NCCL's ncclLoadParam reads it
+ * (misc/param.cc: strtoll base 0, so 0x hex and 0 octal too).  Where
+ * strtoll would stop early ("4M": NCCL takes 4) this refuses the value;
+ * the error names the variable and says `expected`. */
+gboolean nccl_param_parse(const char *name, const char *value, guint64 lo,
+                          guint64 hi, const char *expected, guint64 *out,
+                          GError **error);
 /* The variable that sizes protocol p's buffers: "NCCL_BUFFSIZE" (Simple),
  * "NCCL_LL_BUFFSIZE", "NCCL_LL128_BUFFSIZE". */
 const char *nccl_buffsize_var(NcclProto p);

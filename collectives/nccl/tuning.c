@@ -455,14 +455,9 @@ const char *nccl_buffsize_var(NcclProto p)
   return p < NCCL_N_PROTOS ? buffsize_vars[p] : "?";
 }
 
-/* An NCCL_PARAM integer variable's value from lo to hi into *out (0 when
- * value is NULL or empty: unset), read as NCCL's ncclLoadParam reads it
- * (misc/param.cc: strtoll base 0, so 0x hex and 0 octal too).  Where
- * strtoll would stop early ("4M": NCCL takes 4) this refuses the value;
- * `expected` says what in the error. */
-static gboolean param_parse(const char *name, const char *value, guint64 lo,
-                            guint64 hi, const char *expected, guint64 *out,
-                            GError **error)
+gboolean nccl_param_parse(const char *name, const char *value, guint64 lo,
+                          guint64 hi, const char *expected, guint64 *out,
+                          GError **error)
 {
   char *end = NULL;
   gint64 v;
@@ -492,8 +487,8 @@ gboolean nccl_buffsize_parse(const char *name, const char *value, guint64 *out,
       "it in an int)",
       NCCL_BUFFSIZE_MIN, G_MAXINT32);
 
-  return param_parse(name, value, NCCL_BUFFSIZE_MIN, G_MAXINT32, expected, out,
-                     error);
+  return nccl_param_parse(name, value, NCCL_BUFFSIZE_MIN, G_MAXINT32, expected,
+                          out, error);
 }
 
 gboolean nccl_ib_qps_parse(const char *name, const char *value, guint32 *out,
@@ -505,7 +500,7 @@ gboolean nccl_ib_qps_parse(const char *name, const char *value, guint32 *out,
       NCCL_IB_QPS_MAX);
   guint64 n;
   gboolean ok =
-      param_parse(name, value, 1, NCCL_IB_QPS_MAX, expected, &n, error);
+      nccl_param_parse(name, value, 1, NCCL_IB_QPS_MAX, expected, &n, error);
 
   *out = (guint32)n;
   return ok;
