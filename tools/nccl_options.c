@@ -262,6 +262,19 @@ gboolean cli_nccl_check(CliNcclOptions *o, NcclOptions *n,
       return FALSE;
     n->nvls_enable = v == G_MAXUINT32 ? 0 : v + 1;
   }
+  {
+    /* search.cc: PXN is off where NCCL_PXN_DISABLE is 1 (ncclPxnDisable)
+     * or NCCL_P2P_PXN_LEVEL 0; levels 1 and 2 differ where a GPU reaches
+     * the receiver's rail NIC other than by NVLink, which ifsim's servers
+     * do not */
+    guint32 off = G_MAXUINT32, level = G_MAXUINT32;
+
+    if (!env_uint("NCCL_PXN_DISABLE", 0, 1, "a setting", &off, error) ||
+        !env_uint("NCCL_P2P_PXN_LEVEL", 0, 2, "a level", &level, error))
+      return FALSE;
+    n->pxn_disable = off == G_MAXUINT32 ? 0 : off + 1;
+    n->p2p_pxn_level = level == G_MAXUINT32 ? 0 : level + 1;
+  }
   if (!nccl_ib_qps_parse("environment NCCL_IB_QPS_PER_CONNECTION",
                          g_getenv("NCCL_IB_QPS_PER_CONNECTION"), &n->ib_qps,
                          error))
@@ -317,6 +330,8 @@ static const char *const env_read[] = {"NCCL_ALGO",
                                        "NCCL_P2P_DISABLE",
                                        "NCCL_P2P_LEVEL",
                                        "NCCL_NVLS_ENABLE",
+                                       "NCCL_PXN_DISABLE",
+                                       "NCCL_P2P_PXN_LEVEL",
                                        "NCCL_BUFFSIZE",
                                        "NCCL_LL_BUFFSIZE",
                                        "NCCL_LL128_BUFFSIZE",

@@ -36,12 +36,12 @@ typedef struct {
   "NCCL_MIN_CTAS, NCCL_MAX_CTAS, NCCL_COLLNET_ENABLE, NCCL_P2P_DISABLE, "      \
   "NCCL_P2P_LEVEL, NCCL_IB_DISABLE, NCCL_NET, NCCL_NET_GDR_LEVEL, "            \
   "NCCL_NET_GDR_READ, NCCL_NET_GDR_C2C, NCCL_SOCKET_NTHREADS, "                \
-  "NCCL_NSOCKS_PERTHREAD, "                                                    \
-  "NCCL_IB_TIMEOUT, NCCL_IB_RETRY_CNT, NCCL_IB_QPS_PER_CONNECTION, "           \
-  "NCCL_NVLS_ENABLE, NCCL_BUFFSIZE, NCCL_LL_BUFFSIZE and NCCL_LL128_BUFFSIZE " \
-  "are read from the environment; the flags take precedence.  Another "        \
-  "NCCL_* "                                                                    \
-  "variable there is not modelled, and a note on standard error says so."
+  "NCCL_NSOCKS_PERTHREAD, NCCL_IB_TIMEOUT, NCCL_IB_RETRY_CNT, "                \
+  "NCCL_IB_QPS_PER_CONNECTION, NCCL_NVLS_ENABLE, NCCL_PXN_DISABLE, "           \
+  "NCCL_P2P_PXN_LEVEL, NCCL_BUFFSIZE, NCCL_LL_BUFFSIZE and "                   \
+  "NCCL_LL128_BUFFSIZE are read from the environment; the flags take "         \
+  "precedence.  Another NCCL_* variable there is not modelled, and a note "    \
+  "on standard error says so."
 
 /* Adds the seven options, writing into o, to group (whose data is a
  * CliNumberTarget table holding CLI_NCCL_CHANNELS_TARGET(o)). */

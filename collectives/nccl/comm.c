@@ -718,6 +718,13 @@ NcclComm *nccl_comm_new(const TopoSystem *sys, const NcclOptions *opt,
                      c->opt.ib_qps
                  ? c->opt.ib_qps
                  : 1;
+    /* PXN (search.cc ncclTopoGetNetDev, paths.cc ncclTopoComputePaths):
+     * a point-to-point send goes over NVLink to the local GPU beside the
+     * NIC of the receiver's rail, and out by that NIC, where the two GPUs
+     * share NVLink; NCCL_P2P_PXN_LEVEL=0 or NCCL_PXN_DISABLE=1 keeps each
+     * side on its own NIC, as a server without NVLink does. */
+    c->pxn =
+        c->nvl_intra && c->opt.pxn_disable != 2 && c->opt.p2p_pxn_level != 1;
     c->nic_GBps = link_GBps(port) * MAX(c->gpu.nic->ports, 1);
     slowest_nic(c);
     /* Across nodes the channels and their speed are NCCL's search's

@@ -156,6 +156,10 @@ typedef struct {
    * release's default): an RDMA connection's retransmission timer and
    * retries (net_ib.cc; nccl_comm_ib_retry) */
   guint32 ib_timeout, ib_retry_cnt;
+  /* NCCL_PXN_DISABLE and NCCL_P2P_PXN_LEVEL, each its value + 1 (0: unset,
+   * NCCL's 0 and 2): whether a point-to-point send crosses NVLink to the
+   * GPU on the receiver's rail (nccl_comm_new) */
+  guint32 pxn_disable, p2p_pxn_level;
   /* NCCL_IB_QPS_PER_CONNECTION (1 to NCCL_IB_QPS_MAX; 0: unset, NCCL's 1):
    * the queue pairs a connection's data rides over the IB transport, each
    * its own flow to the fabric's routing on RoCE (nccl_comm_new) */

@@ -33,6 +33,8 @@ struct NcclComm {
   guint32 socket_threads, socket_socks; /* a socket connection's helper
                                            threads and sockets (0 sockets:
                                            the proxy thread moves it) */
+  gboolean pxn;       /* point-to-point sends cross NVLink to the GPU on the
+                         receiver's rail (PXN); else each side's own NIC */
   guint32 qps;        /* queue pairs a network connection's data rides, each
                          its own flow to the fabric's routing (nccl_comm_new:
                          NCCL_IB_QPS_PER_CONNECTION over RoCE, else 1) */

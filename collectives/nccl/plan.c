@@ -185,16 +185,19 @@ static gboolean server_nic(const NcclPlan *pl, guint32 server, guint32 gpu,
  * memory, NCCL_PTR_HOST), or an RDMA one without GPUDirect RDMA on a side
  * (transport/net.cc: that side's buffer in host memory).  Rank a's GPU
  * writes the step into a host buffer on its socket, or the NIC reads it
- * from the GPU (gdr_send); it leaves by the NIC of the channel's rail and
- * lands in a host buffer on rank b's socket that b's GPU reads, or in b's
- * GPU (gdr_recv).  No PXN: the rank's own GPU stages the data. */
+ * from the GPU (gdr_send); it leaves by the NIC of rail rail_a (the
+ * channel's) and lands through rail rail_b's (the channel's, or b's own
+ * without PXN) in a host buffer on rank b's socket that b's GPU reads, or
+ * in b's GPU (gdr_recv); `rail` is the connection's flow to the fabric.
+ * No PXN: the rank's own GPU stages the data. */
 static gboolean route_host(NcclPlan *pl, guint32 a, guint32 b, guint32 rail,
-                           SimPathSet *out, GError **error)
+                           guint32 rail_a, guint32 rail_b, SimPathSet *out,
+                           GError **error)
 {
   const NcclComm *c = pl->comm;
   guint32 sa = nccl_comm_rank_server(c, a), sb = nccl_comm_rank_server(c, b);
-  guint32 ga = c->local_of[rail_local(pl, rank_node(pl, a), rail)];
-  guint32 gb = c->local_of[rail_local(pl, rank_node(pl, b), rail)];
+  guint32 ga = c->local_of[rail_local(pl, rank_node(pl, a), rail_a)];
+  guint32 gb = c->local_of[rail_local(pl, rank_node(pl, b), rail_b)];
   SimNodeId gpu_a = rank_gpu(pl, a), gpu_b = rank_gpu(pl, b);
   SimNodeId cpu_a = topo_gpu_cpu(pl->sys, sa, nccl_comm_rank_local(c, a));
   SimNodeId cpu_b = topo_gpu_cpu(pl->sys, sb, nccl_comm_rank_local(c, b));
@@ -241,6 +244,11 @@ static gboolean route_ranks(NcclPlan *pl, guint32 a, guint32 b, guint32 rail,
   guint64 key = ((guint64)a << 40) ^ ((guint64)b << 16) ^ rail;
   /* a point-to-point plan routes every pair once: nothing to look up */
   gboolean cached = pl->coll < NCCL_N_TUNED_COLLS;
+  /* Without PXN (NCCL_PXN_DISABLE=1, NCCL_P2P_PXN_LEVEL=0) a
+   * point-to-point connection leaves by the sender's own NIC and lands by
+   * the receiver's (search.cc ncclTopoGetNetDev: each side keeps its local
+   * NIC); with it, the pair keeps to one rail (NcclComm.pxn). */
+  gboolean own = !cached && !c->pxn;
   gpointer hit = cached ? g_hash_table_lookup(pl->route_of, &key) : NULL;
   SimPathSet ps, tail, both;
   NcclRoute r;
@@ -271,13 +279,14 @@ static gboolean route_ranks(NcclPlan *pl, guint32 a, guint32 b, guint32 rail,
                     NULL, &ps, error))
       return FALSE;
   } else if (c->socket || !c->gdr_send || !c->gdr_recv) {
-    if (!route_host(pl, a, b, rail, &ps, error))
+    if (!route_host(pl, a, b, rail, own ? a % c->ppn : rail,
+                    own ? b % c->ppn : rail, &ps, error))
       return FALSE;
   } else {
-    guint32 via =
-        rank_node(pl, a) * c->ppn + rail_local(pl, rank_node(pl, a), rail);
-    guint32 to =
-        rank_node(pl, b) * c->ppn + rail_local(pl, rank_node(pl, b), rail);
+    guint32 via = rank_node(pl, a) * c->ppn +
+                  rail_local(pl, rank_node(pl, a), own ? a % c->ppn : rail);
+    guint32 to = rank_node(pl, b) * c->ppn +
+                 rail_local(pl, rank_node(pl, b), own ? b % c->ppn : rail);
 
     if (!route_qps(pl, rank_gpu(pl, via), rank_gpu(pl, to), rail, FALSE, &tail,
                    error))

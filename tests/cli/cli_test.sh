@@ -315,6 +315,21 @@ expect 0 "  network: RDMA; GPUDirect RDMA for sends on, receives on; 4 queue pai
 export NCCL_IB_QPS_PER_CONNECTION=33
 expect 2 "ifsim: run: environment NCCL_IB_QPS_PER_CONNECTION='33': expected a queue pair count from 1 to 32 (the paths ifsim keeps for a connection)" run
 unset NCCL_IB_QPS_PER_CONNECTION
+# PXN: an AllToAll on a rail-optimized fabric keeps each pair on one rail
+# (no byte crosses a spine); NCCL_PXN_DISABLE=1 or NCCL_P2P_PXN_LEVEL=0
+# sends by each rank's own NIC, across the rails through the spines
+rails=$(mktemp -d)
+printf '[system]\nserver = dgx-h100\nservers = 4\n[scaleout]\ntopology = fat-tree\nswitch = quantum2-ndr\ntiers = 2\nrail_optimized = true\n' >"$rails/h4.ini"
+"$IFSIM" run -t "$rails/h4.ini" -c alltoall -b 64M -e 64M --links-csv "$rails/pxn.csv" >/dev/null
+NCCL_PXN_DISABLE=1 "$IFSIM" run -t "$rails/h4.ini" -c alltoall -b 64M -e 64M --links-csv "$rails/own.csv" >/dev/null
+NCCL_P2P_PXN_LEVEL=0 "$IFSIM" run -t "$rails/h4.ini" -c alltoall -b 64M -e 64M --links-csv "$rails/level0.csv" >/dev/null
+if grep -q spine "$rails/pxn.csv" || ! grep -q spine "$rails/own.csv" || ! cmp -s "$rails/own.csv" "$rails/level0.csv"; then
+  echo "FAIL: PXN keeps an AllToAll on its rails, NCCL_PXN_DISABLE=1 (and NCCL_P2P_PXN_LEVEL=0) crosses them"; fails=$((fails + 1))
+fi
+rm -rf "$rails"
+export NCCL_PXN_DISABLE=2
+expect 2 "ifsim: run: environment NCCL_PXN_DISABLE='2': expected a setting from 0 to 1" run
+unset NCCL_PXN_DISABLE
 # NCCL_BUFFSIZE and its LL and LL128 kin (init.cc computeBuffSizes): a
 # step is an eighth of the buffer, Ring/Simple's slice two steps
 export NCCL_BUFFSIZE=16777216
@@ -334,7 +349,7 @@ expect 2 "ifsim: replay: --channels: 40 is not from 1 to 32" replay "$(dirname "
 expect 2 "ifsim: replay: --fidelity: 'fast' is not one of analytical, flow, packet" replay "$(dirname "$0")/../../docs/workload-example.csv" --fidelity fast
 for c in run replay sweep; do
   expect 0 "NCCL algorithms allowed, as NCCL_ALGO: ring, tree, nvls, nvlstree, collnetdirect, collnetchain, pat; a list, or ^list to exclude" $c --help
-  expect 0 "NCCL_NET_GDR_READ, NCCL_NET_GDR_C2C, NCCL_SOCKET_NTHREADS, NCCL_NSOCKS_PERTHREAD, NCCL_IB_TIMEOUT, NCCL_IB_RETRY_CNT, NCCL_IB_QPS_PER_CONNECTION, NCCL_NVLS_ENABLE, NCCL_BUFFSIZE, NCCL_LL_BUFFSIZE and NCCL_LL128_BUFFSIZE are read from the environment; the flags take precedence." $c --help
+  expect 0 "NCCL_NET_GDR_READ, NCCL_NET_GDR_C2C, NCCL_SOCKET_NTHREADS, NCCL_NSOCKS_PERTHREAD, NCCL_IB_TIMEOUT, NCCL_IB_RETRY_CNT, NCCL_IB_QPS_PER_CONNECTION, NCCL_NVLS_ENABLE, NCCL_PXN_DISABLE, NCCL_P2P_PXN_LEVEL, NCCL_BUFFSIZE, NCCL_LL_BUFFSIZE and NCCL_LL128_BUFFSIZE are read from the environment; the flags take precedence." $c --help
 done
 export NCCL_PROTO=LL
 expect 0 "# 1048576 Ring LL" run -b 1M -e 1M

@@ -1763,6 +1763,37 @@ START_TEST(test_gdr_c2c)
 }
 END_TEST
 
+/* PXN (search.cc ncclTopoGetNetDev): a point-to-point send crosses NVLink
+ * to the GPU beside the receiver's rail NIC where the GPUs share NVLink;
+ * NCCL_PXN_DISABLE=1 or NCCL_P2P_PXN_LEVEL=0 turns it off, and GPUs that
+ * do not share NVLink have none. */
+START_TEST(test_pxn)
+{
+  g_autoptr(TopoSystem) h100 = load_servers("dgx-h100", 2, "quantum2-ndr");
+  g_autoptr(TopoSystem) roce = load("roce-400g-fattree");
+  const struct {
+    const TopoSystem *sys;
+    NcclOptions opt;
+    gboolean pxn;
+  } cases[] = {
+      {h100, {0}, TRUE},
+      {h100, {.pxn_disable = 1}, TRUE},    /* NCCL_PXN_DISABLE=0 */
+      {h100, {.pxn_disable = 2}, FALSE},   /* 1 */
+      {h100, {.p2p_pxn_level = 1}, FALSE}, /* NCCL_P2P_PXN_LEVEL=0 */
+      {h100, {.p2p_pxn_level = 2}, TRUE},  /* 1 */
+      {h100, {.p2p_pxn_level = 3}, TRUE},  /* 2 */
+      /* NCCL_P2P_DISABLE=1: the GPUs do not share NVLink */
+      {roce, {.p2p_level = NCCL_PATH_LOC + 1}, FALSE},
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+    g_autoptr(NcclComm) c = comm_of(cases[i].sys, &cases[i].opt);
+
+    ck_assert_msg(c->pxn == cases[i].pxn, "case %u", i);
+  }
+}
+END_TEST
+
 /* NVLink bridges join pairs: two bridged A40s ring over their bridge, but
  * eight cannot close a ring over NVLink, so NCCL's rings take PCIe. */
 START_TEST(test_nvlink_bridge_ring)
@@ -2373,6 +2404,7 @@ Suite *suite_nccl(void)
   tcase_add_test(tc, test_socket_rates);
   tcase_add_test(tc, test_gdr);
   tcase_add_test(tc, test_gdr_c2c);
+  tcase_add_test(tc, test_pxn);
   tcase_add_test(tc, test_nvlink_bridge_ring);
   tcase_add_test(tc, test_algo_efficiency);
   tcase_add_test(tc, test_fold_exact);
