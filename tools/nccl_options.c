@@ -347,6 +347,12 @@ static int strcmp_ptr(const void *a, const void *b)
   return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+gboolean cli_nccl_env_modelled(const char *name)
+{
+  return g_strv_contains(env_read, name) &&
+         !g_str_has_prefix(name, "NCCL_DEBUG");
+}
+
 void cli_nccl_env_notes(const char *command)
 {
   g_auto(GStrv) names = g_listenv();

@@ -69,4 +69,8 @@ const char *cli_nccl_fidelity(const CliNcclOptions *o);
  * the prediction is made with its default. */
 void cli_nccl_env_notes(const char *command);
 
+/* Whether the commands read NCCL_* variable name (cli_nccl_check), NCCL's
+ * logging ones aside. */
+gboolean cli_nccl_env_modelled(const char *name);
+
 #endif /* TOOLS_NCCL_OPTIONS_H */

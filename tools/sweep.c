@@ -56,7 +56,7 @@ static const char *const topo_groups[] = {"system", "scaleout", "network",
 static const char *const topo_group_prefixes[] = {"server ", "link ", "switch ",
                                                   "nic ", NULL};
 #define SWEEP_GROUPS_TEXT                                                      \
-  "run, system, scaleout, network, faults, nccl, 'server NAME', "              \
+  "run, env, system, scaleout, network, faults, nccl, 'server NAME', "         \
   "'link NAME', 'switch NAME' or 'nic NAME'"
 
 struct CliSweep {
@@ -258,24 +258,58 @@ static gboolean run_defaults_ok(void)
  * error, not a failed point (which -k would keep going past).  The sizes
  * are checked against each other per point (a minbytes above the default
  * maxbytes may come with a larger maxbytes). */
+/* Run's checks of o, a key's value checked alone: the message without the
+ * leading ": " that an unnamed key leaves. */
+static gboolean check_alone(CliRunOptions *o, GError **error)
+{
+  CliRunPlan plan;
+  g_autoptr(GError) local = NULL;
+
+  o->name = unnamed;
+  if (cli_run_check(o, &plan, &local))
+    return TRUE;
+  g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE, "%s",
+              g_str_has_prefix(local->message, ": ") ? local->message + 2
+                                                     : local->message);
+  return FALSE;
+}
+
 static gboolean run_check_value(int k, const char *value, GError **error)
 {
   CliRunOptions o;
-  CliRunPlan plan;
   gboolean ok;
-  g_autoptr(GError) local = NULL;
 
   cli_run_options_init(&o);
   ok = run_apply(&o, k, value, error);
-  if (ok && run_keys[k].kind != RUN_SIZE && run_defaults_ok()) {
-    o.name = unnamed;
-    ok = cli_run_check(&o, &plan, &local);
-    if (!ok)
-      g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE, "%s",
-                  g_str_has_prefix(local->message, ": ") ? local->message + 2
-                                                         : local->message);
-  }
+  if (ok && run_keys[k].kind != RUN_SIZE && run_defaults_ok())
+    ok = check_alone(&o, error);
   cli_run_options_clear(&o);
+  return ok;
+}
+
+/* The environment of a point: each varied env.NAME set to its value;
+ * undone by env_restore. */
+static GPtrArray *env_apply(const CliSweep *sw, guint point);
+static void env_restore(GPtrArray *saved);
+
+/* Whether value of environment variable name (env.NAME) passes run's
+ * checks at run's defaults (cli_nccl_check reads the environment), before
+ * any point runs. */
+static gboolean env_check_value(const char *name, const char *value,
+                                GError **error)
+{
+  g_autofree char *old = g_strdup(g_getenv(name));
+  CliRunOptions o;
+  gboolean ok;
+
+  g_setenv(name, value, TRUE);
+  cli_run_options_init(&o);
+  ok = check_alone(&o, error);
+  cli_run_options_clear(&o);
+  if (old)
+    g_setenv(name, old, TRUE);
+  else
+    g_unsetenv(name);
   return ok;
 }
 
@@ -354,6 +388,14 @@ static CliSweepVary *vary_new(const char *name_in, const char *values,
                   name, dot + 1, keys);
       return NULL;
     }
+  } else if (strcmp(group, "env") == 0) {
+    if (!cli_nccl_env_modelled(dot + 1)) {
+      g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                  "%s: %s: '%s' is not an NCCL_* variable ifsim reads "
+                  "(docs/cli.md lists them)",
+                  where, name, dot + 1);
+      return NULL;
+    }
   } else if (!topo_group_known(group)) {
     g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
                 "%s: %s: unknown group '%s' (expected %s)", where, name, group,
@@ -368,13 +410,14 @@ static CliSweepVary *vary_new(const char *name_in, const char *values,
   v->group = g_steal_pointer(&group);
   v->key = g_strdup(dot + 1);
   v->values = list;
-  if (strcmp(v->group, "run") == 0) {
+  if (strcmp(v->group, "run") == 0 || strcmp(v->group, "env") == 0) {
     int k = run_key_find(v->key);
 
     for (guint i = 0; v->values[i]; i++) {
       g_autoptr(GError) local = NULL;
 
-      if (!run_check_value(k, v->values[i], &local)) {
+      if (k >= 0 ? !run_check_value(k, v->values[i], &local)
+                 : !env_check_value(v->key, v->values[i], &local)) {
         g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE, "%s: %s: %s", where,
                     v->name, local->message);
         vary_free(v);
@@ -740,13 +783,20 @@ char *cli_sweep_point_label(const CliSweep *sw, guint point)
   return g_string_free(s, FALSE);
 }
 
+/* Whether a varied key's group is of the workload (run.KEY, env.NAME), not
+ * of the topology file. */
+static gboolean workload_group(const char *group)
+{
+  return strcmp(group, "run") == 0 || strcmp(group, "env") == 0;
+}
+
 char *cli_sweep_point_topology(const CliSweep *sw, guint point, gsize *len)
 {
   g_autoptr(GKeyFile) kf = g_key_file_new();
   gboolean topo = FALSE;
 
   for (guint i = 0; i < sw->vary->len; i++)
-    topo = topo || strcmp(cli_sweep_vary(sw, i)->group, "run") != 0;
+    topo = topo || !workload_group(cli_sweep_vary(sw, i)->group);
   if (!topo) {
     *len = sw->base_len;
     return g_strndup(sw->base, sw->base_len);
@@ -759,7 +809,7 @@ char *cli_sweep_point_topology(const CliSweep *sw, guint point, gsize *len)
   for (guint i = 0; i < sw->vary->len; i++) {
     const CliSweepVary *v = cli_sweep_vary(sw, i);
 
-    if (strcmp(v->group, "run") != 0)
+    if (!workload_group(v->group))
       g_key_file_set_value(kf, v->group, v->key, point_value(sw, point, i));
   }
   return g_key_file_to_data(kf, len, NULL);
@@ -795,6 +845,7 @@ static gboolean point_collective(const CliSweep *sw, guint point,
   g_autoptr(NcclComm) comm = NULL;
   g_autoptr(GArray) rows = g_array_new(FALSE, TRUE, sizeof(TrcCollRow));
   g_autoptr(GString) lead = g_string_new(NULL);
+  GPtrArray *saved;
   TrcCollInfo info;
   gboolean ok = TRUE;
 
@@ -815,7 +866,9 @@ static gboolean point_collective(const CliSweep *sw, guint point,
       ok = run_apply(&o, k, point_value(sw, point, i), error);
   }
   o.collective = g_strdup(coll);
+  saved = env_apply(sw, point);
   ok = ok && cli_run_check(&o, &plan, error);
+  env_restore(saved);
   if (ok)
     comm = cli_run_comm_new(sys, &o, &plan, error);
   ok = ok && comm &&
@@ -839,6 +892,36 @@ static gboolean point_collective(const CliSweep *sw, guint point,
   }
   cli_run_options_clear(&o);
   return ok;
+}
+
+/* Saved: name, then its earlier value or NULL, in pairs. */
+static GPtrArray *env_apply(const CliSweep *sw, guint point)
+{
+  GPtrArray *saved = g_ptr_array_new_with_free_func(g_free);
+
+  for (guint i = 0; i < sw->vary->len; i++) {
+    const CliSweepVary *v = cli_sweep_vary(sw, i);
+
+    if (strcmp(v->group, "env") != 0)
+      continue;
+    g_ptr_array_add(saved, g_strdup(v->key));
+    g_ptr_array_add(saved, g_strdup(g_getenv(v->key)));
+    g_setenv(v->key, point_value(sw, point, i), TRUE);
+  }
+  return saved;
+}
+
+static void env_restore(GPtrArray *saved)
+{
+  for (guint i = 0; i + 1 < saved->len; i += 2) {
+    const char *old = g_ptr_array_index(saved, i + 1);
+
+    if (old)
+      g_setenv(g_ptr_array_index(saved, i), old, TRUE);
+    else
+      g_unsetenv(g_ptr_array_index(saved, i));
+  }
+  g_ptr_array_free(saved, TRUE);
 }
 
 static char *point_rows(const CliSweep *sw, guint point, GError **error)

@@ -35,13 +35,10 @@ run plot "$out/rail.csv" -o $C/rail-optimized.png \
   --title "Rail-optimized vs one fat-tree"
 
 # 3b. RoCE on one 3:1 fat-tree with ECMP: 1, 2 and 4 queue pairs a
-# connection (NCCL_IB_QPS_PER_CONNECTION)
-for q in 1 2 4; do
-  echo "+ NCCL_IB_QPS_PER_CONNECTION=$q ifsim run -t $C/roce-3to1.ini --algo ring -b 1M -e 4G -f 4 --csv $q-qps.csv"
-  NCCL_IB_QPS_PER_CONNECTION=$q "$IFSIM" run -t $C/roce-3to1.ini --algo ring \
-    -b 1M -e 4G -f 4 --csv "$out/$q-qps.csv" >/dev/null
-done
-run plot "$out/1-qps.csv" "$out/2-qps.csv" "$out/4-qps.csv" -o $C/queue-pairs.png \
+# connection (NCCL_IB_QPS_PER_CONNECTION, varied as env.NAME)
+run sweep -t $C/roce-3to1.ini --vary env.NCCL_IB_QPS_PER_CONNECTION=1,2,4 \
+  -c allreduce -b 1M -e 4G -f 4 --algo ring -j 2 -o "$out/qps.csv"
+run plot "$out/qps.csv" -o $C/queue-pairs.png \
   --title "Ring AllReduce, 16 HGX H100 over RoCE, one 3:1 fat-tree, ECMP: queue pairs a connection"
 
 # 4. Dragonfly vs fat-tree, and the dragonfly's routing

@@ -310,6 +310,15 @@ four=$(NCCL_IB_QPS_PER_CONNECTION=4 "$IFSIM" run -t "$ecmp" -b 1G -e 1G --algo r
 if ! awk -v a="$one" -v b="$four" 'BEGIN {exit !(b > 1.1 * a)}'; then
   echo "FAIL: 4 queue pairs on ECMP ($four GB/s) not faster than 1 ($one GB/s)"; fails=$((fails + 1))
 fi
+# a sweep varies an NCCL_* variable as env.NAME: the same figures as runs
+# under it; a variable ifsim does not read, or a bad value, is refused
+# before any point runs
+sw=$("$IFSIM" sweep -t "$ecmp" --vary env.NCCL_IB_QPS_PER_CONNECTION=1,4 -b 1G -e 1G --algo ring | awk -F, '$1 ~ /^[0-9]+$/ {printf "%s:%.2f\n", $2, $10}' | tr '\n' ' ')
+if [ "$sw" != "1:$one 4:$four " ]; then
+  echo "FAIL: sweep env.NCCL_IB_QPS_PER_CONNECTION=1,4 gave '$sw', runs 1:$one 4:$four"; fails=$((fails + 1))
+fi
+expect 2 "ifsim: sweep: --vary: env.NCCL_IB_TC: 'NCCL_IB_TC' is not an NCCL_* variable ifsim reads (docs/cli.md lists them)" sweep --vary env.NCCL_IB_TC=41,42
+expect 2 "ifsim: sweep: --vary: env.NCCL_BUFFSIZE: environment NCCL_BUFFSIZE='4M': expected a buffer size" sweep --vary env.NCCL_BUFFSIZE=4194304,4M
 export NCCL_IB_QPS_PER_CONNECTION=4
 expect 0 "  network: RDMA; GPUDirect RDMA for sends on, receives on; 4 queue pairs a connection, each its own flow (NCCL_IB_QPS_PER_CONNECTION)" run -t "$(dirname "$0")/../../topologies/examples/roce-400g-fattree.ini" -b 1G -e 1G --explain
 export NCCL_IB_QPS_PER_CONNECTION=33
@@ -529,7 +538,7 @@ expect 2 "nothing to vary (give --vary KEY=V1,V2,..." sweep -t tiny.ini
 expect 2 "tiny.ini: [system] nodes: unknown key (expected one of: description, server, servers)" sweep -t tiny.ini --vary system.nodes=2,4 -o "$swres/bad.csv"
 expect 2 "point 0 (system.nodes=2): " sweep -t tiny.ini --vary system.nodes=2,4 -o "$swres/bad.csv"
 expect 2 "every point failed; the first: point 0 (system.nodes=2)" sweep -t tiny.ini --vary system.nodes=2,4 -k -o "$swres/bad.csv"
-expect 2 "--vary: sytem.servers: unknown group 'sytem' (expected run, system, scaleout" sweep --vary sytem.servers=1,2
+expect 2 "--vary: sytem.servers: unknown group 'sytem' (expected run, env, system, scaleout" sweep --vary sytem.servers=1,2
 expect 2 "--vary: run.frobs: unknown workload key 'frobs' (run.KEY: collective, minbytes" sweep --vary run.frobs=1
 expect 2 "--vary: system.servers: empty value in '1,,2'" sweep --vary system.servers=1,,2
 expect 2 "--vary: 'system.servers' is not KEY=V1,V2,..." sweep --vary system.servers
