@@ -251,13 +251,6 @@ static gboolean run_defaults_ok(void)
   return ok;
 }
 
-/* Checks that value parses as workload key k ("collective" one name), and
- * that it is one run takes (a datatype, an op, an NCCL release, an
- * iteration count...): checked with the other keys at run's defaults,
- * before any point runs, so that a typo in one value of a grid is an
- * error, not a failed point (which -k would keep going past).  The sizes
- * are checked against each other per point (a minbytes above the default
- * maxbytes may come with a larger maxbytes). */
 /* Run's checks of o, a key's value checked alone: the message without the
  * leading ": " that an unnamed key leaves. */
 static gboolean check_alone(CliRunOptions *o, GError **error)
@@ -274,6 +267,13 @@ static gboolean check_alone(CliRunOptions *o, GError **error)
   return FALSE;
 }
 
+/* Checks that value parses as workload key k ("collective" one name), and
+ * that it is one run takes (a datatype, an op, an NCCL release, an
+ * iteration count...): checked with the other keys at run's defaults,
+ * before any point runs, so that a typo in one value of a grid is an
+ * error, not a failed point (which -k would keep going past).  The sizes
+ * are checked against each other per point (a minbytes above the default
+ * maxbytes may come with a larger maxbytes). */
 static gboolean run_check_value(int k, const char *value, GError **error)
 {
   CliRunOptions o;
@@ -311,6 +311,13 @@ static gboolean env_check_value(const char *name, const char *value,
   else
     g_unsetenv(name);
   return ok;
+}
+
+/* Whether a varied key's group is of the workload (run.KEY, env.NAME), not
+ * of the topology file. */
+static gboolean workload_group(const char *group)
+{
+  return strcmp(group, "run") == 0 || strcmp(group, "env") == 0;
 }
 
 static gboolean topo_group_known(const char *group)
@@ -410,14 +417,15 @@ static CliSweepVary *vary_new(const char *name_in, const char *values,
   v->group = g_steal_pointer(&group);
   v->key = g_strdup(dot + 1);
   v->values = list;
-  if (strcmp(v->group, "run") == 0 || strcmp(v->group, "env") == 0) {
-    int k = run_key_find(v->key);
+  if (workload_group(v->group)) {
+    gboolean env = strcmp(v->group, "env") == 0;
+    int k = env ? -1 : run_key_find(v->key);
 
     for (guint i = 0; v->values[i]; i++) {
       g_autoptr(GError) local = NULL;
 
-      if (k >= 0 ? !run_check_value(k, v->values[i], &local)
-                 : !env_check_value(v->key, v->values[i], &local)) {
+      if (env ? !env_check_value(v->key, v->values[i], &local)
+              : !run_check_value(k, v->values[i], &local)) {
         g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE, "%s: %s: %s", where,
                     v->name, local->message);
         vary_free(v);
@@ -781,13 +789,6 @@ char *cli_sweep_point_label(const CliSweep *sw, guint point)
                            cli_sweep_vary(sw, i)->name,
                            point_value(sw, point, i));
   return g_string_free(s, FALSE);
-}
-
-/* Whether a varied key's group is of the workload (run.KEY, env.NAME), not
- * of the topology file. */
-static gboolean workload_group(const char *group)
-{
-  return strcmp(group, "run") == 0 || strcmp(group, "env") == 0;
 }
 
 char *cli_sweep_point_topology(const CliSweep *sw, guint point, gsize *len)
