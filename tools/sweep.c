@@ -287,11 +287,6 @@ static gboolean run_check_value(int k, const char *value, GError **error)
   return ok;
 }
 
-/* The environment of a point: each varied env.NAME set to its value;
- * undone by env_restore. */
-static GPtrArray *env_apply(const CliSweep *sw, guint point);
-static void env_restore(GPtrArray *saved);
-
 /* Whether value of environment variable name (env.NAME) passes run's
  * checks at run's defaults (cli_nccl_check reads the environment), before
  * any point runs. */
@@ -836,6 +831,38 @@ static const char *point_name(void *ctx, const char *key)
   return g_intern_string(key);
 }
 
+/* The environment of a point: each varied env.NAME set to its value;
+ * returns what env_restore puts back (a name, then its earlier value or
+ * NULL, in pairs). */
+static GPtrArray *env_apply(const CliSweep *sw, guint point)
+{
+  GPtrArray *saved = g_ptr_array_new_with_free_func(g_free);
+
+  for (guint i = 0; i < sw->vary->len; i++) {
+    const CliSweepVary *v = cli_sweep_vary(sw, i);
+
+    if (strcmp(v->group, "env") != 0)
+      continue;
+    g_ptr_array_add(saved, g_strdup(v->key));
+    g_ptr_array_add(saved, g_strdup(g_getenv(v->key)));
+    g_setenv(v->key, point_value(sw, point, i), TRUE);
+  }
+  return saved;
+}
+
+static void env_restore(GPtrArray *saved)
+{
+  for (guint i = 0; i + 1 < saved->len; i += 2) {
+    const char *old = g_ptr_array_index(saved, i + 1);
+
+    if (old)
+      g_setenv(g_ptr_array_index(saved, i), old, TRUE);
+    else
+      g_unsetenv(g_ptr_array_index(saved, i));
+  }
+  g_ptr_array_free(saved, TRUE);
+}
+
 /* The rows of one collective of a point. */
 static gboolean point_collective(const CliSweep *sw, guint point,
                                  const TopoSystem *sys, const char *coll,
@@ -893,36 +920,6 @@ static gboolean point_collective(const CliSweep *sw, guint point,
   }
   cli_run_options_clear(&o);
   return ok;
-}
-
-/* Saved: name, then its earlier value or NULL, in pairs. */
-static GPtrArray *env_apply(const CliSweep *sw, guint point)
-{
-  GPtrArray *saved = g_ptr_array_new_with_free_func(g_free);
-
-  for (guint i = 0; i < sw->vary->len; i++) {
-    const CliSweepVary *v = cli_sweep_vary(sw, i);
-
-    if (strcmp(v->group, "env") != 0)
-      continue;
-    g_ptr_array_add(saved, g_strdup(v->key));
-    g_ptr_array_add(saved, g_strdup(g_getenv(v->key)));
-    g_setenv(v->key, point_value(sw, point, i), TRUE);
-  }
-  return saved;
-}
-
-static void env_restore(GPtrArray *saved)
-{
-  for (guint i = 0; i + 1 < saved->len; i += 2) {
-    const char *old = g_ptr_array_index(saved, i + 1);
-
-    if (old)
-      g_setenv(g_ptr_array_index(saved, i), old, TRUE);
-    else
-      g_unsetenv(g_ptr_array_index(saved, i));
-  }
-  g_ptr_array_free(saved, TRUE);
 }
 
 static char *point_rows(const CliSweep *sw, guint point, GError **error)
