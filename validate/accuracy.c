@@ -282,6 +282,36 @@ static const ValDataset datasets[] = {
      "gb200-nvl72.ini", "alltoall", 72, 1, 23004, 20, 0, FALSE, NULL, NULL,
      "domain_mode=same_domain_MNNVL,nodes=18;size=size_label;"
      "busbw=alltoall_busbw_GBps"},
+    /* Across NVL72 domains over RoCE (gIB): the layouts the source states,
+     * 2 nodes in two domains and 36 in two full domains; its AllToAll on
+     * 144 ranks is left out for its cost (docs/nccl.md) */
+    {REF2, A4X_PLAN,
+     "GB200 (GCP A4X), 2 hosts of 4 in two NVL72 domains over RoCE, "
+     "AllReduce, NCCL 2.30.4",
+     "gcp-a4x-2domain.ini", "allreduce", 8, 1, 23004, 20, 0, FALSE, "0-3", NULL,
+     "domain_mode=cross_domain_RDMA,nodes=2;size=size_label;"
+     "busbw=all_reduce_busbw_GBps"},
+    {REF2, A4X_PLAN,
+     "GB200 (GCP A4X), 36 hosts of 4 in two full NVL72 domains over RoCE, "
+     "AllReduce, NCCL 2.30.4",
+     "gcp-a4x-2domain.ini", "allreduce", 144, 1, 23004, 20, 0, FALSE, NULL,
+     NULL,
+     "domain_mode=cross_domain_RDMA,nodes=36;size=size_label;"
+     "busbw=all_reduce_busbw_GBps"},
+    {REF2, A4X_PLAN,
+     "GB200 (GCP A4X), 36 hosts of 4 in two full NVL72 domains over RoCE, "
+     "AllGather, NCCL 2.30.4",
+     "gcp-a4x-2domain.ini", "allgather", 144, 1, 23004, 20, 0, FALSE, NULL,
+     NULL,
+     "domain_mode=cross_domain_RDMA,nodes=36;size=size_label;"
+     "busbw=all_gather_busbw_GBps"},
+    {REF2, A4X_PLAN,
+     "GB200 (GCP A4X), 36 hosts of 4 in two full NVL72 domains over RoCE, "
+     "ReduceScatter, NCCL 2.30.4",
+     "gcp-a4x-2domain.ini", "reducescatter", 144, 1, 23004, 20, 0, FALSE, NULL,
+     NULL,
+     "domain_mode=cross_domain_RDMA,nodes=36;size=size_label;"
+     "busbw=reduce_scatter_busbw_GBps"},
     /* Without P2P: NCCL's SHM transport, through host memory */
     {REF2,
      "nccl_allreduce_2xRTX2080Ti_pcie3_noP2P_PIX_1node_g2_autodl_anthonyhoo."

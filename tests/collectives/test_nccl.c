@@ -2163,6 +2163,61 @@ START_TEST(test_rail_down)
 }
 END_TEST
 
+/* Bytes through NIC `nic` of server `server`: what leaves it either way
+ * (to the network, and to its host's PCIe). */
+static double nic_bytes(const TopoSystem *sys, const LinkTotals *lt,
+                        guint32 server, guint32 nic)
+{
+  const SimFabric *f = topo_system_fabric(sys);
+  guint32 n;
+  const SimChannelId *out = sim_fabric_out(f, topo_nic(sys, server, nic), &n);
+  double b = 0;
+
+  for (guint32 i = 0; i < n; i++)
+    b += g_array_index(lt->bytes, double, out[i]);
+  return b;
+}
+
+/* NVLSTree's heads: from 2.25.1 NCCL's search takes at most 32 a node
+ * (NCCL_MAX_NVLS_ARITY), the GPUs of the first 32 NICs, so on two NVL72
+ * racks NICs 32-71 carry nothing; 2.24.3 puts a head on every GPU. */
+START_TEST(test_nvls_heads)
+{
+  g_autoptr(TopoSystem) sys =
+      load_text("[system]\nserver = gb200-nvl72\nservers = 2\n[scaleout]\n"
+                "topology = fat-tree\nswitch = quantum2-ndr\ntiers = 2\n"
+                "rail_optimized = false\n");
+  static const guint32 versions[] = {22501, 22403};
+
+  for (guint i = 0; i < G_N_ELEMENTS(versions); i++) {
+    NcclOptions o = {.algos = 1u << NCCL_ALGO_NVLS_TREE,
+                     .nccl_version = versions[i]};
+    g_autoptr(NcclComm) c = comm_of(sys, &o);
+    g_autoptr(GError) error = NULL;
+    LinkTotals lt = {0};
+    NcclChoice ch;
+    NcclRunStats st;
+
+    ck_assert(nccl_select(c, NCCL_COLL_ALLREDUCE, GIB, &ch, NULL, &error));
+    ck_assert_uint_eq(ch.algo, NCCL_ALGO_NVLS_TREE);
+    ck_assert_msg(nccl_run(c, NCCL_COLL_ALLREDUCE, GIB, &ch, NCCL_EXEC_FLOW,
+                           link_totals, &lt, &st, &error),
+                  "%s", error ? error->message : "");
+    for (guint32 s = 0; s < 2; s++) {
+      ck_assert_msg(nic_bytes(sys, &lt, s, 0) > 0 &&
+                        nic_bytes(sys, &lt, s, 31) > 0,
+                    "%u: server %u's first NICs idle", versions[i], s);
+      ck_assert_msg((nic_bytes(sys, &lt, s, 32) == 0 &&
+                     nic_bytes(sys, &lt, s, 71) == 0) == (i == 0),
+                    "%u: server %u's NICs 32, 71: %g, %g bytes", versions[i], s,
+                    nic_bytes(sys, &lt, s, 32), nic_bytes(sys, &lt, s, 71));
+    }
+    g_array_free(lt.bytes, TRUE);
+    g_array_free(lt.busy, TRUE);
+  }
+}
+END_TEST
+
 /* A GPU's NVLinks down on one server of two, kept up as they are (not
  * Fabric Manager's default, topologies/faults.c fabric_manager): NCCL
  * counts the links up and the slowest GPU sets every channel, so
@@ -2367,6 +2422,7 @@ Suite *suite_nccl(void)
   tcase_add_test(tc, test_bounds);
   tcase_add_test(tc, test_degraded_port);
   tcase_add_test(tc, test_rail_down);
+  tcase_add_test(tc, test_nvls_heads);
   tcase_add_test(tc, test_nvlinks_down);
   tcase_add_test(tc, test_straggler);
   tcase_add_test(tc, test_ib_retry);

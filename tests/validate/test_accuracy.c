@@ -111,6 +111,17 @@ static const struct {
      0.030, 0.005, 0.030, 0.005},
     {"summary_busbw_16G_GB200_gcpA4X_MNNVL_vs_RDMA_1to36node_cnA4Xdoc.csv",
      0.030, 0.005, 0.045, 0.005},
+    /* across two NVL72 domains: 2 hosts AllReduce; 36 hosts AllReduce
+     * (NVLSTree, 17.7% fast: docs/nccl.md's known gaps), AllGather,
+     * ReduceScatter */
+    {"summary_busbw_16G_GB200_gcpA4X_MNNVL_vs_RDMA_1to36node_cnA4Xdoc.csv",
+     0.055, 0.005, 0.055, 0.005},
+    {"summary_busbw_16G_GB200_gcpA4X_MNNVL_vs_RDMA_1to36node_cnA4Xdoc.csv",
+     0.180, 0.005, 0.180, 0.005},
+    {"summary_busbw_16G_GB200_gcpA4X_MNNVL_vs_RDMA_1to36node_cnA4Xdoc.csv",
+     0.055, 0.005, 0.055, 0.005},
+    {"summary_busbw_16G_GB200_gcpA4X_MNNVL_vs_RDMA_1to36node_cnA4Xdoc.csv",
+     0.030, 0.005, 0.030, 0.005},
     {"nccl_allreduce_2xRTX2080Ti_pcie3_noP2P_PIX_1node_g2_autodl_anthonyho"
      "o.csv",
      0.010, 0.120, 0.060, 0.150},
