@@ -634,7 +634,7 @@ NcclComm *nccl_comm_new(const TopoSystem *sys, const NcclOptions *opt,
   guint32 g = topo_system_gpus_per_server(sys);
   const MdlRegistry *models = topo_system_models(sys);
   guint32 nics = 0;
-  double net_GBps = 0; /* a node's NICs together, across nodes */
+  double net_GBps = 0; /* a node's NICs NVLS's heads use, together */
 
   c->sys = sys;
   if (opt)
@@ -733,7 +733,8 @@ NcclComm *nccl_comm_new(const TopoSystem *sys, const NcclOptions *opt,
      * NICs with one: 149 GB/s of busbw for 2 nodes, where NCCL's 16 reach
      * 192). */
     nics = comm_nics(c);
-    net_GBps = nics * c->nic_GBps;
+    net_GBps =
+        MIN(nics, nccl_nvls_max_heads(nccl_comm_version(c))) * c->nic_GBps;
     net_search(c, port, nics);
   }
   /* NCCL_NVLS_ENABLE=1 forces NVLS: where the GPUs have no multicast,

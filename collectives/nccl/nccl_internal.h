@@ -132,6 +132,11 @@ double nccl_nvls_efficiency(guint32 arch);
  * nnodes nodes (nvls.cc). */
 guint32 nccl_nvls_channels(guint32 v, guint32 sm, guint32 nnodes);
 
+/* The most NVLS heads (the NVLS graph's channels, a NIC and its GPU
+ * each) NCCL's search of release v takes on a node; G_MAXUINT32: a GPU
+ * each, however many. */
+guint32 nccl_nvls_max_heads(guint32 v);
+
 /* NCCL's per-link NVLink bandwidth for an SM (topo.h), GB/s. */
 double nccl_nvlink_GBps(guint32 sm);
 

@@ -147,17 +147,11 @@ static guint32 rail_local(const NcclPlan *pl, guint32 node, guint32 rail)
   g_assert_not_reached();
 }
 
-/* From 2.25.1 NCCL's search takes at most NCCL_MAX_NVLS_ARITY (32) heads
- * (search.cc ncclTopoCompute: the NVLS graph's maxChannels, its channels
- * being its heads, min(NCCL_MAX_NVLS_ARITY, GPUs); GPUs before). */
-#define NVLS_MAX_HEADS 32u
-#define V_NVLS_MAX_HEADS_FROM 22501u
-
 /* NVLSTree's heads per node: a GPU each (ppn), or, where faults took NICs
  * down, as many as the node with the fewest ranks whose NIC is up has; at
- * most NVLS_MAX_HEADS from 2.25.1.  The search takes a head per NIC, the
- * NICs in order, and its GPU: on an NVL72 domain the GPUs of the first
- * 32 NICs. */
+ * most 32 from 2.25.1 (nccl_nvls_max_heads).  The search takes a head per
+ * NIC, the NICs in order, and its GPU: on an NVL72 domain the GPUs of the
+ * first 32 NICs. */
 static guint32 nvls_heads(const NcclPlan *pl)
 {
   const NcclComm *c = pl->comm;
@@ -171,9 +165,7 @@ static guint32 nvls_heads(const NcclPlan *pl)
     if (n > 0)
       fewest = MIN(fewest, n);
   }
-  return nccl_comm_version(c) >= V_NVLS_MAX_HEADS_FROM
-             ? MIN(fewest, NVLS_MAX_HEADS)
-             : fewest;
+  return MIN(fewest, nccl_nvls_max_heads(nccl_comm_version(c)));
 }
 
 /* The NIC of GPU `gpu` of a server that its traffic leaves by: its own,

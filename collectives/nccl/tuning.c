@@ -554,6 +554,16 @@ guint32 nccl_nvls_channels(guint32 v, guint32 sm, guint32 nnodes)
   return v >= V_NVLS_SM100_24_FROM && nnodes == 1 ? 24 : 32;
 }
 
+/* From 2.25.1 NCCL's search takes at most NCCL_MAX_NVLS_ARITY (32) heads
+ * a node (search.cc ncclTopoCompute: the NVLS graph's maxChannels, its
+ * channels being its heads, min(NCCL_MAX_NVLS_ARITY, GPUs); GPUs before). */
+#define V_NVLS_MAX_HEADS_FROM 22501u
+
+guint32 nccl_nvls_max_heads(guint32 v)
+{
+  return v >= V_NVLS_MAX_HEADS_FROM ? 32 : G_MAXUINT32;
+}
+
 double nccl_nvlink_GBps(guint32 sm)
 {
   /* topo.h: SM60_NVLINK_BW 18, SM70 20, SM80 20, SM86 12, SM90 20.6,
