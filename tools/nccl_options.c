@@ -287,6 +287,15 @@ gboolean cli_nccl_check(CliNcclOptions *o, NcclOptions *n,
     if (!nccl_buffsize_parse(what, g_getenv(var), &n->buff_bytes[p], error))
       return FALSE;
   }
+  /* init.cc computeBuffSizes: the point-to-point chunks */
+  for (guint k = 0; k < G_N_ELEMENTS(n->p2p_chunk_bytes); k++) {
+    const char *var = nccl_p2p_chunk_var((NcclP2pChunk)k);
+    g_autofree char *what = g_strconcat("environment ", var, NULL);
+
+    if (!nccl_p2p_chunk_parse(what, g_getenv(var), &n->p2p_chunk_bytes[k],
+                              error))
+      return FALSE;
+  }
   return nccl_p2p_level_parse(g_getenv("NCCL_P2P_DISABLE"),
                               g_getenv("NCCL_P2P_LEVEL"), &n->p2p_level, error);
 }
@@ -335,6 +344,9 @@ static const char *const env_read[] = {"NCCL_ALGO",
                                        "NCCL_BUFFSIZE",
                                        "NCCL_LL_BUFFSIZE",
                                        "NCCL_LL128_BUFFSIZE",
+                                       "NCCL_P2P_NET_CHUNKSIZE",
+                                       "NCCL_P2P_NVL_CHUNKSIZE",
+                                       "NCCL_P2P_PCI_CHUNKSIZE",
                                        "NCCL_DEBUG",
                                        "NCCL_DEBUG_SUBSYS",
                                        "NCCL_DEBUG_FILE",

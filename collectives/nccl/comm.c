@@ -481,6 +481,33 @@ static gboolean node_nvlink_ring(const NcclComm *c, guint32 server)
   return TRUE;
 }
 
+/* Whether every pair of a node's GPUs is joined by NVLink, through an
+ * NVSwitch, directly or by way of a third GPU (NCCL's isAllNvlink,
+ * paths.cc ncclTopoPathAllNVLink: no path beyond PATH_NVB), whatever
+ * NCCL_P2P_LEVEL says. */
+static gboolean node_all_nvlink(const NcclComm *c, guint32 server)
+{
+  if (c->gpu.nvlink == NULL || c->gpu.nvlinks == 0)
+    return c->ppn < 2;
+  if (c->gpu.nvswitch && !topo_server_nvlink_faulted(c->sys, server))
+    return TRUE;
+  for (guint32 i = 0; i < c->ppn; i++)
+    for (guint32 j = 0; j < c->ppn; j++) {
+      gboolean near =
+          i == j ||
+          topo_gpus_nvlinked(c->sys, server, c->local_of[i], c->local_of[j]);
+
+      for (guint32 k = 0; !near && k < c->ppn; k++)
+        near =
+            topo_gpus_nvlinked(c->sys, server, c->local_of[i],
+                               c->local_of[k]) &&
+            topo_gpus_nvlinked(c->sys, server, c->local_of[k], c->local_of[j]);
+      if (!near)
+        return FALSE;
+    }
+  return TRUE;
+}
+
 /* The most NVLinks faults took from one of the communicator's GPUs: NCCL
  * counts the links NVML reports active (xml.cc), its GPU-to-NVSwitch
  * bandwidth is their number times a link's (topo.cc), and the slowest
@@ -649,6 +676,7 @@ NcclComm *nccl_comm_new(const TopoSystem *sys, const NcclOptions *opt,
   c->p2p_level = c->opt.p2p_level ? (NcclPath)(c->opt.p2p_level - 1)
                                   : p2p_default_level(c);
   comm_buffers(c);
+  c->all_nvlink = every_node(c, node_all_nvlink);
   c->shm = !every_node(c, node_all_p2p);
   c->gpu.nvlinks -= MIN(c->gpu.nvlinks, comm_nvlinks_down(c));
   /* NCCL_P2P_DISABLE: NVLink paths go through the CPU as well */

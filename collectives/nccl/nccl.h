@@ -92,6 +92,15 @@ typedef struct {
 #define NCCL_NVLS_ENABLE_OFF 1    /* NCCL_NVLS_ENABLE=0 */
 #define NCCL_NVLS_ENABLE_FORCED 2 /* NCCL_NVLS_ENABLE=1 */
 
+/* Which point-to-point chunk a communicator takes (init.cc
+ * computeBuffSizes): across nodes, one node all on NVLink, else. */
+typedef enum {
+  NCCL_P2P_CHUNK_NET,
+  NCCL_P2P_CHUNK_NVL,
+  NCCL_P2P_CHUNK_PCI,
+  NCCL_N_P2P_CHUNKS
+} NcclP2pChunk;
+
 typedef struct {
   guint32 algos;                      /* bit per NcclAlgo allowed; 0: all */
   guint32 protos;                     /* bit per NcclProto allowed; 0: all */
@@ -174,6 +183,12 @@ typedef struct {
    * pipeline's steps (nccl_buffsize_parse); 0: the release's default
    * (init.cc computeBuffSizes) */
   guint64 buff_bytes[NCCL_N_PROTOS];
+  /* NCCL_P2P_NET_CHUNKSIZE, NCCL_P2P_NVL_CHUNKSIZE, NCCL_P2P_PCI_CHUNKSIZE
+   * (NcclP2pChunk): the point-to-point chunk of a communicator across
+   * nodes, of one node whose GPUs are all on NVLink, and of one whose are
+   * not, bytes (nccl_p2p_chunk_parse); 0: NCCL's 128 KiB, 512 KiB,
+   * 128 KiB (init.cc computeBuffSizes) */
+  guint64 p2p_chunk_bytes[NCCL_N_P2P_CHUNKS];
 } NcclOptions;
 
 /* NCCL's path types, nearest first (graph/topo.h PATH_*): two GPUs use P2P
@@ -230,6 +245,19 @@ gboolean nccl_buffsize_parse(const char *name, const char *value, guint64 *out,
  * name names the variable in the error. */
 gboolean nccl_ib_qps_parse(const char *name, const char *value, guint32 *out,
                            GError **error);
+/* The variable that sets chunk k: "NCCL_P2P_NET_CHUNKSIZE",
+ * "NCCL_P2P_NVL_CHUNKSIZE", "NCCL_P2P_PCI_CHUNKSIZE". */
+const char *nccl_p2p_chunk_var(NcclP2pChunk k);
+/* A point-to-point chunk as NCCL reads one (init.cc NCCL_PARAM
+ * P2pNetChunkSize etc.: an int of bytes): from NCCL_P2P_CHUNK_MIN to
+ * G_MAXINT32, into *out (0 when value is NULL or empty: NCCL's default);
+ * name names the variable in the error. */
+gboolean nccl_p2p_chunk_parse(const char *name, const char *value, guint64 *out,
+                              GError **error);
+/* The smallest point-to-point chunk ifsim takes: a page, 4 KiB, as the
+ * smallest step of a buffer (NCCL_BUFFSIZE_MIN); NCCL checks nothing. */
+#define NCCL_P2P_CHUNK_MIN 4096u
+
 /* The smallest buffer ifsim takes: 8 steps (NCCL_STEPS) of 4 KiB, so a
  * step holds at least a page of data; NCCL itself checks nothing, and
  * smaller buffers break its kernels' alignment. */

@@ -25,6 +25,8 @@ struct NcclComm {
   guint32 *local_of;  /* [ppn]: the server's GPU of each local rank */
   guint32 arch;       /* NCCL_ARCH_* */
   gboolean nvl_intra; /* ranks of a node talk over NVLink (else PCIe) */
+  gboolean all_nvlink; /* NCCL's isAllNvlink: every pair of a node's GPUs
+                          on NVLink, if only by way of a third */
   NcclPath p2p_level; /* the P2P level in force (NcclOptions.p2p_level, or
                          the release's default for the host) */
   gboolean shm;       /* some ranks of a node stage through host memory */

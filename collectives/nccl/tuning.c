@@ -479,16 +479,25 @@ gboolean nccl_param_parse(const char *name, const char *value, guint64 lo,
   return TRUE;
 }
 
+/* A size in bytes that NCCL keeps in an int, from lo (why: lo_why). */
+static gboolean int_bytes_parse(const char *name, const char *value,
+                                const char *noun, guint64 lo,
+                                const char *lo_why, guint64 *out,
+                                GError **error)
+{
+  g_autofree char *expected = g_strdup_printf(
+      "a %s in bytes from %" G_GUINT64_FORMAT " (%s) to %d (NCCL keeps it in "
+      "an int)",
+      noun, lo, lo_why, G_MAXINT32);
+
+  return nccl_param_parse(name, value, lo, G_MAXINT32, expected, out, error);
+}
+
 gboolean nccl_buffsize_parse(const char *name, const char *value, guint64 *out,
                              GError **error)
 {
-  g_autofree char *expected = g_strdup_printf(
-      "a buffer size in bytes from %u (8 steps of 4 KiB) to %d (NCCL keeps "
-      "it in an int)",
-      NCCL_BUFFSIZE_MIN, G_MAXINT32);
-
-  return nccl_param_parse(name, value, NCCL_BUFFSIZE_MIN, G_MAXINT32, expected,
-                          out, error);
+  return int_bytes_parse(name, value, "buffer size", NCCL_BUFFSIZE_MIN,
+                         "8 steps of 4 KiB", out, error);
 }
 
 gboolean nccl_ib_qps_parse(const char *name, const char *value, guint32 *out,
@@ -947,16 +956,49 @@ static guint32 clamp_channels(const NcclComm *c, guint32 nc)
 
 /* Point-to-point operations are outside the cost model: NCCL runs them as
  * Simple over its p2p channels, splitting a message by its p2p chunk: a
- * message takes a channel per chunk (NVLink's 512 KiB, taken for every
- * path), up to the kernel's channels, so a small one is launched on one.
- * The message is a pair's: the call's bytes for Send/Recv, a rank's share
- * for AllToAll. */
-#define NCCL_P2P_CHUNK_BYTES (512u << 10)
+ * message takes a channel per chunk, up to the kernel's channels, so a
+ * small one is launched on one.  The message is a pair's: the call's
+ * bytes for Send/Recv, a rank's share for AllToAll. */
 
-/* init.cc computeBuffSizes: the p2p chunk is at most a Simple step */
+const char *nccl_p2p_chunk_var(NcclP2pChunk k)
+{
+  static const char *const vars[] = {
+      [NCCL_P2P_CHUNK_NET] = "NCCL_P2P_NET_CHUNKSIZE",
+      [NCCL_P2P_CHUNK_NVL] = "NCCL_P2P_NVL_CHUNKSIZE",
+      [NCCL_P2P_CHUNK_PCI] = "NCCL_P2P_PCI_CHUNKSIZE"};
+
+  return vars[k];
+}
+
+gboolean nccl_p2p_chunk_parse(const char *name, const char *value, guint64 *out,
+                              GError **error)
+{
+  return int_bytes_parse(name, value, "chunk size", NCCL_P2P_CHUNK_MIN,
+                         "a page", out, error);
+}
+
+/* init.cc computeBuffSizes (2.18 to 2.30 alike): a communicator across
+ * nodes takes NCCL_P2P_NET_CHUNKSIZE (128 KiB) for all its point-to-point
+ * operations, also those inside a node; one node whose GPUs are all on
+ * NVLink NCCL_P2P_NVL_CHUNKSIZE (512 KiB), another NCCL_P2P_PCI_CHUNKSIZE
+ * (128 KiB); at most a Simple step. */
+static NcclP2pChunk nccl_p2p_chunk_kind(const NcclComm *c)
+{
+  return c->nnodes > 1   ? NCCL_P2P_CHUNK_NET
+         : c->all_nvlink ? NCCL_P2P_CHUNK_NVL
+                         : NCCL_P2P_CHUNK_PCI;
+}
+
 guint64 nccl_p2p_chunk_bytes(const NcclComm *c)
 {
-  return MIN(NCCL_P2P_CHUNK_BYTES, nccl_step_data_bytes(c, NCCL_PROTO_SIMPLE));
+  static const guint64 defaults[] = {[NCCL_P2P_CHUNK_NET] = 128u << 10,
+                                     [NCCL_P2P_CHUNK_NVL] = 512u << 10,
+                                     [NCCL_P2P_CHUNK_PCI] = 128u << 10};
+  NcclP2pChunk k = nccl_p2p_chunk_kind(c);
+  guint64 chunk =
+      c->opt.p2p_chunk_bytes[k] ? c->opt.p2p_chunk_bytes[k] : defaults[k];
+
+  return MIN(chunk, c->buff_bytes[NCCL_PROTO_SIMPLE] / NCCL_STEPS);
 }
 
 /* --explain's line on the network transport between nodes: sockets and
@@ -1023,10 +1065,12 @@ static gboolean select_p2p(const NcclComm *c, NcclColl coll, guint64 bytes,
         explain,
         "%s %" G_GUINT64_FORMAT " B: point-to-point, not in NCCL's cost "
         "model: Simple over %u channels, which move [nccl] p2p_copy_ratio "
-        "%.3f of the GPU's %.1f GB/s of NCCL bandwidth\n",
+        "%.3f of the GPU's %.1f GB/s of NCCL bandwidth; chunks of "
+        "%" G_GUINT64_FORMAT " B (%s)\n",
         nccl_coll_name(coll), bytes, out->channels,
         mdl_registry_nccl(topo_system_models(c->sys))->p2p_copy_ratio,
-        c->gpu_GBps);
+        c->gpu_GBps, nccl_p2p_chunk_bytes(c),
+        nccl_p2p_chunk_var(nccl_p2p_chunk_kind(c)));
     explain_network(c, explain);
   }
   return TRUE;

@@ -353,6 +353,17 @@ unset NCCL_BUFFSIZE
 export NCCL_LL128_BUFFSIZE=1024
 expect 2 "ifsim: replay: environment NCCL_LL128_BUFFSIZE='1024': expected a buffer size in bytes from 32768" replay "$(dirname "$0")/../../docs/workload-example.csv"
 unset NCCL_LL128_BUFFSIZE
+# the point-to-point chunks (init.cc computeBuffSizes): one node all on
+# NVLink takes NCCL_P2P_NVL_CHUNKSIZE, two nodes NCCL_P2P_NET_CHUNKSIZE
+expect 0 "chunks of 524288 B (NCCL_P2P_NVL_CHUNKSIZE)" run -c sendrecv -b 1M -e 1M --explain
+export NCCL_P2P_NVL_CHUNKSIZE=262144
+expect 0 "Simple over 4 channels, which move" run -c sendrecv -b 1M -e 1M --explain
+unset NCCL_P2P_NVL_CHUNKSIZE
+export NCCL_P2P_NET_CHUNKSIZE=0x10000
+expect 0 "chunks of 65536 B (NCCL_P2P_NET_CHUNKSIZE)" run -t "$(dirname "$0")/../data/systems/dgx-h100-ndr-2.ini" -c alltoall -b 1M -e 1M --explain
+export NCCL_P2P_NET_CHUNKSIZE=4M
+expect 2 "ifsim: run: environment NCCL_P2P_NET_CHUNKSIZE='4M': expected a chunk size in bytes from 4096 (a page) to 2147483647" run -c sendrecv -b 1M -e 1M
+unset NCCL_P2P_NET_CHUNKSIZE
 expect 2 "ifsim: sweep: --channels: 'x' is not a count (expected a decimal integer >= 0)" sweep -b 1M -e 1M --vary run.algo=ring --channels x
 expect 2 "ifsim: replay: --channels: 40 is not from 1 to 32" replay "$(dirname "$0")/../../docs/workload-example.csv" --channels 40
 expect 2 "ifsim: replay: --fidelity: 'fast' is not one of analytical, flow, packet" replay "$(dirname "$0")/../../docs/workload-example.csv" --fidelity fast
@@ -633,13 +644,14 @@ expect 0 "ifsim: topo: import: GPUs on pcie3-x16 (given), PCIe switches pex8796"
 expect 2 "--import-pcie: 'nvlink4' is not a PCIe Gen3 to Gen5 link" topo --import "$DATA/real/rtx2080ti_x2_autodl_spaces.txt" --import-pcie nvlink4
 expect 2 "--import-pcie: 'pcie6-x16' is not a PCIe Gen3 to Gen5 link" topo --import "$DATA/real/rtx2080ti_x2_autodl_spaces.txt" --import-pcie pcie6-x16
 # P2P: topo -m does not say; the 2080 Ti pair's driver refuses it (NS), and
-# with --import-p2p no the pair predicts the 4.00 GB/s it measured
-# (reference2 anthonyhoo AllReduce; assumed otherwise, and said)
+# with --import-p2p no the pair predicts 3.90 GB/s, where it measured 4.00
+# (reference2 anthonyhoo AllReduce; [nccl] shm_duplex_GBps 1.95, the fit
+# over every run without P2P; assumed otherwise, and said)
 expect 0 "ASSUMED: the driver allows P2P between GPUs over PCIe" topo --import "$DATA/real/rtx2080ti_x2_autodl_spaces.txt" --import-pcie pcie3-x16
 p2pdir=$(mktemp -d)
 expect 0 "no P2P between GPUs over PCIe (given)" topo --import "$DATA/real/rtx2080ti_x2_autodl_spaces.txt" --import-pcie pcie3-x16 --import-p2p no --emit-ini "$p2pdir/t.ini"
 contains "$p2pdir/t.ini" "gpu_p2p = false"
-expect 0 "   536870912     134217728     float     sum      -1   134243    4.00    4.00" run -t "$p2pdir/t.ini" -b 512M -e 512M --gpus-per-process 2
+expect 0 "   536870912     134217728     float     sum      -1   137684    3.90    3.90" run -t "$p2pdir/t.ini" -b 512M -e 512M --gpus-per-process 2
 rm -rf "$p2pdir"
 expect 2 "--import-p2p: 'maybe' is not one of yes, no" topo --import "$DATA/real/rtx2080ti_x2_autodl_spaces.txt" --import-p2p maybe
 expect 2 "--import-pcie describes what --import reads: give --import" topo --import-pcie pcie4-x16
@@ -745,7 +757,7 @@ printf '[system]\nserver = rtx4090-8\n[server rtx4090-8]\ngpus = 8\nsockets = 2\
 # its root complexes; 2.23 and later stage them through host memory)
 expect 0 "# all points: median |error| 46.4%" validate "$REF/nccl_allreduce_8xRTX4090_pcie_P2Punlocked_chlc.csv" -t "$cal/rtx.ini" --nccl-version 2.21.5
 expect 0 "# all points: median |error| 6.6%" validate "$REF/nccl_allreduce_8xRTX4090_pcie_P2Punlocked_chlc.csv" -t "$cal/rtx.ini" --nccl-version 2.21.5 --gpus-per-process 8
-expect 0 "# all points: median |error| 49.0%, worst 417.0%" validate "$REF/nccl_allreduce_8xRTX4090_pcie_P2Punlocked_chlc.csv" -t "$cal/rtx.ini"
+expect 0 "# all points: median |error| 49.2%, worst 430.2%" validate "$REF/nccl_allreduce_8xRTX4090_pcie_P2Punlocked_chlc.csv" -t "$cal/rtx.ini"
 expect 0 "# wrote $cal/r8.ini" calibrate "$REF/nccl_allreduce_8xRTX4090_pcie_P2Punlocked_chlc.csv" -t "$cal/rtx.ini" --nccl-version 2.21.5 --gpus-per-process 8 -o "$cal/r8.ini"
 contains "$cal/r8.ini" "host_launch_us = 5.2"
 expect 2 "ifsim: validate: --gpus-per-process: '0' is not a count from 1 to 1024" validate "$REF/nccl_allreduce_8xRTX4090_pcie_P2Punlocked_chlc.csv" -t "$cal/rtx.ini" --gpus-per-process 0

@@ -660,8 +660,9 @@ START_TEST(test_buffsize)
     g_autoptr(NcclComm) b = comm_of(two, &big);
     g_autoptr(NcclComm) sm = comm_of(two, &small);
 
-    ck_assert_uint_eq(nccl_p2p_chunk_bytes(dflt), 512u << 10);
-    ck_assert_uint_eq(nccl_p2p_chunk_bytes(b), 512u << 10);
+    /* across nodes NCCL_P2P_NET_CHUNKSIZE's 128 KiB, at most a step */
+    ck_assert_uint_eq(nccl_p2p_chunk_bytes(dflt), 128u << 10);
+    ck_assert_uint_eq(nccl_p2p_chunk_bytes(b), 128u << 10);
     ck_assert_uint_eq(nccl_p2p_chunk_bytes(sm), 32u << 10);
     ck_assert_uint_eq(dflt->buff_bytes[NCCL_PROTO_LL], 524288);
     ck_assert_uint_eq(dflt->buff_bytes[NCCL_PROTO_LL128], 4915200);
@@ -682,10 +683,55 @@ START_TEST(test_buffsize)
 }
 END_TEST
 
+/* The point-to-point chunk (init.cc computeBuffSizes, 2.18 to 2.30): a
+ * communicator across nodes takes NCCL_P2P_NET_CHUNKSIZE (128 KiB) for all
+ * its operations, one node whose GPUs are all on NVLink (through
+ * NVSwitches, or an NVLink bridge's pair) NCCL_P2P_NVL_CHUNKSIZE (512
+ * KiB), another (PCIe alone, or 8 A40s bridged in pairs)
+ * NCCL_P2P_PCI_CHUNKSIZE (128 KiB); each variable sets its own, and the
+ * chunk is at most a Simple step.  NCCL_P2P_DISABLE does not make an
+ * NVLink node's GPUs less NVLinked (isAllNvlink reads the topology). */
+START_TEST(test_p2p_chunk)
+{
+  g_autoptr(TopoSystem) one = load("server:dgx-h100");
+  g_autoptr(TopoSystem) two = load_servers("dgx-h100", 2, "quantum2-ndr");
+  g_autoptr(TopoSystem) pcie = load("server:pcie-8gpu-switched");
+  g_autoptr(TopoSystem) bridge = load("server:rtx3090-2-nvbridge");
+  g_autoptr(TopoSystem) bridges = load("server:a40-8-nvbridge");
+  const NcclOptions nvl = {
+      .p2p_chunk_bytes = {[NCCL_P2P_CHUNK_NVL] = 256u << 10}};
+  const NcclOptions net = {
+      .p2p_chunk_bytes = {[NCCL_P2P_CHUNK_NET] = 64u << 10}};
+  const NcclOptions pci = {
+      .p2p_chunk_bytes = {[NCCL_P2P_CHUNK_PCI] = 1u << 20}};
+  const NcclOptions no_p2p = {.p2p_level = NCCL_PATH_LOC + 1};
+  const struct {
+    const TopoSystem *sys;
+    const NcclOptions *opt;
+    guint64 chunk;
+  } cases[] = {
+      {one, NULL, 512u << 10},    {one, &nvl, 256u << 10},
+      {one, &net, 512u << 10},    {one, &no_p2p, 512u << 10},
+      {two, NULL, 128u << 10},    {two, &net, 64u << 10},
+      {two, &nvl, 128u << 10},    {pcie, NULL, 128u << 10},
+      {pcie, &nvl, 128u << 10},   {pcie, &pci, 512u << 10},
+      {bridge, NULL, 512u << 10}, {bridges, NULL, 128u << 10},
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+    g_autoptr(NcclComm) c = comm_of(cases[i].sys, cases[i].opt);
+
+    ck_assert_msg(nccl_p2p_chunk_bytes(c) == cases[i].chunk,
+                  "case %u: %" G_GUINT64_FORMAT, i, nccl_p2p_chunk_bytes(c));
+  }
+}
+END_TEST
+
 /* NCCL_BUFFSIZE's values: bytes, from 8 steps of 4 KiB to an int's
  * largest, written as NCCL's strtoll reads them (decimal, 0x hex, 0
  * octal); unset or empty is the default; anything else (where NCCL would
- * take a prefix: "4M" as 4) names the variable. */
+ * take a prefix: "4M" as 4) names the variable.  The point-to-point
+ * chunks' alike, from a page. */
 START_TEST(test_buffsize_parse)
 {
   g_autoptr(GError) error = NULL;
@@ -715,6 +761,16 @@ START_TEST(test_buffsize_parse)
     ck_assert_ptr_nonnull(strstr(error->message, "NCCL_LL_BUFFSIZE"));
     ck_assert_ptr_nonnull(strstr(error->message, bad[i]));
   }
+  /* the point-to-point chunks alike, from a page */
+  ck_assert(nccl_p2p_chunk_parse("NCCL_P2P_NET_CHUNKSIZE", "0x1000", &v, NULL));
+  ck_assert_uint_eq(v, 4096);
+  g_clear_error(&error);
+  ck_assert(
+      !nccl_p2p_chunk_parse("NCCL_P2P_PCI_CHUNKSIZE", "4095", &v, &error));
+  ck_assert_ptr_nonnull(strstr(error->message, "NCCL_P2P_PCI_CHUNKSIZE"));
+  ck_assert_ptr_nonnull(strstr(error->message, "from 4096 (a page)"));
+  ck_assert_str_eq(nccl_p2p_chunk_var(NCCL_P2P_CHUNK_NVL),
+                   "NCCL_P2P_NVL_CHUNKSIZE");
   ck_assert_str_eq(nccl_buffsize_var(NCCL_PROTO_SIMPLE), "NCCL_BUFFSIZE");
   ck_assert_str_eq(nccl_buffsize_var(NCCL_PROTO_LL128), "NCCL_LL128_BUFFSIZE");
 }
@@ -2438,6 +2494,7 @@ Suite *suite_nccl(void)
   tcase_add_test(tc, test_tree_chunk_by_release);
   tcase_add_test(tc, test_buffsize);
   tcase_add_test(tc, test_buffsize_parse);
+  tcase_add_test(tc, test_p2p_chunk);
   tcase_add_test(tc, test_ib_qps);
   tcase_add_test(tc, test_node_channels);
   tcase_add_test(tc, test_p2p_channels);

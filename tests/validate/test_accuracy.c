@@ -124,10 +124,10 @@ static const struct {
      0.030, 0.005, 0.030, 0.005},
     {"nccl_allreduce_2xRTX2080Ti_pcie3_noP2P_PIX_1node_g2_autodl_anthonyho"
      "o.csv",
-     0.010, 0.120, 0.060, 0.150},
+     0.030, 0.120, 0.080, 0.150},
     {"nccl_allgather_2xRTX2080Ti_pcie3_noP2P_PIX_1node_g2_autodl_anthonyho"
      "o.csv",
-     0.245, 0.070, 0.245, 0.080},
+     0.210, 0.070, 0.245, 0.080},
     {"nccl_broadcast_2xRTX2080Ti_pcie3_noP2P_PIX_1node_g2_autodl_anthonyho"
      "o.csv",
      0.090, 0.090, 0.090, 0.115},
@@ -136,12 +136,12 @@ static const struct {
      0.090, 0.065, 0.090, 0.080},
     {"nccl_alltoall_2xRTX2080Ti_pcie3_noP2P_PIX_1node_g2_autodl_anthonyhoo"
      ".csv",
-     0.130, 0.255, 0.175, 0.290},
+     0.135, 0.245, 0.160, 0.280},
     {"nccl_allreduce_2xA40_pcie_NODE_P2Pdisabled_1node_g2_eugenesiow.csv",
-     0.040, 0.005, 0.040, 0.005},
-    {"nccl_allreduce_4xA40_pcie_SYS_P2Pdisabled_1node_g4_eugenesiow.csv", 1.845,
+     0.025, 0.005, 0.040, 0.005},
+    {"nccl_allreduce_4xA40_pcie_SYS_P2Pdisabled_1node_g4_eugenesiow.csv", 1.770,
      0.005, 1.845, 0.005},
-    {"nccl_allreduce_4xA100_dgxA100_P2Pdisabled_1node_g4_eugenesiow.csv", 0.240,
+    {"nccl_allreduce_4xA100_dgxA100_P2Pdisabled_1node_g4_eugenesiow.csv", 0.255,
      0.005, 0.255, 0.005},
     {"nccl_allgather_2xGB10_dgxspark_2node_roce200G_cx7_jpnotes.csv", 0.140,
      0.005, 0.140, 0.005},
