@@ -287,13 +287,20 @@ gboolean cli_nccl_check(CliNcclOptions *o, NcclOptions *n,
     if (!nccl_buffsize_parse(what, g_getenv(var), &n->buff_bytes[p], error))
       return FALSE;
   }
+  /* nvls.cc: NVLS's chunk and NVLSTree's largest */
+  if (!nccl_chunk_parse("environment NCCL_NVLS_CHUNKSIZE",
+                        g_getenv("NCCL_NVLS_CHUNKSIZE"), &n->nvls_chunk_bytes,
+                        error) ||
+      !nccl_chunk_parse("environment NCCL_NVLSTREE_MAX_CHUNKSIZE",
+                        g_getenv("NCCL_NVLSTREE_MAX_CHUNKSIZE"),
+                        &n->nvlstree_max_chunk_bytes, error))
+    return FALSE;
   /* init.cc computeBuffSizes: the point-to-point chunks */
   for (guint k = 0; k < G_N_ELEMENTS(n->p2p_chunk_bytes); k++) {
     const char *var = nccl_p2p_chunk_var((NcclP2pChunk)k);
     g_autofree char *what = g_strconcat("environment ", var, NULL);
 
-    if (!nccl_p2p_chunk_parse(what, g_getenv(var), &n->p2p_chunk_bytes[k],
-                              error))
+    if (!nccl_chunk_parse(what, g_getenv(var), &n->p2p_chunk_bytes[k], error))
       return FALSE;
   }
   return nccl_p2p_level_parse(g_getenv("NCCL_P2P_DISABLE"),
@@ -347,6 +354,8 @@ static const char *const env_read[] = {"NCCL_ALGO",
                                        "NCCL_P2P_NET_CHUNKSIZE",
                                        "NCCL_P2P_NVL_CHUNKSIZE",
                                        "NCCL_P2P_PCI_CHUNKSIZE",
+                                       "NCCL_NVLS_CHUNKSIZE",
+                                       "NCCL_NVLSTREE_MAX_CHUNKSIZE",
                                        "NCCL_DEBUG",
                                        "NCCL_DEBUG_SUBSYS",
                                        "NCCL_DEBUG_FILE",

@@ -654,6 +654,84 @@ static void comm_buffers(NcclComm *c)
         c->opt.buff_bytes[p] ? c->opt.buff_bytes[p] : defaults[p];
 }
 
+/* NVLS's chunk and NVLSTree's largest (nvls.cc, enqueue.cc
+ * calcCollChunking): 128 KiB and, unset, 64 KiB from 4 nodes (else the
+ * chunk); NCCL_NVLS_CHUNKSIZE from 2.21.5 and NCCL_NVLSTREE_MAX_CHUNKSIZE
+ * from 2.20.3 set them.  From 2.30.3 ncclNvlsTuning first tunes Blackwell
+ * across nodes (ncclNvlsTreeSm100Tuning) by the nodes, the ranks a node
+ * (ppn), the slowest path from a GPU to its NIC (minNetBw: the NIC's speed
+ * or its PCIe link's, NCCL's width x rate / 80, 48 GB/s for Gen5 x16) and
+ * whether that path is within a PCIe switch (or NVLink-C2C):
+ *   2 nodes, >= 48 GB/s: 32 channels, the largest NVLSTree chunk 128 KiB;
+ *     up to 4 a node 256 KiB chunks; from 16 a node, or up to 8 within a
+ *     switch under 96 GB/s, 64 KiB;
+ *   more nodes, >= 96 GB/s: up to 8 a node 24 channels and 256 KiB, else
+ *     32 channels and 128 KiB (64 KiB from 32 a node);
+ *   more nodes, >= 48 GB/s: 24 channels, 128 KiB (64 KiB within a switch);
+ * the variables, where set, over the tuning. */
+#define V_NVLS_CHUNK_VAR_FROM 22105u
+#define V_NVLSTREE_MAX_VAR_FROM 22003u
+#define V_NVLS_SM100_TUNING_FROM 23003u
+
+static double nic_path_GBps(const NcclComm *c)
+{
+  const MdlRegistry *models = topo_system_models(c->sys);
+  double s = c->nic_GBps;
+
+  if (c->gpu.nic->host_link) {
+    const MdlLink *h = mdl_registry_link(models, c->gpu.nic->host_link);
+
+    if (h)
+      s = MIN(s, link_GBps(h) * 12.0 / 15.75);
+  }
+  if (c->gpu.gpu_pcie && !c->gpu.c2c)
+    s = MIN(s, link_GBps(c->gpu.gpu_pcie) * 12.0 / 15.75);
+  return s;
+}
+
+static void nvls_tuning(NcclComm *c)
+{
+  guint32 v = nccl_comm_version(c);
+  guint64 chunk = 0, tree_max = 0;
+
+  if (v >= V_NVLS_SM100_TUNING_FROM && c->gpu.sm >= 100 && c->nnodes > 1 &&
+      c->gpu.nic && !c->socket) {
+    double bw = nic_path_GBps(c);
+    gboolean near = TRUE;
+
+    for (guint32 i = 0; i < c->ppn; i++) {
+      NcclPath d = gpu_nic_path(c, c->local_of[i]);
+
+      near &= d <= NCCL_PATH_PXB ||
+              (d == NCCL_PATH_P2C && (c->gdr_send || c->gdr_recv));
+    }
+    chunk = 128u << 10;
+    if (c->nnodes == 2 && bw >= 48) {
+      c->nvls_channels = 32;
+      tree_max = 128u << 10;
+      if (c->ppn <= 4)
+        chunk = tree_max = 256u << 10;
+      else if (c->ppn >= 16 || (c->ppn <= 8 && near && bw < 96))
+        tree_max = 64u << 10;
+    } else if (bw >= 96) {
+      c->nvls_channels = c->ppn <= 8 ? 24 : 32;
+      chunk = c->ppn <= 8 ? 256u << 10 : chunk;
+      tree_max = c->ppn <= 8   ? 256u << 10
+                 : c->ppn < 32 ? 128u << 10
+                               : 64u << 10;
+    } else if (bw >= 48) {
+      c->nvls_channels = 24;
+      tree_max = near ? 64u << 10 : 128u << 10;
+    }
+  }
+  if (c->opt.nvls_chunk_bytes && v >= V_NVLS_CHUNK_VAR_FROM)
+    chunk = c->opt.nvls_chunk_bytes;
+  if (c->opt.nvlstree_max_chunk_bytes && v >= V_NVLSTREE_MAX_VAR_FROM)
+    tree_max = c->opt.nvlstree_max_chunk_bytes;
+  c->nvls_chunk = chunk ? chunk : 128u << 10;
+  c->nvlstree_max_chunk = tree_max;
+}
+
 NcclComm *nccl_comm_new(const TopoSystem *sys, const NcclOptions *opt,
                         GError **error)
 {
@@ -786,7 +864,9 @@ NcclComm *nccl_comm_new(const TopoSystem *sys, const NcclOptions *opt,
               c->opt.nvls_enable != NCCL_NVLS_ENABLE_OFF
           ? nccl_nvls_channels(nccl_comm_version(c), c->gpu.sm, c->nnodes)
           : 0;
+  c->nvls_chunk = 128u << 10;
   if (c->nvls_channels) {
+    nvls_tuning(c);
     c->nvls_bw_intra = c->gpu_GBps / c->nvls_channels;
     c->nvls_bw_inter = c->nnodes > 1
                            ? MIN(c->nvls_bw_intra, net_GBps / c->nvls_channels)

@@ -186,9 +186,12 @@ typedef struct {
   /* NCCL_P2P_NET_CHUNKSIZE, NCCL_P2P_NVL_CHUNKSIZE, NCCL_P2P_PCI_CHUNKSIZE
    * (NcclP2pChunk): the point-to-point chunk of a communicator across
    * nodes, of one node whose GPUs are all on NVLink, and of one whose are
-   * not, bytes (nccl_p2p_chunk_parse); 0: NCCL's 128 KiB, 512 KiB,
+   * not, bytes (nccl_chunk_parse); 0: NCCL's 128 KiB, 512 KiB,
    * 128 KiB (init.cc computeBuffSizes) */
   guint64 p2p_chunk_bytes[NCCL_N_P2P_CHUNKS];
+  /* NCCL_NVLS_CHUNKSIZE (from 2.21.5) and NCCL_NVLSTREE_MAX_CHUNKSIZE
+   * (from 2.20.3), bytes (nccl_chunk_parse); 0: unset */
+  guint64 nvls_chunk_bytes, nvlstree_max_chunk_bytes;
 } NcclOptions;
 
 /* NCCL's path types, nearest first (graph/topo.h PATH_*): two GPUs use P2P
@@ -248,14 +251,15 @@ gboolean nccl_ib_qps_parse(const char *name, const char *value, guint32 *out,
 /* The variable that sets chunk k: "NCCL_P2P_NET_CHUNKSIZE",
  * "NCCL_P2P_NVL_CHUNKSIZE", "NCCL_P2P_PCI_CHUNKSIZE". */
 const char *nccl_p2p_chunk_var(NcclP2pChunk k);
-/* A point-to-point chunk as NCCL reads one (init.cc NCCL_PARAM
- * P2pNetChunkSize etc.: an int of bytes): from NCCL_P2P_CHUNK_MIN to
- * G_MAXINT32, into *out (0 when value is NULL or empty: NCCL's default);
- * name names the variable in the error. */
-gboolean nccl_p2p_chunk_parse(const char *name, const char *value, guint64 *out,
-                              GError **error);
-/* The smallest point-to-point chunk ifsim takes: a page, 4 KiB, as the
- * smallest step of a buffer (NCCL_BUFFSIZE_MIN); NCCL checks nothing. */
+/* A chunk size as NCCL reads one (init.cc NCCL_PARAM P2pNetChunkSize
+ * etc., nvls.cc NvlsChunkSize, NvlsTreeMaxChunkSize: an int of bytes):
+ * from NCCL_P2P_CHUNK_MIN to G_MAXINT32, into *out (0 when value is NULL
+ * or empty: NCCL's default); name names the variable in the error. */
+gboolean nccl_chunk_parse(const char *name, const char *value, guint64 *out,
+                          GError **error);
+/* The smallest chunk ifsim takes (point-to-point, NVLS): a page, 4 KiB,
+ * as the smallest step of a buffer (NCCL_BUFFSIZE_MIN); NCCL checks
+ * nothing. */
 #define NCCL_P2P_CHUNK_MIN 4096u
 
 /* The smallest buffer ifsim takes: 8 steps (NCCL_STEPS) of 4 KiB, so a

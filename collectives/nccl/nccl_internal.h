@@ -52,6 +52,11 @@ struct NcclComm {
                               (comm->nChannels: the graph's, doubled by
                               ncclTopoPostset inside a node) */
   guint32 nvls_channels;   /* NVLS channels; 0: no NVLS */
+  guint64 nvls_chunk;      /* NVLS's and (from 2.21.5) NVLSTree's chunk
+                              before a call's halvings (nvlsChunkSize) */
+  guint64 nvlstree_max_chunk; /* NVLSTree's largest chunk; 0: NCCL's
+                                 default (64 KiB from 4 nodes, else the
+                                 chunk) */
   double bw_intra;         /* per channel inside a node */
   double bw_inter;         /* per channel across nodes */
   double tree_bw_intra;    /* a tree's graph (search pass 2): bwIntra, */

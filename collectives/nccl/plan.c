@@ -899,11 +899,13 @@ static gboolean plan_nvls(NcclPlan *pl, GError **error)
     guint64 sc = nccl_share(pl->bytes, pl->channels, c);
     guint64 vol = (guint64)((double)sc * nvls_edge_factor(pl));
     /* NCCL's loop: a channel scatters one chunk to each of the node's
-     * heads (a head per GPU) and each head reduces and multicasts its
-     * own, so a switch edge moves a loop's worth of its volume at a time,
-     * what the network moves as one chunk */
-    guint64 loop =
-        (guint64)MAX((double)vol * ppn * pl->slice / (double)MAX(sc, 1), 1.0);
+     * heads (a head per GPU, at most 32 from 2.25.1: all_reduce.h
+     * loopCount = nHeads x chunk) and each head reduces and multicasts
+     * its own, so a switch edge moves a loop's worth of its volume at a
+     * time, what the network moves as one chunk */
+    guint32 loop_heads = MIN(ppn, nccl_nvls_max_heads(nccl_comm_version(cm)));
+    guint64 loop = (guint64)MAX(
+        (double)vol * loop_heads * pl->slice / (double)MAX(sc, 1), 1.0);
     g_autofree guint32 *node_up = g_new(guint32, m);
     g_autofree guint32 *node_down = g_new(guint32, m);
 

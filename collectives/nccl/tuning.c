@@ -970,8 +970,8 @@ const char *nccl_p2p_chunk_var(NcclP2pChunk k)
   return vars[k];
 }
 
-gboolean nccl_p2p_chunk_parse(const char *name, const char *value, guint64 *out,
-                              GError **error)
+gboolean nccl_chunk_parse(const char *name, const char *value, guint64 *out,
+                          GError **error)
 {
   return int_bytes_parse(name, value, "chunk size", NCCL_P2P_CHUNK_MIN,
                          "a page", out, error);
@@ -1211,7 +1211,9 @@ guint64 nccl_slice_bytes(const NcclComm *c, NcclColl coll, NcclAlgo a,
 {
   const guint64 simple_step = nccl_step_data_bytes(c, NCCL_PROTO_SIMPLE);
   guint32 v = nccl_comm_version(c);
-  guint64 chunk, ops = (guint64)MAX(nch, 1) * c->ppn;
+  /* the operations in flight: channels x the NVLS graph's heads */
+  guint64 chunk, ops = (guint64)MAX(nch, 1) *
+                       MIN(c->ppn, nccl_nvls_max_heads(nccl_comm_version(c)));
 
   switch (p) {
   case NCCL_PROTO_LL: return nccl_step_data_bytes(c, p);
@@ -1257,7 +1259,7 @@ guint64 nccl_slice_bytes(const NcclComm *c, NcclColl coll, NcclAlgo a,
                 c->bw[NCCL_COLL_ALLREDUCE][NCCL_ALGO_NVLS][NCCL_PROTO_SIMPLE] <
                     150
             ? 32768
-            : 131072);
+            : MAX(c->nvls_chunk, 1));
     if (bytes < 64 * ops * chunk && chunk > 65536)
       chunk = 65536;
     if (bytes < 8 * ops * chunk && chunk > 32768)
@@ -1267,9 +1269,12 @@ guint64 nccl_slice_bytes(const NcclComm *c, NcclColl coll, NcclAlgo a,
     return chunk;
   case NCCL_ALGO_NVLS_TREE:
     if (v >= V_NVLSTREE_NVLS_CHUNK_FROM)
-      chunk = c->nnodes >= 4 ? 65536 : 131072;
-    else if (v >= V_NVLSTREE_MAX_CHUNK_FROM && c->nnodes >= 4)
-      chunk = MIN(chunk, 65536);
+      chunk = MIN(c->nvls_chunk, c->nvlstree_max_chunk ? c->nvlstree_max_chunk
+                                 : c->nnodes >= 4      ? 65536
+                                                       : c->nvls_chunk);
+    else if (v >= V_NVLSTREE_MAX_CHUNK_FROM &&
+             (c->nvlstree_max_chunk || c->nnodes >= 4))
+      chunk = MIN(chunk, c->nvlstree_max_chunk ? c->nvlstree_max_chunk : 65536);
     else if (v >= V_NVLS_NET_CHUNK_FROM && c->nnodes >= 4)
       chunk = 65536;
     if (bytes < 32 * ops * chunk && chunk > 262144)

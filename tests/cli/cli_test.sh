@@ -364,6 +364,14 @@ expect 0 "chunks of 65536 B (NCCL_P2P_NET_CHUNKSIZE)" run -t "$(dirname "$0")/..
 export NCCL_P2P_NET_CHUNKSIZE=4M
 expect 2 "ifsim: run: environment NCCL_P2P_NET_CHUNKSIZE='4M': expected a chunk size in bytes from 4096 (a page) to 2147483647" run -c sendrecv -b 1M -e 1M
 unset NCCL_P2P_NET_CHUNKSIZE
+# NVLS's chunk (nvls.cc NCCL_NVLS_CHUNKSIZE, from 2.21.5; not read before)
+export NCCL_NVLS_CHUNKSIZE=65536
+expect 0 "NVLS/Simple on 16 channels: the smallest estimate (3204.64 us); NCCL's pipeline step 65536 B" run -b 1G -e 1G --explain
+expect 0 "NCCL's pipeline step 131072 B" run -b 1G -e 1G --explain --nccl-version 2.20.5
+unset NCCL_NVLS_CHUNKSIZE
+export NCCL_NVLSTREE_MAX_CHUNKSIZE=1k
+expect 2 "ifsim: run: environment NCCL_NVLSTREE_MAX_CHUNKSIZE='1k': expected a chunk size in bytes from 4096 (a page)" run
+unset NCCL_NVLSTREE_MAX_CHUNKSIZE
 expect 2 "ifsim: sweep: --channels: 'x' is not a count (expected a decimal integer >= 0)" sweep -b 1M -e 1M --vary run.algo=ring --channels x
 expect 2 "ifsim: replay: --channels: 40 is not from 1 to 32" replay "$(dirname "$0")/../../docs/workload-example.csv" --channels 40
 expect 2 "ifsim: replay: --fidelity: 'fast' is not one of analytical, flow, packet" replay "$(dirname "$0")/../../docs/workload-example.csv" --fidelity fast
@@ -718,14 +726,14 @@ printf '[system]\nserver = dgx-h100\nservers = 2\n[scaleout]\ntopology = fat-tre
 expect 0 "# all points: median |error| 2.9%" validate "$REF/nccl_allreduce_16xH100_2node_ndr8x400_nccltests309.csv" -t "$cal/h2.ini"
 expect 0 "# all points: median |error| 2.6%" validate "$REF/nccl_allreduce_16xH100_2node_ndr8x400_nccltests309.csv" -t "$cal/h2.ini" --nccl-version 2.26.2 --iters 20
 # the calibration loop across node counts (docs/validate.md): GCP's GB200
-# domain calibrated on 2 hosts predicts 8 and 16 hosts within 3%
+# domain calibrated on 2 hosts predicts 8 and 16 hosts within 3.5%
 LOOP="$MEAS/loop"
 GB200="$(dirname "$0")/../data/systems/gb200-nvl72.ini"
 expect 0 "# wrote $cal/loop.ini" calibrate "$LOOP/gcp_gb200_allreduce_2hosts.csv" -t "$GB200" --collective allreduce --ranks 8 --nccl-version 2.30.4 -o "$cal/loop.ini"
 contains "$cal/loop.ini" "nvls_simple_efficiency = 1.05"
-expect 0 "# all points: median |error| 2.5%" validate "$LOOP/gcp_gb200_allreduce_16hosts.csv" -t "$GB200" --collective allreduce --ranks 64 --nccl-version 2.30.4
+expect 0 "# all points: median |error| 1.9%" validate "$LOOP/gcp_gb200_allreduce_16hosts.csv" -t "$GB200" --collective allreduce --ranks 64 --nccl-version 2.30.4
 expect 0 "# all points: median |error| 2.1%" validate "$LOOP/gcp_gb200_allreduce_8hosts.csv" -t "$GB200" --collective allreduce --ranks 32 --nccl-version 2.30.4 -m "$cal/loop.ini"
-expect 0 "# all points: median |error| 2.9%" validate "$LOOP/gcp_gb200_allreduce_16hosts.csv" -t "$GB200" --collective allreduce --ranks 64 --nccl-version 2.30.4 -m "$cal/loop.ini"
+expect 0 "# all points: median |error| 3.5%" validate "$LOOP/gcp_gb200_allreduce_16hosts.csv" -t "$GB200" --collective allreduce --ranks 64 --nccl-version 2.30.4 -m "$cal/loop.ini"
 expect 2 "ifsim: validate: --nccl-version: '2.x' is not an NCCL version" validate "$REF/nccl_allreduce_16xH100_2node_ndr8x400_nccltests309.csv" -t "$cal/h2.ini" --nccl-version 2.x
 expect 2 "ifsim: calibrate: --iters: '0' is not a count from 1 to 4294967295" calibrate "$REF/nccl_allreduce_16xH100_2node_ndr8x400_nccltests309.csv" -t "$cal/h2.ini" --iters 0 -o "$cal/x.ini"
 contains "$cal/c.ini" "[link pcie5-x16]"

@@ -683,6 +683,57 @@ START_TEST(test_buffsize)
 }
 END_TEST
 
+/* NVLS's tuning across nodes on Blackwell from 2.30.3 (nvls.cc
+ * ncclNvlsTreeSm100Tuning): HGX B200s whose ConnectX-7s sit on the GPUs'
+ * PCIe switches at Gen5 (48 GB/s, NCCL's width x rate / 80): on 2 nodes
+ * 32 channels and NVLSTree chunks of at most 64 KiB (up to 8 GPUs a node
+ * within a switch under 96 GB/s), on 4 nodes 24 channels and 64 KiB;
+ * 2.28.9 keeps 32 channels and 128 KiB (64 KiB from 4 nodes); two GB200
+ * NVL72 racks (72 a node) 64 KiB; Hopper untouched.  The variables over
+ * the tuning, and not before their releases. */
+START_TEST(test_nvls_tuning)
+{
+  g_autoptr(TopoSystem) b2 = load_servers("hgx-b200", 2, "quantum2-ndr");
+  g_autoptr(TopoSystem) b4 = load_servers("hgx-b200", 4, "quantum2-ndr");
+  g_autoptr(TopoSystem) h2 = load_servers("dgx-h100", 2, "quantum2-ndr");
+  g_autoptr(TopoSystem) gb =
+      load_text("[system]\nserver = gb200-nvl72\nservers = 2\n[scaleout]\n"
+                "topology = fat-tree\nswitch = quantum2-ndr\ntiers = 2\n"
+                "rail_optimized = false\n");
+  const NcclOptions v2304 = {.nccl_version = 23004};
+  const NcclOptions v2289 = {.nccl_version = 22809};
+  const NcclOptions vars = {.nccl_version = 23004,
+                            .nvls_chunk_bytes = 512u << 10,
+                            .nvlstree_max_chunk_bytes = 256u << 10};
+  const NcclOptions old_vars = {.nccl_version = 22003,
+                                .nvls_chunk_bytes = 512u << 10,
+                                .nvlstree_max_chunk_bytes = 64u << 10};
+  const struct {
+    const TopoSystem *sys;
+    const NcclOptions *opt;
+    guint32 channels;
+    guint64 chunk;
+  } cases[] = {
+      {b2, &v2304, 32, 64u << 10}, {b2, &v2289, 32, 128u << 10},
+      {b4, &v2304, 24, 64u << 10}, {b4, &v2289, 32, 64u << 10},
+      {gb, &v2304, 32, 64u << 10}, {h2, &v2304, 16, 128u << 10},
+      {b2, &vars, 32, 256u << 10}, {h2, &old_vars, 16, 64u << 10},
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+    g_autoptr(NcclComm) c = comm_of(cases[i].sys, cases[i].opt);
+    guint64 chunk =
+        nccl_slice_bytes(c, NCCL_COLL_ALLREDUCE, NCCL_ALGO_NVLS_TREE,
+                         NCCL_PROTO_SIMPLE, c->nvls_channels, 16 * GIB);
+
+    ck_assert_msg(c->nvls_channels == cases[i].channels &&
+                      chunk == cases[i].chunk,
+                  "case %u: %u channels, %" G_GUINT64_FORMAT " B", i,
+                  c->nvls_channels, chunk);
+  }
+}
+END_TEST
+
 /* The point-to-point chunk (init.cc computeBuffSizes, 2.18 to 2.30): a
  * communicator across nodes takes NCCL_P2P_NET_CHUNKSIZE (128 KiB) for all
  * its operations, one node whose GPUs are all on NVLink (through
@@ -762,11 +813,10 @@ START_TEST(test_buffsize_parse)
     ck_assert_ptr_nonnull(strstr(error->message, bad[i]));
   }
   /* the point-to-point chunks alike, from a page */
-  ck_assert(nccl_p2p_chunk_parse("NCCL_P2P_NET_CHUNKSIZE", "0x1000", &v, NULL));
+  ck_assert(nccl_chunk_parse("NCCL_P2P_NET_CHUNKSIZE", "0x1000", &v, NULL));
   ck_assert_uint_eq(v, 4096);
   g_clear_error(&error);
-  ck_assert(
-      !nccl_p2p_chunk_parse("NCCL_P2P_PCI_CHUNKSIZE", "4095", &v, &error));
+  ck_assert(!nccl_chunk_parse("NCCL_P2P_PCI_CHUNKSIZE", "4095", &v, &error));
   ck_assert_ptr_nonnull(strstr(error->message, "NCCL_P2P_PCI_CHUNKSIZE"));
   ck_assert_ptr_nonnull(strstr(error->message, "from 4096 (a page)"));
   ck_assert_str_eq(nccl_p2p_chunk_var(NCCL_P2P_CHUNK_NVL),
@@ -2495,6 +2545,7 @@ Suite *suite_nccl(void)
   tcase_add_test(tc, test_buffsize);
   tcase_add_test(tc, test_buffsize_parse);
   tcase_add_test(tc, test_p2p_chunk);
+  tcase_add_test(tc, test_nvls_tuning);
   tcase_add_test(tc, test_ib_qps);
   tcase_add_test(tc, test_node_channels);
   tcase_add_test(tc, test_p2p_channels);
