@@ -1079,6 +1079,24 @@ static gboolean select_p2p(const NcclComm *c, NcclColl coll, guint64 bytes,
 /* --explain's line on the graphs' bandwidths across nodes (graph_bw). */
 static void explain_graphs(const NcclComm *c, GString *explain)
 {
+  if (c->nvls_channels) {
+    guint32 v = nccl_comm_version(c);
+
+    g_string_append_printf(
+        explain,
+        "  NVLS: %u channels, %u heads a node (one a GPU%s), chunks of at "
+        "most %" G_GUINT64_FORMAT " B",
+        c->nvls_channels, MIN(c->ppn, nccl_nvls_max_heads(v)),
+        nccl_nvls_max_heads(v) == G_MAXUINT32 ? "" : ", at most 32",
+        c->nvls_chunk);
+    if (c->nnodes > 1 && v >= V_NVLSTREE_NVLS_CHUNK_FROM)
+      g_string_append_printf(
+          explain, ", NVLSTree's of at most %" G_GUINT64_FORMAT " B",
+          MIN(c->nvls_chunk, c->nvlstree_max_chunk ? c->nvlstree_max_chunk
+                             : c->nnodes >= 4      ? 65536
+                                                   : c->nvls_chunk));
+    g_string_append_c(explain, '\n');
+  }
   if (c->nnodes < 2)
     return;
   g_string_append_printf(

@@ -245,6 +245,9 @@ unset NCCL_NET_GDR_READ
 # GPUDirect RDMA (1, the default from 2.27, counts them as near)
 GB4=$(dirname "$0")/../../topologies/examples/gb200-nvl72-4rack-ndr.ini
 expect 0 "  network: RDMA; GPUDirect RDMA for sends on, receives on" run -t "$GB4" -b 1M -e 1M --explain
+# NVLS's heads: at most 32 of a rack's 72 GPUs from 2.25.1 (search.cc)
+expect 0 "  NVLS: 32 channels, 32 heads a node (one a GPU, at most 32), chunks of at most 131072 B, NVLSTree's of at most 65536 B" run -t "$GB4" -b 1M -e 1M --explain
+expect 0 "  NVLS: 16 channels, 72 heads a node (one a GPU), chunks of at most 131072 B" run -t "$GB4" -b 1M -e 1M --explain --nccl-version 2.21.5
 export NCCL_NET_GDR_C2C=0
 expect 0 "  network: RDMA; GPUDirect RDMA for sends off, receives off (off: staged in host memory; the NIC's gpudirect, its distance against NCCL_NET_GDR_LEVEL, NCCL_NET_GDR_READ and NCCL_NET_GDR_C2C decide)" run -t "$GB4" -b 1M -e 1M --explain
 export NCCL_NET_GDR_C2C=on
