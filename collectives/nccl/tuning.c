@@ -1076,6 +1076,16 @@ static gboolean select_p2p(const NcclComm *c, NcclColl coll, guint64 bytes,
   return TRUE;
 }
 
+/* NVLSTree's chunk from 2.21.5 before a call's halvings: NVLS's, at most
+ * NVLSTree's largest (NCCL_NVLSTREE_MAX_CHUNKSIZE or 2.30.3's tuning,
+ * else 64 KiB from 4 nodes). */
+static guint64 nvlstree_chunk(const NcclComm *c)
+{
+  return MIN(c->nvls_chunk, c->nvlstree_max_chunk ? c->nvlstree_max_chunk
+                            : c->nnodes >= 4      ? 65536
+                                                  : c->nvls_chunk);
+}
+
 /* --explain's line on the graphs' bandwidths across nodes (graph_bw). */
 static void explain_graphs(const NcclComm *c, GString *explain)
 {
@@ -1090,11 +1100,9 @@ static void explain_graphs(const NcclComm *c, GString *explain)
         nccl_nvls_max_heads(v) == G_MAXUINT32 ? "" : ", at most 32",
         c->nvls_chunk);
     if (c->nnodes > 1 && v >= V_NVLSTREE_NVLS_CHUNK_FROM)
-      g_string_append_printf(
-          explain, ", NVLSTree's of at most %" G_GUINT64_FORMAT " B",
-          MIN(c->nvls_chunk, c->nvlstree_max_chunk ? c->nvlstree_max_chunk
-                             : c->nnodes >= 4      ? 65536
-                                                   : c->nvls_chunk));
+      g_string_append_printf(explain,
+                             ", NVLSTree's of at most %" G_GUINT64_FORMAT " B",
+                             nvlstree_chunk(c));
     g_string_append_c(explain, '\n');
   }
   if (c->nnodes < 2)
@@ -1230,8 +1238,8 @@ guint64 nccl_slice_bytes(const NcclComm *c, NcclColl coll, NcclAlgo a,
   const guint64 simple_step = nccl_step_data_bytes(c, NCCL_PROTO_SIMPLE);
   guint32 v = nccl_comm_version(c);
   /* the operations in flight: channels x the NVLS graph's heads */
-  guint64 chunk, ops = (guint64)MAX(nch, 1) *
-                       MIN(c->ppn, nccl_nvls_max_heads(nccl_comm_version(c)));
+  guint64 chunk,
+      ops = (guint64)MAX(nch, 1) * MIN(c->ppn, nccl_nvls_max_heads(v));
 
   switch (p) {
   case NCCL_PROTO_LL: return nccl_step_data_bytes(c, p);
@@ -1287,9 +1295,7 @@ guint64 nccl_slice_bytes(const NcclComm *c, NcclColl coll, NcclAlgo a,
     return chunk;
   case NCCL_ALGO_NVLS_TREE:
     if (v >= V_NVLSTREE_NVLS_CHUNK_FROM)
-      chunk = MIN(c->nvls_chunk, c->nvlstree_max_chunk ? c->nvlstree_max_chunk
-                                 : c->nnodes >= 4      ? 65536
-                                                       : c->nvls_chunk);
+      chunk = nvlstree_chunk(c);
     else if (v >= V_NVLSTREE_MAX_CHUNK_FROM &&
              (c->nvlstree_max_chunk || c->nnodes >= 4))
       chunk = MIN(chunk, c->nvlstree_max_chunk ? c->nvlstree_max_chunk : 65536);
