@@ -865,6 +865,11 @@ NcclComm *nccl_comm_new(const TopoSystem *sys, const NcclOptions *opt,
           ? nccl_nvls_channels(nccl_comm_version(c), c->gpu.sm, c->nnodes)
           : 0;
   c->nvls_chunk = 128u << 10;
+  /* NVLS's heads (search.cc): a GPU each inside a node ("pull evenly from
+   * all GPUs"); across nodes a NIC and its GPU each; at most 32 from
+   * 2.25.1 */
+  c->nvls_heads = MIN(c->nnodes > 1 ? MIN(c->ppn, MAX(nics, 1)) : c->ppn,
+                      nccl_nvls_max_heads(nccl_comm_version(c)));
   if (c->nvls_channels) {
     nvls_tuning(c);
     c->nvls_bw_intra = c->gpu_GBps / c->nvls_channels;

@@ -52,6 +52,9 @@ struct NcclComm {
                               (comm->nChannels: the graph's, doubled by
                               ncclTopoPostset inside a node) */
   guint32 nvls_channels;   /* NVLS channels; 0: no NVLS */
+  guint32 nvls_heads;      /* NVLS heads a node (NCCL's NVLS graph's
+                              channels): a GPU each, across nodes at most a
+                              NIC each, at most 32 from 2.25.1 */
   guint64 nvls_chunk;      /* NVLS's and (from 2.21.5) NVLSTree's chunk
                               before a call's halvings (nvlsChunkSize) */
   guint64 nvlstree_max_chunk; /* NVLSTree's largest chunk; 0: NCCL's

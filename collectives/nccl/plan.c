@@ -147,11 +147,14 @@ static guint32 rail_local(const NcclPlan *pl, guint32 node, guint32 rail)
   g_assert_not_reached();
 }
 
-/* NVLSTree's heads per node: a GPU each (ppn), or, where faults took NICs
- * down, as many as the node with the fewest ranks whose NIC is up has; at
- * most 32 from 2.25.1 (nccl_nvls_max_heads).  The search takes a head per
- * NIC, the NICs in order, and its GPU: on an NVL72 domain the GPUs of the
- * first 32 NICs. */
+/* NVLSTree's heads per node.  NCCL's search takes a head per NIC, the
+ * NICs in order, each with its GPU ("NVLS search only tries to find
+ * NIC:GPU combinations to compute the heads", search.cc
+ * ncclTopoSearchRecNet), so a node has as many heads as its ranks have
+ * NICs, at most one a GPU, and at most 32 from 2.25.1
+ * (nccl_nvls_max_heads); where faults took NICs down, as many as the node
+ * with the fewest ranks whose NIC is up has.  nvls_head_rail gives head
+ * h's local rank: the first of the node's ranks on its h-th NIC. */
 static guint32 nvls_heads(const NcclPlan *pl)
 {
   const NcclComm *c = pl->comm;
@@ -165,7 +168,22 @@ static guint32 nvls_heads(const NcclPlan *pl)
     if (n > 0)
       fewest = MIN(fewest, n);
   }
-  return MIN(fewest, nccl_nvls_max_heads(nccl_comm_version(c)));
+  return MIN(fewest, c->nvls_heads);
+}
+
+static guint32 nvls_head_rail(const NcclPlan *pl, guint32 h)
+{
+  const NcclComm *c = pl->comm;
+
+  for (guint32 i = 0, n = 0; i < c->ppn; i++) {
+    guint32 nic = topo_gpu_nic(pl->sys, c->local_of[i]), j = 0;
+
+    while (j < i && topo_gpu_nic(pl->sys, c->local_of[j]) != nic)
+      j++;
+    if (j == i && n++ == h)
+      return i;
+  }
+  return h % c->ppn;
 }
 
 /* The NIC of GPU `gpu` of a server that its traffic leaves by: its own,
@@ -903,9 +921,8 @@ static gboolean plan_nvls(NcclPlan *pl, GError **error)
      * loopCount = nHeads x chunk) and each head reduces and multicasts
      * its own, so a switch edge moves a loop's worth of its volume at a
      * time, what the network moves as one chunk */
-    guint32 loop_heads = MIN(ppn, nccl_nvls_max_heads(nccl_comm_version(cm)));
     guint64 loop = (guint64)MAX(
-        (double)vol * loop_heads * pl->slice / (double)MAX(sc, 1), 1.0);
+        (double)vol * cm->nvls_heads * pl->slice / (double)MAX(sc, 1), 1.0);
     g_autofree guint32 *node_up = g_new(guint32, m);
     g_autofree guint32 *node_down = g_new(guint32, m);
 
@@ -941,7 +958,8 @@ static gboolean plan_nvls(NcclPlan *pl, GError **error)
 
       for (guint32 i = 0; i < heads; i++) {
         memcpy(&td[i * m], node_up, m * sizeof(guint32));
-        if (!plan_node_tree(pl, c, which, i, inter, &td[i * m], NULL, error))
+        if (!plan_node_tree(pl, c, which, nvls_head_rail(pl, i), inter,
+                            &td[i * m], NULL, error))
           return FALSE;
       }
       for (guint32 k = 0; k < m; k++) {

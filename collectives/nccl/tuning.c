@@ -1094,9 +1094,10 @@ static void explain_graphs(const NcclComm *c, GString *explain)
 
     g_string_append_printf(
         explain,
-        "  NVLS: %u channels, %u heads a node (one a GPU%s), chunks of at "
+        "  NVLS: %u channels, %u heads a node (one a GPU%s%s), chunks of at "
         "most %" G_GUINT64_FORMAT " B",
-        c->nvls_channels, MIN(c->ppn, nccl_nvls_max_heads(v)),
+        c->nvls_channels, c->nvls_heads,
+        c->nnodes > 1 ? ", across nodes one a NIC" : "",
         nccl_nvls_max_heads(v) == G_MAXUINT32 ? "" : ", at most 32",
         c->nvls_chunk);
     if (c->nnodes > 1 && v >= V_NVLSTREE_NVLS_CHUNK_FROM)
@@ -1238,8 +1239,7 @@ guint64 nccl_slice_bytes(const NcclComm *c, NcclColl coll, NcclAlgo a,
   const guint64 simple_step = nccl_step_data_bytes(c, NCCL_PROTO_SIMPLE);
   guint32 v = nccl_comm_version(c);
   /* the operations in flight: channels x the NVLS graph's heads */
-  guint64 chunk,
-      ops = (guint64)MAX(nch, 1) * MIN(c->ppn, nccl_nvls_max_heads(v));
+  guint64 chunk, ops = (guint64)MAX(nch, 1) * MAX(c->nvls_heads, 1);
 
   switch (p) {
   case NCCL_PROTO_LL: return nccl_step_data_bytes(c, p);

@@ -246,8 +246,8 @@ unset NCCL_NET_GDR_READ
 GB4=$(dirname "$0")/../../topologies/examples/gb200-nvl72-4rack-ndr.ini
 expect 0 "  network: RDMA; GPUDirect RDMA for sends on, receives on" run -t "$GB4" -b 1M -e 1M --explain
 # NVLS's heads: at most 32 of a rack's 72 GPUs from 2.25.1 (search.cc)
-expect 0 "  NVLS: 32 channels, 32 heads a node (one a GPU, at most 32), chunks of at most 131072 B, NVLSTree's of at most 65536 B" run -t "$GB4" -b 1M -e 1M --explain
-expect 0 "  NVLS: 16 channels, 72 heads a node (one a GPU), chunks of at most 131072 B" run -t "$GB4" -b 1M -e 1M --explain --nccl-version 2.21.5
+expect 0 "  NVLS: 32 channels, 32 heads a node (one a GPU, across nodes one a NIC, at most 32), chunks of at most 131072 B, NVLSTree's of at most 65536 B" run -t "$GB4" -b 1M -e 1M --explain
+expect 0 "  NVLS: 16 channels, 72 heads a node (one a GPU, across nodes one a NIC), chunks of at most 131072 B, NVLSTree's of at most 65536 B" run -t "$GB4" -b 1M -e 1M --explain --nccl-version 2.21.5
 export NCCL_NET_GDR_C2C=0
 expect 0 "  network: RDMA; GPUDirect RDMA for sends off, receives off (off: staged in host memory; the NIC's gpudirect, its distance against NCCL_NET_GDR_LEVEL, NCCL_NET_GDR_READ and NCCL_NET_GDR_C2C decide)" run -t "$GB4" -b 1M -e 1M --explain
 export NCCL_NET_GDR_C2C=on
@@ -1013,7 +1013,7 @@ contains "$out.csv" "0,true,AllReduce,1048576"
 # faults (docs/faults.md): the flags of run and topo, ifsim faults
 pod="$(dirname "$0")/../../topologies/examples/dgx-h100-superpod.ini"
 expect 0 "# fault: down: p0.leaf0 (64 links)" run -t "$pod" -b 1G -e 1G --fail p0.leaf0
-expect 0 "326.66" run -t "$pod" -b 1G -e 1G --fail p0.leaf0
+expect 0 "326.88" run -t "$pod" -b 1G -e 1G --fail p0.leaf0
 expect 0 "Faults: 1 physical link down, 1 slower" topo "$pod" --fail 'p0.leaf0 p0.spine0' --degrade 's0.nic0 p0.leaf0 ib-ndr-1x' --dot "$out.dot"
 contains "$out.dot" '"p0.leaf0" -- "p0.spine0" [label="ib-ndr-4x down", style=dashed, color=red];'
 contains "$out.dot" '"p0.leaf0" -- "p0.spine1" [label="ib-ndr-4x x1"];'
@@ -1075,7 +1075,7 @@ expect 2 "ifsim: run: --fail: s0.nic0 is a NIC, and faults of NICs need a networ
 expect 2 "every NIC of server 0 is down (faults from --fail)" run -t "$pod" -b 1M -e 1M --fail 's0.nic*'
 expect 0 "    1  p0.leaf0" faults -t "$pod" -b 1G -e 1G --criticality leaves --csv "$out.csv"
 contains "$out.csv" "element,size_bytes,time_us,busbw_GBps,slowdown,algo,proto,channels,outcome"
-contains "$out.csv" "p0.leaf0,1073741824,6548.468726,326.655762,1.136172,NVLSTree"
+contains "$out.csv" "p0.leaf0,1073741824,6544.039097,326.876873,1.135404,NVLSTree"
 expect 0 "     2     10" faults -t "$pod" -b 1G -e 1G --random 1,2 --draws 10
 # a cut scenario's message names the system file without its folders
 fdir=$(mktemp -d)

@@ -2284,6 +2284,30 @@ static double nic_bytes(const TopoSystem *sys, const LinkTotals *lt,
   return b;
 }
 
+/* Per NIC of a system of two servers, the bytes through it (nic_bytes)
+ * of a 1 GiB NVLSTree AllReduce with NCCL release v: out[server][nic]. */
+static void nvlstree_nic_bytes(const TopoSystem *sys, guint32 v, guint32 nics,
+                               double (*out)[72])
+{
+  NcclOptions o = {.algos = 1u << NCCL_ALGO_NVLS_TREE, .nccl_version = v};
+  g_autoptr(NcclComm) c = comm_of(sys, &o);
+  g_autoptr(GError) error = NULL;
+  LinkTotals lt = {0};
+  NcclChoice ch;
+  NcclRunStats st;
+
+  ck_assert(nccl_select(c, NCCL_COLL_ALLREDUCE, GIB, &ch, NULL, &error));
+  ck_assert_uint_eq(ch.algo, NCCL_ALGO_NVLS_TREE);
+  ck_assert_msg(nccl_run(c, NCCL_COLL_ALLREDUCE, GIB, &ch, NCCL_EXEC_FLOW,
+                         link_totals, &lt, &st, &error),
+                "%s", error ? error->message : "");
+  for (guint32 s = 0; s < 2; s++)
+    for (guint32 n = 0; n < nics; n++)
+      out[s][n] = nic_bytes(sys, &lt, s, n);
+  g_array_free(lt.bytes, TRUE);
+  g_array_free(lt.busy, TRUE);
+}
+
 /* NVLSTree's heads: from 2.25.1 NCCL's search takes at most 32 a node
  * (NCCL_MAX_NVLS_ARITY), the GPUs of the first 32 NICs, so on two NVL72
  * racks NICs 32-71 carry nothing; 2.24.3 puts a head on every GPU. */
@@ -2296,30 +2320,43 @@ START_TEST(test_nvls_heads)
   static const guint32 versions[] = {22501, 22403};
 
   for (guint i = 0; i < G_N_ELEMENTS(versions); i++) {
-    NcclOptions o = {.algos = 1u << NCCL_ALGO_NVLS_TREE,
-                     .nccl_version = versions[i]};
-    g_autoptr(NcclComm) c = comm_of(sys, &o);
-    g_autoptr(GError) error = NULL;
-    LinkTotals lt = {0};
-    NcclChoice ch;
-    NcclRunStats st;
+    double b[2][72];
 
-    ck_assert(nccl_select(c, NCCL_COLL_ALLREDUCE, GIB, &ch, NULL, &error));
-    ck_assert_uint_eq(ch.algo, NCCL_ALGO_NVLS_TREE);
-    ck_assert_msg(nccl_run(c, NCCL_COLL_ALLREDUCE, GIB, &ch, NCCL_EXEC_FLOW,
-                           link_totals, &lt, &st, &error),
-                  "%s", error ? error->message : "");
+    nvlstree_nic_bytes(sys, versions[i], 72, b);
     for (guint32 s = 0; s < 2; s++) {
-      ck_assert_msg(nic_bytes(sys, &lt, s, 0) > 0 &&
-                        nic_bytes(sys, &lt, s, 31) > 0,
+      ck_assert_msg(b[s][0] > 0 && b[s][31] > 0,
                     "%u: server %u's first NICs idle", versions[i], s);
-      ck_assert_msg((nic_bytes(sys, &lt, s, 32) == 0 &&
-                     nic_bytes(sys, &lt, s, 71) == 0) == (i == 0),
+      ck_assert_msg((b[s][32] == 0 && b[s][71] == 0) == (i == 0),
                     "%u: server %u's NICs 32, 71: %g, %g bytes", versions[i], s,
-                    nic_bytes(sys, &lt, s, 32), nic_bytes(sys, &lt, s, 71));
+                    b[s][32], b[s][71]);
     }
-    g_array_free(lt.bytes, TRUE);
-    g_array_free(lt.busy, TRUE);
+  }
+}
+END_TEST
+
+/* A head per NIC, each with its GPU: a rack of 72 GB200 with 36 NICs, one
+ * a Grace and its two GPUs, has its heads on GPUs 0, 2, ..., 62, so NICs
+ * 0-31 carry NVLSTree's network traffic and 32-35 none (heads on GPUs
+ * 0-31 would leave NICs 16-31 idle); 2.24.3 takes a head per NIC, 36. */
+START_TEST(test_nvls_heads_per_nic)
+{
+  g_autoptr(TopoSystem) sys = load_text(
+      "[system]\nserver = g\nservers = 2\n[server g]\ngpus = 72\n"
+      "sockets = 36\nsockets_per_host = 1\nroot_complex = "
+      "root-complex-gen5\nnvlink = nvlink5\nnvlinks_per_gpu = 18\nnvswitch "
+      "= nvswitch4\nnvswitches = 18\ngpu_attach = c2c\nc2c_link = "
+      "nvlink-c2c\nc2c_links = 5\nnic = cx7-ndr\nnics = 36\n[scaleout]\n"
+      "topology = fat-tree\nswitch = quantum2-ndr\ntiers = 2\n"
+      "rail_optimized = false\n");
+  static const guint32 versions[] = {22501, 22403};
+
+  for (guint i = 0; i < G_N_ELEMENTS(versions); i++) {
+    double b[2][72];
+
+    nvlstree_nic_bytes(sys, versions[i], 36, b);
+    for (guint32 n = 0; n < 36; n++)
+      ck_assert_msg((b[0][n] > 0) == (n < 32 || i == 1), "%u: NIC %u: %g bytes",
+                    versions[i], n, b[0][n]);
   }
 }
 END_TEST
@@ -2529,6 +2566,7 @@ Suite *suite_nccl(void)
   tcase_add_test(tc, test_degraded_port);
   tcase_add_test(tc, test_rail_down);
   tcase_add_test(tc, test_nvls_heads);
+  tcase_add_test(tc, test_nvls_heads_per_nic);
   tcase_add_test(tc, test_nvlinks_down);
   tcase_add_test(tc, test_straggler);
   tcase_add_test(tc, test_ib_retry);
