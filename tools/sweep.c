@@ -287,24 +287,46 @@ static gboolean run_check_value(int k, const char *value, GError **error)
   return ok;
 }
 
+/* Sets environment variable name to value, first noting in saved (a
+ * name, then its earlier value or NULL, in pairs) what env_restore puts
+ * back. */
+static void env_set_saving(GPtrArray *saved, const char *name,
+                           const char *value)
+{
+  g_ptr_array_add(saved, g_strdup(name));
+  g_ptr_array_add(saved, g_strdup(g_getenv(name)));
+  g_setenv(name, value, TRUE);
+}
+
+/* Puts back what env_set_saving noted, and frees saved. */
+static void env_restore(GPtrArray *saved)
+{
+  for (guint i = 0; i + 1 < saved->len; i += 2) {
+    const char *old = g_ptr_array_index(saved, i + 1);
+
+    if (old)
+      g_setenv(g_ptr_array_index(saved, i), old, TRUE);
+    else
+      g_unsetenv(g_ptr_array_index(saved, i));
+  }
+  g_ptr_array_free(saved, TRUE);
+}
+
 /* Whether value of environment variable name (env.NAME) passes run's
  * checks at run's defaults (cli_nccl_check reads the environment), before
  * any point runs. */
 static gboolean env_check_value(const char *name, const char *value,
                                 GError **error)
 {
-  g_autofree char *old = g_strdup(g_getenv(name));
+  GPtrArray *saved = g_ptr_array_new_with_free_func(g_free);
   CliRunOptions o;
   gboolean ok;
 
-  g_setenv(name, value, TRUE);
+  env_set_saving(saved, name, value);
   cli_run_options_init(&o);
   ok = check_alone(&o, error);
   cli_run_options_clear(&o);
-  if (old)
-    g_setenv(name, old, TRUE);
-  else
-    g_unsetenv(name);
+  env_restore(saved);
   return ok;
 }
 
@@ -832,8 +854,7 @@ static const char *point_name(void *ctx, const char *key)
 }
 
 /* The environment of a point: each varied env.NAME set to its value;
- * returns what env_restore puts back (a name, then its earlier value or
- * NULL, in pairs). */
+ * returns what env_restore puts back. */
 static GPtrArray *env_apply(const CliSweep *sw, guint point)
 {
   GPtrArray *saved = g_ptr_array_new_with_free_func(g_free);
@@ -841,26 +862,10 @@ static GPtrArray *env_apply(const CliSweep *sw, guint point)
   for (guint i = 0; i < sw->vary->len; i++) {
     const CliSweepVary *v = cli_sweep_vary(sw, i);
 
-    if (strcmp(v->group, "env") != 0)
-      continue;
-    g_ptr_array_add(saved, g_strdup(v->key));
-    g_ptr_array_add(saved, g_strdup(g_getenv(v->key)));
-    g_setenv(v->key, point_value(sw, point, i), TRUE);
+    if (strcmp(v->group, "env") == 0)
+      env_set_saving(saved, v->key, point_value(sw, point, i));
   }
   return saved;
-}
-
-static void env_restore(GPtrArray *saved)
-{
-  for (guint i = 0; i + 1 < saved->len; i += 2) {
-    const char *old = g_ptr_array_index(saved, i + 1);
-
-    if (old)
-      g_setenv(g_ptr_array_index(saved, i), old, TRUE);
-    else
-      g_unsetenv(g_ptr_array_index(saved, i));
-  }
-  g_ptr_array_free(saved, TRUE);
 }
 
 /* The rows of one collective of a point. */
