@@ -24,6 +24,14 @@ static double link_GBps(const MdlLink *l)
   return l ? mdl_link_rate_Bps(l) / 1e9 : 0;
 }
 
+/* NCCL's bandwidth of a PCIe link (topo.h PCI_BW 12 GB/s for Gen3 x16,
+ * 15.75 GB/s of data; topo.cc: width x rate / 80, so later generations and
+ * widths scale with the link's data rate): 48 GB/s for Gen5 x16. */
+static double nccl_pci_GBps(const MdlLink *l)
+{
+  return link_GBps(l) * 12.0 / 15.75;
+}
+
 /* Checks a list of distinct indices below `limit`; `what` names it. */
 static gboolean check_indices(const guint32 *v, guint32 n, guint32 limit,
                               const char *what, GError **error)
@@ -660,7 +668,7 @@ static void comm_buffers(NcclComm *c)
  * from 2.20.3 set them.  From 2.30.3 ncclNvlsTuning first tunes Blackwell
  * across nodes (ncclNvlsTreeSm100Tuning) by the nodes, the ranks a node
  * (ppn), the slowest path from a GPU to its NIC (minNetBw: the NIC's speed
- * or its PCIe link's, NCCL's width x rate / 80, 48 GB/s for Gen5 x16) and
+ * or its PCIe link's, nccl_pci_GBps) and
  * whether that path is within a PCIe switch (or NVLink-C2C):
  *   2 nodes, >= 48 GB/s: 32 channels, the largest NVLSTree chunk 128 KiB;
  *     up to 4 a node 256 KiB chunks; from 16 a node, or up to 8 within a
@@ -682,10 +690,10 @@ static double nic_path_GBps(const NcclComm *c)
     const MdlLink *h = mdl_registry_link(models, c->gpu.nic->host_link);
 
     if (h)
-      s = MIN(s, link_GBps(h) * 12.0 / 15.75);
+      s = MIN(s, nccl_pci_GBps(h));
   }
   if (c->gpu.gpu_pcie && !c->gpu.c2c)
-    s = MIN(s, link_GBps(c->gpu.gpu_pcie) * 12.0 / 15.75);
+    s = MIN(s, nccl_pci_GBps(c->gpu.gpu_pcie));
   return s;
 }
 
@@ -739,7 +747,6 @@ NcclComm *nccl_comm_new(const TopoSystem *sys, const NcclOptions *opt,
   guint32 g = topo_system_gpus_per_server(sys);
   const MdlRegistry *models = topo_system_models(sys);
   guint32 nics = 0;
-  double net_GBps = 0; /* a node's NICs NVLS's heads use, together */
 
   c->sys = sys;
   if (opt)
@@ -769,9 +776,7 @@ NcclComm *nccl_comm_new(const TopoSystem *sys, const NcclOptions *opt,
     c->bw_intra = speed;
     c->kernel_channels = MIN(2 * c->channels, NCCL_MAX_CHANNELS);
   } else {
-    /* topo.h: PCI_BW 12 GB/s for Gen3 x16 (15.75 GB/s of data); later
-     * generations and widths scale with the link's data rate. */
-    c->gpu_GBps = link_GBps(c->gpu.gpu_pcie) * 12.0 / 15.75;
+    c->gpu_GBps = nccl_pci_GBps(c->gpu.gpu_pcie);
     c->channels = c->kernel_channels = 2;
     c->bw_intra = c->gpu_GBps / c->channels;
   }
@@ -839,8 +844,6 @@ NcclComm *nccl_comm_new(const TopoSystem *sys, const NcclOptions *opt,
      * NICs with one: 149 GB/s of busbw for 2 nodes, where NCCL's 16 reach
      * 192). */
     nics = comm_nics(c);
-    net_GBps =
-        MIN(nics, nccl_nvls_max_heads(nccl_comm_version(c))) * c->nic_GBps;
     net_search(c, port, nics);
   }
   /* NCCL_NVLS_ENABLE=1 forces NVLS: where the GPUs have no multicast,
@@ -874,7 +877,8 @@ NcclComm *nccl_comm_new(const TopoSystem *sys, const NcclOptions *opt,
     nvls_tuning(c);
     c->nvls_bw_intra = c->gpu_GBps / c->nvls_channels;
     c->nvls_bw_inter = c->nnodes > 1
-                           ? MIN(c->nvls_bw_intra, net_GBps / c->nvls_channels)
+                           ? MIN(c->nvls_bw_intra,
+                                 c->nvls_heads * c->nic_GBps / c->nvls_channels)
                            : c->nvls_bw_intra;
   }
   c->collnet = c->opt.collnet && c->gpu.sharp && c->nnodes > 1;

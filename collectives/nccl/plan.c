@@ -153,8 +153,8 @@ static guint32 rail_local(const NcclPlan *pl, guint32 node, guint32 rail)
  * ncclTopoSearchRecNet), so a node has as many heads as its ranks have
  * NICs, at most one a GPU, and at most 32 from 2.25.1
  * (nccl_nvls_max_heads); where faults took NICs down, as many as the node
- * with the fewest ranks whose NIC is up has.  nvls_head_rail gives head
- * h's local rank: the first of the node's ranks on its h-th NIC. */
+ * with the fewest ranks whose NIC is up has.  nvls_head_rails gives each
+ * head's local rank: the first of the node's ranks on its h-th NIC. */
 static guint32 nvls_heads(const NcclPlan *pl)
 {
   const NcclComm *c = pl->comm;
@@ -171,19 +171,22 @@ static guint32 nvls_heads(const NcclPlan *pl)
   return MIN(fewest, c->nvls_heads);
 }
 
-static guint32 nvls_head_rail(const NcclPlan *pl, guint32 h)
+static guint32 *nvls_head_rails(const NcclPlan *pl, guint32 heads)
 {
   const NcclComm *c = pl->comm;
+  guint32 *rail = g_new(guint32, heads), n = 0;
 
-  for (guint32 i = 0, n = 0; i < c->ppn; i++) {
+  for (guint32 i = 0; i < c->ppn && n < heads; i++) {
     guint32 nic = topo_gpu_nic(pl->sys, c->local_of[i]), j = 0;
 
     while (j < i && topo_gpu_nic(pl->sys, c->local_of[j]) != nic)
       j++;
-    if (j == i && n++ == h)
-      return i;
+    if (j == i)
+      rail[n++] = i;
   }
-  return h % c->ppn;
+  for (; n < heads; n++)
+    rail[n] = n % c->ppn;
+  return rail;
 }
 
 /* The NIC of GPU `gpu` of a server that its traffic leaves by: its own,
@@ -911,6 +914,9 @@ static gboolean plan_nvls(NcclPlan *pl, GError **error)
       us_ps(nccl_hw_latency_us(NCCL_HW_NVLINK, pl->algo, NCCL_PROTO_SIMPLE));
   gboolean up = pl->coll != NCCL_COLL_ALLGATHER;
   gboolean down = pl->coll != NCCL_COLL_REDUCESCATTER;
+  /* NVLSTree's heads and their ranks, the same on every channel */
+  guint32 heads = m > 1 ? nvls_heads(pl) : 0;
+  g_autofree guint32 *head_rail = m > 1 ? nvls_head_rails(pl, heads) : NULL;
 
   for (guint32 c = 0; c < pl->channels; c++) {
     NcclChannelSpan span = channel_begin(pl);
@@ -951,15 +957,14 @@ static gboolean plan_nvls(NcclPlan *pl, GError **error)
        * result back down before the NVLS multicast.  Where faults took
        * NICs down, NCCL's NVLS search finds a head per NIC up: the data
        * splits over those (nvls_heads, rail_local). */
-      guint32 heads = nvls_heads(pl);
       guint64 inter = MAX(sc / heads, 1);
       guint32 which = c % 2;
       g_autofree guint32 *td = g_new(guint32, (gsize)m * heads);
 
       for (guint32 i = 0; i < heads; i++) {
         memcpy(&td[i * m], node_up, m * sizeof(guint32));
-        if (!plan_node_tree(pl, c, which, nvls_head_rail(pl, i), inter,
-                            &td[i * m], NULL, error))
+        if (!plan_node_tree(pl, c, which, head_rail[i], inter, &td[i * m], NULL,
+                            error))
           return FALSE;
       }
       for (guint32 k = 0; k < m; k++) {

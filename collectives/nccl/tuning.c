@@ -1076,14 +1076,15 @@ static gboolean select_p2p(const NcclComm *c, NcclColl coll, guint64 bytes,
   return TRUE;
 }
 
-/* NVLSTree's chunk from 2.21.5 before a call's halvings: NVLS's, at most
- * NVLSTree's largest (NCCL_NVLSTREE_MAX_CHUNKSIZE or 2.30.3's tuning,
- * else 64 KiB from 4 nodes). */
-static guint64 nvlstree_chunk(const NcclComm *c)
+/* NVLSTree's chunk before a call's halvings, from `chunk` (a Simple step
+ * from 2.20.3, NVLS's from 2.21.5): at most NVLSTree's largest
+ * (NCCL_NVLSTREE_MAX_CHUNKSIZE or 2.30.3's tuning, else 64 KiB from 4
+ * nodes; enqueue.cc calcCollChunking). */
+static guint64 nvlstree_chunk(const NcclComm *c, guint64 chunk)
 {
-  return MIN(c->nvls_chunk, c->nvlstree_max_chunk ? c->nvlstree_max_chunk
-                            : c->nnodes >= 4      ? 65536
-                                                  : c->nvls_chunk);
+  return MIN(chunk, c->nvlstree_max_chunk ? c->nvlstree_max_chunk
+                    : c->nnodes >= 4      ? 65536
+                                          : chunk);
 }
 
 /* --explain's line on the graphs' bandwidths across nodes (graph_bw). */
@@ -1103,7 +1104,7 @@ static void explain_graphs(const NcclComm *c, GString *explain)
     if (c->nnodes > 1 && v >= V_NVLSTREE_NVLS_CHUNK_FROM)
       g_string_append_printf(explain,
                              ", NVLSTree's of at most %" G_GUINT64_FORMAT " B",
-                             nvlstree_chunk(c));
+                             nvlstree_chunk(c, c->nvls_chunk));
     g_string_append_c(explain, '\n');
   }
   if (c->nnodes < 2)
@@ -1295,10 +1296,9 @@ guint64 nccl_slice_bytes(const NcclComm *c, NcclColl coll, NcclAlgo a,
     return chunk;
   case NCCL_ALGO_NVLS_TREE:
     if (v >= V_NVLSTREE_NVLS_CHUNK_FROM)
-      chunk = nvlstree_chunk(c);
-    else if (v >= V_NVLSTREE_MAX_CHUNK_FROM &&
-             (c->nvlstree_max_chunk || c->nnodes >= 4))
-      chunk = MIN(chunk, c->nvlstree_max_chunk ? c->nvlstree_max_chunk : 65536);
+      chunk = nvlstree_chunk(c, c->nvls_chunk);
+    else if (v >= V_NVLSTREE_MAX_CHUNK_FROM)
+      chunk = nvlstree_chunk(c, chunk);
     else if (v >= V_NVLS_NET_CHUNK_FROM && c->nnodes >= 4)
       chunk = 65536;
     if (bytes < 32 * ops * chunk && chunk > 262144)
