@@ -11,18 +11,21 @@
  *   Flow     one path of a transfer: its path, packet sizes and wire bytes
  *            per hop, send and receive sequence numbers (go-back-N), DCQCN
  *            state; alive until done and no packet of it is left;
- *   Packet   one packet, queued at a port or travelling to the next node.
+ *   Packet   one packet, queued at a port or travelling to the next node;
+ *   Lone     a flow alone on its path, in closed form: its first and last
+ *            packets' times on each hop, and the period between packets.
  *
  * Events: ARRIVE (a packet reaches the node at the end of its hop: all of
  * it, or its head on a cut-through hop), WAKE (a port may send: its
  * packet on the wire ended, a paced flow may go), CREDIT (credit back at
  * a sender), PFC (XOFF/XON takes effect), NAK, CNP, RTO and the DCQCN
- * timers (per flow, ignored when stale), SAMPLE and ZERO (a transfer of 0
- * bytes ends).
+ * timers (per flow, ignored when stale), SAMPLE, ZERO (a transfer of 0
+ * bytes ends) and LONE_END (a flow in closed form ends).
  *
  * Per packet and hop: one ARRIVE; the source port adds one WAKE per
  * packet while it has more to send; CREDIT adds one per packet and
- * credit-controlled hop. */
+ * credit-controlled hop.  A flow alone on its path (below) takes those of
+ * its first packet and one LONE_END. */
 #include "sim/packet.h"
 
 #include <math.h>
@@ -66,6 +69,7 @@ typedef struct {
   SimTime paused_since, stall_since;
   SimPortStats st;
   guint32 peak_flows;
+  guint32 lone; /* the flow alone on it in closed form, or NIL */
 } Port;
 
 typedef struct {
@@ -106,6 +110,8 @@ typedef struct {
   gboolean cnp_ever;
   guint32 wire_full[SIM_PATH_MAX_HOPS];
   guint32 wire_last[SIM_PATH_MAX_HOPS];
+  guint32 lone;      /* its closed form (Lone), or NIL: packet by packet */
+  gboolean lone_end; /* its end event (k_lone) will end it */
 } Flow;
 
 typedef struct {
@@ -128,12 +134,13 @@ typedef struct {
   SimTransport base;
   Port *port; /* [n_channels] */
   Vl *vl;     /* [sum of n_vl] */
-  SimPool flows, packets, xfers;
+  SimPool flows, packets, xfers, lones;
+  gboolean lone_on; /* flows alone on their path in closed form */
   SimRng rng;
   SimPacketStats st;
   SimPacketLink fallback;
   SimKind k_arrive, k_wake, k_credit, k_pfc, k_nak, k_cnp, k_rto, k_rate,
-      k_alpha, k_sample, k_zero, k_ccti;
+      k_alpha, k_sample, k_zero, k_ccti, k_lone;
   SimTime sample_interval;
   gboolean sample_pending;
   GArray *samples; /* SimQueueSample */
@@ -728,6 +735,20 @@ static void deliver(Packets *p, guint32 ki)
     flow_release(p, fi);
 }
 
+/* Puts packet ki, of `wire` bytes on the way out, at the end of v's FIFO
+ * at port o. */
+static void queue_packet(Packets *p, Port *o, Vl *v, guint32 ki, guint32 wire)
+{
+  pkt_at(p, ki)->next = NIL;
+  if (v->tail == NIL)
+    v->head = ki;
+  else
+    pkt_at(p, v->tail)->next = ki;
+  v->tail = ki;
+  v->queue_bytes += wire;
+  o->queue_bytes += wire;
+}
+
 static gboolean ecn_mark(Packets *p, const SimPacketLink *l, guint64 q)
 {
   double prob;
@@ -798,14 +819,7 @@ static void on_arrive(SimEngine *e, void *ctx, guint64 data)
     oo->st.ecn_marks++;
     p->st.fecn_marks++;
   }
-  k->next = NIL;
-  if (v->tail == NIL)
-    v->head = ki;
-  else
-    pkt_at(p, v->tail)->next = ki;
-  v->tail = ki;
-  v->queue_bytes += wout;
-  oo->queue_bytes += wout;
+  queue_packet(p, oo, v, ki, wout);
   oo->st.max_queue_bytes = MAX(oo->st.max_queue_bytes, oo->queue_bytes);
   touch(p, out);
   port_kick(p, out);
@@ -937,6 +951,465 @@ static void on_zero(SimEngine *e, void *ctx, guint64 data)
   sim_transport_finish(&p->base, tag);
 }
 
+/* ---- a flow alone on its path: its closed form ------------------------ */
+
+/* A flow that starts on a path no other flow uses, whose channels are
+ * idle, and on which nothing can queue, mark, pause, drop or stall its
+ * packets (lone_try lists the conditions) moves every packet as
+ * transmit() and on_arrive() would, each one period after the one before:
+ * its packets need no events.  Its times on each hop are kept for its
+ * first and its last packet (packet k < n - 1 is the first, k periods
+ * later); one event at its last delivery ends it, and its channels'
+ * counters take its packets then.  A flow that starts on one of its
+ * channels first puts its packets where they are at that instant, its
+ * counters, credits and the credits on their way back as they are
+ * (lone_settle), and both go on packet by packet. */
+
+typedef struct {
+  SimTime b;    /* the packet starts to leave on the hop */
+  SimTime e;    /* the hop's channel is busy until */
+  SimTime arr;  /* its ARRIVE at the hop's end; on the last hop, delivery */
+  SimTime tail; /* all of it at the hop's end */
+  SimTime rel;  /* its buffer at the hop's end given up (sent on, taken) */
+  SimTime cred; /* the credit for it back at the hop's sender */
+} HopTimes;
+
+typedef struct {
+  SimTime period; /* between packets' starts on any hop, but the last's */
+  HopTimes first[SIM_PATH_MAX_HOPS], last[SIM_PATH_MAX_HOPS];
+} Lone;
+
+/* Packet seq of f starting to leave its source at b0: its times on each
+ * hop, as transmit() and on_arrive() give them, where the packet before it
+ * (prev, or none) keeps a hop busy until prev[h].e (the short last packet
+ * can come in before the full one before it has left: it waits). */
+static void lone_packet(Packets *p, const Flow *f, guint32 seq, SimTime b0,
+                        const HopTimes *prev, HopTimes *t)
+{
+  guint32 payload = seq + 1 == f->n_pkts ? f->last_payload : f->mtu;
+  guint32 n = f->path.n;
+
+  for (guint32 h = 0; h < n; h++) {
+    const Port *o = &p->port[f->path.hop[h]];
+    guint32 wire = flow_wire(f, seq, h);
+    SimTime ser = sim_serialize_ps(wire, o->rate);
+    SimTime b = h == 0 ? b0 : MAX(t[h - 1].arr, prev ? prev[h].e : 0);
+    HopTimes *x = &t[h];
+
+    x->b = b;
+    x->e = MAX(b + ser, h > 0 ? t[h - 1].tail : 0);
+    if (o->link->cut_through && h + 1 < n) {
+      x->arr =
+          b + sim_serialize_ps(MIN(o->link->cut_through_bytes, wire), o->rate) +
+          o->lat;
+      x->tail = x->e + o->lat;
+    } else {
+      x->arr = x->tail = x->e + o->lat;
+    }
+    if (h + 1 < n) {
+      x->arr += o->next_lat;
+      x->tail += o->next_lat;
+    }
+    if (h > 0) {
+      /* transmit(): the buffer the packet came in to is free */
+      const Port *oi = &p->port[f->path.hop[h - 1]];
+      SimTime freed = x->e;
+      if (oi->link->mtu < payload)
+        freed = b + sim_serialize_ps((double)wire * oi->link->mtu / payload,
+                                     o->rate);
+      t[h - 1].rel = b;
+      t[h - 1].cred = freed + oi->lat;
+    }
+  }
+  /* on_arrive(): taken at once at the path's end, its credit sent back */
+  t[n - 1].rel = t[n - 1].arr;
+  t[n - 1].cred = t[n - 1].arr + p->port[f->path.hop[n - 1]].lat;
+}
+
+/* The times of packet k of f on hop h. */
+static HopTimes lone_at(const Flow *f, const Lone *l, guint32 k, guint32 h)
+{
+  HopTimes x;
+  SimTime d;
+
+  if (k + 1 == f->n_pkts)
+    return l->last[h];
+  x = l->first[h];
+  d = (SimTime)k * l->period;
+  x.b += d;
+  x.e += d;
+  x.arr += d;
+  x.tail += d;
+  x.rel += d;
+  x.cred += d;
+  return x;
+}
+
+/* How many of the n packets have a time before T (at or before, with
+ * incl), the time of packet k being first + k x period for k < n - 1 and
+ * last for the last (an increasing sequence).  What falls on T itself has
+ * not happened yet when another event runs at T: packet by packet it
+ * would be an event at T too, which runs after it where it was scheduled
+ * after it (docs/transports.md: simultaneous events). */
+static guint32 lone_count(guint32 n, SimTime first, SimTime period,
+                          SimTime last, SimTime T, gboolean incl)
+{
+  guint64 c;
+
+  if (!incl) {
+    if (T == 0)
+      return 0;
+    T--;
+  }
+  if (last <= T)
+    return n; /* all: a flow's end */
+  if (n == 1)
+    return 0;
+  c = T < first ? 0 : MIN((guint64)n - 1, (T - first) / period + 1);
+  if (c == n - 1 && last <= T)
+    c = n;
+  return (guint32)c;
+}
+
+#define LONE_COUNT(f, l, h, field, T, incl)                                    \
+  lone_count((f)->n_pkts, (l)->first[h].field, (l)->period,                    \
+             (l)->last[h].field, T, incl)
+
+/* What hop h of lone flow f has carried by T: `sent` packets started on
+ * it, the first of them by its own events; the rest (`virt`, `full` of
+ * them full-sized) in closed form, with their bytes and busy time, the
+ * largest that came to the hop's queue, and the last one started. */
+typedef struct {
+  guint32 sent, virt, full;
+  guint64 payload, wire;
+  SimTime busy;
+  guint32 max_wire;
+  HopTimes tx; /* the last one started (when virt > 0) */
+  guint32 tx_wire, tx_payload;
+} LoneHop;
+
+/* Of `all` packets 0 .. all - 1, those past the first, which went by its
+ * own events. */
+static inline guint32 past_first(guint32 all)
+{
+  return all > 0 ? all - 1 : 0;
+}
+
+static void lone_hop(Packets *p, const Flow *f, const Lone *l, guint32 h,
+                     SimTime T, gboolean incl, LoneHop *s)
+{
+  double rate = p->port[f->path.hop[h]].rate;
+  guint32 wf = f->wire_full[h], wl = f->wire_last[h];
+  gboolean last;
+
+  guint32 came;
+
+  memset(s, 0, sizeof *s);
+  s->sent = LONE_COUNT(f, l, h, b, T, incl);
+  if (h == 0) /* the first left as the flow started */
+    s->sent = MAX(s->sent, 1);
+  last = s->sent == f->n_pkts;
+  s->virt = past_first(s->sent);
+  s->full = s->virt - (last ? 1 : 0);
+  s->payload = (guint64)s->full * f->mtu + (last ? f->last_payload : 0);
+  s->wire = (guint64)s->full * wf + (last ? wl : 0);
+  s->busy = (SimTime)s->full * sim_serialize_ps(wf, rate) +
+            (last ? sim_serialize_ps(wl, rate) : 0);
+  if (h > 0) {
+    came = LONE_COUNT(f, l, h - 1, arr, T, incl);
+    s->max_wire = MAX(past_first(came) - (came == f->n_pkts) ? wf : 0,
+                      came == f->n_pkts ? wl : 0);
+  }
+  if (s->virt > 0) {
+    s->tx = lone_at(f, l, s->sent - 1, h);
+    s->tx_wire = last ? wl : wf;
+    s->tx_payload = last ? f->last_payload : f->mtu;
+  }
+}
+
+/* Hop h of f, the lone flow on channel c. */
+static guint32 lone_hop_of(const Flow *f, SimChannelId c)
+{
+  for (guint32 h = 0; h < f->path.n; h++)
+    if (f->path.hop[h] == c)
+      return h;
+  g_assert_not_reached();
+}
+
+/* Queues packet ki of f, come in on its hop, at the port of its next hop,
+ * as on_arrive() does (the port is busy: it wakes when free). */
+static void lone_enqueue(Packets *p, const Flow *f, guint32 ki)
+{
+  Packet *k = pkt_at(p, ki);
+  SimChannelId in = f->path.hop[k->hop], out = f->path.hop[k->hop + 1];
+  Port *oi = &p->port[in], *oo = &p->port[out];
+  Vl *v = &p->vl[oo->vl0 + k->vl];
+  guint32 wout;
+
+  if (oi->link->flow_control == SIM_FC_PFC)
+    p->vl[oi->vl0 + k->vl].ingress_bytes += pkt_wire(f, k);
+  k->hop++;
+  wout = pkt_wire(f, k);
+  queue_packet(p, oo, v, ki, wout);
+  wake_at(p, out, oo->busy_until);
+}
+
+/* Puts lone flow fi's state at T (now; what falls on T counted with incl)
+ * into the packet-by-packet records: counters, the channels' last
+ * packets, credits and the credit on its way back, its packets still
+ * travelling (each with its ARRIVE), and the flow's sequence numbers; its
+ * channels are free for other flows. */
+static void lone_settle(Packets *p, guint32 fi, SimTime T, gboolean incl)
+{
+  Flow *f = flow_at(p, fi);
+  Lone *l = sim_pool_at(&p->lones, f->lone);
+  guint32 n = f->n_pkts, nh = f->path.n, sent0 = 0, got;
+
+  for (guint32 h = 0; h < nh; h++) {
+    SimChannelId c = f->path.hop[h];
+    Port *o = &p->port[c];
+    Vl *v = &p->vl[o->vl0 + f->vl];
+    LoneHop s;
+
+    o->lone = NIL;
+    lone_hop(p, f, l, h, T, incl, &s);
+    if (h == 0)
+      sent0 = s.sent;
+    if (s.virt == 0)
+      continue;
+    o->st.packets += s.virt;
+    o->st.payload_bytes += s.payload;
+    o->st.wire_bytes += s.wire;
+    o->st.busy_ps += s.busy;
+    p->st.packet_hops += s.virt;
+    /* queued as it came in: for an instant, or the last while the one
+     * before it leaves */
+    o->st.max_queue_bytes = MAX(o->st.max_queue_bytes, s.max_wire);
+    o->busy_until = s.tx.e;
+    o->tx_start = s.tx.b;
+    o->tx_wire = s.tx_wire;
+    o->tx_payload = s.tx_payload;
+    o->rr = (f->vl + 1) % o->n_vl;
+    v->turn_local = h > 0;
+    if (o->link->flow_control == SIM_FC_CREDIT) {
+      guint64 nf = credit_need(o->link, f->wire_full[h]);
+      guint64 nl = credit_need(o->link, f->wire_last[h]);
+      guint32 rel = LONE_COUNT(f, l, h, rel, T, incl);
+      guint32 back = LONE_COUNT(f, l, h, cred, T, incl);
+
+      /* taken as they left, back for those whose credit has come (the
+       * first packet's by its own events) */
+      v->credits -= (gint64)(s.full * nf + (s.sent == n ? nl : 0));
+      v->credits += (gint64)((past_first(back) - (back == n)) * nf +
+                             (back == n ? nl : 0));
+      for (guint32 k = MAX(back, 1); k < rel; k++)
+        sim_engine_schedule(
+            p->base.engine, lone_at(f, l, k, h).cred, p->k_credit,
+            (guint64)c << 32 | (guint64)f->vl << 29 | (k + 1 == n ? nl : nf));
+    }
+  }
+  /* delivered past the first (which came before them, by its events) */
+  got = past_first(LONE_COUNT(f, l, nh - 1, arr, T, incl));
+  for (guint32 k = 1 + got; k < sent0; k++) {
+    guint32 h = nh - 1;
+    guint32 ki = sim_pool_alloc(&p->packets);
+    Packet *pk = pkt_at(p, ki);
+    HopTimes x;
+
+    while (h > 0 &&
+           (incl ? lone_at(f, l, k, h).b > T : lone_at(f, l, k, h).b >= T))
+      h--;
+    x = lone_at(f, l, k, h);
+    pk->next = NIL;
+    pk->flow = fi;
+    pk->seq = k;
+    pk->payload = k + 1 == n ? f->last_payload : f->mtu;
+    pk->hop = (guint8)h;
+    pk->vl = (guint8)f->vl;
+    pk->ecn = 0;
+    pk->tail = x.tail;
+    f->alive++;
+    if (h + 1 < nh && (incl ? x.arr <= T : x.arr < T)) {
+      /* come to hop h + 1, waiting there for the packet before it */
+      lone_enqueue(p, f, ki);
+      continue;
+    }
+    sim_engine_schedule(p->base.engine, x.arr, p->k_arrive, ki);
+  }
+  f->next_seq = f->high_seq = sent0;
+  f->expected += got;
+  if (got)
+    f->last_progress = lone_at(f, l, got, nh - 1).arr;
+  if (f->cap > 0 && sent0 > 1)
+    f->next_allowed =
+        lone_at(f, l, sent0 - 1, 0).b +
+        sim_serialize_ps(sent0 == n ? f->last_payload : f->mtu, f->cap);
+  p->st.packets_injected += sent0 - 1;
+  p->st.peak_packets = MAX(p->st.peak_packets, p->packets.in_use);
+  sim_pool_free(&p->lones, f->lone);
+  f->lone = NIL;
+}
+
+/* A flow starts on a channel of lone flow fi: fi goes on packet by
+ * packet from now. */
+static void lone_demote(Packets *p, guint32 fi)
+{
+  Flow *f = flow_at(p, fi);
+  SimTime now = sim_engine_now(p->base.engine);
+  SimChannelId c0 = f->path.hop[0];
+
+  lone_settle(p, fi, now, FALSE);
+  p->st.lone_settled++;
+  f->lone_end = FALSE;
+  if (f->next_seq < f->n_pkts) {
+    ring_add(p, fi);
+    /* a packet due now leaves after this event, as its WAKE would */
+    if (MAX(p->port[c0].busy_until, f->next_allowed) <= now)
+      wake_at(p, c0, now);
+    else
+      port_kick(p, c0);
+  }
+}
+
+static void on_lone_end(SimEngine *e, void *ctx, guint64 data)
+{
+  Packets *p = ctx;
+  Flow *f = flow_of_event(p, data);
+  guint32 fi = (guint32)data;
+
+  if (!f || !f->lone_end)
+    return;
+  f->lone_end = FALSE;
+  if (f->lone != NIL)
+    lone_settle(p, fi, sim_engine_now(e), TRUE);
+  flow_done(p, fi);
+}
+
+/* Whether hop h's credit can run short for lone flow f: its own packets
+ * not yet credited back (a credit due at the instant counted as not back)
+ * against the credit the hop has now, which other flows' returns only
+ * raise. */
+static gboolean lone_credit_short(Packets *p, const Flow *f, const Lone *l,
+                                  guint32 h)
+{
+  const Port *o = &p->port[f->path.hop[h]];
+  const SimPacketLink *k = o->link;
+  gint64 c0 = p->vl[o->vl0 + f->vl].credits;
+  gint64 nf = (gint64)credit_need(k, f->wire_full[h]);
+  gint64 nl = (gint64)credit_need(k, f->wire_last[h]);
+  gint64 cap = (gint64)k->buffer_bytes;
+  guint32 n = f->n_pkts;
+  guint64 out, due;
+
+  if (k->flow_control != SIM_FC_CREDIT)
+    return FALSE;
+  if (n == 1)
+    return c0 < MIN(nl, cap);
+  /* a full packet k: min(k, D / period) of those before it are out */
+  due = l->first[h].cred - l->first[h].b;
+  out = MIN((guint64)n - 2, due / l->period);
+  if (c0 - (gint64)out * nf < MIN(nf, cap))
+    return TRUE;
+  /* the last: those before it whose credit is due at or after it starts */
+  if (l->last[h].b <= l->first[h].cred)
+    out = n - 1;
+  else
+    out = (guint64)n - 1 -
+          MIN((guint64)n - 1,
+              (l->last[h].b - l->first[h].cred + l->period - 1) / l->period);
+  return c0 - (gint64)out * nf < MIN(nl, cap);
+}
+
+/* Whether lone flow f's packets, timed in l, can run in closed form: each
+ * hop free when the next full packet comes (a slower hop after the first
+ * queues them), no XOFF or drop coming in, none dropped at an empty
+ * queue, credit never short. */
+static gboolean lone_fits(Packets *p, const Flow *f, const Lone *l)
+{
+  guint32 n = f->n_pkts;
+
+  for (guint32 h = 0; h < f->path.n; h++) {
+    const Port *o = &p->port[f->path.hop[h]];
+    guint32 w = MAX(f->wire_full[h], f->wire_last[h]);
+
+    if (h > 0) {
+      const Port *oi = &p->port[f->path.hop[h - 1]];
+      guint32 wi = MAX(f->wire_full[h - 1], f->wire_last[h - 1]);
+      /* the hop free when each next full packet comes */
+      if (n > 2 && l->first[h].e > l->first[h - 1].arr + l->period)
+        return FALSE;
+      /* no XOFF, no drop coming in; none dropped at an empty queue */
+      if (oi->link->flow_control == SIM_FC_PFC &&
+          (p->vl[oi->vl0 + f->vl].xoff_sent ||
+           p->vl[oi->vl0 + f->vl].ingress_bytes + wi >=
+               oi->link->pfc_xoff_bytes))
+        return FALSE;
+      if (o->link->flow_control == SIM_FC_LOSSY && w > o->link->buffer_bytes)
+        return FALSE;
+    }
+    if (lone_credit_short(p, f, l, h))
+      return FALSE;
+  }
+  return TRUE;
+}
+
+/* Runs flow fi, just set up on its path, in closed form if it can: alone
+ * on idle channels, no packet of it queued at a hop (each hop free when
+ * the next packet comes), none marked, paused, dropped or short of credit
+ * (checked against what the hops hold now), no retransmit timer, no queue
+ * sampling, and no resent packet anywhere (a stray copy could still be on
+ * its way). */
+static gboolean lone_try(Packets *p, guint32 fi)
+{
+  Flow *f = flow_at(p, fi);
+  SimTime now = sim_engine_now(p->base.engine);
+  guint32 n = f->n_pkts, nh = f->path.n, li;
+  Lone *l;
+
+  if (!p->lone_on || p->sample_interval || p->st.packets_resent || f->rto ||
+      n < 2)
+    return FALSE;
+  for (guint32 h = 0; h < nh; h++) {
+    const Port *o = &p->port[f->path.hop[h]];
+    if (o->lone != NIL || o->active_flows != 1 || o->busy_until > now ||
+        o->queue_bytes || o->stalled || o->n_paused || port_has_work(p, o) ||
+        (o->link->ibcc_mark && o->link->ibcc_threshold_bytes == 0))
+      return FALSE;
+  }
+  li = sim_pool_alloc(&p->lones);
+  l = sim_pool_at(&p->lones, li);
+  lone_packet(p, f, 0, now, NULL, l->first);
+  l->period =
+      MAX(sim_serialize_ps(f->wire_full[0], p->port[f->path.hop[0]].rate),
+          f->cap > 0 ? sim_serialize_ps(f->mtu, f->cap) : 0);
+  {
+    HopTimes prev[SIM_PATH_MAX_HOPS];
+    for (guint32 h = 0; h < nh; h++)
+      prev[h] = lone_at(f, l, n - 2, h);
+    lone_packet(p, f, n - 1, now + (SimTime)(n - 1) * l->period, prev, l->last);
+  }
+  if (!lone_fits(p, f, l)) {
+    sim_pool_free(&p->lones, li);
+    return FALSE;
+  }
+  /* the first packet goes by events, as packet by packet: its events
+   * (its ARRIVE, the source's WAKE) have their place among this instant's
+   * others, so a flow that comes on the path at this instant finds what it
+   * would; the rest in closed form, off the source's ring */
+  ring_add(p, fi);
+  port_kick(p, f->path.hop[0]);
+  g_assert(f->next_seq == 1);
+  ring_remove(p, &p->vl[p->port[f->path.hop[0]].vl0 + f->vl], fi, fi);
+  f->lone = li;
+  f->lone_end = TRUE;
+  p->st.lone_flows++;
+  for (guint32 h = 0; h < nh; h++)
+    p->port[f->path.hop[h]].lone = fi;
+  sim_engine_schedule(p->base.engine, l->last[nh - 1].arr, p->k_lone,
+                      flow_ev(fi, f->gen));
+  return TRUE;
+}
+
 /* ---- transfers -------------------------------------------------------- */
 
 static guint32 wire_of(Packets *p, SimChannelId c, guint32 payload)
@@ -950,13 +1423,19 @@ static void start_flow(Packets *p, guint32 xi, const SimTransfer *x, guint32 i,
                        guint64 bytes)
 {
   const SimPath *path = &x->paths[i];
-  guint32 fi = sim_pool_alloc(&p->flows);
-  Flow *f = flow_at(p, fi);
-  guint32 gen = f->gen;
-  guint32 mtu = 0;
+  guint32 fi, gen, mtu = 0;
+  Flow *f;
 
+  /* a lone flow on the way goes on packet by packet */
+  for (guint32 h = 0; h < path->n; h++)
+    if (p->port[path->hop[h]].lone != NIL)
+      lone_demote(p, p->port[path->hop[h]].lone);
+  fi = sim_pool_alloc(&p->flows);
+  f = flow_at(p, fi);
+  gen = f->gen;
   memset(f, 0, sizeof *f);
   f->gen = gen + 1;
+  f->lone = NIL;
   f->xfer = xi;
   f->path = *path;
   f->path_lat = sim_path_latency_ps(p->base.fabric, path);
@@ -996,6 +1475,8 @@ static void start_flow(Packets *p, guint32 xi, const SimTransfer *x, guint32 i,
       f->alpha = 1;
     }
   }
+  if (lone_try(p, fi))
+    return;
   ring_add(p, fi);
   port_kick(p, path->hop[0]);
 }
@@ -1037,22 +1518,40 @@ static void packet_start(SimTransport *t, const SimTransfer *x)
 static void packet_channel_stats(const SimTransport *t, SimChannelId c,
                                  SimChannelStats *out)
 {
-  const Port *o = &((const Packets *)t)->port[c];
-
+  Packets *p = (Packets *)t;
+  const Port *o = &p->port[c];
   SimTime now = sim_engine_now(t->engine);
+  SimTime tx_start = o->tx_start, busy_until = o->busy_until;
+  guint32 tx_payload = o->tx_payload, tx_wire = o->tx_wire;
 
   out->payload_bytes = (double)o->st.payload_bytes;
   out->wire_bytes = (double)o->st.wire_bytes;
   out->busy_ps = o->st.busy_ps;
+  if (o->lone != NIL) {
+    /* a lone flow's packets so far, counted as transmit() would have */
+    const Flow *f = flow_at(p, o->lone);
+    LoneHop s;
+
+    lone_hop(p, f, sim_pool_at(&p->lones, f->lone), lone_hop_of(f, c), now,
+             FALSE, &s);
+    out->payload_bytes += (double)s.payload;
+    out->wire_bytes += (double)s.wire;
+    out->busy_ps += s.busy;
+    if (s.virt) {
+      tx_start = s.tx.b;
+      busy_until = s.tx.e;
+      tx_payload = s.tx_payload;
+      tx_wire = s.tx_wire;
+    }
+  }
   /* A packet is counted when it starts to leave: take back the part of
    * it still to go (it leaves evenly over [tx_start, busy_until]), so the
    * counters are exact at any instant. */
-  if (o->busy_until > now && o->tx_start <= now) {
-    double rest =
-        (double)(o->busy_until - now) / (double)(o->busy_until - o->tx_start);
+  if (busy_until > now && tx_start <= now) {
+    double rest = (double)(busy_until - now) / (double)(busy_until - tx_start);
 
-    out->payload_bytes -= rest * o->tx_payload;
-    out->wire_bytes -= rest * o->tx_wire;
+    out->payload_bytes -= rest * tx_payload;
+    out->wire_bytes -= rest * tx_wire;
   }
   out->peak_flows = o->peak_flows;
 }
@@ -1064,6 +1563,7 @@ static void packet_free(SimTransport *t)
   sim_pool_clear(&p->flows);
   sim_pool_clear(&p->packets);
   sim_pool_clear(&p->xfers);
+  sim_pool_clear(&p->lones);
   g_array_free(p->samples, TRUE);
   g_array_free(p->touched, TRUE);
   g_free(p->port);
@@ -1136,6 +1636,7 @@ SimTransport *sim_packet_new(SimEngine *engine, const SimFabric *fabric,
     o->next_lat = sim_fabric_node(fabric, ch->dst)->latency_ps;
     o->vl0 = n_vl;
     o->n_vl = o->link->n_vl;
+    o->lone = NIL;
     n_vl += o->n_vl;
   }
   p->vl = g_new0(Vl, MAX(n_vl, 1));
@@ -1150,6 +1651,8 @@ SimTransport *sim_packet_new(SimEngine *engine, const SimFabric *fabric,
   sim_pool_init(&p->flows, sizeof(Flow), 10);
   sim_pool_init(&p->packets, sizeof(Packet), 14);
   sim_pool_init(&p->xfers, sizeof(Xfer), 10);
+  sim_pool_init(&p->lones, sizeof(Lone), 6);
+  p->lone_on = TRUE;
   sim_rng_init(&p->rng, 1, 0);
   p->samples = g_array_new(FALSE, FALSE, sizeof(SimQueueSample));
   p->touched = g_array_new(FALSE, FALSE, sizeof(SimChannelId));
@@ -1167,6 +1670,7 @@ SimTransport *sim_packet_new(SimEngine *engine, const SimFabric *fabric,
   p->k_sample = sim_engine_register(engine, "packet.sample", on_sample, p);
   p->k_zero = sim_engine_register(engine, "packet.zero", on_zero, p);
   p->k_ccti = sim_engine_register(engine, "packet.ibcc_ccti", on_ccti_timer, p);
+  p->k_lone = sim_engine_register(engine, "packet.lone_end", on_lone_end, p);
   return &p->base;
 }
 
@@ -1179,6 +1683,12 @@ void sim_packet_set_seed(SimTransport *t, guint64 seed)
 {
   g_assert(sim_transport_is_packet(t));
   sim_rng_init(&((Packets *)t)->rng, seed, 0);
+}
+
+void sim_packet_set_closed_form(SimTransport *t, gboolean on)
+{
+  g_assert(sim_transport_is_packet(t));
+  ((Packets *)t)->lone_on = on;
 }
 
 void sim_packet_set_sampling(SimTransport *t, SimTime interval)
@@ -1207,6 +1717,20 @@ void sim_packet_port_stats(const SimTransport *t, SimChannelId c,
   g_assert(c < sim_fabric_n_channels(t->fabric));
   o = &p->port[c];
   *out = o->st;
+  if (o->lone != NIL) {
+    Packets *pm = (Packets *)p;
+    const Flow *f = flow_at(pm, o->lone);
+    guint32 h = lone_hop_of(f, c);
+    LoneHop s;
+
+    lone_hop(pm, f, sim_pool_at(&pm->lones, f->lone), h, now, FALSE, &s);
+    out->packets += s.virt;
+    out->payload_bytes += s.payload;
+    out->wire_bytes += s.wire;
+    out->busy_ps += s.busy;
+    if (h > 0)
+      out->max_queue_bytes = MAX(out->max_queue_bytes, s.max_wire);
+  }
   if (o->n_paused)
     out->paused_ps += now - o->paused_since;
   if (o->stalled)

@@ -88,7 +88,15 @@
  * Control messages (credits, PAUSE, NAK, CNP, BECN) take time but no
  * bandwidth.
  * A transfer is done when its last byte has been delivered in order.  A
- * path set's shares run as separate flows. */
+ * path set's shares run as separate flows.
+ *
+ * A flow alone on idle channels, on which nothing can queue, mark, pause,
+ * drop or stall its packets, runs in closed form: its first packet by
+ * events, the rest one period apart as those events would move them,
+ * without an event per packet and hop; a flow that comes on its path puts
+ * its packets where they are at that instant and both go on packet by
+ * packet (sim/packet.c, "a flow alone on its path"; the same times and
+ * counters; sim_packet_set_closed_form turns it off). */
 #ifndef SIM_PACKET_H
 #define SIM_PACKET_H
 
@@ -172,7 +180,11 @@ typedef struct {
   guint64 drops;
   guint64 naks, timeouts, cnps, pauses, credit_stalls, ecn_marks;
   guint64 fecn_marks, becns;
-  guint64 peak_packets; /* most packets alive (queued or on a wire) */
+  guint64 peak_packets; /* most packets alive (queued or on a wire; not
+                           those of a flow in closed form) */
+  guint64 lone_flows;   /* flows started in closed form */
+  guint64 lone_settled; /* of them, put back packet by packet as another
+                           flow came on their path */
 } SimPacketStats;
 
 /* A queue-depth sample: channel c's queue (wire bytes, all VLs) at t. */
@@ -187,6 +199,12 @@ typedef struct {
  * store and forward). */
 SimTransport *sim_packet_new(SimEngine *engine, const SimFabric *fabric,
                              SimPacketLinkFn link, void *link_ctx);
+
+/* Whether a flow alone on its path moves its packets in closed form
+ * (default on; sim/packet.c, "a flow alone on its path"): the same times
+ * and counters as packet by packet, without an event per packet and hop.
+ * Off, every packet crosses every hop as an event. */
+void sim_packet_set_closed_form(SimTransport *t, gboolean on);
 
 /* Seeds ECN marking (default seed 1). */
 void sim_packet_set_seed(SimTransport *t, guint64 seed);

@@ -32,10 +32,11 @@ void cli_nccl_add_entries(GOptionGroup *group, CliNcclOptions *o)
        "Transport: flow (default), analytical or packet", "LEVEL"},
       {"no-fold", 0, 0, G_OPTION_ARG_NONE, &o->no_fold,
        "Run every channel of a collective, and every round of each of its "
-       "connections, as transfers of their own; by default channels that "
-       "move the same bytes over the same paths run as one, and a "
-       "connection nothing waits on moves its bytes in one transfer "
-       "(docs/transports.md)",
+       "connections, as transfers of their own, and with --fidelity packet "
+       "every packet as events; by default channels that move the same "
+       "bytes over the same paths run as one, a connection nothing waits "
+       "on moves its bytes in one transfer, and a packet flow alone on its "
+       "path runs in closed form (docs/transports.md)",
        NULL},
       G_OPTION_ENTRY_NULL};
 

@@ -173,6 +173,14 @@ struct NcclSession {
   gint64 t0;
 };
 
+/* The packet transport's shortcut: a flow alone on its path in closed
+ * form (sim/packet.h), unless told not to (--no-fold). */
+static void transport_shortcuts(NcclSession *s, const NcclComm *comm)
+{
+  if (s->exec == NCCL_EXEC_PACKET)
+    sim_packet_set_closed_form(s->tr, !comm->opt.no_fold);
+}
+
 static void kept_free(gpointer p)
 {
   KeptPaths *k = p;
@@ -292,6 +300,7 @@ gboolean nccl_session_add(NcclSession *s, const NcclComm *comm, NcclColl coll,
     spec = &none;
   pl.one_way = spec->one_way;
   plan_shortcuts(&pl, comm, s->exec, FALSE);
+  transport_shortcuts(s, comm);
   if (comm->sys != s->sys) {
     g_set_error(error, COLL_ERROR, COLL_ERROR_CONFLICT,
                 "a communicator of another system than the session's");
@@ -374,6 +383,7 @@ gboolean nccl_run(const NcclComm *comm, NcclColl coll, guint64 bytes,
     goto out;
   s = nccl_session_new(comm->sys, exec, comm->opt.packet_sample_ps);
   s->t0 = t0;
+  transport_shortcuts(s, comm);
   x.dag = s->dag;
   if (comm->opt.trace && comm->opt.trace->attach)
     comm->opt.trace->attach(comm->opt.trace->ctx, s->engine, s->tr);

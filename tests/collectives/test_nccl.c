@@ -9,6 +9,7 @@
 #include "collectives/nccl/nccl.h"
 #include "collectives/nccl/nccl_internal.h"
 #include "models/params.h"
+#include "sim/packet.h"
 #include "tests/suites.h"
 
 #define MIB (G_GUINT64_CONSTANT(1) << 20)
@@ -2080,6 +2081,99 @@ START_TEST(test_chain_pace)
 }
 END_TEST
 
+/* The packet transport's lone flows (sim/packet.h): how many ran in closed
+ * form in a run, from its inspect hook. */
+typedef struct {
+  LinkTotals links;
+  guint64 lone, settled;
+} LoneTotals;
+
+static void lone_totals(void *ctx, const SimTransport *t, SimTime end)
+{
+  LoneTotals *lt = ctx;
+  SimPacketStats st;
+
+  link_totals(&lt->links, t, end);
+  sim_packet_stats(t, &st);
+  lt->lone = st.lone_flows;
+  lt->settled = st.lone_settled;
+}
+
+static NcclRunStats packet_run(const TopoSystem *sys, NcclColl coll,
+                               guint64 bytes, gboolean packetwise,
+                               LoneTotals *lt)
+{
+  NcclOptions o = {.no_fold = packetwise};
+  g_autoptr(NcclComm) c = comm_of(sys, &o);
+  g_autoptr(GError) error = NULL;
+  NcclChoice ch;
+  NcclRunStats st;
+
+  ck_assert(nccl_select(c, coll, bytes, &ch, NULL, &error));
+  ck_assert_msg(nccl_run(c, coll, bytes, &ch, NCCL_EXEC_PACKET, lone_totals, lt,
+                         &st, &error),
+                "%s", error ? error->message : "");
+  return st;
+}
+
+/* A flow alone on its path in closed form on the packet transport, against
+ * every packet as an event (--no-fold's transport; the same plan, whole
+ * bodies in both): NCCL's plans on two PCIe servers and on two DGX H100,
+ * where point-to-point flows run alone to their end and the collectives'
+ * start alone and meet others (1,322 in closed form, 1,058 of them put back
+ * packet by packet).  The same time to the picosecond, every channel the
+ * same bytes and busy time. */
+START_TEST(test_packet_closed_form)
+{
+  static const char *const ini[] = {
+      "[system]\nserver = pcie-8gpu-switched\nservers = 2\n[scaleout]\n"
+      "topology = fat-tree\nswitch = quantum-hdr\ntiers = 2\n",
+      "[system]\nserver = dgx-h100\nservers = 2\n[scaleout]\ntopology = "
+      "fat-tree\nswitch = quantum2-ndr\ntiers = 2\nrail_optimized = true\n"};
+  static const NcclColl colls[] = {NCCL_COLL_ALLREDUCE, NCCL_COLL_ALLGATHER,
+                                   NCCL_COLL_ALLTOALL, NCCL_COLL_SENDRECV};
+  static const guint64 sizes[] = {256 << 10, 4 * MIB};
+  guint64 lone = 0, settled = 0;
+
+  for (guint32 i = 0; i < G_N_ELEMENTS(ini); i++) {
+    g_autoptr(TopoSystem) sys = load_text(ini[i]);
+
+    for (guint32 k = 0; k < G_N_ELEMENTS(colls); k++) {
+      for (guint32 z = 0; z < G_N_ELEMENTS(sizes); z++) {
+        LoneTotals a = {0}, b = {0};
+        NcclRunStats fa = packet_run(sys, colls[k], sizes[z], FALSE, &a);
+        NcclRunStats fb = packet_run(sys, colls[k], sizes[z], TRUE, &b);
+
+        ck_assert_uint_eq(b.lone, 0);
+        lone += a.lone;
+        settled += a.settled;
+        ck_assert_msg(fa.time_ps == fb.time_ps,
+                      "system %u %s %" G_GUINT64_FORMAT
+                      " B: closed form %.6f us, packet by packet %.6f us",
+                      i, nccl_coll_name(colls[k]), sizes[z],
+                      (double)fa.time_ps / SIM_US(1),
+                      (double)fb.time_ps / SIM_US(1));
+        ck_assert_uint_eq(a.links.bytes->len, b.links.bytes->len);
+        for (guint32 c = 0; c < a.links.bytes->len; c++)
+          ck_assert_msg(g_array_index(a.links.bytes, double, c) ==
+                                g_array_index(b.links.bytes, double, c) &&
+                            g_array_index(a.links.busy, SimTime, c) ==
+                                g_array_index(b.links.busy, SimTime, c),
+                        "system %u %s: channel %u", i, nccl_coll_name(colls[k]),
+                        c);
+        g_array_free(a.links.bytes, TRUE);
+        g_array_free(a.links.busy, TRUE);
+        g_array_free(b.links.bytes, TRUE);
+        g_array_free(b.links.busy, TRUE);
+      }
+    }
+  }
+  /* both ways taken: alone to the end (point to point), and met */
+  ck_assert_uint_ge(lone, 1000);
+  ck_assert_uint_ge(settled, 500);
+}
+END_TEST
+
 /* Two shortcuts of the plan's execution.  Folding alike channels (plan.c
  * channel_end) is exact but for the last bits of the rates: on contended fabrics (an oversubscribed ECMP
  * fat-tree, where channels that share a NIC fold only where they hash
@@ -2610,6 +2704,7 @@ Suite *suite_nccl(void)
   tcase_add_test(tc, test_nvlink_bridge_ring);
   tcase_add_test(tc, test_algo_efficiency);
   tcase_add_test(tc, test_fold_exact);
+  tcase_add_test(tc, test_packet_closed_form);
   tcase_add_test(tc, test_chain_pace);
   suite_add_tcase(s, tc);
   return s;

@@ -27,6 +27,7 @@ typedef struct {
   guint32 n_done;
   guint64 seed;      /* ECN marking seed, if set, before rig_go */
   SimTime sample_ps; /* queue sampling interval, if set, before rig_go */
+  gboolean packetwise; /* every flow packet by packet (no closed form) */
 } Rig;
 
 static void on_done(void *ctx, guint64 tag, SimTime now)
@@ -77,6 +78,7 @@ static void rig_go(Rig *r)
   if (r->seed)
     sim_packet_set_seed(r->t, r->seed);
   sim_packet_set_sampling(r->t, r->sample_ps);
+  sim_packet_set_closed_form(r->t, !r->packetwise);
 }
 
 static void rig_clear(Rig *r)
@@ -721,8 +723,8 @@ static void ring_add(Ring *g, guint32 rank, guint32 k)
   g->id[k & 1][rank] = sim_dag_add(g->dag, &spec, after, 2);
 }
 
-static SimTime run_ring(gboolean packet, guint32 n, guint64 bytes,
-                        SimTime *ser_pkt)
+static SimTime run_ring(gboolean packet, gboolean packetwise, guint32 n,
+                        guint64 bytes, SimTime *ser_pkt)
 {
   Rig r;
   SimNodeId s, *h = g_new(SimNodeId, n);
@@ -739,6 +741,8 @@ static SimTime run_ring(gboolean packet, guint32 n, guint64 bytes,
   sim_fabric_finalize(r.fabric);
   r.t = packet ? sim_packet_new(r.engine, r.fabric, link_of, &r)
                : sim_flow_new(r.engine, r.fabric);
+  if (packet)
+    sim_packet_set_closed_form(r.t, !packetwise);
   sim_transport_set_wire(r.t, wire_hdr, &r);
   g.dag = sim_dag_new(r.engine, r.t);
   g.n = n;
@@ -778,8 +782,8 @@ START_TEST(test_ring_packet_vs_flow)
   SimTime ser, tf, tp;
   guint32 n = 8;
 
-  tf = run_ring(FALSE, n, 8 * 1000 * 1000, &ser);
-  tp = run_ring(TRUE, n, 8 * 1000 * 1000, &ser);
+  tf = run_ring(FALSE, FALSE, n, 8 * 1000 * 1000, &ser);
+  tp = run_ring(TRUE, FALSE, n, 8 * 1000 * 1000, &ser);
   ck_assert_uint_gt(tp, tf);
   ck_assert_double_le(fabs((double)(tp - tf) - 2.0 * (n - 1) * (double)ser),
                       2.0 * (n - 1) * 1000); /* 1 ns per step of rounding */
@@ -850,6 +854,192 @@ START_TEST(test_sampling_and_zero_bytes)
 }
 END_TEST
 
+/* ---- a flow alone on its path: closed form against packet by packet ---- */
+
+#define LONE_FLOWS 40
+#define LONE_PROBES 8
+
+typedef struct {
+  Rig r;
+  SimChannelId up[8], cross[2];
+  struct {
+    guint32 src, dst, vl;
+    guint64 bytes;
+    double cap;
+    SimTime at;
+  } fl[LONE_FLOWS];
+  SimChannelStats probe[LONE_PROBES][32];
+  guint32 n_ch;
+} LoneRun;
+
+static void lone_start(SimEngine *e, void *ctx, guint64 i)
+{
+  LoneRun *m = ctx;
+  SimPath p = {0};
+  SimTransfer x = {.bytes = m->fl[i].bytes,
+                   .paths = &p,
+                   .n_paths = 1,
+                   .tag = i,
+                   .vl = m->fl[i].vl,
+                   .cap_Bps = m->fl[i].cap};
+  guint32 a = m->fl[i].src, b = m->fl[i].dst;
+
+  (void)e;
+  sim_path_push(&p, m->up[a]);
+  if (a / 4 != b / 4)
+    sim_path_push(&p, m->cross[a / 4]);
+  sim_path_push(&p, sim_channel_reverse(m->up[b]));
+  sim_transport_start(m->r.t, &x);
+}
+
+static void lone_probe(SimEngine *e, void *ctx, guint64 k)
+{
+  LoneRun *m = ctx;
+
+  (void)e;
+  for (guint32 c = 0; c < m->n_ch; c++)
+    sim_transport_channel_stats(m->r.t, c, &m->probe[k][c]);
+}
+
+/* Two leaves of four hosts each, one link between them (at cross_rate),
+ * hosts at 25 GB/s; LONE_FLOWS transfers drawn from seed (sizes, ends,
+ * start times within 40 us, some capped, some on VL 1), links as
+ * link; run packet by packet or not. */
+static void lone_run(LoneRun *m, const SimPacketLink *link, double cross_rate,
+                     guint64 seed, gboolean packetwise)
+{
+  SimRng rng;
+  SimNodeId leaf[2];
+  SimKind k_start, k_probe;
+
+  memset(m, 0, sizeof *m);
+  rig_init(&m->r);
+  for (guint i = 0; i < G_N_ELEMENTS(m->r.link); i++)
+    m->r.link[i] = *link;
+  m->r.packetwise = packetwise;
+  leaf[0] = sw(&m->r, "l0", 100000);
+  leaf[1] = sw(&m->r, "l1", 100000);
+  for (guint32 i = 0; i < 8; i++)
+    m->up[i] = sim_fabric_add_link(m->r.fabric, host(&m->r, "h"), leaf[i / 4],
+                                   0, 1, 25 * GBps, 200000);
+  m->cross[0] = sim_fabric_add_link(m->r.fabric, leaf[0], leaf[1], 0, 1,
+                                    cross_rate, 300000);
+  m->cross[1] = sim_channel_reverse(m->cross[0]);
+  rig_go(&m->r);
+  m->n_ch = sim_fabric_n_channels(m->r.fabric);
+  g_assert(m->n_ch <= 32);
+  k_start = sim_engine_register(m->r.engine, "test.start", lone_start, m);
+  k_probe = sim_engine_register(m->r.engine, "test.probe", lone_probe, m);
+  sim_rng_init(&rng, seed, 0);
+  for (guint32 i = 0; i < LONE_FLOWS; i++) {
+    m->fl[i].src = sim_rng_below(&rng, 8);
+    m->fl[i].dst = (m->fl[i].src + 1 + sim_rng_below(&rng, 7)) % 8;
+    m->fl[i].bytes = 1 + sim_rng_below(&rng, 120000);
+    m->fl[i].vl = link->n_vl > 1 ? sim_rng_below(&rng, 2) : 0;
+    m->fl[i].cap = sim_rng_below(&rng, 4) == 0 ? 10 * GBps : 0;
+    /* whole microseconds: starts that meet other events' instants */
+    m->fl[i].at = (SimTime)sim_rng_below(&rng, 40) * 1000000;
+    sim_engine_schedule(m->r.engine, m->fl[i].at, k_start, i);
+  }
+  for (guint32 k = 0; k < LONE_PROBES; k++)
+    sim_engine_schedule(m->r.engine, 3000000 + (SimTime)k * 6700000 + 1,
+                        k_probe, k);
+  sim_engine_run(m->r.engine);
+  ck_assert_uint_eq(m->r.n_done, LONE_FLOWS);
+}
+
+/* Closed form and packet by packet agree to the picosecond and the byte:
+ * every transfer's end, every port's counters, the run's totals (but the
+ * peak of packets alive), and every channel's counters at instants in the
+ * middle of the run, on flows that start alone, meet others (and go on
+ * packet by packet), or may not start alone (credit too short, a slower
+ * hop after the first, a retransmit timer); store and forward and cut
+ * through, no flow control, credits, PFC, lossy, two VLs, rate caps. */
+START_TEST(test_lone_matches_packets)
+{
+  SimPacketLink base = {.mtu = 1000, .n_vl = 1, .credit_unit = 1};
+  SimPacketLink links[7];
+  double cross[7] = {25 * GBps,   25 * GBps, 25 * GBps, 50 * GBps,
+                     12.5 * GBps, 25 * GBps, 25 * GBps};
+  guint64 lone = 0, settled = 0;
+
+  for (guint i = 0; i < G_N_ELEMENTS(links); i++)
+    links[i] = base;
+  links[1].flow_control = SIM_FC_CREDIT;
+  links[1].buffer_bytes = 1 << 20;
+  links[1].credit_unit = 64;
+  links[2].flow_control = SIM_FC_CREDIT; /* shorter than a credit loop */
+  links[2].buffer_bytes = 6000;
+  links[3].flow_control = SIM_FC_PFC;
+  links[3].pfc_xoff_bytes = 20000;
+  links[3].pfc_xon_bytes = 10000;
+  links[3].pfc_headroom_bytes = 40000;
+  links[3].ecn = TRUE;
+  links[3].ecn_kmin_bytes = 3000;
+  links[3].ecn_kmax_bytes = 20000;
+  links[3].ecn_pmax = 0.5;
+  links[4].flow_control = SIM_FC_CREDIT;
+  links[4].buffer_bytes = 65536;
+  links[4].cut_through = TRUE;
+  links[4].cut_through_bytes = 64;
+  links[5].flow_control = SIM_FC_LOSSY;
+  links[5].buffer_bytes = 8000;
+  links[5].rto = 20000000;
+  links[6].flow_control = SIM_FC_CREDIT;
+  links[6].buffer_bytes = 1 << 16;
+  links[6].n_vl = 2;
+  for (guint i = 0; i < G_N_ELEMENTS(links); i++) {
+    for (guint64 seed = 1; seed <= 6; seed++) {
+      LoneRun *m[2];
+      SimPacketStats st[2];
+
+      for (int k = 0; k < 2; k++) {
+        m[k] = g_new(LoneRun, 1);
+        lone_run(m[k], &links[i], cross[i], seed, k == 1);
+        sim_packet_stats(m[k]->r.t, &st[k]);
+      }
+      ck_assert_uint_eq(st[1].lone_flows, 0);
+      lone += st[0].lone_flows;
+      settled += st[0].lone_settled;
+      for (guint32 f = 0; f < LONE_FLOWS; f++)
+        ck_assert_msg(m[0]->r.done_at[f] == m[1]->r.done_at[f],
+                      "links %u seed %" G_GUINT64_FORMAT
+                      " flow %u: %" G_GUINT64_FORMAT
+                      " against %" G_GUINT64_FORMAT " ps",
+                      i, seed, f, m[0]->r.done_at[f], m[1]->r.done_at[f]);
+      for (guint32 c = 0; c < m[0]->n_ch; c++) {
+        SimPortStats a, b;
+        sim_packet_port_stats(m[0]->r.t, c, &a);
+        sim_packet_port_stats(m[1]->r.t, c, &b);
+        ck_assert_msg(memcmp(&a, &b, sizeof a) == 0,
+                      "links %u seed %" G_GUINT64_FORMAT " channel %u", i, seed,
+                      c);
+      }
+      ck_assert_int_eq(memcmp(m[0]->probe, m[1]->probe, sizeof m[0]->probe), 0);
+      for (int k = 0; k < 2; k++) {
+        st[k].peak_packets = st[k].lone_flows = st[k].lone_settled = 0;
+        rig_clear(&m[k]->r);
+        g_free(m[k]);
+      }
+      ck_assert_int_eq(memcmp(&st[0], &st[1], sizeof st[0]), 0);
+    }
+  }
+  /* both ways were taken, many times */
+  ck_assert_uint_ge(lone, 60);
+  ck_assert_uint_ge(settled, 30);
+}
+END_TEST
+
+/* The uncontended ring: every step in closed form, the same end. */
+START_TEST(test_lone_ring)
+{
+  SimTime ser;
+
+  ck_assert_uint_eq(run_ring(TRUE, FALSE, 8, 8 * 1000 * 1000, &ser),
+                    run_ring(TRUE, TRUE, 8, 8 * 1000 * 1000, &ser));
+}
+END_TEST
+
 Suite *suite_packet(void)
 {
   Suite *s = suite_create("packet");
@@ -872,6 +1062,8 @@ Suite *suite_packet(void)
   tcase_add_test(tc, test_ring_packet_vs_flow);
   tcase_add_test(tc, test_deterministic);
   tcase_add_test(tc, test_sampling_and_zero_bytes);
+  tcase_add_test(tc, test_lone_matches_packets);
+  tcase_add_test(tc, test_lone_ring);
   suite_add_tcase(s, tc);
   return s;
 }
