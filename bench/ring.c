@@ -3,7 +3,7 @@
  * (bench/vs-ns3.sh, --fidelity packet --ns3).
  *
  *   bench_ring N SIZE TOPO [--fidelity flow|analytical|packet] [--ns3]
- *              [--wire] [--links-csv FILE] [--print-routes]
+ *              [--packetwise] [--wire] [--links-csv FILE] [--print-routes]
  *
  * Scenario (../shared/peers/README.md, section 3): hosts h0..h{N-1}; in
  * each of 2(N-1) steps host i sends SIZE/N bytes to host i+1 (mod N).  The
@@ -30,7 +30,9 @@
  *
  * --fidelity packet runs the packet transport (sim/packet.h): without
  * --ns3 on the system's own link models (topo_packet_link for MTU, flow
- * control and cut-through, topo_wire_ratio for the headers).
+ * control and cut-through, topo_wire_ratio for the headers).  A flow
+ * alone on its path moves its packets in closed form (sim/packet.h);
+ * --packetwise moves every packet as an event, the baseline for that.
  *
  * --ns3 reproduces the ns-3 baseline (peers/ns3/ns3_ring.cc, UDP paced at
  * line rate, MTU 1500; bench/vs-ns3.sh) exactly, for any fidelity: every
@@ -266,12 +268,17 @@ int main(int argc, char **argv)
 {
   g_autofree char *fidelity = NULL, *links_csv = NULL;
   gboolean wire = FALSE, print_routes = FALSE, ns3 = FALSE, packet;
+  gboolean packetwise = FALSE;
   GOptionEntry entries[] = {
       {"fidelity", 0, 0, G_OPTION_ARG_STRING, &fidelity,
        "flow (default), analytical or packet", "F"},
       {"ns3", 0, 0, G_OPTION_ARG_NONE, &ns3,
        "ns-3's scenario: 100 Gb/s 1 us links, 1472 + 30 byte UDP packets, "
        "store and forward, no flow control (bench/vs-ns3.sh)",
+       NULL},
+      {"packetwise", 0, 0, G_OPTION_ARG_NONE, &packetwise,
+       "packet fidelity: every packet an event, also for a flow alone on "
+       "its path (no closed form)",
        NULL},
       {"wire", 0, 0, G_OPTION_ARG_NONE, &wire,
        "count IB packet overheads (SimGrid does not)", NULL},
@@ -393,9 +400,10 @@ int main(int argc, char **argv)
     lctx = sys;
   }
   engine = sim_engine_new();
-  if (packet)
+  if (packet) {
     tr = sim_packet_new(engine, f, lfn, lctx);
-  else if (fidelity && strcmp(fidelity, "analytical") == 0)
+    sim_packet_set_closed_form(tr, !packetwise);
+  } else if (fidelity && strcmp(fidelity, "analytical") == 0)
     tr = sim_analytical_new(engine, f);
   else
     tr = sim_flow_new(engine, f);
@@ -466,9 +474,10 @@ int main(int argc, char **argv)
           pkt,
           " packets=%" G_GUINT64_FORMAT " packet_hops=%" G_GUINT64_FORMAT
           " packet_hops_per_s=%.4g drops=%" G_GUINT64_FORMAT
-          " resent=%" G_GUINT64_FORMAT " peak_packets=%" G_GUINT64_FORMAT,
+          " resent=%" G_GUINT64_FORMAT " peak_packets=%" G_GUINT64_FORMAT
+          " lone_flows=%" G_GUINT64_FORMAT " lone_settled=%" G_GUINT64_FORMAT,
           ps.packets_injected, ps.packet_hops, ps.packet_hops / wrun, ps.drops,
-          ps.packets_resent, ps.peak_packets);
+          ps.packets_resent, ps.peak_packets, ps.lone_flows, ps.lone_settled);
     printf("RESULT hosts=%u bytes=%" G_GUINT64_FORMAT
            " chunk=%" G_GUINT64_FORMAT
            " steps=%u model=ifsim-%s scenario=%s wire=%d link_rate_Bps=%.12g"
