@@ -963,7 +963,9 @@ static void on_zero(SimEngine *e, void *ctx, guint64 data)
  * counters take its packets then.  A flow that starts on one of its
  * channels first puts its packets where they are at that instant, its
  * counters, credits and the credits on their way back as they are
- * (lone_settle), and both go on packet by packet. */
+ * (lone_settle), and both go on packet by packet.  What it schedules then
+ * runs after the events of that picosecond that packet by packet it would
+ * have preceded: the one way the two can part (docs/transports.md). */
 
 typedef struct {
   SimTime b;    /* the packet starts to leave on the hop */

@@ -96,7 +96,8 @@
  * without an event per packet and hop; a flow that comes on its path puts
  * its packets where they are at that instant and both go on packet by
  * packet (sim/packet.c, "a flow alone on its path"; the same times and
- * counters; sim_packet_set_closed_form turns it off). */
+ * counters but for the order of simultaneous events, docs/transports.md;
+ * sim_packet_set_closed_form turns it off). */
 #ifndef SIM_PACKET_H
 #define SIM_PACKET_H
 
@@ -202,8 +203,9 @@ SimTransport *sim_packet_new(SimEngine *engine, const SimFabric *fabric,
 
 /* Whether a flow alone on its path moves its packets in closed form
  * (default on; sim/packet.c, "a flow alone on its path"): the same times
- * and counters as packet by packet, without an event per packet and hop.
- * Off, every packet crosses every hop as an event. */
+ * and counters as packet by packet but for the order of simultaneous
+ * events, without an event per packet and hop.  Off, every packet crosses
+ * every hop as an event. */
 void sim_packet_set_closed_form(SimTransport *t, gboolean on);
 
 /* Seeds ECN marking (default seed 1). */
