@@ -1104,8 +1104,6 @@ static void lone_hop(Packets *p, const Flow *f, const Lone *l, guint32 h,
   guint32 wf = f->wire_full[h], wl = f->wire_last[h];
   gboolean last;
 
-  guint32 came;
-
   memset(s, 0, sizeof *s);
   s->sent = LONE_COUNT(f, l, h, b, T, incl);
   if (h == 0) /* the first left as the flow started */
@@ -1118,9 +1116,10 @@ static void lone_hop(Packets *p, const Flow *f, const Lone *l, guint32 h,
   s->busy = (SimTime)s->full * sim_serialize_ps(wf, rate) +
             (last ? sim_serialize_ps(wl, rate) : 0);
   if (h > 0) {
-    came = LONE_COUNT(f, l, h - 1, arr, T, incl);
-    s->max_wire = MAX(past_first(came) - (came == f->n_pkts) ? wf : 0,
-                      came == f->n_pkts ? wl : 0);
+    guint32 came = LONE_COUNT(f, l, h - 1, arr, T, incl);
+    guint32 full_came = past_first(came) - (came == f->n_pkts);
+
+    s->max_wire = MAX(full_came ? wf : 0, came == f->n_pkts ? wl : 0);
   }
   if (s->virt > 0) {
     s->tx = lone_at(f, l, s->sent - 1, h);
