@@ -1128,13 +1128,21 @@ static void lone_hop(Packets *p, const Flow *f, const Lone *l, guint32 h,
   }
 }
 
-/* Hop h of f, the lone flow on channel c. */
-static guint32 lone_hop_of(const Flow *f, SimChannelId c)
+/* What channel c has carried so far of the lone flow on it, if any (what
+ * falls on this instant not yet): counters asked for mid-run. */
+static gboolean lone_so_far(Packets *p, SimChannelId c, LoneHop *s)
 {
-  for (guint32 h = 0; h < f->path.n; h++)
-    if (f->path.hop[h] == c)
-      return h;
-  g_assert_not_reached();
+  const Flow *f;
+  guint32 h = 0;
+
+  if (p->port[c].lone == NIL)
+    return FALSE;
+  f = flow_at(p, p->port[c].lone);
+  while (f->path.hop[h] != c)
+    h++;
+  lone_hop(p, f, sim_pool_at(&p->lones, f->lone), h,
+           sim_engine_now(p->base.engine), FALSE, s);
+  return TRUE;
 }
 
 /* Queues packet ki of f, come in on its hop, at the port of its next hop,
@@ -1524,17 +1532,13 @@ static void packet_channel_stats(const SimTransport *t, SimChannelId c,
   SimTime now = sim_engine_now(t->engine);
   SimTime tx_start = o->tx_start, busy_until = o->busy_until;
   guint32 tx_payload = o->tx_payload, tx_wire = o->tx_wire;
+  LoneHop s;
 
   out->payload_bytes = (double)o->st.payload_bytes;
   out->wire_bytes = (double)o->st.wire_bytes;
   out->busy_ps = o->st.busy_ps;
-  if (o->lone != NIL) {
+  if (lone_so_far(p, c, &s)) {
     /* a lone flow's packets so far, counted as transmit() would have */
-    const Flow *f = flow_at(p, o->lone);
-    LoneHop s;
-
-    lone_hop(p, f, sim_pool_at(&p->lones, f->lone), lone_hop_of(f, c), now,
-             FALSE, &s);
     out->payload_bytes += (double)s.payload;
     out->wire_bytes += (double)s.wire;
     out->busy_ps += s.busy;
@@ -1713,24 +1717,18 @@ void sim_packet_port_stats(const SimTransport *t, SimChannelId c,
   const Packets *p = (const Packets *)t;
   const Port *o;
   SimTime now = sim_engine_now(t->engine);
+  LoneHop s;
 
   g_assert(sim_transport_is_packet(t));
   g_assert(c < sim_fabric_n_channels(t->fabric));
   o = &p->port[c];
   *out = o->st;
-  if (o->lone != NIL) {
-    Packets *pm = (Packets *)p;
-    const Flow *f = flow_at(pm, o->lone);
-    guint32 h = lone_hop_of(f, c);
-    LoneHop s;
-
-    lone_hop(pm, f, sim_pool_at(&pm->lones, f->lone), h, now, FALSE, &s);
+  if (lone_so_far((Packets *)p, c, &s)) {
     out->packets += s.virt;
     out->payload_bytes += s.payload;
     out->wire_bytes += s.wire;
     out->busy_ps += s.busy;
-    if (h > 0)
-      out->max_queue_bytes = MAX(out->max_queue_bytes, s.max_wire);
+    out->max_queue_bytes = MAX(out->max_queue_bytes, s.max_wire);
   }
   if (o->n_paused)
     out->paused_ps += now - o->paused_since;

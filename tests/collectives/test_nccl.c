@@ -1969,6 +1969,24 @@ static void link_totals(void *ctx, const SimTransport *t, SimTime end)
   }
 }
 
+/* One run of NCCL's choice under opt (may be NULL) on exec, its transport
+ * shown to inspect (may be NULL) at its end. */
+static NcclRunStats inspected_run(const TopoSystem *sys, NcclColl coll,
+                                  guint64 bytes, const NcclOptions *opt,
+                                  NcclExec exec, NcclInspectFn inspect,
+                                  void *ctx, NcclChoice *ch)
+{
+  g_autoptr(NcclComm) c = comm_of(sys, opt);
+  g_autoptr(GError) error = NULL;
+  NcclRunStats st;
+
+  ck_assert_msg(nccl_select(c, coll, bytes, ch, NULL, &error), "%s: %s",
+                nccl_coll_name(coll), error ? error->message : "");
+  ck_assert_msg(nccl_run(c, coll, bytes, ch, exec, inspect, ctx, &st, &error),
+                "%s", error ? error->message : "");
+  return st;
+}
+
 /* One run of `algo` (all protocols allowed), with or without folding. */
 static NcclRunStats fold_run(const TopoSystem *sys, NcclColl coll, guint32 algo,
                              guint64 bytes, NcclExec exec, gboolean no_fold,
@@ -1978,18 +1996,8 @@ static NcclRunStats fold_run(const TopoSystem *sys, NcclColl coll, guint32 algo,
   NcclOptions o = {.algos = algo == NCCL_N_ALGOS ? 0 : 1u << algo,
                    .no_fold = no_fold,
                    .all_rounds = all_rounds};
-  g_autoptr(NcclComm) c = comm_of(sys, &o);
-  g_autoptr(GError) error = NULL;
-  NcclRunStats st;
 
-  ck_assert_msg(nccl_select(c, coll, bytes, ch, NULL, &error), "%s %s: %s",
-                nccl_coll_name(coll),
-                algo == NCCL_N_ALGOS ? "any" : nccl_algo_name(algo),
-                error ? error->message : "");
-  ck_assert_msg(
-      nccl_run(c, coll, bytes, ch, exec, link_totals, lt, &st, &error), "%s",
-      error ? error->message : "");
-  return st;
+  return inspected_run(sys, coll, bytes, &o, exec, link_totals, lt, ch);
 }
 
 /* Which ranks send and receive on a traced run, per channel. */
@@ -2013,15 +2021,7 @@ static NcclRunStats chain_run(const TopoSystem *sys, NcclColl coll,
                               guint64 bytes, const NcclOptions *opt,
                               NcclChoice *ch)
 {
-  g_autoptr(NcclComm) c = comm_of(sys, opt);
-  g_autoptr(GError) error = NULL;
-  NcclRunStats st;
-
-  ck_assert(nccl_select(c, coll, bytes, ch, NULL, &error));
-  ck_assert_msg(
-      nccl_run(c, coll, bytes, ch, NCCL_EXEC_FLOW, NULL, NULL, &st, &error),
-      "%s", error ? error->message : "");
-  return st;
+  return inspected_run(sys, coll, bytes, opt, NCCL_EXEC_FLOW, NULL, NULL, ch);
 }
 
 /* Broadcast and Reduce run NCCL's ring cut open at the root (rank 0) on
@@ -2104,16 +2104,10 @@ static NcclRunStats packet_run(const TopoSystem *sys, NcclColl coll,
                                LoneTotals *lt)
 {
   NcclOptions o = {.no_fold = packetwise};
-  g_autoptr(NcclComm) c = comm_of(sys, &o);
-  g_autoptr(GError) error = NULL;
   NcclChoice ch;
-  NcclRunStats st;
 
-  ck_assert(nccl_select(c, coll, bytes, &ch, NULL, &error));
-  ck_assert_msg(nccl_run(c, coll, bytes, &ch, NCCL_EXEC_PACKET, lone_totals, lt,
-                         &st, &error),
-                "%s", error ? error->message : "");
-  return st;
+  return inspected_run(sys, coll, bytes, &o, NCCL_EXEC_PACKET, lone_totals, lt,
+                       &ch);
 }
 
 /* A flow alone on its path in closed form on the packet transport, against
