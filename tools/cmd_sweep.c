@@ -285,7 +285,8 @@ static gboolean sweep_build(SweepOptions *o, CliSweep *sw, GError **error)
              {"nccl_version", "--nccl-version", 0, o->nccl.nccl_version},
              {"fidelity", "--fidelity", 0, o->nccl.fidelity},
              {"collnet", "--collnet", 0, o->nccl.collnet ? "true" : NULL},
-             {"no_fold", "--no-fold", 0, o->nccl.no_fold ? "true" : NULL}};
+             {"no_fold", "--no-fold", 0, o->nccl.no_fold ? "true" : NULL},
+             {"no_shortcut", "--no-shortcut", 0, o->nccl.no_shortcut}};
 
   for (guint i = 0; i < G_N_ELEMENTS(run); i++) {
     if (run[i].value &&

@@ -38,6 +38,13 @@ void cli_nccl_add_entries(GOptionGroup *group, CliNcclOptions *o)
        "on moves its bytes in one transfer, and a packet flow alone on its "
        "path runs in closed form (docs/transports.md)",
        NULL},
+      {"no-shortcut", 0, 0, G_OPTION_ARG_STRING, &o->no_shortcut,
+       "Turn these of --no-fold's shortcuts off, the others kept: fold "
+       "(alike channels as one transfer; exact), whole (a connection "
+       "nothing waits on in one transfer; within 1.5%), closed-form (a "
+       "packet flow alone on its path; exact but for the order of "
+       "simultaneous events); a comma-separated list",
+       "LIST"},
       G_OPTION_ENTRY_NULL};
 
   cli_add_entries(group, entries);
@@ -49,6 +56,37 @@ void cli_nccl_options_clear(CliNcclOptions *o)
   g_free(o->proto);
   g_free(o->nccl_version);
   g_free(o->fidelity);
+  g_free(o->no_shortcut);
+}
+
+/* The shortcuts --no-shortcut names (docs/transports.md), in the order
+ * its help and messages give them. */
+static const char *const nccl_shortcuts[] = {"fold", "whole", "closed-form",
+                                             NULL};
+
+/* --no-fold and --no-shortcut's list into n's no_fold, all_rounds and
+ * packetwise; flag names the list in messages. */
+static gboolean shortcuts_check(const CliNcclOptions *o, const char *flag,
+                                NcclOptions *n, GError **error)
+{
+  gboolean off[G_N_ELEMENTS(nccl_shortcuts) - 1] = {0};
+
+  if (o->no_shortcut) {
+    g_auto(GStrv) names = g_strsplit(o->no_shortcut, ",", -1);
+
+    for (guint i = 0; names[i]; i++) {
+      g_autofree char *name = g_strdup(g_strstrip(names[i]));
+
+      if (!cli_check_name(&name, flag, nccl_shortcuts, error))
+        return FALSE;
+      for (guint k = 0; nccl_shortcuts[k]; k++)
+        off[k] |= strcmp(name, nccl_shortcuts[k]) == 0;
+    }
+  }
+  n->no_fold = o->no_fold || off[0];
+  n->all_rounds = o->no_fold || off[1];
+  n->packetwise = o->no_fold || off[2];
+  return TRUE;
 }
 
 /* An integer from lo to hi in environment variable name, as NCCL reads
@@ -240,8 +278,8 @@ gboolean cli_nccl_check(CliNcclOptions *o, NcclOptions *n,
     return FALSE;
   }
   n->collnet = o->collnet || (cn && strcmp(cn, "1") == 0);
-  n->no_fold = n->all_rounds = o->no_fold;
-  if (!net_transport(n, error) || !gdr_options(n, error))
+  if (!shortcuts_check(o, KNOB("no_shortcut", "--no-shortcut"), n, error) ||
+      !net_transport(n, error) || !gdr_options(n, error))
     return FALSE;
   {
     /* net_ib.cc: 5 bits of timeout (0: wait forever, which NCCL does not

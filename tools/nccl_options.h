@@ -1,6 +1,7 @@
 /* NCCL's knobs on the command line, one option group for every command
  * that runs collectives (run, replay, sweep): --algo, --proto,
- * --nccl-version, --channels, --collnet, --fidelity and --no-fold, with
+ * --nccl-version, --channels, --collnet, --fidelity, --no-fold and
+ * --no-shortcut, with
  * one help text each, and the NCCL_* environment variables they stand for (NCCL_ALGO,
  * NCCL_PROTO, NCCL_MIN_NCHANNELS, NCCL_MAX_NCHANNELS,
  * NCCL_COLLNET_ENABLE), which the flags override. */
@@ -20,7 +21,8 @@ typedef struct {
   guint64 channels;   /* --channels, when channels_seen */
   gboolean channels_seen;
   gboolean collnet; /* --collnet */
-  gboolean no_fold; /* --no-fold */
+  gboolean no_fold; /* --no-fold: every shortcut off */
+  char *no_shortcut; /* --no-shortcut: a list of nccl_shortcuts' names */
 } CliNcclOptions;
 
 /* The --channels entry of a command's CliNumberTarget table (the group's
@@ -43,7 +45,7 @@ typedef struct {
   "precedence.  Another NCCL_* variable there is not modelled, and a note "    \
   "on standard error says so."
 
-/* Adds the seven options, writing into o, to group (whose data is a
+/* Adds the eight options, writing into o, to group (whose data is a
  * CliNumberTarget table holding CLI_NCCL_CHANNELS_TARGET(o)). */
 void cli_nccl_add_entries(GOptionGroup *group, CliNcclOptions *o);
 
@@ -51,10 +53,11 @@ void cli_nccl_add_entries(GOptionGroup *group, CliNcclOptions *o);
 void cli_nccl_options_clear(CliNcclOptions *o);
 
 /* Checks o and the environment into n's algos, protos, channel bounds,
- * nccl_version and collnet (its other fields untouched), and --fidelity's
+ * nccl_version, collnet and the shortcuts turned off (no_fold, all_rounds,
+ * packetwise; its other fields untouched), and --fidelity's
  * name (made lowercase); errors name the flag or the variable, or what
  * name (may be NULL) calls a knob (fidelity, algo, proto, channels,
- * nccl_version: how a sweep names its keys). */
+ * nccl_version, no_shortcut: how a sweep names its keys). */
 gboolean cli_nccl_check(CliNcclOptions *o, NcclOptions *n,
                         const char *(*name)(void *ctx, const char *key),
                         void *name_ctx, GError **error);

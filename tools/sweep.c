@@ -47,6 +47,7 @@ static const struct {
     {"fidelity", RUN_STRING},
     {"collnet", RUN_BOOL},
     {"no_fold", RUN_BOOL},
+    {"no_shortcut", RUN_STRING},
 };
 
 /* Groups of a topology file a key may address, and the prefixes of the
@@ -188,6 +189,7 @@ static gboolean run_apply(CliRunOptions *o, int k, const char *value,
                    : strcmp(key, "algo") == 0         ? &o->nccl.algo
                    : strcmp(key, "proto") == 0        ? &o->nccl.proto
                    : strcmp(key, "nccl_version") == 0 ? &o->nccl.nccl_version
+                   : strcmp(key, "no_shortcut") == 0  ? &o->nccl.no_shortcut
                                                       : &o->nccl.fidelity;
     g_free(*field);
     *field = g_strdup(value);

@@ -132,6 +132,10 @@ typedef struct {
   /* Run every round of an edge's body as a transfer, also where no other
    * edge waits on them (exec.c; docs/transports.md) */
   gboolean all_rounds;
+  /* On the packet transport, every packet of a flow alone on its path as
+   * events, not in closed form (sim_packet_set_closed_form;
+   * docs/transports.md) */
+  gboolean packetwise;
   gboolean set_net_proxy; /* net_proxy_us in place of the system's [nccl]
                              net_proxy_us (a calibration's search) */
   double net_proxy_us;

@@ -174,11 +174,12 @@ struct NcclSession {
 };
 
 /* The packet transport's shortcut: a flow alone on its path in closed
- * form (sim/packet.h), unless told not to (--no-fold). */
+ * form (sim/packet.h), unless told not to (--no-shortcut=closed-form,
+ * --no-fold). */
 static void transport_shortcuts(NcclSession *s, const NcclComm *comm)
 {
   if (s->exec == NCCL_EXEC_PACKET)
-    sim_packet_set_closed_form(s->tr, !comm->opt.no_fold);
+    sim_packet_set_closed_form(s->tr, !comm->opt.packetwise);
 }
 
 static void kept_free(gpointer p)

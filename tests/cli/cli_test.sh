@@ -1010,6 +1010,42 @@ expect 2 "ifsim: sweep: --vary: run.no_fold: 'maybe' is not true or false" sweep
 "$IFSIM" sweep --vary run.no_fold=true,false -b 1M -e 1M -o "$out.csv" ||
   { echo "FAIL: sweep --vary run.no_fold=true,false"; fails=$((fails + 1)); }
 contains "$out.csv" "0,true,AllReduce,1048576"
+# --no-shortcut turns --no-fold's shortcuts off one at a time: on the
+# packet transport a Send/Recv between two DGX H100 runs alone on its
+# paths, whose closed form gives the same table as every packet as events;
+# the three named are --no-fold
+h2="$out.h2.ini"
+printf '[system]\nserver = dgx-h100\nservers = 2\n[scaleout]\ntopology = fat-tree\nswitch = quantum2-ndr\ntiers = 2\nrail_optimized = true\n' >"$h2"
+"$IFSIM" run -t "$h2" --fidelity packet -c sendrecv -b 4M -e 4M >"$out.att" 2>&1
+"$IFSIM" run -t "$h2" --fidelity packet -c sendrecv -b 4M -e 4M \
+  --no-shortcut=closed-form >"$out.sep" 2>&1
+if cmp -s "$out.att" "$out.sep" && grep -q "^ *4194304 " "$out.att"; then
+  echo "ok: run --no-shortcut=closed-form prints the closed form's table"
+else
+  echo "FAIL: run --no-shortcut=closed-form differs:"; diff "$out.att" "$out.sep" | head
+  fails=$((fails + 1))
+fi
+"$IFSIM" run -t "$h2" --fidelity packet -c sendrecv -b 4M -e 4M \
+  --no-fold >"$out.att" 2>&1
+"$IFSIM" run -t "$h2" --fidelity packet -c sendrecv -b 4M -e 4M \
+  --no-shortcut ' Whole,fold ,CLOSED-FORM' >"$out.sep" 2>&1
+if cmp -s "$out.att" "$out.sep" && grep -q "^ *4194304 " "$out.att"; then
+  echo "ok: run --no-shortcut=fold,whole,closed-form prints --no-fold's table"
+else
+  echo "FAIL: run --no-shortcut with all three differs from --no-fold:"; diff "$out.att" "$out.sep" | head
+  fails=$((fails + 1))
+fi
+rm -f "$h2"
+expect 0 "--no-shortcut=LIST" run --help
+expect 2 "ifsim: run: --no-shortcut: 'folding' is not one of fold, whole, closed-form" run -b 1M -e 1M --no-shortcut=folding
+expect 2 "ifsim: run: --no-shortcut: '' is not one of fold, whole, closed-form" run -b 1M -e 1M --no-shortcut=fold,,whole
+expect 2 "ifsim: replay: --no-shortcut: 'x' is not one of fold, whole, closed-form" replay --llm params=7B --no-shortcut=x
+rm -f "$out.csv"
+expect 2 "ifsim: sweep: --vary: run.no_shortcut: 'bogus' is not one of fold, whole, closed-form" sweep --vary run.no_shortcut=whole,bogus -b 1M -e 1M -o "$out.csv"
+absent "$out.csv"
+"$IFSIM" sweep --vary run.no_shortcut=fold,closed-form -b 1M -e 1M -o "$out.csv" ||
+  { echo "FAIL: sweep --vary run.no_shortcut=fold,closed-form"; fails=$((fails + 1)); }
+contains "$out.csv" "1,closed-form,AllReduce,1048576"
 # faults (docs/faults.md): the flags of run and topo, ifsim faults
 pod="$(dirname "$0")/../../topologies/examples/dgx-h100-superpod.ini"
 expect 0 "# fault: down: p0.leaf0 (64 links)" run -t "$pod" -b 1G -e 1G --fail p0.leaf0

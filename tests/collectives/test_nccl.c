@@ -2103,7 +2103,7 @@ static NcclRunStats packet_run(const TopoSystem *sys, NcclColl coll,
                                guint64 bytes, gboolean packetwise,
                                LoneTotals *lt)
 {
-  NcclOptions o = {.no_fold = packetwise};
+  NcclOptions o = {.packetwise = packetwise};
   NcclChoice ch;
 
   return inspected_run(sys, coll, bytes, &o, NCCL_EXEC_PACKET, lone_totals, lt,
@@ -2111,7 +2111,7 @@ static NcclRunStats packet_run(const TopoSystem *sys, NcclColl coll,
 }
 
 /* A flow alone on its path in closed form on the packet transport, against
- * every packet as an event (--no-fold's transport; the same plan, whole
+ * every packet as an event (--no-shortcut=closed-form; the same plan, whole
  * bodies in both): NCCL's plans on two PCIe servers and on two DGX H100,
  * where point-to-point flows run alone to their end and the collectives'
  * start alone and meet others (1,322 in closed form, 1,058 of them put back
