@@ -687,6 +687,7 @@ gboolean cli_run_collective(const NcclComm *comm, const CliRunOptions *o,
     r.channels = ch.channels;
     r.nccl_model_us = ch.model_us;
     r.stall_prob = st.stall_prob;
+    r.closed_form = st.closed_form;
     g_array_append_val(rows, r);
   }
   return TRUE;
@@ -720,6 +721,26 @@ void cli_run_info(const CliRunOptions *o, const CliRunPlan *plan,
 
 /* Lossy links: the chance that each size's call stalls for a
  * retransmission timeout, one line for the sizes where it is above 0. */
+/* A note where an AllToAll was computed in closed form, not run (docs/
+ * transports.md): what it is and how to run every pair instead. */
+static void closed_form_notes(const NcclComm *comm, const GArray *rows,
+                              GPtrArray *notes)
+{
+  for (guint i = 0; i < rows->len; i++) {
+    if (g_array_index(rows, TrcCollRow, i).closed_form) {
+      g_ptr_array_add(
+          notes,
+          g_strdup_printf("AllToAll on %u ranks in closed form: the busiest "
+                          "channel and the longest latency chain, within 3.5%% "
+                          "of running every pair where both run "
+                          "(docs/transports.md); --no-shortcut=alltoall runs "
+                          "them",
+                          nccl_comm_ranks(comm)));
+      return;
+    }
+  }
+}
+
 static void stall_notes(const NcclComm *comm, const GArray *rows,
                         GPtrArray *notes)
 {
@@ -921,6 +942,8 @@ int cli_cmd_run(int argc, char **argv)
   g_auto(GStrv) fault_lines = NULL;
   /* the faults' lines, and what --fail-at did */
   g_autoptr(GPtrArray) notes = g_ptr_array_new_with_free_func(g_free);
+  /* how the times were made: an AllToAll in closed form */
+  g_autoptr(GPtrArray) run_notes = g_ptr_array_new_with_free_func(g_free);
   g_autoptr(CliFailAt) fail_at = NULL;
   NcclTrace trace = {0};
   RunTrace rt = {.trace = &trace};
@@ -974,8 +997,12 @@ int cli_cmd_run(int argc, char **argv)
     goto fail;
   stall_notes(comm, rows, notes);
   g_ptr_array_add(notes, NULL);
+  closed_form_notes(comm, rows, run_notes);
+  g_ptr_array_add(run_notes, NULL);
   cli_run_info(&o, &plan, sys, comm, &info);
   info.faults = notes->len > 1 ? (const char *const *)notes->pdata : NULL;
+  info.notes =
+      run_notes->len > 1 ? (const char *const *)run_notes->pdata : NULL;
   if (o.csv && !trc_outputs_add(
                    outs, o.csv,
                    trc_coll_csv(&info, (const TrcCollRow *)(void *)rows->data,

@@ -35,15 +35,17 @@ void cli_nccl_add_entries(GOptionGroup *group, CliNcclOptions *o)
        "connections, as transfers of their own, and with --fidelity packet "
        "every packet as events; by default channels that move the same "
        "bytes over the same paths run as one, a connection nothing waits "
-       "on moves its bytes in one transfer, and a packet flow alone on its "
-       "path runs in closed form (docs/transports.md)",
+       "on moves its bytes in one transfer, a packet flow alone on its "
+       "path runs in closed form, and an AllToAll of 1024 ranks or more is "
+       "computed in closed form (docs/transports.md)",
        NULL},
       {"no-shortcut", 0, 0, G_OPTION_ARG_STRING, &o->no_shortcut,
        "Turn these of --no-fold's shortcuts off, the others kept: fold "
        "(alike channels as one transfer; exact), whole (a connection "
        "nothing waits on in one transfer; within 1.5%), closed-form (a "
        "packet flow alone on its path; exact but for the order of "
-       "simultaneous events); a comma-separated list",
+       "simultaneous events), alltoall (an AllToAll of 1024 ranks or more "
+       "in closed form; within 3.5%); a comma-separated list",
        "LIST"},
       G_OPTION_ENTRY_NULL};
 
@@ -62,10 +64,10 @@ void cli_nccl_options_clear(CliNcclOptions *o)
 /* The shortcuts --no-shortcut names (docs/transports.md), in the order
  * its help and messages give them. */
 static const char *const nccl_shortcuts[] = {"fold", "whole", "closed-form",
-                                             NULL};
+                                             "alltoall", NULL};
 
-/* --no-fold and --no-shortcut's list into n's no_fold, all_rounds and
- * packetwise; flag names the list in messages. */
+/* --no-fold and --no-shortcut's list into n's no_fold, all_rounds,
+ * packetwise and no_alltoall_closed; flag names the list in messages. */
 static gboolean shortcuts_check(const CliNcclOptions *o, const char *flag,
                                 NcclOptions *n, GError **error)
 {
@@ -86,6 +88,7 @@ static gboolean shortcuts_check(const CliNcclOptions *o, const char *flag,
   n->no_fold = o->no_fold || off[0];
   n->all_rounds = o->no_fold || off[1];
   n->packetwise = o->no_fold || off[2];
+  n->no_alltoall_closed = o->no_fold || off[3];
   return TRUE;
 }
 

@@ -54,7 +54,8 @@ void cli_nccl_options_clear(CliNcclOptions *o);
 
 /* Checks o and the environment into n's algos, protos, channel bounds,
  * nccl_version, collnet and the shortcuts turned off (no_fold, all_rounds,
- * packetwise; its other fields untouched), and --fidelity's
+ * packetwise, no_alltoall_closed; its other fields untouched), and
+ * --fidelity's
  * name (made lowercase); errors name the flag or the variable, or what
  * name (may be NULL) calls a knob (fidelity, algo, proto, channels,
  * nccl_version, no_shortcut: how a sweep names its keys). */

@@ -93,12 +93,18 @@ static void append_table_body(GString *s, const TrcCollRow *r)
   g_string_append_printf(s, "  %7s  %6s  %6s    N/A", time, algbw, busbw);
 }
 
-/* "# fault: LINE" for each of the system's faults. */
+/* "# fault: LINE" for each of the system's faults, then "# note: LINE"
+ * for each note. */
 static void append_fault_comments(GString *s, const TrcCollInfo *info)
 {
   for (guint i = 0; info->faults && info->faults[i]; i++) {
     g_string_append(s, "# fault: ");
     trc_csv_append_comment(s, info->faults[i]);
+    g_string_append_c(s, '\n');
+  }
+  for (guint i = 0; info->notes && info->notes[i]; i++) {
+    g_string_append(s, "# note: ");
+    trc_csv_append_comment(s, info->notes[i]);
     g_string_append_c(s, '\n');
   }
 }
@@ -287,6 +293,21 @@ static void append_json_string(GString *s, const char *text)
   g_string_append_c(s, '"');
 }
 
+/* `, "key": [lines...]` when lines is not NULL. */
+static void append_json_lines(GString *s, const char *key,
+                              const char *const *lines)
+{
+  if (!lines)
+    return;
+  g_string_append_printf(s, ", \"%s\": [", key);
+  for (guint i = 0; lines[i]; i++) {
+    if (i)
+      g_string_append(s, ", ");
+    append_json_string(s, lines[i]);
+  }
+  g_string_append_c(s, ']');
+}
+
 /* A JSON number; NaN and infinities (not JSON numbers) are null. */
 static void append_json_double(GString *s, double value)
 {
@@ -407,15 +428,8 @@ char *trc_coll_json(const TrcCollInfo *info, const TrcCollRow *rows, guint n)
   append_json_strings(s, ", ", text, N_INFO_TEXT);
   g_string_append_printf(s, ", \"root\": %d, \"ranks\": %u, \"nodes\": %u",
                          (int)info->root, info->ranks, info->nodes);
-  if (info->faults) {
-    g_string_append(s, ", \"faults\": [");
-    for (guint i = 0; info->faults[i]; i++) {
-      if (i)
-        g_string_append(s, ", ");
-      append_json_string(s, info->faults[i]);
-    }
-    g_string_append_c(s, ']');
-  }
+  append_json_lines(s, "faults", info->faults);
+  append_json_lines(s, "notes", info->notes);
   append_json_devices(s, info);
   g_string_append(s, "},\n\"results\": [");
 

@@ -24,6 +24,7 @@ typedef struct {
   double nccl_model_us; /* NCCL's own cost-model estimate of the choice */
   double stall_prob;    /* lossy links: the chance of a retransmission
                            timeout, which time_us leaves out */
+  gboolean closed_form; /* an AllToAll computed in closed form, not run */
 } TrcCollRow;
 
 /* The sweep's description, printed in the table's header lines and stored
@@ -49,6 +50,10 @@ typedef struct {
   /* the system's faults, one line each ("down: p0.spine3 (64 links)");
    * NULL: none (header lines "# fault: ...", the JSON config's "faults") */
   const char *const *faults;
+  /* how the times were made where it is not plain (an AllToAll in closed
+   * form), one line each; NULL: none ("# note: ..." header lines, the
+   * JSON config's "notes") */
+  const char *const *notes;
 } TrcCollInfo;
 
 /* The nccl-tests table: header block ("# nccl-tests layout, predicted by

@@ -18,8 +18,6 @@
 #include "collectives/nccl/exec.h"
 #include "sim/transport.h"
 
-#define MAX_ROUNDS 8
-
 /* A transfer the trace hook will see. */
 typedef struct {
   guint32 edge;
@@ -291,7 +289,8 @@ void nccl_execution_build(NcclExecution *x)
     double t_body = (double)body / (rate * MAX(edges[0].lanes, 1)) * 1e12;
 
     if (lat > 0)
-      rounds = (guint32)CLAMP(t_body * 0.01 / (double)lat, 1, MAX_ROUNDS);
+      rounds =
+          (guint32)CLAMP(t_body * 0.01 / (double)lat, 1, NCCL_EXEC_MAX_ROUNDS);
   }
   for (guint32 m = 0; m < rounds; m++) {
     for (guint32 i = 0; i < pl->edges->len; i++) {

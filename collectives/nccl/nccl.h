@@ -66,6 +66,12 @@ typedef enum {
 
 #define NCCL_MAX_CHANNELS 32
 
+/* The fewest ranks an AllToAll runs in closed form from (NcclOptions.
+ * no_alltoall_closed): where running every pair at once takes a minute
+ * and gigabytes (a 1 MiB AllToAll on 1024 DGX H100 GPUs: 32 s of CPU and
+ * 2.8 GiB, about 2.7 KiB and 3.6 flows a pair; bench/README.md). */
+#define NCCL_ALLTOALL_CLOSED_RANKS 1024
+
 /* The transport a plan runs on (sim/transport.h, sim/packet.h). */
 typedef enum {
   NCCL_EXEC_ANALYTICAL,
@@ -136,6 +142,12 @@ typedef struct {
    * events, not in closed form (sim_packet_set_closed_form;
    * docs/transports.md) */
   gboolean packetwise;
+  /* An AllToAll of NCCL_ALLTOALL_CLOSED_RANKS ranks or more runs in closed
+   * form on the flow transport (nccl_plan_alltoall_closed; docs/
+   * transports.md) unless this is set; alltoall_closed_ranks, when not 0,
+   * moves that threshold (tests compare both ways on small systems) */
+  gboolean no_alltoall_closed;
+  guint32 alltoall_closed_ranks;
   gboolean set_net_proxy; /* net_proxy_us in place of the system's [nccl]
                              net_proxy_us (a calibration's search) */
   double net_proxy_us;
@@ -379,6 +391,9 @@ typedef struct {
    * packet no other follows, and stalls for its connection's
    * retransmission timer (nccl_comm_ib_retry); time_ps leaves it out */
   double stall_prob;
+  /* an AllToAll run in closed form (NcclOptions.no_alltoall_closed):
+   * nothing was executed, transfers and tasks are 0 */
+  gboolean closed_form;
 } NcclRunStats;
 
 /* Called after a run with its transport and end time, before both go:

@@ -1100,7 +1100,8 @@ static gboolean plan_pat(NcclPlan *pl, GError **error)
  * its warps split between them): an AllToAll's n - 1 sends share the
  * channels' bandwidth, each pair 1/(n - 1) of it, as they move equal
  * bytes. */
-static gboolean plan_p2p(NcclPlan *pl, GError **error)
+static gboolean plan_p2p_sources(NcclPlan *pl, guint32 r0, guint32 r1,
+                                 GError **error)
 {
   guint32 n = pl->comm->nranks;
   guint64 bytes = 0;
@@ -1116,7 +1117,7 @@ static gboolean plan_p2p(NcclPlan *pl, GError **error)
    * one transfer of all of them at `channels` caps gets what they would
    * together under max-min sharing, with 1/channels of the transfers (an
    * AllToAll has n^2 pairs). */
-  for (guint32 r = 0; r < n; r++) {
+  for (guint32 r = r0; r < r1; r++) {
     for (guint32 d = 1; d < n; d++) {
       guint32 e;
 
@@ -1132,6 +1133,11 @@ static gboolean plan_p2p(NcclPlan *pl, GError **error)
     }
   }
   return TRUE;
+}
+
+static gboolean plan_p2p(NcclPlan *pl, GError **error)
+{
+  return plan_p2p_sources(pl, 0, pl->comm->nranks, error);
 }
 
 void nccl_plan_clear(NcclPlan *pl)
@@ -1436,7 +1442,7 @@ static void socket_caps(NcclPlan *pl)
     guint64 tasks = MAX((pl->slice + 65535) / 65536, 1);
 
     rate *= MIN(tasks, c->socket_threads);
-  } else {
+  } else if (!pl->given_conns) {
     conns = g_new0(guint32, c->nranks);
     for (guint32 i = 0; i < pl->edges->len; i++) {
       if (edges[i].src < c->nranks && edges[i].dst < c->nranks &&
@@ -1457,6 +1463,8 @@ static void socket_caps(NcclPlan *pl)
       continue;
     if (conns)
       cap /= MAX(conns[e->src], conns[e->dst]);
+    else if (c->socket_socks == 0)
+      cap /= MAX(pl->given_conns[e->src], pl->given_conns[e->dst]);
     cap /= pl->inflate; /* the thread copies LL's and LL128's flags too */
     e->cap_Bps = MIN(e->cap_Bps > 0 ? e->cap_Bps : pl->cap_Bps, cap);
   }
@@ -1489,17 +1497,22 @@ static void proxy_queues(NcclPlan *pl)
   guint32 n = pl->comm->nranks;
   guint32 recv_actions = net_proxy_actions(pl->comm, pl->proto) - 1;
   double action = proxy_action_us(pl->comm);
-  g_autofree guint32 *sends = NULL, *recvs = NULL;
+  g_autofree guint32 *counted_sends = NULL, *counted_recvs = NULL;
+  const guint32 *sends = pl->given_sends, *recvs = pl->given_recvs;
 
-  for (guint32 i = 0; i < pl->edges->len; i++) {
+  for (guint32 i = 0; !pl->given_sends && i < pl->edges->len; i++) {
     if (!edges[i].proxied)
       continue;
-    if (!sends) {
-      sends = g_new0(guint32, 2 * n);
-      recvs = g_new0(guint32, 2 * n);
+    if (!counted_sends) {
+      counted_sends = g_new0(guint32, 2 * n);
+      counted_recvs = g_new0(guint32, 2 * n);
     }
-    sends[2 * edges[i].src + edges[i].down] += MAX(edges[i].copies, 1);
-    recvs[2 * edges[i].dst + edges[i].down] += MAX(edges[i].copies, 1);
+    counted_sends[2 * edges[i].src + edges[i].down] += MAX(edges[i].copies, 1);
+    counted_recvs[2 * edges[i].dst + edges[i].down] += MAX(edges[i].copies, 1);
+  }
+  if (!pl->given_sends) {
+    sends = counted_sends;
+    recvs = counted_recvs;
   }
   if (!sends)
     return;
@@ -1513,13 +1526,11 @@ static void proxy_queues(NcclPlan *pl)
   }
 }
 
-/* Plans a call (plan.h). */
-gboolean nccl_plan_build(NcclPlan *pl, const NcclComm *comm, NcclColl coll,
-                         guint64 bytes, const NcclChoice *choice,
-                         GError **error)
+/* A plan's parameters before its edges: the protocol's inflation, the
+ * pipeline slice, the channel cap and the launch latency. */
+static void plan_init(NcclPlan *pl, const NcclComm *comm, NcclColl coll,
+                      guint64 bytes, const NcclChoice *choice)
 {
-  gboolean ok = FALSE;
-
   pl->comm = comm;
   pl->sys = comm->sys;
   pl->fabric = topo_system_fabric(comm->sys);
@@ -1559,6 +1570,16 @@ gboolean nccl_plan_build(NcclPlan *pl, const NcclComm *comm, NcclColl coll,
            ? us_ps(nccl_base_latency_us(choice->algo, choice->proto))
            : 0) +
       us_ps(mdl_registry_nccl(topo_system_models(comm->sys))->latency_us);
+}
+
+/* Plans a call (plan.h). */
+gboolean nccl_plan_build(NcclPlan *pl, const NcclComm *comm, NcclColl coll,
+                         guint64 bytes, const NcclChoice *choice,
+                         GError **error)
+{
+  gboolean ok = FALSE;
+
+  plan_init(pl, comm, coll, bytes, choice);
   if (coll >= NCCL_N_TUNED_COLLS) {
     ok = plan_p2p(pl, error);
   } else {
@@ -1581,4 +1602,135 @@ gboolean nccl_plan_build(NcclPlan *pl, const NcclComm *comm, NcclColl coll,
     proxy_queues(pl);
   }
   return ok && plan_memory_check(pl, TRUE, error);
+}
+
+/* The channels' wire bytes so far, and each channel's wire ratio for the
+ * last share it was asked for (an AllToAll's pairs put the same shares on
+ * a channel again and again). */
+typedef struct {
+  double *load;
+  guint64 *share;
+  double *ratio;
+} ChannelLoads;
+
+/* One transfer's wire bytes on the channels of its paths, its bytes split
+ * by the paths' weights as the transport splits them (sim_transfer_share,
+ * in one pass): added to the loads. */
+static void load_transfer(const NcclPlan *pl, const NcclEdge *e, guint64 bytes,
+                          ChannelLoads *cl)
+{
+  const SimPath *paths = &g_array_index(pl->paths, SimPath, e->first_path);
+  guint64 left = bytes;
+
+  for (guint32 k = 0; k < e->n_paths; k++) {
+    guint64 share =
+        k + 1 < e->n_paths
+            ? MIN((guint64)llround(
+                      (double)bytes *
+                      g_array_index(pl->weights, double, e->first_path + k)),
+                  left)
+            : left;
+
+    left -= share;
+    for (guint32 h = 0; share > 0 && h < paths[k].n; h++) {
+      SimChannelId c = paths[k].hop[h];
+
+      if (cl->share[c] != share) {
+        cl->share[c] = share;
+        cl->ratio[c] = topo_wire_ratio((void *)pl->sys, c, share);
+      }
+      cl->load[c] += (double)share * cl->ratio[c] * MAX(e->copies, 1);
+    }
+  }
+}
+
+/* An AllToAll in closed form (plan.h).  Every rank sends to and receives
+ * from each rank on another node, so the connections its proxy and
+ * socket threads serve are known before any pair is planned (proxy_queues
+ * and socket_caps count them so over a whole plan); a source node's pairs
+ * at a time take their SHM caps whole (an SHM pair's ranks share it). */
+gboolean nccl_plan_alltoall_closed(const NcclComm *comm, guint64 bytes,
+                                   const NcclChoice *choice, SimTime *time_ps,
+                                   GError **error)
+{
+  NcclPlan pl = {0};
+  guint32 n = comm->nranks;
+  guint32 far = n - comm->ppn; /* a rank's peers on other nodes */
+  guint32 rounds = 0;          /* exec.c's, from the plan's first edge */
+  g_autofree guint32 *conns = g_new(guint32, n);
+  g_autofree guint32 *sends = g_new0(guint32, 2 * n);
+  g_autofree guint32 *recvs = g_new0(guint32, 2 * n);
+  ChannelLoads cl;
+  double busiest = 0, slowest = 0;
+  SimTime chain = 0;
+  gboolean ok = TRUE;
+
+  plan_init(&pl, comm, NCCL_COLL_ALLTOALL, bytes, choice);
+  cl.load = g_new0(double, sim_fabric_n_channels(pl.fabric));
+  cl.share = g_new0(guint64, sim_fabric_n_channels(pl.fabric));
+  cl.ratio = g_new0(double, sim_fabric_n_channels(pl.fabric));
+  for (guint32 r = 0; r < n; r++) {
+    conns[r] = 2 * far * pl.channels; /* each pair's lanes, both ends */
+    sends[2 * r] = recvs[2 * r] = proxied(&pl, TRUE) ? far : 0;
+  }
+  pl.given_conns = conns;
+  pl.given_sends = sends;
+  pl.given_recvs = recvs;
+  for (guint32 r0 = 0; ok && r0 < n; r0 += comm->ppn) {
+    g_array_set_size(pl.edges, 0);
+    g_array_set_size(pl.hops, 0);
+    g_array_set_size(pl.paths, 0);
+    g_array_set_size(pl.weights, 0);
+    ok = plan_p2p_sources(&pl, r0, r0 + comm->ppn, error);
+    if (!ok)
+      break;
+    shm_caps(&pl);
+    socket_caps(&pl);
+    proxy_queues(&pl);
+    for (guint32 i = 0; i < pl.edges->len; i++) {
+      const NcclEdge *e = &g_array_index(pl.edges, NcclEdge, i);
+      const SimPath *paths = &g_array_index(pl.paths, SimPath, e->first_path);
+      double f = pl.inflate * (e->resend > 0 ? e->resend : 1);
+      double cap =
+          (e->cap_Bps > 0 ? e->cap_Bps : pl.cap_Bps) * f * MAX(e->lanes, 1);
+      guint64 head =
+          MIN(MIN(e->slice ? e->slice : pl.slice, e->visit_bytes), e->bytes);
+      guint64 body = e->bytes - head;
+      guint64 head_x = (guint64)ceil((double)head * f);
+      guint64 body_x = (guint64)ceil((double)body * f);
+      SimTime lat = sim_paths_latency_ps(pl.fabric, paths, e->n_paths);
+
+      if (rounds == 0) {
+        /* exec.c: rounds enough that their latencies stay under 1% of
+         * the first edge's body at the plan's cap */
+        double rate = pl.cap_Bps > 0 ? pl.cap_Bps : 1e12;
+        double t_body = (double)body / (rate * MAX(e->lanes, 1)) * 1e12;
+        SimTime lat0 = sim_path_latency_ps(pl.fabric, paths);
+
+        rounds = lat0 > 0 ? (guint32)CLAMP(t_body * 0.01 / (double)lat0, 1,
+                                           NCCL_EXEC_MAX_ROUNDS)
+                          : 1;
+      }
+      /* the step latency, the head's path latency, and a path latency
+       * for each body round (one transfer and a delay for the others, or
+       * a transfer each: the same) */
+      chain = MAX(chain, e->step_ps + lat * (body > 0 ? 1 + rounds : 1));
+      slowest = MAX(slowest, (double)(head_x + body_x) / cap);
+      load_transfer(&pl, e, head_x, &cl);
+      load_transfer(&pl, e, body_x, &cl);
+    }
+  }
+  if (ok) {
+    for (SimChannelId c = 0; c < sim_fabric_n_channels(pl.fabric); c++)
+      if (cl.load[c] > 0)
+        busiest = MAX(busiest,
+                      cl.load[c] / sim_fabric_channel(pl.fabric, c)->rate_Bps);
+    *time_ps = pl.base_ps + chain + (SimTime)ceil(MAX(busiest, slowest) * 1e12);
+  }
+  pl.given_conns = pl.given_sends = pl.given_recvs = NULL;
+  nccl_plan_clear(&pl);
+  g_free(cl.load);
+  g_free(cl.share);
+  g_free(cl.ratio);
+  return ok;
 }

@@ -45,7 +45,7 @@ typedef struct {
                        (go-back-N; plan.c lossy_caps); 0: none */
   /* exec.c's, as it builds the DAG (the plan leaves them empty) */
   SimTask first_head; /* the first head hop over it */
-  SimTask *rounds;    /* [rounds] body transfers (up to MAX_ROUNDS) */
+  SimTask *rounds;    /* [rounds] body transfers (up to NCCL_EXEC_MAX_ROUNDS) */
 } NcclEdge;
 
 typedef struct {
@@ -98,6 +98,11 @@ typedef struct {
                            other follows stalls the call for a
                            retransmission timeout (plan.c lossy_caps) */
   guint32 stream_base;  /* exec.c: its edges' DAG streams start here */
+  /* The network connections each rank's proxy thread and socket thread
+   * serve, counted over the whole call where the plan holds only part of
+   * it (nccl_plan_alltoall_closed); NULL: counted over the plan's edges.
+   * [rank]: sends, receives; [2 rank + down] for the proxy's. */
+  const guint32 *given_conns, *given_sends, *given_recvs;
 } NcclPlan;
 
 /* A run's peak memory per plan edge, with room: from `ifsim run`
@@ -107,6 +112,9 @@ typedef struct {
  * of ranks) 0.8 KB on 128 ranks of the RoCE example.  Checked as the plan
  * grows (plan.c plan_memory_check). */
 #define NCCL_RUN_BYTES_PER_EDGE (8u << 10)
+
+/* The most rounds exec.c cuts an edge's body into. */
+#define NCCL_EXEC_MAX_ROUNDS 8
 
 /* Whether a plan is a chain: NCCL's ring cut open at the root, which
  * Broadcast and Reduce run (plan.c plan_ring; exec.c times its calls back
@@ -136,5 +144,19 @@ gboolean nccl_plan_build(NcclPlan *pl, const NcclComm *comm, NcclColl coll,
                          guint64 bytes, const NcclChoice *choice,
                          GError **error);
 void nccl_plan_clear(NcclPlan *pl);
+
+/* An AllToAll in closed form (docs/transports.md): every pair of ranks
+ * planned as nccl_plan_build plans it, a source node's pairs at a time,
+ * each pair's edge read and forgotten.  The call takes the launch, the
+ * longest latency chain of an edge (its step latency, its path's latency
+ * for the head and for each body round, as exec.c gives them), and then
+ * the longer of the busiest channel's bytes (wire bytes over all pairs,
+ * at the channel's rate) and the slowest pair's bytes at its cap: the
+ * flow transport's makespan when every pair starts at once and the
+ * busiest channel stays busy.  Its memory is a node's pairs and a load a
+ * channel.  Fails as nccl_plan_build does. */
+gboolean nccl_plan_alltoall_closed(const NcclComm *comm, guint64 bytes,
+                                   const NcclChoice *choice, SimTime *time_ps,
+                                   GError **error);
 
 #endif /* COLLECTIVES_NCCL_PLAN_H */

@@ -365,6 +365,34 @@ gboolean nccl_session_run(NcclSession *s, NcclRunStats *out, GError **error)
   return TRUE;
 }
 
+/* Whether an AllToAll runs in closed form (nccl_plan_alltoall_closed):
+ * from NCCL_ALLTOALL_CLOSED_RANKS ranks, on the flow transport, with
+ * nothing that needs its transfers (a transfer trace, a transport to
+ * inspect) and nothing that breaks the symmetry its bound was tested on
+ * (faults, slow or lossy links, stragglers). */
+static gboolean alltoall_closed(const NcclComm *comm, NcclColl coll,
+                                NcclExec exec, gboolean inspect)
+{
+  guint32 from = comm->opt.alltoall_closed_ranks
+                     ? comm->opt.alltoall_closed_ranks
+                     : NCCL_ALLTOALL_CLOSED_RANKS;
+  guint32 down, slow;
+
+  if (coll != NCCL_COLL_ALLTOALL || exec != NCCL_EXEC_FLOW || inspect ||
+      (comm->opt.trace &&
+       (comm->opt.trace->attach || comm->opt.trace->transfer)) ||
+      comm->opt.no_alltoall_closed || comm->nranks < from)
+    return FALSE;
+  topo_system_fault_counts(comm->sys, &down, &slow);
+  if (down > 0 || slow > 0 || topo_system_lossy(comm->sys))
+    return FALSE;
+  for (guint32 r = 0; r < comm->nranks; r++)
+    if (topo_gpu_slowdown(comm->sys, nccl_comm_rank_server(comm, r),
+                          nccl_comm_rank_local(comm, r)) > 1)
+      return FALSE;
+  return TRUE;
+}
+
 gboolean nccl_run(const NcclComm *comm, NcclColl coll, guint64 bytes,
                   const NcclChoice *choice, NcclExec exec,
                   NcclInspectFn inspect, void *inspect_ctx, NcclRunStats *out,
@@ -376,6 +404,17 @@ gboolean nccl_run(const NcclComm *comm, NcclColl coll, guint64 bytes,
   gboolean ok = FALSE;
   gint64 t0 = g_get_monotonic_time();
 
+  if (alltoall_closed(comm, coll, exec, inspect != NULL)) {
+    SimTime t;
+
+    if (!nccl_plan_alltoall_closed(comm, bytes, choice, &t, error))
+      return FALSE;
+    memset(out, 0, sizeof(*out));
+    out->time_ps = out->pace_ps = t;
+    out->closed_form = TRUE;
+    out->wall_s = (double)(g_get_monotonic_time() - t0) / 1e6;
+    return TRUE;
+  }
   plan_shortcuts(&pl, comm, exec, comm->opt.trace && comm->opt.trace->transfer);
   pl.mem_base = packet_need(comm->sys, exec, NULL);
   if (!check_memory(comm, coll, MAX(choice->channels, 1), pl.fold, exec, error))

@@ -1036,12 +1036,21 @@ else
   fails=$((fails + 1))
 fi
 rm -f "$h2"
+# an AllToAll of 1024 ranks in closed form, said in the table, the CSV and
+# the JSON (docs/transports.md); 1024 DGX H100, one size
+h128="$out.h128.ini"
+printf '[system]\nserver = dgx-h100\nservers = 128\n[scaleout]\ntopology = fat-tree\nswitch = quantum2-ndr\ntiers = 3\nrail_optimized = true\nrouting = dmodk\n' >"$h128"
+expect 0 "# note: AllToAll on 1024 ranks in closed form" run -t "$h128" -c alltoall -b 1M -e 1M --csv "$out.a2a.csv" --json "$out.a2a.json"
+contains "$out.a2a.csv" "# note: AllToAll on 1024 ranks in closed form"
+contains "$out.a2a.json" '"notes": ["AllToAll on 1024 ranks in closed form'
+expect 0 "median |error| 0.0%" validate "$out.a2a.json" -t "$h128"
+rm -f "$h128" "$out.a2a.csv" "$out.a2a.json"
 expect 0 "--no-shortcut=LIST" run --help
-expect 2 "ifsim: run: --no-shortcut: 'folding' is not one of fold, whole, closed-form" run -b 1M -e 1M --no-shortcut=folding
-expect 2 "ifsim: run: --no-shortcut: '' is not one of fold, whole, closed-form" run -b 1M -e 1M --no-shortcut=fold,,whole
-expect 2 "ifsim: replay: --no-shortcut: 'x' is not one of fold, whole, closed-form" replay --llm params=7B --no-shortcut=x
+expect 2 "ifsim: run: --no-shortcut: 'folding' is not one of fold, whole, closed-form, alltoall" run -b 1M -e 1M --no-shortcut=folding
+expect 2 "ifsim: run: --no-shortcut: '' is not one of fold, whole, closed-form, alltoall" run -b 1M -e 1M --no-shortcut=fold,,whole
+expect 2 "ifsim: replay: --no-shortcut: 'x' is not one of fold, whole, closed-form, alltoall" replay --llm params=7B --no-shortcut=x
 rm -f "$out.csv"
-expect 2 "ifsim: sweep: --vary: run.no_shortcut: 'bogus' is not one of fold, whole, closed-form" sweep --vary run.no_shortcut=whole,bogus -b 1M -e 1M -o "$out.csv"
+expect 2 "ifsim: sweep: --vary: run.no_shortcut: 'bogus' is not one of fold, whole, closed-form, alltoall" sweep --vary run.no_shortcut=whole,bogus -b 1M -e 1M -o "$out.csv"
 absent "$out.csv"
 "$IFSIM" sweep --vary run.no_shortcut=fold,closed-form -b 1M -e 1M -o "$out.csv" ||
   { echo "FAIL: sweep --vary run.no_shortcut=fold,closed-form"; fails=$((fails + 1)); }
