@@ -1647,8 +1647,9 @@ static void load_transfer(const NcclPlan *pl, const NcclEdge *e, guint64 bytes,
 /* An AllToAll in closed form (plan.h).  Every rank sends to and receives
  * from each rank on another node, so the connections its proxy and
  * socket threads serve are known before any pair is planned (proxy_queues
- * and socket_caps count them so over a whole plan); a source node's pairs
- * at a time take their SHM caps whole (an SHM pair's ranks share it). */
+ * and socket_caps count them so over a whole plan).  The pairs are
+ * planned a source node's at a time, so that shm_caps sees every SHM
+ * connection of that node's ranks (SHM joins ranks of one node). */
 gboolean nccl_plan_alltoall_closed(const NcclComm *comm, guint64 bytes,
                                    const NcclChoice *choice, SimTime *time_ps,
                                    GError **error)
@@ -1679,6 +1680,7 @@ gboolean nccl_plan_alltoall_closed(const NcclComm *comm, guint64 bytes,
   for (guint32 r0 = 0; ok && r0 < n; r0 += comm->ppn) {
     g_array_set_size(pl.edges, 0);
     g_array_set_size(pl.hops, 0);
+    g_array_set_size(pl.preds, 0);
     g_array_set_size(pl.paths, 0);
     g_array_set_size(pl.weights, 0);
     ok = plan_p2p_sources(&pl, r0, r0 + comm->ppn, error);
