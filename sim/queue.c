@@ -258,6 +258,30 @@ queue_redistribute(SimQueue *q, guint level, guint digit, SimTime lower_bound)
   });
 }
 
+/* TRUE when every entry of bucket b (level >= 1, not empty) has time t,
+ * the time of its front.  Stops at the first entry that differs. */
+static gboolean bucket_uniform(const SimQueue *q, const SimQueueBucket *b,
+                               SimTime t)
+{
+  const SimQueueEntry *p = b->read;
+  guint64 left = b->count - b->has_first;
+
+  while (left > 0) {
+    const SimQueueBlock *blk = block_of(p);
+    guint64 here = (guint64)(blk->entry + SIM_QUEUE_BLOCK_ENTRIES - p);
+
+    if (here > left)
+      here = left;
+    for (guint64 i = 0; i < here; i++)
+      if (p[i].time != t)
+        return FALSE;
+    left -= here;
+    if (left > 0)
+      p = queue_block(q, blk->next)->entry;
+  }
+  return TRUE;
+}
+
 /* Pops the front of the lowest level-0 bucket if its time is <= limit. */
 static inline gboolean queue_pop_level0(SimQueue *q, SimTime limit,
                                         SimQueueEntry *out)
@@ -303,6 +327,24 @@ static G_GNUC_NO_INLINE gboolean queue_pop_slow(SimQueue *q, SimTime limit,
       q->last = t;
       q->count--;
       return TRUE;
+    }
+    if (bucket_uniform(q, b, bucket_front(b)->time)) {
+      /* All its entries share the minimum time t (entries of one instant,
+       * a collective step's ends): as above, raise last to t, and the
+       * whole bucket, chain and order unchanged, is level 0's bucket for
+       * t, where redistributing would have moved it entry by entry, one
+       * level at a time.  Level 0 is empty, so that bucket is free. */
+      SimTime t = bucket_front(b)->time;
+      guint d0 = (guint)(t & DIGIT_MASK);
+      if (t > limit)
+        return FALSE;
+      q->bucket[0][d0] = *b;
+      b->count = 0;
+      b->has_first = 0;
+      queue_unmark(q, level, digit);
+      queue_mark(q, 0, d0);
+      q->last = t;
+      return queue_pop_level0(q, limit, out);
     }
     queue_redistribute(q, level, digit, lower_bound);
   }

@@ -15,7 +15,9 @@
  * bucket: at level 0 every entry in the bucket has the same time, pop the
  * front; at a higher level, raise `last` to the bucket's lower bound and
  * redistribute its entries into lower levels (each entry descends at most 7
- * times in its life).  Keys must be monotone: a pushed time must be >= the
+ * times in its life), unless they all have one time t (a lone entry, or
+ * the events of one instant): then `last` rises to t and the bucket,
+ * unchanged, becomes level 0's for t.  Keys must be monotone: a pushed time must be >= the
  * time of the last popped entry (the engine asserts this; simulation never
  * schedules into the past).
  *

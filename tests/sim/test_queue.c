@@ -193,6 +193,44 @@ START_TEST(test_pop_until_limit_and_peek)
 }
 END_TEST
 
+/* Entries of one instant far ahead (a collective step's ends) share a
+ * high-level bucket, which moves to level 0 whole: a limit below their
+ * time leaves them all; pushes at that instant while they pop queue
+ * after them; a later instant in another bucket follows. */
+START_TEST(test_one_instant)
+{
+  enum { N = 100 }; /* more than two blocks of 42 */
+  const SimTime t = (UINT64_C(5) << 20) + 1000;
+  SimQueue q;
+  SimQueueEntry e;
+  guint64 seq = 0;
+
+  sim_queue_init(&q);
+  for (; seq < N; seq++)
+    push(&q, t, seq);
+  push(&q, t + (1 << 16), seq++);
+  ck_assert(!sim_queue_pop_until(&q, t - 1, &e));
+  ck_assert_uint_eq(sim_queue_size(&q), N + 1);
+  ck_assert(sim_queue_floor(&q) <= t - 1);
+  for (guint64 i = 0; i < N; i++) {
+    ck_assert(sim_queue_pop_until(&q, t, &e));
+    ck_assert_uint_eq(e.time, t);
+    ck_assert_uint_eq(e.data, i);
+    if (i == N / 2)
+      push(&q, t, seq++);
+  }
+  ck_assert(sim_queue_pop_until(&q, t, &e));
+  ck_assert_uint_eq(e.data, N + 1);
+  ck_assert(!sim_queue_pop_until(&q, t + (1 << 16) - 1, &e));
+  ck_assert(sim_queue_pop_until(&q, SIM_TIME_MAX, &e));
+  ck_assert_uint_eq(e.time, t + (1 << 16));
+  ck_assert_uint_eq(e.data, N);
+  ck_assert_uint_eq(sim_queue_size(&q), 0);
+  ck_assert_uint_eq(q.blocks.in_use, 0);
+  sim_queue_clear(&q);
+}
+END_TEST
+
 static gboolean keep_odd(const SimQueueEntry *e, void *ctx)
 {
   guint64 *calls = ctx;
@@ -305,6 +343,7 @@ Suite *suite_queue(void)
   tcase_add_loop_test(tc, test_interleaved_against_reference, 0, 3);
   tcase_add_test(tc, test_extreme_times);
   tcase_add_test(tc, test_pop_until_limit_and_peek);
+  tcase_add_test(tc, test_one_instant);
   tcase_set_timeout(tc, 120);
   suite_add_tcase(s, tc);
   tc = tcase_create("memory");
