@@ -14,6 +14,7 @@ void sim_pool_init_aligned(SimPool *pool, size_t item_size, guint chunk_shift,
   g_assert(pool->item_size % align == 0);
   pool->align = (guint32)align;
   pool->chunk_shift = chunk_shift;
+  pool->chunk_mask = (UINT32_C(1) << chunk_shift) - 1;
   pool->free_head = SIM_POOL_NIL;
 }
 

@@ -28,6 +28,7 @@ typedef struct {
   guint32 item_size;   /* bytes, >= 4, a multiple of the alignment */
   guint32 align;       /* every item starts at a multiple of this */
   guint32 chunk_shift; /* log2(items per chunk) */
+  guint32 chunk_mask;  /* items per chunk - 1: sim_pool_at's index mask */
   guint32 created;     /* items ever handed out: indices [0, created) */
   guint32 in_use;
   guint32 free_head; /* SIM_POOL_NIL when the free list is empty */
@@ -50,9 +51,8 @@ void sim_pool_clear(SimPool *pool);
 
 static inline void *sim_pool_at(const SimPool *pool, guint32 idx)
 {
-  guint32 mask = (UINT32_C(1) << pool->chunk_shift) - 1;
   return pool->chunks[idx >> pool->chunk_shift] +
-         (size_t)(idx & mask) * pool->item_size;
+         (size_t)(idx & pool->chunk_mask) * pool->item_size;
 }
 
 /* The slow half of sim_pool_alloc: an item never used before. */
