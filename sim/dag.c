@@ -170,7 +170,7 @@ static void task_finish(SimDag *dag, SimTask id, SimTime now)
     more = next;
   }
   t->gen = t->gen == G_MAXUINT32 ? 1 : t->gen + 1;
-  sim_pool_free(&dag->tasks, slot);
+  sim_pool_free_item(&dag->tasks, slot, t);
 }
 
 static void dag_transfer_done(void *ctx, guint64 tag, SimTime now)

@@ -156,7 +156,7 @@ static inline void engine_release_handle(SimEngine *engine, guint32 slot)
   SimHandle *h = engine_handle(engine, slot);
 
   h->gen = h->gen == G_MAXUINT32 ? 1 : h->gen + 1;
-  sim_pool_free(&engine->handles, slot);
+  sim_pool_free_item(&engine->handles, slot, h);
 }
 
 /* Compaction filter: drops cancelled entries and releases their handles. */

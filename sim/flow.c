@@ -723,7 +723,7 @@ static void flow_release(FlowTransport *ft, guint32 f, Flow *fl)
 
   for (guint32 b = 0; INLINE_HOPS + b * HOPS_PER_BLOCK < fl->n_hops; b++)
     sim_pool_free(&ft->blocks, fl->blk[b]);
-  sim_pool_free(&ft->flows, f);
+  sim_pool_free_item(&ft->flows, f, fl);
   if (xi != SIM_NONE) {
     Xfer *x = sim_pool_at(&ft->xfers, xi);
     if (--x->open > 0)

@@ -73,14 +73,22 @@ static inline guint32 sim_pool_alloc(SimPool *pool)
   return idx;
 }
 
+/* sim_pool_free for a caller that holds the item: `item` must be
+ * sim_pool_at(pool, idx), which is then not computed again (the hot
+ * paths that free a record have just used it). */
+static inline void sim_pool_free_item(SimPool *pool, guint32 idx, void *item)
+{
+  g_assert(idx < pool->created && pool->in_use > 0);
+  memcpy(item, &pool->free_head, sizeof(guint32));
+  pool->free_head = idx;
+  pool->in_use--;
+}
+
 /* Returns item idx to the pool; idx must be in use (checked by assertion
  * only as far as the range). */
 static inline void sim_pool_free(SimPool *pool, guint32 idx)
 {
-  g_assert(idx < pool->created && pool->in_use > 0);
-  memcpy(sim_pool_at(pool, idx), &pool->free_head, sizeof(guint32));
-  pool->free_head = idx;
-  pool->in_use--;
+  sim_pool_free_item(pool, idx, sim_pool_at(pool, idx));
 }
 
 /* Bytes of item storage currently reserved (not counting the chunk table). */

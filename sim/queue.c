@@ -109,7 +109,7 @@ static inline SimQueueBlock *queue_new_block(SimQueue *q)
 
 static inline void queue_free_block(SimQueue *q, SimQueueBlock *blk)
 {
-  sim_pool_free(&q->blocks, blk->self);
+  sim_pool_free_item(&q->blocks, blk->self, blk);
 }
 
 static inline void queue_prefetch_block(const SimQueueBlock *blk)

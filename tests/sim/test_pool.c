@@ -28,6 +28,13 @@ START_TEST(test_lifo_reuse)
   ck_assert_uint_eq(sim_pool_alloc(&pool), 2);
   ck_assert_uint_eq(pool.in_use, 3);
   ck_assert_uint_eq(pool.created, 3);
+  /* The same through sim_pool_free_item, given the item. */
+  sim_pool_free_item(&pool, a, sim_pool_at(&pool, a));
+  sim_pool_free_item(&pool, 2, sim_pool_at(&pool, 2));
+  ck_assert_uint_eq(pool.in_use, 1);
+  ck_assert_uint_eq(sim_pool_alloc(&pool), 2);
+  ck_assert_uint_eq(sim_pool_alloc(&pool), a);
+  ck_assert_uint_eq(pool.created, 3);
   sim_pool_clear(&pool);
   ck_assert_uint_eq(pool.created, 0);
 }
