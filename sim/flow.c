@@ -269,8 +269,10 @@ static void flow_unschedule(FlowTransport *ft, Flow *fl)
  * `since` on.  Most flows end at the time first given, so the first end
  * event is a plain one (no cancellation handle); rescheduling makes it
  * stale, dropped when reached by its generation, and later ends are
- * cancellable: at most one stale event per flow stays in the queue. */
-static void flow_schedule_done(FlowTransport *ft, guint32 f, Flow *fl)
+ * cancellable: at most one stale event per flow stays in the queue.
+ * Inline: every flow that starts alone comes through it from flow_start,
+ * which then needs no call (nor the engine's push, inlined with it). */
+static inline void flow_schedule_done(FlowTransport *ft, guint32 f, Flow *fl)
 {
   SimTime when = fl->since + sim_serialize_ps(fl->remaining, fl->rate);
   guint64 data;
