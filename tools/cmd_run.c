@@ -719,8 +719,6 @@ void cli_run_info(const CliRunOptions *o, const CliRunPlan *plan,
       .iters = o->iters_seen ? (guint32)o->iters : 0};
 }
 
-/* Lossy links: the chance that each size's call stalls for a
- * retransmission timeout, one line for the sizes where it is above 0. */
 /* A note where an AllToAll was computed in closed form, not run (docs/
  * transports.md): what it is and how to run every pair instead. */
 static void closed_form_notes(const NcclComm *comm, const GArray *rows,
@@ -741,6 +739,8 @@ static void closed_form_notes(const NcclComm *comm, const GArray *rows,
   }
 }
 
+/* Lossy links: the chance that each size's call stalls for a
+ * retransmission timeout, one line for the sizes where it is above 0. */
 static void stall_notes(const NcclComm *comm, const GArray *rows,
                         GPtrArray *notes)
 {
