@@ -1264,8 +1264,11 @@ static double channel_cap(const NcclPlan *pl)
  * data, and on PCIe a GPU's read requests queue behind its own writes.  A
  * CTA that only sends (a Broadcast root) or only receives (its last rank)
  * runs at the links' rate; one that does both (every middle rank of a ring,
- * both ranks of a 2-rank AllReduce) runs each of its SHM connections at
- * [nccl] shm_duplex_GBps.  Marks those edges' cap. */
+ * both ranks of a 2-rank AllReduce) runs its SHM connections at [nccl]
+ * shm_duplex_GBps, shared by the sends it serves: one for a ring's CTA,
+ * an AllToAll rank's SHM peers for a point-to-point CTA, whose pair edge
+ * stands for one connection on each of its lanes.  Marks those edges'
+ * cap, never above the one they had (a pair's share of the channel). */
 static void shm_caps(NcclPlan *pl)
 {
   NcclEdge *edges = (NcclEdge *)(void *)pl->edges->data;
@@ -1275,17 +1278,24 @@ static void shm_caps(NcclPlan *pl)
 
   if (!pl->comm->shm)
     return;
-  /* (rank, channel) pairs with an SHM send, and with an SHM receive */
+  /* (rank, channel) pairs with SHM sends (how many), and with an SHM
+   * receive */
   sends = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
   recvs = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
   for (guint32 i = 0; i < pl->edges->len; i++) {
     const NcclEdge *e = &edges[i];
+    gint64 src = (gint64)e->src << 32 | e->channel;
+    gpointer k;
 
     if (!e->shm)
       continue;
-    g_hash_table_add(sends,
-                     g_memdup2(&(gint64){(gint64)e->src << 32 | e->channel},
-                               sizeof(gint64)));
+    k = g_hash_table_lookup(sends, &src);
+    if (k)
+      g_hash_table_insert(sends, g_memdup2(&src, sizeof src),
+                          GUINT_TO_POINTER(GPOINTER_TO_UINT(k) + 1));
+    else
+      g_hash_table_insert(sends, g_memdup2(&src, sizeof src),
+                          GUINT_TO_POINTER(1));
     g_hash_table_add(recvs,
                      g_memdup2(&(gint64){(gint64)e->dst << 32 | e->channel},
                                sizeof(gint64)));
@@ -1297,7 +1307,9 @@ static void shm_caps(NcclPlan *pl)
 
     if (e->shm && (g_hash_table_contains(recvs, &src) ||
                    g_hash_table_contains(sends, &dst)))
-      e->cap_Bps = MIN(pl->cap_Bps, duplex);
+      e->cap_Bps =
+          MIN(e->cap_Bps > 0 ? e->cap_Bps : pl->cap_Bps,
+              duplex / GPOINTER_TO_UINT(g_hash_table_lookup(sends, &src)));
   }
 }
 
@@ -1662,8 +1674,8 @@ gboolean nccl_plan_alltoall_closed(const NcclComm *comm, guint64 bytes,
   g_autofree guint32 *sends = g_new0(guint32, 2 * n);
   g_autofree guint32 *recvs = g_new0(guint32, 2 * n);
   ChannelLoads cl;
-  double busiest = 0, slowest = 0;
-  SimTime chain = 0;
+  double busiest = 0;
+  SimTime chain = 0, alone = 0;
   gboolean ok = TRUE;
 
   plan_init(&pl, comm, NCCL_COLL_ALLTOALL, bytes, choice);
@@ -1715,9 +1727,12 @@ gboolean nccl_plan_alltoall_closed(const NcclComm *comm, guint64 bytes,
       }
       /* the step latency, the head's path latency, and a path latency
        * for each body round (one transfer and a delay for the others, or
-       * a transfer each: the same) */
-      chain = MAX(chain, e->step_ps + lat * (body > 0 ? 1 + rounds : 1));
-      slowest = MAX(slowest, (double)(head_x + body_x) / cap);
+       * a transfer each: the same); then its bytes at its own cap */
+      SimTime own = e->step_ps + lat * (body > 0 ? 1 + rounds : 1);
+
+      chain = MAX(chain, own);
+      alone = MAX(alone,
+                  own + (SimTime)ceil((double)(head_x + body_x) / cap * 1e12));
       load_transfer(&pl, e, head_x, &cl);
       load_transfer(&pl, e, body_x, &cl);
     }
@@ -1727,7 +1742,7 @@ gboolean nccl_plan_alltoall_closed(const NcclComm *comm, guint64 bytes,
       if (cl.load[c] > 0)
         busiest = MAX(busiest,
                       cl.load[c] / sim_fabric_channel(pl.fabric, c)->rate_Bps);
-    *time_ps = pl.base_ps + chain + (SimTime)ceil(MAX(busiest, slowest) * 1e12);
+    *time_ps = pl.base_ps + MAX(alone, chain + (SimTime)ceil(busiest * 1e12));
   }
   pl.given_conns = pl.given_sends = pl.given_recvs = NULL;
   nccl_plan_clear(&pl);

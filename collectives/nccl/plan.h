@@ -147,14 +147,15 @@ void nccl_plan_clear(NcclPlan *pl);
 
 /* An AllToAll in closed form (docs/transports.md): every pair of ranks
  * planned as nccl_plan_build plans it, a source node's pairs at a time,
- * each pair's edge read and forgotten.  The call takes the launch, the
- * longest latency chain of an edge (its step latency, its path's latency
- * for the head and for each body round, as exec.c gives them), and then
- * the longer of the busiest channel's bytes (wire bytes over all pairs,
- * at the channel's rate) and the slowest pair's bytes at its cap: the
- * flow transport's makespan when every pair starts at once and the
- * busiest channel stays busy.  Its memory is a node's pairs and a load a
- * channel.  Fails as nccl_plan_build does. */
+ * each pair's edge read and forgotten.  The call takes the launch, then
+ * the longest latency chain of an edge (its step latency, its path's
+ * latency for the head and for each body round, as exec.c gives them)
+ * followed by the busiest channel's bytes (wire bytes over all pairs, at
+ * the channel's rate), or the pair that ends last at its own cap after
+ * its own latency chain, if that is later: the flow transport's makespan
+ * when every pair starts at once and the busiest channel stays busy.  Its
+ * memory is a node's pairs and a load a channel.  Fails as
+ * nccl_plan_build does. */
 gboolean nccl_plan_alltoall_closed(const NcclComm *comm, guint64 bytes,
                                    const NcclChoice *choice, SimTime *time_ps,
                                    GError **error);

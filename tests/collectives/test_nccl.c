@@ -1704,8 +1704,11 @@ END_TEST
  * A Broadcast's root only writes host memory and its peer only reads it:
  * the data crosses the switch's uplink up and back down, at the links'
  * rate.  An AllReduce's CTAs do both, so each SHM connection runs at
- * [nccl] shm_duplex_GBps: two channels of 2 GB/s each way.  With P2P the
- * same pair goes GPU to GPU under the switch, faster still. */
+ * [nccl] shm_duplex_GBps: two channels of 2 GB/s each way.  An AllToAll's
+ * CTAs serve one SHM send for each peer, which share that rate: 4 GB/s of
+ * busbw on two GPUs and on four (on root ports of their own, which no
+ * switch's uplink binds; 12.0 before the sends shared it).  With P2P the same pair goes GPU to GPU
+ * under the switch, faster still. */
 START_TEST(test_shm_rates)
 {
   g_autoptr(TopoSystem) ns =
@@ -1717,14 +1720,26 @@ START_TEST(test_shm_rates)
       load_text("[system]\nserver = s\n[server s]\ngpus = 2\nsockets = 1\n"
                 "root_complex = root-complex-gen3\ngpu_pcie = pcie3-x16\n"
                 "gpu_arch = sm75\npcie_switch = pex8796\npcie_switches = 1\n");
+  g_autoptr(TopoSystem) ns4 =
+      load_text("[system]\nserver = s\n[server s]\ngpus = 4\nsockets = 1\n"
+                "root_complex = root-complex-gen3\ngpu_pcie = pcie3-x16\n"
+                "gpu_arch = sm75\ngpu_p2p = false\n[nccl]\n"
+                "shm_duplex_GBps = 2\n");
   g_autoptr(NcclComm) shm = comm_of(ns, NULL);
+  g_autoptr(NcclComm) shm4 = comm_of(ns4, NULL);
   g_autoptr(NcclComm) p2p = comm_of(ok, NULL);
   double ar = busbw(shm, NCCL_COLL_ALLREDUCE, 512 * MIB, NCCL_EXEC_FLOW, NULL);
   double bc = busbw(shm, NCCL_COLL_BROADCAST, 512 * MIB, NCCL_EXEC_FLOW, NULL);
+  double a2a = busbw(shm, NCCL_COLL_ALLTOALL, 512 * MIB, NCCL_EXEC_FLOW, NULL);
+  double a2a4 =
+      busbw(shm4, NCCL_COLL_ALLTOALL, 512 * MIB, NCCL_EXEC_FLOW, NULL);
   double ar_p2p =
       busbw(p2p, NCCL_COLL_ALLREDUCE, 512 * MIB, NCCL_EXEC_FLOW, NULL);
 
   ck_assert_msg(fabs(ar - 4.0) < 0.05, "SHM AllReduce %.2f GB/s", ar);
+  ck_assert_msg(fabs(a2a - 4.0) < 0.05, "SHM AllToAll %.2f GB/s", a2a);
+  ck_assert_msg(fabs(a2a4 - 4.0) < 0.05, "SHM AllToAll, 4 GPUs %.2f GB/s",
+                a2a4);
   ck_assert_msg(bc > 10 && bc < 13, "SHM Broadcast %.2f GB/s", bc);
   ck_assert_msg(ar_p2p > 2 * ar, "P2P %.2f, SHM %.2f GB/s", ar_p2p, ar);
 }
