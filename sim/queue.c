@@ -259,27 +259,16 @@ queue_redistribute(SimQueue *q, guint level, guint digit, SimTime lower_bound)
 }
 
 /* TRUE when every entry of bucket b (level >= 1, not empty) has time t,
- * the time of its front.  Stops at the first entry that differs. */
+ * the time of its front.  Stops at the end of the first block that holds
+ * another time. */
 static gboolean bucket_uniform(const SimQueue *q, const SimQueueBucket *b,
                                SimTime t)
 {
-  const SimQueueEntry *p = b->read;
-  guint64 left = b->count - b->has_first;
+  gboolean same = TRUE;
 
-  while (left > 0) {
-    const SimQueueBlock *blk = block_of(p);
-    guint64 here = (guint64)(blk->entry + SIM_QUEUE_BLOCK_ENTRIES - p);
-
-    if (here > left)
-      here = left;
-    for (guint64 i = 0; i < here; i++)
-      if (p[i].time != t)
-        return FALSE;
-    left -= here;
-    if (left > 0)
-      p = queue_block(q, blk->next)->entry;
-  }
-  return TRUE;
+  CHAIN_FOR_EACH(q, b->read, b->count - b->has_first, if (!same) break, e,
+                 same &= e->time == t);
+  return same;
 }
 
 /* Pops the front of the lowest level-0 bucket if its time is <= limit. */
