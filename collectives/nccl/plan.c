@@ -1285,17 +1285,14 @@ static void shm_caps(NcclPlan *pl)
   for (guint32 i = 0; i < pl->edges->len; i++) {
     const NcclEdge *e = &edges[i];
     gint64 src = (gint64)e->src << 32 | e->channel;
-    gpointer k;
 
     if (!e->shm)
       continue;
-    k = g_hash_table_lookup(sends, &src);
-    if (k)
-      g_hash_table_insert(sends, g_memdup2(&src, sizeof src),
-                          GUINT_TO_POINTER(GPOINTER_TO_UINT(k) + 1));
-    else
-      g_hash_table_insert(sends, g_memdup2(&src, sizeof src),
-                          GUINT_TO_POINTER(1));
+    /* a key not there yet counts from 0 (NULL) */
+    g_hash_table_insert(
+        sends, g_memdup2(&src, sizeof src),
+        GUINT_TO_POINTER(GPOINTER_TO_UINT(g_hash_table_lookup(sends, &src)) +
+                         1));
     g_hash_table_add(recvs,
                      g_memdup2(&(gint64){(gint64)e->dst << 32 | e->channel},
                                sizeof(gint64)));

@@ -368,29 +368,21 @@ gboolean nccl_session_run(NcclSession *s, NcclRunStats *out, GError **error)
 /* Whether an AllToAll runs in closed form (nccl_plan_alltoall_closed):
  * from NCCL_ALLTOALL_CLOSED_RANKS ranks, on the flow transport, with
  * nothing that needs its transfers (a transfer trace, a transport to
- * inspect) and nothing that breaks the symmetry its bound was tested on
- * (faults, slow or lossy links, stragglers). */
+ * inspect) and none of the faults that break the symmetry its bound was
+ * tested on (elements down, slow or lossy links, stragglers: any applied,
+ * topo_system_fault_origin). */
 static gboolean alltoall_closed(const NcclComm *comm, NcclColl coll,
                                 NcclExec exec, gboolean inspect)
 {
   guint32 from = comm->opt.alltoall_closed_ranks
                      ? comm->opt.alltoall_closed_ranks
                      : NCCL_ALLTOALL_CLOSED_RANKS;
-  guint32 down, slow;
 
-  if (coll != NCCL_COLL_ALLTOALL || exec != NCCL_EXEC_FLOW || inspect ||
-      (comm->opt.trace &&
-       (comm->opt.trace->attach || comm->opt.trace->transfer)) ||
-      comm->opt.no_alltoall_closed || comm->nranks < from)
-    return FALSE;
-  topo_system_fault_counts(comm->sys, &down, &slow);
-  if (down > 0 || slow > 0 || topo_system_lossy(comm->sys))
-    return FALSE;
-  for (guint32 r = 0; r < comm->nranks; r++)
-    if (topo_gpu_slowdown(comm->sys, nccl_comm_rank_server(comm, r),
-                          nccl_comm_rank_local(comm, r)) > 1)
-      return FALSE;
-  return TRUE;
+  return coll == NCCL_COLL_ALLTOALL && exec == NCCL_EXEC_FLOW && !inspect &&
+         !(comm->opt.trace &&
+           (comm->opt.trace->attach || comm->opt.trace->transfer)) &&
+         !comm->opt.no_alltoall_closed && comm->nranks >= from &&
+         topo_system_fault_origin(comm->sys)[0] == '\0';
 }
 
 gboolean nccl_run(const NcclComm *comm, NcclColl coll, guint64 bytes,

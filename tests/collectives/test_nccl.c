@@ -2252,7 +2252,14 @@ START_TEST(test_alltoall_closed_form)
       NcclRunStats d = inspected_run(sys, NCCL_COLL_ALLTOALL, 4 * MIB, NULL,
                                      NCCL_EXEC_FLOW, NULL, NULL, &ch);
 
+      g_autofree char *faulted_ini =
+          g_strconcat(ini[s], "[faults]\nfail = s1.nic0\n", NULL);
+      g_autoptr(TopoSystem) faulted = load_text(faulted_ini);
+      NcclRunStats f = inspected_run(faulted, NCCL_COLL_ALLTOALL, 4 * MIB,
+                                     &closed, NCCL_EXEC_FLOW, NULL, NULL, &ch);
+
       ck_assert(!d.closed_form); /* 64 ranks: below the default */
+      ck_assert(!f.closed_form); /* a NIC down: not the symmetry tested */
     }
   }
   /* the approximation is there to see */
