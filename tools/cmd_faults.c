@@ -26,6 +26,7 @@
 #include "tools/fault_options.h"
 #include "tools/jobs.h"
 #include "tools/run.h"
+#include "topologies/error.h"
 #include "topologies/system.h"
 #include "traces/csvtext.h"
 #include "traces/output.h"
@@ -143,8 +144,9 @@ static gboolean run_on(const TopoSystem *sys, const CliRunOptions *o,
   return TRUE;
 }
 
-/* Runs one scenario; FALSE only for an interrupt or a run refused for its
- * memory (the scenario's own failure is its result). */
+/* Runs one scenario; FALSE only for an interrupt, a run refused for its
+ * memory or a state ifsim does not model (the scenario's own failure,
+ * its faults cutting the job, is its result). */
 static gboolean run_scenario(const CliRunOptions *o, const CliRunPlan *plan,
                              const FaultsStep *step, const TopoFaultSpec *spec,
                              const GArray *base, Scenario *s, GError **error)
@@ -156,10 +158,12 @@ static gboolean run_scenario(const CliRunOptions *o, const CliRunPlan *plan,
   if (!sys || !topo_system_add_faults(sys, spec, &local) ||
       !run_on(sys, o, plan, step, rows, NULL, &local)) {
     g_array_unref(rows);
-    /* an interrupt, or a run refused for its memory: the command's
-     * failure, not a scenario whose faults cut the job */
+    /* an interrupt, a run refused for its memory, a state ifsim does
+     * not model: the command's failure, not a scenario whose faults cut
+     * the job */
     if (sim_interrupted() ||
-        g_error_matches(local, SIM_ERROR, SIM_ERROR_MEMORY)) {
+        g_error_matches(local, SIM_ERROR, SIM_ERROR_MEMORY) ||
+        g_error_matches(local, TOPO_ERROR, TOPO_ERROR_UNMODELLED)) {
       g_propagate_error(error, g_steal_pointer(&local));
       return FALSE;
     }

@@ -16,12 +16,15 @@
 #define TOPO_ERROR (topo_error_quark())
 
 typedef enum {
-  TOPO_ERROR_SYNTAX,   /* a file that is not of its format (INI, XML, text) */
-  TOPO_ERROR_UNKNOWN,  /* an unknown group, key, name or kind */
-  TOPO_ERROR_VALUE,    /* a value of the wrong form or outside its range */
-  TOPO_ERROR_MISSING,  /* a required group or key is absent */
-  TOPO_ERROR_CONFLICT, /* values fine alone but not together; a system
+  TOPO_ERROR_SYNTAX,     /* a file that is not of its format (INI, XML, text) */
+  TOPO_ERROR_UNKNOWN,    /* an unknown group, key, name or kind */
+  TOPO_ERROR_VALUE,      /* a value of the wrong form or outside its range */
+  TOPO_ERROR_MISSING,    /* a required group or key is absent */
+  TOPO_ERROR_CONFLICT,   /* values fine alone but not together; a system
                           that cannot be built or routed */
+  TOPO_ERROR_UNMODELLED, /* a state that a real system can be in but that
+                            ifsim does not model (not a fault that cuts
+                            the job) */
 } TopoErrorCode;
 
 GQuark topo_error_quark(void);

@@ -849,6 +849,19 @@ static void gpu_switch_links(const TopoSystem *sys, guint32 s, guint32 g,
   *down = fl ? fl->down : 0;
 }
 
+/* Whether GPU g of server s has an NVLink to an NVSwitch up. */
+static gboolean gpu_on_nvlink(const TopoSystem *sys, guint32 s, guint32 g)
+{
+  for (guint32 k = 0; k < sys->server->nvswitches; k++) {
+    guint32 down, up;
+
+    gpu_switch_links(sys, s, g, k, &down, &up);
+    if (up > 0)
+      return TRUE;
+  }
+  return FALSE;
+}
+
 /* Takes every NVLink of a node (a GPU, an NVSwitch) down, with a line
  * saying why; nothing when none is up. */
 static gboolean take_all(FaultCtx *fc, SimNodeId n, const char *why,
@@ -917,17 +930,14 @@ static gboolean fabric_manager(FaultCtx *fc, guint32 s, GError **error)
    * switches a policy disables take other GPUs' links, not failures */
   failed_to = g_new0(guint32, sp->gpus);
   for (guint32 g = 0; g < sp->gpus; g++) {
-    guint32 up_any = 0;
-
     for (guint32 k = 0; k < sp->nvswitches; k++) {
       guint32 down, up;
 
       gpu_switch_links(sys, s, g, k, &down, &up);
-      up_any += up;
       if (down && has_link(sys, sw0 + k, TRUE, TRUE))
         failed_to[g] = failed_to[g] ? G_MAXUINT32 : k + 1;
     }
-    if (up_any == 0)
+    if (!gpu_on_nvlink(sys, s, g))
       failed_to[g] = 0; /* off NVLink already */
   }
   for (guint32 g = 0; g < sp->gpus; g++) {
@@ -947,6 +957,39 @@ static gboolean fabric_manager(FaultCtx *fc, guint32 s, GError **error)
                   "from NVLink: access_link_failure_mode = remove-gpu",
                   error))
       return FALSE;
+  }
+  return TRUE;
+}
+
+/* A GPU left without NVLink on a server of several hosts (GB200 and GB300
+ * NVL72: sockets_per_host) reaches the GPUs of other hosts only over the
+ * network, where NCCL would leave multi-node NVLink for its net transport;
+ * ifsim routes a server's GPUs to each other inside it, so it says so
+ * rather than fail later on a missing route between sockets of different
+ * hosts. */
+static gboolean off_nvlink_across_hosts(FaultCtx *fc, guint32 s, GError **error)
+{
+  const TopoSystem *sys = fc->sys;
+  const TopoServerSpec *sp = sys->server;
+
+  if (sp->nvswitches == 0 || sp->sockets_per_host >= sp->sockets)
+    return TRUE;
+  for (guint32 g = 0; g < sp->gpus; g++) {
+    if (gpu_on_nvlink(sys, s, g))
+      continue;
+    g_set_error(error, TOPO_ERROR, TOPO_ERROR_UNMODELLED,
+                "%s is off NVLink (faults from %s, and Fabric Manager's "
+                "policies) and server %u's NVLink domain spans %u hosts: "
+                "the GPUs of the other hosts reach it only over the network "
+                "(NCCL's net transport in place of multi-node NVLink), which "
+                "ifsim does not model inside one NVLink domain%s",
+                sim_fabric_node_name(sys->fabric, topo_gpu(sys, s, g)),
+                sys->faults->from->str, s, sp->sockets / sp->sockets_per_host,
+                sys->access_link_mode == TOPO_ACCESS_KEEP_LINKS
+                    ? ""
+                    : "; [faults] access_link_failure_mode = keep-links "
+                      "keeps a GPU's links that are up");
+    return FALSE;
   }
   return TRUE;
 }
@@ -1019,7 +1062,8 @@ gboolean topo_system_add_faults(TopoSystem *sys, const TopoFaultSpec *spec,
   for (guint32 s = 0; s < sys->n_servers; s++) {
     if (!sys->faults->nvl_fault[s])
       continue;
-    if (!spec->running && !fabric_manager(&fc, s, error))
+    if (!spec->running && (!fabric_manager(&fc, s, error) ||
+                           !off_nvlink_across_hosts(&fc, s, error)))
       return FALSE;
     if (!topo_rebuild_intra_routes(sys, s))
       return sim_interrupt_check(error);

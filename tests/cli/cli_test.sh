@@ -1135,6 +1135,15 @@ fi
 printf '[system]\nserver = dgx-h100\nservers = 512\n[scaleout]\ntopology = fat-tree\nswitch = quantum2-ndr\ntiers = 3\nrail_optimized = true\n' >"$fdir/big.ini"
 expect 2 "ifsim: faults: AllToAll on 4096 ranks needs about 128.0 GiB of memory" faults -t "$fdir/big.ini" -c alltoall -b 16K -e 16K --criticality spines --max-memory 4G
 rm -rf "$fdir"
+# a GB200 NVL72 GPU off NVLink: over the network, not modelled inside an
+# NVLink domain; said, and not counted as a cut in faults
+gbdir=$(mktemp -d)
+printf '[system]\nserver = gb200-nvl72\n' >"$gbdir/gb.ini"
+printf '[system]\nserver = gb200-nvl72\n[faults]\naccess_link_failure_mode = keep-links\n' >"$gbdir/keep.ini"
+expect 2 "ifsim: run: s0.gpu1 is off NVLink (faults from --fail, and Fabric Manager's policies) and server 0's NVLink domain spans 36 hosts" run -t "$gbdir/gb.ini" -b 1M -e 1M --fail 's0.gpu1 s0.nvsw0 x1'
+expect 2 "which ifsim does not model inside one NVLink domain; [faults] access_link_failure_mode = keep-links keeps a GPU's links that are up" faults -t "$gbdir/gb.ini" -b 1M -e 1M --criticality nvlinks
+expect 0 "       1      2   1.0071   1.0071   1.0071   1.0071   1.0071   1.0071           1     0" faults -t "$gbdir/keep.ini" -b 1M -e 1M --random 1 --random-kind nvlinks --draws 2
+rm -rf "$gbdir"
 expect 2 "ifsim: faults: give one of --criticality KIND and --random LIST" faults -t "$pod"
 expect 2 "ifsim: faults: --criticality: 'routers' is not a kind of element faults take (switches, leaves, spines, cores, nics, links, nvlinks, gpus, nvswitches)" faults -t "$pod" --criticality routers
 expect 2 "ifsim: faults: --random: '0' is not a count of elements from 1" faults -t "$pod" --random 1,0
