@@ -79,11 +79,25 @@ static gboolean concat_sets(const SimPathSet *a, const SimPathSet *b,
   return FALSE;
 }
 
-/* The flow of queue pair q of channel `rail`'s connection to the fabric's
- * routing (ECMP hashes it): q = 0 is the connection's own. */
-static guint64 qp_flow(guint32 rail, guint32 q)
+/* The flow of queue pair q of a connection to the fabric's routing (ECMP
+ * hashes it): `conn` names the connection (conn_flow), q = 0 is its own
+ * pair. */
+static guint64 qp_flow(guint64 conn, guint32 q)
 {
-  return (guint64)rail | (guint64)q << 32;
+  return conn | (guint64)q << 32;
+}
+
+/* A network connection's name to the fabric's routing: a collective's is
+ * its channel (`rail`: channels c and c + 8 between the same NICs are
+ * connections of their own); a point-to-point pair's is its channel and
+ * its receiver, since every pair has a connection of its own, with its
+ * own queue pairs (RoCE derives a queue pair's UDP source port, which
+ * ECMP hashes, from it): an AllToAll rank's connections to the GPUs of
+ * one node share a NIC pair (PXN) and are spread by ECMP like any
+ * others. */
+static guint64 conn_flow(const NcclPlan *pl, guint32 rail, guint32 b)
+{
+  return pl->coll < NCCL_N_TUNED_COLLS ? rail : rail | ((guint64)b + 1) << 40;
 }
 
 /* A network connection's leg from src to dst (GPUs or NICs: topo_route,
@@ -91,7 +105,7 @@ static guint64 qp_flow(guint32 rail, guint32 q)
  * communicator's queue pairs (NcclComm.qps), each routed as a flow of its
  * own; the paths they share are one path of their summed weight. */
 static gboolean route_qps(NcclPlan *pl, SimNodeId src, SimNodeId dst,
-                          guint32 rail, gboolean nics, SimPathSet *out,
+                          guint64 conn, gboolean nics, SimPathSet *out,
                           GError **error)
 {
   guint32 qps = MAX(pl->comm->qps, 1);
@@ -100,9 +114,9 @@ static gboolean route_qps(NcclPlan *pl, SimNodeId src, SimNodeId dst,
   for (guint32 q = 0; q < qps; q++) {
     SimPathSet one = {.n = 1, .weight = {1.0}};
 
-    if (nics ? !topo_route_network(pl->sys, src, dst, qp_flow(rail, q), NULL,
+    if (nics ? !topo_route_network(pl->sys, src, dst, qp_flow(conn, q), NULL,
                                    &one.path[0], error)
-             : !topo_route(pl->sys, src, dst, qp_flow(rail, q), NULL, &one,
+             : !topo_route(pl->sys, src, dst, qp_flow(conn, q), NULL, &one,
                            error))
       return FALSE;
     for (guint32 i = 0; i < one.n; i++) {
@@ -230,7 +244,7 @@ static gboolean route_host(NcclPlan *pl, guint32 a, guint32 b, guint32 rail,
 
   if (!server_nic(pl, sa, ga, &nic_a, error) ||
       !server_nic(pl, sb, gb, &nic_b, error) ||
-      !route_qps(pl, nic_a, nic_b, rail, TRUE, &wire, error))
+      !route_qps(pl, nic_a, nic_b, conn_flow(pl, rail, b), TRUE, &wire, error))
     return FALSE;
   if (c->gdr_send) {
     if (!topo_route(pl->sys, gpu_a, nic_a, rank_seed(pl, a), NULL, &head,
@@ -312,8 +326,8 @@ static gboolean route_ranks(NcclPlan *pl, guint32 a, guint32 b, guint32 rail,
     guint32 to = rank_node(pl, b) * c->ppn +
                  rail_local(pl, rank_node(pl, b), own ? b % c->ppn : rail);
 
-    if (!route_qps(pl, rank_gpu(pl, via), rank_gpu(pl, to), rail, FALSE, &tail,
-                   error))
+    if (!route_qps(pl, rank_gpu(pl, via), rank_gpu(pl, to),
+                   conn_flow(pl, rail, b), FALSE, &tail, error))
       return FALSE;
     if (via == a) {
       ps = tail;
