@@ -1134,6 +1134,11 @@ fi
 # does not fit: refused before any scenario, not reported as cuts
 printf '[system]\nserver = dgx-h100\nservers = 512\n[scaleout]\ntopology = fat-tree\nswitch = quantum2-ndr\ntiers = 3\nrail_optimized = true\n' >"$fdir/big.ini"
 expect 2 "ifsim: faults: AllToAll on 4096 ranks needs about 128.0 GiB of memory" faults -t "$fdir/big.ini" -c alltoall -b 16K -e 16K --criticality spines --max-memory 4G
+# a sweep that varies faults: every point by one method too
+expect 2 "ifsim: sweep: point 0 (faults.fail=none): AllToAll on 4096 ranks needs about 128.0 GiB of memory" sweep -t "$fdir/big.ini" -c alltoall -b 16K -e 16K --vary faults.fail=none,s0.nic0 --max-memory 4G -o "$fdir/sweep.csv"
+if [ -e "$fdir/sweep.csv" ]; then
+  echo "FAIL: ifsim sweep left a half-written CSV"; fails=$((fails + 1))
+fi
 rm -rf "$fdir"
 # a GB200 NVL72 GPU off NVLink: over the network, not modelled inside an
 # NVLink domain; said, and not counted as a cut in faults
