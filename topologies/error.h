@@ -21,7 +21,7 @@ typedef enum {
   TOPO_ERROR_VALUE,      /* a value of the wrong form or outside its range */
   TOPO_ERROR_MISSING,    /* a required group or key is absent */
   TOPO_ERROR_CONFLICT,   /* values fine alone but not together; a system
-                          that cannot be built or routed */
+                            that cannot be built or routed */
   TOPO_ERROR_UNMODELLED, /* a state that a real system can be in but that
                             ifsim does not model (not a fault that cuts
                             the job) */
