@@ -9,6 +9,8 @@
 # the mean of 10 runs, as one is near the clock's 10 ms resolution), and
 # the report's CPU per scenario over it (the report runs the baseline and
 # one scenario per switch, each loading the system again, so about 1).
+# For 128 servers also -j (one worker per core): its CPU and wall seconds
+# and the wall-time speed-up, and whether the report is the same.
 # usage: bench/faults.sh [BUILD]   (default build-bench, built here)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -42,5 +44,16 @@ for s in 32 64 128 256; do
     "$(echo "$rc / ($n + 1) / $oc" | bc -l)" "$rw"
   if [ "$s" = 32 ]; then
     sed -n '1,9p' "$tmp/stdout"
+  fi
+  # -j: the same report from worker processes, one per core
+  if [ "$s" = 128 ] && [ "$(nproc)" -gt 1 ]; then
+    cp "$tmp/stdout" "$tmp/j1"
+    measure "$tmp/par" "$build/ifsim" faults -t "$tmp/f.ini" -b 1G -e 1G \
+      --criticality switches --top 3 -j "$(nproc)"
+    read -r pc _ pw <"$tmp/par"
+    same=differs
+    cmp -s "$tmp/stdout" "$tmp/j1" && same="the same report"
+    printf '%8s   -j %s: CPU %.2f s, wall %.2f s against %.2f: %.2fx (%s)\n' \
+      "$s" "$(nproc)" "$pc" "$pw" "$rw" "$(echo "$rw / $pw" | bc -l)" "$same"
   fi
 done

@@ -26,6 +26,7 @@
 #include "tools/fault_options.h"
 #include "tools/jobs.h"
 #include "tools/run.h"
+#include "tools/workers.h"
 #include "topologies/error.h"
 #include "topologies/system.h"
 #include "traces/csvtext.h"
@@ -43,7 +44,7 @@ typedef struct {
   char *random;       /* "1,2,3,4" */
   char *random_kind;  /* links (physical cables) or a topo_fault_elements
                          kind */
-  guint64 draws, seed, top;
+  guint64 draws, seed, top, jobs;
   gboolean draws_seen, seed_seen, top_seen;
   char *csv;
   char *llm, *workload; /* a training step instead of the collective */
@@ -196,6 +197,129 @@ static const char **draw_elements(const GPtrArray *elements, guint32 k,
   for (guint32 i = 0; i < k; i++)
     out[i] = g_ptr_array_index(elements, idx[i]);
   return out;
+}
+
+/* The scenarios of one call, run by cli_workers_run (here, or in worker
+ * processes with -j): each sends back its rows, or why its faults cut the
+ * job, as text; a scenario that fails the command (an interrupt, its
+ * memory, a state not modelled) stops the others. */
+typedef struct {
+  const CliRunOptions *o;
+  const CliRunPlan *plan;
+  const FaultsStep *step;
+  const GArray *base;
+  const GPtrArray *elements; /* drawn from, or down one by one; NULL:
+                                random links */
+  gboolean criticality;
+  Scenario *sc;
+  char *failed; /* the message of the scenario that failed the command */
+} FaultsRun;
+
+/* A row as text and back, every field as it was (%.17g; a name that is
+ * not there as an empty field): the report is the same whatever -j. */
+static void row_text(GString *t, const TrcCollRow *r)
+{
+  g_string_append_printf(t,
+                         "%" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT
+                         " %.17g %.17g %.17g %s %s %u %.17g %.17g %d\n",
+                         r->size_bytes, r->count, r->time_us, r->algbw_GBps,
+                         r->busbw_GBps, r->algo ? r->algo : "",
+                         r->proto ? r->proto : "", r->channels,
+                         r->nccl_model_us, r->stall_prob, r->closed_form);
+}
+
+/* A name of a row as row_text wrote it: "" for none. */
+static const char *name_of(const char *text)
+{
+  return text[0] ? g_intern_string(text) : NULL;
+}
+
+static void row_parse(const char *line, TrcCollRow *r)
+{
+  g_auto(GStrv) f = g_strsplit(line, " ", -1);
+
+  g_assert(g_strv_length(f) == 11);
+  r->size_bytes = g_ascii_strtoull(f[0], NULL, 10);
+  r->count = g_ascii_strtoull(f[1], NULL, 10);
+  r->time_us = g_ascii_strtod(f[2], NULL);
+  r->algbw_GBps = g_ascii_strtod(f[3], NULL);
+  r->busbw_GBps = g_ascii_strtod(f[4], NULL);
+  r->algo = name_of(f[5]);
+  r->proto = name_of(f[6]);
+  r->channels = (guint32)g_ascii_strtoull(f[7], NULL, 10);
+  r->nccl_model_us = g_ascii_strtod(f[8], NULL);
+  r->stall_prob = g_ascii_strtod(f[9], NULL);
+  r->closed_form = f[10][0] == '1';
+}
+
+/* Runs scenario i: "rows" and a line per size, or "cut" and why. */
+static char *scenario_work(void *ctx, guint i, gboolean *ok)
+{
+  FaultsRun *fr = ctx;
+  const Scenario *s = &fr->sc[i];
+  const char *where = fr->criticality ? "--criticality" : "--random";
+  const char *one[] = {s->element, NULL};
+  g_autofree const char **names = NULL;
+  TopoFaultSpec spec = {
+      .where_fail = where, .where_degrade = where, .where_random = where};
+  g_autoptr(GError) error = NULL;
+  Scenario r = {0};
+  GString *t;
+
+  if (fr->criticality) {
+    spec.fail = one;
+  } else {
+    spec.seed = s->seed;
+    if (fr->elements) {
+      names = draw_elements(fr->elements, s->down, s->seed);
+      spec.fail = names;
+    } else {
+      spec.random_links = s->down;
+    }
+  }
+  *ok = run_scenario(fr->o, fr->plan, fr->step, &spec, fr->base, &r, &error);
+  if (!*ok)
+    return g_strdup(error->message);
+  t = g_string_new(r.rows ? "rows\n" : "cut\n");
+  for (guint k = 0; r.rows && k < r.rows->len; k++)
+    row_text(t, &g_array_index(r.rows, TrcCollRow, k));
+  if (!r.rows)
+    g_string_append(t, r.failure);
+  scenario_clear(&r);
+  return g_string_free(t, FALSE);
+}
+
+/* Takes scenario i's result back; FALSE where it failed the command. */
+static gboolean scenario_record(void *ctx, guint i, gboolean ok, char *text)
+{
+  FaultsRun *fr = ctx;
+  Scenario *s = &fr->sc[i];
+
+  if (!ok) {
+    if (!fr->failed)
+      fr->failed = text;
+    else
+      g_free(text);
+    return FALSE;
+  }
+  if (g_str_has_prefix(text, "cut\n")) {
+    s->failure = g_strdup(text + 4);
+    s->key = INFINITY;
+  } else {
+    g_auto(GStrv) lines = g_strsplit(text + 5, "\n", -1);
+
+    s->rows = g_array_new(FALSE, TRUE, sizeof(TrcCollRow));
+    for (guint k = 0; lines[k] && lines[k][0]; k++) {
+      TrcCollRow r = {0};
+
+      row_parse(lines[k], &r);
+      g_array_append_val(s->rows, r);
+    }
+    s->key = g_array_index(s->rows, TrcCollRow, s->rows->len - 1).time_us /
+             g_array_index(fr->base, TrcCollRow, fr->base->len - 1).time_us;
+  }
+  g_free(text);
+  return TRUE;
 }
 
 /* --- output --------------------------------------------------------------- */
@@ -435,7 +559,7 @@ static gboolean parse_counts(const char *text, GArray *out, GError **error)
 int cli_cmd_faults(int argc, char **argv)
 {
   CliRunOptions o;
-  FaultsOptions fo = {0};
+  FaultsOptions fo = {.jobs = 1};
   CliNumberTarget numbers[] = {
       CLI_RUN_NUMBER_TARGETS(&o),
       CLI_NCCL_CHANNELS_TARGET(&o.nccl),
@@ -444,6 +568,7 @@ int cli_cmd_faults(int argc, char **argv)
       {"draws", 0, CLI_NUMBER_COUNT, &fo.draws, &fo.draws_seen, 1u << 20},
       {"seed", 0, CLI_NUMBER_COUNT, &fo.seed, &fo.seed_seen, G_MAXUINT32},
       {"top", 0, CLI_NUMBER_COUNT, &fo.top, &fo.top_seen, 0},
+      {"jobs", 'j', CLI_NUMBER_COUNT, &fo.jobs, NULL, 4096},
       {NULL, 0, 0, NULL, NULL, 0}};
   GOptionEntry more[] = {
       {"criticality", 0, 0, G_OPTION_ARG_STRING, &fo.criticality,
@@ -465,6 +590,8 @@ int cli_cmd_faults(int argc, char **argv)
        "Seed of the first draw; draw i takes seed + i (default 1)", "S"},
       {"top", 0, 0, G_OPTION_ARG_CALLBACK, cli_parse_number_option,
        "Rows of the criticality ranking to print (default 20; 0: all)", "N"},
+      {"jobs", 'j', 0, G_OPTION_ARG_CALLBACK, cli_parse_number_option,
+       "Run N scenarios at once, in worker processes (default 1)", "N"},
       {"csv", 0, 0, G_OPTION_ARG_FILENAME, &fo.csv,
        "Write every scenario's result per size as CSV", "FILE"},
       {"llm", 0, 0, G_OPTION_ARG_STRING, &fo.llm,
@@ -535,6 +662,11 @@ int cli_cmd_faults(int argc, char **argv)
     fo.seed = 1;
   if (!fo.top_seen)
     fo.top = FAULTS_DEFAULT_TOP;
+  if (fo.jobs == 0) {
+    g_set_error(&error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                "%s: 0 is not from 1 to 4096", cli_flag_typed("jobs", 'j'));
+    goto fail;
+  }
   if (fo.random_kind && !fo.random) {
     g_set_error(&error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
                 "--random-kind: goes with --random");
@@ -631,47 +763,50 @@ int cli_cmd_faults(int argc, char **argv)
       }
     }
   }
-  /* the scenarios */
+  /* the scenarios, -j at a time */
   if (fo.criticality) {
     n = elements->len;
     sc = g_new0(Scenario, n);
     for (guint i = 0; i < n; i++) {
-      const char *one[] = {g_ptr_array_index(elements, i), NULL};
-      TopoFaultSpec spec = {.fail = one,
-                            .where_fail = "--criticality",
-                            .where_degrade = "--criticality",
-                            .where_random = "--criticality"};
-
-      sc[i].element = g_strdup(one[0]);
+      sc[i].element = g_strdup(g_ptr_array_index(elements, i));
       sc[i].order = i;
-      if (!run_scenario(&o, &plan, step, &spec, base, &sc[i], &error))
-        goto fail;
     }
   } else {
     n = counts->len * (guint)fo.draws;
     sc = g_new0(Scenario, n);
     for (guint c = 0, i = 0; c < counts->len; c++) {
       for (guint d = 0; d < fo.draws; d++, i++) {
-        guint32 k = g_array_index(counts, guint32, c);
-        g_autofree const char **names = NULL;
-        TopoFaultSpec spec = {.seed = (guint32)(fo.seed + d),
-                              .where_fail = "--random",
-                              .where_degrade = "--random",
-                              .where_random = "--random"};
-
+        sc[i].down = g_array_index(counts, guint32, c);
+        sc[i].seed = (guint32)(fo.seed + d);
         if (elements) {
-          names = draw_elements(elements, k, spec.seed);
-          spec.fail = names;
+          g_autofree const char **names =
+              draw_elements(elements, sc[i].down, sc[i].seed);
+
           sc[i].element = g_strjoinv("; ", (char **)names);
-        } else {
-          spec.random_links = k;
         }
-        sc[i].down = k;
-        sc[i].seed = spec.seed;
-        if (!run_scenario(&o, &plan, step, &spec, base, &sc[i], &error))
-          goto fail;
       }
     }
+  }
+  {
+    FaultsRun fr = {.o = &o,
+                    .plan = &plan,
+                    .step = step,
+                    .base = base,
+                    .elements = elements,
+                    .criticality = fo.criticality != NULL,
+                    .sc = sc};
+    g_autofree guint *items = g_new(guint, MAX(n, 1));
+    gboolean ran;
+
+    for (guint i = 0; i < n; i++)
+      items[i] = i;
+    ran = cli_workers_run(items, n, (guint)fo.jobs, FALSE, scenario_work,
+                          scenario_record, &fr, &error);
+    if (ran && fr.failed)
+      g_set_error_literal(&error, CLI_ERROR, CLI_ERROR_BAD_VALUE, fr.failed);
+    g_free(fr.failed);
+    if (error)
+      goto fail;
   }
   /* the CSV in scenario order, then the report */
   if (fo.csv) {

@@ -3,8 +3,8 @@
  *
  * The grid (tools/sweep.c) is built from a plan file and the command
  * line; its points run here, in this process (-j 1), in worker processes
- * (-j N: fork, each worker taking every N-th point of this process's
- * share and sending its results back over a pipe as frames), and across
+ * (-j N: tools/workers.h, each worker taking every N-th point of this
+ * process's share and sending its results back over a pipe as frames), and across
  * MPI ranks when mpirun started the process (tools/sweep_mpi.h: point p
  * goes to rank p mod K, rank 0 gathers).  Processes, not threads: the
  * simulator keeps process-wide state (the memory limit, the interrupt
@@ -16,12 +16,8 @@
  * "# point N failed: reason" comment; a sweep where every point failed
  * still exits 2.  The CSV is written through TrcOutputs: an error or an
  * interrupt leaves no partial file. */
-#include <errno.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "sim/error.h"
@@ -30,6 +26,7 @@
 #include "tools/nccl_options.h"
 #include "tools/sweep.h"
 #include "tools/sweep_mpi.h"
+#include "tools/workers.h"
 #include "traces/output.h"
 
 #define COMMAND "sweep"
@@ -95,166 +92,33 @@ static void sweep_record(SweepRun *r, guint32 point, gboolean ok, char *text)
   }
 }
 
-/* Runs point p here; FALSE when it failed and the sweep should stop. */
-static gboolean sweep_one(SweepRun *r, guint p, GByteArray *frames)
+/* Runs point p (cli_workers_run): its rows, or why it failed. */
+static char *sweep_work(void *ctx, guint p, gboolean *ok)
 {
+  SweepRun *r = ctx;
   g_autoptr(GError) error = NULL;
   char *rows = cli_sweep_run_point(r->sw, p, &error);
-  gboolean ok = rows != NULL;
-  char *text = ok ? rows : g_strdup(error->message);
 
-  if (frames)
-    cli_sweep_frame_append(frames, p, ok, text);
-  if (frames) /* in a worker: the parent records it */
-    g_free(text);
-  else
-    sweep_record(r, p, ok, text);
+  *ok = rows != NULL;
+  return *ok ? rows : g_strdup(error->message);
+}
+
+/* Records point p's result; FALSE when it failed and the sweep should
+ * stop. */
+static gboolean sweep_record_point(void *ctx, guint p, gboolean ok, char *text)
+{
+  SweepRun *r = ctx;
+
+  sweep_record(r, p, ok, text);
   return ok || (r->keep_going && !sim_interrupted());
-}
-
-/* A worker: points[w], points[w + jobs], ... sent to fd as they finish. */
-G_GNUC_NORETURN static void sweep_worker(SweepRun *r, const guint *points,
-                                         guint n, guint w, guint jobs, int fd)
-{
-  for (guint k = w; k < n; k += jobs) {
-    g_autoptr(GByteArray) frame = g_byte_array_new();
-    gboolean go = sweep_one(r, points[k], frame);
-
-    if (!trc_write_all(fd, frame->data, frame->len) || !go)
-      break;
-  }
-  close(fd);
-  _exit(0);
-}
-
-static void sweep_stop_workers(const pid_t *pids, guint jobs)
-{
-  for (guint w = 0; w < jobs; w++) {
-    if (pids[w] > 0)
-      kill(pids[w], SIGKILL);
-  }
-}
-
-/* Runs points over `jobs` worker processes, recording what they send. */
-static gboolean sweep_parallel(SweepRun *r, const guint *points, guint n,
-                               guint jobs, GError **error)
-{
-  g_autofree pid_t *pids = g_new0(pid_t, jobs);
-  g_autofree struct pollfd *fds = g_new0(struct pollfd, jobs);
-  g_autoptr(GPtrArray) bufs =
-      g_ptr_array_new_with_free_func((GDestroyNotify)g_byte_array_unref);
-  guint open_fds = 0;
-  gboolean stop = FALSE, ok = TRUE;
-
-  fflush(NULL);
-  for (guint w = 0; w < jobs; w++) {
-    int fd[2];
-
-    fds[w].fd = -1;
-    g_ptr_array_add(bufs, g_byte_array_new());
-    if (pipe(fd) != 0) {
-      g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
-                  "-j: cannot create a pipe for worker %u: %s", w,
-                  g_strerror(errno));
-      ok = FALSE;
-      break;
-    }
-    pids[w] = fork();
-    if (pids[w] < 0) {
-      g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
-                  "-j: cannot start worker %u: %s", w, g_strerror(errno));
-      close(fd[0]);
-      close(fd[1]);
-      ok = FALSE;
-      break;
-    }
-    if (pids[w] == 0) {
-      close(fd[0]);
-      for (guint k = 0; k < w; k++)
-        close(fds[k].fd);
-      /* The worker ends with _exit: nothing of this frame is freed after
-       * it (memcheck would call these lost). */
-      g_clear_pointer(&pids, g_free);
-      g_clear_pointer(&fds, g_free);
-      g_clear_pointer(&bufs, g_ptr_array_unref);
-      sweep_worker(r, points, n, w, jobs, fd[1]);
-    }
-    close(fd[1]);
-    fds[w].fd = fd[0];
-    fds[w].events = POLLIN;
-    open_fds++;
-  }
-  if (!ok) {
-    stop = TRUE;
-    sweep_stop_workers(pids, jobs);
-  }
-  while (!stop && open_fds > 0) {
-    guint8 chunk[65536];
-
-    if (poll(fds, jobs, 200) < 0 && errno != EINTR)
-      break;
-    if (sim_interrupted())
-      break;
-    for (guint w = 0; w < jobs && !stop; w++) {
-      GByteArray *buf = g_ptr_array_index(bufs, w);
-      gsize at = 0;
-      guint32 p;
-      gboolean pok;
-      char *text;
-      ssize_t got;
-
-      if (fds[w].fd < 0 || !(fds[w].revents & (POLLIN | POLLHUP | POLLERR)))
-        continue;
-      got = read(fds[w].fd, chunk, sizeof(chunk));
-      if (got < 0 && errno == EINTR)
-        continue;
-      if (got <= 0) {
-        close(fds[w].fd);
-        fds[w].fd = -1;
-        open_fds--;
-        continue;
-      }
-      g_byte_array_append(buf, chunk, (guint)got);
-      while (cli_sweep_frame_next(buf->data, buf->len, &at, &p, &pok, &text)) {
-        sweep_record(r, p, pok, text);
-        if (!pok && !r->keep_going)
-          stop = TRUE;
-      }
-      g_byte_array_remove_range(buf, 0, (guint)at);
-    }
-  }
-  if (stop || sim_interrupted())
-    sweep_stop_workers(pids, jobs);
-  for (guint w = 0; w < jobs; w++) {
-    int st;
-
-    if (fds[w].fd >= 0)
-      close(fds[w].fd);
-    if (pids[w] > 0 && waitpid(pids[w], &st, 0) > 0 && !stop && ok &&
-        !sim_interrupted() && !(WIFEXITED(st) && WEXITSTATUS(st) == 0)) {
-      g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
-                  "worker %u (pid %ld) ended abnormally (%s %d)", w,
-                  (long)pids[w], WIFSIGNALED(st) ? "signal" : "status",
-                  WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
-      ok = FALSE;
-    }
-  }
-  return ok && sim_interrupt_check(error);
 }
 
 /* Runs this process's share of the points, -j at a time. */
 static gboolean sweep_local(SweepRun *r, const guint *points, guint n,
                             guint jobs, GError **error)
 {
-  if (jobs > n)
-    jobs = n;
-  if (jobs > 1)
-    return sweep_parallel(r, points, n, jobs, error);
-  for (guint k = 0; k < n; k++) {
-    if (!sweep_one(r, points[k], NULL))
-      break;
-  }
-  return sim_interrupt_check(error);
+  return cli_workers_run(points, n, jobs, r->keep_going, sweep_work,
+                         sweep_record_point, r, error);
 }
 
 /* Builds the sweep from the options and the plan file. */

@@ -11,7 +11,9 @@
 #include <glib.h>
 #include <stdio.h>
 
-/* One size of the sweep. */
+/* One size of the sweep.  ifsim faults -j sends rows between processes
+ * as text (tools/cmd_faults.c row_text): a field added here goes there
+ * too. */
 typedef struct {
   guint64 size_bytes; /* nccl-tests S: the whole array */
   guint64 count;      /* elements, as nccl-tests prints it */

@@ -1122,6 +1122,22 @@ expect 0 "    1  p0.leaf0" faults -t "$pod" -b 1G -e 1G --criticality leaves --c
 contains "$out.csv" "element,size_bytes,time_us,busbw_GBps,slowdown,algo,proto,channels,outcome"
 contains "$out.csv" "p0.leaf0,1073741824,6544.039097,326.876873,1.135404,NVLSTree"
 expect 0 "     2     10" faults -t "$pod" -b 1G -e 1G --random 1,2 --draws 10
+# -j: the scenarios in worker processes, the report and CSV byte for byte
+# those of one process
+jdir=$(mktemp -d)
+for j in 1 3; do
+  "$IFSIM" faults -t "$pod" -b 1G -e 1G --criticality leaves --csv "$jdir/c$j.csv" -j $j >"$jdir/c$j.txt" </dev/null
+  "$IFSIM" faults -t "$pod" -b 1G -e 1G --random 2 --draws 3 --random-kind nics --csv "$jdir/r$j.csv" -j $j >"$jdir/r$j.txt" </dev/null
+done
+if cmp -s "$jdir/c1.csv" "$jdir/c3.csv" && cmp -s "$jdir/c1.txt" "$jdir/c3.txt" &&
+   cmp -s "$jdir/r1.csv" "$jdir/r3.csv" && cmp -s "$jdir/r1.txt" "$jdir/r3.txt" &&
+   grep -q "p0.leaf0,1073741824,6544.039097," "$jdir/c3.csv"; then
+  echo "ok: faults -j 3 = -j 1"
+else
+  echo "FAIL: faults -j 3 differs from -j 1"; fails=$((fails + 1))
+fi
+rm -rf "$jdir"
+expect 2 "ifsim: faults: -j: 0 is not from 1 to 4096" faults -t "$pod" --criticality spines -j 0
 # a cut scenario's message names the system file without its folders
 fdir=$(mktemp -d)
 printf '[system]\nserver = dgx-h100\nservers = 2\n[scaleout]\ntopology = fat-tree\nswitch = quantum2-ndr\ntiers = 2\nradix = 16\n[faults]\ndegrade = s0.nic0 p0.leaf0 0.5\n' >"$fdir/two.ini"
@@ -1147,6 +1163,7 @@ printf '[system]\nserver = gb200-nvl72\n' >"$gbdir/gb.ini"
 printf '[system]\nserver = gb200-nvl72\n[faults]\naccess_link_failure_mode = keep-links\n' >"$gbdir/keep.ini"
 expect 2 "ifsim: run: s0.gpu1 is off NVLink (faults from --fail, and Fabric Manager's policies) and server 0's NVLink domain spans 36 hosts" run -t "$gbdir/gb.ini" -b 1M -e 1M --fail 's0.gpu1 s0.nvsw0 x1'
 expect 2 "which ifsim does not model inside one NVLink domain; [faults] access_link_failure_mode = keep-links keeps a GPU's links that are up" faults -t "$gbdir/gb.ini" -b 1M -e 1M --criticality nvlinks
+expect 2 "ifsim: faults: s0.gpu0 is off NVLink" faults -t "$gbdir/gb.ini" -b 1M -e 1M --criticality nvlinks -j 2
 expect 0 "       1      2   1.0071   1.0071   1.0071   1.0071   1.0071   1.0071           1     0" faults -t "$gbdir/keep.ini" -b 1M -e 1M --random 1 --random-kind nvlinks --draws 2
 rm -rf "$gbdir"
 expect 2 "ifsim: faults: give one of --criticality KIND and --random LIST" faults -t "$pod"
