@@ -60,6 +60,8 @@ typedef struct {
 /* One scenario: its faults and what the run gave, or why it could not. */
 typedef struct {
   char *element; /* the element down; draws of elements: those drawn */
+  const char **drawn; /* draws of elements: their names (NULL-terminated,
+                         the names the elements'); NULL otherwise */
   guint32 down;  /* draws: elements down */
   guint32 seed;  /* draws: the draw's seed */
   GArray *rows;  /* TrcCollRow per size; NULL when cut */
@@ -71,6 +73,7 @@ typedef struct {
 static void scenario_clear(Scenario *s)
 {
   g_free(s->element);
+  g_free(s->drawn);
   if (s->rows)
     g_array_unref(s->rows);
   g_free(s->failure);
@@ -208,8 +211,6 @@ typedef struct {
   const CliRunPlan *plan;
   const FaultsStep *step;
   const GArray *base;
-  const GPtrArray *elements; /* drawn from, or down one by one; NULL:
-                                random links */
   gboolean criticality;
   Scenario *sc;
   char *failed; /* the message of the scenario that failed the command */
@@ -259,7 +260,6 @@ static char *scenario_work(void *ctx, guint i, gboolean *ok)
   const Scenario *s = &fr->sc[i];
   const char *where = fr->criticality ? "--criticality" : "--random";
   const char *one[] = {s->element, NULL};
-  g_autofree const char **names = NULL;
   TopoFaultSpec spec = {
       .where_fail = where, .where_degrade = where, .where_random = where};
   g_autoptr(GError) error = NULL;
@@ -270,12 +270,10 @@ static char *scenario_work(void *ctx, guint i, gboolean *ok)
     spec.fail = one;
   } else {
     spec.seed = s->seed;
-    if (fr->elements) {
-      names = draw_elements(fr->elements, s->down, s->seed);
-      spec.fail = names;
-    } else {
+    if (s->drawn)
+      spec.fail = s->drawn;
+    else
       spec.random_links = s->down;
-    }
   }
   *ok = run_scenario(fr->o, fr->plan, fr->step, &spec, fr->base, &r, &error);
   if (!*ok)
@@ -779,10 +777,8 @@ int cli_cmd_faults(int argc, char **argv)
         sc[i].down = g_array_index(counts, guint32, c);
         sc[i].seed = (guint32)(fo.seed + d);
         if (elements) {
-          g_autofree const char **names =
-              draw_elements(elements, sc[i].down, sc[i].seed);
-
-          sc[i].element = g_strjoinv("; ", (char **)names);
+          sc[i].drawn = draw_elements(elements, sc[i].down, sc[i].seed);
+          sc[i].element = g_strjoinv("; ", (char **)sc[i].drawn);
         }
       }
     }
@@ -792,7 +788,6 @@ int cli_cmd_faults(int argc, char **argv)
                     .plan = &plan,
                     .step = step,
                     .base = base,
-                    .elements = elements,
                     .criticality = fo.criticality != NULL,
                     .sc = sc};
     g_autofree guint *items = g_new(guint, MAX(n, 1));
