@@ -566,7 +566,7 @@ int cli_cmd_faults(int argc, char **argv)
       {"draws", 0, CLI_NUMBER_COUNT, &fo.draws, &fo.draws_seen, 1u << 20},
       {"seed", 0, CLI_NUMBER_COUNT, &fo.seed, &fo.seed_seen, G_MAXUINT32},
       {"top", 0, CLI_NUMBER_COUNT, &fo.top, &fo.top_seen, 0},
-      {"jobs", 'j', CLI_NUMBER_COUNT, &fo.jobs, NULL, 4096},
+      {"jobs", 'j', CLI_NUMBER_COUNT, &fo.jobs, NULL, 0},
       {NULL, 0, 0, NULL, NULL, 0}};
   GOptionEntry more[] = {
       {"criticality", 0, 0, G_OPTION_ARG_STRING, &fo.criticality,
@@ -660,9 +660,10 @@ int cli_cmd_faults(int argc, char **argv)
     fo.seed = 1;
   if (!fo.top_seen)
     fo.top = FAULTS_DEFAULT_TOP;
-  if (fo.jobs == 0) {
+  if (fo.jobs < 1 || fo.jobs > 4096) {
     g_set_error(&error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
-                "%s: 0 is not from 1 to 4096", cli_flag_typed("jobs", 'j'));
+                "%s: %" G_GUINT64_FORMAT " is not from 1 to 4096",
+                cli_flag_typed("jobs", 'j'), fo.jobs);
     goto fail;
   }
   if (fo.random_kind && !fo.random) {

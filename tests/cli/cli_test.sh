@@ -1138,6 +1138,7 @@ else
 fi
 rm -rf "$jdir"
 expect 2 "ifsim: faults: -j: 0 is not from 1 to 4096" faults -t "$pod" --criticality spines -j 0
+expect 2 "ifsim: faults: -j: 5000 is not from 1 to 4096" faults -t "$pod" --criticality spines -j 5000
 # a cut scenario's message names the system file without its folders
 fdir=$(mktemp -d)
 printf '[system]\nserver = dgx-h100\nservers = 2\n[scaleout]\ntopology = fat-tree\nswitch = quantum2-ndr\ntiers = 2\nradix = 16\n[faults]\ndegrade = s0.nic0 p0.leaf0 0.5\n' >"$fdir/two.ini"
