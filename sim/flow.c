@@ -25,7 +25,10 @@
  * Typically a few dozen flows move, whatever the size of the fabric.
  *
  * Data: per channel an entry array of its flows (O(1) removal: each flow
- * hop knows its slot) and an exact integer sum of its flows' use, so that
+ * hop knows its slot; each entry also carries a coarse key of its flow's
+ * rate and whether the channel is its bottleneck, so that a recomputation
+ * passes over the flows that cannot move without reading them) and an
+ * exact integer sum of its flows' use, so that
  * a filling learns what the held flows leave from the set's own hops
  * without reading busy channels' entries; a heap of channels keyed by
  * share with lazy keys (shares only rise during a filling).  A flow's end
@@ -85,6 +88,7 @@ typedef struct {
   guint32 mark;       /* in the set being recomputed when == stamp */
   guint32 frozen;     /* frozen in the current filling when == fill_stamp */
   guint32 new_bneck;
+  guint32 key; /* the rate key its entries carry: rate_key(rate) or above */
   guint32 blk[MAX_BLOCKS]; /* hops past the inline ones */
 } Flow;
 
@@ -303,16 +307,97 @@ static inline double units_Bps(gint64 u)
   return (double)u / 1000.0;
 }
 
+/* A channel entry: the flow (bits 8-39), its hop (0-7), ENT_BNECK (bit
+ * 40) when the channel is the flow's bottleneck (Flow.bneck; on its first
+ * hop there, should a path cross a channel twice), and in bits 41-63 a
+ * rate key (Flow.key) no lower than rate_key() of the flow's rate.  The
+ * key is the top bits of the rate as a float: rounding to float and
+ * truncating both keep order, so an entry keyed below rate_key(x) is a
+ * flow slower than x.  set_seed() and expand() pass over the entries
+ * that their tests would reject on these alone, without reading the
+ * flows.  A flow's key rises with its rate at once, and comes down only
+ * when its rate halves (ent_rekey): each store is a cache miss on a busy
+ * channel's array, and a key a little high only reads a flow in vain.
+ * Readers of the flow and hop cast, dropping the rest. */
+#define ENT_BNECK (G_GUINT64_CONSTANT(1) << 40)
+#define ENT_KEY_SHIFT 41
+#define ENT_KEY_MASK (~G_GUINT64_CONSTANT(0) << ENT_KEY_SHIFT)
+
+/* 23 bits: a float >= 0 has its sign bit clear. */
+static inline guint32 rate_key(double rate)
+{
+  float r = (float)rate; /* rates are >= 0: their bits order as they do */
+  guint32 bits;
+
+  memcpy(&bits, &r, sizeof bits);
+  return bits >> 8;
+}
+
+static inline guint32 ent_key(guint64 ent)
+{
+  return (guint32)(ent >> ENT_KEY_SHIFT);
+}
+
+static inline guint64 ent_make(guint32 f, guint32 h, guint32 key)
+{
+  return ((guint64)key << ENT_KEY_SHIFT) | ((guint64)f << 8) | h;
+}
+
+/* Whether a flow's entries must be keyed again for its new rate: when it
+ * rises above their key, or falls below half of it (a key's float
+ * exponent is its bits 15 and up). */
+static inline gboolean ent_rekey(const Flow *fl, guint32 key)
+{
+  return key > fl->key || key + (1u << 15) <= fl->key;
+}
+
+static inline void ent_set_key(Chan *ch, guint32 slot, guint32 key)
+{
+  ch->ent[slot] =
+      (ch->ent[slot] & ~ENT_KEY_MASK) | ((guint64)key << ENT_KEY_SHIFT);
+}
+
+/* The entry of a flow's first hop on channel c (which it crosses). */
+static guint64 *flow_ent_on(FlowTransport *ft, const Flow *fl, SimChannelId c)
+{
+  for (guint32 h = 0; h < fl->n_hops; h++) {
+    const FlowHop *hp = flow_hop(ft, fl, h);
+    if (hp->ch == c)
+      return &ft->chan[c].ent[hp->slot];
+  }
+  g_assert_not_reached();
+  return NULL;
+}
+
+/* Moves a flow that is on its channels to bottleneck `to` (SIM_NONE: its
+ * cap), its entries' ENT_BNECK flags with it. */
+static void flow_set_bneck(FlowTransport *ft, Flow *fl, guint32 to)
+{
+  if (fl->bneck == to)
+    return;
+  if (fl->bneck != SIM_NONE)
+    *flow_ent_on(ft, fl, fl->bneck) &= ~ENT_BNECK;
+  if (to != SIM_NONE)
+    *flow_ent_on(ft, fl, to) |= ENT_BNECK;
+  fl->bneck = to;
+}
+
 /* Moves a flow to a new rate from now on. */
 static void flow_set_rate(FlowTransport *ft, guint32 f, Flow *fl, double rate)
 {
   SimTime now = sim_engine_now(ft->base.engine);
+  guint32 key = rate_key(rate);
+  gboolean rekey = ent_rekey(fl, key);
 
   for (guint32 h = 0; h < fl->n_hops; h++) {
     const FlowHop *hp = flow_hop(ft, fl, h);
-    ft->chan[hp->ch].used +=
-        use_units(hp->w, rate) - use_units(hp->w, fl->rate);
+    Chan *ch = &ft->chan[hp->ch];
+    ch->used += use_units(hp->w, rate) - use_units(hp->w, fl->rate);
+    if (rekey)
+      ent_set_key(ch, hp->slot, key);
   }
+  if (rekey)
+    fl->key = key;
   fl->remaining -= fl->rate * sim_time_to_s(now - fl->since);
   if (fl->remaining < 0)
     fl->remaining = 0;
@@ -384,13 +469,21 @@ static void set_add(FlowTransport *ft, guint32 f, Flow *fl)
 /* The first set: the movable flows on the seed channels. */
 static void set_seed(FlowTransport *ft)
 {
+  /* An entry keyed below the threshold's key is a flow slower than it,
+   * so not movable unless its rate is 0 (key 0): skipped unread. */
+  guint32 below = rate_key(ft->threshold);
+
   ft->comp_ch.n = ft->comp_fl.n = 0;
   for (guint32 i = 0; i < ft->seeds.n; i++) {
     const Chan *ch = &ft->chan[ft->seeds.v[i]];
     ft->cold[ft->seeds.v[i]].seeded = FALSE;
     for (guint32 e = 0; e < ch->n; e++) {
+      guint32 key = ent_key(ch->ent[e]);
       guint32 f = (guint32)(ch->ent[e] >> 8);
-      Flow *fl = flow_at(ft, f);
+      Flow *fl;
+      if (key != 0 && key < below)
+        continue;
+      fl = flow_at(ft, f);
       if (fl->mark != ft->stamp && movable(ft, fl))
         set_add(ft, f, fl);
     }
@@ -549,7 +642,9 @@ static double channel_use(FlowTransport *ft, SimChannelId c, double *fastest)
 /* The max-min conditions over every flow on the fabric (not just the set,
  * so that a flow wrongly left out is caught): no channel over its rate;
  * every flow at its cap or with a saturated channel on which no flow is
- * faster; and each channel's integer sum equal to its flows' uses. */
+ * faster; each channel's integer sum equal to its flows' uses; and
+ * each entry's rate key and bottleneck flag its flow's (the key at or
+ * above its rate's, as ent_rekey keeps it). */
 static void check_all(FlowTransport *ft)
 {
   const guint32 n_ch = sim_fabric_n_channels(ft->base.fabric);
@@ -562,6 +657,13 @@ static void check_all(FlowTransport *ft)
       const Flow *o = flow_at(ft, (guint32)(ch->ent[e] >> 8));
       sum +=
           use_units(flow_hop(ft, o, (guint32)(ch->ent[e] & 0xff))->w, o->rate);
+      if (ent_key(ch->ent[e]) != o->key || o->key < rate_key(o->rate) ||
+          ent_rekey(o, rate_key(o->rate)))
+        g_error("flow: channel %u keys a flow at %.17g B/s (key %u) as %u", c,
+                o->rate, rate_key(o->rate), ent_key(ch->ent[e]));
+      if (!(ch->ent[e] & ENT_BNECK) !=
+          !(o->bneck == c && flow_ent_on(ft, o, c) == &ch->ent[e]))
+        g_error("flow: channel %u flags a flow's bottleneck wrongly", c);
     }
     if (sum != ch->used)
       g_error("flow: channel %u sums %" G_GINT64_FORMAT
@@ -638,12 +740,19 @@ static guint32 expand(FlowTransport *ft)
     gboolean bneck_risk =
         was_full &&
         (!is_full || cd->set_new_max > cd->set_old_max * (1 + 1e-9));
+    guint32 froze_key = froze_here ? rate_key(cd->froze) : 0;
 
     if (ch->n == cd->n_set || (!froze_here && !bneck_risk))
       continue;
     for (guint32 e = 0; e < ch->n; e++) {
-      guint32 g = (guint32)(ch->ent[e] >> 8);
-      const Flow *fl = flow_at(ft, g);
+      guint64 en = ch->ent[e];
+      guint32 g = (guint32)(en >> 8);
+      const Flow *fl;
+      /* Neither test below can hold for a flow not bottlenecked here
+       * and keyed below the level frozen here: passed over unread. */
+      if (!(en & ENT_BNECK) && (!froze_here || ent_key(en) < froze_key))
+        continue;
+      fl = flow_at(ft, g);
       if (fl->mark == stamp)
         continue;
       if ((froze_here && fl->rate > cd->froze * (1 + 1e-9)) ||
@@ -668,8 +777,11 @@ static void recompute(FlowTransport *ft)
   next_stamp(ft);
   set_seed(ft);
   ft->seeds.n = 0;
-  if (cf->n == 0)
+  if (cf->n == 0) {
+    if (ft->checking) /* nothing moved: max-min must hold as it is */
+      check_all(ft);
     return;
+  }
   ft->base.stats.recomputes++;
   do {
     ft->base.stats.recompute_rounds++;
@@ -679,7 +791,7 @@ static void recompute(FlowTransport *ft)
   for (guint32 i = 0; i < cf->n; i++) {
     guint32 f = cf->v[i];
     Flow *fl = flow_at(ft, f);
-    fl->bneck = fl->new_bneck;
+    flow_set_bneck(ft, fl, fl->new_bneck);
     if (fl->new_rate != fl->rate)
       flow_set_rate(ft, f, fl, fl->new_rate);
   }
@@ -764,12 +876,20 @@ static void copies_on(FlowTransport *ft, SimChannelId c, guint32 copies)
 static void flow_run_at(FlowTransport *ft, guint32 f, Flow *fl, double rate,
                         guint32 bneck)
 {
+  guint32 key = rate_key(rate);
+  gboolean rekey = ent_rekey(fl, key);
+
   fl->rate = rate;
-  fl->bneck = bneck;
   for (guint32 h = 0; h < fl->n_hops; h++) {
     const FlowHop *hp = flow_hop(ft, fl, h);
-    ft->chan[hp->ch].used += use_units(hp->w, rate);
+    Chan *ch = &ft->chan[hp->ch];
+    ch->used += use_units(hp->w, rate);
+    if (rekey)
+      ent_set_key(ch, hp->slot, key);
   }
+  if (rekey)
+    fl->key = key;
+  flow_set_bneck(ft, fl, bneck);
   flow_schedule_done(ft, f, fl);
 }
 
@@ -784,13 +904,15 @@ static gboolean flow_insert(FlowTransport *ft, guint32 f, Flow *fl,
   double rate = fl->cap;
   guint32 bneck = SIM_NONE;
 
+  fl->bneck = SIM_NONE; /* as its new entries say; rate 0 until set */
+  fl->key = rate_key(fl->rate);
   for (guint32 h = 0; h < fl->n_hops; h++) {
     FlowHop *hp = flow_hop(ft, fl, h);
     Chan *ch = &ft->chan[hp->ch];
     if (G_UNLIKELY(ch->n == ch->alloc))
       chan_grow(ch);
     hp->slot = ch->n;
-    ch->ent[ch->n++] = ((guint64)f << 8) | h;
+    ch->ent[ch->n++] = ent_make(f, h, fl->key);
     if (G_UNLIKELY(fl->copies > 1))
       copies_on(ft, hp->ch, fl->copies);
     if (ch->n == 1) {
@@ -817,21 +939,29 @@ static gboolean flow_insert(FlowTransport *ft, guint32 f, Flow *fl,
 }
 
 /* flow_insert for a flow whose channels are all idle (flow_start saw
- * them), at the bottleneck rate it found: one pass. */
+ * them), at the bottleneck rate it found: one pass.  Each channel holds
+ * the flow alone, in slot 0. */
 static void flow_insert_alone(FlowTransport *ft, guint32 f, Flow *fl,
                               SimTime since, double rate, guint32 bneck)
 {
+  guint64 ent;
+
+  fl->key = rate_key(rate);
+  ent = ent_make(f, 0, fl->key);
+
   for (guint32 h = 0; h < fl->n_hops; h++) {
     FlowHop *hp = flow_hop(ft, fl, h);
     Chan *ch = &ft->chan[hp->ch];
     hp->slot = 0;
-    ch->ent[0] = ((guint64)f << 8) | h;
+    ch->ent[0] = ent | h;
     ch->n = 1;
     ch->busy_since = since;
     ch->used += use_units(hp->w, rate);
     if (G_UNLIKELY(fl->copies > 1))
       copies_on(ft, hp->ch, fl->copies);
   }
+  if (bneck != SIM_NONE)
+    ft->chan[bneck].ent[0] |= ENT_BNECK;
   fl->since = since;
   fl->rate = rate;
   fl->bneck = bneck;

@@ -267,6 +267,25 @@ START_TEST(test_removal_slows_another)
 }
 END_TEST
 
+/* An incast fabric: senders n0 .. n{n-1}, each on its own link of
+ * `access` B/s into a hub, and one link of `shared` B/s from the hub to a
+ * sink; finalized, with the flow transport. */
+static void incast_rig(Rig *r, guint n, double shared, double access,
+                       SimChannelId *out_shared, SimChannelId *out_access)
+{
+  SimNodeId hub, sink, *src = g_new(SimNodeId, n);
+
+  rig_init(r);
+  nodes(r, n, src);
+  hub = node(r, "hub");
+  sink = node(r, "sink");
+  *out_shared = link(r, hub, sink, shared, 0);
+  for (guint i = 0; i < n; i++)
+    out_access[i] = link(r, src[i], hub, access, 0);
+  rig_go(r, "flow");
+  g_free(src);
+}
+
 /* An incast as an AllToAll makes one: 2 x 300 flows from 300 senders
  * over fast access links into one 1 GB/s link, half of 100 kB and half of
  * 300 kB.  All share it at 1/600 GB/s; the small ones end together at
@@ -277,18 +296,10 @@ START_TEST(test_incast_batches)
 {
   enum { SENDERS = 300 };
   Rig r;
-  SimNodeId hub, sink, src[SENDERS];
   SimChannelId shared, access[SENDERS];
   SimTransportStats st;
 
-  rig_init(&r);
-  nodes(&r, SENDERS, src);
-  hub = node(&r, "hub");
-  sink = node(&r, "sink");
-  shared = link(&r, hub, sink, 1 * GBps, 0);
-  for (guint i = 0; i < SENDERS; i++)
-    access[i] = link(&r, src[i], hub, 100 * GBps, 0);
-  rig_go(&r, "flow");
+  incast_rig(&r, SENDERS, 1 * GBps, 100 * GBps, &shared, access);
   for (guint i = 0; i < SENDERS; i++) {
     SimPath p = path_of(2, (SimChannelId[]){access[i], shared});
     start(&r, &p, 100000, 2 * i);
@@ -302,6 +313,38 @@ START_TEST(test_incast_batches)
   sim_transport_stats(r.t, &st);
   ck_assert_uint_eq(st.transfers_done, 2 * SENDERS);
   ck_assert_uint_le(st.recomputes, 2);
+  rig_clear(&r);
+}
+END_TEST
+
+/* Flows slower than a departed one keep their rates and are passed over
+ * unread (their entries' rate keys, sim/flow.c); one as fast as it moves.
+ * A 10 GB/s channel S carries 8 slow flows, each held to 0.5 GB/s by its
+ * own link before S, and two fast ones on S alone that share the 6 GB/s
+ * left: 3 GB/s each.  The fast 3 MB one ends at 1 ms; the other (6 MB)
+ * then takes 6 GB/s and ends at 1 + 3/6 = 1.5 ms, and the slow ones (1 MB)
+ * at 2 ms, as before.  Were the 3 GB/s flow taken for a slower one (its
+ * key is the departed flow's), it would keep 3 GB/s and end at 2 ms. */
+START_TEST(test_slower_flows_stay)
+{
+  enum { SLOW = 8 };
+  Rig r;
+  SimChannelId S, own[SLOW];
+  SimPath fast;
+
+  incast_rig(&r, SLOW, 10 * GBps, 0.5 * GBps, &S, own);
+  fast = path_of(1, &S);
+  start(&r, &fast, 3000000, 0);
+  start(&r, &fast, 6000000, 1);
+  for (guint i = 0; i < SLOW; i++) {
+    SimPath slow = path_of(2, (SimChannelId[]){own[i], S});
+    start(&r, &slow, 1000000, 2 + i);
+  }
+  sim_engine_run(r.engine);
+  ck_assert_time_near(done_at(&r, 0), SIM_MS(1));
+  ck_assert_time_near(done_at(&r, 1), SIM_US(1500));
+  for (guint i = 0; i < SLOW; i++)
+    ck_assert_time_near(done_at(&r, 2 + i), SIM_MS(2));
   rig_clear(&r);
 }
 END_TEST
@@ -912,6 +955,7 @@ Suite *suite_transport(void)
   tcase_add_test(tc, test_rate_change);
   tcase_add_test(tc, test_removal_slows_another);
   tcase_add_test(tc, test_incast_batches);
+  tcase_add_test(tc, test_slower_flows_stay);
   tcase_add_test(tc, test_latency_then_bytes);
   tcase_add_test(tc, test_wire_and_cap);
   tcase_add_test(tc, test_path_set);
