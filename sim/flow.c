@@ -40,6 +40,7 @@
  * flow of the fabric, the max-min conditions and the integer sums. */
 #include "sim/transport.h"
 
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -326,7 +327,11 @@ static inline double units_Bps(gint64 u)
 /* 23 bits: a float >= 0 has its sign bit clear. */
 static inline guint32 rate_key(double rate)
 {
-  float r = (float)rate; /* rates are >= 0: their bits order as they do */
+  /* Rates are >= 0: their bits order as they do.  Flows' rates and the
+   * levels of a filling are within a float's range (channel rates); a
+   * threshold may not be (G_MAXDOUBLE, unset): set_seed clamps it, as a
+   * conversion out of range is undefined in C. */
+  float r = (float)rate;
   guint32 bits;
 
   memcpy(&bits, &r, sizeof bits);
@@ -471,7 +476,7 @@ static void set_seed(FlowTransport *ft)
 {
   /* An entry keyed below the threshold's key is a flow slower than it,
    * so not movable unless its rate is 0 (key 0): skipped unread. */
-  guint32 below = rate_key(ft->threshold);
+  guint32 below = rate_key(MIN(ft->threshold, (double)FLT_MAX));
 
   ft->comp_ch.n = ft->comp_fl.n = 0;
   for (guint32 i = 0; i < ft->seeds.n; i++) {
