@@ -94,6 +94,7 @@ typedef struct {
 } Flow;
 
 G_STATIC_ASSERT(G_STRUCT_OFFSET(Flow, hop) == 64);
+G_STATIC_ASSERT(sizeof(Flow) <= 256); /* four cache lines in its pool */
 
 typedef struct {
   guint64 tag;
