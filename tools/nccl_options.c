@@ -305,6 +305,15 @@ gboolean cli_nccl_check(CliNcclOptions *o, NcclOptions *n,
     n->nvls_enable = v == G_MAXUINT32 ? 0 : v + 1;
   }
   {
+    /* graph/paths.cc ncclTopoNeedFlush: NCCL reads any integer, nonzero
+     * forcing the flush; ifsim takes the two it documents */
+    guint32 v = G_MAXUINT32;
+
+    if (!env_uint("NCCL_NET_FORCE_FLUSH", 0, 1, "a setting", &v, error))
+      return FALSE;
+    n->net_force_flush = v == G_MAXUINT32 ? 0 : v + 1;
+  }
+  {
     /* search.cc: PXN is off where NCCL_PXN_DISABLE is 1 (ncclPxnDisable)
      * or NCCL_P2P_PXN_LEVEL 0; levels 1 and 2 differ where a GPU reaches
      * the receiver's rail NIC other than by NVLink, which ifsim's servers
@@ -383,6 +392,7 @@ static const char *const env_read[] = {"NCCL_ALGO",
                                        "NCCL_NET_GDR_LEVEL",
                                        "NCCL_NET_GDR_READ",
                                        "NCCL_NET_GDR_C2C",
+                                       "NCCL_NET_FORCE_FLUSH",
                                        "NCCL_SOCKET_NTHREADS",
                                        "NCCL_NSOCKS_PERTHREAD",
                                        "NCCL_P2P_DISABLE",

@@ -925,6 +925,17 @@ guint32 nccl_comm_rank_server(const NcclComm *comm, guint32 r)
   return comm->server_of[r / comm->ppn];
 }
 
+#define V_NO_FORCE_FLUSH_FROM 21901u
+
+gboolean nccl_comm_net_flush(const NcclComm *c)
+{
+  gboolean force = c->opt.net_force_flush
+                       ? c->opt.net_force_flush == 2
+                       : nccl_comm_version(c) < V_NO_FORCE_FLUSH_FROM;
+
+  return c->gdr_recv && !c->socket && (c->gpu.sm < 90 || force);
+}
+
 void nccl_comm_ib_retry(const NcclComm *comm, SimTime *timeout_ps,
                         guint32 *retries)
 {

@@ -177,6 +177,10 @@ typedef struct {
    * NCCL's default; 1: off; 2: on): where GPUDirect RDMA is used
    * (paths.cc ncclTopoCheckGdr) */
   guint32 gdr_level, gdr_read, gdr_c2c;
+  /* NCCL_NET_FORCE_FLUSH, its value + 1 (0: unset, the release's default:
+   * 1 before 2.19.1, 0 from it): whether a Simple receive by GPUDirect
+   * RDMA is flushed on Hopper and later too (ncclTopoNeedFlush) */
+  guint32 net_force_flush;
   /* NCCL_IB_TIMEOUT and NCCL_IB_RETRY_CNT, each its value + 1 (0: the
    * release's default): an RDMA connection's retransmission timer and
    * retries (net_ib.cc; nccl_comm_ib_retry) */

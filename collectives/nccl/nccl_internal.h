@@ -114,6 +114,18 @@ guint64 nccl_p2p_chunk_bytes(const NcclComm *c);
  * getNetOverhead: 1 us on Intel x86, 2 on AMD x86, 1 elsewhere). */
 double nccl_host_net_factor(const NcclComm *c);
 
+/* Whether a Simple receive over the network is flushed with an RDMA read
+ * before the GPU takes it (graph/paths.cc ncclTopoNeedFlush): only by
+ * GPUDirect RDMA (a receive into host memory needs none), before Hopper
+ * (compute capability below 9.0), and on any GPU where
+ * NCCL_NET_FORCE_FLUSH is set, as it is by default before 2.19.1
+ * (NCCL_PARAM(NetForceFlush, "NET_FORCE_FLUSH", 1) in 2.16-2.18, 0 from
+ * 2.19.1).  Not modelled: a net plugin's own forceFlush (from 2.25; NCCL's
+ * IB plugin sets it for mlx5 Data Direct devices), and the flush from 2.26
+ * where a GPU on NVLink-C2C shares a PCIe switch with its NIC (ifsim's
+ * C2C GPUs reach their NICs through the CPU). */
+gboolean nccl_comm_net_flush(const NcclComm *c);
+
 /* Whether two GPUs of a server (local indices) use NCCL's P2P transport
  * (paths.cc ncclTopoCheckP2p: their path no farther than the P2P level,
  * and, over PCIe, the driver allowing it); else SHM, through host memory

@@ -366,17 +366,16 @@ static gboolean route_ranks(NcclPlan *pl, guint32 a, guint32 b, guint32 rail,
  * transport/net.cc): the sending proxy sees the GPU's step in its FIFO and
  * posts the RDMA write (sendProxyProgress); with Simple the receiving proxy
  * then polls the completion and hands the step to the GPU
- * (recvProxyProgress), and before Hopper first flushes it with an RDMA
- * read (ncclTopoNeedFlush: compute capability below 9.0).  LL and LL128
- * lines carry their own flags, which the receiving GPU polls: no receive
- * action.  Over sockets the send action is the send() of the step (its
- * size first, then the bytes), the receive its recv(). */
+ * (recvProxyProgress), having first flushed it with an RDMA read where
+ * NCCL asks one (nccl_comm_net_flush).  LL and LL128 lines carry their own
+ * flags, which the receiving GPU polls: no receive action.  Over sockets
+ * the send action is the send() of the step (its size first, then the
+ * bytes), the receive its recv(). */
 static guint32 net_proxy_actions(const NcclComm *c, NcclProto p)
 {
   if (p != NCCL_PROTO_SIMPLE)
     return 1;
-  /* a receive into host memory (sockets, no GPUDirect RDMA): no flush */
-  return c->gpu.sm < 90 && c->gdr_recv ? 3 : 2;
+  return nccl_comm_net_flush(c) ? 3 : 2;
 }
 
 /* One proxy action: [nccl] net_proxy_us on an Intel host,
@@ -1500,7 +1499,7 @@ static void socket_caps(NcclPlan *pl)
  * (post, test, flush) at a time.  While k sends of a rank are busy, the post of one waits for the
  * posts of the others, so a step costs an edge its send action times the
  * sends its sender's proxy serves, plus its receive actions (Simple's
- * hand-over, and before Hopper its flush) times the receives its
+ * hand-over, and its flush where NCCL asks one) times the receives its
  * receiver's proxy serves.  Receives are posted ahead of the data and
  * polls of an idle sub are cheap, so sends queue behind sends and
  * receives behind receives.  A tree's reduction up and its broadcast down

@@ -1031,6 +1031,11 @@ static void explain_network(const NcclComm *c, GString *explain)
           : " (off: staged in host memory; the NIC's gpudirect, its distance "
             "against NCCL_NET_GDR_LEVEL, NCCL_NET_GDR_READ and "
             "NCCL_NET_GDR_C2C decide)");
+  if (nccl_comm_net_flush(c))
+    g_string_append(explain,
+                    "; Simple receives flushed by an RDMA read each step "
+                    "(before Hopper; NCCL_NET_FORCE_FLUSH, 1 by default "
+                    "before 2.19.1)");
   if (c->qps > 1)
     g_string_append_printf(explain,
                            "; %u queue pairs a connection, each its own flow "

@@ -342,6 +342,14 @@ rm -rf "$rails"
 export NCCL_PXN_DISABLE=2
 expect 2 "ifsim: run: environment NCCL_PXN_DISABLE='2': expected a setting from 0 to 1" run
 unset NCCL_PXN_DISABLE
+# NCCL_NET_FORCE_FLUSH (paths.cc ncclTopoNeedFlush): 0 or 1, read, not noted
+export NCCL_NET_FORCE_FLUSH=2
+expect 2 "ifsim: run: environment NCCL_NET_FORCE_FLUSH='2': expected a setting from 0 to 1" run
+export NCCL_NET_FORCE_FLUSH=1
+if "$IFSIM" run -b 1M -e 1M 2>&1 | grep -q "NCCL_NET_FORCE_FLUSH=1 in the environment is not modelled"; then
+  echo "FAIL: NCCL_NET_FORCE_FLUSH is read, not noted as unmodelled"; fails=$((fails + 1))
+fi
+unset NCCL_NET_FORCE_FLUSH
 # NCCL_BUFFSIZE and its LL and LL128 kin (init.cc computeBuffSizes): a
 # step is an eighth of the buffer, Ring/Simple's slice two steps
 export NCCL_BUFFSIZE=16777216
@@ -380,7 +388,7 @@ expect 2 "ifsim: replay: --channels: 40 is not from 1 to 32" replay "$(dirname "
 expect 2 "ifsim: replay: --fidelity: 'fast' is not one of analytical, flow, packet" replay "$(dirname "$0")/../../docs/workload-example.csv" --fidelity fast
 for c in run replay sweep; do
   expect 0 "NCCL algorithms allowed, as NCCL_ALGO: ring, tree, nvls, nvlstree, collnetdirect, collnetchain, pat; a list, or ^list to exclude" $c --help
-  expect 0 "NCCL_NET_GDR_READ, NCCL_NET_GDR_C2C, NCCL_SOCKET_NTHREADS, NCCL_NSOCKS_PERTHREAD, NCCL_IB_TIMEOUT, NCCL_IB_RETRY_CNT, NCCL_IB_QPS_PER_CONNECTION, NCCL_NVLS_ENABLE, NCCL_PXN_DISABLE, NCCL_P2P_PXN_LEVEL, NCCL_BUFFSIZE, NCCL_LL_BUFFSIZE and NCCL_LL128_BUFFSIZE are read from the environment; the flags take precedence." $c --help
+  expect 0 "NCCL_NET_GDR_READ, NCCL_NET_GDR_C2C, NCCL_NET_FORCE_FLUSH, NCCL_SOCKET_NTHREADS, NCCL_NSOCKS_PERTHREAD, NCCL_IB_TIMEOUT, NCCL_IB_RETRY_CNT, NCCL_IB_QPS_PER_CONNECTION, NCCL_NVLS_ENABLE, NCCL_PXN_DISABLE, NCCL_P2P_PXN_LEVEL, NCCL_BUFFSIZE, NCCL_LL_BUFFSIZE and NCCL_LL128_BUFFSIZE are read from the environment; the flags take precedence." $c --help
 done
 export NCCL_PROTO=LL
 expect 0 "# 1048576 Ring LL" run -b 1M -e 1M

@@ -1414,6 +1414,41 @@ START_TEST(test_proxy_queues)
 }
 END_TEST
 
+/* A Simple receive over GPUDirect RDMA is flushed (one more proxy
+ * action a step) before Hopper, and on Hopper where NCCL_NET_FORCE_FLUSH
+ * is set, its default before 2.19.1 (paths.cc ncclTopoNeedFlush).  On two
+ * DGX H100, a Ring/Simple AllGather on one channel: each release's
+ * default is its own setting of the variable (1 for 2.18.3, 0 for
+ * 2.19.3), and in both the flush makes the proxy's time about 1.5 times
+ * as long (a network step's actions go from a send and a hand-over to
+ * three; 1.50 and 1.57 measured). */
+START_TEST(test_net_force_flush)
+{
+  g_autoptr(TopoSystem) sys = load_servers("dgx-h100", 2, "quantum2-ndr");
+  static const guint32 versions[2] = {21803, 21903};
+
+  for (guint k = 0; k < 2; k++) {
+    NcclOptions o = {.algos = 1u << NCCL_ALGO_RING,
+                     .protos = 1u << NCCL_PROTO_SIMPLE,
+                     .min_channels = 1,
+                     .max_channels = 1,
+                     .nccl_version = versions[k]};
+    double us[3]; /* unset, NCCL_NET_FORCE_FLUSH=0, =1 */
+
+    for (guint32 v = 0; v < 3; v++) {
+      o.net_force_flush = v;
+      us[v] = proxy_extra_us(sys, o, NCCL_COLL_ALLGATHER, 4 * MIB);
+    }
+    ck_assert_msg(fabs(us[0] - us[k == 0 ? 2 : 1]) < 0.01,
+                  "%u: unset %.2f us, 0: %.2f, 1: %.2f", versions[k], us[0],
+                  us[1], us[2]);
+    ck_assert_msg(us[2] >= 1.4 * us[1] && us[2] <= 1.7 * us[1],
+                  "%u: flushed %.2f us against %.2f", versions[k], us[2],
+                  us[1]);
+  }
+}
+END_TEST
+
 /* Records when a session task ends. */
 static void note_end(void *ctx, guint64 user, SimTime now)
 {
@@ -2839,6 +2874,7 @@ Suite *suite_nccl(void)
   tcase_add_test(tc, test_nvls_channels_by_release);
   tcase_add_test(tc, test_cpu_net_overhead);
   tcase_add_test(tc, test_proxy_queues);
+  tcase_add_test(tc, test_net_force_flush);
   tcase_add_test(tc, test_comm_subsets);
   tcase_add_test(tc, test_session);
   tcase_add_test(tc, test_p2p_level_parse);
