@@ -60,8 +60,9 @@ typedef struct {
 /* One scenario: its faults and what the run gave, or why it could not. */
 typedef struct {
   char *element; /* the element down; draws of elements: those drawn */
-  const char **drawn; /* draws of elements: their names (NULL-terminated,
-                         the names the elements'); NULL otherwise */
+  const char **drawn; /* draws of elements: the names drawn (NULL-
+                         terminated, pointing into the elements' names);
+                         NULL otherwise */
   guint32 down;  /* draws: elements down */
   guint32 seed;  /* draws: the draw's seed */
   GArray *rows;  /* TrcCollRow per size; NULL when cut */

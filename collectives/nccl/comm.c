@@ -933,7 +933,7 @@ gboolean nccl_comm_net_flush(const NcclComm *c)
                        ? c->opt.net_force_flush == 2
                        : nccl_comm_version(c) < V_NO_FORCE_FLUSH_FROM;
 
-  return c->gdr_recv && !c->socket && (c->gpu.sm < 90 || force);
+  return c->gdr_recv && (c->gpu.sm < 90 || force); /* no GDR over sockets */
 }
 
 void nccl_comm_ib_retry(const NcclComm *comm, SimTime *timeout_ps,
