@@ -53,6 +53,9 @@ const MdlParamSpec mdl_nic_params[] = {
      NULL, "0", "messages per second, millions; 0: not modelled"},
     {"gpudirect", MDL_PARAM_BOOL, NOFF(gpudirect), 0, 0, NULL, "true",
      "GPUDirect RDMA (else staging in host memory)"},
+    {"data_direct", MDL_PARAM_BOOL, NOFF(data_direct), 0, 0, NULL, "false",
+     "Data Direct: a DMA function of its own beside the GPU, which NCCL uses "
+     "for a GPU on NVLink-C2C (from 2.27.3; its receives are flushed)"},
     {"vendor", MDL_PARAM_ENUM, NOFF(vendor), 0, 0, nic_vendors, "other",
      "maker, as NCCL's socket transport reads the PCI vendor ID: amazon "
      "(AWS ENA, EFA), google (gVNIC) or other"},

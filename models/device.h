@@ -52,6 +52,8 @@ typedef struct {
   double latency_ns;        /* send plus receive processing */
   double message_rate_Mpps; /* 0: no published limit, not modelled */
   gboolean gpudirect;       /* GPUDirect RDMA to and from GPU memory */
+  gboolean data_direct;     /* a Data Direct DMA function: a path of its
+                               own to the memory of a GPU on NVLink-C2C */
   guint32 vendor;           /* MdlNicVendor: who made it, as NCCL reads
                                the PCI vendor ID */
 } MdlNic;

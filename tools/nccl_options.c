@@ -314,6 +314,16 @@ gboolean cli_nccl_check(CliNcclOptions *o, NcclOptions *n,
     n->net_force_flush = v == G_MAXUINT32 ? 0 : v + 1;
   }
   {
+    /* net_ib ncclIbInitDevices: 0 leaves Data Direct unused, any other
+     * value uses it; 2.30 reads 2 as exposing the device by its C2C path
+     * too, which a GPU beside the Data Direct one does not pick */
+    guint32 v = G_MAXUINT32;
+
+    if (!env_uint("NCCL_IB_DATA_DIRECT", 0, 2, "a setting", &v, error))
+      return FALSE;
+    n->ib_data_direct = v == G_MAXUINT32 ? 0 : v + 1;
+  }
+  {
     /* search.cc: PXN is off where NCCL_PXN_DISABLE is 1 (ncclPxnDisable)
      * or NCCL_P2P_PXN_LEVEL 0; levels 1 and 2 differ where a GPU reaches
      * the receiver's rail NIC other than by NVLink, which ifsim's servers
@@ -388,6 +398,7 @@ static const char *const env_read[] = {"NCCL_ALGO",
                                        "NCCL_IB_TIMEOUT",
                                        "NCCL_IB_RETRY_CNT",
                                        "NCCL_IB_QPS_PER_CONNECTION",
+                                       "NCCL_IB_DATA_DIRECT",
                                        "NCCL_NET",
                                        "NCCL_NET_GDR_LEVEL",
                                        "NCCL_NET_GDR_READ",

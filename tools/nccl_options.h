@@ -40,7 +40,8 @@ typedef struct {
   "NCCL_NET_GDR_READ, NCCL_NET_GDR_C2C, NCCL_NET_FORCE_FLUSH, "                \
   "NCCL_SOCKET_NTHREADS, "                                                     \
   "NCCL_NSOCKS_PERTHREAD, NCCL_IB_TIMEOUT, NCCL_IB_RETRY_CNT, "                \
-  "NCCL_IB_QPS_PER_CONNECTION, NCCL_NVLS_ENABLE, NCCL_PXN_DISABLE, "           \
+  "NCCL_IB_QPS_PER_CONNECTION, NCCL_IB_DATA_DIRECT, NCCL_NVLS_ENABLE, "        \
+  "NCCL_PXN_DISABLE, "                                                         \
   "NCCL_P2P_PXN_LEVEL, NCCL_BUFFSIZE, NCCL_LL_BUFFSIZE and "                   \
   "NCCL_LL128_BUFFSIZE are read from the environment; the flags take "         \
   "precedence.  Another NCCL_* variable there is not modelled, and a note "    \

@@ -534,8 +534,30 @@ static guint32 comm_nvlinks_down(const NcclComm *c)
   return most;
 }
 
+/* Whether the GPUs reach their NICs by the NICs' Data Direct function
+ * (net_ib ncclIbInitDevices, from 2.27.3): where the mlx5 driver reports
+ * one (the NIC model's data_direct) and NCCL_IB_DATA_DIRECT is not 0,
+ * NCCL's IB transport exposes the NIC as a device whose PCIe path is that
+ * function's, within a switch of the GPU beside it (2.27 also as itself,
+ * through the CPU: the farther, which the GPU does not pick; from 2.28.3
+ * only where the variable is 2).  The function is there for a GPU whose
+ * memory the NIC would reach through the CPU and NVLink-C2C ("to overcome
+ * grace CPU PCIe bandwidth issue", ConnectX-8 firmware release notes), so
+ * ifsim takes it on NVLink-C2C GPUs only.  Sockets and aws-ofi-nccl are
+ * not NCCL's IB transport; Google's gIB is taken as it. */
+#define V_DATA_DIRECT_FROM 22703u
+
+gboolean nccl_comm_data_direct(const NcclComm *c)
+{
+  return nccl_comm_version(c) >= V_DATA_DIRECT_FROM && c->gpu.c2c &&
+         c->gpu.nic && c->gpu.nic->data_direct && !c->socket &&
+         c->gpu.nic->vendor != MDL_NIC_VENDOR_AMAZON &&
+         c->opt.ib_data_direct != 1;
+}
+
 /* NCCL's path type from local GPU g to its NIC: a GPU on NVLink-C2C
- * reaches its own socket's NICs by P2C. */
+ * reaches its own socket's NICs by P2C, or by Data Direct within the
+ * NIC's PCIe switch (PIX). */
 static NcclPath gpu_nic_path(const NcclComm *c, guint32 g)
 {
   static const NcclPath of[] = {[TOPO_PCI_PIX] = NCCL_PATH_PIX,
@@ -544,6 +566,8 @@ static NcclPath gpu_nic_path(const NcclComm *c, guint32 g)
                                 [TOPO_PCI_SYS] = NCCL_PATH_SYS};
   TopoPciPath p = topo_gpu_nic_pci_path(c->sys, g, topo_gpu_nic(c->sys, g));
 
+  if (nccl_comm_data_direct(c))
+    return NCCL_PATH_PIX;
   return c->gpu.c2c && p == TOPO_PCI_PHB ? NCCL_PATH_P2C : of[p];
 }
 
@@ -933,7 +957,8 @@ gboolean nccl_comm_net_flush(const NcclComm *c)
                        ? c->opt.net_force_flush == 2
                        : nccl_comm_version(c) < V_NO_FORCE_FLUSH_FROM;
 
-  return c->gdr_recv && (c->gpu.sm < 90 || force); /* no GDR over sockets */
+  /* no GDR over sockets */
+  return c->gdr_recv && (c->gpu.sm < 90 || force || nccl_comm_data_direct(c));
 }
 
 void nccl_comm_ib_retry(const NcclComm *comm, SimTime *timeout_ps,

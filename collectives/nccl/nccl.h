@@ -181,6 +181,10 @@ typedef struct {
    * 1 before 2.19.1, 0 from it): whether a Simple receive by GPUDirect
    * RDMA is flushed on Hopper and later too (ncclTopoNeedFlush) */
   guint32 net_force_flush;
+  /* NCCL_IB_DATA_DIRECT, its value + 1 (0: unset, NCCL's 1): whether a
+   * GPU on NVLink-C2C uses its NIC's Data Direct function, from 2.27.3
+   * (net_ib ncclIbInitDevices; nccl_comm_net_flush) */
+  guint32 ib_data_direct;
   /* NCCL_IB_TIMEOUT and NCCL_IB_RETRY_CNT, each its value + 1 (0: the
    * release's default): an RDMA connection's retransmission timer and
    * retries (net_ib.cc; nccl_comm_ib_retry) */

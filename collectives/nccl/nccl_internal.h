@@ -120,11 +120,17 @@ double nccl_host_net_factor(const NcclComm *c);
  * (compute capability below 9.0), and on any GPU where
  * NCCL_NET_FORCE_FLUSH is set, as it is by default before 2.19.1
  * (NCCL_PARAM(NetForceFlush, "NET_FORCE_FLUSH", 1) in 2.16-2.18, 0 from
- * 2.19.1).  Not modelled: a net plugin's own forceFlush (from 2.25; NCCL's
- * IB plugin sets it for mlx5 Data Direct devices), and the flush from 2.26
- * where a GPU on NVLink-C2C shares a PCIe switch with its NIC (ifsim's
- * C2C GPUs reach their NICs through the CPU). */
+ * 2.19.1); and where the GPUs use their NICs' Data Direct function (from
+ * 2.27.3), whose device NCCL's IB transport gives forceFlush (net_ib
+ * getProperties), as 2.26's paths.cc would anyway for an NVLink-C2C GPU
+ * whose NIC is within PXB ("control path is using C2C and data path is
+ * using PCIe", 2.30).  Not modelled: another net plugin's forceFlush
+ * (aws-ofi-nccl's is 0). */
 gboolean nccl_comm_net_flush(const NcclComm *c);
+
+/* Whether the GPUs reach their NICs by the NICs' Data Direct DMA function
+ * (comm.c says when NCCL does). */
+gboolean nccl_comm_data_direct(const NcclComm *c);
 
 /* Whether two GPUs of a server (local indices) use NCCL's P2P transport
  * (paths.cc ncclTopoCheckP2p: their path no farther than the P2P level,

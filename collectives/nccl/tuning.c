@@ -1031,11 +1031,16 @@ static void explain_network(const NcclComm *c, GString *explain)
           : " (off: staged in host memory; the NIC's gpudirect, its distance "
             "against NCCL_NET_GDR_LEVEL, NCCL_NET_GDR_READ and "
             "NCCL_NET_GDR_C2C decide)");
+  if (nccl_comm_data_direct(c))
+    g_string_append(explain, "; the NICs reach GPU memory by Data Direct, "
+                             "beside the GPU (NCCL_IB_DATA_DIRECT)");
   if (nccl_comm_net_flush(c))
-    g_string_append(explain,
-                    "; Simple receives flushed by an RDMA read each step "
-                    "(before Hopper; NCCL_NET_FORCE_FLUSH, 1 by default "
-                    "before 2.19.1)");
+    g_string_append_printf(
+        explain, "; Simple receives flushed by an RDMA read each step (%s)",
+        c->gpu.sm < 90 ? "before Hopper"
+        : nccl_comm_data_direct(c)
+            ? "the Data Direct device asks it"
+            : "NCCL_NET_FORCE_FLUSH, 1 by default before 2.19.1");
   if (c->qps > 1)
     g_string_append_printf(explain,
                            "; %u queue pairs a connection, each its own flow "

@@ -350,6 +350,19 @@ if "$IFSIM" run -b 1M -e 1M 2>&1 | grep -q "NCCL_NET_FORCE_FLUSH=1 in the enviro
   echo "FAIL: NCCL_NET_FORCE_FLUSH is read, not noted as unmodelled"; fails=$((fails + 1))
 fi
 unset NCCL_NET_FORCE_FLUSH
+# NCCL_IB_DATA_DIRECT (net_ib ncclIbInitDevices): 0 to 2, read; GB300
+# trays (ConnectX-8 beside NVLink-C2C GPUs) use Data Direct from NCCL
+# 2.27.3, and their Simple receives are flushed
+a4xmax="$(dirname "$0")/../data/systems/gcp-a4x-max-2.ini"
+export NCCL_IB_DATA_DIRECT=3
+expect 2 "ifsim: run: environment NCCL_IB_DATA_DIRECT='3': expected a setting from 0 to 2" run
+unset NCCL_IB_DATA_DIRECT
+expect 0 "by Data Direct, beside the GPU (NCCL_IB_DATA_DIRECT); Simple receives flushed by an RDMA read each step (the Data Direct device asks it)" run -t "$a4xmax" -c allgather -b 64M -e 64M --nccl-version 2.28.9 --explain
+export NCCL_IB_DATA_DIRECT=0
+if "$IFSIM" run -t "$a4xmax" -c allgather -b 64M -e 64M --nccl-version 2.28.9 --explain 2>&1 | grep -q "Data Direct\|flushed\|not modelled"; then
+  echo "FAIL: NCCL_IB_DATA_DIRECT=0 still uses Data Direct, or is noted"; fails=$((fails + 1))
+fi
+unset NCCL_IB_DATA_DIRECT
 # NCCL_BUFFSIZE and its LL and LL128 kin (init.cc computeBuffSizes): a
 # step is an eighth of the buffer, Ring/Simple's slice two steps
 export NCCL_BUFFSIZE=16777216
@@ -388,7 +401,7 @@ expect 2 "ifsim: replay: --channels: 40 is not from 1 to 32" replay "$(dirname "
 expect 2 "ifsim: replay: --fidelity: 'fast' is not one of analytical, flow, packet" replay "$(dirname "$0")/../../docs/workload-example.csv" --fidelity fast
 for c in run replay sweep; do
   expect 0 "NCCL algorithms allowed, as NCCL_ALGO: ring, tree, nvls, nvlstree, collnetdirect, collnetchain, pat; a list, or ^list to exclude" $c --help
-  expect 0 "NCCL_NET_GDR_READ, NCCL_NET_GDR_C2C, NCCL_NET_FORCE_FLUSH, NCCL_SOCKET_NTHREADS, NCCL_NSOCKS_PERTHREAD, NCCL_IB_TIMEOUT, NCCL_IB_RETRY_CNT, NCCL_IB_QPS_PER_CONNECTION, NCCL_NVLS_ENABLE, NCCL_PXN_DISABLE, NCCL_P2P_PXN_LEVEL, NCCL_BUFFSIZE, NCCL_LL_BUFFSIZE and NCCL_LL128_BUFFSIZE are read from the environment; the flags take precedence." $c --help
+  expect 0 "NCCL_NET_GDR_READ, NCCL_NET_GDR_C2C, NCCL_NET_FORCE_FLUSH, NCCL_SOCKET_NTHREADS, NCCL_NSOCKS_PERTHREAD, NCCL_IB_TIMEOUT, NCCL_IB_RETRY_CNT, NCCL_IB_QPS_PER_CONNECTION, NCCL_IB_DATA_DIRECT, NCCL_NVLS_ENABLE, NCCL_PXN_DISABLE, NCCL_P2P_PXN_LEVEL, NCCL_BUFFSIZE, NCCL_LL_BUFFSIZE and NCCL_LL128_BUFFSIZE are read from the environment; the flags take precedence." $c --help
 done
 export NCCL_PROTO=LL
 expect 0 "# 1048576 Ring LL" run -b 1M -e 1M

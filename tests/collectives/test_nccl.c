@@ -1449,6 +1449,85 @@ START_TEST(test_net_force_flush)
 }
 END_TEST
 
+/* Two trays of 4 GPUs on NVLink-C2C (sm103) whose NICs are `nic` (a GCP
+ * A4X Max node's shape, tests/data/systems/gcp-a4x-max-2.ini), or with
+ * `c2c` FALSE the same GPUs on PCIe (an HGX B300's attach). */
+static TopoSystem *load_trays(const char *nic, gboolean c2c)
+{
+  g_autofree char *ini = g_strdup_printf(
+      "[system]\nserver = tray\nservers = 2\n[server tray]\ngpus = 4\n"
+      "sockets = 2\nsocket_link = upi2\nroot_complex = root-complex-gen5\n"
+      "nvlink = nvlink5\nnvlinks_per_gpu = 18\nnvswitch = nvswitch4\n"
+      "nvswitches = 18\ngpu_arch = sm103\n%s\nnic = %s\nnics = 4\n"
+      "[scaleout]\ntopology = fat-tree\nswitch = spectrum4-800g\n"
+      "tiers = 2\nrail_optimized = true\n",
+      c2c ? "gpu_attach = c2c\nc2c_link = nvlink-c2c\nc2c_links = 5"
+          : "gpu_pcie = pcie6-x16",
+      nic);
+
+  return load_text(ini);
+}
+
+/* A GPU on NVLink-C2C whose NIC has a Data Direct function (ConnectX-8)
+ * reaches it by that function from NCCL 2.27.3, and NCCL's IB transport
+ * then flushes its Simple receives whatever the GPU and whatever
+ * NCCL_NET_FORCE_FLUSH (net_ib forceFlush): on two GB300 trays a
+ * Ring/Simple AllGather on one channel spends about 1.5 times the proxy
+ * time it would unflushed (as test_net_force_flush).  Not before 2.27.3,
+ * nor with NCCL_IB_DATA_DIRECT=0, nor with a ConnectX-7, nor on PCIe
+ * GPUs. */
+START_TEST(test_data_direct)
+{
+  g_autoptr(TopoSystem) sys = load_trays("cx8-800g", TRUE);
+  g_autoptr(TopoSystem) cx7 = load_trays("cx7-400g", TRUE);
+  g_autoptr(TopoSystem) pcie = load_trays("cx8-800g", FALSE);
+  NcclOptions o = {.algos = 1u << NCCL_ALGO_RING,
+                   .protos = 1u << NCCL_PROTO_SIMPLE,
+                   .min_channels = 1,
+                   .max_channels = 1,
+                   .nccl_version = 22809};
+  double us[3]; /* unset; NCCL_IB_DATA_DIRECT=0; NCCL_NET_FORCE_FLUSH=0 */
+
+  for (guint32 v = 0; v < 3; v++) {
+    NcclOptions p = o;
+
+    p.ib_data_direct = v == 1 ? 1 : 0;
+    p.net_force_flush = v == 2 ? 1 : 0;
+    {
+      g_autoptr(NcclComm) c = comm_of(sys, &p);
+
+      ck_assert_int_eq(nccl_comm_data_direct(c), v != 1);
+      ck_assert_int_eq(nccl_comm_net_flush(c), v != 1);
+    }
+    us[v] = proxy_extra_us(sys, p, NCCL_COLL_ALLGATHER, 4 * MIB);
+  }
+  ck_assert_msg(us[0] >= 1.4 * us[1] && us[0] <= 1.7 * us[1],
+                "flushed %.2f us against %.2f", us[0], us[1]);
+  ck_assert_msg(fabs(us[2] - us[0]) < 0.01, "NCCL_NET_FORCE_FLUSH=0: %.2f us",
+                us[2]);
+  o.nccl_version = 22707;
+  {
+    g_autoptr(NcclComm) c = comm_of(sys, &o);
+
+    ck_assert(nccl_comm_data_direct(c));
+  }
+  o.nccl_version = 22606;
+  {
+    g_autoptr(NcclComm) c = comm_of(sys, &o);
+
+    ck_assert(!nccl_comm_data_direct(c) && !nccl_comm_net_flush(c));
+  }
+  o.nccl_version = 22809;
+  {
+    g_autoptr(NcclComm) c = comm_of(cx7, &o);
+    g_autoptr(NcclComm) d = comm_of(pcie, &o);
+
+    ck_assert(!nccl_comm_data_direct(c) && !nccl_comm_net_flush(c));
+    ck_assert(!nccl_comm_data_direct(d) && !nccl_comm_net_flush(d));
+  }
+}
+END_TEST
+
 /* Records when a session task ends. */
 static void note_end(void *ctx, guint64 user, SimTime now)
 {
@@ -2875,6 +2954,7 @@ Suite *suite_nccl(void)
   tcase_add_test(tc, test_cpu_net_overhead);
   tcase_add_test(tc, test_proxy_queues);
   tcase_add_test(tc, test_net_force_flush);
+  tcase_add_test(tc, test_data_direct);
   tcase_add_test(tc, test_comm_subsets);
   tcase_add_test(tc, test_session);
   tcase_add_test(tc, test_p2p_level_parse);
