@@ -539,8 +539,10 @@ static guint32 comm_nvlinks_down(const NcclComm *c)
  * one (the NIC model's data_direct) and NCCL_IB_DATA_DIRECT is not 0,
  * NCCL's IB transport exposes the NIC as a device whose PCIe path is that
  * function's, within a switch of the GPU beside it (2.27 also as itself,
- * through the CPU: the farther, which the GPU does not pick; from 2.28.3
- * only where the variable is 2).  The function is there for a GPU whose
+ * through the CPU, and from 2.28.3 only where the variable is 2: ifsim
+ * takes it that a GPU picks the nearer device, as NCCL's search prefers
+ * the nearer path, and does not model the second device's share of the
+ * port in 2.27's search).  The function is there for a GPU whose
  * memory the NIC would reach through the CPU and NVLink-C2C ("to overcome
  * grace CPU PCIe bandwidth issue", ConnectX-8 firmware release notes), so
  * ifsim takes it on NVLink-C2C GPUs only.  Sockets and aws-ofi-nccl are

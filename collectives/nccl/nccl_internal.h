@@ -125,7 +125,9 @@ double nccl_host_net_factor(const NcclComm *c);
  * getProperties), as 2.26's paths.cc would anyway for an NVLink-C2C GPU
  * whose NIC is within PXB ("control path is using C2C and data path is
  * using PCIe", 2.30).  Not modelled: another net plugin's forceFlush
- * (aws-ofi-nccl's is 0). */
+ * (aws-ofi-nccl's is 0), and 2.30's skipping the C2C flush where GDRCopy
+ * maps the receive's flags over PCIe (NCCL_GDRCOPY_ENABLE=1, 0 by
+ * default: init.cc; net.cc). */
 gboolean nccl_comm_net_flush(const NcclComm *c);
 
 /* Whether the GPUs reach their NICs by the NICs' Data Direct DMA function
