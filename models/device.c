@@ -56,6 +56,10 @@ const MdlParamSpec mdl_nic_params[] = {
     {"data_direct", MDL_PARAM_BOOL, NOFF(data_direct), 0, 0, NULL, "false",
      "Data Direct: a DMA function of its own beside the GPU, which NCCL uses "
      "for a GPU on NVLink-C2C (from 2.27.3; its receives are flushed)"},
+    {"reported_latency_us", MDL_PARAM_DOUBLE, NOFF(reported_latency_us), 0,
+     1000, NULL, "0",
+     "the latency its net plugin reports to NCCL, us, which NCCL's tuner "
+     "adds to a network step (NCCL's IB and socket transports report 0)"},
     {"vendor", MDL_PARAM_ENUM, NOFF(vendor), 0, 0, nic_vendors, "other",
      "maker, as NCCL's socket transport reads the PCI vendor ID: amazon "
      "(AWS ENA, EFA), google (gVNIC) or other"},

@@ -54,6 +54,8 @@ typedef struct {
   gboolean gpudirect;       /* GPUDirect RDMA to and from GPU memory */
   gboolean data_direct;     /* a Data Direct DMA function: a path of its
                                own to the memory of a GPU on NVLink-C2C */
+  double reported_latency_us; /* what its net plugin reports to NCCL
+                                 (ncclNetProperties_t.latency), us */
   guint32 vendor;           /* MdlNicVendor: who made it, as NCCL reads
                                the PCI vendor ID */
 } MdlNic;

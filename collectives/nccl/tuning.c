@@ -232,6 +232,28 @@ double nccl_bus_factor(NcclColl c, guint32 n)
   }
 }
 
+/* A network step's latency to NCCL's tuner with the latency the net
+ * plugin reports (ncclNetProperties_t.latency, the graph's latencyInter:
+ * search.cc): from 2.18.1 added to the step's figure, twice for Simple
+ * ("the flush extra latency"); before, in its place where not 0
+ * (tuning.cc).  NCCL's IB and socket transports report 0; the NIC model's
+ * reported_latency_us is its plugin's (aws-ofi-nccl: by platform). */
+#define V_NET_LATENCY_ADDED_FROM 21801u
+
+static double with_net_latency(const NcclComm *c, guint32 v, NcclProto p,
+                               double lat)
+{
+  double rep = c->nnodes > 1 && !c->socket && c->gpu.nic
+                   ? c->gpu.nic->reported_latency_us
+                   : 0;
+
+  if (rep <= 0)
+    return lat;
+  if (v < V_NET_LATENCY_ADDED_FROM)
+    return rep;
+  return lat + rep * (p == NCCL_PROTO_SIMPLE ? 2 : 1);
+}
+
 /* --- tuner constants (tuning.cc, ncclTunerConstantsDefaults) ------------ */
 
 /* baseLatencies, us: Tree, Ring, CollNetDirect, CollNetChain, NVLS,
@@ -829,6 +851,7 @@ void nccl_tune(NcclComm *c)
         inter_lat = ppn == 1 && v >= V_2_20_UNTIL
                         ? tuned_hw_lat(v, NCCL_HW_NET, NCCL_ALGO_TREE, p)
                         : tuned_hw_lat(v, NCCL_HW_NET, a, p);
+        inter_lat = with_net_latency(c, v, p, inter_lat);
         if (a == NCCL_ALGO_RING) {
           double l = tuned_hw_lat(v, hw, a, p);
 

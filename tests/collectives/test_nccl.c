@@ -1528,6 +1528,55 @@ START_TEST(test_data_direct)
 }
 END_TEST
 
+/* NCCL's cost-model time of a Ring AllReduce of 1 MiB with protocol p,
+ * on two AWS p6-b300 (tests/data/systems/aws-p6-b300-efa-2.ini) whose
+ * NIC reports `reported` us of latency to NCCL's tuner. */
+static double efa_ring_model_us(double reported, NcclProto p, guint32 v)
+{
+  g_autofree char *ini = g_strdup_printf(
+      "[system]\nserver = p6\nservers = 2\n[server p6]\ngpus = 8\n"
+      "sockets = 2\nsocket_link = upi2\nsocket_links = 4\n"
+      "root_complex = root-complex-gen5\nnvlink = nvlink5\n"
+      "nvlinks_per_gpu = 18\nnvswitch = nvswitch4\nnvswitches = 2\n"
+      "gpu_arch = sm103\ngpu_pcie = pcie6-x16\npcie_switch = "
+      "cx8-pcie-gen6\npcie_switches = 8\nnic = efa-r\nnics = 8\n"
+      "[nic efa-r]\nbased_on = efa-2x400g\nreported_latency_us = %g\n"
+      "[switch efa-800g]\nbased_on = spectrum4-800g\n"
+      "port_link = efa-2x400g\n[scaleout]\ntopology = fat-tree\n"
+      "switch = efa-800g\ntiers = 2\nrail_optimized = true\n",
+      reported);
+  g_autoptr(TopoSystem) sys = load_text(ini);
+  NcclOptions o = {
+      .algos = 1u << NCCL_ALGO_RING, .protos = 1u << p, .nccl_version = v};
+  g_autoptr(NcclComm) c = comm_of(sys, &o);
+  NcclChoice ch;
+
+  ck_assert(nccl_select(c, NCCL_COLL_ALLREDUCE, MIB, &ch, NULL, NULL));
+  return ch.model_us;
+}
+
+/* The latency a net plugin reports to NCCL (ncclNetProperties_t.latency:
+ * aws-ofi-nccl's 35 us on these EFA devices, the NIC model's
+ * reported_latency_us) joins each network step of NCCL's cost model:
+ * from 2.18.1 added, twice for Simple (tuning.cc), so on two servers a
+ * Ring AllReduce's 2 network steps cost 70 us more with LL and 140 with
+ * Simple, times the ring's plateau factor 1.4 (ncclTopoGetAlgoTime); before,
+ * in place of the step's own figure (4 steps counted, LL's 2.7 us). */
+START_TEST(test_net_reported_latency)
+{
+  double ll = efa_ring_model_us(35, NCCL_PROTO_LL, 23102) -
+              efa_ring_model_us(0, NCCL_PROTO_LL, 23102);
+  double simple = efa_ring_model_us(35, NCCL_PROTO_SIMPLE, 23102) -
+                  efa_ring_model_us(0, NCCL_PROTO_SIMPLE, 23102);
+  double old = efa_ring_model_us(35, NCCL_PROTO_LL, 21701) -
+               efa_ring_model_us(0, NCCL_PROTO_LL, 21701);
+
+  ck_assert_msg(fabs(ll - 2 * 35) < 0.01, "LL: +%.3f us", ll);
+  ck_assert_msg(fabs(simple - 1.4 * 2 * 70) < 0.01, "Simple: +%.3f us", simple);
+  ck_assert_msg(fabs(old - 4 * (35 - 2.7)) < 0.01, "2.17.1 LL: +%.3f us", old);
+}
+END_TEST
+
 /* Records when a session task ends. */
 static void note_end(void *ctx, guint64 user, SimTime now)
 {
@@ -2955,6 +3004,7 @@ Suite *suite_nccl(void)
   tcase_add_test(tc, test_proxy_queues);
   tcase_add_test(tc, test_net_force_flush);
   tcase_add_test(tc, test_data_direct);
+  tcase_add_test(tc, test_net_reported_latency);
   tcase_add_test(tc, test_comm_subsets);
   tcase_add_test(tc, test_session);
   tcase_add_test(tc, test_p2p_level_parse);
