@@ -1069,6 +1069,15 @@ static void explain_network(const NcclComm *c, GString *explain)
                            "; %u queue pairs a connection, each its own flow "
                            "(NCCL_IB_QPS_PER_CONNECTION)",
                            c->qps);
+  if (c->gpu.nic && c->gpu.nic->reported_latency_us > 0)
+    g_string_append_printf(
+        explain,
+        "; the net plugin reports %g us of latency, which NCCL's cost model "
+        "%s (the NIC's reported_latency_us)",
+        c->gpu.nic->reported_latency_us,
+        nccl_comm_version(c) < V_NET_LATENCY_ADDED_FROM
+            ? "takes as a network step's"
+            : "adds to each network step (twice for Simple)");
   g_string_append_c(explain, '\n');
 }
 

@@ -363,6 +363,8 @@ if "$IFSIM" run -t "$a4xmax" -c allgather -b 64M -e 64M --nccl-version 2.28.9 --
   echo "FAIL: NCCL_IB_DATA_DIRECT=0 still uses Data Direct, or is noted"; fails=$((fails + 1))
 fi
 unset NCCL_IB_DATA_DIRECT
+# the latency aws-ofi-nccl reports to NCCL's tuner (efa-*: 35 us)
+expect 0 "the net plugin reports 35 us of latency, which NCCL's cost model adds to each network step (twice for Simple)" run -t "$(dirname "$0")/../data/systems/aws-p6-b300-efa-2.ini" -b 1M -e 1M --nccl-version 2.31.2 --explain
 # NCCL_BUFFSIZE and its LL and LL128 kin (init.cc computeBuffSizes): a
 # step is an eighth of the buffer, Ring/Simple's slice two steps
 export NCCL_BUFFSIZE=16777216
