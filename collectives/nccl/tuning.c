@@ -1054,7 +1054,7 @@ static void explain_network(const NcclComm *c, GString *explain)
           : " (off: staged in host memory; the NIC's gpudirect, its distance "
             "against NCCL_NET_GDR_LEVEL, NCCL_NET_GDR_READ and "
             "NCCL_NET_GDR_C2C decide)");
-  if (nccl_comm_data_direct(c))
+  if (nccl_comm_data_direct(c) && (c->gdr_send || c->gdr_recv))
     g_string_append(explain, "; the NICs reach GPU memory by Data Direct, "
                              "beside the GPU (NCCL_IB_DATA_DIRECT)");
   if (nccl_comm_net_flush(c))
