@@ -549,11 +549,19 @@ static guint32 comm_nvlinks_down(const NcclComm *c)
  * not NCCL's IB transport; Google's gIB is taken as it. */
 #define V_DATA_DIRECT_FROM 22703u
 
+/* Whether the network is NCCL's own IB transport (InfiniBand, RoCE;
+ * Google's gIB taken as it): not its socket transport, not aws-ofi-nccl
+ * (EFA). */
+static gboolean ib_transport(const NcclComm *c)
+{
+  return !c->socket && c->gpu.nic &&
+         c->gpu.nic->vendor != MDL_NIC_VENDOR_AMAZON;
+}
+
 gboolean nccl_comm_data_direct(const NcclComm *c)
 {
   return nccl_comm_version(c) >= V_DATA_DIRECT_FROM && c->gpu.c2c &&
-         c->gpu.nic && c->gpu.nic->data_direct && !c->socket &&
-         c->gpu.nic->vendor != MDL_NIC_VENDOR_AMAZON &&
+         ib_transport(c) && c->gpu.nic->data_direct &&
          c->opt.ib_data_direct != 1;
 }
 
@@ -850,9 +858,7 @@ NcclComm *nccl_comm_new(const TopoSystem *sys, const NcclOptions *opt,
      * way.  InfiniBand switches route by destination LID, so there the
      * QPs share the connection's path.  Sockets and aws-ofi-nccl (EFA) do
      * not read the variable. */
-    c->qps = !c->socket && port->family == MDL_FAMILY_ROCE &&
-                     c->gpu.nic->vendor != MDL_NIC_VENDOR_AMAZON &&
-                     c->opt.ib_qps
+    c->qps = ib_transport(c) && port->family == MDL_FAMILY_ROCE && c->opt.ib_qps
                  ? c->opt.ib_qps
                  : 1;
     /* PXN (search.cc ncclTopoGetNetDev, paths.cc ncclTopoComputePaths):
