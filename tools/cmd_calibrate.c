@@ -23,8 +23,9 @@ typedef struct {
   char **models;
   char **files;
   /* for nccl files that do not say them: --gpus-per-process, --iters,
-   * --nccl-version, --collective, --ranks */
-  char *gpus_per_process, *iters, *nccl_version, *collective, *ranks;
+   * --graph-launches, --nccl-version, --collective, --ranks */
+  char *gpus_per_process, *iters, *graph_launches, *nccl_version, *collective,
+      *ranks;
   GPtrArray *sets;      /* ValMeasurements: a file's, or one per run of a
                            paste of several nccl-tests runs */
   GPtrArray *set_files; /* the file of each set (borrowed from files) */
@@ -43,6 +44,11 @@ static void add_nccl_entries(GOptionContext *ctx, Inputs *in)
        "For nccl measurements that do not say it (no iters key): the calls "
        "timed back to back, as nccl-tests -n N",
        "N"},
+      {"graph-launches", 0, 0, G_OPTION_ARG_STRING, &in->graph_launches,
+       "For nccl measurements that do not say it (no graph_launches key): "
+       "the CUDA graph launches of the timed calls, as nccl-tests -G K (0: "
+       "none)",
+       "K"},
       {"nccl-version", 0, 0, G_OPTION_ARG_STRING, &in->nccl_version,
        "For nccl measurements that do not say it (no nccl.version or nccl "
        "key): the NCCL release measured, e.g. 2.26.2",
@@ -68,6 +74,7 @@ static void inputs_clear(Inputs *in)
   g_strfreev(in->files);
   g_free(in->gpus_per_process);
   g_free(in->iters);
+  g_free(in->graph_launches);
   g_free(in->nccl_version);
   g_free(in->collective);
   g_free(in->ranks);
@@ -110,6 +117,14 @@ static gboolean inputs_load(Inputs *in, const char *command, GError **error)
                 G_MAXUINT32);
     return FALSE;
   }
+  if (in->graph_launches &&
+      !g_ascii_string_to_unsigned(in->graph_launches, 10, 0, G_MAXINT32, NULL,
+                                  NULL)) {
+    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                "--graph-launches: '%s' is not a count from 0 to %d",
+                in->graph_launches, G_MAXINT32);
+    return FALSE;
+  }
   if (in->nccl_version &&
       !nccl_version_parse(in->nccl_version, "--nccl-version", &(guint32){0},
                           error))
@@ -150,6 +165,8 @@ static gboolean inputs_load(Inputs *in, const char *command, GError **error)
         val_meas_set(m, "gpus_per_process", in->gpus_per_process);
       if (in->iters && !val_meas_get(m, "iters"))
         val_meas_set(m, "iters", in->iters);
+      if (in->graph_launches && !val_meas_get(m, "graph_launches"))
+        val_meas_set(m, "graph_launches", in->graph_launches);
       if (in->nccl_version && !val_meas_get(m, "nccl.version") &&
           !val_meas_get(m, "nccl"))
         val_meas_set(m, "nccl.version", in->nccl_version);

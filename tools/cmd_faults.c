@@ -711,10 +711,10 @@ int cli_cmd_faults(int argc, char **argv)
     }
     if (coll_given || o.min_bytes != d.min_bytes ||
         o.max_bytes != d.max_bytes || o.step_factor_seen || o.step_bytes_seen ||
-        o.ranks_seen || o.iters_seen) {
+        o.ranks_seen || o.iters_seen || o.graph_launches) {
       g_set_error(&error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
                   "%s: every scenario replays the step: -c, -b, -e, -f, -i, "
-                  "-n and --iters are a collective's",
+                  "-n, --iters and --graph-launches are a collective's",
                   fo.llm ? "--llm" : "--workload");
       goto fail;
     }

@@ -85,6 +85,7 @@ static const char *run_name(const CliRunOptions *o, const char *key)
                {"ranks", "--ngpus", 'g'},
                {"gpus_per_process", "--gpus-per-process", 0},
                {"iters", "--iters", 0},
+               {"graph_launches", "--graph-launches", 0},
                {"root", "--root", 'r'},
                {"collective", "--collective", 'c'},
                {"datatype", "--datatype", 'd'},
@@ -251,6 +252,11 @@ gboolean cli_run_check(CliRunOptions *o, CliRunPlan *plan, GError **error)
     return bad(error, "%s: %" G_GUINT64_FORMAT "; expected 1 to %u",
                run_name(o, "iters"), o->iters, G_MAXUINT32);
   nopt->iterations = o->iters_seen ? (guint32)o->iters : 0;
+  /* nccl-tests reads -G as an int */
+  if (o->graph_launches > G_MAXINT32)
+    return bad(error, "%s: %" G_GUINT64_FORMAT "; expected 0 to %d",
+               run_name(o, "graph_launches"), o->graph_launches, G_MAXINT32);
+  nopt->graph_launches = (guint32)o->graph_launches;
   if (o->min_bytes == 0) {
     g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
                 "%s: must be at least 1 byte", run_name(o, "minbytes"));
@@ -716,7 +722,8 @@ void cli_run_info(const CliRunOptions *o, const CliRunPlan *plan,
       .nccl_version = plan->nopt.nccl_version ? plan->nopt.nccl_version
                                               : NCCL_VERSION_DEFAULT,
       .gpus_per_process = (guint32)o->gpus_per_process,
-      .iters = o->iters_seen ? (guint32)o->iters : 0};
+      .iters = o->iters_seen ? (guint32)o->iters : 0,
+      .graph_launches = (guint32)o->graph_launches};
 }
 
 /* A note where an AllToAll was computed in closed form, not run (docs/
@@ -737,6 +744,23 @@ static void closed_form_notes(const NcclComm *comm, const GArray *rows,
       return;
     }
   }
+}
+
+/* CUDA graph launches across nodes: a captured call with network
+ * operations waits for a host function that hands them to the proxy
+ * (enqueue.cc of 2.28: persistent plans launch hostStreamPlanCallback by
+ * cudaLaunchHostFunc, and the kernel waits for it), whose latency ifsim
+ * does not know. */
+static void graph_notes(const NcclComm *comm, guint32 graph_launches,
+                        GPtrArray *notes)
+{
+  if (graph_launches && nccl_comm_nodes(comm) > 1)
+    g_ptr_array_add(
+        notes,
+        g_strdup("CUDA graph launches across nodes: NCCL runs a host function "
+                 "before each captured call to hand its network operations "
+                 "to the proxy thread, and the call waits for it; its "
+                 "latency is not modelled"));
 }
 
 /* Lossy links: the chance that each size's call stalls for a
@@ -826,6 +850,11 @@ void cli_run_add_entries(GOptionGroup *group, CliRunOptions *o)
        "timer started before the first launch, their time over N "
        "(default: the steady pace of a long loop)",
        "N"},
+      {"graph-launches", 0, 0, G_OPTION_ARG_CALLBACK, cli_parse_number_option,
+       "Time as nccl-tests -G K does: the calls captured in a CUDA graph a "
+       "GPU, launched K times; the host launches graphs, not kernels, so "
+       "no launch floor per call (default 0: calls launched one by one)",
+       "K"},
       {"datatype", 'd', 0, G_OPTION_ARG_STRING, &o->dtype,
        "Element type: float (default), half, bfloat16, double, int8, uint8, "
        "int32, uint32, int64, uint64, f8e4m3, f8e5m2",
@@ -998,6 +1027,7 @@ int cli_cmd_run(int argc, char **argv)
   stall_notes(comm, rows, notes);
   g_ptr_array_add(notes, NULL);
   closed_form_notes(comm, rows, run_notes);
+  graph_notes(comm, plan.nopt.graph_launches, run_notes);
   g_ptr_array_add(run_notes, NULL);
   cli_run_info(&o, &plan, sys, comm, &info);
   info.faults = notes->len > 1 ? (const char *const *)notes->pdata : NULL;

@@ -43,19 +43,17 @@ typedef struct {
   gboolean max_memory_seen;
   /* Workload options, as text, for cli_sweep_set_run */
   char *collective, *minbytes, *maxbytes, *stepbytes, *stepfactor, *ranks,
-      *gpus_per_process, *iters, *root, *datatype, *op;
+      *gpus_per_process, *iters, *graph_launches, *root, *datatype, *op;
   CliNcclOptions nccl; /* --algo ... --fidelity */
 } SweepOptions;
 
 static void sweep_options_clear(SweepOptions *o)
 {
-  char **texts[] = {&o->plan,      &o->topology,
-                    &o->output,    &o->collective,
-                    &o->minbytes,  &o->maxbytes,
-                    &o->stepbytes, &o->stepfactor,
-                    &o->ranks,     &o->gpus_per_process,
-                    &o->iters,     &o->root,
-                    &o->datatype,  &o->op};
+  char **texts[] = {
+      &o->plan,     &o->topology,         &o->output,    &o->collective,
+      &o->minbytes, &o->maxbytes,         &o->stepbytes, &o->stepfactor,
+      &o->ranks,    &o->gpus_per_process, &o->iters,     &o->graph_launches,
+      &o->root,     &o->datatype,         &o->op};
 
   for (guint i = 0; i < G_N_ELEMENTS(texts); i++)
     g_free(*texts[i]);
@@ -140,6 +138,7 @@ static gboolean sweep_build(SweepOptions *o, CliSweep *sw, GError **error)
              {"ranks", "--ranks", 'n', o->ranks},
              {"gpus_per_process", "--gpus-per-process", 0, o->gpus_per_process},
              {"iters", "--iters", 0, o->iters},
+             {"graph_launches", "--graph-launches", 0, o->graph_launches},
              {"root", "--root", 'r', o->root},
              {"channels", "--channels", 0, channels},
              {"datatype", "--datatype", 'd', o->datatype},
@@ -253,6 +252,10 @@ int cli_cmd_sweep(int argc, char **argv)
       {"iters", 0, 0, G_OPTION_ARG_STRING, &o.iters,
        "Time N calls as one loop, as nccl-tests -n (default: a long loop)",
        "N"},
+      {"graph-launches", 0, 0, G_OPTION_ARG_STRING, &o.graph_launches,
+       "Launch the calls as CUDA graphs K times, as nccl-tests -G (default "
+       "0: one by one)",
+       "K"},
       {"datatype", 'd', 0, G_OPTION_ARG_STRING, &o.datatype,
        "Element type, as ifsim run -d (default float)", "TYPE"},
       {"op", 0, 0, G_OPTION_ARG_STRING, &o.op,

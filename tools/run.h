@@ -30,6 +30,7 @@ typedef struct {
   guint64 gpus_per_process;
   guint64 iters;       /* --iters: calls nccl-tests times as one loop */
   gboolean iters_seen; /* else: the steady pace of a long loop */
+  guint64 graph_launches; /* --graph-launches K: nccl-tests -G K (0: off) */
   guint64 root;
   guint64 max_memory;
   gboolean max_memory_seen;
@@ -50,7 +51,8 @@ typedef struct {
   char *hot_links;
   gboolean explain;
   /* How a workload key (minbytes, maxbytes, stepbytes, stepfactor, ranks,
-   * gpus_per_process, iters, root, collective, datatype, op) was given,
+   * gpus_per_process, iters, graph_launches, root, collective, datatype,
+   * op) was given,
    * for messages: NULL names run's flag as the user typed it (-b or
    * --minbytes); sweep names its plan file's key or its point's value. */
   const char *(*name)(void *ctx, const char *key);
@@ -78,7 +80,8 @@ void cli_run_options_init(CliRunOptions *o);
 void cli_run_options_clear(CliRunOptions *o);
 
 /* run's workload options (-t, -m, -c, -b, -e, -f, -i, -g, -n,
- * --gpus-per-process, --iters, -d, --op, -r), for the commands that run
+ * --gpus-per-process, --iters, --graph-launches, -d, --op, -r), for the
+ * commands that run
  * a collective size sweep as run does (run, faults): the entries, and
  * the CliNumberTarget entries of the numbers among them for the group's
  * table. */
@@ -95,7 +98,8 @@ void cli_run_add_entries(GOptionGroup *group, CliRunOptions *o);
   {"nranks", 'n', CLI_NUMBER_COUNT, &(o)->ranks, &(o)->ranks_seen, 0},         \
   {"root", 'r', CLI_NUMBER_COUNT, &(o)->root, NULL, 0},                        \
   {"gpus-per-process", 0, CLI_NUMBER_COUNT, &(o)->gpus_per_process, NULL, 0}, \
-  {"iters", 0, CLI_NUMBER_COUNT, &(o)->iters, &(o)->iters_seen, 0}
+  {"iters", 0, CLI_NUMBER_COUNT, &(o)->iters, &(o)->iters_seen, 0},         \
+  {"graph-launches", 0, CLI_NUMBER_COUNT, &(o)->graph_launches, NULL, 0}
 /* clang-format on */
 
 /* Sets o to run's defaults, adds run's workload options, NCCL's, the

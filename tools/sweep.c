@@ -37,6 +37,7 @@ static const struct {
     {"ranks", RUN_COUNT},
     {"gpus_per_process", RUN_COUNT},
     {"iters", RUN_COUNT},
+    {"graph_launches", RUN_COUNT},
     {"root", RUN_COUNT},
     {"channels", RUN_COUNT},
     {"datatype", RUN_STRING},
@@ -217,7 +218,9 @@ static gboolean run_apply(CliRunOptions *o, int k, const char *value,
     else if (strcmp(key, "iters") == 0) {
       o->iters = n;
       o->iters_seen = TRUE;
-    } else if (strcmp(key, "root") == 0)
+    } else if (strcmp(key, "graph_launches") == 0)
+      o->graph_launches = n;
+    else if (strcmp(key, "root") == 0)
       o->root = n;
     else {
       g_assert(strcmp(key, "channels") == 0);

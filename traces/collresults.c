@@ -364,6 +364,11 @@ static void append_json_args(GString *s, const TrcCollInfo *info)
     g_string_append(s, ", \"-n\", ");
     append_json_string(s, num);
   }
+  if (info->graph_launches) {
+    g_snprintf(num, sizeof num, "%u", info->graph_launches);
+    g_string_append(s, ", \"-G\", ");
+    append_json_string(s, num);
+  }
   if (info->root >= 0) {
     g_snprintf(num, sizeof num, "%d", (int)info->root);
     g_string_append(s, ", \"-r\", ");
@@ -422,8 +427,10 @@ char *trc_coll_json(const TrcCollInfo *info, const TrcCollRow *rows, guint n)
       info->step_bytes, info->step_factor);
   if (info->iters)
     g_string_append_printf(s, ", \"iterations\": %u", info->iters);
-  g_string_append(s, ", \"aggregated_iterations\": 1, \"validation\": 0, "
-                     "\"graph\": 0");
+  g_string_append_printf(s,
+                         ", \"aggregated_iterations\": 1, \"validation\": 0, "
+                         "\"graph\": %u",
+                         info->graph_launches);
   info_text_fields(info, text);
   append_json_strings(s, ", ", text, N_INFO_TEXT);
   g_string_append_printf(s, ", \"root\": %d, \"ranks\": %u, \"nodes\": %u",

@@ -46,6 +46,7 @@ typedef struct {
                                version code: 22809 for 2.28.9 */
   guint32 gpus_per_process; /* -g; 0: one */
   guint32 iters;            /* calls a timing spans (--iters); 0: not set */
+  guint32 graph_launches;   /* nccl-tests -G (--graph-launches); 0: off */
   const guint32 *rank_server, *rank_local; /* [ranks]: each rank's server
                                               and GPU on it */
   const char *device_info; /* the GPUs, as nccl-tests names a device */

@@ -373,6 +373,7 @@ static gboolean predict_nccl(const TopoSystem *sys, const ValPoint *p,
   NcclOptions opt = {.ranks = p->ranks,
                      .gpus_per_process = p->gpus_per_process,
                      .iterations = p->iters,
+                     .graph_launches = p->graph_launches,
                      .nccl_version = p->nccl_version,
                      .set_net_proxy = proxy_us != NULL,
                      .net_proxy_us = proxy_us ? *proxy_us : 0};
@@ -533,8 +534,9 @@ void val_report_build(const TopoSystem *sys, ValMeasurements *const *sets,
   for (guint k = 0; k < n_sets; k++) {
     const char *gpp = val_meas_get(sets[k], "gpus_per_process");
     const char *its = val_meas_get(sets[k], "iters");
+    const char *graphs = val_meas_get(sets[k], "graph_launches");
     const char *ver = val_meas_get(sets[k], "nccl.version");
-    guint64 per_process = 0, iters = 0;
+    guint64 per_process = 0, iters = 0, graph_launches = 0;
     guint32 version = 0;
 
     /* checked by the reader; probes and the nccl-tests import write them */
@@ -542,6 +544,9 @@ void val_report_build(const TopoSystem *sys, ValMeasurements *const *sets,
       g_ascii_string_to_unsigned(gpp, 10, 1, 1024, &per_process, NULL);
     if (its)
       g_ascii_string_to_unsigned(its, 10, 1, G_MAXUINT32, &iters, NULL);
+    if (graphs)
+      g_ascii_string_to_unsigned(graphs, 10, 0, G_MAXINT32, &graph_launches,
+                                 NULL);
     /* the importers' key, else the probe's; checked by the reader, and the
      * importers keep only a version that parses */
     if (!ver)
@@ -557,6 +562,7 @@ void val_report_build(const TopoSystem *sys, ValMeasurements *const *sets,
       if (pt.probe == VAL_PROBE_NCCL) {
         pt.gpus_per_process = (guint32)per_process;
         pt.iters = (guint32)iters;
+        pt.graph_launches = (guint32)graph_launches;
         pt.nccl_version = version;
       }
       if (pt.probe == VAL_PROBE_VERBS)
@@ -773,7 +779,8 @@ static void add_change(GPtrArray *changes, const char *group,
  * process (G x the launch on the channels NCCL chose for it,
  * nccl_launch_us) rather than the GPUs' time.  Timed as a loop of n calls
  * (nccl_tests_time), a call of D us on the GPUs is predicted at G L + D / n
- * when D <= G L, and at D + G L / n above. */
+ * when D <= G L, and at D + G L / n above.  Calls launched as CUDA graphs
+ * are never at it: the host launched graphs, not the calls. */
 static gboolean point_at_floor(const ValCompare *c, const NcclComm *comm,
                                guint32 channels)
 {
@@ -781,6 +788,8 @@ static gboolean point_at_floor(const ValCompare *c, const NcclComm *comm,
       MAX(c->point.gpus_per_process, 1) * nccl_launch_us(comm, channels);
   double n = c->point.iters;
 
+  if (c->point.graph_launches)
+    return FALSE;
   if (n > 0)
     floor_us *= 1 + 1 / n;
   return c->predicted_us <= floor_us * (1 + 1e-9);

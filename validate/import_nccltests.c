@@ -861,10 +861,11 @@ ValMeasurements *val__import_nccltests_text(const ValText *t, GError **error)
 
       for (guint j = 0; v[j] && v[j + 1]; j++) {
         /* each a count nccl-tests takes: -t and -g up to 1024 (its
-         * MAX_GPUS-sized arrays), -n and -m from 1 */
+         * MAX_GPUS-sized arrays), -n and -m from 1, -G from 0 */
         const char *what =
             g_str_equal(v[j], "nThread")               ? "nThread"
             : g_str_equal(v[j], "nGpus")               ? "nGpus"
+            : g_str_equal(v[j], "graph:")              ? "graph:"
             : !g_str_equal(v[j], "iters:")             ? NULL
             : j > 0 && g_str_equal(v[j - 1], "agg")    ? "agg iters:"
             : j > 0 && g_str_equal(v[j - 1], "warmup") ? "warmup iters:"
@@ -874,7 +875,10 @@ ValMeasurements *val__import_nccltests_text(const ValText *t, GError **error)
 
         if (!what)
           continue;
-        min = g_str_equal(what, "warmup iters:") ? 0 : 1;
+        /* -G K: K graph launches, 0 without graphs */
+        min = g_str_equal(what, "warmup iters:") || g_str_equal(what, "graph:")
+                  ? 0
+                  : 1;
         if (!g_ascii_string_to_unsigned(v[j + 1], 10, min, max, &n, NULL)) {
           g_autofree char *x = val__excerpt(v[j + 1]);
           val__fail(error, t->name, line,
@@ -894,6 +898,9 @@ ValMeasurements *val__import_nccltests_text(const ValText *t, GError **error)
         } else if (g_str_equal(what, "agg iters:")) {
           agg = n;
           val_meas_set(m, "nccltests.agg_iters", v[j + 1]);
+        } else if (g_str_equal(what, "graph:")) {
+          val_meas_set(m, "nccltests.graph", v[j + 1]);
+          val_meas_set(m, "graph_launches", v[j + 1]);
         }
       }
       /* calls launched back to back in one timing (validate/calibrate.c);
@@ -1300,7 +1307,7 @@ ValMeasurements *val__import_nccltests_json(const char *name, const char *text,
   NcclTable tb = {.name = name, .rows = rows};
   JsonNode *root, *results, *config, *devices, *args, *v;
   JsonArray *list;
-  double num;
+  double num, agg;
 
   if (!(parser = val__json_parse(name, text, len, error)))
     return NULL;
@@ -1340,11 +1347,26 @@ ValMeasurements *val__import_nccltests_json(const char *name, const char *text,
                   error))
     return NULL;
   tb.iterations = (guint)num;
-  if (num >= 1) {
+  agg = 1;
+  if (!jwhole_opt(name, config, "aggregated_iterations", "config.", 1,
+                  G_MAXINT32, &agg, error))
+    return NULL;
+  /* as the text's header: with agg iters above 1 each timed iteration is
+   * a group of calls, not a loop of single ones, and left unknown */
+  if (num >= 1 && agg == 1) {
     char n[16];
 
     g_snprintf(n, sizeof(n), "%ld", (long)num);
     val_meas_set(m, "iters", n);
+  }
+  num = -1;
+  if (!jwhole_opt(name, config, "graph", "config.", 0, G_MAXINT32, &num, error))
+    return NULL;
+  if (num >= 0) {
+    char n[16];
+
+    g_snprintf(n, sizeof(n), "%ld", (long)num);
+    val_meas_set(m, "graph_launches", n);
   }
   num = 0;
   if (!jwhole_opt(name, config, "ngpus", "config.", 1, 1024, &num, error))

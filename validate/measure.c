@@ -310,8 +310,31 @@ static gboolean parse_header_line(ValMeasurements *m, const char *line)
   return TRUE;
 }
 
+/* The header keys that are counts, with their range and meaning. */
+typedef struct {
+  const char *key;
+  guint64 min, max;
+  const char *max_text, *what;
+} CountKey;
+
+static const CountKey count_keys[] = {
+    {"gpus_per_process", 1, 1024, "1024", "GPUs one process drove"},
+    {"iters", 1, G_MAXUINT32, "4294967295",
+     "calls timed back to back, nccl-tests -n"},
+    {"graph_launches", 0, G_MAXINT32, "2147483647",
+     "CUDA graph launches of the timed calls, nccl-tests -G; 0: none"},
+    {"tx_depth", 1, 1u << 20, "2^20", "verbs messages in flight, queue pairs"},
+    {"verbs.tx_depth", 1, 1u << 20, "2^20",
+     "verbs messages in flight, queue pairs"},
+    {"verbs.outstand_reads", 1, 1u << 20, "2^20",
+     "verbs messages in flight, queue pairs"},
+    {"verbs.number_of_qps", 1, 1u << 20, "2^20",
+     "verbs messages in flight, queue pairs"},
+};
+
 /* The header keys predictions read (validate/calibrate.c), checked when
- * read: gpus_per_process, iters and the verbs depths are counts, nccl and
+ * read: gpus_per_process, iters, graph_launches and the verbs depths are
+ * counts, nccl and
  * nccl.version NCCL versions. */
 static gboolean check_header_value(const char *key, const char *value,
                                    const char *name, guint line,
@@ -329,31 +352,17 @@ static gboolean check_header_value(const char *key, const char *value,
                 name, line, key, key);
     return FALSE;
   }
-  if (strcmp(key, "gpus_per_process") == 0 &&
-      !g_ascii_string_to_unsigned(value, 10, 1, 1024, NULL, NULL)) {
-    g_set_error(error, VAL_ERROR, VAL_ERROR_PARSE,
-                "%s:%u: gpus_per_process '%s': expected a count from 1 to "
-                "1024 (GPUs one process drove)",
-                name, line, value);
-    return FALSE;
-  }
-  if (strcmp(key, "iters") == 0 &&
-      !g_ascii_string_to_unsigned(value, 10, 1, G_MAXUINT32, NULL, NULL)) {
-    g_set_error(error, VAL_ERROR, VAL_ERROR_PARSE,
-                "%s:%u: iters '%s': expected a count from 1 to %u (calls "
-                "timed back to back, nccl-tests -n)",
-                name, line, value, G_MAXUINT32);
-    return FALSE;
-  }
-  if ((strcmp(key, "tx_depth") == 0 || strcmp(key, "verbs.tx_depth") == 0 ||
-       strcmp(key, "verbs.outstand_reads") == 0 ||
-       strcmp(key, "verbs.number_of_qps") == 0) &&
-      !g_ascii_string_to_unsigned(value, 10, 1, 1u << 20, NULL, NULL)) {
-    g_set_error(error, VAL_ERROR, VAL_ERROR_PARSE,
-                "%s:%u: %s '%s': expected a count from 1 to 2^20 (verbs "
-                "messages in flight, queue pairs)",
-                name, line, key, value);
-    return FALSE;
+  for (guint i = 0; i < G_N_ELEMENTS(count_keys); i++) {
+    const CountKey *k = &count_keys[i];
+
+    if (strcmp(key, k->key) == 0 &&
+        !g_ascii_string_to_unsigned(value, 10, k->min, k->max, NULL, NULL)) {
+      g_set_error(error, VAL_ERROR, VAL_ERROR_PARSE,
+                  "%s:%u: %s '%s': expected a count from %" G_GUINT64_FORMAT
+                  " to %s (%s)",
+                  name, line, key, value, k->min, k->max_text, k->what);
+      return FALSE;
+    }
   }
   if ((strcmp(key, "nccl") == 0 || strcmp(key, "nccl.version") == 0) &&
       !nccl_version_parse(value, key, &version, &why)) {

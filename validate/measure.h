@@ -69,6 +69,9 @@ typedef struct {
   guint32 iters; /* nccl: calls launched back to back inside one timing
                     (the header's iters, nccl-tests -n; 0: not known, a
                     long loop) */
+  guint32 graph_launches; /* nccl: the calls captured in CUDA graphs
+                             launched this many times (the header's
+                             graph_launches, nccl-tests -G; 0: not) */
   guint32 nccl_version; /* nccl: the NCCL measured (the header's nccl or
                            nccl.version, as NcclOptions; 0: not known) */
   guint32 depth; /* verbs bandwidth tests: messages in flight (the header's

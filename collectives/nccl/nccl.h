@@ -129,6 +129,10 @@ typedef struct {
   guint32 iterations; /* nccl-tests -n: calls timed as one loop, its timer
                          started before the first is launched; 0: the
                          steady pace of a long loop */
+  guint32 graph_launches;   /* nccl-tests -G K: the loop's calls captured in
+                             a CUDA graph (one a GPU), the graphs launched K
+                             times in turn and timed; 0: each call launched
+                             by the host (nccl_tests_time) */
   SimTime packet_sample_ps; /* NCCL_EXEC_PACKET: sample queue depths this
                                often (sim_packet_set_sampling); 0: off */
   /* Run every channel, not one of each alike set (the fold is exact on
@@ -427,7 +431,17 @@ double nccl_launch_cost_us(double launch_us, double per_channel_us,
  * starts its timer before it launches the first of n calls
  * (options.iterations; BenchTime in common.cu), and that call starts once
  * its last kernel is launched: the n calls take G L + call_ps + (n - 1) P,
- * over n; with n = 0, P. */
+ * over n; with n = 0, P.
+ *
+ * With graph_launches K (nccl-tests -G K), the n calls were captured into
+ * one CUDA graph a GPU before the timer starts, and the host launches the
+ * G graphs K times in turn (BenchTime: cudaGraphLaunch after
+ * cudaStreamEndCapture and cudaGraphInstantiate): NCCL's host work was done
+ * at capture, and the host only launches graphs, G L1 a round (L1 = the
+ * launch on one channel, taken for a graph launch's cost), while the GPUs
+ * run the round's n calls.  The n K calls take G L1 + call_ps + (n K - 1)
+ * P, P = max(pace_ps, G L1 / n), over n K; with n = 0 (a long loop), the
+ * GPUs' pace alone. */
 SimTime nccl_tests_time(const NcclComm *comm, SimTime call_ps, SimTime pace_ps,
                         guint32 channels);
 

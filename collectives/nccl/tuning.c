@@ -1386,24 +1386,41 @@ double nccl_launch_us(const NcclComm *c, guint32 channels)
                              channels);
 }
 
-SimTime nccl_tests_loop_time(SimTime call_ps, SimTime pace_ps, SimTime host_ps,
-                             guint32 n)
+/* n calls timed as one loop (nccl_tests_time): the host takes first_ps
+ * before the first call can start and host_pace_ps a call after, the GPUs
+ * call_ps for one and pace_ps between two; n = 0: the steady pace. */
+static SimTime loop_time(SimTime call_ps, SimTime pace_ps, SimTime first_ps,
+                         SimTime host_pace_ps, guint64 n)
 {
-  SimTime pace = MAX(MIN(pace_ps, call_ps), host_ps);
+  SimTime pace = MAX(MIN(pace_ps, call_ps), host_pace_ps);
 
   if (n == 0)
     return pace;
   return (SimTime)llround(
-      ((double)host_ps + (double)call_ps + (double)(n - 1) * (double)pace) / n);
+      ((double)first_ps + (double)call_ps + (double)(n - 1) * (double)pace) /
+      (double)n);
+}
+
+SimTime nccl_tests_loop_time(SimTime call_ps, SimTime pace_ps, SimTime host_ps,
+                             guint32 n)
+{
+  return loop_time(call_ps, pace_ps, host_ps, host_ps, n);
 }
 
 SimTime nccl_tests_time(const NcclComm *c, SimTime call_ps, SimTime pace_ps,
                         guint32 channels)
 {
   guint32 g = MAX(c->opt.gpus_per_process, 1);
+  guint32 n = c->opt.iterations;
+  SimTime round;
 
-  return nccl_tests_loop_time(
-      call_ps, pace_ps,
-      (SimTime)llround(g * nccl_launch_us(c, channels) * SIM_PS_PER_US),
-      c->opt.iterations);
+  if (c->opt.graph_launches == 0)
+    return nccl_tests_loop_time(
+        call_ps, pace_ps,
+        (SimTime)llround(g * nccl_launch_us(c, channels) * SIM_PS_PER_US), n);
+  /* a round of G graph launches, each taken as a launch on one channel,
+   * runs n calls */
+  round = (SimTime)llround(g * nccl_launch_us(c, 1) * SIM_PS_PER_US);
+  return loop_time(call_ps, pace_ps, round, n ? round / n : 0,
+                   (guint64)n * c->opt.graph_launches);
 }

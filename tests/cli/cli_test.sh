@@ -171,6 +171,15 @@ expect 0 "           8             2     float     sum      -1    20.08" run -b 
 expect 0 "           8             2     float     sum      -1    48.14" run -b 8 -e 8 --gpus-per-process 8 --iters 2
 expect 2 "--iters: 0; expected 1 to 4294967295" run --iters 0
 expect 2 "--iters: 'x' is not a count" run --iters x
+# --graph-launches K (nccl-tests -G K): the calls launched as CUDA graphs,
+# so the 8 GPUs' calls are paced by the GPUs (15.00 us), not by 8 launches
+# each; 20 calls a graph: the first round of 8 graph launches spread over
+# them, (40.64 + 15.00 + 19 x 15.00) / 20
+expect 0 "           8             2     float     sum      -1    15.00" run -b 8 -e 8 --gpus-per-process 8 --graph-launches 1
+expect 0 "           8             2     float     sum      -1    17.03" run -b 8 -e 8 --gpus-per-process 8 --graph-launches 1 --iters 20
+expect 2 "--graph-launches: 2147483648; expected 0 to 2147483647" run --graph-launches 2147483648
+expect 2 "--graph-launches: 'x' is not a count" run --graph-launches x
+expect 0 "1,1,AllReduce,8,2,float,sum,-1,15.00" sweep -b 8 -e 8 --gpus-per-process 8 --vary run.graph_launches=0,1
 # --nccl-version: NCCL 2.26's cost model picks NVLSTree at 1 MiB on two
 # DGX H100, where 2.28.9 keeps Tree/LL128
 H2=$(mktemp -d)/h2.ini
@@ -178,6 +187,8 @@ printf '[system]\nserver = dgx-h100\nservers = 2\n[scaleout]\ntopology = fat-tre
 expect 0 "  -> Tree/LL128 on 16 channels" run -t "$H2" -b 1M -e 1M --explain
 expect 0 "  -> NVLSTree/Simple on 16 channels" run -t "$H2" -b 1M -e 1M --explain --nccl-version 2.26.2
 expect 0 "1,2.26.2,AllReduce,1048576" sweep -t "$H2" -b 1M -e 1M --vary run.nccl_version=2.28.9,2.26.2
+# across nodes a captured call waits for a host function NCCL adds: said
+expect 0 "# note: CUDA graph launches across nodes: NCCL runs a host function" run -t "$H2" -b 1K -e 1K --graph-launches 1
 # NCCL_P2P_DISABLE / NCCL_P2P_LEVEL: without P2P the 8 H100s stage
 # through host memory (SHM), crossing PCIe twice, at a few GB/s
 export NCCL_P2P_DISABLE=1
@@ -761,6 +772,7 @@ expect 0 "# all points: median |error| 1.9%" validate "$LOOP/gcp_gb200_allreduce
 expect 0 "# all points: median |error| 2.1%" validate "$LOOP/gcp_gb200_allreduce_8hosts.csv" -t "$GB200" --collective allreduce --ranks 32 --nccl-version 2.30.4 -m "$cal/loop.ini"
 expect 0 "# all points: median |error| 3.5%" validate "$LOOP/gcp_gb200_allreduce_16hosts.csv" -t "$GB200" --collective allreduce --ranks 64 --nccl-version 2.30.4 -m "$cal/loop.ini"
 expect 2 "ifsim: validate: --nccl-version: '2.x' is not an NCCL version" validate "$REF/nccl_allreduce_16xH100_2node_ndr8x400_nccltests309.csv" -t "$cal/h2.ini" --nccl-version 2.x
+expect 2 "ifsim: calibrate: --graph-launches: '-1' is not a count from 0 to 2147483647" calibrate "$REF/nccl_allreduce_16xH100_2node_ndr8x400_nccltests309.csv" -t "$cal/h2.ini" --graph-launches -1 -o "$cal/x.ini"
 expect 2 "ifsim: calibrate: --iters: '0' is not a count from 1 to 4294967295" calibrate "$REF/nccl_allreduce_16xH100_2node_ndr8x400_nccltests309.csv" -t "$cal/h2.ini" --iters 0 -o "$cal/x.ini"
 contains "$cal/c.ini" "[link pcie5-x16]"
 contains "$cal/c.ini" "efficiency = 0.98"
@@ -1208,7 +1220,8 @@ expect 0 "# criticality: 128 nics, each down alone; ranked by the slowdown at th
 expect 0 "    1  s2.nic0                             1.1493     42509.99           -          1.1493           step" faults -t "$pod31" --llm "$spec" --criticality nics
 expect 0 "# wrote $sdir/step.png (faults-criticality" plot "$sdir/step.csv" -o "$sdir/step.png"
 rm -rf "$sdir"
-expect 2 "ifsim: faults: --llm: every scenario replays the step: -c, -b, -e, -f, -i, -n and --iters are a collective's" faults -t "$pod31" --llm "$spec" -b 1M --criticality nics
+expect 2 "ifsim: faults: --llm: every scenario replays the step: -c, -b, -e, -f, -i, -n, --iters and --graph-launches are a collective's" faults -t "$pod31" --llm "$spec" -b 1M --criticality nics
+expect 2 "ifsim: faults: --llm: every scenario replays the step: -c, -b, -e, -f, -i, -n, --iters and --graph-launches are a collective's" faults -t "$pod31" --llm "$spec" --graph-launches 1 --criticality nics
 expect 2 "ifsim: faults: give one of --llm and --workload" faults -t "$pod31" --llm "$spec" --workload x.csv --criticality nics
 if [ "$fails" -ne 0 ]; then
   echo "$fails CLI test(s) failed"

@@ -1083,6 +1083,46 @@ START_TEST(test_tests_time_iterations)
 }
 END_TEST
 
+/* nccl-tests -G K (common.cu BenchTime): the n calls were captured in a
+ * CUDA graph a GPU, and the host launches the G graphs K times: no launch
+ * per call on any channel count, only a round of G graph launches (each
+ * taken as a launch on one channel) before the first call, and the GPUs'
+ * pace after it. */
+START_TEST(test_tests_time_graphs)
+{
+  g_autoptr(TopoSystem) sys =
+      load_text("[system]\nserver = dgx-h100\n" LAUNCH_5_26);
+  NcclOptions g8 = {.gpus_per_process = 8, .graph_launches = 1};
+  NcclOptions g8n20 = {
+      .gpus_per_process = 8, .iterations = 20, .graph_launches = 1};
+  NcclOptions g8n20k5 = {
+      .gpus_per_process = 8, .iterations = 20, .graph_launches = 5};
+  NcclOptions g8n2 = {
+      .gpus_per_process = 8, .iterations = 2, .graph_launches = 1};
+  g_autoptr(NcclComm) steady = comm_of(sys, &g8);
+  g_autoptr(NcclComm) n20 = comm_of(sys, &g8n20);
+  g_autoptr(NcclComm) n20k5 = comm_of(sys, &g8n20k5);
+  g_autoptr(NcclComm) n2 = comm_of(sys, &g8n2);
+
+  /* a long loop: the GPUs' pace, whatever the channels (42.08 and 99.12
+   * us a call when each is launched) */
+  ck_assert_uint_eq(nccl_tests_time(steady, SIM_US(10), SIM_US(10), 1),
+                    SIM_US(10));
+  ck_assert_uint_eq(nccl_tests_time(steady, SIM_US(10), SIM_US(10), 24),
+                    SIM_US(10));
+  /* (42.08 + 10 + 19 x 10) / 20; over 5 launches (42.08 + 10 + 99 x 10)
+   * / 100 */
+  ck_assert_uint_eq(nccl_tests_time(n20, SIM_US(10), SIM_US(10), 24),
+                    SIM_NS(12104));
+  ck_assert_uint_eq(nccl_tests_time(n20k5, SIM_US(10), SIM_US(10), 24),
+                    (SimTime)10420800);
+  /* a graph of 2 calls: the next round's launches (21.04 us a call) set
+   * the pace: (42.08 + 10 + 21.04) / 2 */
+  ck_assert_uint_eq(nccl_tests_time(n2, SIM_US(10), SIM_US(10), 1),
+                    SIM_NS(36560));
+}
+END_TEST
+
 /* A run's time in ps, NCCL's choice unless `choice` is given. */
 static SimTime run_ps(const NcclComm *c, NcclColl coll, guint64 bytes,
                       const NcclChoice *choice)
@@ -2997,6 +3037,7 @@ Suite *suite_nccl(void)
   tcase_add_test(tc, test_chunking);
   tcase_add_test(tc, test_tests_time);
   tcase_add_test(tc, test_tests_time_iterations);
+  tcase_add_test(tc, test_tests_time_graphs);
   tcase_add_test(tc, test_nccl_versions);
   tcase_add_test(tc, test_nvls_own_channels);
   tcase_add_test(tc, test_nvls_channels_by_release);

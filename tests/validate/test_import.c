@@ -41,6 +41,16 @@ static ValMeasurements *import_text_ok(const char *name, const char *text)
   return m;
 }
 
+/* text with its first `from` replaced by `to` (which must be there) */
+static char *replace_once(const char *text, const char *from, const char *to)
+{
+  const char *at = strstr(text, from);
+
+  ck_assert_msg(at != NULL, "'%s' not in the fixture", from);
+  return g_strdup_printf("%.*s%s%s", (int)(at - text), text, to,
+                         at + strlen(from));
+}
+
 static const ValPoint *find(const ValMeasurements *m, ValProbe probe,
                             const char *test, const char *mode,
                             const char *src, const char *dst, guint64 size)
@@ -127,6 +137,75 @@ START_TEST(test_nccltests_agg_iters)
   check_key(m, "nccltests.agg_iters", "4");
   ck_assert_ptr_null(val_meas_get(m, "iters"));
   check_key(m, "gpus_per_process", "8");
+}
+END_TEST
+
+/* The same run under -G 3 (nccl-tests' header "graph: 3"): the calls were
+ * launched as CUDA graphs, which the prediction must know (no launch
+ * floor per call); "graph: 0" says they were not.  A count nccl-tests
+ * cannot print is refused with its line. */
+START_TEST(test_nccltests_graph)
+{
+  g_autofree char *path =
+      g_build_filename(IFSIM_TEST_DATA_DIR, "measure",
+                       "nccltests_allreduce_8xH100_g8.txt", NULL);
+  g_autofree char *text = NULL;
+  g_autoptr(GError) error = NULL;
+  gsize len;
+
+  ck_assert(g_file_get_contents(path, &text, &len, NULL));
+  {
+    g_autoptr(ValMeasurements) m = import_text_ok("g0.txt", text);
+
+    check_key(m, "graph_launches", "0");
+  }
+  {
+    g_autofree char *g3 = replace_once(text, "graph: 0", "graph: 3");
+    g_autoptr(ValMeasurements) m = import_text_ok("g3.txt", g3);
+
+    check_key(m, "graph_launches", "3");
+    check_key(m, "nccltests.graph", "3");
+    check_key(m, "iters", "2");
+    check_key(m, "gpus_per_process", "8");
+    check_round_trip(m);
+  }
+  {
+    g_autofree char *bad = replace_once(text, "graph: 0", "graph: -1");
+
+    ck_assert_ptr_null(val_import("bad.txt", bad, strlen(bad), &error));
+    ck_assert_msg(strstr(error->message, "bad.txt:3:") &&
+                      strstr(error->message, "graph: -1"),
+                  "%s", error->message);
+  }
+}
+END_TEST
+
+/* The JSON's config.graph the same; config.aggregated_iterations above 1
+ * leaves the loop of single calls unknown, as the text's agg iters. */
+START_TEST(test_nccltests_json_graph_agg)
+{
+  g_autofree char *path = g_build_filename(
+      IFSIM_TEST_DATA_DIR, "measure", "nccltests_allreduce_8xH100.json", NULL);
+  g_autofree char *text = NULL;
+  g_autofree char *g2 = NULL, *agg = NULL;
+  gsize len;
+
+  ck_assert(g_file_get_contents(path, &text, &len, NULL));
+  g2 = replace_once(text, "\"graph\":0", "\"graph\":2");
+  agg = replace_once(text, "\"aggregated_iterations\":1",
+                     "\"aggregated_iterations\":4");
+  {
+    g_autoptr(ValMeasurements) m = import_text_ok("g2.json", g2);
+
+    check_key(m, "graph_launches", "2");
+    check_key(m, "iters", "2");
+  }
+  {
+    g_autoptr(ValMeasurements) m = import_text_ok("agg.json", agg);
+
+    ck_assert_ptr_null(val_meas_get(m, "iters"));
+    check_key(m, "graph_launches", "0");
+  }
 }
 END_TEST
 
@@ -593,6 +672,9 @@ static const struct {
     {"csv_iters_zero.csv",
      ":3: iters '0': expected a count from 1 to 4294967295 (calls timed "
      "back to back, nccl-tests -n)"},
+    {"csv_graph_launches_negative.csv",
+     ":3: graph_launches '-1': expected a count from 0 to 2147483647 (CUDA "
+     "graph launches of the timed calls, nccl-tests -G; 0: none)"},
     {"csv_duplicate_row.csv",
      ":16: hostdev h2d pinned host -> gpu0, ranks 1, 2097152 bytes again "
      "(line 11 has it)"},
@@ -1274,6 +1356,8 @@ Suite *suite_importmeas(void)
   tcase_add_test(tc, test_nccltests_one_process);
   tcase_add_test(tc, test_nccltests_old_layout);
   tcase_add_test(tc, test_nccltests_agg_iters);
+  tcase_add_test(tc, test_nccltests_graph);
+  tcase_add_test(tc, test_nccltests_json_graph_agg);
   tcase_add_test(tc, test_nccltests_two_runs);
   tcase_add_test(tc, test_nccltests_net_devices);
   tcase_add_test(tc, test_nccltests_json);
