@@ -3,7 +3,7 @@
 # the one-H200 device machine: 16 cores, no network), bounded to about six
 # minutes in all.  Builds ifsim-probe (Release) in a fresh build directory,
 # then runs `devices`, `hostdev`, `p2p` (one GPU: local copies), `nccl`
-# (1 rank), the probe test script, and `ifsim calibrate` / `validate` of
+# (1 rank; also as CUDA graphs), the probe test script, and `ifsim calibrate` / `validate` of
 # PCIe Gen5 from the hostdev sweep, each under `timeout`, and writes
 # every CSV, log and a summary under $OUT (default ./device-out).
 #
@@ -66,6 +66,12 @@ step p2p 60 "$P" p2p -b 4K -e 256M -f 4 -n 10 -o "$OUT/p2p.csv"
 step nccl 60 "$P" nccl -g 1 -c allreduce -b 8 -e 1G -o "$OUT/nccl.csv"
 step nccl_all 40 "$P" nccl -g 1 -c all -b 8 -e 64M -f 8 -n 10 -B 3 \
   -o "$OUT/nccl_all.csv"
+# The launch floor in the other launch mode: the same small calls
+# captured in a CUDA graph (nccl-tests -G 1).  One GPU gives a 1-rank
+# communicator, which NCCL runs without channels (enqueue.cc
+# ncclLaunchOneRank): channel counts need two GPUs or more.
+step nccl_graph 20 "$P" nccl -g 1 --graph -c allreduce -b 8 -e 1M -f 4 \
+  -o "$OUT/nccl_graph.csv"
 step probe_test 60 sh tests/cli/probe_cuda_test.sh "$P"
 
 # Calibrate PCIe Gen5 (and the GPU's links) from the host<->device sweep on

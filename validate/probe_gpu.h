@@ -84,6 +84,8 @@ typedef struct {
   const ProbeSweep *sweep;
   guint batches; /* --batches, at least 1 */
   guint32 mask;  /* bit i: collective i, in the order of -c all */
+  gboolean graph; /* --graph: a batch's operations captured in a CUDA graph
+                     a GPU, and the graphs' launch timed (nccl-tests -G 1) */
 } ProbeNcclPlan;
 
 /* TRUE when rc is ncclSuccess; otherwise sets *error to "CALL: message",

@@ -23,6 +23,13 @@
  * does not have, and a single rank's events would miss the skew between
  * ranks; batches keep nccl-tests' number and still show the spread.
  *
+ * With --graph, as nccl-tests -G 1: after the warm-up, the -n operations
+ * are captured once into a CUDA graph on every rank's stream
+ * (cudaStreamBeginCapture in thread-local mode, as common.cu), and each
+ * batch times one launch of those graphs between the same events; the
+ * header key graph_launches = 1 tells validate that the host launched
+ * graphs, not operations.
+ *
  * Bandwidth: algbw = S / t, busbw = algbw x nccl-tests' bus factor
  * (PERFORMANCE.md): allreduce 2(n-1)/n; allgather, reducescatter,
  * alltoall (n-1)/n; broadcast, reduce, sendrecv 1.
@@ -327,6 +334,82 @@ static gboolean probe_nccl_record(const ProbeNccl *pn, cudaEvent_t *ev,
   return TRUE;
 }
 
+/* Ends the capture of every local rank's stream that is capturing and
+ * destroys the graphs; with `exec`, first instantiates each stream's graph
+ * into exec[l].  FALSE (error set) when a step fails: every capture is
+ * ended all the same, so that the streams can be used again. */
+static gboolean probe_nccl_end_capture(const ProbeNccl *pn,
+                                       cudaGraphExec_t *exec, GError **error)
+{
+  gboolean ok = TRUE;
+
+  for (int l = 0; l < pn->nlocal; l++) {
+    cudaGraph_t graph = NULL;
+    enum cudaStreamCaptureStatus on = cudaStreamCaptureStatusNone;
+
+    if (cudaSetDevice(pn->devs[l]) != cudaSuccess ||
+        cudaStreamIsCapturing(pn->streams[l], &on) != cudaSuccess ||
+        on == cudaStreamCaptureStatusNone) {
+      cudaGetLastError();
+      continue;
+    }
+    if (ok)
+      ok = PROBE_CUDA(cudaStreamEndCapture(pn->streams[l], &graph));
+    else if (cudaStreamEndCapture(pn->streams[l], &graph) != cudaSuccess)
+      cudaGetLastError();
+    if (ok && exec)
+      ok = PROBE_CUDA(cudaGraphInstantiateWithFlags(&exec[l], graph, 0));
+    if (graph)
+      cudaGraphDestroy(graph);
+  }
+  for (int l = 0; ok && exec && l < pn->nlocal; l++)
+    if (!exec[l]) {
+      g_set_error(error, VAL_ERROR, VAL_ERROR_DEVICE,
+                  "cudaStreamBeginCapture: gpu%d's stream was not capturing "
+                  "after NCCL's operations (no CUDA graph to launch)",
+                  pn->devs[l]);
+      ok = FALSE;
+    }
+  return ok;
+}
+
+/* The graphs of -n operations on every local rank's stream, instantiated
+ * into exec[] (nccl-tests -G: common.cu BenchTime). */
+static gboolean probe_nccl_capture(const ProbeNccl *pn, guint coll, gboolean ip,
+                                   size_t param, guint64 n,
+                                   cudaGraphExec_t *exec, GError **error)
+{
+  gboolean ok = TRUE;
+
+  for (int l = 0; ok && l < pn->nlocal; l++)
+    ok = PROBE_CUDA(cudaSetDevice(pn->devs[l])) &&
+         PROBE_CUDA(cudaStreamBeginCapture(pn->streams[l],
+                                           cudaStreamCaptureModeThreadLocal));
+  for (guint64 i = 0; ok && i < n; i++)
+    ok = probe_nccl_op(pn, coll, ip, param, error);
+  if (!ok) {
+    probe_nccl_end_capture(pn, NULL, NULL);
+    return FALSE;
+  }
+  return probe_nccl_end_capture(pn, exec, error);
+}
+
+/* One timed batch: -n operations launched, or with exec, the graphs that
+ * hold them. */
+static gboolean probe_nccl_batch(const ProbeNccl *pn, guint coll, gboolean ip,
+                                 size_t param, guint64 n,
+                                 const cudaGraphExec_t *exec, GError **error)
+{
+  for (guint64 i = 0; !exec && i < n; i++)
+    if (!probe_nccl_op(pn, coll, ip, param, error))
+      return FALSE;
+  for (int l = 0; exec && l < pn->nlocal; l++)
+    if (!PROBE_CUDA(cudaSetDevice(pn->devs[l])) ||
+        !PROBE_CUDA(cudaGraphLaunch(exec[l], pn->streams[l])))
+      return FALSE;
+  return TRUE;
+}
+
 /* -w untimed operations, then --batches batches of -n: the time of one
  * operation into p (see the top of the file). */
 static gboolean probe_nccl_time(ProbeNccl *pn, const ProbeNcclPlan *plan,
@@ -334,6 +417,8 @@ static gboolean probe_nccl_time(ProbeNccl *pn, const ProbeNcclPlan *plan,
                                 ValPoint *p, GError **error)
 {
   const ProbeSweep *s = plan->sweep;
+  g_autofree cudaGraphExec_t *exec = NULL;
+  gboolean ok = TRUE;
   guint64 ops;
 
   for (guint64 i = 0; i < s->warmup; i++)
@@ -341,31 +426,38 @@ static gboolean probe_nccl_time(ProbeNccl *pn, const ProbeNcclPlan *plan,
       return FALSE;
   if (!probe_nccl_sync(pn, error))
     return FALSE;
+  if (plan->graph) {
+    exec = g_new0(cudaGraphExec_t, pn->nlocal);
+    if (!probe_nccl_capture(pn, coll, ip, param, s->iters, exec, error))
+      ok = FALSE;
+  }
   if (pn->barrier)
     pn->barrier();
-  for (guint b = 0; b < plan->batches; b++) {
+  for (guint b = 0; ok && b < plan->batches; b++) {
     double slowest = 0;
 
-    if (!probe_nccl_record(pn, pn->start, error))
-      return FALSE;
-    for (guint64 i = 0; i < s->iters; i++)
-      if (!probe_nccl_op(pn, coll, ip, param, error))
-        return FALSE;
-    if (!probe_nccl_record(pn, pn->stop, error))
-      return FALSE;
-    for (int l = 0; l < pn->nlocal; l++) {
+    ok = probe_nccl_record(pn, pn->start, error) &&
+         probe_nccl_batch(pn, coll, ip, param, s->iters, exec, error) &&
+         probe_nccl_record(pn, pn->stop, error);
+    for (int l = 0; ok && l < pn->nlocal; l++) {
       float ms = 0;
-      if (!PROBE_CUDA(cudaEventSynchronize(pn->stop[l])) ||
-          !PROBE_CUDA(cudaEventElapsedTime(&ms, pn->start[l], pn->stop[l])))
-        return FALSE;
+      ok = PROBE_CUDA(cudaEventSynchronize(pn->stop[l])) &&
+           PROBE_CUDA(cudaEventElapsedTime(&ms, pn->start[l], pn->stop[l]));
       slowest = MAX(slowest, (double)ms);
     }
+    if (!ok)
+      break;
     /* The other processes' ranks: also what keeps them in step, as the
      * next batch starts only after every process has ended this one. */
     if (pn->slowest)
       slowest = pn->slowest(slowest);
     pn->us[b] = slowest * 1e3 / (double)s->iters;
   }
+  for (int l = 0; exec && l < pn->nlocal; l++)
+    if (exec[l])
+      cudaGraphExecDestroy(exec[l]);
+  if (!ok)
+    return FALSE;
   val_point_set_times(p, pn->us, plan->batches);
   ops = s->iters * plan->batches;
   p->iterations = (guint32)MIN(ops, G_MAXUINT32);
@@ -386,6 +478,9 @@ gboolean probe_nccl_run(ProbeNccl *pn, const ProbeNcclPlan *plan,
                (guint64)plan->sweep->iters);
     val_meas_set(m, "iters", iters);
   }
+  /* each timing launched the graphs of those calls once */
+  if (plan->graph)
+    val_meas_set(m, "graph_launches", "1");
 
   if (pn->n == 1)
     g_snprintf(ranks, sizeof(ranks), "0");
@@ -480,7 +575,7 @@ int val_probe_nccl(int argc, char **argv)
 {
   ProbeSweep sweep;
   g_autofree char *coll = NULL, *ngpus = NULL, *batches_text = NULL;
-  gboolean mpi = FALSE;
+  gboolean mpi = FALSE, graph = FALSE;
   const GOptionEntry extra[] = {
       {"collective", 'c', 0, G_OPTION_ARG_STRING, &coll,
        "allreduce (default), allgather, reducescatter, broadcast, reduce, "
@@ -490,6 +585,10 @@ int val_probe_nccl(int argc, char **argv)
        "Ranks: GPUs 0 to N-1 (default: every GPU)", "N"},
       {"batches", 'B', 0, G_OPTION_ARG_STRING, &batches_text,
        "Timed batches of -n operations per point (default 5)", "N"},
+      {"graph", 'G', 0, G_OPTION_ARG_NONE, &graph,
+       "Capture each point's -n operations in a CUDA graph a GPU and time "
+       "the graphs' launch, as nccl-tests -G 1",
+       NULL},
       {"mpi", 0, 0, G_OPTION_ARG_NONE, &mpi,
        "One rank per MPI process, on one GPU each, across hosts (run it "
        "under mpirun or srun; rank 0 writes)" PROBE_NCCL_MPI_NOTE,
@@ -531,7 +630,7 @@ int val_probe_nccl(int argc, char **argv)
 #elif !IFSIM_HAVE_NCCL
     status = probe_no_device("nccl", "no NCCL (built without NCCL)");
 #else
-    ProbeNcclPlan plan = {&sweep, (guint)batches, mask};
+    ProbeNcclPlan plan = {&sweep, (guint)batches, mask, graph};
 
     status = probe_nccl_mpi(&plan);
 #endif
@@ -550,13 +649,14 @@ int val_probe_nccl(int argc, char **argv)
   }
 #if IFSIM_HAVE_NCCL
   {
-    ProbeNcclPlan plan = {&sweep, (guint)batches, mask};
+    ProbeNcclPlan plan = {&sweep, (guint)batches, mask, graph};
 
     status = probe_nccl_local(&plan, n == 0 ? count : n, count);
   }
 #else
   (void)mask;
   (void)batches;
+  (void)graph;
   status = probe_no_device("nccl", "no NCCL (built without NCCL)");
 #endif
 out:

@@ -76,6 +76,7 @@ expect 0 "ifsim-probe nccl [OPTION" nccl --help
 expect 0 "over one GPU per MPI process across hosts (--mpi)" nccl --help
 expect 0 "--mpi" nccl --help
 expect 0 "--collective" nccl --help
+expect 0 "as nccl-tests -G 1" nccl --help
 
 # --- bad options: exit 2 and the message, with or without a GPU ---------
 expect 2 "ifsim-probe: p2p: -b: '12X' is not a size" p2p -b 12X
@@ -103,6 +104,7 @@ if ! nvidia-smi -L >/dev/null 2>&1; then
     expect 77 "ifsim-probe: $p: no CUDA GPU" $p
   done
   expect 77 "(skipped)" nccl -c all -g 2
+  expect 77 "(skipped)" nccl --graph -b 8 -e 8
 else
   sweep="-b 4K -e 64K -n 3 -w 1"
   "$PROBE" p2p -b 4 -e 4 -n 1 -w 0 -t ce_uni >/dev/null 2>"$err" </dev/null
@@ -119,6 +121,13 @@ else
     else
       run_ok nccl -b 8 -e 64K -n 3 -w 1 -B 2 -c all -o "$res/nccl.csv" &&
         check_csv "$res/nccl.csv" nccl
+      # CUDA graphs (nccl-tests -G 1): the header says so for validate
+      run_ok nccl --graph -b 8 -e 64K -n 5 -w 1 -B 2 -c all \
+        -o "$res/nccl_graph.csv" && check_csv "$res/nccl_graph.csv" nccl
+      if ! grep -q "^# graph_launches = 1$" "$res/nccl_graph.csv"; then
+        echo "FAIL: nccl --graph: no 'graph_launches = 1' header line"
+        fails=$((fails + 1))
+      fi
       expect 2 "is more than the" nccl -g 4096
     fi
   fi
