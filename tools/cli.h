@@ -117,4 +117,11 @@ void cli_memory_wording_install(void);
  * error as "ifsim: WHO: LINE". */
 void cli_print_notes(const char *who, const char *notes);
 
+/* The note run and validate print for collectives launched as CUDA graphs
+ * across servers (nccl-tests -G; docs/nccl.md): what is not modelled. */
+#define CLI_GRAPH_NOTE                                                         \
+  "CUDA graph launches across nodes: NCCL runs a host function before each "   \
+  "captured call to hand its network operations to the proxy thread, and "     \
+  "the call waits for it; its latency is not modelled"
+
 #endif /* TOOLS_CLI_H */

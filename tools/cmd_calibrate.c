@@ -192,6 +192,22 @@ static gboolean inputs_load(Inputs *in, const char *command, GError **error)
   return TRUE;
 }
 
+/* Collectives launched as CUDA graphs across servers: a captured call
+ * waits for a host function NCCL adds, which is not modelled (as run's
+ * note, tools/cmd_run.c graph_notes). */
+static void graph_note(const TopoSystem *sys, const ValReport *r)
+{
+  for (guint i = 0; i < r->points->len; i++) {
+    const ValPoint *p = &g_array_index(r->points, ValCompare, i).point;
+
+    if (p->probe == VAL_PROBE_NCCL && p->graph_launches &&
+        p->ranks > topo_system_gpus_per_server(sys)) {
+      printf("# note: " CLI_GRAPH_NOTE "\n");
+      return;
+    }
+  }
+}
+
 static void print_series(FILE *out, const ValReport *r)
 {
   fprintf(out, "# %-7s %-14s %-8s %-9s %-9s %5s %5s %9s %9s %9s %9s %8s %8s\n",
@@ -594,6 +610,7 @@ int cli_cmd_validate(int argc, char **argv)
            topo_system_name(in.sys), files, runs, rep.series->len,
            rep.points->len);
   }
+  graph_note(in.sys, &rep);
   print_series(stdout, &rep);
   if (all) {
     printf("# %-7s %-14s %-8s %-9s %-9s %12s %12s %12s %8s\n", "probe", "test",

@@ -755,12 +755,7 @@ static void graph_notes(const NcclComm *comm, guint32 graph_launches,
                         GPtrArray *notes)
 {
   if (graph_launches && nccl_comm_nodes(comm) > 1)
-    g_ptr_array_add(
-        notes,
-        g_strdup("CUDA graph launches across nodes: NCCL runs a host function "
-                 "before each captured call to hand its network operations "
-                 "to the proxy thread, and the call waits for it; its "
-                 "latency is not modelled"));
+    g_ptr_array_add(notes, g_strdup(CLI_GRAPH_NOTE));
 }
 
 /* Lossy links: the chance that each size's call stalls for a

@@ -772,6 +772,7 @@ expect 0 "# all points: median |error| 1.9%" validate "$LOOP/gcp_gb200_allreduce
 expect 0 "# all points: median |error| 2.1%" validate "$LOOP/gcp_gb200_allreduce_8hosts.csv" -t "$GB200" --collective allreduce --ranks 32 --nccl-version 2.30.4 -m "$cal/loop.ini"
 expect 0 "# all points: median |error| 3.5%" validate "$LOOP/gcp_gb200_allreduce_16hosts.csv" -t "$GB200" --collective allreduce --ranks 64 --nccl-version 2.30.4 -m "$cal/loop.ini"
 expect 2 "ifsim: validate: --nccl-version: '2.x' is not an NCCL version" validate "$REF/nccl_allreduce_16xH100_2node_ndr8x400_nccltests309.csv" -t "$cal/h2.ini" --nccl-version 2.x
+expect 0 "# note: CUDA graph launches across nodes: NCCL runs a host function" validate "$REF/nccl_allreduce_16xH100_2node_ndr8x400_nccltests309.csv" -t "$cal/h2.ini" --graph-launches 1
 expect 2 "ifsim: calibrate: --graph-launches: '-1' is not a count from 0 to 2147483647" calibrate "$REF/nccl_allreduce_16xH100_2node_ndr8x400_nccltests309.csv" -t "$cal/h2.ini" --graph-launches -1 -o "$cal/x.ini"
 expect 2 "ifsim: calibrate: --iters: '0' is not a count from 1 to 4294967295" calibrate "$REF/nccl_allreduce_16xH100_2node_ndr8x400_nccltests309.csv" -t "$cal/h2.ini" --iters 0 -o "$cal/x.ini"
 contains "$cal/c.ini" "[link pcie5-x16]"
