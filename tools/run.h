@@ -52,9 +52,9 @@ typedef struct {
   gboolean explain;
   /* How a workload key (minbytes, maxbytes, stepbytes, stepfactor, ranks,
    * gpus_per_process, iters, graph_launches, root, collective, datatype,
-   * op) was given,
-   * for messages: NULL names run's flag as the user typed it (-b or
-   * --minbytes); sweep names its plan file's key or its point's value. */
+   * op) was given, for messages: NULL names run's flag as the user typed
+   * it (-b or --minbytes); sweep names its plan file's key or its point's
+   * value. */
   const char *(*name)(void *ctx, const char *key);
   void *name_ctx;
 } CliRunOptions;
@@ -81,10 +81,9 @@ void cli_run_options_clear(CliRunOptions *o);
 
 /* run's workload options (-t, -m, -c, -b, -e, -f, -i, -g, -n,
  * --gpus-per-process, --iters, --graph-launches, -d, --op, -r), for the
- * commands that run
- * a collective size sweep as run does (run, faults): the entries, and
- * the CliNumberTarget entries of the numbers among them for the group's
- * table. */
+ * commands that run a collective size sweep as run does (run, faults): the
+ * entries, and the CliNumberTarget entries of the numbers among them for
+ * the group's table. */
 void cli_run_add_entries(GOptionGroup *group, CliRunOptions *o);
 /* clang-format off */
 #define CLI_RUN_NUMBER_TARGETS(o)                                              \

@@ -1359,6 +1359,12 @@ ValMeasurements *val__import_nccltests_json(const char *name, const char *text,
     g_snprintf(n, sizeof(n), "%ld", (long)num);
     val_meas_set(m, "iters", n);
   }
+  if (agg > 1) {
+    char n[16];
+
+    g_snprintf(n, sizeof(n), "%ld", (long)agg);
+    val_meas_set(m, "nccltests.agg_iters", n);
+  }
   num = -1;
   if (!jwhole_opt(name, config, "graph", "config.", 0, G_MAXINT32, &num, error))
     return NULL;
@@ -1366,6 +1372,7 @@ ValMeasurements *val__import_nccltests_json(const char *name, const char *text,
     char n[16];
 
     g_snprintf(n, sizeof(n), "%ld", (long)num);
+    val_meas_set(m, "nccltests.graph", n);
     val_meas_set(m, "graph_launches", n);
   }
   num = 0;

@@ -198,12 +198,14 @@ START_TEST(test_nccltests_json_graph_agg)
     g_autoptr(ValMeasurements) m = import_text_ok("g2.json", g2);
 
     check_key(m, "graph_launches", "2");
+    check_key(m, "nccltests.graph", "2");
     check_key(m, "iters", "2");
   }
   {
     g_autoptr(ValMeasurements) m = import_text_ok("agg.json", agg);
 
     ck_assert_ptr_null(val_meas_get(m, "iters"));
+    check_key(m, "nccltests.agg_iters", "4");
     check_key(m, "graph_launches", "0");
   }
 }
