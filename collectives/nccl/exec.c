@@ -9,7 +9,9 @@
  *   - a body: the rest of each edge's bytes in a few rounds that start once
  *     the head has crossed the edge; round m of an edge also waits for round
  *     m-1 of the edge feeding it, so a slow edge slows the edges
- *     downstream as a full pipeline does.
+ *     downstream as a full pipeline does, and a ring edge's share of its
+ *     steps' latency before each round queues behind the previous round's
+ *     (one connection's steps are served in turn).
  *
  * Each edge's rounds go on a DAG stream of their own (stream_base + edge),
  * so they run in order; heads are ordered by their predecessors alone. */
@@ -194,6 +196,7 @@ void nccl_execution_build(NcclExecution *x)
   guint32 rounds = 1;
   double rate = pl->cap_Bps > 0 ? pl->cap_Bps : 1e12;
   g_autofree guint8 *coupled = NULL;
+  g_autofree SimTask *steps = NULL;
 
   g_autoptr(GArray) after_a = g_array_new(FALSE, FALSE, sizeof(SimTask));
 
@@ -292,13 +295,20 @@ void nccl_execution_build(NcclExecution *x)
       rounds =
           (guint32)CLAMP(t_body * 0.01 / (double)lat, 1, NCCL_EXEC_MAX_ROUNDS);
   }
+  /* each edge's last body-step delay: a connection's steps are served one
+   * after another (the proxy thread's actions, the kernel's flag waits), so
+   * a round's share of them queues behind the previous round's, whatever
+   * the round's data is waiting for */
+  steps = g_new(SimTask, MAX(pl->edges->len, 1));
+  for (guint32 i = 0; i < pl->edges->len; i++)
+    steps[i] = SIM_TASK_NONE;
   for (guint32 m = 0; m < rounds; m++) {
     for (guint32 i = 0; i < pl->edges->len; i++) {
       NcclEdge *e = &edges[i];
       guint64 body = e->bytes - MIN(e->bytes, e->head_bytes);
       guint32 own = coupled[i] || e->body_steps || !pl->whole ? rounds : 1;
       guint64 b = m < own ? nccl_share(body, own, m) : 0;
-      SimTask after[2];
+      SimTask after[3];
       guint32 n = 0;
 
       if (m == 0)
@@ -314,7 +324,9 @@ void nccl_execution_build(NcclExecution *x)
         SimTime d = e->step_ps * e->body_steps / rounds;
 
         if (d) {
-          after[0] = add_delay(x, d, after, n);
+          if (steps[i] != SIM_TASK_NONE)
+            after[n++] = steps[i];
+          after[0] = steps[i] = add_delay(x, d, after, n);
           n = 1;
         }
       }
