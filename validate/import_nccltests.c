@@ -1184,6 +1184,15 @@ static gboolean jwhole_opt(const char *name, JsonNode *o, const char *key,
   return TRUE;
 }
 
+/* Header key `key` of m set to a whole number jwhole_opt read. */
+static void set_whole(ValMeasurements *m, const char *key, double num)
+{
+  char n[24];
+
+  g_snprintf(n, sizeof(n), "%ld", (long)num);
+  val_meas_set(m, key, n);
+}
+
 /* What json-glib lets pass and a reader of nccl-tests -J must not: it
  * parses recursively, so a document nested deep enough (a line of
  * "[[[[...") overflows the stack; it keeps the last of a key given twice
@@ -1353,38 +1362,23 @@ ValMeasurements *val__import_nccltests_json(const char *name, const char *text,
     return NULL;
   /* as the text's header: with agg iters above 1 each timed iteration is
    * a group of calls, not a loop of single ones, and left unknown */
-  if (num >= 1 && agg == 1) {
-    char n[16];
-
-    g_snprintf(n, sizeof(n), "%ld", (long)num);
-    val_meas_set(m, "iters", n);
-  }
-  if (agg > 1) {
-    char n[16];
-
-    g_snprintf(n, sizeof(n), "%ld", (long)agg);
-    val_meas_set(m, "nccltests.agg_iters", n);
-  }
+  if (num >= 1 && agg == 1)
+    set_whole(m, "iters", num);
+  if (agg > 1)
+    set_whole(m, "nccltests.agg_iters", agg);
   num = -1;
   if (!jwhole_opt(name, config, "graph", "config.", 0, G_MAXINT32, &num, error))
     return NULL;
   if (num >= 0) {
-    char n[16];
-
-    g_snprintf(n, sizeof(n), "%ld", (long)num);
-    val_meas_set(m, "nccltests.graph", n);
-    val_meas_set(m, "graph_launches", n);
+    set_whole(m, "nccltests.graph", num);
+    set_whole(m, "graph_launches", num);
   }
   num = 0;
   if (!jwhole_opt(name, config, "ngpus", "config.", 1, 1024, &num, error))
     return NULL;
-  if (num >= 1) {
-    /* -g: the GPUs each thread launches in turn */
-    char n[16];
-
-    g_snprintf(n, sizeof(n), "%ld", (long)num);
-    val_meas_set(m, "gpus_per_process", n);
-  }
+  /* -g: the GPUs each thread launches in turn */
+  if (num >= 1)
+    set_whole(m, "gpus_per_process", num);
   devices = jget(config, "devices");
   if (!devices)
     devices = jget(root, "devices");

@@ -295,13 +295,6 @@ void nccl_execution_build(NcclExecution *x)
       rounds =
           (guint32)CLAMP(t_body * 0.01 / (double)lat, 1, NCCL_EXEC_MAX_ROUNDS);
   }
-  /* each edge's last body-step delay: a connection's steps are served one
-   * after another (the proxy thread's actions, the kernel's flag waits), so
-   * a round's share of them queues behind the previous round's, whatever
-   * the round's data is waiting for */
-  steps = g_new(SimTask, MAX(pl->edges->len, 1));
-  for (guint32 i = 0; i < pl->edges->len; i++)
-    steps[i] = SIM_TASK_NONE;
   for (guint32 m = 0; m < rounds; m++) {
     for (guint32 i = 0; i < pl->edges->len; i++) {
       NcclEdge *e = &edges[i];
@@ -324,6 +317,16 @@ void nccl_execution_build(NcclExecution *x)
         SimTime d = e->step_ps * e->body_steps / rounds;
 
         if (d) {
+          /* each edge's last body-step delay: a connection's steps are
+           * served one after another (the proxy thread's actions, the
+           * kernel's flag waits), so a round's share of them queues behind
+           * the previous round's, whatever its data is waiting for; only
+           * ring plans have them */
+          if (!steps) {
+            steps = g_new(SimTask, pl->edges->len);
+            for (guint32 j = 0; j < pl->edges->len; j++)
+              steps[j] = SIM_TASK_NONE;
+          }
           if (steps[i] != SIM_TASK_NONE)
             after[n++] = steps[i];
           after[0] = steps[i] = add_delay(x, d, after, n);

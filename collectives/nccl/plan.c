@@ -1511,9 +1511,10 @@ static void socket_caps(NcclPlan *pl)
  *
  * Fitted (bench_accuracy, net_proxy_us with this count): 2.10 us per
  * action (2.15 since a ring body's step latencies queue, exec.c: a flat
- * optimum, the pooled error below 1 MiB 13.0% at 2.10, 13.2% at 2.15); 2.15 before NCCL's search set the channels across nodes (then
- * 2.10 over the RDMA runs alone, 2.05 with the TCP run, 2.15 with the EFA
- * runs too), and 2.35 us when every connection was counted as alone. */
+ * optimum, the pooled error below 1 MiB 13.0% at 2.10, 13.2% at 2.15);
+ * 2.15 before NCCL's search set the channels across nodes (then 2.10 over
+ * the RDMA runs alone, 2.05 with the TCP run, 2.15 with the EFA runs too),
+ * and 2.35 us when every connection was counted as alone. */
 static void proxy_queues(NcclPlan *pl)
 {
   NcclEdge *edges = (NcclEdge *)(void *)pl->edges->data;
