@@ -1,7 +1,8 @@
 /* The analytical transport: every transfer runs as if alone on the fabric.
  *
  * A path's share of b bytes takes latency(path) + ceil(b / r * 10^12) ps,
- * r = min over its channels of rate_Bps / w (and the transfer's cap); the
+ * r = min over its channels of rate_Bps / w (and the transfer's cap; a
+ * channel the path crosses twice, w of both crossings); the
  * transfer ends with its slowest share (sim/transport.h).  One event per
  * transfer, nothing stored in between: the fastest way to sweep sizes, and
  * the cross-check of the flow transport, which must agree exactly when no
@@ -41,7 +42,15 @@ static void analytical_start(SimTransport *t, const SimTransfer *x)
       double w = sim_transport_wire_ratio(t, p->hop[h], bytes);
       SimChannelStats *s = &a->chan[p->hop[h]];
 
-      rate = MIN(rate, c->rate_Bps / w);
+      /* a channel the path crosses again carries its bytes each time */
+      if (!sim_path_repeats(p, h)) {
+        double wt = w;
+
+        for (guint32 k = h + 1; k < p->n; k++)
+          if (p->hop[k] == p->hop[h])
+            wt += sim_transport_wire_ratio(t, p->hop[k], bytes);
+        rate = MIN(rate, c->rate_Bps / wt);
+      }
       s->payload_bytes += (double)bytes * copies;
       s->wire_bytes += (double)bytes * w * copies;
       s->busy_ps += sim_serialize_ps((double)bytes * w * copies, c->rate_Bps);

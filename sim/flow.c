@@ -80,7 +80,8 @@ typedef struct {
   guint32 n_hops;
   guint32 bneck;       /* channel that limits it, SIM_NONE: its cap */
   guint32 ev_gen;      /* end events carry it; kept across reuse of the slot */
-  gboolean ended_once; /* an end event was scheduled before */
+  guint16 ended_once;  /* an end event was scheduled before */
+  guint16 merged;      /* its path crossed a channel twice (flow_start) */
   guint32 copies;      /* identical flows it stands for (SimTransfer) */
   FlowHop hop[INLINE_HOPS];
   double cap;         /* rate cap; G_MAXDOUBLE: none */
@@ -977,6 +978,17 @@ static void flow_insert_alone(FlowTransport *ft, guint32 f, Flow *fl,
   flow_schedule_done(ft, f, fl);
 }
 
+/* How many times a flow crosses the channel of its hop hp: once, or, for a
+ * hop flow_start merged, its weight over one crossing's. */
+static double crossings(const FlowTransport *ft, const Flow *fl,
+                        const FlowHop *hp)
+{
+  if (!fl->merged)
+    return 1;
+  return round(hp->w / (sim_transport_wire_ratio(&ft->base, hp->ch, fl->bytes) *
+                        fl->copies));
+}
+
 /* Takes a flow off its channels (swap-remove, fixing the moved entry's
  * slot).  Channels left empty end their busy period at `now`.  A flow
  * that is done (`done`) counts its bytes on each channel, and the channels
@@ -990,6 +1002,7 @@ static inline gboolean flow_remove(FlowTransport *ft, Flow *fl, SimTime now,
   /* Read once: the slot fix-ups below store through other flows' hops,
    * which the compiler cannot tell apart from this flow's fields. */
   guint32 n_hops = fl->n_hops, copies = fl->copies;
+  gboolean merged = fl->merged;
   double rate = fl->rate;
   double moved = (double)fl->bytes * copies; /* payload, copies counted */
 
@@ -1001,10 +1014,16 @@ static inline gboolean flow_remove(FlowTransport *ft, Flow *fl, SimTime now,
     ch->used -= use_units(hp->w, rate);
     if (G_UNLIKELY(copies > 1))
       ft->cold[hp->ch].extra -= copies - 1;
-    if (done) {
+    if (done && G_LIKELY(!merged)) {
       ch->payload_bytes += moved;
       if (hp->w != copies)
         ft->cold[hp->ch].overhead_bytes += (double)fl->bytes * (hp->w - copies);
+    } else if (done) {
+      double k = crossings(ft, fl, hp);
+
+      ch->payload_bytes += moved * k;
+      ft->cold[hp->ch].overhead_bytes +=
+          (double)fl->bytes * (hp->w - copies * k);
     }
     if (hp->slot != ch->n) {
       ch->ent[hp->slot] = last;
@@ -1138,6 +1157,43 @@ static void flow_done(SimEngine *engine, void *ctx, guint64 data)
   flow_release(ft, f, fl);
 }
 
+/* The hop of channel c among a flow's first n hops (flow_start merges a
+ * repeated channel into it). */
+static FlowHop *merged_hop(FlowTransport *ft, Flow *fl, guint32 n,
+                           SimChannelId c)
+{
+  for (guint32 k = 0; k < n; k++)
+    if (flow_hop(ft, fl, k)->ch == c)
+      return flow_hop(ft, fl, k);
+  g_assert_not_reached();
+  return NULL;
+}
+
+/* A flow whose path repeated a channel keeps its first n hops, their
+ * weights merged: frees the hop blocks it no longer needs, and returns
+ * its bottleneck rate (cap and channels alone) and channel. */
+static double merged_rate(FlowTransport *ft, Flow *fl, guint32 n,
+                          guint32 *bneck)
+{
+  double rate = fl->cap;
+
+  for (guint32 b = 0; INLINE_HOPS + b * HOPS_PER_BLOCK < fl->n_hops; b++)
+    if (INLINE_HOPS + b * HOPS_PER_BLOCK >= n)
+      sim_pool_free(&ft->blocks, fl->blk[b]);
+  fl->n_hops = n;
+  fl->merged = TRUE;
+  *bneck = SIM_NONE;
+  for (guint32 k = 0; k < n; k++) {
+    const FlowHop *hp = flow_hop(ft, fl, k);
+
+    if (ft->chan[hp->ch].cap / hp->w < rate) {
+      rate = ft->chan[hp->ch].cap / hp->w;
+      *bneck = hp->ch;
+    }
+  }
+  return rate;
+}
+
 static void flow_start(SimTransport *t, const SimTransfer *x)
 {
   FlowTransport *ft = (FlowTransport *)t;
@@ -1158,14 +1214,14 @@ static void flow_start(SimTransport *t, const SimTransfer *x)
     SimTime lat = 0;
     gboolean idle = TRUE;
     double rate = sim_transfer_path_cap(x, i);
-    guint32 bneck = SIM_NONE;
+    guint32 bneck = SIM_NONE, n = 0;
 
     g_assert(p->n > 0 && p->n <= SIM_PATH_MAX_HOPS);
     fl->remaining = (double)bytes;
     fl->rate = 0;
     fl->cap = rate;
     fl->done_ev = SIM_EVENT_ID_NONE;
-    fl->ended_once = FALSE;
+    fl->ended_once = fl->merged = FALSE;
     fl->copies = MAX(x->copies, 1);
     fl->bytes = bytes;
     fl->tag = x->tag;
@@ -1175,18 +1231,32 @@ static void flow_start(SimTransport *t, const SimTransfer *x)
     for (guint32 b = 0; INLINE_HOPS + b * HOPS_PER_BLOCK < p->n; b++)
       fl->blk[b] = sim_pool_alloc(&ft->blocks);
     for (guint32 h = 0; h < p->n; h++) {
-      FlowHop *hp = flow_hop(ft, fl, h);
-      hp->ch = p->hop[h];
-      hp->w = sim_transport_wire_ratio(t, p->hop[h], bytes);
-      g_assert(hp->w >= 1.0);
-      hp->w *= fl->copies;
-      lat += ft->lat[p->hop[h]];
-      idle &= ft->chan[p->hop[h]].n == 0;
-      if (ft->chan[p->hop[h]].cap / hp->w < rate) {
-        rate = ft->chan[p->hop[h]].cap / hp->w;
-        bneck = p->hop[h];
+      SimChannelId c = p->hop[h];
+      double w = sim_transport_wire_ratio(t, c, bytes);
+      FlowHop *hp;
+
+      g_assert(w >= 1.0);
+      w *= fl->copies;
+      lat += ft->lat[c];
+      if (G_UNLIKELY(sim_path_repeats(p, h))) {
+        /* A path that crosses a channel twice loads it twice: one hop
+         * of both weights, so that a flow is on each channel once, as
+         * the entries, the filling and the shortcuts assume (the
+         * channel's statistics count its payload at each crossing). */
+        merged_hop(ft, fl, n, c)->w += w;
+        continue;
+      }
+      hp = flow_hop(ft, fl, n++);
+      hp->ch = c;
+      hp->w = w;
+      idle &= ft->chan[c].n == 0;
+      if (ft->chan[c].cap / w < rate) {
+        rate = ft->chan[c].cap / w;
+        bneck = c;
       }
     }
+    if (G_UNLIKELY(n < p->n))
+      rate = merged_rate(ft, fl, n, &bneck);
     /* The path's end forwards nothing: take its node latency back out. */
     lat -= ft->lat[p->hop[p->n - 1]] -
            sim_fabric_channel(t->fabric, p->hop[p->n - 1])->latency_ps;
@@ -1225,7 +1295,7 @@ static void flow_channel_stats(const SimTransport *t, SimChannelId c,
     if (now > fl->since)
       left -= fl->rate * sim_time_to_s(now - fl->since);
     moved = CLAMP((double)fl->bytes - left, 0.0, (double)fl->bytes);
-    out->payload_bytes += moved * fl->copies;
+    out->payload_bytes += moved * fl->copies * crossings(ft, fl, hp);
     out->wire_bytes += moved * hp->w;
   }
   out->busy_ps = ch->busy_ps;

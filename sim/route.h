@@ -52,6 +52,17 @@ static inline gboolean sim_path_push(SimPath *p, SimChannelId c)
   return TRUE;
 }
 
+/* Whether hop h of path p is a channel the path crossed before (a
+ * Valiant route can leave its group by the link it comes back over): the
+ * channel then carries the path's bytes once per crossing. */
+static inline gboolean sim_path_repeats(const SimPath *p, guint32 h)
+{
+  for (guint32 k = 0; k < h; k++)
+    if (p->hop[k] == p->hop[h])
+      return TRUE;
+  return FALSE;
+}
+
 /* Appends b to a; FALSE (a unchanged) when it would not fit. */
 gboolean sim_path_append(SimPath *a, const SimPath *b);
 

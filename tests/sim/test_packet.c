@@ -172,6 +172,48 @@ START_TEST(test_closed_form_store_and_forward)
 }
 END_TEST
 
+/* A path that crosses a channel twice (a Valiant route can leave its
+ * group by the link it comes back over) carries each packet over it
+ * twice: a -> s1 -> s2 -> s1 -> s2 -> b, 1 MB, every link 25 GB/s and 1 us;
+ * s1 -> s2 serializes 2000 packets without a pause, so the transfer ends
+ * after them and three links' latencies (up, its last crossing, down),
+ * within two packets: half the rate, and the port counts the payload
+ * twice. */
+START_TEST(test_repeated_channel)
+{
+  Rig r;
+  SimNodeId a, s1, s2, b;
+  SimChannelId up, fwd, back, down;
+  SimTime half;
+  SimPacketStats st;
+  SimPortStats ps;
+
+  rig_init(&r);
+  a = host(&r, "a");
+  s1 = sw(&r, "s1", 0);
+  s2 = sw(&r, "s2", 0);
+  b = host(&r, "b");
+  up = sim_fabric_add_link(r.fabric, a, s1, 0, 1, 25 * GBps, 1000000);
+  fwd = sim_fabric_add_link(r.fabric, s1, s2, 0, 1, 25 * GBps, 1000000);
+  back = sim_fabric_add_link(r.fabric, s2, s1, 0, 1, 25 * GBps, 1000000);
+  down = sim_fabric_add_link(r.fabric, s2, b, 0, 1, 25 * GBps, 1000000);
+  rig_go(&r);
+  send(&r, (SimChannelId[]){up, fwd, back, fwd, down}, 5, 1000000, 0, 0);
+  sim_engine_run(r.engine);
+  half = 2000 * sim_serialize_ps(1000 + HDR, 25 * GBps) + 3 * 1000000;
+  ck_assert_msg(r.done_at[0] >= half &&
+                    r.done_at[0] <=
+                        half + 2 * sim_serialize_ps(1000 + HDR, 25 * GBps),
+                "%" G_GUINT64_FORMAT " ps against %" G_GUINT64_FORMAT,
+                r.done_at[0], half);
+  sim_packet_stats(r.t, &st);
+  ck_assert_uint_eq(st.packet_hops, 5000);
+  sim_packet_port_stats(r.t, fwd, &ps);
+  ck_assert_uint_eq(ps.payload_bytes, 2000000);
+  rig_clear(&r);
+}
+END_TEST
+
 /* Cut-through switches forward once cut_through_bytes have arrived: each
  * later hop adds that much serialization, not a whole packet's. */
 START_TEST(test_closed_form_cut_through)
@@ -1082,6 +1124,7 @@ Suite *suite_packet(void)
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, test_closed_form_store_and_forward);
   tcase_add_test(tc, test_closed_form_cut_through);
+  tcase_add_test(tc, test_repeated_channel);
   tcase_add_test(tc, test_cap_paces);
   tcase_add_test(tc, test_incast_credits);
   tcase_add_test(tc, test_incast_pfc_propagates);

@@ -1,7 +1,8 @@
 /* Tests of sim/analytical and sim/flow: closed forms (an idle path, equal
  * shares, the classic max-min example, rate changes mid-flight, an incast
  * whose flows end in batches), latency semantics incl. a flow that meets
- * another before its bytes begin, wire weights, caps, path sets,
+ * another before its bytes begin, a path that crosses a channel twice,
+ * wire weights, caps, path sets,
  * statistics, and random workloads checked for conservation and max-min
  * optimality, determinism and agreement of the two transports when
  * nothing is shared. */
@@ -416,6 +417,57 @@ START_TEST(test_latency_then_bytes)
   sim_transport_stats(r.t, &st);
   ck_assert_uint_eq(st.demoted, 1);
   rig_clear(&r);
+}
+END_TEST
+
+/* A path that crosses a channel twice (a Valiant route can leave its
+ * group by the link it comes back over) loads it twice.  A: L (10 us) then
+ * X, Y, X back and forth, 1 MB; B: X alone, 1 MB, both from 0.  B runs
+ * alone from 0 to 10 us (10000 B), A's bytes then begin: X carries A
+ * twice, so max-min gives both a third of 1 GB/s; B ends at 10 us +
+ * 990000 / (1/3 GB/s) = 2980 us, A then has 10000 B left at half of
+ * X: 3000 us.  Alone, A takes 10 us + 2000 us in both transports, and X
+ * counts its payload at both crossings, 2 MB (3 MB with B).  (The
+ * flow transport took A, started alone, off X once per crossing when B
+ * demoted it, and crashed.) */
+START_TEST(test_repeated_channel)
+{
+  for (guint k = 0; k < G_N_ELEMENTS(kinds); k++) {
+    for (guint with_b = 0; with_b < 2; with_b++) {
+      Rig r;
+      SimNodeId n[3];
+      SimChannelId L, X, Y;
+      SimPath pa, pb;
+      SimChannelStats cs;
+
+      if (with_b && k > 0)
+        continue; /* the analytical transport ignores contention */
+      rig_init(&r);
+      nodes(&r, 3, n);
+      L = link(&r, n[2], n[0], 100 * GBps, SIM_US(10));
+      X = link(&r, n[0], n[1], 1 * GBps, 0);
+      Y = link(&r, n[1], n[0], 100 * GBps, 0);
+      rig_go(&r, kinds[k]);
+      pa = path_of(4, (SimChannelId[]){L, X, Y, X});
+      pb = path_of(1, &X);
+      ck_assert(sim_path_valid(r.fabric, &pa, n[2], n[1]));
+      ck_assert(!sim_path_repeats(&pa, 2) && sim_path_repeats(&pa, 3));
+      start(&r, &pa, 1000000, 0);
+      if (with_b)
+        start(&r, &pb, 1000000, 1);
+      sim_engine_run(r.engine);
+      if (with_b) {
+        ck_assert_time_near(done_at(&r, 1), SIM_US(2980));
+        ck_assert_time_near(done_at(&r, 0), SIM_US(3000));
+      } else {
+        ck_assert_time_near(done_at(&r, 0), SIM_US(2010));
+      }
+      sim_transport_channel_stats(r.t, X, &cs);
+      ck_assert_double_eq_tol(cs.payload_bytes, with_b ? 3e6 : 2e6, 1e-3);
+      ck_assert_double_eq_tol(cs.wire_bytes, with_b ? 3e6 : 2e6, 1e-3);
+      rig_clear(&r);
+    }
+  }
 }
 END_TEST
 
@@ -957,6 +1009,7 @@ Suite *suite_transport(void)
   tcase_add_test(tc, test_incast_batches);
   tcase_add_test(tc, test_slower_flows_stay);
   tcase_add_test(tc, test_latency_then_bytes);
+  tcase_add_test(tc, test_repeated_channel);
   tcase_add_test(tc, test_wire_and_cap);
   tcase_add_test(tc, test_path_set);
   tcase_add_test(tc, test_pathset_concat);
