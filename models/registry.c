@@ -81,7 +81,7 @@ const MdlParamSpec mdl_nccl_params[] = {
      "proxy polls the completion, flushes before Hopper and hands the step "
      "on), us"},
     {"shm_duplex_GBps", MDL_PARAM_DOUBLE, NOFF(shm_duplex_GBps), 0.1, 1000,
-     NULL, "1.95",
+     NULL, "2.00",
      "what one channel moves through host memory (NCCL's SHM transport, "
      "without P2P) when its CTA both reads a host buffer and writes one: "
      "the GPU's reads of host memory wait behind its own posted writes, "

@@ -1727,14 +1727,14 @@ gboolean nccl_plan_alltoall_closed(const NcclComm *comm, guint64 bytes,
       SimTime lat = sim_paths_latency_ps(pl.fabric, paths, e->n_paths);
 
       if (rounds == 0) {
-        /* exec.c: rounds enough that their latencies stay under 1% of
-         * the first edge's body at the plan's cap */
+        /* exec.c: rounds enough that their latencies make 1% of the
+         * first edge's body at the plan's cap, rounded up */
         double rate = pl.cap_Bps > 0 ? pl.cap_Bps : 1e12;
         double t_body = (double)body / (rate * MAX(e->lanes, 1)) * 1e12;
         SimTime lat0 = sim_path_latency_ps(pl.fabric, paths);
 
-        rounds = lat0 > 0 ? (guint32)CLAMP(t_body * 0.01 / (double)lat0, 1,
-                                           NCCL_EXEC_MAX_ROUNDS)
+        rounds = lat0 > 0 ? (guint32)CLAMP(ceil(t_body * 0.01 / (double)lat0),
+                                           1, NCCL_EXEC_MAX_ROUNDS)
                           : 1;
       }
       /* the step latency, the head's path latency, and a path latency
