@@ -268,11 +268,7 @@ void nccl_execution_build(NcclExecution *x)
     if (e->first_head == SIM_TASK_NONE)
       e->first_head = h->task;
   }
-  /* Rounds: about as many as make their per-transfer latencies 1% of the
-   * body's time at the cap (rounded up, at most NCCL_EXEC_MAX_ROUNDS:
-   * rounded down, a ring whose count went from 1 to 3 as its size grew
-   * came out faster at the larger size, its body's last round, which
-   * waits for its share of the step latencies, a third as long).  They
+  /* Rounds (nccl_exec_rounds, from the first edge's body at the cap).  They
    * pace an edge by the edge feeding it; an edge that neither waits for
    * an upstream edge's rounds nor feeds another's, and pays no step
    * latencies in its body (NVLS's and NVLSTree's edges, CollNet's, PAT's,
@@ -288,16 +284,11 @@ void nccl_execution_build(NcclExecution *x)
       coupled[edges[i].upstream] = 1;
     }
   }
-  if (pl->edges->len > 0) {
-    guint64 body = edges[0].bytes - edges[0].head_bytes;
-    SimTime lat = sim_path_latency_ps(
-        pl->fabric, &g_array_index(pl->paths, SimPath, edges[0].first_path));
-    double t_body = (double)body / (rate * MAX(edges[0].lanes, 1)) * 1e12;
-
-    if (lat > 0)
-      rounds = (guint32)CLAMP(ceil(t_body * 0.01 / (double)lat), 1,
-                              NCCL_EXEC_MAX_ROUNDS);
-  }
+  if (pl->edges->len > 0)
+    rounds = nccl_exec_rounds(
+        edges[0].bytes - edges[0].head_bytes, rate, edges[0].lanes,
+        sim_path_latency_ps(pl->fabric, &g_array_index(pl->paths, SimPath,
+                                                       edges[0].first_path)));
   for (guint32 m = 0; m < rounds; m++) {
     for (guint32 i = 0; i < pl->edges->len; i++) {
       NcclEdge *e = &edges[i];

@@ -1510,8 +1510,10 @@ static void socket_caps(NcclPlan *pl)
  * the channels, where NCCL gives a pair only its p2pnChannelsPerPeer).
  *
  * Fitted (bench_accuracy, net_proxy_us with this count): 2.10 us per
- * action (2.15 since a ring body's step latencies queue, exec.c: a flat
- * optimum, the pooled error below 1 MiB 13.0% at 2.10, 13.2% at 2.15);
+ * action (a flat optimum: the fit gives 2.15 since a ring body's step
+ * latencies queue, exec.c, and gives 2.15 again with 2.15 shipped; the
+ * pooled error below 1 MiB 12.6% in-sample at 2.10, 12.8% at 2.15, 14.3%
+ * left out at either);
  * 2.15 before NCCL's search set the channels across nodes (then 2.10 over
  * the RDMA runs alone, 2.05 with the TCP run, 2.15 with the EFA runs too),
  * and 2.35 us when every connection was counted as alone. */
@@ -1726,17 +1728,10 @@ gboolean nccl_plan_alltoall_closed(const NcclComm *comm, guint64 bytes,
       guint64 body_x = (guint64)ceil((double)body * f);
       SimTime lat = sim_paths_latency_ps(pl.fabric, paths, e->n_paths);
 
-      if (rounds == 0) {
-        /* exec.c: rounds enough that their latencies make 1% of the
-         * first edge's body at the plan's cap, rounded up */
-        double rate = pl.cap_Bps > 0 ? pl.cap_Bps : 1e12;
-        double t_body = (double)body / (rate * MAX(e->lanes, 1)) * 1e12;
-        SimTime lat0 = sim_path_latency_ps(pl.fabric, paths);
-
-        rounds = lat0 > 0 ? (guint32)CLAMP(ceil(t_body * 0.01 / (double)lat0),
-                                           1, NCCL_EXEC_MAX_ROUNDS)
-                          : 1;
-      }
+      if (rounds == 0) /* exec.c's, from the first edge at the cap */
+        rounds =
+            nccl_exec_rounds(body, pl.cap_Bps > 0 ? pl.cap_Bps : 1e12, e->lanes,
+                             sim_path_latency_ps(pl.fabric, paths));
       /* the step latency, the head's path latency, and a path latency
        * for each body round (one transfer and a delay for the others, or
        * a transfer each: the same); then its bytes at its own cap */

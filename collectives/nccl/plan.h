@@ -12,6 +12,8 @@
 #ifndef COLLECTIVES_NCCL_PLAN_H
 #define COLLECTIVES_NCCL_PLAN_H
 
+#include <math.h>
+
 #include "collectives/nccl/nccl_internal.h"
 #include "sim/dag.h"
 #include "sim/fabric.h"
@@ -115,6 +117,24 @@ typedef struct {
 
 /* The most rounds exec.c cuts an edge's body into. */
 #define NCCL_EXEC_MAX_ROUNDS 8
+
+/* The rounds exec.c cuts a body of `body` bytes into, moving at `rate_Bps`
+ * a lane on `lanes` lanes over a path of latency `lat`: about as many as
+ * make their per-transfer latencies 1% of the body's time, rounded up, 1
+ * to NCCL_EXEC_MAX_ROUNDS (rounded down, a ring whose count went from 1
+ * to 3 as its size grew came out faster at the larger size, its body's
+ * last round, which waits for its share of the step latencies, a third as
+ * long).  The AllToAll closed form (plan.c) takes the same count. */
+static inline guint32 nccl_exec_rounds(guint64 body, double rate_Bps,
+                                       guint32 lanes, SimTime lat)
+{
+  double t_body = (double)body / (rate_Bps * MAX(lanes, 1)) * 1e12;
+
+  if (lat == 0)
+    return 1;
+  return (guint32)CLAMP(ceil(t_body * 0.01 / (double)lat), 1,
+                        NCCL_EXEC_MAX_ROUNDS);
+}
 
 /* Whether a plan is a chain: NCCL's ring cut open at the root, which
  * Broadcast and Reduce run (plan.c plan_ring; exec.c times its calls back
