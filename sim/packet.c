@@ -275,7 +275,8 @@ static void flow_done(Packets *p, guint32 fi)
     f->rto_due = 0;
   }
   for (guint32 h = 0; h < f->path.n; h++)
-    p->port[f->path.hop[h]].active_flows--;
+    if (!sim_path_repeats(&f->path, h))
+      p->port[f->path.hop[h]].active_flows--;
   if (--x->left == 0) {
     guint64 tag = x->tag;
     sim_pool_free(&p->xfers, f->xfer);
@@ -1380,8 +1381,10 @@ static gboolean lone_try(Packets *p, guint32 fi)
     return FALSE;
   for (guint32 h = 0; h < nh; h++) {
     const Port *o = &p->port[f->path.hop[h]];
-    if (o->lone != NIL || o->active_flows != 1 || o->busy_until > now ||
-        o->queue_bytes || o->stalled || o->n_paused || port_has_work(p, o) ||
+    /* a path that crosses a port twice meets its own packets there */
+    if (sim_path_repeats(&f->path, h) || o->lone != NIL ||
+        o->active_flows != 1 || o->busy_until > now || o->queue_bytes ||
+        o->stalled || o->n_paused || port_has_work(p, o) ||
         (o->link->ibcc_mark && o->link->ibcc_threshold_bytes == 0))
       return FALSE;
   }
@@ -1455,6 +1458,10 @@ static void start_flow(Packets *p, guint32 xi, const SimTransfer *x, guint32 i,
   for (guint32 h = 0; h < path->n; h++) {
     Port *o = &p->port[path->hop[h]];
     mtu = MAX(mtu, o->link->mtu);
+    /* a flow is on a port once, however often its path crosses it (a
+     * dragonfly's Valiant route can) */
+    if (sim_path_repeats(path, h))
+      continue;
     o->active_flows++;
     o->peak_flows = MAX(o->peak_flows, o->active_flows);
   }

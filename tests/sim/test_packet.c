@@ -187,6 +187,7 @@ START_TEST(test_repeated_channel)
   SimTime half;
   SimPacketStats st;
   SimPortStats ps;
+  SimChannelStats cs;
 
   rig_init(&r);
   a = host(&r, "a");
@@ -210,6 +211,10 @@ START_TEST(test_repeated_channel)
   ck_assert_uint_eq(st.packet_hops, 5000);
   sim_packet_port_stats(r.t, fwd, &ps);
   ck_assert_uint_eq(ps.payload_bytes, 2000000);
+  /* one flow, however often it crosses the port; and not in closed form */
+  sim_transport_channel_stats(r.t, fwd, &cs);
+  ck_assert_uint_eq(cs.peak_flows, 1);
+  ck_assert_uint_eq(st.lone_flows, 0);
   rig_clear(&r);
 }
 END_TEST
