@@ -58,9 +58,14 @@ struct SimDag {
   guint64 alive;
 };
 
+/* The task pool's items: a Task in whole cache lines (two), 2^12 a
+ * chunk. */
+#define TASK_ITEM_SIZE ((sizeof(Task) + 63) & ~(gsize)63)
+#define TASK_CHUNK_SHIFT 12
+
 static inline Task *task_at(const SimDag *dag, guint32 slot)
 {
-  return sim_pool_at(&dag->tasks, slot);
+  return sim_pool_at_fixed(&dag->tasks, slot, TASK_ITEM_SIZE, TASK_CHUNK_SHIFT);
 }
 
 /* The live task behind an id, or NULL when it is done or forgotten. */
@@ -190,7 +195,7 @@ SimDag *sim_dag_new(SimEngine *engine, SimTransport *t)
   dag->engine = engine;
   dag->transport = t;
   /* Cache-line aligned: a task then spans two lines, not three. */
-  sim_pool_init_aligned(&dag->tasks, (sizeof(Task) + 63) & ~(gsize)63, 12, 64);
+  sim_pool_init_aligned(&dag->tasks, TASK_ITEM_SIZE, TASK_CHUNK_SHIFT, 64);
   sim_pool_init(&dag->blocks, sizeof(DepBlock), 10);
   dag->stream_last = g_array_new(FALSE, TRUE, sizeof(SimTask));
   dag->delay_kind =
@@ -212,7 +217,8 @@ void sim_dag_free(SimDag *dag)
 SimTask sim_dag_add(SimDag *dag, const SimTaskSpec *spec, const SimTask *after,
                     guint32 n_after)
 {
-  guint32 slot = sim_pool_alloc(&dag->tasks);
+  guint32 slot =
+      sim_pool_alloc_fixed(&dag->tasks, TASK_ITEM_SIZE, TASK_CHUNK_SHIFT);
   Task *t = task_at(dag, slot);
   SimTask id;
 

@@ -46,13 +46,10 @@
 
 #include "sim/pool.h"
 
-#define INLINE_HOPS 8 /* paths up to this long need no extra block */
-#define HOPS_PER_BLOCK 8
-#define MAX_BLOCKS ((SIM_PATH_MAX_HOPS - INLINE_HOPS) / HOPS_PER_BLOCK)
+#define INLINE_HOPS 8         /* paths up to this long need no extra block */
 #define INLINE_ENTS 1         /* flows a channel holds without an array */
 #define FLOW_ITEM 0x80000000u /* heap item is a flow's cap, not a channel */
 
-G_STATIC_ASSERT((SIM_PATH_MAX_HOPS - INLINE_HOPS) % HOPS_PER_BLOCK == 0);
 G_STATIC_ASSERT(SIM_PATH_MAX_HOPS < 256); /* hop index packs in 8 bits */
 
 typedef struct {
@@ -63,8 +60,10 @@ typedef struct {
                    uses w r of the channel, as k flows of r would */
 } FlowHop;
 
+/* The hops of a path longer than INLINE_HOPS, all of them in one array,
+ * so that a flow's hops are always one array (flow_hops). */
 typedef struct {
-  FlowHop hop[HOPS_PER_BLOCK];
+  FlowHop hop[SIM_PATH_MAX_HOPS];
 } HopBlock;
 
 /* A flow.  What starting, ending and rescheduling it touch comes first,
@@ -91,7 +90,8 @@ typedef struct {
   guint32 frozen;     /* frozen in the current filling when == fill_stamp */
   guint32 new_bneck;
   guint32 key; /* the rate key its entries carry: rate_key(rate) or above */
-  guint32 blk[MAX_BLOCKS]; /* hops past the inline ones */
+  guint32 blk; /* its HopBlock where the path is longer than INLINE_HOPS
+                  (hop[] then unused), else SIM_POOL_NIL */
 } Flow;
 
 G_STATIC_ASSERT(G_STRUCT_OFFSET(Flow, hop) == 64);
@@ -165,6 +165,7 @@ typedef struct {
   Chan *chan;     /* [n_channels], cache-line aligned */
   ChanCold *cold; /* [n_channels] */
   SimTime *lat;   /* [n_channels]: latency plus the far end's forwarding */
+  SimTime *fwd;   /* [n_channels]: the far end's forwarding alone */
   guint32 n_channels;
   guint32 stamp, fill_stamp;
   guint32 active;
@@ -179,20 +180,26 @@ typedef struct {
   guint32 heap_n, heap_cap;
 } FlowTransport;
 
+/* The flow pool's items: a Flow in whole cache lines, 2^12 a chunk. */
+#define FLOW_ITEM_SIZE ((sizeof(Flow) + 63) & ~(gsize)63)
+#define FLOW_CHUNK_SHIFT 12
+
 static inline Flow *flow_at(FlowTransport *ft, guint32 f)
 {
-  return sim_pool_at(&ft->flows, f);
+  return sim_pool_at_fixed(&ft->flows, f, FLOW_ITEM_SIZE, FLOW_CHUNK_SHIFT);
+}
+
+/* A flow's hops, one array: loops over them take it once. */
+static inline FlowHop *flow_hops(FlowTransport *ft, const Flow *fl)
+{
+  if (G_LIKELY(fl->blk == SIM_POOL_NIL))
+    return (FlowHop *)fl->hop;
+  return ((HopBlock *)sim_pool_at(&ft->blocks, fl->blk))->hop;
 }
 
 static inline FlowHop *flow_hop(FlowTransport *ft, const Flow *fl, guint32 i)
 {
-  HopBlock *b;
-
-  if (G_LIKELY(i < INLINE_HOPS))
-    return (FlowHop *)&fl->hop[i];
-  i -= INLINE_HOPS;
-  b = sim_pool_at(&ft->blocks, fl->blk[i / HOPS_PER_BLOCK]);
-  return &b->hop[i % HOPS_PER_BLOCK];
+  return &flow_hops(ft, fl)[i];
 }
 
 /* ---- heap of bottleneck candidates (binary, min by key) ---- */
@@ -842,8 +849,8 @@ static void flow_release(FlowTransport *ft, guint32 f, Flow *fl)
   guint32 xi = fl->xfer;
   guint64 tag = fl->tag;
 
-  for (guint32 b = 0; INLINE_HOPS + b * HOPS_PER_BLOCK < fl->n_hops; b++)
-    sim_pool_free(&ft->blocks, fl->blk[b]);
+  if (fl->blk != SIM_POOL_NIL)
+    sim_pool_free(&ft->blocks, fl->blk);
   sim_pool_free_item(&ft->flows, f, fl);
   if (xi != SIM_NONE) {
     Xfer *x = sim_pool_at(&ft->xfers, xi);
@@ -886,9 +893,12 @@ static void flow_run_at(FlowTransport *ft, guint32 f, Flow *fl, double rate,
   guint32 key = rate_key(rate);
   gboolean rekey = ent_rekey(fl, key);
 
+  const FlowHop *hops = flow_hops(ft, fl);
+  guint32 n_hops = fl->n_hops;
+
   fl->rate = rate;
-  for (guint32 h = 0; h < fl->n_hops; h++) {
-    const FlowHop *hp = flow_hop(ft, fl, h);
+  for (guint32 h = 0; h < n_hops; h++) {
+    const FlowHop *hp = &hops[h];
     Chan *ch = &ft->chan[hp->ch];
     ch->used += use_units(hp->w, rate);
     if (rekey)
@@ -951,21 +961,23 @@ static gboolean flow_insert(FlowTransport *ft, guint32 f, Flow *fl,
 static void flow_insert_alone(FlowTransport *ft, guint32 f, Flow *fl,
                               SimTime since, double rate, guint32 bneck)
 {
+  FlowHop *hops = flow_hops(ft, fl);
+  guint32 n_hops = fl->n_hops, copies = fl->copies;
   guint64 ent;
 
   fl->key = rate_key(rate);
   ent = ent_make(f, 0, fl->key);
 
-  for (guint32 h = 0; h < fl->n_hops; h++) {
-    FlowHop *hp = flow_hop(ft, fl, h);
+  for (guint32 h = 0; h < n_hops; h++) {
+    FlowHop *hp = &hops[h];
     Chan *ch = &ft->chan[hp->ch];
     hp->slot = 0;
     ch->ent[0] = ent | h;
     ch->n = 1;
     ch->busy_since = since;
     ch->used += use_units(hp->w, rate);
-    if (G_UNLIKELY(fl->copies > 1))
-      copies_on(ft, hp->ch, fl->copies);
+    if (G_UNLIKELY(copies > 1))
+      copies_on(ft, hp->ch, copies);
   }
   if (bneck != SIM_NONE)
     ft->chan[bneck].ent[0] |= ENT_BNECK;
@@ -989,14 +1001,21 @@ static double crossings(const FlowTransport *ft, const Flow *fl,
                         fl->copies));
 }
 
+/* Headroom below a channel's rate under which it counts as unsaturated
+ * for the two shortcuts (flow_fits, and flow_done's for a flow that
+ * leaves): well above the filling's rounding (its checks allow 1e-9), so
+ * a channel the filling saturated is never taken for one with room. */
+#define FLOW_SLACK 1e-6
+
 /* Takes a flow off its channels (swap-remove, fixing the moved entry's
  * slot).  Channels left empty end their busy period at `now`.  A flow
- * that is done (`done`) counts its bytes on each channel, and the channels
- * still holding flows become seeds of a recomputation.  Inline: every flow
- * ends through it, and flow_done's call then carries no call overhead
- * and no tests of `done`. */
+ * that is done (`done`) counts its bytes on each channel, and sets *sat
+ * when a channel it crossed was saturated before it left (FLOW_SLACK:
+ * flow_done's shortcut).  Returns whether a channel still holds flows.
+ * Inline: every flow ends through it, and flow_done's call then carries
+ * no call overhead and no tests of `done`. */
 static inline gboolean flow_remove(FlowTransport *ft, Flow *fl, SimTime now,
-                                   gboolean done, gboolean seed)
+                                   gboolean done, gboolean *sat)
 {
   gboolean others = FALSE;
   /* Read once: the slot fix-ups below store through other flows' hops,
@@ -1005,12 +1024,15 @@ static inline gboolean flow_remove(FlowTransport *ft, Flow *fl, SimTime now,
   gboolean merged = fl->merged;
   double rate = fl->rate;
   double moved = (double)fl->bytes * copies; /* payload, copies counted */
+  const FlowHop *hops = flow_hops(ft, fl);
 
   for (guint32 h = 0; h < n_hops; h++) {
-    const FlowHop *hp = flow_hop(ft, fl, h);
+    const FlowHop *hp = &hops[h];
     Chan *ch = &ft->chan[hp->ch];
     guint64 last = ch->ent[--ch->n];
 
+    if (done && !*sat && units_Bps(ch->used) > ch->cap * (1 - FLOW_SLACK))
+      *sat = TRUE;
     ch->used -= use_units(hp->w, rate);
     if (G_UNLIKELY(copies > 1))
       ft->cold[hp->ch].extra -= copies - 1;
@@ -1035,8 +1057,6 @@ static inline gboolean flow_remove(FlowTransport *ft, Flow *fl, SimTime now,
         ch->busy_ps += now - ch->busy_since;
     } else {
       others = TRUE;
-      if (done && seed)
-        seed_push(ft, hp->ch);
     }
   }
   ft->active -= copies;
@@ -1049,18 +1069,12 @@ static inline gboolean flow_remove(FlowTransport *ft, Flow *fl, SimTime now,
  * its real start. */
 static void flow_demote(FlowTransport *ft, guint32 f, Flow *fl)
 {
-  flow_remove(ft, fl, fl->since, FALSE, FALSE);
+  flow_remove(ft, fl, fl->since, FALSE, NULL);
   flow_unschedule(ft, fl);
   fl->rate = 0;
   ft->base.stats.demoted++;
   sim_engine_schedule(ft->base.engine, fl->since, ft->activate_kind, f);
 }
-
-/* Headroom below a channel's rate under which it counts as unsaturated
- * for the two shortcuts below: well above the filling's rounding (its
- * checks allow 1e-9), so a channel the filling saturated is never taken
- * for one with room. */
-#define FLOW_SLACK 1e-6
 
 /* Whether a flow that just joined shared channels (at rate 0) fits at
  * its cap in what each of them has spare, with FLOW_SLACK to spare
@@ -1077,23 +1091,6 @@ static gboolean flow_fits(const FlowTransport *ft, const Flow *fl)
     const Chan *ch = &ft->chan[hp->ch];
 
     if (units_Bps(ch->used) + hp->w * fl->cap > ch->cap * (1 - FLOW_SLACK))
-      return FALSE;
-  }
-  return TRUE;
-}
-
-/* Whether a flow about to leave crosses no saturated channel (each has
- * FLOW_SLACK to spare with it): then no flow is bottlenecked on its
- * channels, so its leaving changes no rate, and the allocation stays
- * max-min without a recomputation.  Only when it is max-min now. */
-static gboolean flow_slack(const FlowTransport *ft, const Flow *fl)
-{
-  if (ft->recompute_pending)
-    return FALSE;
-  for (guint32 h = 0; h < fl->n_hops; h++) {
-    const Chan *ch = &ft->chan[flow_hop((FlowTransport *)ft, fl, h)->ch];
-
-    if (units_Bps(ch->used) > ch->cap * (1 - FLOW_SLACK))
       return FALSE;
   }
   return TRUE;
@@ -1139,18 +1136,28 @@ static void flow_done(SimEngine *engine, void *ctx, guint64 data)
   FlowTransport *ft = ctx;
   guint32 f = (guint32)data;
   Flow *fl = flow_at(ft, f);
-  gboolean quiet;
+  gboolean sat = FALSE, others, quiet;
 
   if ((guint32)(data >> 32) != fl->ev_gen)
     return; /* a stale plain event: the flow was rescheduled */
   fl->done_ev = SIM_EVENT_ID_NONE; /* this one, running */
   fl->ev_gen++;
-  quiet = flow_slack(ft, fl);
-  if (flow_remove(ft, fl, sim_engine_now(engine), TRUE, !quiet)) {
-    if (!quiet)
-      request_recompute(ft, fl->rate * (1 - 1e-9));
-    else
-      ft->base.stats.recomputes_saved++;
+  others = flow_remove(ft, fl, sim_engine_now(engine), TRUE, &sat);
+  /* A flow that crossed no saturated channel (each had FLOW_SLACK to
+   * spare with it) was on no flow's bottleneck: its leaving changes no
+   * rate, and the allocation stays max-min without a recomputation.
+   * Only when it is max-min now. */
+  quiet = !ft->recompute_pending && !sat;
+  if (others && quiet) {
+    ft->base.stats.recomputes_saved++;
+  } else if (others) {
+    /* the channels still holding flows seed the recomputation */
+    const FlowHop *hops = flow_hops(ft, fl);
+
+    for (guint32 h = 0; h < fl->n_hops; h++)
+      if (ft->chan[hops[h].ch].n > 0)
+        seed_push(ft, hops[h].ch);
+    request_recompute(ft, fl->rate * (1 - 1e-9));
   }
   if (quiet && ft->checking)
     check_all(ft);
@@ -1170,16 +1177,13 @@ static FlowHop *merged_hop(FlowTransport *ft, Flow *fl, guint32 n,
 }
 
 /* A flow whose path repeated a channel keeps its first n hops, their
- * weights merged: frees the hop blocks it no longer needs, and returns
- * its bottleneck rate (cap and channels alone) and channel. */
+ * weights merged (a path longer than INLINE_HOPS keeps its block), and
+ * returns its bottleneck rate (cap and channels alone) and channel. */
 static double merged_rate(FlowTransport *ft, Flow *fl, guint32 n,
                           guint32 *bneck)
 {
   double rate = fl->cap;
 
-  for (guint32 b = 0; INLINE_HOPS + b * HOPS_PER_BLOCK < fl->n_hops; b++)
-    if (INLINE_HOPS + b * HOPS_PER_BLOCK >= n)
-      sim_pool_free(&ft->blocks, fl->blk[b]);
   fl->n_hops = n;
   fl->merged = TRUE;
   *bneck = SIM_NONE;
@@ -1208,13 +1212,15 @@ static void flow_start(SimTransport *t, const SimTransfer *x)
   }
   for (guint32 i = 0; i < x->n_paths; i++) {
     const SimPath *p = &x->paths[i];
-    guint32 f = sim_pool_alloc(&ft->flows);
+    guint32 f =
+        sim_pool_alloc_fixed(&ft->flows, FLOW_ITEM_SIZE, FLOW_CHUNK_SHIFT);
     Flow *fl = flow_at(ft, f);
     guint64 bytes = xi == SIM_NONE ? x->bytes : sim_transfer_share(x, i);
     SimTime lat = 0;
     gboolean idle = TRUE;
     double rate = sim_transfer_path_cap(x, i);
-    guint32 bneck = SIM_NONE, n = 0;
+    guint32 bneck = SIM_NONE, n = 0, copies = MAX(x->copies, 1);
+    FlowHop *hops;
 
     g_assert(p->n > 0 && p->n <= SIM_PATH_MAX_HOPS);
     fl->remaining = (double)bytes;
@@ -1222,21 +1228,21 @@ static void flow_start(SimTransport *t, const SimTransfer *x)
     fl->cap = rate;
     fl->done_ev = SIM_EVENT_ID_NONE;
     fl->ended_once = fl->merged = FALSE;
-    fl->copies = MAX(x->copies, 1);
+    fl->copies = copies;
     fl->bytes = bytes;
     fl->tag = x->tag;
     fl->xfer = xi;
     fl->n_hops = p->n;
     fl->mark = fl->frozen = 0;
-    for (guint32 b = 0; INLINE_HOPS + b * HOPS_PER_BLOCK < p->n; b++)
-      fl->blk[b] = sim_pool_alloc(&ft->blocks);
+    fl->blk = p->n > INLINE_HOPS ? sim_pool_alloc(&ft->blocks) : SIM_POOL_NIL;
+    hops = flow_hops(ft, fl);
     for (guint32 h = 0; h < p->n; h++) {
       SimChannelId c = p->hop[h];
       double w = sim_transport_wire_ratio(t, c, bytes);
       FlowHop *hp;
 
       g_assert(w >= 1.0);
-      w *= fl->copies;
+      w *= copies;
       lat += ft->lat[c];
       if (G_UNLIKELY(sim_path_repeats(p, h))) {
         /* A path that crosses a channel twice loads it twice: one hop
@@ -1246,7 +1252,7 @@ static void flow_start(SimTransport *t, const SimTransfer *x)
         merged_hop(ft, fl, n, c)->w += w;
         continue;
       }
-      hp = flow_hop(ft, fl, n++);
+      hp = &hops[n++];
       hp->ch = c;
       hp->w = w;
       idle &= ft->chan[c].n == 0;
@@ -1258,8 +1264,7 @@ static void flow_start(SimTransport *t, const SimTransfer *x)
     if (G_UNLIKELY(n < p->n))
       rate = merged_rate(ft, fl, n, &bneck);
     /* The path's end forwards nothing: take its node latency back out. */
-    lat -= ft->lat[p->hop[p->n - 1]] -
-           sim_fabric_channel(t->fabric, p->hop[p->n - 1])->latency_ps;
+    lat -= ft->fwd[p->hop[p->n - 1]];
     if (bytes > 0 && idle) {
       /* Nobody on the path: start the bytes after the latency without an
        * activation event; a flow arriving meanwhile demotes this one. */
@@ -1317,6 +1322,7 @@ static void flow_free(SimTransport *t)
   g_aligned_free(ft->chan);
   g_free(ft->cold);
   g_free(ft->lat);
+  g_free(ft->fwd);
   g_free(ft->heap);
   g_free(ft->comp_ch.v);
   g_free(ft->comp_fl.v);
@@ -1343,18 +1349,20 @@ SimTransport *sim_flow_new(SimEngine *engine, const SimFabric *fabric)
   guint32 n_ch = sim_fabric_n_channels(fabric);
 
   sim_transport_init(&ft->base, &flow_ops, engine, fabric);
-  sim_pool_init_aligned(&ft->flows, (sizeof(Flow) + 63) & ~(gsize)63, 12, 64);
+  sim_pool_init_aligned(&ft->flows, FLOW_ITEM_SIZE, FLOW_CHUNK_SHIFT, 64);
   sim_pool_init(&ft->blocks, sizeof(HopBlock), 12);
   sim_pool_init(&ft->xfers, sizeof(Xfer), 12);
   ft->n_channels = n_ch;
   ft->chan = g_aligned_alloc0(MAX(n_ch, 1), sizeof(Chan), 64);
   ft->cold = g_new0(ChanCold, MAX(n_ch, 1));
   ft->lat = g_new0(SimTime, MAX(n_ch, 1));
+  ft->fwd = g_new0(SimTime, MAX(n_ch, 1));
   for (guint32 c = 0; c < n_ch; c++) {
     const SimChannel *sc = sim_fabric_channel(fabric, c);
     Chan *ch = &ft->chan[c];
     ch->cap = sc->rate_Bps;
-    ft->lat[c] = sc->latency_ps + sim_fabric_node(fabric, sc->dst)->latency_ps;
+    ft->fwd[c] = sim_fabric_node(fabric, sc->dst)->latency_ps;
+    ft->lat[c] = sc->latency_ps + ft->fwd[c];
     ch->ent = ch->inl;
     ch->alloc = INLINE_ENTS;
   }

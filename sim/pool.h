@@ -55,6 +55,17 @@ static inline void *sim_pool_at(const SimPool *pool, guint32 idx)
          (size_t)(idx & pool->chunk_mask) * pool->item_size;
 }
 
+/* sim_pool_at for a pool whose item size and chunk shift the caller
+ * knows as constants (what it gave sim_pool_init): the index arithmetic
+ * folds into them instead of reading the pool's fields.  The hot paths'
+ * own pools (flows, tasks) look their records up this way. */
+static inline void *sim_pool_at_fixed(const SimPool *pool, guint32 idx,
+                                      size_t item_size, guint chunk_shift)
+{
+  return pool->chunks[idx >> chunk_shift] +
+         (size_t)(idx & ((1u << chunk_shift) - 1)) * item_size;
+}
+
 /* The slow half of sim_pool_alloc: an item never used before. */
 guint32 sim_pool_alloc_fresh(SimPool *pool);
 
@@ -69,6 +80,20 @@ static inline guint32 sim_pool_alloc(SimPool *pool)
   if (G_UNLIKELY(idx == SIM_POOL_NIL))
     return sim_pool_alloc_fresh(pool);
   memcpy(&pool->free_head, sim_pool_at(pool, idx), sizeof(guint32));
+  pool->in_use++;
+  return idx;
+}
+
+/* sim_pool_alloc with sim_pool_at_fixed's constants. */
+static inline guint32 sim_pool_alloc_fixed(SimPool *pool, size_t item_size,
+                                           guint chunk_shift)
+{
+  guint32 idx = pool->free_head;
+
+  if (G_UNLIKELY(idx == SIM_POOL_NIL))
+    return sim_pool_alloc_fresh(pool);
+  memcpy(&pool->free_head, sim_pool_at_fixed(pool, idx, item_size, chunk_shift),
+         sizeof(guint32));
   pool->in_use++;
   return idx;
 }

@@ -73,6 +73,34 @@ START_TEST(test_growth_keeps_pointers_and_zero_fills)
 }
 END_TEST
 
+/* The fixed-size lookups agree with the pool's own, across chunks, and
+ * the fixed-size alloc takes the free list as sim_pool_alloc does. */
+START_TEST(test_fixed_lookup)
+{
+  SimPool pool;
+  guint32 idx[40];
+
+  sim_pool_init_aligned(&pool, 64, 3, 64); /* chunks of 8 */
+  for (int i = 0; i < 40; i++) {
+    idx[i] = sim_pool_alloc_fixed(&pool, 64, 3);
+    ck_assert_uint_eq(idx[i], (guint32)i);
+    ck_assert_ptr_eq(sim_pool_at_fixed(&pool, idx[i], 64, 3),
+                     sim_pool_at(&pool, idx[i]));
+    ((Item *)sim_pool_at_fixed(&pool, idx[i], 64, 3))->payload = (guint64)i;
+  }
+  for (int i = 0; i < 40; i++)
+    ck_assert_uint_eq(((Item *)sim_pool_at(&pool, idx[i]))->payload,
+                      (guint64)i);
+  sim_pool_free(&pool, idx[17]);
+  sim_pool_free(&pool, idx[9]);
+  ck_assert_uint_eq(sim_pool_alloc_fixed(&pool, 64, 3), idx[9]);
+  ck_assert_uint_eq(sim_pool_alloc_fixed(&pool, 64, 3), idx[17]);
+  ck_assert_uint_eq(sim_pool_alloc_fixed(&pool, 64, 3), 40);
+  ck_assert_uint_eq(pool.in_use, 41);
+  sim_pool_clear(&pool);
+}
+END_TEST
+
 START_TEST(test_steady_state_is_bounded)
 {
   SimPool pool;
@@ -101,6 +129,7 @@ Suite *suite_pool(void)
   tcase_add_test(tc, test_lifo_reuse);
   tcase_add_test(tc, test_growth_keeps_pointers_and_zero_fills);
   tcase_add_test(tc, test_steady_state_is_bounded);
+  tcase_add_test(tc, test_fixed_lookup);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -471,6 +471,51 @@ START_TEST(test_repeated_channel)
 }
 END_TEST
 
+/* Paths longer than a flow's inline hops (8): a 20-hop flow shares three
+ * middle links with a 3-hop one, 5 GB/s each on 10 GB/s links, both 2 ms
+ * for 10 MB; then a 22-hop path that crosses one link there, back and
+ * there again, loading that channel twice (5 GB/s: 2 ms more).  Under the
+ * flow transport's checking (rig_go). */
+START_TEST(test_long_paths)
+{
+  Rig r;
+  SimNodeId n[21];
+  SimChannelId c[20];
+  SimChannelId hops[22];
+  SimPath pa, pb, pc;
+  SimChannelStats cs;
+
+  rig_init(&r);
+  nodes(&r, 21, n);
+  for (guint i = 0; i < 20; i++)
+    c[i] = link(&r, n[i], n[i + 1], 10 * GBps, 0);
+  rig_go(&r, "flow");
+  pa = path_of(20, c);
+  pb = path_of(3, &c[9]);
+  start(&r, &pa, 10000000, 0);
+  start(&r, &pb, 10000000, 1);
+  sim_engine_run(r.engine);
+  ck_assert_time_near(done_at(&r, 0), SIM_US(2000));
+  ck_assert_time_near(done_at(&r, 1), SIM_US(2000));
+  /* c[12] twice: 10 MB at 5 GB/s */
+  for (guint i = 0; i < 13; i++)
+    hops[i] = c[i];
+  hops[13] = sim_channel_reverse(c[12]);
+  hops[14] = c[12];
+  for (guint i = 13; i < 20; i++)
+    hops[i + 2] = c[i];
+  pc = path_of(22, hops);
+  ck_assert(sim_path_valid(r.fabric, &pc, n[0], n[20]));
+  start(&r, &pc, 10000000, 2);
+  sim_engine_run(r.engine);
+  ck_assert_time_near(done_at(&r, 2), SIM_US(4000));
+  sim_transport_channel_stats(r.t, c[12], &cs);
+  ck_assert_double_eq_tol(cs.payload_bytes, 1e7 + 2e7, 1e-3);
+  ck_assert_uint_eq(cs.peak_flows, 1);
+  rig_clear(&r);
+}
+END_TEST
+
 static double wire_double_on_first(void *ctx, SimChannelId c, guint64 bytes)
 {
   (void)bytes;
@@ -1010,6 +1055,7 @@ Suite *suite_transport(void)
   tcase_add_test(tc, test_slower_flows_stay);
   tcase_add_test(tc, test_latency_then_bytes);
   tcase_add_test(tc, test_repeated_channel);
+  tcase_add_test(tc, test_long_paths);
   tcase_add_test(tc, test_wire_and_cap);
   tcase_add_test(tc, test_path_set);
   tcase_add_test(tc, test_pathset_concat);
