@@ -825,7 +825,7 @@ END_TEST
 
 /* Capped flows that fit in what their channels have spare start at their
  * cap, and flows leaving channels with room leave the others as they
- * are, without a recomputation (sim/flow.c flow_fits, flow_slack): random
+ * are, without a recomputation (sim/flow.c flow_fits, flow_done): random
  * contended workloads with caps on half the transfers, under checking
  * mode (after every recomputation and every shortcut the whole allocation
  * is max-min), with conservation, and the shortcuts taken. */
