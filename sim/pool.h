@@ -62,6 +62,9 @@ static inline void *sim_pool_at(const SimPool *pool, guint32 idx)
 static inline void *sim_pool_at_fixed(const SimPool *pool, guint32 idx,
                                       size_t item_size, guint chunk_shift)
 {
+#ifndef NDEBUG
+  g_assert(item_size == pool->item_size && chunk_shift == pool->chunk_shift);
+#endif
   return pool->chunks[idx >> chunk_shift] +
          (size_t)(idx & ((1u << chunk_shift) - 1)) * item_size;
 }
