@@ -67,12 +67,12 @@ const MdlParamSpec mdl_nccl_params[] = {
     {"latency_us", MDL_PARAM_DOUBLE, NOFF(latency_us), 0, 1000, NULL, "0",
      "added to every collective's launch latency, us"},
     {"host_launch_us", MDL_PARAM_DOUBLE, NOFF(host_launch_us), 0, 1000, NULL,
-     "5.08",
+     "4.945",
      "host time to launch one rank's collective (NCCL's enqueue and "
      "cudaLaunchKernel) on one channel, us; a process driving G GPUs "
      "launches them in turn"},
     {"host_launch_per_channel_us", MDL_PARAM_DOUBLE,
-     NOFF(host_launch_per_channel_us), 0, 100, NULL, "0.323",
+     NOFF(host_launch_per_channel_us), 0, 100, NULL, "0.329",
      "host time each further channel adds to a launch (NCCL prepares and "
      "uploads a channel's work), us"},
     {"net_proxy_us", MDL_PARAM_DOUBLE, NOFF(net_proxy_us), 0, 100, NULL, "2.10",
@@ -81,11 +81,11 @@ const MdlParamSpec mdl_nccl_params[] = {
      "proxy polls the completion, flushes before Hopper and hands the step "
      "on), us"},
     {"shm_duplex_GBps", MDL_PARAM_DOUBLE, NOFF(shm_duplex_GBps), 0.1, 1000,
-     NULL, "2.00",
-     "what one channel moves through host memory (NCCL's SHM transport, "
-     "without P2P) when its CTA both reads a host buffer and writes one: "
-     "the GPU's reads of host memory wait behind its own posted writes, "
-     "GB/s"},
+     NULL, "4.00",
+     "what a GPU moves each way through host memory (NCCL's SHM transport, "
+     "without P2P) when it both reads host buffers and writes them, shared "
+     "by its SHM connections: the GPU's reads of host memory wait behind "
+     "its own posted writes, GB/s"},
     {"nvls_copy_ratio", MDL_PARAM_DOUBLE, NOFF(nvls_copy_ratio), 0.05, 2, NULL,
      "0.855",
      "what an NVLS channel's copy warps move, the GPU's whole buffer into "

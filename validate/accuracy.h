@@ -64,8 +64,8 @@ typedef struct {
   double launch_us;             /* one rank's call on one channel */
   double launch_per_channel_us; /* each further channel */
   double net_proxy_us;          /* one proxy action of a network step */
-  double shm_duplex_GBps;    /* a channel's SHM connection whose CTA works both
-                              sides of host memory */
+  double shm_duplex_GBps;       /* a GPU's SHM connections whose CTAs work both
+                              sides of host memory, each way */
   double nvls_copy_ratio;    /* an NVLS channel's copy warps against NCCL's
                               model of the channel */
   double p2p_copy_ratio;     /* NCCL's point-to-point kernel against the GPU's

@@ -774,6 +774,61 @@ static void nvls_tuning(NcclComm *c)
   c->nvlstree_max_chunk = tree_max;
 }
 
+/* Point-to-point channels (paths.cc ncclTopoComputeP2pChannels and
+ * ncclTopoGetNchannels, 2.18 to 2.30): p2pnChannels is the communicator's
+ * channels (NCCL_MIN_NCHANNELS and NCCL_MAX_NCHANNELS applied) rounded up
+ * to a power of two; p2pnChannelsPerPeer the fewest any peer asks for,
+ * rounded up too, at most p2pnChannels.  A peer on NVLink asks 2 a link
+ * (the path's bandwidth over NCCL's per-link figure), one over PCIe or
+ * through host memory 2, one across nodes NCCL_NCHANNELS_PER_NET_PEER (2)
+ * up to 2.19; from 2.20 2, halved while 2 x nRanks > 4 x p2pnChannels,
+ * but never fewer than the local NICs whose bandwidth adds up to the
+ * GPU's link to its CPU (topo.cc getLocalNetCountByBw). */
+#define V_P2P_NET_BY_BW_FROM 22000u
+
+static guint32 pow2_up(guint32 v)
+{
+  guint32 p = 1;
+
+  while (p < v)
+    p <<= 1;
+  return p;
+}
+
+static void p2p_channels(NcclComm *c)
+{
+  guint32 n = c->kernel_channels, fewest;
+
+  if (c->opt.max_channels && n > c->opt.max_channels)
+    n = c->opt.max_channels;
+  if (c->opt.min_channels && n < c->opt.min_channels)
+    n = c->opt.min_channels;
+  c->p2p_channels = MIN(pow2_up(MAX(n, 1)), NCCL_MAX_CHANNELS);
+  fewest = c->p2p_channels;
+  if (c->ppn > 1)
+    fewest = MIN(fewest, c->nvl_intra ? 2 * MAX(c->gpu.nvlinks, 1) : 2);
+  if (c->nnodes > 1) {
+    guint32 net = 2;
+
+    if (nccl_comm_version(c) >= V_P2P_NET_BY_BW_FROM) {
+      guint32 g = topo_system_gpus_per_server(c->sys);
+      guint32 local = MAX(c->gpu.nics / MAX(g, 1), 1);
+      guint32 by_bw =
+          c->gpu.c2c || c->nic_GBps <= 0
+              ? local
+              : MIN(local,
+                    (guint32)MAX(
+                        ceil(nccl_pci_GBps(c->gpu.gpu_pcie) / c->nic_GBps), 1));
+
+      while (net * c->nranks > c->p2p_channels * 4 && net > 1)
+        net /= 2;
+      net = MAX(by_bw, net);
+    }
+    fewest = MIN(fewest, net);
+  }
+  c->p2p_peer_channels = MIN(pow2_up(fewest), c->p2p_channels);
+}
+
 NcclComm *nccl_comm_new(const TopoSystem *sys, const NcclOptions *opt,
                         GError **error)
 {
@@ -913,6 +968,7 @@ NcclComm *nccl_comm_new(const TopoSystem *sys, const NcclOptions *opt,
                                  c->nvls_heads * c->nic_GBps / c->nvls_channels)
                            : c->nvls_bw_intra;
   }
+  p2p_channels(c);
   c->collnet = c->opt.collnet && c->gpu.sharp && c->nnodes > 1;
   c->pat = c->ppn == 1 && c->nnodes > 1;
   nccl_tune(c);

@@ -51,6 +51,9 @@ struct NcclComm {
   guint32 kernel_channels; /* the channels a full-size call launches
                               (comm->nChannels: the graph's, doubled by
                               ncclTopoPostset inside a node) */
+  guint32 p2p_channels;    /* point-to-point channels (p2pnChannels) */
+  guint32 p2p_peer_channels; /* the most a point-to-point operation takes
+                                (p2pnChannelsPerPeer): nccl_comm_new */
   guint32 nvls_channels;   /* NVLS channels; 0: no NVLS */
   guint32 nvls_heads;      /* NVLS heads a node (NCCL's NVLS graph's
                               channels): a GPU each, across nodes at most a

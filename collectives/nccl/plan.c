@@ -1276,50 +1276,68 @@ static double channel_cap(const NcclPlan *pl)
  * stores into the peer's; the stores are posted, the loads wait for their
  * data, and on PCIe a GPU's read requests queue behind its own writes.  A
  * CTA that only sends (a Broadcast root) or only receives (its last rank)
- * runs at the links' rate; one that does both (every middle rank of a ring,
- * both ranks of a 2-rank AllReduce) runs its SHM connections at [nccl]
- * shm_duplex_GBps, shared by the sends it serves: one for a ring's CTA,
- * an AllToAll rank's SHM peers for a point-to-point CTA, whose pair edge
- * stands for one connection on each of its lanes.  Marks those edges'
- * cap, never above the one they had (a pair's share of the channel). */
+ * runs at the links' rate; one that does both (every middle rank of a
+ * ring, both ranks of a 2-rank AllReduce, every rank of an AllToAll) runs
+ * its SHM connections at [nccl] shm_duplex_GBps each way for the GPU,
+ * shared by all such connections of the GPU (a ring's channels, a
+ * point-to-point pair's lanes), whatever the channels: two RTX 2080 Ti
+ * without P2P (reference2, autodl) moved 3.95 GB/s each way of AllToAll
+ * on one point-to-point channel up to 8 MiB (NCCL's count,
+ * p2p_op_channels) and 4.45-4.6 on two from 16 MiB, where their ring
+ * AllReduce on two channels moved 4.0.  Whether a GPU whose CTAs only
+ * send in one channel and only receive in another (a ring across nodes
+ * whose channels turn opposite ways) queues the same, no run here shows:
+ * those keep the links' rate.  Marks the edges' cap, never above the one
+ * they had (a lane's share of the channel). */
 static void shm_caps(NcclPlan *pl)
 {
   NcclEdge *edges = (NcclEdge *)(void *)pl->edges->data;
   double duplex =
       mdl_registry_nccl(topo_system_models(pl->sys))->shm_duplex_GBps * 1e9;
   g_autoptr(GHashTable) sends = NULL, recvs = NULL;
+  g_autofree guint32 *out = NULL, *in = NULL;
+  g_autofree guint8 *both = NULL;
 
   if (!pl->comm->shm)
     return;
-  /* (rank, channel) pairs with SHM sends (how many), and with an SHM
-   * receive */
+  /* (rank, channel) pairs with an SHM send, and with an SHM receive */
   sends = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
   recvs = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
   for (guint32 i = 0; i < pl->edges->len; i++) {
     const NcclEdge *e = &edges[i];
-    gint64 src = (gint64)e->src << 32 | e->channel;
 
     if (!e->shm)
       continue;
-    /* a key not there yet counts from 0 (NULL) */
-    g_hash_table_insert(
-        sends, g_memdup2(&src, sizeof src),
-        GUINT_TO_POINTER(GPOINTER_TO_UINT(g_hash_table_lookup(sends, &src)) +
-                         1));
+    g_hash_table_add(sends,
+                     g_memdup2(&(gint64){(gint64)e->src << 32 | e->channel},
+                               sizeof(gint64)));
     g_hash_table_add(recvs,
                      g_memdup2(&(gint64){(gint64)e->dst << 32 | e->channel},
                                sizeof(gint64)));
   }
+  /* the duplex connections each GPU sends and receives: a pair's lanes,
+   * a folded edge's copies */
+  out = g_new0(guint32, pl->comm->nranks);
+  in = g_new0(guint32, pl->comm->nranks);
+  both = g_new0(guint8, pl->edges->len);
   for (guint32 i = 0; i < pl->edges->len; i++) {
-    NcclEdge *e = &edges[i];
+    const NcclEdge *e = &edges[i];
     gint64 src = (gint64)e->src << 32 | e->channel;
     gint64 dst = (gint64)e->dst << 32 | e->channel;
 
-    if (e->shm && (g_hash_table_contains(recvs, &src) ||
-                   g_hash_table_contains(sends, &dst)))
-      e->cap_Bps =
-          MIN(e->cap_Bps > 0 ? e->cap_Bps : pl->cap_Bps,
-              duplex / GPOINTER_TO_UINT(g_hash_table_lookup(sends, &src)));
+    if (!e->shm || !(g_hash_table_contains(recvs, &src) ||
+                     g_hash_table_contains(sends, &dst)))
+      continue;
+    both[i] = 1;
+    out[e->src] += MAX(e->lanes, 1) * MAX(e->copies, 1);
+    in[e->dst] += MAX(e->lanes, 1) * MAX(e->copies, 1);
+  }
+  for (guint32 i = 0; i < pl->edges->len; i++) {
+    NcclEdge *e = &edges[i];
+
+    if (both[i])
+      e->cap_Bps = MIN(e->cap_Bps > 0 ? e->cap_Bps : pl->cap_Bps,
+                       duplex / MAX(out[e->src], in[e->dst]));
   }
 }
 
@@ -1591,10 +1609,15 @@ static void plan_init(NcclPlan *pl, const NcclComm *comm, NcclColl coll,
   else if (choice->proto == NCCL_PROTO_LL128)
     pl->slice = MIN(pl->slice, 1920);
   pl->cap_Bps = channel_cap(pl) * proto_efficiency(pl);
+  /* NCCL's base latency of the algorithm and protocol (tuning.cc
+   * baseLat); point-to-point, which NCCL's model leaves out, pays
+   * Ring/Simple's, its kernel running the same Simple primitives: two RTX
+   * 2080 Ti's AllToAll through host memory (reference2, autodl) took about
+   * 15 us beside its bytes from 32 KiB to 1 MiB, where ifsim gave 5.7
+   * without it, and AWS's p6-b300 pair's 64 KiB AllToAll 43.9 us where it
+   * gave 36.4 */
   pl->base_ps =
-      (coll < NCCL_N_TUNED_COLLS
-           ? us_ps(nccl_base_latency_us(choice->algo, choice->proto))
-           : 0) +
+      us_ps(nccl_base_latency_us(choice->algo, choice->proto)) +
       us_ps(mdl_registry_nccl(topo_system_models(comm->sys))->latency_us);
 }
 

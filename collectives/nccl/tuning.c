@@ -1081,6 +1081,51 @@ static void explain_network(const NcclComm *c, GString *explain)
   g_string_append_c(explain, '\n');
 }
 
+/* The channels one point-to-point operation of `bytes` runs on (enqueue.cc
+ * of 2.28, addP2pToPlan with scheduleP2pTasksToPlan's bounds): at most
+ * p2pnChannelsPerPeer, and at first as few as let every peer have its
+ * own (halved while they times nRanks exceed p2pnChannels), doubled while
+ * a channel's part is above the largest (a point-to-point chunk across
+ * nodes, 32 of them inside one), never a part below the smallest (half a
+ * chunk across nodes, an eighth inside one).  Up to 2.21
+ * (calcP2pChunkSize) the part, aligned up to the smallest, cut the
+ * operation into parts that took a channel each, at most
+ * p2pnChannelsPerPeer; up to 2.19 that bound was also halved while it
+ * times nRanks exceeded 4 x p2pnChannels. */
+#define V_P2P_OP_CHANNELS_FROM 22200u
+#define V_P2P_BOUND_HALVED_UNTIL 22000u
+
+static guint32 p2p_op_channels(const NcclComm *c, guint64 bytes)
+{
+  guint32 v = nccl_comm_version(c);
+  guint32 most = c->p2p_peer_channels, least, nc;
+  guint64 step = nccl_p2p_chunk_bytes(c);
+  guint64 min_part = c->nnodes > 1 ? step / 2 : step / 8;
+  guint64 max_part = c->nnodes > 1 ? step : step * 32;
+  guint64 part;
+
+  if (v < V_P2P_BOUND_HALVED_UNTIL)
+    while ((guint64)most * c->nranks > (guint64)c->p2p_channels * 4 && most > 1)
+      most /= 2;
+  least = most;
+  while ((guint64)least * c->nranks > c->p2p_channels && least > 1)
+    least /= 2;
+  if (bytes == 0)
+    return 1;
+  nc = v >= V_P2P_OP_CHANNELS_FROM
+           ? (guint32)MIN(least, (bytes + min_part - 1) / min_part)
+           : least;
+  part = MAX(min_part, (bytes + nc - 1) / nc);
+  while (part > max_part && nc <= most / 2) {
+    nc *= 2;
+    part = (bytes + nc - 1) / nc;
+  }
+  if (v >= V_P2P_OP_CHANNELS_FROM)
+    return nc;
+  part = (part + min_part - 1) / min_part * min_part;
+  return (guint32)MIN((bytes + part - 1) / part, most);
+}
+
 static gboolean select_p2p(const NcclComm *c, NcclColl coll, guint64 bytes,
                            NcclChoice *out, GString *explain, GError **error)
 {
@@ -1093,23 +1138,21 @@ static gboolean select_p2p(const NcclComm *c, NcclColl coll, guint64 bytes,
   }
   out->algo = NCCL_ALGO_RING; /* reported as "P2P" by the CLI */
   out->proto = NCCL_PROTO_SIMPLE;
-  {
-    guint64 msg = coll == NCCL_COLL_ALLTOALL ? bytes / c->nranks : bytes;
-    guint64 chunk = nccl_p2p_chunk_bytes(c);
-    guint64 chunks = (msg + chunk - 1) / chunk;
-
-    out->channels =
-        clamp_channels(c, (guint32)CLAMP(chunks, 1, c->kernel_channels));
-  }
+  out->channels = p2p_op_channels(
+      c, coll == NCCL_COLL_ALLTOALL ? bytes / c->nranks : bytes);
   out->model_us = -1;
   if (explain) {
     g_string_append_printf(
         explain,
         "%s %" G_GUINT64_FORMAT " B: point-to-point, not in NCCL's cost "
-        "model: Simple over %u channels, which move [nccl] p2p_copy_ratio "
-        "%.3f of the GPU's %.1f GB/s of NCCL bandwidth; chunks of "
-        "%" G_GUINT64_FORMAT " B (%s)\n",
-        nccl_coll_name(coll), bytes, out->channels,
+        "model: Simple, each operation of %" G_GUINT64_FORMAT " B on %u "
+        "channels (NCCL's count: %u point-to-point channels, at most %u an "
+        "operation), which move [nccl] p2p_copy_ratio %.3f of the GPU's "
+        "%.1f GB/s of NCCL bandwidth; chunks of %" G_GUINT64_FORMAT " B "
+        "(%s)\n",
+        nccl_coll_name(coll), bytes,
+        coll == NCCL_COLL_ALLTOALL ? bytes / c->nranks : bytes, out->channels,
+        c->p2p_channels, c->p2p_peer_channels,
         mdl_registry_nccl(topo_system_models(c->sys))->p2p_copy_ratio,
         c->gpu_GBps, nccl_p2p_chunk_bytes(c),
         nccl_p2p_chunk_var(nccl_p2p_chunk_kind(c)));

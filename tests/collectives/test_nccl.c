@@ -862,25 +862,89 @@ START_TEST(test_node_channels)
 }
 END_TEST
 
-/* A point-to-point message takes a channel per 512 KiB chunk, up to the
- * kernel's: an 8-byte SendRecv is launched on one channel (one launch,
- * here 5.26 us), 1 GiB on a DGX A100's 24, an AllToAll of 8 MiB over 8 ranks
- * (1 MiB a pair) on 2. */
+/* Two RTX 2080 Ti under one PCIe Gen3 switch without P2P
+ * (tests/data/systems/rtx2080ti-2-nop2p.ini): NCCL's SHM transport. */
+#define RTX2080TI_NOP2P                                                        \
+  "[system]\nserver = rtx2080ti-2\n[server rtx2080ti-2]\ngpus = 2\n"           \
+  "sockets = 1\nroot_complex = root-complex-gen3\ngpu_pcie = pcie3-x16\n"      \
+  "gpu_arch = sm75\ngpu_p2p = false\npcie_switch = pex8796\n"                  \
+  "pcie_switches = 1\n"
+
+/* A point-to-point operation takes NCCL's channels (enqueue.cc
+ * addP2pToPlan of 2.28): on a DGX A100 (p2pnChannels and
+ * p2pnChannelsPerPeer 32: 24 channels, 2 a peer's 12 NVLinks, rounded up)
+ * an 8-byte SendRecv one (one launch, here 5.26 us), 128 MiB 8 (parts of
+ * at most 32 chunks of 512 KiB), 256 MiB 16 and 512 MiB to 1 GiB 32, where
+ * the published SendRecv (reference, liplus) moved 111 GB/s at 128 MiB and
+ * 189-195 from 256 MiB; an AllToAll of 8 MiB over 8 ranks (1 MiB a pair)
+ * 4, the 32 halved until the peers each have their own.  Two RTX 2080 Ti
+ * through host memory (p2pnChannelsPerPeer 2, at first 1) keep an
+ * AllToAll's pair on one channel up to 8 MiB (4 MiB a pair, 32 chunks of
+ * 128 KiB) and take two from 16 MiB, where the published one (reference2,
+ * autodl) stepped from 3.95 to 4.45 GB/s.  Across two DGX H100 a peer over
+ * the network asks 2: a 16 MiB AllToAll's pair (1 MiB) starts on 1 and
+ * doubles once, its parts above a 128 KiB chunk. */
 START_TEST(test_p2p_channels)
 {
   g_autoptr(TopoSystem) sys =
       load_text("[system]\nserver = dgx-a100\n" LAUNCH_5_26);
+  g_autoptr(TopoSystem) ti = load_text(RTX2080TI_NOP2P);
+  g_autoptr(TopoSystem) two = load_servers("dgx-h100", 2, "quantum2-ndr");
   g_autoptr(NcclComm) c = comm_of(sys, NULL);
+  g_autoptr(NcclComm) shm = comm_of(ti, NULL);
+  g_autoptr(NcclComm) net = comm_of(two, NULL);
+  static const struct {
+    NcclColl coll;
+    guint64 bytes;
+    guint32 channels;
+  } a100[] = {
+      {NCCL_COLL_SENDRECV, 8, 1},          {NCCL_COLL_SENDRECV, 128 * MIB, 8},
+      {NCCL_COLL_SENDRECV, 256 * MIB, 16}, {NCCL_COLL_SENDRECV, 512 * MIB, 32},
+      {NCCL_COLL_SENDRECV, GIB, 32},       {NCCL_COLL_ALLTOALL, 8 * MIB, 4}};
   NcclChoice ch;
 
+  ck_assert_uint_eq(c->p2p_channels, 32);
+  ck_assert_uint_eq(c->p2p_peer_channels, 32);
+  for (guint i = 0; i < G_N_ELEMENTS(a100); i++) {
+    ck_assert(nccl_select(c, a100[i].coll, a100[i].bytes, &ch, NULL, NULL));
+    ck_assert_msg(ch.channels == a100[i].channels, "case %u: %u channels", i,
+                  ch.channels);
+  }
   ck_assert(nccl_select(c, NCCL_COLL_SENDRECV, 8, &ch, NULL, NULL));
-  ck_assert_uint_eq(ch.channels, 1);
   ck_assert_uint_eq(nccl_tests_time(c, SIM_US(1), SIM_US(1), ch.channels),
                     SIM_NS(5260));
-  ck_assert(nccl_select(c, NCCL_COLL_SENDRECV, GIB, &ch, NULL, NULL));
-  ck_assert_uint_eq(ch.channels, 24);
-  ck_assert(nccl_select(c, NCCL_COLL_ALLTOALL, 8u << 20, &ch, NULL, NULL));
+  ck_assert(shm->shm);
+  ck_assert_uint_eq(shm->p2p_peer_channels, 2);
+  ck_assert(nccl_select(shm, NCCL_COLL_ALLTOALL, 8 * MIB, &ch, NULL, NULL));
+  ck_assert_uint_eq(ch.channels, 1);
+  ck_assert(nccl_select(shm, NCCL_COLL_ALLTOALL, 16 * MIB, &ch, NULL, NULL));
   ck_assert_uint_eq(ch.channels, 2);
+  ck_assert_uint_eq(net->p2p_peer_channels, 2);
+  ck_assert(nccl_select(net, NCCL_COLL_ALLTOALL, 16 * MIB, &ch, NULL, NULL));
+  ck_assert_uint_eq(ch.channels, 2);
+  ck_assert(
+      nccl_select(net, NCCL_COLL_ALLTOALL, 16 * 64 * 1024, &ch, NULL, NULL));
+  ck_assert_uint_eq(ch.channels, 1);
+}
+END_TEST
+
+/* A point-to-point call pays the fixed cost of a kernel running Simple,
+ * NCCL's Ring/Simple base latency (tuning.cc baseLat, 8.4 us), as a
+ * collective does, beside its steps: an 8-byte SendRecv through host
+ * memory takes it and one Simple step over PCIe (hwLat 4.0 us) and the
+ * path, 14.1 us; it took 5.7 without it, where the two RTX 2080 Ti's
+ * AllToAll (reference2, autodl) measured 13.0-13.5 us from 32 B to 8 KiB
+ * and about 15 us of fixed cost beside its bytes from 32 KiB to 1 MiB. */
+START_TEST(test_p2p_base_latency)
+{
+  g_autoptr(TopoSystem) ti = load_text(RTX2080TI_NOP2P);
+  g_autoptr(NcclComm) c = comm_of(ti, NULL);
+  double base = nccl_base_latency_us(NCCL_ALGO_RING, NCCL_PROTO_SIMPLE);
+  double us = 8 / busbw(c, NCCL_COLL_SENDRECV, 8, NCCL_EXEC_FLOW, NULL) / 1e3;
+
+  ck_assert_double_eq_tol(base, 8.4, 1e-9);
+  ck_assert_msg(us >= base + 4.0 && us < base + 6.0, "SendRecv 8 B %.2f us",
+                us);
 }
 END_TEST
 
@@ -1961,11 +2025,11 @@ END_TEST
 /* Two GPUs without P2P under one PCIe Gen3 switch (an RTX 2080 Ti box).
  * A Broadcast's root only writes host memory and its peer only reads it:
  * the data crosses the switch's uplink up and back down, at the links'
- * rate.  An AllReduce's CTAs do both, so each SHM connection runs at
- * [nccl] shm_duplex_GBps: two channels of 2 GB/s each way.  An AllToAll's
- * CTAs serve one SHM send for each peer, which share that rate: 4 GB/s of
- * busbw on two GPUs and on four (on root ports of their own, which no
- * switch's uplink binds; 12.0 before the sends shared it).  With P2P the same pair goes GPU to GPU
+ * rate.  An AllReduce's CTAs do both, so the GPU's SHM connections share
+ * [nccl] shm_duplex_GBps (here 4) each way: two channels of 2 GB/s.  An
+ * AllToAll's pairs share it too, whatever their lanes: 4 GB/s of busbw on
+ * two GPUs and on four (on root ports of their own, which no switch's
+ * uplink binds; 12.0 before the sends shared it).  With P2P the same pair goes GPU to GPU
  * under the switch, faster still. */
 START_TEST(test_shm_rates)
 {
@@ -1973,7 +2037,7 @@ START_TEST(test_shm_rates)
       load_text("[system]\nserver = s\n[server s]\ngpus = 2\nsockets = 1\n"
                 "root_complex = root-complex-gen3\ngpu_pcie = pcie3-x16\n"
                 "gpu_arch = sm75\npcie_switch = pex8796\npcie_switches = 1\n"
-                "gpu_p2p = false\n[nccl]\nshm_duplex_GBps = 2\n");
+                "gpu_p2p = false\n[nccl]\nshm_duplex_GBps = 4\n");
   g_autoptr(TopoSystem) ok =
       load_text("[system]\nserver = s\n[server s]\ngpus = 2\nsockets = 1\n"
                 "root_complex = root-complex-gen3\ngpu_pcie = pcie3-x16\n"
@@ -1982,7 +2046,7 @@ START_TEST(test_shm_rates)
       load_text("[system]\nserver = s\n[server s]\ngpus = 4\nsockets = 1\n"
                 "root_complex = root-complex-gen3\ngpu_pcie = pcie3-x16\n"
                 "gpu_arch = sm75\ngpu_p2p = false\n[nccl]\n"
-                "shm_duplex_GBps = 2\n");
+                "shm_duplex_GBps = 4\n");
   g_autoptr(NcclComm) shm = comm_of(ns, NULL);
   g_autoptr(NcclComm) shm4 = comm_of(ns4, NULL);
   g_autoptr(NcclComm) p2p = comm_of(ok, NULL);
@@ -3086,6 +3150,7 @@ Suite *suite_nccl(void)
   tcase_add_test(tc, test_ib_qps);
   tcase_add_test(tc, test_node_channels);
   tcase_add_test(tc, test_p2p_channels);
+  tcase_add_test(tc, test_p2p_base_latency);
   tcase_add_test(tc, test_nvlstree_bus_bandwidth);
   tcase_add_test(tc, test_nvls_copies_bind);
   tcase_add_test(tc, test_nvls_loop_pipeline);
