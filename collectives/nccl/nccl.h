@@ -67,15 +67,10 @@ typedef enum {
 #define NCCL_MAX_CHANNELS 32
 
 /* The fewest ranks an AllToAll runs in closed form from (NcclOptions.
- * no_alltoall_closed): where running every pair at once can take minutes
- * and gigabytes.  A 1 MiB AllToAll on 1024 DGX H100 GPUs took 32 s of CPU
- * and 2.8 GiB (about 2.7 KiB and 3.6 flows a pair), and on 128 (16 DGX
- * H100 on a 2-tier ECMP fat-tree, docs/cookbook/pod.ini) 70-110 s of CPU
- * a size, every departure refilling the flows that share the spines;
- * the closed form took 0.17 s for 15 such runs, within 1.92% of them
- * (bench/README.md).  64 ranks of the same fabric ran in 0.3 s: 1024
- * until 2026-12-07. */
-#define NCCL_ALLTOALL_CLOSED_RANKS 128
+ * no_alltoall_closed): where running every pair at once takes a minute
+ * and gigabytes (a 1 MiB AllToAll on 1024 DGX H100 GPUs: 32 s of CPU and
+ * 2.8 GiB, about 2.7 KiB and 3.6 flows a pair; bench/README.md). */
+#define NCCL_ALLTOALL_CLOSED_RANKS 1024
 
 /* The transport a plan runs on (sim/transport.h, sim/packet.h). */
 typedef enum {

@@ -3,8 +3,9 @@
 # cookbook, run from the repository root with a built ifsim.
 #   docs/cookbook/make.sh [PATH/TO/ifsim]     (default: build/ifsim)
 # The CSVs go to a temporary directory (or KEEP=DIR); the PNGs into
-# docs/cookbook/.  About 33 s on 2 cores (2026-12-07: 32.8 s wall, 32.9 s
-# CPU; 20 min 42 s before the AllToAlls of 128 ranks ran in closed form).
+# docs/cookbook/.  About 21 minutes on 2 cores (2026-12-07: 20 min 42 s
+# wall, 22 min 28 s CPU), most of it the AllToAlls of 128 ranks, which
+# run every pair (docs/transports.md, bench/README.md).
 set -eu
 cd "$(dirname "$0")/../.."
 IFSIM=${1:-build/ifsim}
