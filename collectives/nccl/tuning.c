@@ -978,10 +978,9 @@ static guint32 clamp_channels(const NcclComm *c, guint32 nc)
 }
 
 /* Point-to-point operations are outside the cost model: NCCL runs them as
- * Simple over its p2p channels, splitting a message by its p2p chunk: a
- * message takes a channel per chunk, up to the kernel's channels, so a
- * small one is launched on one.  The message is a pair's: the call's
- * bytes for Send/Recv, a rank's share for AllToAll. */
+ * Simple over its p2p channels, an operation on as many as
+ * p2p_op_channels gives it, in steps of its p2p chunk.  The operation is
+ * a pair's: the call's bytes for Send/Recv, a rank's share for AllToAll. */
 
 const char *nccl_p2p_chunk_var(NcclP2pChunk k)
 {
