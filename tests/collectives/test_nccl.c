@@ -2029,7 +2029,8 @@ END_TEST
  * [nccl] shm_duplex_GBps (here 4) each way: two channels of 2 GB/s.  An
  * AllToAll's pairs share it too, whatever their lanes: 4 GB/s of busbw on
  * two GPUs and on four (on root ports of their own, which no switch's
- * uplink binds; 12.0 before the sends shared it).  With P2P the same pair goes GPU to GPU
+ * uplink binds; 12.0 before the sends shared it), and 8 MiB on the one
+ * channel NCCL gives a pair nearly that.  With P2P the same pair goes GPU to GPU
  * under the switch, faster still. */
 START_TEST(test_shm_rates)
 {
@@ -2057,7 +2058,15 @@ START_TEST(test_shm_rates)
       busbw(shm4, NCCL_COLL_ALLTOALL, 512 * MIB, NCCL_EXEC_FLOW, NULL);
   double ar_p2p =
       busbw(p2p, NCCL_COLL_ALLREDUCE, 512 * MIB, NCCL_EXEC_FLOW, NULL);
+  NcclChoice one;
+  /* 8 MiB: each pair on NCCL's one channel, which has the GPU's whole
+   * rate (a CTA's half of it before, 2 GB/s at most) */
+  double a2a_one =
+      busbw(shm, NCCL_COLL_ALLTOALL, 8 * MIB, NCCL_EXEC_FLOW, &one);
 
+  ck_assert_uint_eq(one.channels, 1);
+  ck_assert_msg(a2a_one > 3.5 && a2a_one < 4.0,
+                "SHM AllToAll on one channel %.2f GB/s", a2a_one);
   ck_assert_msg(fabs(ar - 4.0) < 0.05, "SHM AllReduce %.2f GB/s", ar);
   ck_assert_msg(fabs(a2a - 4.0) < 0.05, "SHM AllToAll %.2f GB/s", a2a);
   ck_assert_msg(fabs(a2a4 - 4.0) < 0.05, "SHM AllToAll, 4 GPUs %.2f GB/s",
