@@ -797,13 +797,10 @@ static guint32 pow2_up(guint32 v)
 
 static void p2p_channels(NcclComm *c)
 {
-  guint32 n = c->kernel_channels, fewest;
+  guint32 fewest;
 
-  if (c->opt.max_channels && n > c->opt.max_channels)
-    n = c->opt.max_channels;
-  if (c->opt.min_channels && n < c->opt.min_channels)
-    n = c->opt.min_channels;
-  c->p2p_channels = MIN(pow2_up(MAX(n, 1)), NCCL_MAX_CHANNELS);
+  c->p2p_channels = MIN(pow2_up(nccl_clamp_channels(c, c->kernel_channels)),
+                        NCCL_MAX_CHANNELS);
   fewest = c->p2p_channels;
   if (c->ppn > 1)
     fewest = MIN(fewest, c->nvl_intra ? 2 * MAX(c->gpu.nvlinks, 1) : 2);

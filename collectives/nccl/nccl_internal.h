@@ -107,6 +107,9 @@ guint64 nccl_step_data_bytes(const NcclComm *c, NcclProto p);
 /* The chunk NCCL splits a point-to-point message by (tuning.c's 512 KiB
  * for every path, at most a Simple step). */
 guint64 nccl_p2p_chunk_bytes(const NcclComm *c);
+/* nc channels within NCCL_MIN_NCHANNELS and NCCL_MAX_NCHANNELS (the
+ * options' min_channels, max_channels), at least 1 */
+guint32 nccl_clamp_channels(const NcclComm *c, guint32 nc);
 
 /* Network post overhead of an x86 Intel host (tuning.cc getNetOverhead), us;
  * twice that on AMD (the server's cpu). */

@@ -968,7 +968,7 @@ static guint32 size_channels(const NcclComm *c, NcclColl coll, NcclAlgo a,
   return traffic_channels(c, coll, p, nc, bytes);
 }
 
-static guint32 clamp_channels(const NcclComm *c, guint32 nc)
+guint32 nccl_clamp_channels(const NcclComm *c, guint32 nc)
 {
   if (c->opt.max_channels && nc > c->opt.max_channels)
     nc = c->opt.max_channels;
@@ -1128,6 +1128,9 @@ static guint32 p2p_op_channels(const NcclComm *c, guint64 bytes)
 static gboolean select_p2p(const NcclComm *c, NcclColl coll, guint64 bytes,
                            NcclChoice *out, GString *explain, GError **error)
 {
+  /* the operation: a pair's bytes */
+  guint64 op = coll == NCCL_COLL_ALLTOALL ? bytes / c->nranks : bytes;
+
   if (c->opt.protos && !(c->opt.protos & (1u << NCCL_PROTO_SIMPLE))) {
     g_set_error(error, COLL_ERROR, COLL_ERROR_CONFLICT,
                 "%s runs NCCL's p2p Simple protocol; the protocol choice "
@@ -1137,8 +1140,7 @@ static gboolean select_p2p(const NcclComm *c, NcclColl coll, guint64 bytes,
   }
   out->algo = NCCL_ALGO_RING; /* reported as "P2P" by the CLI */
   out->proto = NCCL_PROTO_SIMPLE;
-  out->channels = p2p_op_channels(
-      c, coll == NCCL_COLL_ALLTOALL ? bytes / c->nranks : bytes);
+  out->channels = p2p_op_channels(c, op);
   out->model_us = -1;
   if (explain) {
     g_string_append_printf(
@@ -1149,9 +1151,8 @@ static gboolean select_p2p(const NcclComm *c, NcclColl coll, guint64 bytes,
         "operation), which move [nccl] p2p_copy_ratio %.3f of the GPU's "
         "%.1f GB/s of NCCL bandwidth; chunks of %" G_GUINT64_FORMAT " B "
         "(%s)\n",
-        nccl_coll_name(coll), bytes,
-        coll == NCCL_COLL_ALLTOALL ? bytes / c->nranks : bytes, out->channels,
-        c->p2p_channels, c->p2p_peer_channels,
+        nccl_coll_name(coll), bytes, op, out->channels, c->p2p_channels,
+        c->p2p_peer_channels,
         mdl_registry_nccl(topo_system_models(c->sys))->p2p_copy_ratio,
         c->gpu_GBps, nccl_p2p_chunk_bytes(c),
         nccl_p2p_chunk_var(nccl_p2p_chunk_kind(c)));
@@ -1271,7 +1272,7 @@ gboolean nccl_select(const NcclComm *c, NcclColl coll, guint64 bytes,
                      ? c->nvls_channels
                      : c->kernel_channels;
 
-    out->channels = clamp_channels(
+    out->channels = nccl_clamp_channels(
         c, size_channels(c, coll, out->algo, out->proto, nc, bytes));
   }
   if (explain)
