@@ -17,7 +17,7 @@
 # predicted time, and the default run's CPU and memory as a fraction of
 # the baseline's, and how far its predicted time is from the baseline's
 # (folding is exact; whole bodies stay within 1.5%, the AllToAll's closed
-# form within 3.5%).
+# form within 1%).
 # usage: bench/scale.sh [BUILD] [--quick]   (default build-bench, built here;
 #        --quick: the 4096-GPU runs only)
 set -uo pipefail

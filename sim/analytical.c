@@ -1,9 +1,11 @@
 /* The analytical transport: every transfer runs as if alone on the fabric.
  *
- * A path's share of b bytes takes latency(path) + ceil(b / r * 10^12) ps,
+ * A transfer of b bytes takes latency(path) + ceil(b / r * 10^12) ps,
  * r = min over its channels of rate_Bps / w (and the transfer's cap; a
- * channel the path crosses twice, w of both crossings); the
- * transfer ends with its slowest share (sim/transport.h).  One event per
+ * channel the path crosses twice, w of both crossings).  Over a path set
+ * its shares are fixed and move at one rate (sim_transfer_union): the
+ * latest path's latency, then r over the channels its paths cross, each
+ * at its paths' weight (sim/transport.h).  One event per
  * transfer, nothing stored in between: the fastest way to sweep sizes, and
  * the cross-check of the flow transport, which must agree exactly when no
  * two flows meet.
@@ -17,6 +19,9 @@ typedef struct {
   SimTransport base;
   SimKind done_kind;
   SimChannelStats *chan; /* [n_channels] */
+  guint32 *slot_of;      /* [n_channels], SIM_NONE: sim_transfer_union's */
+  SimChannelId *u_ch;    /* [SIM_UNION_MAX_HOPS] */
+  double *u_w;           /* [SIM_UNION_MAX_HOPS] */
 } Analytical;
 
 static void analytical_done(SimEngine *engine, void *ctx, guint64 tag)
@@ -59,6 +64,16 @@ static void analytical_start(SimTransport *t, const SimTransfer *x)
       t_i += sim_serialize_ps((double)bytes, rate);
     end = MAX(end, t_i);
   }
+  if (x->n_paths > 1) {
+    guint32 n = sim_transfer_union(t, x, a->slot_of, a->u_ch, a->u_w, &end);
+    double rate = x->cap_Bps > 0 ? x->cap_Bps : G_MAXDOUBLE;
+
+    for (guint32 k = 0; k < n; k++)
+      rate = MIN(rate, sim_fabric_channel(t->fabric, a->u_ch[k])->rate_Bps /
+                           a->u_w[k]);
+    if (x->bytes > 0)
+      end += sim_serialize_ps((double)x->bytes, rate);
+  }
   sim_engine_schedule_in(t->engine, end, a->done_kind, x->tag);
 }
 
@@ -73,6 +88,9 @@ static void analytical_free(SimTransport *t)
   Analytical *a = (Analytical *)t;
 
   g_free(a->chan);
+  g_free(a->slot_of);
+  g_free(a->u_ch);
+  g_free(a->u_w);
   g_free(a);
 }
 
@@ -87,9 +105,15 @@ static const SimTransportOps analytical_ops = {
 SimTransport *sim_analytical_new(SimEngine *engine, const SimFabric *fabric)
 {
   Analytical *a = g_new0(Analytical, 1);
+  guint32 n_ch = sim_fabric_n_channels(fabric);
 
   sim_transport_init(&a->base, &analytical_ops, engine, fabric);
-  a->chan = g_new0(SimChannelStats, MAX(sim_fabric_n_channels(fabric), 1));
+  a->chan = g_new0(SimChannelStats, MAX(n_ch, 1));
+  a->slot_of = g_new(guint32, MAX(n_ch, 1));
+  for (guint32 c = 0; c < n_ch; c++)
+    a->slot_of[c] = SIM_NONE;
+  a->u_ch = g_new(SimChannelId, SIM_UNION_MAX_HOPS);
+  a->u_w = g_new(double, SIM_UNION_MAX_HOPS);
   a->done_kind =
       sim_engine_register(engine, "analytical.done", analytical_done, a);
   return &a->base;

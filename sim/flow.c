@@ -1,9 +1,14 @@
 /* The flow-level transport: fluid flows sharing channels max-min fairly.
  *
- * Each path of a transfer is a flow.  It waits its path's latency
- * (SimGrid's convention: latency first, then bandwidth), becomes active on
- * its channels, moves its bytes at the rate max-min fairness gives it, and
- * leaves.  Max-min fairness on payload rates with wire weights: a flow at
+ * A transfer is a flow.  It waits its path's latency (SimGrid's
+ * convention: latency first, then bandwidth), becomes active on its
+ * channels, moves its bytes at the rate max-min fairness gives it, and
+ * leaves.  A transfer over a path set is one flow over the channels its
+ * paths cross, each carrying its paths' share (sim_transfer_union: the
+ * shares are fixed, as NVLink's interleave over a GPU's links and NCCL's
+ * split of a chunk over queue pairs are), after the latest path's
+ * latency; one over more than FLOW_MAX_HOPS channels runs a flow a path.
+ * Max-min fairness on payload rates with wire weights: a flow at
  * payload rate r uses w r of each channel's rate_Bps (w from the wire hook,
  * sim/transport.h), and the allocation is the one where no flow can go
  * faster without slowing one that is no faster (Bertsekas & Gallager, Data
@@ -60,11 +65,40 @@ typedef struct {
                    uses w r of the channel, as k flows of r would */
 } FlowHop;
 
+/* Flow.merged: a path that crossed a channel twice, each such channel
+ * one hop of both crossings' weights; a transfer's path set as one flow
+ * over the channels its paths cross (sim_transfer_union). */
+#define FLOW_REPEAT 1
+#define FLOW_SET 2
+
+/* Flow.blk's marks of a flow whose hops are a WideBlock (Flow.wide), and
+ * of a wide flow whose block is a HugeBlock. */
+#define FLOW_BLK_WIDE 0x80000000u
+#define FLOW_BLK_HUGE 0x40000000u
+
+/* The hops a WideBlock holds: a GPU's 18 NVLink planes and back, a NIC's
+ * path beside them. */
+#define FLOW_WIDE_HOPS 64
+
+/* The most hops a flow has: a channel entry keeps its hop's index in 8
+ * bits.  A path set over more channels runs a flow a path. */
+#define FLOW_MAX_HOPS 256
+
 /* The hops of a path longer than INLINE_HOPS, all of them in one array,
  * so that a flow's hops are always one array (flow_hops). */
 typedef struct {
   FlowHop hop[SIM_PATH_MAX_HOPS];
 } HopBlock;
+
+/* The hops of a path set's flow over more channels than a HopBlock
+ * holds: up to FLOW_WIDE_HOPS, and up to FLOW_MAX_HOPS (1 and 4 KiB). */
+typedef struct {
+  FlowHop hop[FLOW_WIDE_HOPS];
+} WideBlock;
+
+typedef struct {
+  FlowHop hop[FLOW_MAX_HOPS];
+} HugeBlock;
 
 /* A flow.  What starting, ending and rescheduling it touch comes first,
  * in one cache line, then the hops a short path uses; what only
@@ -80,7 +114,8 @@ typedef struct {
   guint32 bneck;       /* channel that limits it, SIM_NONE: its cap */
   guint32 ev_gen;      /* end events carry it; kept across reuse of the slot */
   guint16 ended_once;  /* an end event was scheduled before */
-  guint16 merged;      /* its path crossed a channel twice (flow_start) */
+  guint16 merged;      /* FLOW_REPEAT or FLOW_SET where its hops are not one
+                          path's, each crossed once (flow_start) */
   guint32 copies;      /* identical flows it stands for (SimTransfer) */
   FlowHop hop[INLINE_HOPS];
   double cap;         /* rate cap; G_MAXDOUBLE: none */
@@ -91,7 +126,11 @@ typedef struct {
   guint32 new_bneck;
   guint32 key; /* the rate key its entries carry: rate_key(rate) or above */
   guint32 blk; /* its HopBlock where the path is longer than INLINE_HOPS
-                  (hop[] then unused), else SIM_POOL_NIL */
+                  (hop[] then unused), FLOW_BLK_WIDE | its WideBlock (or
+                  FLOW_BLK_HUGE | its HugeBlock) where a path set's
+                  channels are more than a HopBlock holds, else
+                  SIM_POOL_NIL */
+  FlowHop *wide; /* FLOW_BLK_WIDE: its hops */
 } Flow;
 
 G_STATIC_ASSERT(G_STRUCT_OFFSET(Flow, hop) == 64);
@@ -161,11 +200,14 @@ static inline void vec_push(U32Vec *a, guint32 x)
 typedef struct {
   SimTransport base;
   SimKind activate_kind, done_kind;
-  SimPool flows, blocks, xfers;
+  SimPool flows, blocks, wides, huges, xfers;
   Chan *chan;     /* [n_channels], cache-line aligned */
   ChanCold *cold; /* [n_channels] */
   SimTime *lat;   /* [n_channels]: latency plus the far end's forwarding */
   SimTime *fwd;   /* [n_channels]: the far end's forwarding alone */
+  guint32 *slot_of;   /* [n_channels], SIM_NONE: sim_transfer_union's */
+  SimChannelId *u_ch; /* [SIM_UNION_MAX_HOPS]: a path set's channels */
+  double *u_w;        /* [SIM_UNION_MAX_HOPS]: and their weights */
   guint32 n_channels;
   guint32 stamp, fill_stamp;
   guint32 active;
@@ -194,6 +236,8 @@ static inline FlowHop *flow_hops(FlowTransport *ft, const Flow *fl)
 {
   if (G_LIKELY(fl->blk == SIM_POOL_NIL))
     return (FlowHop *)fl->hop;
+  if (G_UNLIKELY(fl->blk & FLOW_BLK_WIDE))
+    return fl->wide;
   return ((HopBlock *)sim_pool_at(&ft->blocks, fl->blk))->hop;
 }
 
@@ -849,7 +893,10 @@ static void flow_release(FlowTransport *ft, guint32 f, Flow *fl)
   guint32 xi = fl->xfer;
   guint64 tag = fl->tag;
 
-  if (fl->blk != SIM_POOL_NIL)
+  if (fl->blk != SIM_POOL_NIL && G_UNLIKELY(fl->blk & FLOW_BLK_WIDE))
+    sim_pool_free(fl->blk & FLOW_BLK_HUGE ? &ft->huges : &ft->wides,
+                  fl->blk & ~(FLOW_BLK_WIDE | FLOW_BLK_HUGE));
+  else if (fl->blk != SIM_POOL_NIL)
     sim_pool_free(&ft->blocks, fl->blk);
   sim_pool_free_item(&ft->flows, f, fl);
   if (xi != SIM_NONE) {
@@ -958,8 +1005,8 @@ static gboolean flow_insert(FlowTransport *ft, guint32 f, Flow *fl,
 /* flow_insert for a flow whose channels are all idle (flow_start saw
  * them), at the bottleneck rate it found: one pass.  Each channel holds
  * the flow alone, in slot 0. */
-static void flow_insert_alone(FlowTransport *ft, guint32 f, Flow *fl,
-                              SimTime since, double rate, guint32 bneck)
+static inline void flow_insert_alone(FlowTransport *ft, guint32 f, Flow *fl,
+                                     SimTime since, double rate, guint32 bneck)
 {
   FlowHop *hops = flow_hops(ft, fl);
   guint32 n_hops = fl->n_hops, copies = fl->copies;
@@ -990,15 +1037,20 @@ static void flow_insert_alone(FlowTransport *ft, guint32 f, Flow *fl,
   flow_schedule_done(ft, f, fl);
 }
 
-/* How many times a flow crosses the channel of its hop hp: once, or, for a
- * hop flow_start merged, its weight over one crossing's. */
+/* How many times a flow's payload crosses the channel of its hop hp:
+ * once; for a hop flow_start merged, its weight over one crossing's: the
+ * times a path crossed it (FLOW_REPEAT), the share of a path set's bytes
+ * that crosses it (FLOW_SET). */
 static double crossings(const FlowTransport *ft, const Flow *fl,
                         const FlowHop *hp)
 {
+  double k;
+
   if (!fl->merged)
     return 1;
-  return round(hp->w / (sim_transport_wire_ratio(&ft->base, hp->ch, fl->bytes) *
-                        fl->copies));
+  k = hp->w /
+      (sim_transport_wire_ratio(&ft->base, hp->ch, fl->bytes) * fl->copies);
+  return fl->merged == FLOW_REPEAT ? round(k) : k;
 }
 
 /* Headroom below a channel's rate under which it counts as unsaturated
@@ -1185,7 +1237,7 @@ static double merged_rate(FlowTransport *ft, Flow *fl, guint32 n,
   double rate = fl->cap;
 
   fl->n_hops = n;
-  fl->merged = TRUE;
+  fl->merged = FLOW_REPEAT;
   *bneck = SIM_NONE;
   for (guint32 k = 0; k < n; k++) {
     const FlowHop *hp = flow_hop(ft, fl, k);
@@ -1198,6 +1250,97 @@ static double merged_rate(FlowTransport *ft, Flow *fl, guint32 n,
   return rate;
 }
 
+/* A new flow, *f, of `bytes` at most `cap`, over n_hops hops (their
+ * storage taken here, their channels and weights the caller's to fill). */
+static inline Flow *flow_new(FlowTransport *ft, guint32 *f, guint64 bytes,
+                             double cap, guint32 copies, guint64 tag,
+                             guint32 xfer, guint32 n_hops)
+{
+  Flow *fl;
+
+  *f = sim_pool_alloc_fixed(&ft->flows, FLOW_ITEM_SIZE, FLOW_CHUNK_SHIFT);
+  fl = flow_at(ft, *f);
+
+  fl->remaining = (double)bytes;
+  fl->rate = 0;
+  fl->cap = cap;
+  fl->done_ev = SIM_EVENT_ID_NONE;
+  fl->ended_once = fl->merged = FALSE;
+  fl->copies = copies;
+  fl->bytes = bytes;
+  fl->tag = tag;
+  fl->xfer = xfer;
+  fl->n_hops = n_hops;
+  fl->mark = fl->frozen = 0;
+  if (G_UNLIKELY(n_hops > SIM_PATH_MAX_HOPS)) {
+    gboolean huge = n_hops > FLOW_WIDE_HOPS;
+    SimPool *pool = huge ? &ft->huges : &ft->wides;
+    guint32 b = sim_pool_alloc(pool);
+
+    g_assert(n_hops <= FLOW_MAX_HOPS && b < FLOW_BLK_HUGE);
+    fl->blk = b | FLOW_BLK_WIDE | (huge ? FLOW_BLK_HUGE : 0);
+    fl->wide = sim_pool_at(pool, b);
+  } else {
+    fl->blk = n_hops > INLINE_HOPS ? sim_pool_alloc(&ft->blocks) : SIM_POOL_NIL;
+  }
+  return fl;
+}
+
+/* Starts a flow set up with its hops, its bottleneck rate and channel
+ * (cap and channels alone) and its path's latency; `idle`: none of its
+ * channels holds a flow. */
+static inline void flow_launch(FlowTransport *ft, guint32 f, Flow *fl,
+                               SimTime lat, gboolean idle, double rate,
+                               guint32 bneck)
+{
+  if (fl->bytes > 0 && idle) {
+    /* Nobody on the path: start the bytes after the latency without an
+     * activation event; a flow arriving meanwhile demotes this one. */
+    flow_insert_alone(ft, f, fl, sim_engine_now(ft->base.engine) + lat, rate,
+                      bneck);
+    return;
+  }
+  sim_engine_schedule_in(ft->base.engine, lat, ft->activate_kind, f);
+}
+
+/* A transfer over several paths as one flow over the channels they cross
+ * (sim_transfer_union): its shares are fixed, so it moves at one rate,
+ * each channel carrying its paths' part, and max-min fairness counts it
+ * once on a channel its paths share (a NIC that a GPU's NVLink traffic
+ * reaches over 18 planes is one connection's, not 18).  FALSE, nothing
+ * started, where its channels are more than FLOW_MAX_HOPS. */
+static G_GNUC_NO_INLINE gboolean flow_start_set(FlowTransport *ft,
+                                                const SimTransfer *x)
+{
+  SimTime lat;
+  guint32 n =
+      sim_transfer_union(&ft->base, x, ft->slot_of, ft->u_ch, ft->u_w, &lat);
+  guint32 copies = MAX(x->copies, 1), bneck = SIM_NONE, f;
+  double rate = x->cap_Bps > 0 ? x->cap_Bps : G_MAXDOUBLE;
+  gboolean idle = TRUE;
+  FlowHop *hops;
+  Flow *fl;
+
+  if (n > FLOW_MAX_HOPS)
+    return FALSE;
+  fl = flow_new(ft, &f, x->bytes, rate, copies, x->tag, SIM_NONE, n);
+  fl->merged = FLOW_SET;
+  hops = flow_hops(ft, fl);
+  for (guint32 k = 0; k < n; k++) {
+    SimChannelId c = ft->u_ch[k];
+
+    hops[k].ch = c;
+    hops[k].w = ft->u_w[k] * copies;
+    idle &= ft->chan[c].n == 0;
+    if (ft->chan[c].cap / hops[k].w < rate) {
+      rate = ft->chan[c].cap / hops[k].w;
+      bneck = c;
+    }
+  }
+  flow_launch(ft, f, fl, lat, idle, rate, bneck);
+  return TRUE;
+}
+
 static void flow_start(SimTransport *t, const SimTransfer *x)
 {
   FlowTransport *ft = (FlowTransport *)t;
@@ -1205,6 +1348,9 @@ static void flow_start(SimTransport *t, const SimTransfer *x)
 
   if (x->n_paths > 1) {
     Xfer *xr;
+
+    if (flow_start_set(ft, x))
+      return;
     xi = sim_pool_alloc(&ft->xfers);
     xr = sim_pool_at(&ft->xfers, xi);
     xr->tag = x->tag;
@@ -1212,29 +1358,17 @@ static void flow_start(SimTransport *t, const SimTransfer *x)
   }
   for (guint32 i = 0; i < x->n_paths; i++) {
     const SimPath *p = &x->paths[i];
-    guint32 f =
-        sim_pool_alloc_fixed(&ft->flows, FLOW_ITEM_SIZE, FLOW_CHUNK_SHIFT);
-    Flow *fl = flow_at(ft, f);
     guint64 bytes = xi == SIM_NONE ? x->bytes : sim_transfer_share(x, i);
     SimTime lat = 0;
     gboolean idle = TRUE;
     double rate = sim_transfer_path_cap(x, i);
     guint32 bneck = SIM_NONE, n = 0, copies = MAX(x->copies, 1);
+    guint32 f;
+    Flow *fl;
     FlowHop *hops;
 
     g_assert(p->n > 0 && p->n <= SIM_PATH_MAX_HOPS);
-    fl->remaining = (double)bytes;
-    fl->rate = 0;
-    fl->cap = rate;
-    fl->done_ev = SIM_EVENT_ID_NONE;
-    fl->ended_once = fl->merged = FALSE;
-    fl->copies = copies;
-    fl->bytes = bytes;
-    fl->tag = x->tag;
-    fl->xfer = xi;
-    fl->n_hops = p->n;
-    fl->mark = fl->frozen = 0;
-    fl->blk = p->n > INLINE_HOPS ? sim_pool_alloc(&ft->blocks) : SIM_POOL_NIL;
+    fl = flow_new(ft, &f, bytes, rate, copies, x->tag, xi, p->n);
     hops = flow_hops(ft, fl);
     for (guint32 h = 0; h < p->n; h++) {
       SimChannelId c = p->hop[h];
@@ -1265,14 +1399,7 @@ static void flow_start(SimTransport *t, const SimTransfer *x)
       rate = merged_rate(ft, fl, n, &bneck);
     /* The path's end forwards nothing: take its node latency back out. */
     lat -= ft->fwd[p->hop[p->n - 1]];
-    if (bytes > 0 && idle) {
-      /* Nobody on the path: start the bytes after the latency without an
-       * activation event; a flow arriving meanwhile demotes this one. */
-      flow_insert_alone(ft, f, fl, sim_engine_now(t->engine) + lat, rate,
-                        bneck);
-      continue;
-    }
-    sim_engine_schedule_in(t->engine, lat, ft->activate_kind, f);
+    flow_launch(ft, f, fl, lat, idle, rate, bneck);
   }
 }
 
@@ -1323,6 +1450,9 @@ static void flow_free(SimTransport *t)
   g_free(ft->cold);
   g_free(ft->lat);
   g_free(ft->fwd);
+  g_free(ft->slot_of);
+  g_free(ft->u_ch);
+  g_free(ft->u_w);
   g_free(ft->heap);
   g_free(ft->comp_ch.v);
   g_free(ft->comp_fl.v);
@@ -1331,6 +1461,8 @@ static void flow_free(SimTransport *t)
   g_free(ft->set_list.v);
   sim_pool_clear(&ft->flows);
   sim_pool_clear(&ft->blocks);
+  sim_pool_clear(&ft->wides);
+  sim_pool_clear(&ft->huges);
   sim_pool_clear(&ft->xfers);
   g_free(ft);
 }
@@ -1351,15 +1483,21 @@ SimTransport *sim_flow_new(SimEngine *engine, const SimFabric *fabric)
   sim_transport_init(&ft->base, &flow_ops, engine, fabric);
   sim_pool_init_aligned(&ft->flows, FLOW_ITEM_SIZE, FLOW_CHUNK_SHIFT, 64);
   sim_pool_init(&ft->blocks, sizeof(HopBlock), 12);
+  sim_pool_init(&ft->wides, sizeof(WideBlock), 8);
+  sim_pool_init(&ft->huges, sizeof(HugeBlock), 6);
   sim_pool_init(&ft->xfers, sizeof(Xfer), 12);
   ft->n_channels = n_ch;
   ft->chan = g_aligned_alloc0(MAX(n_ch, 1), sizeof(Chan), 64);
   ft->cold = g_new0(ChanCold, MAX(n_ch, 1));
   ft->lat = g_new0(SimTime, MAX(n_ch, 1));
   ft->fwd = g_new0(SimTime, MAX(n_ch, 1));
+  ft->slot_of = g_new(guint32, MAX(n_ch, 1));
+  ft->u_ch = g_new(SimChannelId, SIM_UNION_MAX_HOPS);
+  ft->u_w = g_new(double, SIM_UNION_MAX_HOPS);
   for (guint32 c = 0; c < n_ch; c++) {
     const SimChannel *sc = sim_fabric_channel(fabric, c);
     Chan *ch = &ft->chan[c];
+    ft->slot_of[c] = SIM_NONE;
     ch->cap = sc->rate_Bps;
     ft->fwd[c] = sim_fabric_node(fabric, sc->dst)->latency_ps;
     ft->lat[c] = sc->latency_ps + ft->fwd[c];

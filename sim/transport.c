@@ -70,6 +70,35 @@ guint64 sim_transfer_share(const SimTransfer *x, guint32 i)
   }
 }
 
+guint32 sim_transfer_union(const SimTransport *t, const SimTransfer *x,
+                           guint32 *slot_of, SimChannelId *ch, double *w,
+                           SimTime *lat)
+{
+  guint32 n = 0;
+
+  for (guint32 i = 0; i < x->n_paths; i++) {
+    const SimPath *p = &x->paths[i];
+    double f = x->bytes > 0
+                   ? (double)sim_transfer_share(x, i) / (double)x->bytes
+                   : (x->weights ? x->weights[i] : 1.0);
+
+    for (guint32 h = 0; h < p->n; h++) {
+      SimChannelId c = p->hop[h];
+
+      if (slot_of[c] == SIM_NONE) {
+        slot_of[c] = n;
+        ch[n] = c;
+        w[n++] = 0;
+      }
+      w[slot_of[c]] += f * sim_transport_wire_ratio(t, c, x->bytes);
+    }
+  }
+  for (guint32 k = 0; k < n; k++)
+    slot_of[ch[k]] = SIM_NONE;
+  *lat = sim_paths_latency_ps(t->fabric, x->paths, x->n_paths);
+  return n;
+}
+
 void sim_transport_start(SimTransport *t, const SimTransfer *x)
 {
   g_assert(x->n_paths >= 1 && x->n_paths <= SIM_PATHSET_MAX);

@@ -3,7 +3,9 @@
  * A transfer moves `bytes` of payload from one endpoint to another over a
  * path, or over several paths with weights (a path set: each path carries
  * its weight's share of the bytes, rounded to whole bytes, and the transfer
- * ends when the last share arrives).  Transports differ in fidelity:
+ * ends when the last share arrives; the analytical and flow transports
+ * keep the shares fixed, moving at one rate: sim_transfer_union).
+ * Transports differ in fidelity:
  *
  *   analytical  latency + bytes / bottleneck rate, no contention
  *               (sim/analytical.c);
@@ -190,6 +192,26 @@ static inline double sim_transfer_path_cap(const SimTransfer *x, guint32 i)
  * at most what the earlier ones left, the last taking what remains, so
  * that they sum to `bytes` exactly. */
 guint64 sim_transfer_share(const SimTransfer *x, guint32 i);
+
+/* The most channels a path set's union may hold (sim_transfer_union):
+ * every path of a set at its longest. */
+#define SIM_UNION_MAX_HOPS (SIM_PATHSET_MAX * SIM_PATH_MAX_HOPS)
+
+/* A transfer over several paths as the fabric carries it: its data split
+ * in fixed shares (NVLink interleaves a GPU's traffic over its links by
+ * address; NCCL cuts each chunk evenly over a connection's queue pairs),
+ * so the transfer moves at one rate r, share i at f_i r (f_i its bytes
+ * over the transfer's: sim_transfer_share).  Fills ch[0..n) with the
+ * channels its paths cross, each once, in the order first met, and w[k]
+ * with the wire bytes ch[k] carries per payload byte of the whole
+ * transfer: the sum over the crossings of ch[k] of f_i times the wire
+ * ratio of the transfer's size (its copies not counted).  Returns n, and
+ * in *lat the latest path's latency (sim_paths_latency_ps).  slot_of is
+ * the caller's scratch of one entry per channel, all SIM_NONE, and is left
+ * so.  ch and w hold SIM_UNION_MAX_HOPS. */
+guint32 sim_transfer_union(const SimTransport *t, const SimTransfer *x,
+                           guint32 *slot_of, SimChannelId *ch, double *w,
+                           SimTime *lat);
 
 /* Wire bytes per payload byte on c for `bytes` under t's hook. */
 static inline double sim_transport_wire_ratio(const SimTransport *t,

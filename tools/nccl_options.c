@@ -45,7 +45,7 @@ void cli_nccl_add_entries(GOptionGroup *group, CliNcclOptions *o)
        "nothing waits on in one transfer; within 1.5%), closed-form (a "
        "packet flow alone on its path; exact but for the order of "
        "simultaneous events), alltoall (an AllToAll of 1024 ranks or more "
-       "in closed form; within 3.5%); a comma-separated list",
+       "in closed form; within 1%); a comma-separated list",
        "LIST"},
       G_OPTION_ENTRY_NULL};
 

@@ -1097,7 +1097,7 @@ contains "$out.csv" "1,closed-form,AllReduce,1048576"
 # faults (docs/faults.md): the flags of run and topo, ifsim faults
 pod="$(dirname "$0")/../../topologies/examples/dgx-h100-superpod.ini"
 expect 0 "# fault: down: p0.leaf0 (64 links)" run -t "$pod" -b 1G -e 1G --fail p0.leaf0
-expect 0 "326.88" run -t "$pod" -b 1G -e 1G --fail p0.leaf0
+expect 0 "327.33" run -t "$pod" -b 1G -e 1G --fail p0.leaf0
 expect 0 "Faults: 1 physical link down, 1 slower" topo "$pod" --fail 'p0.leaf0 p0.spine0' --degrade 's0.nic0 p0.leaf0 ib-ndr-1x' --dot "$out.dot"
 contains "$out.dot" '"p0.leaf0" -- "p0.spine0" [label="ib-ndr-4x down", style=dashed, color=red];'
 contains "$out.dot" '"p0.leaf0" -- "p0.spine1" [label="ib-ndr-4x x1"];'
@@ -1127,7 +1127,7 @@ rm -rf "$nvdir"
 # waiting for the slow GPU's compute
 expect 0 "# fault: straggler: s0.gpu3, its work 1.25x as long (1 GPU)" run -b 1G -e 1G --slow-gpu 's0.gpu3 1.25'
 expect 0 "369.14" run -b 1G -e 1G --slow-gpu 's0.gpu3 1.25'
-expect 0 "step time              6284.018 us" replay -t "$(dirname "$0")/../../topologies/examples/dgx-h100.ini" --astra "$(dirname "$0")/../data/workload/simai_pp2.txt" --slow-gpu 's0.gpu3 1.2'
+expect 0 "step time              6284.016 us" replay -t "$(dirname "$0")/../../topologies/examples/dgx-h100.ini" --astra "$(dirname "$0")/../data/workload/simai_pp2.txt" --slow-gpu 's0.gpu3 1.2'
 expect 2 "ifsim: run: --slow-gpu: 0.9 is not a slowdown factor in [1, 1000]" run --slow-gpu 's0.gpu3 0.9'
 # a fault under the running call: InfiniBand routes around a spine at once;
 # a NIC's connections fail after their retries; an Ethernet link stalls the
@@ -1159,7 +1159,7 @@ expect 2 "ifsim: run: --fail: s0.nic0 is a NIC, and faults of NICs need a networ
 expect 2 "every NIC of server 0 is down (faults from --fail)" run -t "$pod" -b 1M -e 1M --fail 's0.nic*'
 expect 0 "    1  p0.leaf0" faults -t "$pod" -b 1G -e 1G --criticality leaves --csv "$out.csv"
 contains "$out.csv" "element,size_bytes,time_us,busbw_GBps,slowdown,algo,proto,channels,outcome"
-contains "$out.csv" "p0.leaf0,1073741824,6544.039097,326.876873,1.135404,NVLSTree"
+contains "$out.csv" "p0.leaf0,1073741824,6534.923156,327.332853,1.133822,NVLSTree"
 expect 0 "     2     10" faults -t "$pod" -b 1G -e 1G --random 1,2 --draws 10
 # -j: the scenarios in worker processes, the report and CSV byte for byte
 # those of one process
@@ -1170,7 +1170,7 @@ for j in 1 3; do
 done
 if cmp -s "$jdir/c1.csv" "$jdir/c3.csv" && cmp -s "$jdir/c1.txt" "$jdir/c3.txt" &&
    cmp -s "$jdir/r1.csv" "$jdir/r3.csv" && cmp -s "$jdir/r1.txt" "$jdir/r3.txt" &&
-   grep -q "p0.leaf0,1073741824,6544.039097," "$jdir/c3.csv"; then
+   grep -q "p0.leaf0,1073741824,6534.923156," "$jdir/c3.csv"; then
   echo "ok: faults -j 3 = -j 1"
 else
   echo "FAIL: faults -j 3 differs from -j 1"; fails=$((fails + 1))

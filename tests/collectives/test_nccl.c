@@ -2572,13 +2572,17 @@ END_TEST
  * the flow transport running every pair, on systems of every kind that
  * still run whole in a test: DGX H100 on a rail-optimized 3-tier fat-tree
  * (D-mod-k), HGX H100 on an ECMP fat-tree 3:1 at the leaves, two PCIe
- * servers, a GB200 NVL72 rack, two GPUs without P2P (SHM) and two pods
- * over TCP sockets; 1 KiB to 256 MiB.  The closed form is the launch, the
- * longest latency chain and the busiest channel.  Measured: equal to 0.1%
- * but on the DGX H100 and HGX H100 fabrics, where it is early by up to
- * 2.92% at 256 MiB (0.7% at 4 MiB): there the run's flows do not all keep
- * the busiest channel busy to the end.  Bound: 3.5% (docs/transports.md).
- * Below NCCL_ALLTOALL_CLOSED_RANKS ranks, by default, every pair runs. */
+ * servers, a GB200 NVL72 rack, two GPUs without P2P (SHM), two pods over
+ * TCP sockets, and two NVL72-class racks of 16 GB300 joined by 400GbE
+ * RoCE (OCI's system, smaller); 1 KiB to 256 MiB.  The closed form is the
+ * launch, the longest latency chain and the busiest channel.  Measured:
+ * within 0.54% everywhere, the largest at 1 KiB and 64 KiB (latency
+ * chains), within 0.12% from 4 MiB.  Before a path set ran as one flow
+ * (sim/flow.c) the run was up to 2.92% slower on the H100 fabrics and 7%
+ * on the racks (12% on OCI's 128 ranks): a PXN pair's 18 NVLink planes
+ * took 18 shares of its NIC, so the rail-aligned pair starved and ended
+ * last.  Bound: 1% (docs/transports.md).  Below
+ * NCCL_ALLTOALL_CLOSED_RANKS ranks, by default, every pair runs. */
 START_TEST(test_alltoall_closed_form)
 {
   static const char *const ini[] = {
@@ -2604,7 +2608,15 @@ START_TEST(test_alltoall_closed_form)
       "gpu_arch = sm89\nnic = cx6-100g\nnics = 1\n[switch eth]\n"
       "based_on = spectrum4-400g\nport_link = roce-v2-100g\n[scaleout]\n"
       "topology = fat-tree\nswitch = eth\ntiers = 1\n[nic cx6-100g]\n"
-      "based_on = cx6-hdr\nport_link = roce-v2-100g\n"};
+      "based_on = cx6-hdr\nport_link = roce-v2-100g\n",
+      "[system]\nserver = r\nservers = 2\n[server r]\ngpus = 16\n"
+      "sockets = 8\nsockets_per_host = 1\nroot_complex = root-complex-gen5\n"
+      "nvlink = nvlink5\nnvlinks_per_gpu = 18\nnvswitch = nvswitch4\n"
+      "nvswitches = 18\ngpu_arch = sm103\ngpu_attach = c2c\n"
+      "c2c_link = nvlink-c2c\nc2c_links = 5\nnic = cx8-400g\nnics = 32\n"
+      "[nic cx8-400g]\nbased_on = cx8-800g\nport_link = roce-v2-400g\n"
+      "[scaleout]\ntopology = fat-tree\nswitch = spectrum4-400g\ntiers = 2\n"
+      "rail_optimized = false\n"};
   static const guint64 sizes[] = {1024, 64 << 10, 4 * MIB, 256 * MIB};
   double worst = 0;
 
@@ -2626,7 +2638,7 @@ START_TEST(test_alltoall_closed_form)
       ck_assert(a.closed_form && !b.closed_form);
       ck_assert_uint_eq(a.transfers, 0);
       ck_assert_uint_gt(b.transfers, 0);
-      ck_assert_msg(fabs(rel) <= 0.035,
+      ck_assert_msg(fabs(rel) <= 0.01,
                     "system %u, %" G_GUINT64_FORMAT
                     " B: closed form %.3f us, every pair %.3f us",
                     s, sizes[k], a.time_ps / 1e6, b.time_ps / 1e6);
@@ -2648,7 +2660,7 @@ START_TEST(test_alltoall_closed_form)
     }
   }
   /* the approximation is there to see */
-  ck_assert(worst > 0.01);
+  ck_assert_msg(worst > 0.001, "worst %.6f", worst);
 }
 END_TEST
 

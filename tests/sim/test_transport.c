@@ -610,6 +610,68 @@ START_TEST(test_path_set)
 }
 END_TEST
 
+/* A path set moves in fixed shares at one rate, as one flow: on a channel
+ * its paths share it counts once in max-min fairness, not once a path.
+ * n0 -> n1 at 1 GB/s, then P parallel planes to n2 (10 GB/s each) and on
+ * to n3: P = 18, a GPU's NVLink spray and back (37 channels, more than a
+ * path holds), and P = 32 (65 channels, more than 64).  X, 1 MB over the
+ * P planes, and Y, 1 MB over plane 0, share n0 -> n1 half and half and
+ * end together at 2 ms (with a flow a path, X's P would take P/(P + 1)
+ * of it and end at 1.056 ms, Y at 2 ms); the planes carry X's bytes by
+ * its weights.  Both transports, the same times when X runs alone (1
+ * ms). */
+START_TEST(test_path_set_shares)
+{
+  static const guint planes[] = {18, 32};
+
+  for (guint k = 0; k < 2 * G_N_ELEMENTS(planes); k++) {
+    const char *kind = kinds[k % 2];
+    guint np = planes[k / 2];
+    Rig r;
+    SimNodeId n[4];
+    SimChannelId up, out[32], back[32];
+    SimPath ps[32], y;
+    double w[32];
+    SimTransfer x = {
+        .bytes = 1000000, .paths = ps, .weights = w, .n_paths = np, .tag = 0};
+    SimChannelStats st;
+
+    rig_init(&r);
+    nodes(&r, 4, n);
+    up = link(&r, n[0], n[1], 1 * GBps, 0);
+    for (guint i = 0; i < np; i++) {
+      out[i] = link(&r, n[1], n[2], 10 * GBps, 0);
+      back[i] = link(&r, n[2], n[3], 10 * GBps, 0);
+    }
+    rig_go(&r, kind);
+    for (guint i = 0; i < np; i++) {
+      SimChannelId hops[3] = {up, out[i], back[i]};
+
+      ps[i] = path_of(3, hops);
+      w[i] = 1.0 / np;
+    }
+    y = path_of(3, (SimChannelId[]){up, out[0], back[0]});
+    sim_transport_start(r.t, &x);
+    if (g_str_equal(kind, "flow")) {
+      start(&r, &y, 1000000, 1);
+      sim_engine_run(r.engine);
+      ck_assert_time_near(done_at(&r, 0), SIM_MS(2));
+      ck_assert_time_near(done_at(&r, 1), SIM_MS(2));
+      sim_transport_channel_stats(r.t, out[0], &st);
+      ck_assert_double_eq_tol(
+          st.payload_bytes, 1000000 + (double)sim_transfer_share(&x, 0), 1e-3);
+      sim_transport_channel_stats(r.t, out[np - 1], &st);
+      ck_assert_double_eq_tol(st.payload_bytes,
+                              (double)sim_transfer_share(&x, np - 1), 1e-3);
+    } else {
+      sim_engine_run(r.engine);
+      ck_assert_time_near(done_at(&r, 0), SIM_MS(1));
+    }
+    rig_clear(&r);
+  }
+}
+END_TEST
+
 /* Channel statistics: bytes, busy time (not counting idle gaps), peak
  * flows; many flows on one channel (entry arrays grow). */
 START_TEST(test_channel_stats)
@@ -1058,6 +1120,7 @@ Suite *suite_transport(void)
   tcase_add_test(tc, test_long_paths);
   tcase_add_test(tc, test_wire_and_cap);
   tcase_add_test(tc, test_path_set);
+  tcase_add_test(tc, test_path_set_shares);
   tcase_add_test(tc, test_pathset_concat);
   tcase_add_test(tc, test_channel_stats);
   suite_add_tcase(s, tc);
