@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The scales of the performance issue (28), each run as by default (alike
 # channels folded into one transfer of several copies, whole bodies for
-# the edges nothing waits on, an AllToAll of 1024 ranks or more in closed
+# the edges nothing waits on, an AllToAll of 128 ranks or more in closed
 # form: docs/transports.md) and with --no-fold, the baseline (every
 # channel, round and pair), in one run of this script:
 #   1. a 1 GiB AllReduce, NCCL's choice, on 4096 GPUs (512 DGX H100,

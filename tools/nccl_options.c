@@ -36,7 +36,7 @@ void cli_nccl_add_entries(GOptionGroup *group, CliNcclOptions *o)
        "every packet as events; by default channels that move the same "
        "bytes over the same paths run as one, a connection nothing waits "
        "on moves its bytes in one transfer, a packet flow alone on its "
-       "path runs in closed form, and an AllToAll of 1024 ranks or more is "
+       "path runs in closed form, and an AllToAll of 128 ranks or more is "
        "computed in closed form (docs/transports.md)",
        NULL},
       {"no-shortcut", 0, 0, G_OPTION_ARG_STRING, &o->no_shortcut,
@@ -44,7 +44,7 @@ void cli_nccl_add_entries(GOptionGroup *group, CliNcclOptions *o)
        "(alike channels as one transfer; exact), whole (a connection "
        "nothing waits on in one transfer; within 1.5%), closed-form (a "
        "packet flow alone on its path; exact but for the order of "
-       "simultaneous events), alltoall (an AllToAll of 1024 ranks or more "
+       "simultaneous events), alltoall (an AllToAll of 128 ranks or more "
        "in closed form; within 1%); a comma-separated list",
        "LIST"},
       G_OPTION_ENTRY_NULL};

@@ -67,10 +67,16 @@ typedef enum {
 #define NCCL_MAX_CHANNELS 32
 
 /* The fewest ranks an AllToAll runs in closed form from (NcclOptions.
- * no_alltoall_closed): where running every pair at once takes a minute
- * and gigabytes (a 1 MiB AllToAll on 1024 DGX H100 GPUs: 32 s of CPU and
- * 2.8 GiB, about 2.7 KiB and 3.6 flows a pair; bench/README.md). */
-#define NCCL_ALLTOALL_CLOSED_RANKS 1024
+ * no_alltoall_closed): where running every pair at once takes seconds
+ * to minutes a size and gigabytes.  A 16 MiB AllToAll on 1024 DGX H100
+ * GPUs takes 10 s of CPU and 1.7 GiB (32 s and 2.8 GiB at 1 MiB before a
+ * path set ran as one flow), on 128 (16 DGX H100 on a 2-tier ECMP
+ * fat-tree, docs/cookbook/pod.ini) 8.3 s, every departure refilling the
+ * flows that share the spines; the closed form takes 0.01-0.6 s, within
+ * 1% of them (docs/transports.md).  64 ranks of the pod run in 0.3 s.
+ * 1024 until 2026-12-07, when the closed form missed by 12% on two GB300
+ * racks over RoCE (the flow transport's path sets, since fixed). */
+#define NCCL_ALLTOALL_CLOSED_RANKS 128
 
 /* The transport a plan runs on (sim/transport.h, sim/packet.h). */
 typedef enum {

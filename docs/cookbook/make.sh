@@ -3,9 +3,10 @@
 # cookbook, run from the repository root with a built ifsim.
 #   docs/cookbook/make.sh [PATH/TO/ifsim]     (default: build/ifsim)
 # The CSVs go to a temporary directory (or KEEP=DIR); the PNGs into
-# docs/cookbook/.  About 21 minutes on 2 cores (2026-12-07: 20 min 42 s
-# wall, 22 min 28 s CPU), most of it the AllToAlls of 128 ranks, which
-# run every pair (docs/transports.md, bench/README.md).
+# docs/cookbook/.  About 25 s on 2 cores (2026-12-07: 25.3 s wall, 24.6 s
+# CPU, a CI run on the other core), since the AllToAlls of 128 ranks run
+# in closed form; 20 min 42 s when they ran every pair
+# (docs/transports.md, bench/README.md).
 set -eu
 cd "$(dirname "$0")/../.."
 IFSIM=${1:-build/ifsim}

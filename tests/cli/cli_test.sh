@@ -1084,6 +1084,17 @@ contains "$out.a2a.csv" "# note: AllToAll on 1024 ranks in closed form"
 contains "$out.a2a.json" '"notes": ["AllToAll on 1024 ranks in closed form'
 expect 0 "median |error| 0.0%" validate "$out.a2a.json" -t "$h128"
 rm -f "$h128" "$out.a2a.csv" "$out.a2a.json"
+# from 128 ranks (NCCL_ALLTOALL_CLOSED_RANKS): the cookbook's 16-server pod
+# in closed form, 15 of its servers (120 ranks) every pair run
+expect 0 "# note: AllToAll on 128 ranks in closed form" run -t "$(dirname "$0")/../../docs/cookbook/pod.ini" -c alltoall -b 64K -e 64K
+p120="$out.p120.ini"
+sed 's/^servers = 16$/servers = 15/' "$(dirname "$0")/../../docs/cookbook/pod.ini" >"$p120"
+if "$IFSIM" run -t "$p120" -c alltoall -b 64K -e 64K 2>&1 | grep -q "in closed form"; then
+  echo "FAIL: an AllToAll of 120 ranks ran in closed form"; fails=$((fails + 1))
+else
+  echo "ok: an AllToAll of 120 ranks runs every pair"
+fi
+rm -f "$p120"
 expect 0 "--no-shortcut=LIST" run --help
 expect 2 "ifsim: run: --no-shortcut: 'folding' is not one of fold, whole, closed-form, alltoall" run -b 1M -e 1M --no-shortcut=folding
 expect 2 "ifsim: run: --no-shortcut: '' is not one of fold, whole, closed-form, alltoall" run -b 1M -e 1M --no-shortcut=fold,,whole
