@@ -47,7 +47,7 @@
  * over its one shared NIC carry; the README leaves its transport
  * unclear), the 1024-rank run and the runs whose NICs the source does
  * not state (k8s H100, the 4 L40S over RoCE), and the GCP A4X test plan's
- * runs across NVLink domains over RDMA (how its 4, 16 and 36 hosts split
+ * runs across NVLink domains over RDMA on 4 and 16 hosts (how they split
  * into domains it does not say).  The GCP A4X Max (GB300) pair's NICs
  * are not stated either: they are taken from NVIDIA's GB300 NVL72 design
  * (tests/data/systems/gcp-a4x-max-2.ini says what was assumed). */
@@ -135,9 +135,9 @@ static const ValDataset datasets[] = {
      * 1, 2 and 16 hosts of 4 inside one rack (MNNVL), 32 across two over
      * RoCE; -n 50, NCCL 2.28.7 with NCCL_BUFFSIZE=16777216,
      * NCCL_IB_QPS_PER_CONNECTION=4 and NCCL_NET_GDR_C2C=1 (the release's
-     * default, as NCCL_MNNVL_ENABLE=1 and NCCL_NVLS_ENABLE=1 are).  Not the AllToAll on 32 hosts: its 128
-     * ranks' 16,256 pairs take 3 s a call here, 60 s for the fit's
-     * simulations (docs/nccl.md gives its prediction) */
+     * default, as NCCL_MNNVL_ENABLE=1 and NCCL_NVLS_ENABLE=1 are).  The
+     * AllToAll on 32 hosts (128 ranks) runs in closed form
+     * (docs/transports.md) */
     {REF2, OCI_GB300,
      "GB300 NVL72 (OCI), 1 host of 4, AllReduce, -n 50, NCCL 2.28.7",
      "gb300-nvl72-oci-2.ini", "allreduce", 4, 1, 22807, 50, 0, FALSE, "0-3",
@@ -178,6 +178,12 @@ static const ValDataset datasets[] = {
      "gb300-nvl72-oci-2.ini", "alltoall", 64, 1, 22807, 50, 0, FALSE, "0-63",
      OCI_GB300_ENV,
      "collective=alltoall,nodes=16;size=size_bytes;time=oop_time_us"},
+    {REF2, OCI_GB300,
+     "GB300 NVL72 (OCI), 32 hosts of 4, two racks over 400GbE RoCE (assumed), "
+     "AllToAll, -n 50, NCCL 2.28.7",
+     "gb300-nvl72-oci-2.ini", "alltoall", 128, 1, 22807, 50, 0, FALSE, "0-63",
+     OCI_GB300_ENV,
+     "collective=alltoall,nodes=32;size=size_bytes;time=oop_time_us"},
     {REF2, A4X_PLAN, "GB200 (GCP A4X), one host of 4, AllReduce, NCCL 2.30.4",
      "gb200-nvl72.ini", "allreduce", 4, 1, 23004, 20, 0, FALSE, NULL, NULL,
      "domain_mode=single_node_NVLink,nodes=1;size=size_label;"
@@ -283,8 +289,7 @@ static const ValDataset datasets[] = {
      "domain_mode=same_domain_MNNVL,nodes=18;size=size_label;"
      "busbw=alltoall_busbw_GBps"},
     /* Across NVL72 domains over RoCE (gIB): the layouts the source states,
-     * 2 nodes in two domains and 36 in two full domains; its AllToAll on
-     * 144 ranks is left out for its cost (docs/nccl.md) */
+     * 2 nodes in two domains and 36 in two full domains */
     {REF2, A4X_PLAN,
      "GB200 (GCP A4X), 2 hosts of 4 in two NVL72 domains over RoCE, "
      "AllReduce, NCCL 2.30.4",
@@ -312,6 +317,12 @@ static const ValDataset datasets[] = {
      NULL,
      "domain_mode=cross_domain_RDMA,nodes=36;size=size_label;"
      "busbw=reduce_scatter_busbw_GBps"},
+    {REF2, A4X_PLAN,
+     "GB200 (GCP A4X), 36 hosts of 4 in two full NVL72 domains over RoCE, "
+     "AllToAll, NCCL 2.30.4",
+     "gcp-a4x-2domain.ini", "alltoall", 144, 1, 23004, 20, 0, FALSE, NULL, NULL,
+     "domain_mode=cross_domain_RDMA,nodes=36;size=size_label;"
+     "busbw=alltoall_busbw_GBps"},
     /* Without P2P: NCCL's SHM transport, through host memory */
     {REF2,
      "nccl_allreduce_2xRTX2080Ti_pcie3_noP2P_PIX_1node_g2_autodl_anthonyhoo."
