@@ -60,6 +60,11 @@
   "NCCL_BUFFSIZE=16777216 NCCL_IB_QPS_PER_CONNECTION=4 NCCL_NET_GDR_C2C=1"
 #define A4X_PLAN                                                               \
   "summary_busbw_16G_GB200_gcpA4X_MNNVL_vs_RDMA_1to36node_cnA4Xdoc.csv"
+/* What aws-ofi-nccl (1.21.1, the report's) sets on a p6-b300 where the
+ * user has not (platform-aws.cpp's platform table; docs/nccl.md) */
+#define EFA_B300_ENV                                                           \
+  "NCCL_BUFFSIZE=8388608 NCCL_P2P_NET_CHUNKSIZE=524288 "                       \
+  "NCCL_NVLS_CHUNKSIZE=524288 NCCL_NVLSTREE_MAX_CHUNKSIZE=524288"
 #define EFA_B300                                                               \
   "summary_busbw_vs_size_16xB300_2node_awsP6B300_efa16x400_terrificdm.csv"
 static const ValDataset datasets[] = {
@@ -380,24 +385,25 @@ static const ValDataset datasets[] = {
      "allgather", 2, 1, 22809, 50, 5, TRUE, NULL, NULL, NULL},
     /* Over TCP: NCCL's socket transport */
     /* AWS EFA through aws-ofi-nccl: the report's own summary, busbw of the
-     * best round at six sizes (PARTIAL) */
+     * best round at six sizes (PARTIAL); with what the plugin sets on a
+     * p6-b300 where the user has not (EFA_B300_ENV) */
     {REF2, EFA_B300,
      "2x 8 B300, 16x 400G EFA a node (AWS p6-b300), AllReduce, "
      "NCCL 2.31.2",
      "aws-p6-b300-efa-2.ini", "allreduce", 16, 1, 23102, 20, 0, FALSE, NULL,
-     NULL,
+     EFA_B300_ENV,
      "collective=all_reduce,metric=oop_busbw_best_round;size=size_bytes;busbw="
      "value"},
     {REF2, EFA_B300, "the same, AllGather", "aws-p6-b300-efa-2.ini",
-     "allgather", 16, 1, 23102, 20, 0, FALSE, NULL, NULL,
+     "allgather", 16, 1, 23102, 20, 0, FALSE, NULL, EFA_B300_ENV,
      "collective=all_gather,metric=oop_busbw_best_round;size=size_bytes;busbw="
      "value"},
     {REF2, EFA_B300, "the same, ReduceScatter", "aws-p6-b300-efa-2.ini",
-     "reducescatter", 16, 1, 23102, 20, 0, FALSE, NULL, NULL,
+     "reducescatter", 16, 1, 23102, 20, 0, FALSE, NULL, EFA_B300_ENV,
      "collective=reduce_scatter,metric=oop_busbw_best_round;size=size_bytes;"
      "busbw=value"},
     {REF2, EFA_B300, "the same, AllToAll", "aws-p6-b300-efa-2.ini", "alltoall",
-     16, 1, 23102, 20, 0, FALSE, NULL, NULL,
+     16, 1, 23102, 20, 0, FALSE, NULL, EFA_B300_ENV,
      "collective=alltoall,metric=oop_busbw_best_round;size=size_bytes;busbw="
      "value"},
     {REF2,
@@ -411,6 +417,7 @@ static const ValDataset datasets[] = {
 #undef REF
 #undef REF2
 #undef EFA_B300
+#undef EFA_B300_ENV
 #undef OCI_GB300
 #undef OCI_GB300_ENV
 #undef A4X_PLAN
@@ -461,6 +468,20 @@ static gboolean dataset_env(const ValDataset *d, NcclOptions *opt,
         g_prefix_error(error, "%s: ", d->file);
         return FALSE;
       }
+    } else if (g_str_has_prefix(v[i], "NCCL_P2P_NET_CHUNKSIZE=") ||
+               g_str_has_prefix(v[i], "NCCL_NVLS_CHUNKSIZE=") ||
+               g_str_has_prefix(v[i], "NCCL_NVLSTREE_MAX_CHUNKSIZE=")) {
+      g_auto(GStrv) kv = g_strsplit(v[i], "=", 2);
+      guint64 *out = g_str_equal(kv[0], "NCCL_P2P_NET_CHUNKSIZE")
+                         ? &opt->p2p_chunk_bytes[NCCL_P2P_CHUNK_NET]
+                     : g_str_equal(kv[0], "NCCL_NVLS_CHUNKSIZE")
+                         ? &opt->nvls_chunk_bytes
+                         : &opt->nvlstree_max_chunk_bytes;
+
+      if (!nccl_chunk_parse(kv[0], kv[1], out, error)) {
+        g_prefix_error(error, "%s: ", d->file);
+        return FALSE;
+      }
     } else if (g_str_has_prefix(v[i], "NCCL_ALGO=")) {
       if (!nccl_parse_algos(v[i] + strlen("NCCL_ALGO="), "NCCL_ALGO",
                             &opt->algos, opt->coll_algos, error)) {
@@ -472,8 +493,9 @@ static gboolean dataset_env(const ValDataset *d, NcclOptions *opt,
                   "%s: environment '%s': expected NCCL_P2P_DISABLE=..., "
                   "NCCL_P2P_LEVEL=..., NCCL_IB_DISABLE=1, "
                   "NCCL_NET_GDR_LEVEL=..., NCCL_NET_GDR_C2C=0 or 1, "
-                  "NCCL_BUFFSIZE=..., NCCL_IB_QPS_PER_CONNECTION=... or "
-                  "NCCL_ALGO=...",
+                  "NCCL_BUFFSIZE=..., NCCL_P2P_NET_CHUNKSIZE=..., "
+                  "NCCL_NVLS_CHUNKSIZE=..., NCCL_NVLSTREE_MAX_CHUNKSIZE=..., "
+                  "NCCL_IB_QPS_PER_CONNECTION=... or NCCL_ALGO=...",
                   d->file, v[i]);
       return FALSE;
     }

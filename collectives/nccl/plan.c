@@ -1563,10 +1563,30 @@ static void proxy_queues(NcclPlan *pl)
   for (guint32 i = 0; i < pl->edges->len; i++) {
     NcclEdge *e = &edges[i];
 
-    if (e->proxied)
-      e->step_ps =
-          us_ps(action * (sends[2 * e->src + e->down] +
-                          (double)recv_actions * recvs[2 * e->dst + e->down]));
+    if (!e->proxied)
+      continue;
+    e->step_ps =
+        us_ps(action * (sends[2 * e->src + e->down] +
+                        (double)recv_actions * recvs[2 * e->dst + e->down]));
+    /* A step is a pass of the proxies over their connections, each
+     * advanced one action, so a connection moves at most a step's data a
+     * step_ps.  A ring's steps pay step_ps each in the DAG (body_steps,
+     * exec.c).  A point-to-point pair, whose steps nothing else waits on,
+     * gets it as a cap: a chunk (nccl_p2p_chunk_bytes, NCCL_P2P_NET_
+     * CHUNKSIZE, 128 KiB) a step_ps, over its lanes.  So a rank's traffic
+     * across nodes is at most a chunk per (1 + receive actions) actions,
+     * whatever its peers: 128 KiB / (3 x 2.1 us), 20.8 GB/s a GPU each
+     * way with a flush.  OCI's AllToAll on two GB300 racks measured 23.8
+     * GB/s a GPU across them, the A4X test plan's on two GB200 domains
+     * 32.7 (ifsim gave 76 and 49 before; reference2, bench_accuracy); a
+     * larger NCCL_P2P_NET_CHUNKSIZE raises sendrecv_perf across nodes
+     * (NVIDIA/nccl#1496), and aws-ofi-nccl sets 512 KiB on p5 and p6. */
+    if (pl->coll >= NCCL_N_TUNED_COLLS && e->step_ps > 0) {
+      double lane = (double)nccl_p2p_chunk_bytes(pl->comm) /
+                    ((double)e->step_ps / 1e12) / MAX(e->lanes, 1);
+
+      e->cap_Bps = MIN(e->cap_Bps > 0 ? e->cap_Bps : pl->cap_Bps, lane);
+    }
   }
 }
 

@@ -1232,7 +1232,7 @@ spec='layers=4,hidden=4096,ffn=14336,mlp=swiglu,vocab=32000,seq=4096,mbs=1,micro
 pod31="$(dirname "$0")/../../docs/cookbook/pod-3to1.ini"
 sdir=$(mktemp -d)
 expect 0 "# criticality: 128 nics, each down alone; ranked by the slowdown at the step" faults -t "$pod31" --llm "$spec" --criticality nics --csv "$sdir/step.csv"
-expect 0 "    1  s2.nic0                             1.1492     42543.59           -          1.1492           step" faults -t "$pod31" --llm "$spec" --criticality nics
+expect 0 "    1  s2.nic0                             1.1110     42543.59           -          1.1110           step" faults -t "$pod31" --llm "$spec" --criticality nics
 expect 0 "# wrote $sdir/step.png (faults-criticality" plot "$sdir/step.csv" -o "$sdir/step.png"
 rm -rf "$sdir"
 expect 2 "ifsim: faults: --llm: every scenario replays the step: -c, -b, -e, -f, -i, -n, --iters and --graph-launches are a collective's" faults -t "$pod31" --llm "$spec" -b 1M --criticality nics
