@@ -47,22 +47,28 @@ void sim_transport_channel_stats(const SimTransport *t, SimChannelId c,
   t->ops->channel_stats(t, c, out);
 }
 
+/* Share j of a transfer split by weights, after the earlier shares took
+ * `given` bytes.  Rounded shares of a few bytes over many paths can add
+ * up to more than the transfer (32 paths of 1/32 of 16 bytes each round
+ * to 1): a share never takes more than what the earlier ones left. */
+static guint64 share_after(const SimTransfer *x, guint32 j, guint64 given)
+{
+  guint64 left = x->bytes - given;
+
+  if (!x->weights || x->n_paths == 1)
+    return x->bytes;
+  return j + 1 < x->n_paths
+             ? MIN((guint64)llround((double)x->bytes * x->weights[j]), left)
+             : left;
+}
+
 guint64 sim_transfer_share(const SimTransfer *x, guint32 i)
 {
   guint64 given = 0;
 
   g_assert(i < x->n_paths);
-  if (!x->weights || x->n_paths == 1)
-    return x->bytes;
-  /* Rounded shares of a few bytes over many paths can add up to more than
-   * the transfer (32 paths of 1/32 of 16 bytes each round to 1): a share
-   * never takes more than what the earlier ones left. */
   for (guint32 j = 0;; j++) {
-    guint64 left = x->bytes - given;
-    guint64 s = j + 1 < x->n_paths
-                    ? MIN((guint64)llround((double)x->bytes * x->weights[j]),
-                          left)
-                    : left;
+    guint64 s = share_after(x, j, given);
 
     if (j == i)
       return s;
@@ -75,12 +81,13 @@ guint32 sim_transfer_union(const SimTransport *t, const SimTransfer *x,
                            SimTime *lat)
 {
   guint32 n = 0;
+  guint64 given = 0;
 
   for (guint32 i = 0; i < x->n_paths; i++) {
     const SimPath *p = &x->paths[i];
-    double f = x->bytes > 0
-                   ? (double)sim_transfer_share(x, i) / (double)x->bytes
-                   : (x->weights ? x->weights[i] : 1.0);
+    guint64 share = share_after(x, i, given); /* sim_transfer_share's */
+    double f = x->bytes > 0 ? (double)share / (double)x->bytes
+                            : (x->weights ? x->weights[i] : 1.0);
 
     for (guint32 h = 0; h < p->n; h++) {
       SimChannelId c = p->hop[h];
@@ -92,6 +99,7 @@ guint32 sim_transfer_union(const SimTransport *t, const SimTransfer *x,
       }
       w[slot_of[c]] += f * sim_transport_wire_ratio(t, c, x->bytes);
     }
+    given += share;
   }
   for (guint32 k = 0; k < n; k++)
     slot_of[ch[k]] = SIM_NONE;
