@@ -893,11 +893,13 @@ static void flow_release(FlowTransport *ft, guint32 f, Flow *fl)
   guint32 xi = fl->xfer;
   guint64 tag = fl->tag;
 
-  if (fl->blk != SIM_POOL_NIL && G_UNLIKELY(fl->blk & FLOW_BLK_WIDE))
-    sim_pool_free(fl->blk & FLOW_BLK_HUGE ? &ft->huges : &ft->wides,
-                  fl->blk & ~(FLOW_BLK_WIDE | FLOW_BLK_HUGE));
-  else if (fl->blk != SIM_POOL_NIL)
-    sim_pool_free(&ft->blocks, fl->blk);
+  if (fl->blk != SIM_POOL_NIL) {
+    if (G_UNLIKELY(fl->blk & FLOW_BLK_WIDE))
+      sim_pool_free(fl->blk & FLOW_BLK_HUGE ? &ft->huges : &ft->wides,
+                    fl->blk & ~(FLOW_BLK_WIDE | FLOW_BLK_HUGE));
+    else
+      sim_pool_free(&ft->blocks, fl->blk);
+  }
   sim_pool_free_item(&ft->flows, f, fl);
   if (xi != SIM_NONE) {
     Xfer *x = sim_pool_at(&ft->xfers, xi);
@@ -1251,10 +1253,12 @@ static double merged_rate(FlowTransport *ft, Flow *fl, guint32 n,
 }
 
 /* A new flow, *f, of `bytes` at most `cap`, over n_hops hops (their
- * storage taken here, their channels and weights the caller's to fill). */
+ * storage taken here, their channels and weights the caller's to fill);
+ * `set`: a path set's, whose hops may be more than a path's (a constant
+ * at each call, so that a path's start tests nothing for it). */
 static inline Flow *flow_new(FlowTransport *ft, guint32 *f, guint64 bytes,
                              double cap, guint32 copies, guint64 tag,
-                             guint32 xfer, guint32 n_hops)
+                             guint32 xfer, guint32 n_hops, gboolean set)
 {
   Flow *fl;
 
@@ -1272,7 +1276,7 @@ static inline Flow *flow_new(FlowTransport *ft, guint32 *f, guint64 bytes,
   fl->xfer = xfer;
   fl->n_hops = n_hops;
   fl->mark = fl->frozen = 0;
-  if (G_UNLIKELY(n_hops > SIM_PATH_MAX_HOPS)) {
+  if (set && n_hops > SIM_PATH_MAX_HOPS) {
     gboolean huge = n_hops > FLOW_WIDE_HOPS;
     SimPool *pool = huge ? &ft->huges : &ft->wides;
     guint32 b = sim_pool_alloc(pool);
@@ -1323,7 +1327,7 @@ static G_GNUC_NO_INLINE gboolean flow_start_set(FlowTransport *ft,
 
   if (n > FLOW_MAX_HOPS)
     return FALSE;
-  fl = flow_new(ft, &f, x->bytes, rate, copies, x->tag, SIM_NONE, n);
+  fl = flow_new(ft, &f, x->bytes, rate, copies, x->tag, SIM_NONE, n, TRUE);
   fl->merged = FLOW_SET;
   hops = flow_hops(ft, fl);
   for (guint32 k = 0; k < n; k++) {
@@ -1368,7 +1372,7 @@ static void flow_start(SimTransport *t, const SimTransfer *x)
     FlowHop *hops;
 
     g_assert(p->n > 0 && p->n <= SIM_PATH_MAX_HOPS);
-    fl = flow_new(ft, &f, bytes, rate, copies, x->tag, xi, p->n);
+    fl = flow_new(ft, &f, bytes, rate, copies, x->tag, xi, p->n, FALSE);
     hops = flow_hops(ft, fl);
     for (guint32 h = 0; h < p->n; h++) {
       SimChannelId c = p->hop[h];
