@@ -19,9 +19,7 @@ typedef struct {
   SimTransport base;
   SimKind done_kind;
   SimChannelStats *chan; /* [n_channels] */
-  guint32 *slot_of;      /* [n_channels], SIM_NONE: sim_transfer_union's */
-  SimChannelId *u_ch;    /* [SIM_UNION_MAX_HOPS] */
-  double *u_w;           /* [SIM_UNION_MAX_HOPS] */
+  SimUnion u;            /* a path set's channels (sim_transfer_union) */
 } Analytical;
 
 static void analytical_done(SimEngine *engine, void *ctx, guint64 tag)
@@ -34,6 +32,7 @@ static void analytical_start(SimTransport *t, const SimTransfer *x)
 {
   Analytical *a = (Analytical *)t;
   double copies = MAX(x->copies, 1);
+  gboolean set = x->n_paths > 1; /* timed as one below */
   SimTime end = 0;
 
   for (guint32 i = 0; i < x->n_paths; i++) {
@@ -48,7 +47,7 @@ static void analytical_start(SimTransport *t, const SimTransfer *x)
       SimChannelStats *s = &a->chan[p->hop[h]];
 
       /* a channel the path crosses again carries its bytes each time */
-      if (!sim_path_repeats(p, h)) {
+      if (!set && !sim_path_repeats(p, h)) {
         double wt = w;
 
         for (guint32 k = h + 1; k < p->n; k++)
@@ -60,17 +59,16 @@ static void analytical_start(SimTransport *t, const SimTransfer *x)
       s->wire_bytes += (double)bytes * w * copies;
       s->busy_ps += sim_serialize_ps((double)bytes * w * copies, c->rate_Bps);
     }
-    if (bytes > 0)
-      t_i += sim_serialize_ps((double)bytes, rate);
-    end = MAX(end, t_i);
+    if (!set)
+      end = bytes > 0 ? t_i + sim_serialize_ps((double)bytes, rate) : t_i;
   }
-  if (x->n_paths > 1) {
-    guint32 n = sim_transfer_union(t, x, a->slot_of, a->u_ch, a->u_w, &end);
+  if (set) {
+    guint32 n = sim_transfer_union(t, x, &a->u, &end);
     double rate = x->cap_Bps > 0 ? x->cap_Bps : G_MAXDOUBLE;
 
     for (guint32 k = 0; k < n; k++)
-      rate = MIN(rate, sim_fabric_channel(t->fabric, a->u_ch[k])->rate_Bps /
-                           a->u_w[k]);
+      rate = MIN(rate, sim_fabric_channel(t->fabric, a->u.ch[k])->rate_Bps /
+                           a->u.w[k]);
     if (x->bytes > 0)
       end += sim_serialize_ps((double)x->bytes, rate);
   }
@@ -88,9 +86,7 @@ static void analytical_free(SimTransport *t)
   Analytical *a = (Analytical *)t;
 
   g_free(a->chan);
-  g_free(a->slot_of);
-  g_free(a->u_ch);
-  g_free(a->u_w);
+  sim_union_clear(&a->u);
   g_free(a);
 }
 
@@ -105,15 +101,10 @@ static const SimTransportOps analytical_ops = {
 SimTransport *sim_analytical_new(SimEngine *engine, const SimFabric *fabric)
 {
   Analytical *a = g_new0(Analytical, 1);
-  guint32 n_ch = sim_fabric_n_channels(fabric);
 
   sim_transport_init(&a->base, &analytical_ops, engine, fabric);
-  a->chan = g_new0(SimChannelStats, MAX(n_ch, 1));
-  a->slot_of = g_new(guint32, MAX(n_ch, 1));
-  for (guint32 c = 0; c < n_ch; c++)
-    a->slot_of[c] = SIM_NONE;
-  a->u_ch = g_new(SimChannelId, SIM_UNION_MAX_HOPS);
-  a->u_w = g_new(double, SIM_UNION_MAX_HOPS);
+  a->chan = g_new0(SimChannelStats, MAX(sim_fabric_n_channels(fabric), 1));
+  sim_union_init(&a->u, fabric);
   a->done_kind =
       sim_engine_register(engine, "analytical.done", analytical_done, a);
   return &a->base;

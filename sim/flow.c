@@ -205,9 +205,7 @@ typedef struct {
   ChanCold *cold; /* [n_channels] */
   SimTime *lat;   /* [n_channels]: latency plus the far end's forwarding */
   SimTime *fwd;   /* [n_channels]: the far end's forwarding alone */
-  guint32 *slot_of;   /* [n_channels], SIM_NONE: sim_transfer_union's */
-  SimChannelId *u_ch; /* [SIM_UNION_MAX_HOPS]: a path set's channels */
-  double *u_w;        /* [SIM_UNION_MAX_HOPS]: and their weights */
+  SimUnion u;     /* a path set's channels (sim_transfer_union) */
   guint32 n_channels;
   guint32 stamp, fill_stamp;
   guint32 active;
@@ -1317,8 +1315,7 @@ static G_GNUC_NO_INLINE gboolean flow_start_set(FlowTransport *ft,
                                                 const SimTransfer *x)
 {
   SimTime lat;
-  guint32 n =
-      sim_transfer_union(&ft->base, x, ft->slot_of, ft->u_ch, ft->u_w, &lat);
+  guint32 n = sim_transfer_union(&ft->base, x, &ft->u, &lat);
   guint32 copies = MAX(x->copies, 1), bneck = SIM_NONE, f;
   double rate = x->cap_Bps > 0 ? x->cap_Bps : G_MAXDOUBLE;
   gboolean idle = TRUE;
@@ -1331,10 +1328,10 @@ static G_GNUC_NO_INLINE gboolean flow_start_set(FlowTransport *ft,
   fl->merged = FLOW_SET;
   hops = flow_hops(ft, fl);
   for (guint32 k = 0; k < n; k++) {
-    SimChannelId c = ft->u_ch[k];
+    SimChannelId c = ft->u.ch[k];
 
     hops[k].ch = c;
-    hops[k].w = ft->u_w[k] * copies;
+    hops[k].w = ft->u.w[k] * copies;
     idle &= ft->chan[c].n == 0;
     if (ft->chan[c].cap / hops[k].w < rate) {
       rate = ft->chan[c].cap / hops[k].w;
@@ -1454,9 +1451,7 @@ static void flow_free(SimTransport *t)
   g_free(ft->cold);
   g_free(ft->lat);
   g_free(ft->fwd);
-  g_free(ft->slot_of);
-  g_free(ft->u_ch);
-  g_free(ft->u_w);
+  sim_union_clear(&ft->u);
   g_free(ft->heap);
   g_free(ft->comp_ch.v);
   g_free(ft->comp_fl.v);
@@ -1495,13 +1490,10 @@ SimTransport *sim_flow_new(SimEngine *engine, const SimFabric *fabric)
   ft->cold = g_new0(ChanCold, MAX(n_ch, 1));
   ft->lat = g_new0(SimTime, MAX(n_ch, 1));
   ft->fwd = g_new0(SimTime, MAX(n_ch, 1));
-  ft->slot_of = g_new(guint32, MAX(n_ch, 1));
-  ft->u_ch = g_new(SimChannelId, SIM_UNION_MAX_HOPS);
-  ft->u_w = g_new(double, SIM_UNION_MAX_HOPS);
+  sim_union_init(&ft->u, fabric);
   for (guint32 c = 0; c < n_ch; c++) {
     const SimChannel *sc = sim_fabric_channel(fabric, c);
     Chan *ch = &ft->chan[c];
-    ft->slot_of[c] = SIM_NONE;
     ch->cap = sc->rate_Bps;
     ft->fwd[c] = sim_fabric_node(fabric, sc->dst)->latency_ps;
     ft->lat[c] = sc->latency_ps + ft->fwd[c];

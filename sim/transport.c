@@ -76,9 +76,26 @@ guint64 sim_transfer_share(const SimTransfer *x, guint32 i)
   }
 }
 
+void sim_union_init(SimUnion *u, const SimFabric *f)
+{
+  guint32 n = sim_fabric_n_channels(f);
+
+  u->slot_of = g_new(guint32, MAX(n, 1));
+  for (guint32 c = 0; c < n; c++)
+    u->slot_of[c] = SIM_NONE;
+  u->ch = g_new(SimChannelId, SIM_UNION_MAX_HOPS);
+  u->w = g_new(double, SIM_UNION_MAX_HOPS);
+}
+
+void sim_union_clear(SimUnion *u)
+{
+  g_free(u->slot_of);
+  g_free(u->ch);
+  g_free(u->w);
+}
+
 guint32 sim_transfer_union(const SimTransport *t, const SimTransfer *x,
-                           guint32 *slot_of, SimChannelId *ch, double *w,
-                           SimTime *lat)
+                           SimUnion *u, SimTime *lat)
 {
   guint32 n = 0;
   guint64 given = 0;
@@ -92,17 +109,17 @@ guint32 sim_transfer_union(const SimTransport *t, const SimTransfer *x,
     for (guint32 h = 0; h < p->n; h++) {
       SimChannelId c = p->hop[h];
 
-      if (slot_of[c] == SIM_NONE) {
-        slot_of[c] = n;
-        ch[n] = c;
-        w[n++] = 0;
+      if (u->slot_of[c] == SIM_NONE) {
+        u->slot_of[c] = n;
+        u->ch[n] = c;
+        u->w[n++] = 0;
       }
-      w[slot_of[c]] += f * sim_transport_wire_ratio(t, c, x->bytes);
+      u->w[u->slot_of[c]] += f * sim_transport_wire_ratio(t, c, x->bytes);
     }
     given += share;
   }
   for (guint32 k = 0; k < n; k++)
-    slot_of[ch[k]] = SIM_NONE;
+    u->slot_of[u->ch[k]] = SIM_NONE;
   *lat = sim_paths_latency_ps(t->fabric, x->paths, x->n_paths);
   return n;
 }

@@ -197,21 +197,30 @@ guint64 sim_transfer_share(const SimTransfer *x, guint32 i);
  * every path of a set at its longest. */
 #define SIM_UNION_MAX_HOPS (SIM_PATHSET_MAX * SIM_PATH_MAX_HOPS)
 
+/* sim_transfer_union's result and scratch, kept by a transport: ch[0..n)
+ * and w[0..n) (SIM_UNION_MAX_HOPS each), and slot_of, an entry a channel
+ * of the fabric, SIM_NONE between calls. */
+typedef struct {
+  guint32 *slot_of;
+  SimChannelId *ch;
+  double *w;
+} SimUnion;
+
+void sim_union_init(SimUnion *u, const SimFabric *f);
+void sim_union_clear(SimUnion *u);
+
 /* A transfer over several paths as the fabric carries it: its data split
  * in fixed shares (NVLink interleaves a GPU's traffic over its links by
  * address; NCCL cuts each chunk evenly over a connection's queue pairs),
  * so the transfer moves at one rate r, share i at f_i r (f_i its bytes
- * over the transfer's: sim_transfer_share).  Fills ch[0..n) with the
- * channels its paths cross, each once, in the order first met, and w[k]
- * with the wire bytes ch[k] carries per payload byte of the whole
+ * over the transfer's: sim_transfer_share).  Fills u->ch[0..n) with the
+ * channels its paths cross, each once, in the order first met, and
+ * u->w[k] with the wire bytes ch[k] carries per payload byte of the whole
  * transfer: the sum over the crossings of ch[k] of f_i times the wire
  * ratio of the transfer's size (its copies not counted).  Returns n, and
- * in *lat the latest path's latency (sim_paths_latency_ps).  slot_of is
- * the caller's scratch of one entry per channel, all SIM_NONE, and is left
- * so.  ch and w hold SIM_UNION_MAX_HOPS. */
+ * in *lat the latest path's latency (sim_paths_latency_ps). */
 guint32 sim_transfer_union(const SimTransport *t, const SimTransfer *x,
-                           guint32 *slot_of, SimChannelId *ch, double *w,
-                           SimTime *lat);
+                           SimUnion *u, SimTime *lat);
 
 /* Wire bytes per payload byte on c for `bytes` under t's hook. */
 static inline double sim_transport_wire_ratio(const SimTransport *t,
