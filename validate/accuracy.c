@@ -428,12 +428,33 @@ const ValDataset *val_datasets(guint *n)
   return datasets;
 }
 
+/* Where a chunk variable's setting ("NAME=VALUE") goes in opt: the
+ * point-to-point chunks (nccl_p2p_chunk_var), NVLS's and NVLSTree's
+ * largest; NULL for another variable. */
+static guint64 *chunk_option(const char *setting, NcclOptions *opt)
+{
+  gsize len = strcspn(setting, "=");
+
+  for (guint k = 0; k < NCCL_N_P2P_CHUNKS; k++)
+    if (strlen(nccl_p2p_chunk_var((NcclP2pChunk)k)) == len &&
+        strncmp(setting, nccl_p2p_chunk_var((NcclP2pChunk)k), len) == 0)
+      return &opt->p2p_chunk_bytes[k];
+  if (len == strlen("NCCL_NVLS_CHUNKSIZE") &&
+      strncmp(setting, "NCCL_NVLS_CHUNKSIZE", len) == 0)
+    return &opt->nvls_chunk_bytes;
+  if (len == strlen("NCCL_NVLSTREE_MAX_CHUNKSIZE") &&
+      strncmp(setting, "NCCL_NVLSTREE_MAX_CHUNKSIZE", len) == 0)
+    return &opt->nvlstree_max_chunk_bytes;
+  return NULL;
+}
+
 /* The NCCL_* variables a dataset's run set, into opt. */
 static gboolean dataset_env(const ValDataset *d, NcclOptions *opt,
                             GError **error)
 {
   g_auto(GStrv) v = NULL;
   const char *disable = NULL, *level = NULL;
+  guint64 *chunk;
 
   if (!d->env)
     return TRUE;
@@ -468,17 +489,10 @@ static gboolean dataset_env(const ValDataset *d, NcclOptions *opt,
         g_prefix_error(error, "%s: ", d->file);
         return FALSE;
       }
-    } else if (g_str_has_prefix(v[i], "NCCL_P2P_NET_CHUNKSIZE=") ||
-               g_str_has_prefix(v[i], "NCCL_NVLS_CHUNKSIZE=") ||
-               g_str_has_prefix(v[i], "NCCL_NVLSTREE_MAX_CHUNKSIZE=")) {
+    } else if ((chunk = chunk_option(v[i], opt))) {
       g_auto(GStrv) kv = g_strsplit(v[i], "=", 2);
-      guint64 *out = g_str_equal(kv[0], "NCCL_P2P_NET_CHUNKSIZE")
-                         ? &opt->p2p_chunk_bytes[NCCL_P2P_CHUNK_NET]
-                     : g_str_equal(kv[0], "NCCL_NVLS_CHUNKSIZE")
-                         ? &opt->nvls_chunk_bytes
-                         : &opt->nvlstree_max_chunk_bytes;
 
-      if (!nccl_chunk_parse(kv[0], kv[1], out, error)) {
+      if (!nccl_chunk_parse(kv[0], kv[1], chunk, error)) {
         g_prefix_error(error, "%s: ", d->file);
         return FALSE;
       }
@@ -493,7 +507,7 @@ static gboolean dataset_env(const ValDataset *d, NcclOptions *opt,
                   "%s: environment '%s': expected NCCL_P2P_DISABLE=..., "
                   "NCCL_P2P_LEVEL=..., NCCL_IB_DISABLE=1, "
                   "NCCL_NET_GDR_LEVEL=..., NCCL_NET_GDR_C2C=0 or 1, "
-                  "NCCL_BUFFSIZE=..., NCCL_P2P_NET_CHUNKSIZE=..., "
+                  "NCCL_BUFFSIZE=..., NCCL_P2P_{NET,NVL,PCI}_CHUNKSIZE=..., "
                   "NCCL_NVLS_CHUNKSIZE=..., NCCL_NVLSTREE_MAX_CHUNKSIZE=..., "
                   "NCCL_IB_QPS_PER_CONNECTION=... or NCCL_ALGO=...",
                   d->file, v[i]);
