@@ -104,9 +104,17 @@ static inline guint32 nccl_comm_version(const NcclComm *c)
  * 128-byte line: NCCL_LL128_DATAELEMS of NCCL_LL128_LINEELEMS). */
 guint64 nccl_step_data_bytes(const NcclComm *c, NcclProto p);
 
-/* The chunk NCCL splits a point-to-point message by (tuning.c's 512 KiB
- * for every path, at most a Simple step). */
+/* The chunk NCCL splits a point-to-point message by (init.cc
+ * computeBuffSizes: NCCL_P2P_NET_CHUNKSIZE across nodes, NCCL_P2P_NVL_
+ * CHUNKSIZE or NCCL_P2P_PCI_CHUNKSIZE inside one; at most a Simple step). */
 guint64 nccl_p2p_chunk_bytes(const NcclComm *c);
+
+/* The chunk of a point-to-point operation of `bytes` over the network
+ * ("Tune chunk size for the network": enqueue.cc addP2pToPlan from 2.22,
+ * proxy.cc ncclProxyComputeP2p before, where `bytes` was a channel's part):
+ * a quarter of nccl_p2p_chunk_bytes for an operation below it, half for
+ * one below 8 of it, else the whole. */
+guint64 nccl_p2p_op_chunk_bytes(const NcclComm *c, guint64 bytes);
 /* nc channels within NCCL_MIN_NCHANNELS and NCCL_MAX_NCHANNELS (the
  * options' min_channels, max_channels), at least 1 */
 guint32 nccl_clamp_channels(const NcclComm *c, guint32 nc);

@@ -1105,6 +1105,13 @@ static gboolean plan_pat(NcclPlan *pl, GError **error)
   return TRUE;
 }
 
+/* A point-to-point plan's operation: a pair's bytes (select_p2p). */
+static guint64 p2p_op(const NcclPlan *pl)
+{
+  return pl->coll == NCCL_COLL_ALLTOALL ? pl->bytes / pl->comm->nranks
+                                        : pl->bytes;
+}
+
 /* Send/Recv (rank r to r+1, as sendrecv_perf) and AllToAll (every rank to
  * every other, S/n each): NCCL's p2p transfers, Simple, spread over the
  * channels; all at once, so the fabric shares them.  A rank's channels
@@ -1142,6 +1149,11 @@ static gboolean plan_p2p_sources(NcclPlan *pl, guint32 r0, guint32 r1,
       g_array_index(pl->edges, NcclEdge, e).lanes = pl->channels;
       if (pl->coll == NCCL_COLL_ALLTOALL)
         g_array_index(pl->edges, NcclEdge, e).cap_Bps = pl->cap_Bps / (n - 1);
+      /* across nodes a small operation's chunk is cut (the network's
+       * tuning, nccl_p2p_op_chunk_bytes) */
+      if (rank_node(pl, r) != rank_node(pl, (r + d) % n))
+        g_array_index(pl->edges, NcclEdge, e).slice =
+            2 * nccl_p2p_op_chunk_bytes(pl->comm, p2p_op(pl));
       add_hop(pl, e, SIM_NONE, SIM_NONE);
     }
   }
@@ -1177,7 +1189,8 @@ void nccl_plan_clear(NcclPlan *pl)
 }
 
 /* A point-to-point plan's pipeline unit: two of its chunks
- * (nccl_p2p_chunk_bytes), as a ring's Simple slice is two steps. */
+ * (nccl_p2p_chunk_bytes; across nodes an edge's own, plan_p2p_sources),
+ * as a ring's Simple slice is two steps. */
 static guint64 p2p_slice_bytes(const NcclPlan *pl)
 {
   return nccl_p2p_chunk_bytes(pl->comm) * 2;
@@ -1283,7 +1296,7 @@ static double channel_cap(const NcclPlan *pl)
  * point-to-point pair's lanes), whatever the channels: two RTX 2080 Ti
  * without P2P (reference2, autodl) moved 3.95 GB/s each way of AllToAll
  * on one point-to-point channel up to 8 MiB (NCCL's count,
- * p2p_op_channels) and 4.45-4.6 on two from 16 MiB, where their ring
+ * p2p_op_cut) and 4.45-4.6 on two from 16 MiB, where their ring
  * AllReduce on two channels moved 4.0.  Whether a GPU whose CTAs only
  * send in one channel and only receive in another (a ring across nodes
  * whose channels turn opposite ways) queues the same, no run here shows:
@@ -1449,7 +1462,7 @@ static void lossy_caps(NcclPlan *pl)
     steps = ceil((double)e->bytes /
                  (double)(pl->coll < NCCL_N_TUNED_COLLS
                               ? nccl_step_data_bytes(pl->comm, pl->proto)
-                              : nccl_p2p_chunk_bytes(pl->comm)));
+                              : nccl_p2p_op_chunk_bytes(pl->comm, p2p_op(pl))));
     all_ok *= pow(1 - cts, steps * copies) * pow(1 - p, copies);
   }
   pl->stall_prob = 1 - all_ok;
@@ -1582,7 +1595,7 @@ static void proxy_queues(NcclPlan *pl)
      * larger NCCL_P2P_NET_CHUNKSIZE raises sendrecv_perf across nodes
      * (NVIDIA/nccl#1496), and aws-ofi-nccl sets 512 KiB on p5 and p6. */
     if (pl->coll >= NCCL_N_TUNED_COLLS && e->step_ps > 0) {
-      double lane = (double)nccl_p2p_chunk_bytes(pl->comm) /
+      double lane = (double)nccl_p2p_op_chunk_bytes(pl->comm, p2p_op(pl)) /
                     ((double)e->step_ps / 1e12) / MAX(e->lanes, 1);
 
       e->cap_Bps = MIN(e->cap_Bps > 0 ? e->cap_Bps : pl->cap_Bps, lane);

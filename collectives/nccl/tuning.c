@@ -979,7 +979,8 @@ guint32 nccl_clamp_channels(const NcclComm *c, guint32 nc)
 
 /* Point-to-point operations are outside the cost model: NCCL runs them as
  * Simple over its p2p channels, an operation on as many as
- * p2p_op_channels gives it, in steps of its p2p chunk.  The operation is
+ * p2p_op_cut gives it, in steps of its p2p chunk (across nodes
+ * nccl_p2p_op_chunk_bytes, cut for a small operation).  The operation is
  * a pair's: the call's bytes for Send/Recv, a rank's share for AllToAll. */
 
 const char *nccl_p2p_chunk_var(NcclP2pChunk k)
@@ -1080,13 +1081,15 @@ static void explain_network(const NcclComm *c, GString *explain)
   g_string_append_c(explain, '\n');
 }
 
-/* The channels one point-to-point operation of `bytes` runs on (enqueue.cc
- * of 2.28, addP2pToPlan with scheduleP2pTasksToPlan's bounds): at most
- * p2pnChannelsPerPeer, and at first as few as let every peer have its
- * own (halved while they times nRanks exceed p2pnChannels), doubled while
- * a channel's part is above the largest (a point-to-point chunk across
- * nodes, 32 of them inside one), never a part below the smallest (half a
- * chunk across nodes, an eighth inside one).  Up to 2.21
+/* How NCCL cuts one point-to-point operation of `bytes` (enqueue.cc of
+ * 2.28, addP2pToPlan with scheduleP2pTasksToPlan's bounds): the channels
+ * it runs on, and into *part (unless NULL) the bytes of its largest part
+ * (a channel's).
+ * At most p2pnChannelsPerPeer channels, and at first as few as let every
+ * peer have its own (halved while they times nRanks exceed p2pnChannels),
+ * doubled while a channel's part is above the largest (a point-to-point
+ * chunk across nodes, 32 of them inside one), never a part below the
+ * smallest (half a chunk across nodes, an eighth inside one).  Up to 2.21
  * (calcP2pChunkSize) the part, aligned up to the smallest, cut the
  * operation into parts that took a channel each, at most
  * p2pnChannelsPerPeer; up to 2.19 that bound was also halved while it
@@ -1094,7 +1097,7 @@ static void explain_network(const NcclComm *c, GString *explain)
 #define V_P2P_OP_CHANNELS_FROM 22200u
 #define V_P2P_BOUND_HALVED_UNTIL 22000u
 
-static guint32 p2p_op_channels(const NcclComm *c, guint64 bytes)
+static guint32 p2p_op_cut(const NcclComm *c, guint64 bytes, guint64 *part_out)
 {
   guint32 v = nccl_comm_version(c);
   guint32 most = c->p2p_peer_channels, least, nc;
@@ -1103,6 +1106,8 @@ static guint32 p2p_op_channels(const NcclComm *c, guint64 bytes)
   guint64 max_part = c->nnodes > 1 ? step : step * 32;
   guint64 part;
 
+  if (part_out)
+    *part_out = bytes;
   if (v < V_P2P_BOUND_HALVED_UNTIL)
     while ((guint64)most * c->nranks > (guint64)c->p2p_channels * 4 && most > 1)
       most /= 2;
@@ -1119,10 +1124,28 @@ static guint32 p2p_op_channels(const NcclComm *c, guint64 bytes)
     nc *= 2;
     part = (bytes + nc - 1) / nc;
   }
-  if (v >= V_P2P_OP_CHANNELS_FROM)
+  if (v >= V_P2P_OP_CHANNELS_FROM) {
+    if (part_out)
+      *part_out = (bytes + nc - 1) / nc;
     return nc;
+  }
   part = (part + min_part - 1) / min_part * min_part;
+  if (part_out)
+    *part_out = MIN(part, bytes);
   return (guint32)MIN((bytes + part - 1) / part, most);
+}
+
+guint64 nccl_p2p_op_chunk_bytes(const NcclComm *c, guint64 bytes)
+{
+  guint64 chunk = nccl_p2p_chunk_bytes(c), part;
+
+  if (nccl_comm_version(c) < V_P2P_OP_CHANNELS_FROM) {
+    p2p_op_cut(c, bytes, &part);
+    bytes = part;
+  }
+  if (bytes < chunk)
+    return chunk / 4;
+  return bytes < 8 * chunk ? chunk / 2 : chunk;
 }
 
 static gboolean select_p2p(const NcclComm *c, NcclColl coll, guint64 bytes,
@@ -1140,7 +1163,7 @@ static gboolean select_p2p(const NcclComm *c, NcclColl coll, guint64 bytes,
   }
   out->algo = NCCL_ALGO_RING; /* reported as "P2P" by the CLI */
   out->proto = NCCL_PROTO_SIMPLE;
-  out->channels = p2p_op_channels(c, op);
+  out->channels = p2p_op_cut(c, op, NULL);
   out->model_us = -1;
   if (explain) {
     g_string_append_printf(
@@ -1150,12 +1173,20 @@ static gboolean select_p2p(const NcclComm *c, NcclColl coll, guint64 bytes,
         "channels (NCCL's count: %u point-to-point channels, at most %u an "
         "operation), which move [nccl] p2p_copy_ratio %.3f of the GPU's "
         "%.1f GB/s of NCCL bandwidth; chunks of %" G_GUINT64_FORMAT " B "
-        "(%s)\n",
+        "(%s)",
         nccl_coll_name(coll), bytes, op, out->channels, c->p2p_channels,
         c->p2p_peer_channels,
         mdl_registry_nccl(topo_system_models(c->sys))->p2p_copy_ratio,
         c->gpu_GBps, nccl_p2p_chunk_bytes(c),
         nccl_p2p_chunk_var(nccl_p2p_chunk_kind(c)));
+    if (c->nnodes > 1 &&
+        nccl_p2p_op_chunk_bytes(c, op) < nccl_p2p_chunk_bytes(c))
+      g_string_append_printf(explain,
+                             ", across nodes %" G_GUINT64_FORMAT
+                             " B for an operation this small (NCCL's tuning "
+                             "for the network)",
+                             nccl_p2p_op_chunk_bytes(c, op));
+    g_string_append_c(explain, '\n');
     explain_network(c, explain);
   }
   return TRUE;

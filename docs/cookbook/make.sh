@@ -27,7 +27,7 @@ run plot "$out/hdr-ndr.csv" -o $C/hdr-vs-ndr.png --title "HDR vs NDR, 16 DGX H10
 
 # 2. Oversubscription at the leaves
 run sweep -t $C/pod.ini --vary scaleout.oversubscription=1,3,7 \
-  -c alltoall -b 64K -e 16M -f 4 -j 2 -o "$out/over.csv"
+  -c alltoall -b 64K -e 256M -f 4 -j 2 -o "$out/over.csv"
 run plot "$out/over.csv" -o $C/oversubscription.png \
   --title "Leaf oversubscription 1:1, 3:1, 7:1"
 
@@ -45,12 +45,12 @@ run plot "$out/qps.csv" -o $C/queue-pairs.png \
   --title "Ring AllReduce, 16 HGX H100 over RoCE, one 3:1 fat-tree, ECMP: queue pairs a connection"
 
 # 4. Dragonfly vs fat-tree, and the dragonfly's routing
-run run -t $C/pod.ini -c alltoall -b 64K -e 16M -f 4 --csv "$out/ft.csv" >/dev/null
-run run -t $C/dragonfly.ini -c alltoall -b 64K -e 16M -f 4 --csv "$out/df.csv" >/dev/null
+run run -t $C/pod.ini -c alltoall -b 64K -e 256M -f 4 --csv "$out/ft.csv" >/dev/null
+run run -t $C/dragonfly.ini -c alltoall -b 64K -e 256M -f 4 --csv "$out/df.csv" >/dev/null
 run plot "$out/ft.csv" "$out/df.csv" -o $C/dragonfly-vs-fat-tree.png \
   --title "AllToAll: fat-tree vs dragonfly, 16 DGX H100"
 run sweep -t $C/dragonfly.ini --vary scaleout.routing=minimal,valiant,ugal-l \
-  -c alltoall -b 64K -e 16M -f 4 -j 2 -o "$out/df-routing.csv"
+  -c alltoall -b 64K -e 256M -f 4 -j 2 -o "$out/df-routing.csv"
 run plot "$out/df-routing.csv" -o $C/dragonfly-routing.png \
   --title "Dragonfly routing"
 

@@ -2836,6 +2836,55 @@ START_TEST(test_p2p_proxy_cap)
 }
 END_TEST
 
+/* "Tune chunk size for the network" (enqueue.cc addP2pToPlan from 2.22,
+ * proxy.cc ncclProxyComputeP2p before, 2.18 to 2.30 alike): across nodes
+ * an operation below NCCL's p2p chunk (128 KiB) moves in quarter chunks,
+ * one below 8 chunks in half ones; up to 2.21 the operation was cut into
+ * channel parts first, which the rule then saw.  The proxies move a chunk
+ * a pass (proxy_queues), so between two hosts a 960 KiB SendRecv takes
+ * longer than a 1 MiB one, as NCCL's own pace would have it. */
+START_TEST(test_p2p_net_chunk)
+{
+  static const char ini[] =
+      "[system]\nserver = host\nservers = 2\n"
+      "[server host]\ngpus = 1\nsockets = 1\ngpu_pcie = pcie5-x16\n"
+      "nic = cx7-ndr\nnics = 1\n"
+      "[scaleout]\ntopology = fat-tree\nswitch = quantum2-ndr\ntiers = 1\n";
+  g_autoptr(TopoSystem) two = load_servers("dgx-h100", 2, "quantum2-ndr");
+  g_autoptr(TopoSystem) hosts = load_text(ini);
+  g_autoptr(NcclComm) c = comm_of(two, NULL);
+  g_autoptr(NcclComm) old = comm_of(two, &(NcclOptions){.nccl_version = 22105});
+  g_autoptr(NcclComm) pair = comm_of(hosts, NULL);
+  static const struct {
+    guint64 op, chunk, old_chunk;
+  } cases[] = {
+      {64u << 10, 32u << 10, 32u << 10},
+      {128u << 10, 64u << 10, 64u << 10},
+      {(1u << 20) - 1, 64u << 10, 64u << 10},
+      {1u << 20, 128u << 10, 64u << 10},
+      {2u << 20, 128u << 10, 128u << 10},
+  };
+  SimTime below, at;
+
+  ck_assert_uint_eq(nccl_p2p_chunk_bytes(c), 128u << 10);
+  for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+    ck_assert_msg(nccl_p2p_op_chunk_bytes(c, cases[i].op) == cases[i].chunk,
+                  "case %u: %" G_GUINT64_FORMAT, i,
+                  nccl_p2p_op_chunk_bytes(c, cases[i].op));
+    ck_assert_msg(nccl_p2p_op_chunk_bytes(old, cases[i].op) ==
+                      cases[i].old_chunk,
+                  "case %u, 2.21.5: %" G_GUINT64_FORMAT, i,
+                  nccl_p2p_op_chunk_bytes(old, cases[i].op));
+  }
+  below = run_ps(pair, NCCL_COLL_SENDRECV, 960u << 10, NULL);
+  at = run_ps(pair, NCCL_COLL_SENDRECV, 1u << 20, NULL);
+  ck_assert_msg(at < below && (double)below > 1.4 * (double)at,
+                "SendRecv 960 KiB %" G_GUINT64_FORMAT
+                " ps, 1 MiB %" G_GUINT64_FORMAT " ps",
+                below, at);
+}
+END_TEST
+
 /* Faults (topologies/faults.c): a port that trained at 1x carries what
  * NDR 1x carries, and on that uncontended path the three transports
  * agree as on any other (analytical and flow to 1%, packet to 2%).  Two
@@ -3202,6 +3251,7 @@ Suite *suite_nccl(void)
   tcase_add_test(tc, test_bounds);
   tcase_add_test(tc, test_degraded_port);
   tcase_add_test(tc, test_p2p_proxy_cap);
+  tcase_add_test(tc, test_p2p_net_chunk);
   tcase_add_test(tc, test_rail_down);
   tcase_add_test(tc, test_nvls_heads);
   tcase_add_test(tc, test_nvls_heads_per_nic);

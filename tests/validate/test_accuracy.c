@@ -165,7 +165,7 @@ static const struct {
      0.040, 0.295, 0.025, 0.295},
     {"summary_busbw_vs_size_16xB300_2node_awsP6B300_efa16x400_terrificdm.c"
      "sv",
-     0.175, 0.025, 0.155, 0.045},
+     0.175, 0.040, 0.155, 0.055},
     {"nccl_allreduce_2xL40S_2node_1perNode_socketTCP_IBdisabled_AMBIGUOUS_"
      "redhatOCP.csv",
      0.015, 0.175, 0.495, 0.185},
