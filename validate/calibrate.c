@@ -151,7 +151,23 @@ typedef struct {
   const MdlLink *limit;
   guint hops;
   const MdlNic *nic;
+  ValRouteModels route;
 } P2pTime;
+
+/* Notes link model l at rate r on a route: each model once, at its
+ * slowest channel's rate. */
+static void route_add(ValRouteModels *m, const MdlLink *l, double r)
+{
+  for (guint i = 0; i < m->n; i++)
+    if (m->model[i] == l) {
+      m->rate_Bps[i] = MIN(m->rate_Bps[i], r);
+      return;
+    }
+  if (m->n < VAL_ROUTE_MODELS) {
+    m->model[m->n] = l;
+    m->rate_Bps[m->n++] = r;
+  }
+}
 
 /* One transfer of `bytes` from a to b: the paths of its set in parallel,
  * each at its slowest channel's effective rate for its share. */
@@ -171,6 +187,7 @@ static gboolean p2p_time(const TopoSystem *sys, SimNodeId a, SimNodeId b,
     guint64 part = (guint64)ceil((double)bytes * share);
     double rate = G_MAXDOUBLE, t;
     const MdlLink *limit = NULL;
+    ValRouteModels route = {0};
 
     for (guint32 h = 0; h < p->n; h++) {
       const SimChannel *c = sim_fabric_channel(f, p->hop[h]);
@@ -183,6 +200,7 @@ static gboolean p2p_time(const TopoSystem *sys, SimNodeId a, SimNodeId b,
       else if (l->family == MDL_FAMILY_PCIE && pcie_read)
         op = MDL_OP_READ;
       r = c->width * mdl_link_effective_Bps(l, MAX(part, 1), 0, op);
+      route_add(&route, l, r);
       if (r < rate)
         rate = r, limit = l;
       if (!out->nic) {
@@ -193,6 +211,7 @@ static gboolean p2p_time(const TopoSystem *sys, SimNodeId a, SimNodeId b,
     if (t > out->time_ps) {
       out->time_ps = t;
       out->limit = limit;
+      out->route = route;
     }
   }
   for (guint32 h = 0; out->limit && h < ps.path[0].n; h++)
@@ -357,7 +376,8 @@ static gboolean predict_p2p(const TopoSystem *sys, const ValPoint *p,
     if (round_trip)
       out->time_ps += back.time_ps;
     else if (back.time_ps > out->time_ps)
-      out->time_ps = back.time_ps, out->limit = back.limit;
+      out->time_ps = back.time_ps, out->limit = back.limit,
+      out->route = back.route;
   }
   return TRUE;
 }
@@ -408,14 +428,17 @@ static gboolean predict_nccl(const TopoSystem *sys, const ValPoint *p,
   return TRUE;
 }
 
-gboolean val_predict_point(const TopoSystem *sys, const ValPoint *p,
-                           double *time_us, const MdlLink **limit,
-                           guint *hops, GError **error)
+/* val_predict_point, and the models the route crosses into *route. */
+static gboolean predict_point(const TopoSystem *sys, const ValPoint *p,
+                              double *time_us, const MdlLink **limit,
+                              guint *hops, ValRouteModels *route,
+                              GError **error)
 {
   P2pTime t;
 
   *limit = NULL;
   *hops = 0;
+  memset(route, 0, sizeof(*route));
   if (p->probe == VAL_PROBE_NCCL)
     return predict_nccl(sys, p, NULL, time_us, error);
   if (!predict_p2p(sys, p, &t, error))
@@ -423,7 +446,17 @@ gboolean val_predict_point(const TopoSystem *sys, const ValPoint *p,
   *time_us = t.time_ps * 1e-6;
   *limit = t.limit;
   *hops = t.hops;
+  *route = t.route;
   return TRUE;
+}
+
+gboolean val_predict_point(const TopoSystem *sys, const ValPoint *p,
+                           double *time_us, const MdlLink **limit, guint *hops,
+                           GError **error)
+{
+  ValRouteModels route;
+
+  return predict_point(sys, p, time_us, limit, hops, &route, error);
 }
 
 /* --- the report ------------------------------------------------------------ */
@@ -468,7 +501,7 @@ static void build_series(const TopoSystem *sys, GArray *pts, guint index,
     g_array_append_val(meas, p->time_us_median);
     if (s.predicted) {
       g_autoptr(GError) why = NULL;
-      if (!val_predict_point(sys, p, &t, &s.limit, &s.hops, &why)) {
+      if (!predict_point(sys, p, &t, &s.limit, &s.hops, &s.route, &why)) {
         /* Not an error of the run: this system cannot predict it. */
         s.predicted = FALSE;
         g_strlcpy(s.why, why->message, sizeof(s.why));
@@ -989,6 +1022,105 @@ static const MdlNic *series_nic(const TopoSystem *sys, const ValSeries *s)
   return t.nic;
 }
 
+/* Whether a series measures a link's rate: a bandwidth sweep (not
+ * nccl) that reaches the bandwidth regime, predicted with a limit, and
+ * not a staged copy (peer access off times the driver's staging). */
+static gboolean rate_series(const ValSeries *v)
+{
+  return v->fitted && v->predicted && v->key.probe != VAL_PROBE_NCCL &&
+         v->limit && !val_test_is_latency(v->key.test) &&
+         v->max_bytes >= (1u << 20) && v->model_beta_GBps > 0 &&
+         v->beta_GBps > 0 && !g_str_equal(v->key.mode, "nopeer");
+}
+
+/* A rate series whose route crosses a model the shortest routes to its
+ * limit do not is attributed to that model when it ran slower than
+ * they did by more than this: the limit's own pairs then say the limit
+ * is not what held it. */
+#define ROUTE_PEEL_MARGIN 0.05
+
+/* The rate series with the shortest route to series i's limit (i itself
+ * where its route is one of the shortest). */
+static guint shortest_route(const ValReport *r, guint i)
+{
+  const ValSeries *v = &g_array_index(r->series, ValSeries, i);
+  guint best = i;
+
+  for (guint k = 0; k < r->series->len; k++) {
+    const ValSeries *w = &g_array_index(r->series, ValSeries, k);
+
+    if (rate_series(w) && w->limit == v->limit &&
+        w->route.n < g_array_index(r->series, ValSeries, best).route.n)
+      best = k;
+  }
+  return best;
+}
+
+/* The median measured over modelled beta of the rate series with the
+ * limit of series `pure` and routes as short as its. */
+static double shortest_route_ratio(const ValReport *r, guint pure)
+{
+  const ValSeries *p = &g_array_index(r->series, ValSeries, pure);
+  g_autoptr(GArray) q = g_array_new(FALSE, FALSE, sizeof(double));
+
+  for (guint k = 0; k < r->series->len; k++) {
+    const ValSeries *w = &g_array_index(r->series, ValSeries, k);
+    double x;
+
+    if (!rate_series(w) || w->limit != p->limit || w->route.n != p->route.n)
+      continue;
+    x = w->beta_GBps / w->model_beta_GBps;
+    g_array_append_val(q, x);
+  }
+  return val_median(q);
+}
+
+/* A rate series' change.  Its measured over modelled beta goes to its
+ * limit, unless its route crosses exactly one model that the shortest
+ * routes to its limit do not, and it ran more than ROUTE_PEEL_MARGIN
+ * slower than those: then that model is what held it, and its
+ * efficiency is scaled to the measured beta (over the rate its channels
+ * have on the route).  On a two-socket PCIe server the GPUs of one
+ * socket set PCIe's efficiency and the pairs across the socket link its
+ * own: 8 RTX 4090 on two AMD Rome sockets copied at 24.4 GB/s within a
+ * socket and 19-21 across, where one PCIe efficiency for all took the
+ * cross-socket pairs' median. */
+static void rate_change(GPtrArray *changes, const ValReport *r, guint i)
+{
+  const ValSeries *v = &g_array_index(r->series, ValSeries, i);
+  guint pure = shortest_route(r, i);
+  const ValSeries *p = &g_array_index(r->series, ValSeries, pure);
+  double q = v->beta_GBps / v->model_beta_GBps;
+  const MdlLink *extra = NULL;
+  double extra_Bps = 0, limit_Bps = 0;
+  guint n_extra = 0;
+
+  for (guint a = 0; pure != i && a < v->route.n; a++) {
+    gboolean shared = FALSE;
+
+    for (guint b = 0; b < p->route.n; b++)
+      shared |= p->route.model[b] == v->route.model[a];
+    if (v->route.model[a] == v->limit)
+      limit_Bps = v->route.rate_Bps[a];
+    else if (!shared)
+      extra = v->route.model[a], extra_Bps = v->route.rate_Bps[a], n_extra++;
+  }
+  if (n_extra == 1 && limit_Bps > 0 && extra_Bps > 0 &&
+      q < shortest_route_ratio(r, pure) * (1 - ROUTE_PEEL_MARGIN)) {
+    g_autofree char *g = g_strdup_printf("link %s", extra->name);
+
+    /* the beta the model would give with that model as the limit */
+    add_change(changes, g, "efficiency", extra->efficiency, TRUE,
+               v->beta_GBps / (v->model_beta_GBps * extra_Bps / limit_Bps), v);
+    return;
+  }
+  {
+    g_autofree char *g = g_strdup_printf("link %s", v->limit->name);
+
+    add_change(changes, g, "efficiency", v->limit->efficiency, TRUE, q, v);
+  }
+}
+
 char *val_calibration_ini(const TopoSystem *sys, const ValReport *r,
                           const char *const *sources, GError **error)
 {
@@ -1042,14 +1174,8 @@ char *val_calibration_ini(const TopoSystem *sys, const ValReport *r,
       continue;
     if (!val_test_is_latency(v->key.test)) {
       /* Bandwidth: only sweeps that reach the bandwidth regime. */
-      /* Staged copies (peer access off) time the driver's staging, not
-       * a link: reported only. */
-      if (v->max_bytes >= (1u << 20) && v->model_beta_GBps > 0 &&
-          !g_str_equal(v->key.mode, "nopeer")) {
-        g_autofree char *g = g_strdup_printf("link %s", v->limit->name);
-        add_change(changes, g, "efficiency", v->limit->efficiency, TRUE,
-                   v->beta_GBps / v->model_beta_GBps, v);
-      }
+      if (rate_series(v))
+        rate_change(changes, r, i);
     } else if (g_str_equal(v->key.test, "sm_latency") && v->hops > 0) {
       /* Round trip over the route: half of the excess per hop. */
       g_autofree char *g = g_strdup_printf("link %s", v->limit->name);

@@ -50,6 +50,16 @@ gboolean val_predict_point(const TopoSystem *sys, const ValPoint *p,
                            double *time_us, const MdlLink **limit,
                            guint *hops, GError **error);
 
+/* The link models on a point's route (its slowest path's), each with
+ * the model's rate of its slowest channel there, bytes/s: which models a
+ * series crosses, for the calibration to tell them apart. */
+#define VAL_ROUTE_MODELS 8
+typedef struct {
+  const MdlLink *model[VAL_ROUTE_MODELS];
+  double rate_Bps[VAL_ROUTE_MODELS];
+  guint n;
+} ValRouteModels;
+
 /* One series and its comparison with the model. */
 typedef struct {
   ValPoint key;      /* the first point: probe, test, mode, src, dst */
@@ -63,6 +73,7 @@ typedef struct {
   double model_alpha_us, model_beta_GBps;
   const MdlLink *limit;    /* bottleneck link model (not nccl) */
   guint hops;              /* its channels on the route */
+  ValRouteModels route;    /* the models it crosses (not nccl) */
   double median_abs_err, worst_abs_err; /* per point, predicted vs measured */
 } ValSeries;
 
@@ -102,7 +113,9 @@ guint32 val_gpu_name_sm(const char *name);
 
 /* The model file a calibration writes: for each link model limiting a
  * bandwidth series, `efficiency` scaled by the median of measured over
- * modelled beta; from latency tests (p2p sm_latency: half the round trip;
+ * modelled beta (a series whose route adds one model to the shortest
+ * routes to its limit, and ran more than 5% slower than they did, is
+ * that model's); from latency tests (p2p sm_latency: half the round trip;
  * verbs *_lat: one way), the link's `latency_ns` (NVLink/PCIe) or the
  * NIC's `latency_ns` (verbs) moved by the median difference of measured
  * and modelled latency; comments give every series' fit and what each

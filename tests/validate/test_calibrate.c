@@ -72,6 +72,20 @@ static TopoSystem *load(const char *ini, const char *models)
 
 #define DGX_H100 "[system]\nserver = dgx-h100\n"
 
+/* A calibration's text in a temporary model file: its path (unlink and
+ * free it). */
+static char *models_file(const char *text)
+{
+  g_autoptr(GError) error = NULL;
+  char *path = NULL;
+  int fd = g_file_open_tmp("ifsim-cal-XXXXXX.ini", &path, &error);
+
+  ck_assert_msg(fd >= 0, "%s", error ? error->message : "");
+  close(fd);
+  ck_assert(g_file_set_contents(path, text, -1, &error));
+  return path;
+}
+
 /* Large copies run at the link models' rates: host->GPU is the GPU
  * reading host memory (128-byte completions), GPU->host posted writes,
  * GPU->GPU 18 NVLink4 over the NVSwitches; a round trip is twice the
@@ -260,7 +274,6 @@ START_TEST(test_calibration_meets_measurement)
   ValReport r, r2;
   ValMeasurements *sets[1] = {m};
   double lat;
-  int fd;
 
   for (guint64 s = 4096; s <= 1024 * MIB; s *= 4) {
     const MdlLink *limit;
@@ -292,10 +305,7 @@ START_TEST(test_calibration_meets_measurement)
   ck_assert_ptr_nonnull(strstr(ini, "\nlatency_ns = 110\n"));
   val_report_clear(&r);
 
-  fd = g_file_open_tmp("ifsim-cal-XXXXXX.ini", &path, &error);
-  ck_assert_int_ge(fd, 0);
-  close(fd);
-  ck_assert(g_file_set_contents(path, ini, -1, &error));
+  path = models_file(ini);
   {
     g_autoptr(TopoSystem) cal = load(DGX_H100, path);
     val_report_build(cal, sets, 1, &r2);
@@ -356,7 +366,6 @@ static char *carry_over(const char *system, const char *from, const char *to,
   ValMeasurements *sets[1] = {cal};
   ValReport r;
   char *ini;
-  int fd;
 
   val_report_build(sys, sets, 1, &r);
   ini = val_calibration_ini(sys, &r, NULL, &error);
@@ -368,10 +377,7 @@ static char *carry_over(const char *system, const char *from, const char *to,
   *before = r.median_abs_err;
   val_report_clear(&r);
 
-  fd = g_file_open_tmp("ifsim-cal-XXXXXX.ini", &path, &error);
-  ck_assert_int_ge(fd, 0);
-  close(fd);
-  ck_assert(g_file_set_contents(path, ini, -1, &error));
+  path = models_file(ini);
   {
     g_autoptr(TopoSystem) calibrated = load(system, path);
     val_report_build(calibrated, sets, 1, &r);
@@ -422,6 +428,78 @@ START_TEST(test_carry_over)
 }
 END_TEST
 
+/* Two sockets: the 8x RTX 4090 host's p2pBandwidthLatencyTest copies
+ * (reference, chlc) run at 24.4 GB/s between GPUs of one socket and
+ * 19-21 across.  The pairs of one socket, the shortest routes to PCIe,
+ * set its efficiency (about 0.885); the pairs across, slower by more
+ * than ROUTE_PEEL_MARGIN, set the socket link's, the one model their
+ * routes add.  The calibrated model then meets both groups' medians
+ * (one PCIe efficiency for all, the rule before, left the pairs of one
+ * socket 12% slow); across the sockets a copy both ways runs about 6%
+ * slower each way than one way, which the model does not tell apart. */
+START_TEST(test_calibrate_route_peel)
+{
+  g_autofree char *ini_path =
+      g_build_filename(IFSIM_TEST_DATA_DIR, "systems", "rtx4090-8.ini", NULL);
+  g_autofree char *ini = NULL, *cal = NULL, *path = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(TopoSystem) sys = NULL;
+  g_autoptr(ValMeasurements) m =
+      reference("p2p_8xRTX4090_pcie_P2Punlocked_chlc.csv");
+  g_autoptr(GArray) within = g_array_new(FALSE, FALSE, sizeof(double));
+  g_autoptr(GArray) across = g_array_new(FALSE, FALSE, sizeof(double));
+  ValMeasurements *sets[1] = {m};
+  ValReport r;
+  const char *at;
+  double eff;
+
+  ck_assert(g_file_get_contents(ini_path, &ini, NULL, &error));
+  sys = load(ini, NULL);
+  val_report_build(sys, sets, 1, &r);
+  cal = val_calibration_ini(sys, &r, NULL, &error);
+  ck_assert_msg(cal != NULL, "%s", error ? error->message : "");
+  val_report_clear(&r);
+  ck_assert_ptr_nonnull(at = strstr(cal, "[link pcie4-x16]\n"));
+  ck_assert_ptr_nonnull(at = strstr(at, "\nefficiency = "));
+  eff = g_ascii_strtod(at + 14, NULL);
+  ck_assert_msg(eff > 0.87 && eff < 0.90, "PCIe efficiency %g", eff);
+  ck_assert_ptr_nonnull(at = strstr(cal, "[link upi2]\n"));
+  ck_assert_ptr_nonnull(at = strstr(at, "\nefficiency = "));
+  eff = g_ascii_strtod(at + 14, NULL);
+  ck_assert_msg(eff > 0.3 && eff < 0.9, "socket link efficiency %g", eff);
+
+  path = models_file(cal);
+  {
+    g_autoptr(TopoSystem) calibrated = load(ini, path);
+
+    val_report_build(calibrated, sets, 1, &r);
+  }
+  g_unlink(path);
+  for (guint i = 0; i < r.series->len; i++) {
+    const ValSeries *v = &g_array_index(r.series, ValSeries, i);
+    double q;
+
+    if (!g_str_has_prefix(v->key.test, "ce_") ||
+        !g_str_equal(v->key.mode, "peer") || v->model_beta_GBps <= 0)
+      continue;
+    q = v->model_beta_GBps / v->beta_GBps;
+    /* GPUs 0-3 on one socket, 4-7 on the other */
+    if ((v->key.src[3] < '4') == (v->key.dst[3] < '4'))
+      g_array_append_val(within, q);
+    else
+      g_array_append_val(across, q);
+  }
+  val_report_clear(&r);
+  /* copies one way and both ways (ce_uni, ce_bidir) */
+  ck_assert_uint_eq(within->len, 48);
+  ck_assert_uint_eq(across->len, 64);
+  ck_assert_msg(fabs(val_median(within) - 1) < 0.02 &&
+                    fabs(val_median(across) - 1) < 0.02,
+                "model over measured: %.3f within a socket, %.3f across",
+                val_median(within), val_median(across));
+}
+END_TEST
+
 /* 8x A100 AllReduce calibrates NCCL's protocols and launch latency; the
  * same machine's SendRecv (another collective, another source) is then
  * predicted better, and the AllReduce itself much better. */
@@ -440,7 +518,6 @@ START_TEST(test_nccl_protocols)
   ValMeasurements *sets[1] = {ar};
   double before[2], after[2];
   ValReport r;
-  int fd;
 
   /* The transcription does not say how many ranks: 8 GPUs, -g 8. */
   ck_assert(g_file_get_contents(path, &text, NULL, &error));
@@ -473,10 +550,7 @@ START_TEST(test_nccl_protocols)
   before[1] = r.median_abs_err;
   val_report_clear(&r);
 
-  fd = g_file_open_tmp("ifsim-cal-XXXXXX.ini", &tmp, &error);
-  ck_assert_int_ge(fd, 0);
-  close(fd);
-  ck_assert(g_file_set_contents(tmp, ini, -1, &error));
+  tmp = models_file(ini);
   {
     g_autoptr(TopoSystem) cal =
         load("[system]\nserver = dgx-a100\n", tmp);
@@ -540,7 +614,6 @@ START_TEST(test_calibrate_launch_floor)
   ValMeasurements *sets[1] = {m};
   ValReport r;
   double before, after;
-  int fd;
 
   val_meas_set(m, "gpus_per_process", "8");
   /* before 2.23 NCCL lets an AMD host's GPUs use P2P (validate/accuracy.c) */
@@ -556,10 +629,7 @@ START_TEST(test_calibrate_launch_floor)
   ck_assert_ptr_nonnull(
       strstr(ini, _i == 0 ? "\nhost_launch_us = 5.2" : "\nhost_launch_us = 5.0"));
   ck_assert_ptr_null(strstr(ini, "\nlatency_us ="));
-  fd = g_file_open_tmp("ifsim-cal-XXXXXX.ini", &tmp, &error);
-  ck_assert_int_ge(fd, 0);
-  close(fd);
-  ck_assert(g_file_set_contents(tmp, ini, -1, &error));
+  tmp = models_file(ini);
   {
     g_autoptr(TopoSystem) cal =
         load("[system]\nserver = rtx4090-8\n[server rtx4090-8]\ngpus = 8\n"
@@ -640,6 +710,7 @@ Suite *suite_calibrate(void)
   tcase_add_test(tc, test_calibration_meets_measurement);
   tcase_add_test(tc, test_calibration_nothing);
   tcase_add_test(tc, test_carry_over);
+  tcase_add_test(tc, test_calibrate_route_peel);
   tcase_add_test(tc, test_nccl_protocols);
   tcase_add_test(tc, test_nccl_gpus_per_process);
   tcase_add_test(tc, test_calibrate_net_proxy);
