@@ -34,10 +34,11 @@ static void analytical_start(SimTransport *t, const SimTransfer *x)
   double copies = MAX(x->copies, 1);
   gboolean set = x->n_paths > 1; /* timed as one below */
   SimTime end = 0;
+  guint64 given = 0;
 
   for (guint32 i = 0; i < x->n_paths; i++) {
     const SimPath *p = &x->paths[i];
-    guint64 bytes = sim_transfer_share(x, i);
+    guint64 bytes = sim_transfer_share_next(x, i, &given);
     double rate = sim_transfer_path_cap(x, i);
     SimTime t_i = sim_path_latency_ps(t->fabric, p);
 

@@ -1346,6 +1346,7 @@ static void flow_start(SimTransport *t, const SimTransfer *x)
 {
   FlowTransport *ft = (FlowTransport *)t;
   guint32 xi = SIM_NONE;
+  guint64 given = 0;
 
   if (x->n_paths > 1) {
     Xfer *xr;
@@ -1359,7 +1360,8 @@ static void flow_start(SimTransport *t, const SimTransfer *x)
   }
   for (guint32 i = 0; i < x->n_paths; i++) {
     const SimPath *p = &x->paths[i];
-    guint64 bytes = xi == SIM_NONE ? x->bytes : sim_transfer_share(x, i);
+    guint64 bytes =
+        xi == SIM_NONE ? x->bytes : sim_transfer_share_next(x, i, &given);
     SimTime lat = 0;
     gboolean idle = TRUE;
     double rate = sim_transfer_path_cap(x, i);

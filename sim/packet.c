@@ -1503,10 +1503,11 @@ static void packet_start(SimTransport *t, const SimTransfer *x)
   guint32 xi = sim_pool_alloc(&p->xfers);
   Xfer *xr = sim_pool_at(&p->xfers, xi);
   guint32 n = 0;
+  guint64 given = 0;
 
   xr->tag = x->tag;
   for (guint32 i = 0; i < x->n_paths; i++)
-    if (sim_transfer_share(x, i) > 0)
+    if (sim_transfer_share_next(x, i, &given) > 0)
       n++;
   xr->left = n;
   if (p->sample_interval && !p->sample_pending) {
@@ -1522,8 +1523,9 @@ static void packet_start(SimTransport *t, const SimTransfer *x)
         p->k_zero, xi);
     return;
   }
+  given = 0;
   for (guint32 i = 0; i < x->n_paths; i++) {
-    guint64 b = sim_transfer_share(x, i);
+    guint64 b = sim_transfer_share_next(x, i, &given);
     if (b > 0)
       start_flow(p, xi, x, i, b);
   }

@@ -62,6 +62,14 @@ static guint64 share_after(const SimTransfer *x, guint32 j, guint64 given)
              : left;
 }
 
+guint64 sim_transfer_share_next(const SimTransfer *x, guint32 i, guint64 *given)
+{
+  guint64 s = share_after(x, i, *given);
+
+  *given += s;
+  return s;
+}
+
 guint64 sim_transfer_share(const SimTransfer *x, guint32 i)
 {
   guint64 given = 0;

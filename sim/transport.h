@@ -193,6 +193,12 @@ static inline double sim_transfer_path_cap(const SimTransfer *x, guint32 i)
  * that they sum to `bytes` exactly. */
 guint64 sim_transfer_share(const SimTransfer *x, guint32 i);
 
+/* The same in a loop over the paths in order: *given holds what the
+ * earlier shares took (0 before the first) and gains this one's, so that
+ * a transfer's shares cost one pass, not one pass each. */
+guint64 sim_transfer_share_next(const SimTransfer *x, guint32 i,
+                                guint64 *given);
+
 /* The most channels a path set's union may hold (sim_transfer_union):
  * every path of a set at its longest. */
 #define SIM_UNION_MAX_HOPS (SIM_PATHSET_MAX * SIM_PATH_MAX_HOPS)
