@@ -76,11 +76,10 @@ guint64 sim_transfer_share(const SimTransfer *x, guint32 i)
 
   g_assert(i < x->n_paths);
   for (guint32 j = 0;; j++) {
-    guint64 s = share_after(x, j, given);
+    guint64 s = sim_transfer_share_next(x, j, &given);
 
     if (j == i)
       return s;
-    given += s;
   }
 }
 
@@ -110,7 +109,7 @@ guint32 sim_transfer_union(const SimTransport *t, const SimTransfer *x,
 
   for (guint32 i = 0; i < x->n_paths; i++) {
     const SimPath *p = &x->paths[i];
-    guint64 share = share_after(x, i, given); /* sim_transfer_share's */
+    guint64 share = sim_transfer_share_next(x, i, &given);
     double f = x->bytes > 0 ? (double)share / (double)x->bytes
                             : (x->weights ? x->weights[i] : 1.0);
 
@@ -124,7 +123,6 @@ guint32 sim_transfer_union(const SimTransport *t, const SimTransfer *x,
       }
       u->w[u->slot_of[c]] += f * sim_transport_wire_ratio(t, c, x->bytes);
     }
-    given += share;
   }
   for (guint32 k = 0; k < n; k++)
     u->slot_of[u->ch[k]] = SIM_NONE;

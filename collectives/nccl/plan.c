@@ -1125,6 +1125,9 @@ static gboolean plan_p2p_sources(NcclPlan *pl, guint32 r0, guint32 r1,
 {
   guint32 n = pl->comm->nranks;
   guint64 bytes = 0;
+  /* across nodes a small operation's chunk is cut (the network's tuning,
+   * nccl_p2p_op_chunk_bytes) */
+  guint64 net_slice = 2 * nccl_p2p_op_chunk_bytes(pl->comm, p2p_op(pl));
 
   /* What one pair carries: its part of every channel's share. */
   for (guint32 c = 0; c < pl->channels; c++) {
@@ -1149,11 +1152,8 @@ static gboolean plan_p2p_sources(NcclPlan *pl, guint32 r0, guint32 r1,
       g_array_index(pl->edges, NcclEdge, e).lanes = pl->channels;
       if (pl->coll == NCCL_COLL_ALLTOALL)
         g_array_index(pl->edges, NcclEdge, e).cap_Bps = pl->cap_Bps / (n - 1);
-      /* across nodes a small operation's chunk is cut (the network's
-       * tuning, nccl_p2p_op_chunk_bytes) */
       if (rank_node(pl, r) != rank_node(pl, (r + d) % n))
-        g_array_index(pl->edges, NcclEdge, e).slice =
-            2 * nccl_p2p_op_chunk_bytes(pl->comm, p2p_op(pl));
+        g_array_index(pl->edges, NcclEdge, e).slice = net_slice;
       add_hop(pl, e, SIM_NONE, SIM_NONE);
     }
   }
@@ -1431,10 +1431,15 @@ static void lossy_caps(NcclPlan *pl)
 {
   NcclEdge *edges = (NcclEdge *)(void *)pl->edges->data;
   double all_ok = 1;
+  guint64 step;
 
   pl->stall_prob = 0;
   if (!topo_system_lossy(pl->sys))
     return;
+  /* the data a step moves: the protocol's, a point-to-point chunk */
+  step = pl->coll < NCCL_N_TUNED_COLLS
+             ? nccl_step_data_bytes(pl->comm, pl->proto)
+             : nccl_p2p_op_chunk_bytes(pl->comm, p2p_op(pl));
   for (guint32 i = 0; i < pl->edges->len; i++) {
     NcclEdge *e = &edges[i];
     const SimPath *paths = &g_array_index(pl->paths, SimPath, e->first_path);
@@ -1459,10 +1464,7 @@ static void lossy_caps(NcclPlan *pl)
     rtt = 2 * sim_paths_latency_ps(pl->fabric, paths, e->n_paths);
     window = ceil(cap * sim_time_to_s(rtt) / mtu) + 1;
     e->resend = (1 - p + p * window) / (1 - p);
-    steps = ceil((double)e->bytes /
-                 (double)(pl->coll < NCCL_N_TUNED_COLLS
-                              ? nccl_step_data_bytes(pl->comm, pl->proto)
-                              : nccl_p2p_op_chunk_bytes(pl->comm, p2p_op(pl))));
+    steps = ceil((double)e->bytes / (double)step);
     all_ok *= pow(1 - cts, steps * copies) * pow(1 - p, copies);
   }
   pl->stall_prob = 1 - all_ok;
@@ -1556,6 +1558,10 @@ static void proxy_queues(NcclPlan *pl)
   double action = proxy_action_us(pl->comm);
   g_autofree guint32 *counted_sends = NULL, *counted_recvs = NULL;
   const guint32 *sends = pl->given_sends, *recvs = pl->given_recvs;
+  /* a point-to-point pair's chunk across nodes (below) */
+  double chunk = pl->coll >= NCCL_N_TUNED_COLLS
+                     ? (double)nccl_p2p_op_chunk_bytes(pl->comm, p2p_op(pl))
+                     : 0;
 
   for (guint32 i = 0; !pl->given_sends && i < pl->edges->len; i++) {
     if (!edges[i].proxied)
@@ -1594,9 +1600,8 @@ static void proxy_queues(NcclPlan *pl)
      * 32.7 (ifsim gave 76 and 49 before; reference2, bench_accuracy); a
      * larger NCCL_P2P_NET_CHUNKSIZE raises sendrecv_perf across nodes
      * (NVIDIA/nccl#1496), and aws-ofi-nccl sets 512 KiB on p5 and p6. */
-    if (pl->coll >= NCCL_N_TUNED_COLLS && e->step_ps > 0) {
-      double lane = (double)nccl_p2p_op_chunk_bytes(pl->comm, p2p_op(pl)) /
-                    ((double)e->step_ps / 1e12) / MAX(e->lanes, 1);
+    if (chunk > 0 && e->step_ps > 0) {
+      double lane = chunk / ((double)e->step_ps / 1e12) / MAX(e->lanes, 1);
 
       e->cap_Bps = MIN(e->cap_Bps > 0 ? e->cap_Bps : pl->cap_Bps, lane);
     }

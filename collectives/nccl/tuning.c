@@ -1166,6 +1166,8 @@ static gboolean select_p2p(const NcclComm *c, NcclColl coll, guint64 bytes,
   out->channels = p2p_op_cut(c, op, NULL);
   out->model_us = -1;
   if (explain) {
+    guint64 net_chunk = nccl_p2p_op_chunk_bytes(c, op);
+
     g_string_append_printf(
         explain,
         "%s %" G_GUINT64_FORMAT " B: point-to-point, not in NCCL's cost "
@@ -1179,13 +1181,12 @@ static gboolean select_p2p(const NcclComm *c, NcclColl coll, guint64 bytes,
         mdl_registry_nccl(topo_system_models(c->sys))->p2p_copy_ratio,
         c->gpu_GBps, nccl_p2p_chunk_bytes(c),
         nccl_p2p_chunk_var(nccl_p2p_chunk_kind(c)));
-    if (c->nnodes > 1 &&
-        nccl_p2p_op_chunk_bytes(c, op) < nccl_p2p_chunk_bytes(c))
+    if (c->nnodes > 1 && net_chunk < nccl_p2p_chunk_bytes(c))
       g_string_append_printf(explain,
                              ", across nodes %" G_GUINT64_FORMAT
                              " B for an operation this small (NCCL's tuning "
                              "for the network)",
-                             nccl_p2p_op_chunk_bytes(c, op));
+                             net_chunk);
     g_string_append_c(explain, '\n');
     explain_network(c, explain);
   }
