@@ -42,8 +42,11 @@ typedef struct {
   "NCCL_NSOCKS_PERTHREAD, NCCL_IB_TIMEOUT, NCCL_IB_RETRY_CNT, "                \
   "NCCL_IB_QPS_PER_CONNECTION, NCCL_IB_DATA_DIRECT, NCCL_NVLS_ENABLE, "        \
   "NCCL_PXN_DISABLE, "                                                         \
-  "NCCL_P2P_PXN_LEVEL, NCCL_BUFFSIZE, NCCL_LL_BUFFSIZE and "                   \
-  "NCCL_LL128_BUFFSIZE are read from the environment; the flags take "         \
+  "NCCL_P2P_PXN_LEVEL, NCCL_BUFFSIZE, NCCL_LL_BUFFSIZE, "                      \
+  "NCCL_LL128_BUFFSIZE, NCCL_P2P_NET_CHUNKSIZE, NCCL_P2P_NVL_CHUNKSIZE, "      \
+  "NCCL_P2P_PCI_CHUNKSIZE, NCCL_NVLS_CHUNKSIZE and "                           \
+  "NCCL_NVLSTREE_MAX_CHUNKSIZE are read from the environment; the flags "      \
+  "take "                                                                      \
   "precedence.  Another NCCL_* variable there is not modelled, and a note "    \
   "on standard error says so."
 
@@ -54,9 +57,11 @@ void cli_nccl_add_entries(GOptionGroup *group, CliNcclOptions *o);
 /* Frees o's strings; o may be reused zeroed. */
 void cli_nccl_options_clear(CliNcclOptions *o);
 
-/* Checks o and the environment into n's algos, protos, channel bounds,
- * nccl_version, collnet and the shortcuts turned off (no_fold, all_rounds,
- * packetwise, no_alltoall_closed; its other fields untouched), and
+/* Checks o and the environment (nccl_env_read: every NCCL_* variable the
+ * model follows) into n: the environment's fields, o's flags over them
+ * (algos, protos, channel bounds, collnet), nccl_version and the
+ * shortcuts turned off (no_fold, all_rounds, packetwise,
+ * no_alltoall_closed; n's other fields untouched), and
  * --fidelity's
  * name (made lowercase); errors name the flag or the variable, or what
  * name (may be NULL) calls a knob (fidelity, algo, proto, channels,
@@ -74,9 +79,5 @@ const char *cli_nccl_fidelity(const CliNcclOptions *o);
  * command reads (NCCL's logging ones aside): it would change NCCL, and
  * the prediction is made with its default. */
 void cli_nccl_env_notes(const char *command);
-
-/* Whether the commands read NCCL_* variable name (cli_nccl_check), NCCL's
- * logging ones aside. */
-gboolean cli_nccl_env_modelled(const char *name);
 
 #endif /* TOOLS_NCCL_OPTIONS_H */

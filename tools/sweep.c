@@ -418,7 +418,7 @@ static CliSweepVary *vary_new(const char *name_in, const char *values,
       return NULL;
     }
   } else if (strcmp(group, "env") == 0) {
-    if (!cli_nccl_env_modelled(dot + 1)) {
+    if (!nccl_env_known(dot + 1)) {
       g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
                   "%s: %s: '%s' is not an NCCL_* variable ifsim reads "
                   "(docs/cli.md lists them)",

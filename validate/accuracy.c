@@ -428,97 +428,41 @@ const ValDataset *val_datasets(guint *n)
   return datasets;
 }
 
-/* Where a chunk variable's setting ("NAME=VALUE") goes in opt: the
- * point-to-point chunks (nccl_p2p_chunk_var), NVLS's and NVLSTree's
- * largest; NULL for another variable. */
-static guint64 *chunk_option(const char *setting, NcclOptions *opt)
+/* A dataset's settings for nccl_env_read: ctx is their table. */
+static const char *settings_get(void *ctx, const char *name)
 {
-  gsize len = strcspn(setting, "=");
-
-  for (guint k = 0; k < NCCL_N_P2P_CHUNKS; k++)
-    if (strlen(nccl_p2p_chunk_var((NcclP2pChunk)k)) == len &&
-        strncmp(setting, nccl_p2p_chunk_var((NcclP2pChunk)k), len) == 0)
-      return &opt->p2p_chunk_bytes[k];
-  if (len == strlen("NCCL_NVLS_CHUNKSIZE") &&
-      strncmp(setting, "NCCL_NVLS_CHUNKSIZE", len) == 0)
-    return &opt->nvls_chunk_bytes;
-  if (len == strlen("NCCL_NVLSTREE_MAX_CHUNKSIZE") &&
-      strncmp(setting, "NCCL_NVLSTREE_MAX_CHUNKSIZE", len) == 0)
-    return &opt->nvlstree_max_chunk_bytes;
-  return NULL;
+  return g_hash_table_lookup(ctx, name);
 }
 
-/* The NCCL_* variables a dataset's run set, into opt. */
+/* The NCCL_* variables a dataset's run set ("NAME=VALUE ..."), into opt,
+ * as the commands read the environment (nccl_env_read). */
 static gboolean dataset_env(const ValDataset *d, NcclOptions *opt,
                             GError **error)
 {
-  g_auto(GStrv) v = NULL;
-  const char *disable = NULL, *level = NULL;
-  guint64 *chunk;
+  g_autoptr(GHashTable) set =
+      g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+  g_auto(GStrv) v = g_strsplit(d->env ? d->env : "", " ", -1);
+  g_autofree char *origin = g_strconcat(d->file, ": environment", NULL);
 
-  if (!d->env)
-    return TRUE;
-  v = g_strsplit(d->env, " ", -1);
   for (guint i = 0; v[i]; i++) {
-    if (g_str_has_prefix(v[i], "NCCL_P2P_DISABLE="))
-      disable = v[i] + strlen("NCCL_P2P_DISABLE=");
-    else if (g_str_has_prefix(v[i], "NCCL_P2P_LEVEL="))
-      level = v[i] + strlen("NCCL_P2P_LEVEL=");
-    else if (strcmp(v[i], "NCCL_IB_DISABLE=1") == 0)
-      opt->net_socket = "NCCL_IB_DISABLE";
-    else if (g_str_has_prefix(v[i], "NCCL_NET_GDR_LEVEL=")) {
-      if (!nccl_path_level_parse("NCCL_NET_GDR_LEVEL",
-                                 v[i] + strlen("NCCL_NET_GDR_LEVEL="),
-                                 &opt->gdr_level, error)) {
-        g_prefix_error(error, "%s: ", d->file);
-        return FALSE;
-      }
-    } else if (g_str_has_prefix(v[i], "NCCL_BUFFSIZE=")) {
-      if (!nccl_buffsize_parse("NCCL_BUFFSIZE", v[i] + strlen("NCCL_BUFFSIZE="),
-                               &opt->buff_bytes[NCCL_PROTO_SIMPLE], error)) {
-        g_prefix_error(error, "%s: ", d->file);
-        return FALSE;
-      }
-    } else if (strcmp(v[i], "NCCL_NET_GDR_C2C=0") == 0 ||
-               strcmp(v[i], "NCCL_NET_GDR_C2C=1") == 0) {
-      opt->gdr_c2c = v[i][strlen("NCCL_NET_GDR_C2C=")] == '1' ? 2 : 1;
-    } else if (g_str_has_prefix(v[i], "NCCL_IB_QPS_PER_CONNECTION=")) {
-      if (!nccl_ib_qps_parse("NCCL_IB_QPS_PER_CONNECTION",
-                             v[i] + strlen("NCCL_IB_QPS_PER_CONNECTION="),
-                             &opt->ib_qps, error)) {
-        g_prefix_error(error, "%s: ", d->file);
-        return FALSE;
-      }
-    } else if ((chunk = chunk_option(v[i], opt))) {
-      g_auto(GStrv) kv = g_strsplit(v[i], "=", 2);
+    const char *eq = strchr(v[i], '=');
+    g_autofree char *name =
+        eq ? g_strndup(v[i], (gsize)(eq - v[i])) : g_strdup(v[i]);
 
-      if (!nccl_chunk_parse(kv[0], kv[1], chunk, error)) {
-        g_prefix_error(error, "%s: ", d->file);
-        return FALSE;
-      }
-    } else if (g_str_has_prefix(v[i], "NCCL_ALGO=")) {
-      if (!nccl_parse_algos(v[i] + strlen("NCCL_ALGO="), "NCCL_ALGO",
-                            &opt->algos, opt->coll_algos, error)) {
-        g_prefix_error(error, "%s: ", d->file);
-        return FALSE;
-      }
-    } else if (*v[i]) {
+    if (!*v[i])
+      continue;
+    if (!eq || !nccl_env_known(name) || g_hash_table_contains(set, name)) {
+      g_autofree char *known = g_strjoinv(", ", (char **)nccl_env_vars);
+
       g_set_error(error, VAL_ERROR, VAL_ERROR_VALUE,
-                  "%s: environment '%s': expected NCCL_P2P_DISABLE=..., "
-                  "NCCL_P2P_LEVEL=..., NCCL_IB_DISABLE=1, "
-                  "NCCL_NET_GDR_LEVEL=..., NCCL_NET_GDR_C2C=0 or 1, "
-                  "NCCL_BUFFSIZE=..., NCCL_P2P_{NET,NVL,PCI}_CHUNKSIZE=..., "
-                  "NCCL_NVLS_CHUNKSIZE=..., NCCL_NVLSTREE_MAX_CHUNKSIZE=..., "
-                  "NCCL_IB_QPS_PER_CONNECTION=... or NCCL_ALGO=...",
-                  d->file, v[i]);
+                  "%s '%s': expected NAME=VALUE, each NAME once and one of "
+                  "the variables ifsim reads (%s)",
+                  origin, v[i], known);
       return FALSE;
     }
+    g_hash_table_insert(set, g_steal_pointer(&name), g_strdup(eq + 1));
   }
-  if (!nccl_p2p_level_parse(disable, level, &opt->p2p_level, error)) {
-    g_prefix_error(error, "%s: ", d->file);
-    return FALSE;
-  }
-  return TRUE;
+  return nccl_env_read(opt, settings_get, set, origin, error);
 }
 
 /* The GPUs of d->gpus ("1,2", "0-63") into *out (free it), their count

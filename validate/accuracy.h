@@ -35,11 +35,9 @@ typedef struct {
                          GPUs of as many servers, in order; NULL: the
                          first `ranks` */
   const char *env;    /* the NCCL_* variables the run set that change the
-                         model, "NAME=VALUE ..." (NCCL_P2P_DISABLE,
-                         NCCL_P2P_LEVEL, NCCL_IB_DISABLE=1,
-                         NCCL_NET_GDR_LEVEL, NCCL_NET_GDR_C2C,
-                         NCCL_BUFFSIZE, NCCL_IB_QPS_PER_CONNECTION,
-                         NCCL_ALGO); NULL: none */
+                         model, "NAME=VALUE ...", any of nccl_env_vars,
+                         read as the commands read the environment
+                         (nccl_env_read); NULL: none */
   const char *select; /* a summary table's rows (reference2's summary_*.csv
                          and per-node-count tables): "COLUMN=VALUE,...;
                          size=COLUMN;time=COLUMN" or "...;busbw=COLUMN",

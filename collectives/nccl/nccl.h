@@ -345,6 +345,29 @@ gboolean nccl_parse_algos(const char *list, const char *what, guint32 *mask,
 gboolean nccl_parse_protos(const char *list, const char *what, guint32 *mask,
                            guint32 *per_coll, GError **error);
 
+/* Where nccl_env_read finds a variable: its value, NULL (or "") where it
+ * is unset.  g_getenv's form, with a context. */
+typedef const char *(*NcclEnvGet)(void *ctx, const char *name);
+
+/* The NCCL_* variables the model follows (nccl_env_read), NULL-ended. */
+extern const char *const nccl_env_vars[];
+/* Whether name is one of them. */
+gboolean nccl_env_known(const char *name);
+
+/* Reads the NCCL_* variables of nccl_env_vars through get (the process's
+ * environment, a dataset's stated settings) into n, as NCCL reads each:
+ * the algorithm and protocol lists, the channel bounds (the larger
+ * minimum and the smaller maximum of NCCL_{MIN,MAX}_{NCHANNELS,CTAS}),
+ * CollNet, the network transport (NCCL_IB_DISABLE, NCCL_NET, the socket
+ * threads), GPUDirect RDMA, the IB connection's settings, NVLS, PXN, the
+ * buffers and chunks, and the P2P level.  Each field those variables
+ * govern is set, to 0 (NCCL's default) where they are unset; n's other
+ * fields are untouched.  Errors name origin and the variable
+ * ("environment NCCL_BUFFSIZE='4M': expected ..."; origin NULL:
+ * "environment"). */
+gboolean nccl_env_read(NcclOptions *n, NcclEnvGet get, void *ctx,
+                       const char *origin, GError **error);
+
 /* What opt allows collective coll (a tuned one): its own list, else
  * every collective's (bits of NcclAlgo or NcclProto; 0: all). */
 guint32 nccl_allowed_algos(const NcclOptions *opt, NcclColl coll);

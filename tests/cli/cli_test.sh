@@ -290,15 +290,15 @@ export NCCL_ALGO="ring;allreduce:nvls"
 expect 0 "# 1073741824 NVLS Simple" run -c allreduce -b 1G -e 1G
 expect 0 "# 1073741824 Ring Simple" run -c allgather -b 1G -e 1G
 export NCCL_ALGO="ring;allredce:nvls"
-expect 2 "ifsim: run: NCCL_ALGO: 'allredce' is not one of Broadcast, Reduce, AllGather, ReduceScatter, AllReduce (FUNCTION:LIST)" run
+expect 2 "ifsim: run: environment NCCL_ALGO: 'allredce' is not one of Broadcast, Reduce, AllGather, ReduceScatter, AllReduce (FUNCTION:LIST)" run
 export NCCL_ALGO="allreduce:nvls;ring"
-expect 2 "ifsim: run: NCCL_ALGO: 'allreduce:nvls;ring': every entry but the first needs a function prefix (LIST;FUNCTION:LIST;...)" run
+expect 2 "ifsim: run: environment NCCL_ALGO: 'allreduce:nvls;ring': every entry but the first needs a function prefix (LIST;FUNCTION:LIST;...)" run
 export NCCL_ALGO=rng
 expect 2 "NCCL_ALGO: 'rng' is not one of Tree, Ring" run
 # NCCL's knobs are one option group: replay and sweep read the environment
 # and the flags as run does, with the same messages and help
-expect 2 "ifsim: replay: NCCL_ALGO: 'rng' is not one of Tree, Ring" replay "$(dirname "$0")/../../docs/workload-example.csv"
-expect 2 "ifsim: sweep: point 0 (run.proto=simple): NCCL_ALGO: 'rng' is not one of Tree, Ring" sweep -b 1M -e 1M --vary run.proto=simple
+expect 2 "ifsim: replay: environment NCCL_ALGO: 'rng' is not one of Tree, Ring" replay "$(dirname "$0")/../../docs/workload-example.csv"
+expect 2 "ifsim: sweep: point 0 (run.proto=simple): environment NCCL_ALGO: 'rng' is not one of Tree, Ring" sweep -b 1M -e 1M --vary run.proto=simple
 unset NCCL_ALGO
 export NCCL_COLLNET_ENABLE=2
 expect 2 "environment NCCL_COLLNET_ENABLE='2': expected 0 or 1" replay "$(dirname "$0")/../../docs/workload-example.csv"
@@ -417,7 +417,7 @@ expect 2 "ifsim: replay: --channels: 40 is not from 1 to 32" replay "$(dirname "
 expect 2 "ifsim: replay: --fidelity: 'fast' is not one of analytical, flow, packet" replay "$(dirname "$0")/../../docs/workload-example.csv" --fidelity fast
 for c in run replay sweep; do
   expect 0 "NCCL algorithms allowed, as NCCL_ALGO: ring, tree, nvls, nvlstree, collnetdirect, collnetchain, pat; a list, or ^list to exclude" $c --help
-  expect 0 "NCCL_NET_GDR_READ, NCCL_NET_GDR_C2C, NCCL_NET_FORCE_FLUSH, NCCL_SOCKET_NTHREADS, NCCL_NSOCKS_PERTHREAD, NCCL_IB_TIMEOUT, NCCL_IB_RETRY_CNT, NCCL_IB_QPS_PER_CONNECTION, NCCL_IB_DATA_DIRECT, NCCL_NVLS_ENABLE, NCCL_PXN_DISABLE, NCCL_P2P_PXN_LEVEL, NCCL_BUFFSIZE, NCCL_LL_BUFFSIZE and NCCL_LL128_BUFFSIZE are read from the environment; the flags take precedence." $c --help
+  expect 0 "NCCL_NET_GDR_READ, NCCL_NET_GDR_C2C, NCCL_NET_FORCE_FLUSH, NCCL_SOCKET_NTHREADS, NCCL_NSOCKS_PERTHREAD, NCCL_IB_TIMEOUT, NCCL_IB_RETRY_CNT, NCCL_IB_QPS_PER_CONNECTION, NCCL_IB_DATA_DIRECT, NCCL_NVLS_ENABLE, NCCL_PXN_DISABLE, NCCL_P2P_PXN_LEVEL, NCCL_BUFFSIZE, NCCL_LL_BUFFSIZE, NCCL_LL128_BUFFSIZE, NCCL_P2P_NET_CHUNKSIZE, NCCL_P2P_NVL_CHUNKSIZE, NCCL_P2P_PCI_CHUNKSIZE, NCCL_NVLS_CHUNKSIZE and NCCL_NVLSTREE_MAX_CHUNKSIZE are read from the environment; the flags take precedence." $c --help
 done
 export NCCL_PROTO=LL
 expect 0 "# 1048576 Ring LL" run -b 1M -e 1M

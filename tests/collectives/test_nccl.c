@@ -1964,6 +1964,117 @@ START_TEST(test_p2p_level_parse)
 }
 END_TEST
 
+/* nccl_env_read's source in the tests: "NAME=VALUE" strings. */
+static const char *settings_get(void *ctx, const char *name)
+{
+  gsize len = strlen(name);
+
+  for (const char *const *s = ctx; *s; s++)
+    if (strncmp(*s, name, len) == 0 && (*s)[len] == '=')
+      return *s + len + 1;
+  return NULL;
+}
+
+/* Every NCCL_* variable the model follows, read into NcclOptions as NCCL
+ * reads it, from any source: the CLI's environment and the accuracy
+ * harness's stated settings take the same reader. */
+START_TEST(test_env_read)
+{
+  static const char *const set[] = {"NCCL_ALGO=ring;allreduce:nvls",
+                                    "NCCL_PROTO=^ll",
+                                    "NCCL_MIN_NCHANNELS=4",
+                                    "NCCL_MIN_CTAS=8",
+                                    "NCCL_MAX_NCHANNELS=24",
+                                    "NCCL_MAX_CTAS=16",
+                                    "NCCL_COLLNET_ENABLE=1",
+                                    "NCCL_IB_DISABLE=1",
+                                    "NCCL_SOCKET_NTHREADS=4",
+                                    "NCCL_NSOCKS_PERTHREAD=2",
+                                    "NCCL_NET_GDR_LEVEL=PHB",
+                                    "NCCL_NET_GDR_C2C=0",
+                                    "NCCL_IB_TIMEOUT=20",
+                                    "NCCL_IB_QPS_PER_CONNECTION=0x4",
+                                    "NCCL_NVLS_ENABLE=0",
+                                    "NCCL_BUFFSIZE=8388608",
+                                    "NCCL_P2P_NET_CHUNKSIZE=524288",
+                                    "NCCL_NVLSTREE_MAX_CHUNKSIZE=262144",
+                                    "NCCL_P2P_DISABLE=1",
+                                    NULL};
+  static const char *const none[] = {NULL};
+  static const char *const bad[][2] = {
+      {"NCCL_MIN_CTAS=40", "x.csv: environment NCCL_MIN_CTAS='40': expected "
+                           "a channel count from 1 to 32"},
+      {"NCCL_P2P_DISABLE=2",
+       "x.csv: environment NCCL_P2P_DISABLE='2': expected 0 or 1"},
+      {"NCCL_ALGO=rng", "x.csv: environment NCCL_ALGO: 'rng' is not one of"},
+      {"NCCL_NET=UCX", "x.csv: environment NCCL_NET='UCX': ifsim models"},
+      {"NCCL_GDR_READ=1", NULL}, /* not one of ifsim's: not read */
+  };
+  NcclOptions o = {.ranks = 16};
+  g_autoptr(GError) error = NULL;
+
+  ck_assert(nccl_env_known("NCCL_NVLS_CHUNKSIZE"));
+  ck_assert(!nccl_env_known("NCCL_DEBUG"));
+  ck_assert(nccl_env_read(&o, settings_get, (void *)set, NULL, &error));
+  ck_assert_uint_eq(o.ranks, 16); /* not a variable's: untouched */
+  ck_assert_uint_eq(o.algos, 1u << NCCL_ALGO_RING);
+  ck_assert_uint_eq(o.coll_algos[NCCL_COLL_ALLREDUCE], 1u << NCCL_ALGO_NVLS);
+  ck_assert_uint_eq(o.protos,
+                    (1u << NCCL_PROTO_LL128) | (1u << NCCL_PROTO_SIMPLE));
+  /* the larger minimum, the smaller maximum (connect.cc ncclTopoPostset) */
+  ck_assert_uint_eq(o.min_channels, 8);
+  ck_assert_uint_eq(o.max_channels, 16);
+  ck_assert(o.collnet);
+  ck_assert_str_eq(o.net_socket, "NCCL_IB_DISABLE");
+  ck_assert_uint_eq(o.socket_nthreads, 5); /* value + 1 */
+  ck_assert_uint_eq(o.socket_nsocks_per_thread, 3);
+  ck_assert_uint_eq(o.gdr_level, NCCL_PATH_PHB + 1);
+  ck_assert_uint_eq(o.gdr_c2c, 1);
+  ck_assert_uint_eq(o.ib_timeout, 21);
+  ck_assert_uint_eq(o.ib_qps, 4);
+  ck_assert_uint_eq(o.nvls_enable, NCCL_NVLS_ENABLE_OFF);
+  ck_assert_uint_eq(o.buff_bytes[NCCL_PROTO_SIMPLE], 8388608);
+  ck_assert_uint_eq(o.buff_bytes[NCCL_PROTO_LL], 0);
+  ck_assert_uint_eq(o.p2p_chunk_bytes[NCCL_P2P_CHUNK_NET], 524288);
+  ck_assert_uint_eq(o.nvlstree_max_chunk_bytes, 262144);
+  ck_assert_uint_eq(o.p2p_level, NCCL_PATH_LOC + 1);
+  /* read again with nothing set: every field back to NCCL's default */
+  ck_assert(nccl_env_read(&o, settings_get, (void *)none, NULL, &error));
+  ck_assert_uint_eq(o.ranks, 16);
+  ck_assert_uint_eq(o.algos | o.protos | o.coll_algos[NCCL_COLL_ALLREDUCE], 0);
+  ck_assert_uint_eq(o.min_channels | o.max_channels | o.socket_nthreads, 0);
+  ck_assert(!o.collnet && !o.net_socket);
+  ck_assert_uint_eq(o.gdr_level | o.gdr_c2c | o.ib_qps | o.nvls_enable, 0);
+  ck_assert_uint_eq(o.buff_bytes[NCCL_PROTO_SIMPLE], 0);
+  ck_assert_uint_eq(o.p2p_chunk_bytes[NCCL_P2P_CHUNK_NET], 0);
+  ck_assert_uint_eq(o.p2p_level, 0);
+  /* errors name the source and the variable */
+  for (guint i = 0; i < G_N_ELEMENTS(bad); i++) {
+    const char *one[] = {bad[i][0], NULL};
+    gboolean ok = nccl_env_read(&o, settings_get, (void *)one,
+                                "x.csv: "
+                                "environment",
+                                &error);
+
+    ck_assert_msg(ok == (bad[i][1] == NULL), "%s", bad[i][0]);
+    if (!ok) {
+      ck_assert_msg(g_str_has_prefix(error->message, bad[i][1]), "%s",
+                    error->message);
+      g_clear_error(&error);
+    }
+  }
+  {
+    const char *crossed[] = {"NCCL_MIN_NCHANNELS=16", "NCCL_MAX_CTAS=8", NULL};
+
+    ck_assert(!nccl_env_read(&o, settings_get, (void *)crossed, NULL, &error));
+    ck_assert_str_eq(error->message,
+                     "environment: the minimum channels (16: "
+                     "NCCL_MIN_NCHANNELS, NCCL_MIN_CTAS) are above the "
+                     "maximum (8: NCCL_MAX_NCHANNELS, NCCL_MAX_CTAS)");
+  }
+}
+END_TEST
+
 /* Which GPUs use P2P (paths.cc ncclTopoCheckP2p): up to 2.22 an AMD host's
  * GPUs use it across its root complexes and an Intel host's only under a
  * PCIe switch; from 2.23 only under a switch, but for an AMD host of at
@@ -3295,6 +3406,7 @@ Suite *suite_nccl(void)
   tcase_add_test(tc, test_comm_subsets);
   tcase_add_test(tc, test_session);
   tcase_add_test(tc, test_p2p_level_parse);
+  tcase_add_test(tc, test_env_read);
   tcase_add_test(tc, test_p2p_or_shm);
   tcase_add_test(tc, test_shm_rates);
   tcase_add_test(tc, test_socket_rates);

@@ -13,6 +13,7 @@
 #include "sim/units.h"
 #include "tests/suites.h"
 #include "tools/cli.h"
+#include "tools/nccl_options.h"
 #include "traces/timeline.h"
 
 /* Parses args with one option of each number kind. */
@@ -185,6 +186,20 @@ START_TEST(test_replay_timeline)
 }
 END_TEST
 
+/* The commands' --help names every NCCL_* variable they read. */
+START_TEST(test_env_help)
+{
+  for (guint i = 0; nccl_env_vars[i]; i++) {
+    g_autofree char *word = g_strconcat(nccl_env_vars[i], ",", NULL);
+    g_autofree char *last = g_strconcat(nccl_env_vars[i], " ", NULL);
+
+    ck_assert_msg(strstr(CLI_NCCL_ENV_HELP, word) ||
+                      strstr(CLI_NCCL_ENV_HELP, last),
+                  "%s", nccl_env_vars[i]);
+  }
+}
+END_TEST
+
 Suite *suite_cli(void)
 {
   Suite *s = suite_create("cli");
@@ -193,6 +208,7 @@ Suite *suite_cli(void)
   tcase_add_test(tc, test_number_options);
   tcase_add_test(tc, test_memory_wording);
   tcase_add_test(tc, test_exit_statuses);
+  tcase_add_test(tc, test_env_help);
   tcase_add_loop_test(tc, test_run_timeline, 0, 3);
   tcase_add_test(tc, test_replay_timeline);
   suite_add_tcase(s, tc);

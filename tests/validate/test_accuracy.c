@@ -312,6 +312,41 @@ START_TEST(test_accuracy_bad_row)
                     8ull << 30);
   ck_assert(g_array_index(a.rows, ValAccuracyRow, 0).measured_us == 100.5);
   val_accuracy_clear(&a);
+  /* the NCCL_* settings a dataset states: read as the commands read the
+   * environment; a variable ifsim does not read, one given twice or a bad
+   * value is refused naming the file */
+  {
+    static const char *const bad[][2] = {
+        {"NCCL_IB_TC=41", "bad.csv: environment 'NCCL_IB_TC=41': expected "
+                          "NAME=VALUE, each NAME once and one of the "
+                          "variables ifsim reads (NCCL_ALGO, NCCL_PROTO,"},
+        {"NCCL_ALGO", "bad.csv: environment 'NCCL_ALGO': expected"},
+        {"NCCL_PROTO=LL NCCL_PROTO=Simple",
+         "bad.csv: environment 'NCCL_PROTO=Simple': expected"},
+        {"NCCL_MAX_CTAS=0",
+         "bad.csv: environment NCCL_MAX_CTAS='0': expected a channel count"},
+    };
+
+    for (guint i = 0; i < G_N_ELEMENTS(bad); i++) {
+      g_clear_error(&error);
+      d.env = bad[i][0];
+      ck_assert(!val_accuracy_run(&d, root, &a, &error));
+      ck_assert_msg(g_str_has_prefix(error->message, bad[i][1]), "%s",
+                    error->message);
+      val_accuracy_clear(&a);
+    }
+    /* NCCL_PROTO and NCCL_MAX_CTAS, which the harness did not read
+     * before it shared the CLI's reader: LL on 2 channels at 8 GiB, where
+     * NCCL would choose Simple on more */
+    g_clear_error(&error);
+    d.env = "NCCL_PROTO=LL NCCL_MAX_CTAS=2";
+    ck_assert_msg(val_accuracy_run(&d, root, &a, &error), "%s",
+                  error ? error->message : "");
+    ck_assert_str_eq(g_array_index(a.rows, ValAccuracyRow, 0).proto, "LL");
+    ck_assert_uint_eq(g_array_index(a.rows, ValAccuracyRow, 0).channels, 2);
+    val_accuracy_clear(&a);
+    d.env = NULL;
+  }
   g_unlink(csv);
   g_unlink(ini);
   g_rmdir(ref);
