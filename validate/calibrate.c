@@ -1039,40 +1039,63 @@ static gboolean rate_series(const ValSeries *v)
  * is not what held it. */
 #define ROUTE_PEEL_MARGIN 0.05
 
-/* The rate series with the shortest route to series i's limit (i itself
- * where its route is one of the shortest). */
-static guint shortest_route(const ValReport *r, guint i)
+/* What the rate series of one limit model say together: the first with
+ * the shortest route to it, and the median measured over modelled beta
+ * of those with routes as short. */
+typedef struct {
+  guint pure;
+  double ratio;
+} LimitRoutes;
+
+/* The rate series' LimitRoutes by limit (an MdlLink), in one pass over
+ * the series and one over each limit's shortest. */
+static GHashTable *limit_routes(const ValReport *r)
 {
-  const ValSeries *v = &g_array_index(r->series, ValSeries, i);
-  guint best = i;
+  GHashTable *t = g_hash_table_new_full(NULL, NULL, NULL, g_free);
+  g_autoptr(GHashTable) ratios =
+      g_hash_table_new_full(NULL, NULL, NULL, (GDestroyNotify)g_array_unref);
+  GHashTableIter it;
+  gpointer key, value;
 
   for (guint k = 0; k < r->series->len; k++) {
     const ValSeries *w = &g_array_index(r->series, ValSeries, k);
+    LimitRoutes *l;
 
-    if (rate_series(w) && w->limit == v->limit &&
-        w->route.n < g_array_index(r->series, ValSeries, best).route.n)
-      best = k;
+    if (!rate_series(w))
+      continue;
+    l = g_hash_table_lookup(t, w->limit);
+    if (!l) {
+      l = g_new0(LimitRoutes, 1);
+      l->pure = k;
+      g_hash_table_insert(t, (gpointer)w->limit, l);
+    } else if (w->route.n <
+               g_array_index(r->series, ValSeries, l->pure).route.n) {
+      l->pure = k;
+    }
   }
-  return best;
-}
-
-/* The median measured over modelled beta of the rate series with the
- * limit of series `pure` and routes as short as its. */
-static double shortest_route_ratio(const ValReport *r, guint pure)
-{
-  const ValSeries *p = &g_array_index(r->series, ValSeries, pure);
-  g_autoptr(GArray) q = g_array_new(FALSE, FALSE, sizeof(double));
-
   for (guint k = 0; k < r->series->len; k++) {
     const ValSeries *w = &g_array_index(r->series, ValSeries, k);
+    const LimitRoutes *l =
+        rate_series(w) ? g_hash_table_lookup(t, w->limit) : NULL;
+    GArray *q;
     double x;
 
-    if (!rate_series(w) || w->limit != p->limit || w->route.n != p->route.n)
+    if (!l ||
+        w->route.n != g_array_index(r->series, ValSeries, l->pure).route.n)
       continue;
+    q = g_hash_table_lookup(ratios, w->limit);
+    if (!q) {
+      q = g_array_new(FALSE, FALSE, sizeof(double));
+      g_hash_table_insert(ratios, (gpointer)w->limit, q);
+    }
     x = w->beta_GBps / w->model_beta_GBps;
     g_array_append_val(q, x);
   }
-  return val_median(q);
+  g_hash_table_iter_init(&it, t);
+  while (g_hash_table_iter_next(&it, &key, &value))
+    ((LimitRoutes *)value)->ratio =
+        val_median(g_hash_table_lookup(ratios, key));
+  return t;
 }
 
 /* A rate series' change.  Its measured over modelled beta goes to its
@@ -1085,17 +1108,19 @@ static double shortest_route_ratio(const ValReport *r, guint pure)
  * own: 8 RTX 4090 on two AMD Rome sockets copied at 24.4 GB/s within a
  * socket and 19-21 across, where one PCIe efficiency for all took the
  * cross-socket pairs' median. */
-static void rate_change(GPtrArray *changes, const ValReport *r, guint i)
+static void rate_change(GPtrArray *changes, const ValReport *r,
+                        GHashTable *limits, guint i)
 {
   const ValSeries *v = &g_array_index(r->series, ValSeries, i);
-  guint pure = shortest_route(r, i);
-  const ValSeries *p = &g_array_index(r->series, ValSeries, pure);
+  const LimitRoutes *l = g_hash_table_lookup(limits, v->limit);
+  const ValSeries *p = &g_array_index(r->series, ValSeries, l->pure);
   double q = v->beta_GBps / v->model_beta_GBps;
   const MdlLink *extra = NULL;
   double extra_Bps = 0, limit_Bps = 0;
   guint n_extra = 0;
 
-  for (guint a = 0; pure != i && a < v->route.n; a++) {
+  /* a series on a route as short as the shortest is its limit's own */
+  for (guint a = 0; v->route.n > p->route.n && a < v->route.n; a++) {
     gboolean shared = FALSE;
 
     for (guint b = 0; b < p->route.n; b++)
@@ -1106,7 +1131,7 @@ static void rate_change(GPtrArray *changes, const ValReport *r, guint i)
       extra = v->route.model[a], extra_Bps = v->route.rate_Bps[a], n_extra++;
   }
   if (n_extra == 1 && limit_Bps > 0 && extra_Bps > 0 &&
-      q < shortest_route_ratio(r, pure) * (1 - ROUTE_PEEL_MARGIN)) {
+      q < l->ratio * (1 - ROUTE_PEEL_MARGIN)) {
     g_autofree char *g = g_strdup_printf("link %s", extra->name);
 
     /* the beta the model would give with that model as the limit */
@@ -1125,6 +1150,7 @@ char *val_calibration_ini(const TopoSystem *sys, const ValReport *r,
                           const char *const *sources, GError **error)
 {
   g_autoptr(GPtrArray) changes = g_ptr_array_new_with_free_func(change_free);
+  g_autoptr(GHashTable) limits = limit_routes(r);
   GString *s = g_string_new("# ifsim calibration (ifsim calibrate)\n");
 
   g_string_append_printf(s, "# system: %s\n# from:",
@@ -1175,7 +1201,7 @@ char *val_calibration_ini(const TopoSystem *sys, const ValReport *r,
     if (!val_test_is_latency(v->key.test)) {
       /* Bandwidth: only sweeps that reach the bandwidth regime. */
       if (rate_series(v))
-        rate_change(changes, r, i);
+        rate_change(changes, r, limits, i);
     } else if (g_str_equal(v->key.test, "sm_latency") && v->hops > 0) {
       /* Round trip over the route: half of the excess per hop. */
       g_autofree char *g = g_strdup_printf("link %s", v->limit->name);
