@@ -92,16 +92,130 @@ static gboolean shortcuts_check(const CliNcclOptions *o, const char *flag,
   return TRUE;
 }
 
-/* The process's environment for nccl_env_read, but for the variables a
- * flag of o replaces (--algo NCCL_ALGO, --proto NCCL_PROTO). */
-static const char *flag_env(void *ctx, const char *name)
-{
-  const CliNcclOptions *o = ctx;
+/* A variable of NCCL_CONF_FILE: its value and its place ("file:line"). */
+typedef struct {
+  char *value, *where;
+} ConfEntry;
 
-  if ((o->algo && strcmp(name, "NCCL_ALGO") == 0) ||
-      (o->proto && strcmp(name, "NCCL_PROTO") == 0))
+static void conf_entry_free(gpointer p)
+{
+  ConfEntry *e = p;
+
+  g_free(e->value);
+  g_free(e->where);
+  g_free(e);
+}
+
+/* The NAME=VALUE lines of NCCL_CONF_FILE `path`, as NCCL reads them
+ * (misc/param.cc setEnvFile, from 2.23): a line starting with # is a
+ * comment, the name is what precedes the first =, the value the rest of
+ * the line.  NCCL skips a line without = and keeps the first of a name
+ * set twice; ifsim refuses both, and a name with blanks (NCCL would set a
+ * variable it never reads).  Name -> ConfEntry. */
+static GHashTable *conf_load(const char *path, GError **error)
+{
+  g_autoptr(GHashTable) conf =
+      g_hash_table_new_full(g_str_hash, g_str_equal, g_free, conf_entry_free);
+  g_autoptr(GError) local = NULL;
+  g_autofree char *text = NULL;
+  g_auto(GStrv) lines = NULL;
+  gsize len;
+
+  if (!g_file_get_contents(path, &text, &len, &local)) {
+    g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                "environment NCCL_CONF_FILE='%s': %s", path, local->message);
     return NULL;
-  return g_getenv(name);
+  }
+  if (memchr(text, '\0', len) || !g_utf8_validate(text, (gssize)len, NULL)) {
+    g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                "environment NCCL_CONF_FILE='%s': not a text file of "
+                "NAME=VALUE lines",
+                path);
+    return NULL;
+  }
+  lines = g_strsplit(text, "\n", -1);
+  for (guint i = 0; lines[i]; i++) {
+    char *line = lines[i];
+    gsize n = strlen(line);
+    const char *eq;
+    g_autofree char *name = NULL;
+    ConfEntry *e;
+
+    if (n > 0 && line[n - 1] == '\r')
+      line[--n] = '\0'; /* a file written with CRLF */
+    if (n == 0 || line[0] == '#')
+      continue;
+    eq = strchr(line, '=');
+    name = eq ? g_strndup(line, (gsize)(eq - line)) : NULL;
+    if (!eq || !*name || strpbrk(name, " \t")) {
+      g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                  "%s:%u: '%s': expected NAME=VALUE, the name without "
+                  "blanks, or a # comment (NCCL would skip the line or set "
+                  "a variable it never reads)",
+                  path, i + 1, line);
+      return NULL;
+    }
+    if ((e = g_hash_table_lookup(conf, name))) {
+      g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                  "%s:%u: %s set again (first at %s; NCCL keeps the first)",
+                  path, i + 1, name, e->where);
+      return NULL;
+    }
+    e = g_new(ConfEntry, 1);
+    e->value = g_strdup(eq + 1);
+    e->where = g_strdup_printf("%s:%u", path, i + 1);
+    g_hash_table_insert(conf, g_steal_pointer(&name), e);
+  }
+  return g_steal_pointer(&conf);
+}
+
+/* What nccl_env_read reads through flag_env. */
+typedef struct {
+  const CliNcclOptions *o;
+  GHashTable *conf; /* conf_load's; NULL: no NCCL_CONF_FILE */
+} EnvSources;
+
+/* The process's environment for nccl_env_read, then NCCL_CONF_FILE's
+ * lines (a variable in the environment, even empty, wins: setEnvFile
+ * does not overwrite), but for the variables a flag replaces (--algo
+ * NCCL_ALGO, --proto NCCL_PROTO). */
+static const char *flag_env(void *ctx, const char *name, const char **where)
+{
+  const EnvSources *s = ctx;
+  const char *v;
+  const ConfEntry *e;
+
+  if ((s->o->algo && strcmp(name, "NCCL_ALGO") == 0) ||
+      (s->o->proto && strcmp(name, "NCCL_PROTO") == 0))
+    return NULL;
+  if ((v = g_getenv(name)))
+    return v;
+  if (!s->conf || !(e = g_hash_table_lookup(s->conf, name)))
+    return NULL;
+  if (where)
+    *where = e->where;
+  return e->value;
+}
+
+/* NCCL_CONF_FILE's lines (NULL where it is unset), for NCCL `version`:
+ * before 2.23 NCCL does not read it. */
+static GHashTable *conf_for(guint32 version, GError **error)
+{
+  const char *path = g_getenv("NCCL_CONF_FILE");
+
+  if (!path || !*path)
+    return NULL;
+  if (version && version < 22300) {
+    g_autofree char *v = nccl_version_text(version);
+
+    g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
+                "environment NCCL_CONF_FILE='%s': NCCL reads it from 2.23; "
+                "%s reads ~/.nccl.conf and /etc/nccl.conf instead (give "
+                "their variables in the environment)",
+                path, v);
+    return NULL;
+  }
+  return conf_load(path, error);
 }
 
 /* How a knob was given: name's words for it, else its flag. */
@@ -111,9 +225,25 @@ gboolean cli_nccl_check(CliNcclOptions *o, NcclOptions *n,
                         const char *(*name)(void *ctx, const char *key),
                         void *name_ctx, GError **error)
 {
+  g_autoptr(GHashTable) conf = NULL;
+  g_autoptr(GError) conf_error = NULL;
+  EnvSources sources = {o, NULL};
+
   if (!cli_check_name(&o->fidelity, KNOB("fidelity", "--fidelity"),
-                      nccl_fidelities, error) ||
-      !nccl_env_read(n, flag_env, o, NULL, error))
+                      nccl_fidelities, error))
+    return FALSE;
+  if (o->nccl_version &&
+      !nccl_version_parse(o->nccl_version,
+                          KNOB("nccl_version", "--nccl-version"),
+                          &n->nccl_version, error))
+    return FALSE;
+  conf = conf_for(n->nccl_version, &conf_error);
+  if (conf_error) {
+    g_propagate_error(error, g_steal_pointer(&conf_error));
+    return FALSE;
+  }
+  sources.conf = conf;
+  if (!nccl_env_read(n, flag_env, &sources, NULL, error))
     return FALSE;
   if (o->algo && !nccl_parse_algos(o->algo, KNOB("algo", "--algo"), &n->algos,
                                    n->coll_algos, error))
@@ -131,11 +261,6 @@ gboolean cli_nccl_check(CliNcclOptions *o, NcclOptions *n,
     }
     n->min_channels = n->max_channels = (guint32)o->channels;
   }
-  if (o->nccl_version &&
-      !nccl_version_parse(o->nccl_version,
-                          KNOB("nccl_version", "--nccl-version"),
-                          &n->nccl_version, error))
-    return FALSE;
   n->collnet = n->collnet || o->collnet;
   return shortcuts_check(o, KNOB("no_shortcut", "--no-shortcut"), n, error);
 }
@@ -172,15 +297,33 @@ void cli_nccl_env_notes(const char *command)
 {
   g_auto(GStrv) names = g_listenv();
   guint n = g_strv_length(names);
+  /* checked before (cli_nccl_check); a file that fails now gets no notes */
+  g_autoptr(GHashTable) conf = conf_for(0, NULL);
 
   qsort(names, n, sizeof(char *), strcmp_ptr);
   for (guint i = 0; i < n; i++) {
     if (!g_str_has_prefix(names[i], "NCCL_") || nccl_env_known(names[i]) ||
-        env_logging(names[i]))
+        env_logging(names[i]) || strcmp(names[i], "NCCL_CONF_FILE") == 0)
       continue;
     fprintf(stderr,
             "ifsim: %s: note: %s=%s in the environment is not modelled: "
             "predicted with NCCL's default\n",
             command, names[i], g_getenv(names[i]) ? g_getenv(names[i]) : "");
+  }
+  if (conf) {
+    g_autofree gpointer *keys = g_hash_table_get_keys_as_array(conf, &n);
+
+    qsort(keys, n, sizeof(char *), strcmp_ptr);
+    for (guint i = 0; i < n; i++) {
+      const ConfEntry *e = g_hash_table_lookup(conf, keys[i]);
+
+      /* what the environment sets, it noted above */
+      if (nccl_env_known(keys[i]) || env_logging(keys[i]) || g_getenv(keys[i]))
+        continue;
+      fprintf(stderr,
+              "ifsim: %s: note: %s=%s in %s is not modelled: predicted "
+              "with NCCL's default\n",
+              command, (const char *)keys[i], e->value, e->where);
+    }
   }
 }

@@ -45,10 +45,11 @@ typedef struct {
   "NCCL_P2P_PXN_LEVEL, NCCL_BUFFSIZE, NCCL_LL_BUFFSIZE, "                      \
   "NCCL_LL128_BUFFSIZE, NCCL_P2P_NET_CHUNKSIZE, NCCL_P2P_NVL_CHUNKSIZE, "      \
   "NCCL_P2P_PCI_CHUNKSIZE, NCCL_NVLS_CHUNKSIZE and "                           \
-  "NCCL_NVLSTREE_MAX_CHUNKSIZE are read from the environment; the flags "      \
-  "take "                                                                      \
-  "precedence.  Another NCCL_* variable there is not modelled, and a note "    \
-  "on standard error says so."
+  "NCCL_NVLSTREE_MAX_CHUNKSIZE are read from the environment, and from "       \
+  "the NAME=VALUE lines of NCCL_CONF_FILE (NCCL 2.23 and later) where the "    \
+  "environment does not set them; the flags take precedence.  Another "        \
+  "NCCL_* variable there is not modelled, and a note on standard error "       \
+  "says so."
 
 /* Adds the eight options, writing into o, to group (whose data is a
  * CliNumberTarget table holding CLI_NCCL_CHANNELS_TARGET(o)). */

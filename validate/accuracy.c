@@ -429,8 +429,9 @@ const ValDataset *val_datasets(guint *n)
 }
 
 /* A dataset's settings for nccl_env_read: ctx is their table. */
-static const char *settings_get(void *ctx, const char *name)
+static const char *settings_get(void *ctx, const char *name, const char **where)
 {
+  (void)where;
   return g_hash_table_lookup(ctx, name);
 }
 

@@ -54,15 +54,25 @@ typedef struct {
 
 static const char *env_get(const EnvSource *s, const char *name)
 {
-  const char *v = s->get(s->ctx, name);
+  const char *v = s->get(s->ctx, name, NULL);
 
   return v && *v ? v : NULL;
+}
+
+/* Where variable name's value came from, as messages name it: the
+ * source's own words for it, else the reader's origin. */
+static const char *env_origin(const EnvSource *s, const char *name)
+{
+  const char *where = NULL;
+
+  s->get(s->ctx, name, &where);
+  return where ? where : s->origin;
 }
 
 /* "ORIGIN NAME", as the parsers name a variable (free it). */
 static char *env_label(const EnvSource *s, const char *name)
 {
-  return g_strconcat(s->origin, " ", name, NULL);
+  return g_strconcat(env_origin(s, name), " ", name, NULL);
 }
 
 /* An integer from lo to hi, as NCCL reads one (nccl_param_parse), into
@@ -96,7 +106,7 @@ static gboolean env_bool(const EnvSource *s, const char *name, guint32 *out,
     return TRUE;
   if (strcmp(v, "0") != 0 && strcmp(v, "1") != 0) {
     g_set_error(error, COLL_ERROR, COLL_ERROR_VALUE,
-                "%s %s='%s': expected 0 or 1", s->origin, name, v);
+                "%s %s='%s': expected 0 or 1", env_origin(s, name), name, v);
     return FALSE;
   }
   *out = v[0] == '1' ? 2 : 1;
@@ -172,7 +182,7 @@ static gboolean env_net(const EnvSource *s, NcclOptions *n, GError **error)
       g_set_error(error, COLL_ERROR, COLL_ERROR_VALUE,
                   "%s NCCL_IB_DISABLE='%s': expected an integer (0: RDMA, "
                   "else NCCL's socket transport)",
-                  s->origin, off);
+                  env_origin(s, "NCCL_IB_DISABLE"), off);
       return FALSE;
     }
     if (v != 0)
@@ -191,13 +201,13 @@ static gboolean env_net(const EnvSource *s, NcclOptions *n, GError **error)
                   "aws-ofi-nccl over EFA: RDMA writes over the system's "
                   "NICs) and its socket transport (Socket, TCP); other "
                   "plugins are not modelled",
-                  s->origin, net);
+                  env_origin(s, "NCCL_NET"), net);
       return FALSE;
     } else if (n->net_socket) {
       g_set_error(error, COLL_ERROR, COLL_ERROR_VALUE,
                   "%s NCCL_NET='%s' asks for RDMA, but NCCL_IB_DISABLE='%s' "
                   "turns it off",
-                  s->origin, net, off);
+                  env_origin(s, "NCCL_NET"), net, off);
       return FALSE;
     }
   }
@@ -295,7 +305,10 @@ gboolean nccl_env_read(NcclOptions *n, NcclEnvGet get, void *ctx,
   if (!nccl_p2p_level_parse(env_get(&s, "NCCL_P2P_DISABLE"),
                             env_get(&s, "NCCL_P2P_LEVEL"), &n->p2p_level,
                             error)) {
-    g_prefix_error(error, "%s ", s.origin);
+    g_prefix_error(error, "%s ",
+                   env_origin(&s, env_get(&s, "NCCL_P2P_DISABLE")
+                                      ? "NCCL_P2P_DISABLE"
+                                      : "NCCL_P2P_LEVEL"));
     return FALSE;
   }
   return TRUE;

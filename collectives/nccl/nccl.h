@@ -346,8 +346,10 @@ gboolean nccl_parse_protos(const char *list, const char *what, guint32 *mask,
                            guint32 *per_coll, GError **error);
 
 /* Where nccl_env_read finds a variable: its value, NULL (or "") where it
- * is unset.  g_getenv's form, with a context. */
-typedef const char *(*NcclEnvGet)(void *ctx, const char *name);
+ * is unset; where not NULL, *where may be set to how messages name the
+ * place it came from ("nccl.conf:3"; left alone: the reader's origin). */
+typedef const char *(*NcclEnvGet)(void *ctx, const char *name,
+                                  const char **where);
 
 /* The NCCL_* variables the model follows (nccl_env_read), NULL-ended. */
 extern const char *const nccl_env_vars[];

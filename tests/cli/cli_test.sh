@@ -338,6 +338,33 @@ expect 0 "  network: RDMA; GPUDirect RDMA for sends on, receives on; 4 queue pai
 export NCCL_IB_QPS_PER_CONNECTION=33
 expect 2 "ifsim: run: environment NCCL_IB_QPS_PER_CONNECTION='33': expected a queue pair count from 1 to 32 (the paths ifsim keeps for a connection)" run
 unset NCCL_IB_QPS_PER_CONNECTION
+# NCCL_CONF_FILE (NCCL 2.23 and later, misc/param.cc setEnvFile): its
+# NAME=VALUE lines as if in the environment, which wins over them
+conf=$(mktemp -d)
+printf '# a cluster'"'"'s nccl.conf\nNCCL_IB_QPS_PER_CONNECTION=4\r\nNCCL_IB_TC=41\nNCCL_DEBUG=WARN\n' >"$conf/ok.conf"
+export NCCL_CONF_FILE="$conf/ok.conf"
+expect 0 "4 queue pairs a connection, each its own flow (NCCL_IB_QPS_PER_CONNECTION)" run -t "$(dirname "$0")/../../topologies/examples/roce-400g-fattree.ini" -b 1G -e 1G --explain
+expect 0 "ifsim: run: note: NCCL_IB_TC=41 in $conf/ok.conf:3 is not modelled: predicted with NCCL's default" run -b 1M -e 1M
+if "$IFSIM" run -b 1M -e 1M 2>&1 >/dev/null | grep -q "NCCL_CONF_FILE\|NCCL_DEBUG"; then
+  echo "FAIL: NCCL_CONF_FILE or a logging variable noted"; fails=$((fails + 1))
+fi
+NCCL_IB_QPS_PER_CONNECTION=2 "$IFSIM" run -t "$(dirname "$0")/../../topologies/examples/roce-400g-fattree.ini" -b 1G -e 1G --explain >"$out" 2>&1
+contains "$out" "2 queue pairs a connection"
+printf 'NCCL_BUFFSIZE=4M\n' >"$conf/bad.conf"
+export NCCL_CONF_FILE="$conf/bad.conf"
+expect 2 "ifsim: run: $conf/bad.conf:1 NCCL_BUFFSIZE='4M': expected a buffer size in bytes" run
+printf 'NCCL_ALGO=ring\nNCCL_ALGO=tree\n' >"$conf/bad.conf"
+expect 2 "ifsim: run: $conf/bad.conf:2: NCCL_ALGO set again (first at $conf/bad.conf:1; NCCL keeps the first)" run
+printf 'NCCL_ALGO ring\n' >"$conf/bad.conf"
+expect 2 "ifsim: replay: $conf/bad.conf:1: 'NCCL_ALGO ring': expected NAME=VALUE, the name without blanks, or a # comment" replay "$(dirname "$0")/../../docs/workload-example.csv"
+printf 'NCCL_ALGO =ring\n' >"$conf/bad.conf"
+expect 2 "$conf/bad.conf:1: 'NCCL_ALGO =ring': expected NAME=VALUE, the name without blanks" run
+export NCCL_CONF_FILE="$conf/none.conf"
+expect 2 "ifsim: run: environment NCCL_CONF_FILE='$conf/none.conf': Failed to open file" run
+export NCCL_CONF_FILE="$conf/ok.conf"
+expect 2 "ifsim: run: environment NCCL_CONF_FILE='$conf/ok.conf': NCCL reads it from 2.23; 2.22.3 reads ~/.nccl.conf and /etc/nccl.conf instead" run --nccl-version 2.22.3
+unset NCCL_CONF_FILE
+rm -rf "$conf"
 # PXN: an AllToAll on a rail-optimized fabric keeps each pair on one rail
 # (no byte crosses a spine); NCCL_PXN_DISABLE=1 or NCCL_P2P_PXN_LEVEL=0
 # sends by each rank's own NIC, across the rails through the spines
@@ -417,7 +444,7 @@ expect 2 "ifsim: replay: --channels: 40 is not from 1 to 32" replay "$(dirname "
 expect 2 "ifsim: replay: --fidelity: 'fast' is not one of analytical, flow, packet" replay "$(dirname "$0")/../../docs/workload-example.csv" --fidelity fast
 for c in run replay sweep; do
   expect 0 "NCCL algorithms allowed, as NCCL_ALGO: ring, tree, nvls, nvlstree, collnetdirect, collnetchain, pat; a list, or ^list to exclude" $c --help
-  expect 0 "NCCL_NET_GDR_READ, NCCL_NET_GDR_C2C, NCCL_NET_FORCE_FLUSH, NCCL_SOCKET_NTHREADS, NCCL_NSOCKS_PERTHREAD, NCCL_IB_TIMEOUT, NCCL_IB_RETRY_CNT, NCCL_IB_QPS_PER_CONNECTION, NCCL_IB_DATA_DIRECT, NCCL_NVLS_ENABLE, NCCL_PXN_DISABLE, NCCL_P2P_PXN_LEVEL, NCCL_BUFFSIZE, NCCL_LL_BUFFSIZE, NCCL_LL128_BUFFSIZE, NCCL_P2P_NET_CHUNKSIZE, NCCL_P2P_NVL_CHUNKSIZE, NCCL_P2P_PCI_CHUNKSIZE, NCCL_NVLS_CHUNKSIZE and NCCL_NVLSTREE_MAX_CHUNKSIZE are read from the environment; the flags take precedence." $c --help
+  expect 0 "NCCL_NET_GDR_READ, NCCL_NET_GDR_C2C, NCCL_NET_FORCE_FLUSH, NCCL_SOCKET_NTHREADS, NCCL_NSOCKS_PERTHREAD, NCCL_IB_TIMEOUT, NCCL_IB_RETRY_CNT, NCCL_IB_QPS_PER_CONNECTION, NCCL_IB_DATA_DIRECT, NCCL_NVLS_ENABLE, NCCL_PXN_DISABLE, NCCL_P2P_PXN_LEVEL, NCCL_BUFFSIZE, NCCL_LL_BUFFSIZE, NCCL_LL128_BUFFSIZE, NCCL_P2P_NET_CHUNKSIZE, NCCL_P2P_NVL_CHUNKSIZE, NCCL_P2P_PCI_CHUNKSIZE, NCCL_NVLS_CHUNKSIZE and NCCL_NVLSTREE_MAX_CHUNKSIZE are read from the environment, and from the NAME=VALUE lines of NCCL_CONF_FILE (NCCL 2.23 and later) where the environment does not set them; the flags take precedence." $c --help
 done
 export NCCL_PROTO=LL
 expect 0 "# 1048576 Ring LL" run -b 1M -e 1M

@@ -1965,14 +1965,26 @@ START_TEST(test_p2p_level_parse)
 END_TEST
 
 /* nccl_env_read's source in the tests: "NAME=VALUE" strings. */
-static const char *settings_get(void *ctx, const char *name)
+static const char *settings_get(void *ctx, const char *name, const char **where)
 {
+  (void)where;
   gsize len = strlen(name);
 
   for (const char *const *s = ctx; *s; s++)
     if (strncmp(*s, name, len) == 0 && (*s)[len] == '=')
       return *s + len + 1;
   return NULL;
+}
+
+/* A source that names its place: NCCL_MIN_CTAS=40 on line 7 of x.conf. */
+static const char *placed_get(void *ctx, const char *name, const char **where)
+{
+  (void)ctx;
+  if (strcmp(name, "NCCL_MIN_CTAS") != 0)
+    return NULL;
+  if (where)
+    *where = "x.conf:7";
+  return "40";
 }
 
 /* Every NCCL_* variable the model follows, read into NcclOptions as NCCL
@@ -2063,6 +2075,13 @@ START_TEST(test_env_read)
       g_clear_error(&error);
     }
   }
+  /* a value's own place, where the source names one */
+  ck_assert(!nccl_env_read(&o, placed_get, NULL, NULL, &error));
+  ck_assert_str_eq(error->message,
+                   "x.conf:7 NCCL_MIN_CTAS='40': expected a channel count "
+                   "from 1 to 32, written as NCCL reads an integer "
+                   "(decimal, 0x hex or 0 octal)");
+  g_clear_error(&error);
   {
     const char *crossed[] = {"NCCL_MIN_NCHANNELS=16", "NCCL_MAX_CTAS=8", NULL};
 
