@@ -149,7 +149,8 @@ static gboolean sweep_build(SweepOptions *o, CliSweep *sw, GError **error)
              {"fidelity", "--fidelity", 0, o->nccl.fidelity},
              {"collnet", "--collnet", 0, o->nccl.collnet ? "true" : NULL},
              {"no_fold", "--no-fold", 0, o->nccl.no_fold ? "true" : NULL},
-             {"no_shortcut", "--no-shortcut", 0, o->nccl.no_shortcut}};
+             {"no_shortcut", "--no-shortcut", 0, o->nccl.no_shortcut},
+             {"tuner_config", "--tuner-config", 0, o->nccl.tuner_config}};
 
   for (guint i = 0; i < G_N_ELEMENTS(run); i++) {
     if (run[i].value &&

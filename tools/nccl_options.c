@@ -1,6 +1,8 @@
 /* NCCL's knobs on the command line; see tools/nccl_options.h. */
 #include "tools/nccl_options.h"
 
+#include "sim/input.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +49,12 @@ void cli_nccl_add_entries(GOptionGroup *group, CliNcclOptions *o)
        "simultaneous events), alltoall (an AllToAll of 128 ranks or more "
        "in closed form; within 1%); a comma-separated list",
        "LIST"},
+      {"tuner-config", 0, 0, G_OPTION_ARG_FILENAME, &o->tuner_config,
+       "Choose as NCCL's example tuner plugin does with these rules (its "
+       "NCCL_TUNER_CONFIG_FILE: collective_type,min_bytes,max_bytes,"
+       "algorithm,protocol,channels,nNodes,nRanks[,numPipeOps[,regBuff]] "
+       "lines; NCCL 2.28 and later)",
+       "FILE"},
       G_OPTION_ENTRY_NULL};
 
   cli_add_entries(group, entries);
@@ -59,6 +67,8 @@ void cli_nccl_options_clear(CliNcclOptions *o)
   g_free(o->nccl_version);
   g_free(o->fidelity);
   g_free(o->no_shortcut);
+  g_free(o->tuner_config);
+  nccl_tuner_free(o->tuner);
 }
 
 /* The shortcuts --no-shortcut names (docs/transports.md), in the order
@@ -116,24 +126,16 @@ static GHashTable *conf_load(const char *path, GError **error)
 {
   g_autoptr(GHashTable) conf =
       g_hash_table_new_full(g_str_hash, g_str_equal, g_free, conf_entry_free);
-  g_autoptr(GError) local = NULL;
   g_autofree char *text = NULL;
-  g_auto(GStrv) lines = NULL;
+  g_autofree char **lines = NULL;
   gsize len;
 
-  if (!g_file_get_contents(path, &text, &len, &local)) {
-    g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
-                "environment NCCL_CONF_FILE='%s': %s", path, local->message);
+  if (!sim_input_read(path, &text, &len, error) ||
+      !sim_input_check_text(path, text, len, error) ||
+      !(lines = sim_input_lines(text, len, path, NULL, error))) {
+    g_prefix_error(error, "environment NCCL_CONF_FILE: ");
     return NULL;
   }
-  if (memchr(text, '\0', len) || !g_utf8_validate(text, (gssize)len, NULL)) {
-    g_set_error(error, CLI_ERROR, CLI_ERROR_BAD_VALUE,
-                "environment NCCL_CONF_FILE='%s': not a text file of "
-                "NAME=VALUE lines",
-                path);
-    return NULL;
-  }
-  lines = g_strsplit(text, "\n", -1);
   for (guint i = 0; lines[i]; i++) {
     char *line = lines[i];
     gsize n = strlen(line);
@@ -262,6 +264,12 @@ gboolean cli_nccl_check(CliNcclOptions *o, NcclOptions *n,
     n->min_channels = n->max_channels = (guint32)o->channels;
   }
   n->collnet = n->collnet || o->collnet;
+  if (o->tuner_config && !o->tuner &&
+      !(o->tuner = nccl_tuner_load(o->tuner_config, error))) {
+    g_prefix_error(error, "%s: ", KNOB("tuner_config", "--tuner-config"));
+    return FALSE;
+  }
+  n->tuner = o->tuner;
   return shortcuts_check(o, KNOB("no_shortcut", "--no-shortcut"), n, error);
 }
 

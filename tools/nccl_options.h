@@ -23,6 +23,9 @@ typedef struct {
   gboolean collnet; /* --collnet */
   gboolean no_fold; /* --no-fold: every shortcut off */
   char *no_shortcut; /* --no-shortcut: a list of nccl_shortcuts' names */
+  char *tuner_config; /* --tuner-config: NCCL's example tuner plugin's
+                         rules */
+  NcclTuner *tuner;   /* loaded from tuner_config by cli_nccl_check */
 } CliNcclOptions;
 
 /* The --channels entry of a command's CliNumberTarget table (the group's
@@ -51,7 +54,7 @@ typedef struct {
   "NCCL_* variable there is not modelled, and a note on standard error "       \
   "says so."
 
-/* Adds the eight options, writing into o, to group (whose data is a
+/* Adds the nine options, writing into o, to group (whose data is a
  * CliNumberTarget table holding CLI_NCCL_CHANNELS_TARGET(o)). */
 void cli_nccl_add_entries(GOptionGroup *group, CliNcclOptions *o);
 

@@ -49,6 +49,7 @@ static const struct {
     {"collnet", RUN_BOOL},
     {"no_fold", RUN_BOOL},
     {"no_shortcut", RUN_STRING},
+    {"tuner_config", RUN_STRING},
 };
 
 /* Groups of a topology file a key may address, and the prefixes of the
@@ -191,6 +192,7 @@ static gboolean run_apply(CliRunOptions *o, int k, const char *value,
                    : strcmp(key, "proto") == 0        ? &o->nccl.proto
                    : strcmp(key, "nccl_version") == 0 ? &o->nccl.nccl_version
                    : strcmp(key, "no_shortcut") == 0  ? &o->nccl.no_shortcut
+                   : strcmp(key, "tuner_config") == 0 ? &o->nccl.tuner_config
                                                       : &o->nccl.fidelity;
     g_free(*field);
     *field = g_strdup(value);

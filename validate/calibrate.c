@@ -888,19 +888,10 @@ static void report_nccl_changes(const TopoSystem *sys, const ValReport *r,
 {
   const ValSeries *v = &g_array_index(r->series, ValSeries, i);
   const MdlNcclTuning *t = mdl_registry_nccl(topo_system_models(sys));
-  const double old[NCCL_N_PROTOS] = {
-      [NCCL_PROTO_LL] = t->ll_efficiency,
-      [NCCL_PROTO_LL128] = t->ll128_efficiency,
-      [NCCL_PROTO_SIMPLE] = t->simple_efficiency};
-  /* the algorithms as [nccl] keys name them, in NCCL's order */
-  static const char *const algo_keys[NCCL_N_ALGOS] = {
-      [NCCL_ALGO_TREE] = "tree",
-      [NCCL_ALGO_RING] = "ring",
-      [NCCL_ALGO_COLLNET_DIRECT] = "collnet_direct",
-      [NCCL_ALGO_COLLNET_CHAIN] = "collnet_chain",
-      [NCCL_ALGO_NVLS] = "nvls",
-      [NCCL_ALGO_NVLS_TREE] = "nvls_tree",
-      [NCCL_ALGO_PAT] = "pat"};
+  const double old[NCCL_N_PROTOS] = {[NCCL_PROTO_LL] = t->ll_efficiency,
+                                     [NCCL_PROTO_LL128] = t->ll128_efficiency,
+                                     [NCCL_PROTO_SIMPLE] =
+                                         t->simple_efficiency};
   static const char *const keys[NCCL_N_PROTOS] = {
       [NCCL_PROTO_LL] = "ll_efficiency",
       [NCCL_PROTO_LL128] = "ll128_efficiency",
@@ -1003,7 +994,7 @@ static void report_nccl_changes(const TopoSystem *sys, const ValReport *r,
         key = g_strdup(keys[p]);
         was = old[p];
       } else {
-        key = g_strdup_printf("%s_%s", algo_keys[a], keys[p]);
+        key = g_strdup_printf("%s_%s", nccl_algo_keys[a], keys[p]);
         was = mdl_nccl_efficiency(t, a, p);
       }
       add_change(changes, "nccl", key, was, TRUE, val_median(ratio[a][p]), v);

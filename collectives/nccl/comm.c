@@ -837,6 +837,15 @@ NcclComm *nccl_comm_new(const TopoSystem *sys, const NcclOptions *opt,
   c->sys = sys;
   if (opt)
     c->opt = *opt;
+  if (c->opt.tuner && nccl_comm_version(c) < NCCL_TUNER_RULES_FROM) {
+    g_autofree char *v = nccl_version_text(nccl_comm_version(c));
+
+    g_set_error(error, COLL_ERROR, COLL_ERROR_CONFLICT,
+                "NCCL's example tuner plugin reads its rules "
+                "(NCCL_TUNER_CONFIG_FILE) from NCCL 2.28; %s's cannot",
+                v);
+    goto fail;
+  }
   topo_system_gpu_info(sys, &c->gpu);
   if (!comm_place(c, g, topo_system_servers(sys), error))
     goto fail;

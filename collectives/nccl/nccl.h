@@ -100,6 +100,9 @@ typedef struct {
   void *ctx;
 } NcclTrace;
 
+/* NCCL's example tuner plugin with its rules (nccl_tuner_load). */
+typedef struct NcclTuner NcclTuner;
+
 /* NcclOptions.nvls_enable's settings that change the model */
 #define NCCL_NVLS_ENABLE_OFF 1    /* NCCL_NVLS_ENABLE=0 */
 #define NCCL_NVLS_ENABLE_FORCED 2 /* NCCL_NVLS_ENABLE=1 */
@@ -171,6 +174,10 @@ typedef struct {
   const guint32 *local_gpus;
   guint32 n_local;
   const NcclTrace *trace;   /* may be NULL; must outlive the runs */
+  /* NCCL's example tuner plugin (NCCL_TUNER_PLUGIN) with these rules
+   * (its NCCL_TUNER_CONFIG_FILE), choosing in NCCL's place, from NCCL
+   * 2.28; NULL: none, NCCL's own choice.  Must outlive the runs. */
+  const NcclTuner *tuner;
   /* NCCL_P2P_LEVEL / NCCL_P2P_DISABLE as NCCL reads them
    * (nccl_p2p_level_parse): NcclPath + 1; 0: the release's default */
   guint32 p2p_level;
@@ -324,6 +331,9 @@ const char *nccl_coll_test_name(NcclColl c); /* "all_reduce_perf" */
 gboolean nccl_coll_is_reduction(NcclColl c);
 gboolean nccl_coll_is_rooted(NcclColl c);
 const char *nccl_algo_name(NcclAlgo a); /* "Ring", "NVLSTree", ... */
+/* The algorithms' names in lowercase snake case ("nvls_tree"), NcclAlgo's
+ * order: NCCL's example tuner plugin's and the [nccl] keys' */
+extern const char *const nccl_algo_keys[];
 const char *nccl_proto_name(NcclProto p);
 
 /* Parses a collective name, case-insensitive, '_' ignored, also the
@@ -344,6 +354,27 @@ gboolean nccl_parse_algos(const char *list, const char *what, guint32 *mask,
                           guint32 *per_coll, GError **error);
 gboolean nccl_parse_protos(const char *list, const char *what, guint32 *mask,
                            guint32 *per_coll, GError **error);
+
+/* The rules of NCCL's example tuner plugin (plugins/tuner/example of NCCL
+ * 2.28 to 2.30, plugin.c), as it reads NCCL_TUNER_CONFIG_FILE: lines of
+ * collective_type,min_bytes,max_bytes,algorithm,protocol,channels,
+ * nNodes,nRanks[,numPipeOps[,regBuff]], # comments.  The first rule that
+ * matches a call (its collective, its bytes within min_bytes..max_bytes,
+ * and nodes, ranks, operations and registration, each -1 for any) and
+ * whose algorithm and protocol can run it is chosen, on its channels;
+ * channels -1, or no rule matching (NCCL's own choice then), leaves the
+ * plugin's default of one channel, and 0 NCCL's count.  The plugin's
+ * init also lowers three of NCCL's constants for Blackwell (nccl_tune).
+ * A line the plugin would skip or misread is refused, naming its place.
+ * Free with nccl_tuner_free. */
+NcclTuner *nccl_tuner_load(const char *path, GError **error);
+/* The same from the len bytes of text (not NUL-terminated), named path. */
+NcclTuner *nccl_tuner_load_data(const char *text, gsize len, const char *path,
+                                GError **error);
+void nccl_tuner_free(NcclTuner *t);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(NcclTuner, nccl_tuner_free)
+/* The first NCCL release whose example tuner plugin reads rules. */
+#define NCCL_TUNER_RULES_FROM 22800u
 
 /* Where nccl_env_read finds a variable: its value, NULL (or "") where it
  * is unset; where not NULL, *where may be set to how messages name the

@@ -16,6 +16,26 @@ enum {
   NCCL_N_ARCHS
 };
 
+/* A rule of NCCL's example tuner plugin (NcclTuner, tuner.c). */
+typedef struct {
+  NcclColl coll;
+  guint64 min_bytes, max_bytes; /* both included */
+  NcclAlgo algo;
+  NcclProto proto;
+  gint32 channels;                 /* -1: the plugin's 1; 0: NCCL's */
+  gint32 nnodes, nranks, pipe_ops; /* -1: any */
+  gint32 reg_buff;                 /* 0, 1; -1: any */
+  guint line;                      /* in the file */
+} NcclTunerRule;
+
+const char *nccl_tuner_path(const NcclTuner *t);
+guint nccl_tuner_n_rules(const NcclTuner *t);
+const NcclTunerRule *nccl_tuner_rule(const NcclTuner *t, guint i);
+/* Whether rule r matches a call (plugin.c pluginGetCollInfo). */
+gboolean nccl_tuner_rule_matches(const NcclTunerRule *r, NcclColl coll,
+                                 guint64 bytes, guint32 nnodes, guint32 nranks,
+                                 gint32 pipe_ops, gint32 reg_buff);
+
 struct NcclComm {
   const TopoSystem *sys;
   TopoGpuInfo gpu;

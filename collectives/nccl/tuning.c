@@ -48,6 +48,15 @@ gboolean nccl_coll_is_rooted(NcclColl c)
   return c == NCCL_COLL_BROADCAST || c == NCCL_COLL_REDUCE;
 }
 
+const char *const nccl_algo_keys[NCCL_N_ALGOS] = {
+    [NCCL_ALGO_TREE] = "tree",
+    [NCCL_ALGO_RING] = "ring",
+    [NCCL_ALGO_COLLNET_DIRECT] = "collnet_direct",
+    [NCCL_ALGO_COLLNET_CHAIN] = "collnet_chain",
+    [NCCL_ALGO_NVLS] = "nvls",
+    [NCCL_ALGO_NVLS_TREE] = "nvls_tree",
+    [NCCL_ALGO_PAT] = "pat"};
+
 const char *nccl_algo_name(NcclAlgo a)
 {
   return algo_names[a];
@@ -368,6 +377,38 @@ static double tuned_hw_lat(guint32 v, int hw, int a, int p)
       return 23.0;
   }
   return hw_lat[hw][a][p];
+}
+
+/* NCCL's example tuner plugin lowers three constants at its init
+ * (plugin.c pluginInit, 2.28 to 2.30: "for reference only"): Blackwell's
+ * per-channel Tree and Ring/LL128 bandwidths beyond 2 nodes to 15 and 20
+ * GB/s, and NVLS's network latency to 24 us. */
+#define TUNER_TREE_BW 15.0
+#define TUNER_RING_LL128_BW 20.0
+#define TUNER_NVLS_NET_LAT 24.0
+
+/* hwLatencies of the communicator: its release's, and its tuner's. */
+static double comm_hw_lat(const NcclComm *c, guint32 v, int hw, int a, int p)
+{
+  if (c->opt.tuner && hw == NCCL_HW_NET && a == NCCL_ALGO_NVLS &&
+      p == NCCL_PROTO_SIMPLE)
+    return TUNER_NVLS_NET_LAT;
+  return tuned_hw_lat(v, hw, a, p);
+}
+
+/* perChMaxTreeBws and perChMaxRingLL128Bws of the communicator. */
+static double comm_tree_bw(const NcclComm *c, int idx2)
+{
+  if (c->opt.tuner && c->arch == NCCL_ARCH_BLACKWELL && idx2 == 2)
+    return TUNER_TREE_BW;
+  return tree_bw[c->arch][idx2];
+}
+
+static double comm_ring_ll128_bw(const NcclComm *c, int idx2)
+{
+  if (c->opt.tuner && c->arch == NCCL_ARCH_BLACKWELL && idx2 == 2)
+    return TUNER_RING_LL128_BW;
+  return ring_ll128_bw[c->arch][idx2];
 }
 
 /* Whether the release's NVLS or NVLSTree AllReduce bandwidth is the one
@@ -792,9 +833,9 @@ void nccl_tune(NcclComm *c)
                                      : 1.0 / 3.0));
         if (a == NCCL_ALGO_RING && p == NCCL_PROTO_LL128)
           bus = MIN(bus * (v < V_2_20_UNTIL && ppn < 2 ? 0.7 : 0.92),
-                    nch * ring_ll128_bw[c->arch][idx2]);
+                    nch * comm_ring_ll128_bw(c, idx2));
         if (a == NCCL_ALGO_TREE && coll == NCCL_COLL_ALLREDUCE)
-          bus = MIN(bus * .92, nch * tree_bw[c->arch][idx2]);
+          bus = MIN(bus * .92, nch * comm_tree_bw(c, idx2));
         if (a == NCCL_ALGO_TREE && p == NCCL_PROTO_LL)
           bus = MIN(bus / 3.8, ll_max);
         if (a == NCCL_ALGO_TREE && p == NCCL_PROTO_LL128)
@@ -846,14 +887,14 @@ void nccl_tune(NcclComm *c)
         c->bw[coll][a][p] = bus;
 
         lat = tuned_base_lat(v, a, p);
-        intra_lat = tuned_hw_lat(v, intra_hw, a, p);
+        intra_lat = comm_hw_lat(c, v, intra_hw, a, p);
         /* from 2.21, one GPU per node takes Tree's network latency */
         inter_lat = ppn == 1 && v >= V_2_20_UNTIL
-                        ? tuned_hw_lat(v, NCCL_HW_NET, NCCL_ALGO_TREE, p)
-                        : tuned_hw_lat(v, NCCL_HW_NET, a, p);
+                        ? comm_hw_lat(c, v, NCCL_HW_NET, NCCL_ALGO_TREE, p)
+                        : comm_hw_lat(c, v, NCCL_HW_NET, a, p);
         inter_lat = with_net_latency(c, v, p, inter_lat);
         if (a == NCCL_ALGO_RING) {
-          double l = tuned_hw_lat(v, hw, a, p);
+          double l = comm_hw_lat(c, v, hw, a, p);
 
           if (coll == NCCL_COLL_REDUCE || coll == NCCL_COLL_BROADCAST) {
             /* sameChannels: the rings of all channels are alike */
@@ -1237,12 +1278,60 @@ static void explain_graphs(const NcclComm *c, GString *explain)
                     : "bwIntra, raised to at most twice the ring's on 2 nodes");
 }
 
+/* NCCL's example tuner plugin over NCCL's choice (*a, *p; times[][] its
+ * estimates, -1 where off): the first rule that matches the call and
+ * whose algorithm and protocol can run it (pluginGetCollInfo: one a
+ * single call, NCCL_ALGO_PROTO_IGNORE skipped; a buffer registered where
+ * the calls are captured in a CUDA graph, NCCL_GRAPH_REGISTER being on
+ * by default).  Returns the channels the plugin gives (its default 1 with
+ * no rule or a rule's -1; 0 for NCCL's count), -1 without a tuner. */
+static gint32 tuner_choice(const NcclComm *c, NcclColl coll, guint64 bytes,
+                           double times[NCCL_N_ALGOS][NCCL_N_PROTOS], int *a,
+                           int *p, GString *explain)
+{
+  const NcclTuner *t = c->opt.tuner;
+
+  if (!t)
+    return -1;
+  for (guint i = 0; i < nccl_tuner_n_rules(t); i++) {
+    const NcclTunerRule *r = nccl_tuner_rule(t, i);
+    gint32 nc = r->channels == -1 ? 1 : r->channels;
+
+    if (!nccl_tuner_rule_matches(r, coll, bytes, c->nnodes, c->nranks, 1,
+                                 c->opt.graph_launches ? 1 : 0) ||
+        times[r->algo][r->proto] < 0)
+      continue;
+    *a = (int)r->algo;
+    *p = (int)r->proto;
+    if (explain)
+      g_string_append_printf(
+          explain,
+          "  tuner: NCCL's example plugin, %s:%u: %s/%s "
+          "on %s\n",
+          nccl_tuner_path(t), r->line, algo_names[*a], proto_names[*p],
+          nc == 0             ? "NCCL's channels"
+          : r->channels == -1 ? "1 channel (the plugin's default: its "
+                                "-1 does not keep NCCL's count)"
+          : nc == 1           ? "1 channel"
+                              : "its channels");
+    return nc;
+  }
+  if (explain)
+    g_string_append_printf(explain,
+                           "  tuner: NCCL's example plugin, %s: no rule "
+                           "matches; NCCL's choice on 1 channel (the "
+                           "plugin's default)\n",
+                           nccl_tuner_path(t));
+  return 1;
+}
+
 gboolean nccl_select(const NcclComm *c, NcclColl coll, guint64 bytes,
                      NcclChoice *out, GString *explain, GError **error)
 {
-  double best = -1;
+  double best = -1, times[NCCL_N_ALGOS][NCCL_N_PROTOS];
   int best_a = -1, best_p = -1;
   guint32 algos, protos;
+  gint32 tuner_nc;
 
   if (coll >= NCCL_N_TUNED_COLLS)
     return select_p2p(c, coll, bytes, out, explain, error);
@@ -1269,6 +1358,7 @@ gboolean nccl_select(const NcclComm *c, NcclColl coll, guint64 bytes,
       if (!why && protos && !(protos & (1u << p)))
         why = "excluded by the protocol choice";
       t = why ? -1 : algo_time(c, coll, a, p, bytes);
+      times[a][p] = t;
       if (explain) {
         if (why)
           g_string_append_printf(explain, "  %-13s %-6s  off: %s\n",
@@ -1296,6 +1386,8 @@ gboolean nccl_select(const NcclComm *c, NcclColl coll, guint64 bytes,
         nccl_coll_name(coll), c->nranks, c->nnodes);
     return FALSE;
   }
+  tuner_nc = tuner_choice(c, coll, bytes, times, &best_a, &best_p, explain);
+  best = times[best_a][best_p];
   out->algo = (NcclAlgo)best_a;
   out->proto = (NcclProto)best_p;
   out->model_us = best;
@@ -1304,15 +1396,24 @@ gboolean nccl_select(const NcclComm *c, NcclColl coll, guint64 bytes,
                      ? c->nvls_channels
                      : c->kernel_channels;
 
+    /* a tuner's count replaces NCCL's (enqueue.cc getAlgoInfo), within
+     * the channels of the algorithm's kind; the plan still spreads the
+     * traffic over no more than it fills (scheduleCollTasksToPlan) */
     out->channels = nccl_clamp_channels(
-        c, size_channels(c, coll, out->algo, out->proto, nc, bytes));
+        c, tuner_nc > 0
+               ? traffic_channels(c, coll, out->proto,
+                                  MIN((guint32)tuner_nc, nc), bytes)
+               : size_channels(c, coll, out->algo, out->proto, nc, bytes));
   }
   if (explain)
     g_string_append_printf(
         explain,
-        "  -> %s/%s on %u channels: the smallest estimate (%.2f us); "
+        "  -> %s/%s on %u channels: %s (%.2f us); "
         "NCCL's pipeline step %" G_GUINT64_FORMAT " B\n",
-        algo_names[best_a], proto_names[best_p], out->channels, best,
+        algo_names[best_a], proto_names[best_p], out->channels,
+        c->opt.tuner ? "the tuner's choice, NCCL's estimate"
+                     : "the smallest estimate",
+        best,
         nccl_slice_bytes(c, coll, out->algo, out->proto, out->channels, bytes));
   return TRUE;
 }

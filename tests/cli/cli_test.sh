@@ -360,11 +360,34 @@ expect 2 "ifsim: replay: $conf/bad.conf:1: 'NCCL_ALGO ring': expected NAME=VALUE
 printf 'NCCL_ALGO =ring\n' >"$conf/bad.conf"
 expect 2 "$conf/bad.conf:1: 'NCCL_ALGO =ring': expected NAME=VALUE, the name without blanks" run
 export NCCL_CONF_FILE="$conf/none.conf"
-expect 2 "ifsim: run: environment NCCL_CONF_FILE='$conf/none.conf': Failed to open file" run
+expect 2 "ifsim: run: environment NCCL_CONF_FILE: $conf/none.conf: cannot read: No such file or directory" run
 export NCCL_CONF_FILE="$conf/ok.conf"
 expect 2 "ifsim: run: environment NCCL_CONF_FILE='$conf/ok.conf': NCCL reads it from 2.23; 2.22.3 reads ~/.nccl.conf and /etc/nccl.conf instead" run --nccl-version 2.22.3
 unset NCCL_CONF_FILE
 rm -rf "$conf"
+# NCCL's example tuner plugin (--tuner-config, its NCCL_TUNER_CONFIG_FILE):
+# a rule's choice and channels; one channel where no rule matches or a rule
+# says -1 (the plugin's default); refusals name the file and line
+tun=$(mktemp -d)
+printf '# collective_type,min_bytes,max_bytes,algorithm,protocol,channels,nNodes,nRanks\nallreduce,0,1048576,ring,ll,4,-1,-1\nallreduce,1048577,1073741824,ring,simple,-1,-1,8\n' >"$tun/rules.conf"
+expect 0 "# 1048576 Ring LL 4" run -b 1M -e 1M --tuner-config "$tun/rules.conf"
+expect 0 "# 16777216 Ring Simple 1" run -b 16M -e 16M --tuner-config "$tun/rules.conf"
+expect 0 "# 4294967296 NVLS Simple 1" run -b 4G -e 4G --tuner-config "$tun/rules.conf"
+expect 0 "  tuner: NCCL's example plugin, $tun/rules.conf:3: Ring/Simple on 1 channel (the plugin's default: its -1 does not keep NCCL's count)" run -b 16M -e 16M --tuner-config "$tun/rules.conf" --explain
+# (replay too: its TP pairs' 2 MiB AllReduce, which no rule matches, on one
+# channel; 7232.062 us a step without the plugin)
+expect 0 "  step time              8652.432 us" replay "$(dirname "$0")/../../docs/workload-example.csv" --tuner-config "$tun/rules.conf"
+sw=$("$IFSIM" sweep -b 16M -e 16M --vary "run.tuner_config=$tun/rules.conf" | awk -F, '$1 ~ /^[0-9]+$/ {print $14}')
+if [ "$sw" != "1" ]; then
+  echo "FAIL: sweep run.tuner_config gave channels '$sw', expected 1"; fails=$((fails + 1))
+fi
+printf 'AllReduce,0,1,ring,ll,4,-1,-1\n' >"$tun/bad.conf"
+expect 2 "ifsim: run: --tuner-config: $tun/bad.conf:1: collective_type 'AllReduce': expected broadcast, reduce, allgather, reducescatter, allreduce (the plugin would take it as allreduce)" run --tuner-config "$tun/bad.conf"
+printf 'allreduce,0,1,ring,ll,4,-1\n' >"$tun/bad.conf"
+expect 2 "ifsim: run: --tuner-config: $tun/bad.conf:1: 7 fields: expected 8 to 10" run --tuner-config "$tun/bad.conf"
+expect 2 "ifsim: run: --tuner-config: $tun/none.conf: cannot read: No such file or directory" run --tuner-config "$tun/none.conf"
+expect 2 "ifsim: run: NCCL's example tuner plugin reads its rules (NCCL_TUNER_CONFIG_FILE) from NCCL 2.28; 2.27.3's cannot" run --tuner-config "$tun/rules.conf" --nccl-version 2.27.3
+rm -rf "$tun"
 # PXN: an AllToAll on a rail-optimized fabric keeps each pair on one rail
 # (no byte crosses a spine); NCCL_PXN_DISABLE=1 or NCCL_P2P_PXN_LEVEL=0
 # sends by each rank's own NIC, across the rails through the spines

@@ -2,8 +2,10 @@
  * choices on known systems, physical bounds and consistency of the
  * executed plans, and the accuracy against the published measurements in
  * tests/data/reference (validate/accuracy.c). */
+#include <glib/gstdio.h>
 #include <math.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "collectives/error.h"
 #include "collectives/nccl/nccl.h"
@@ -2094,6 +2096,143 @@ START_TEST(test_env_read)
 }
 END_TEST
 
+/* NCCL's example tuner plugin's rules from text (a file of its own). */
+static NcclTuner *tuner_of(const char *text, GError **error)
+{
+  g_autofree char *path = NULL;
+  int fd = g_file_open_tmp("ifsim-tuner-XXXXXX.conf", &path, NULL);
+  NcclTuner *t;
+
+  ck_assert_int_ge(fd, 0);
+  close(fd);
+  ck_assert(g_file_set_contents(path, text, -1, NULL));
+  t = nccl_tuner_load(path, error);
+  g_unlink(path);
+  return t;
+}
+
+/* Chooses for coll at bytes under tuner t (NULL: none), with opt's other
+ * settings. */
+static NcclChoice tuned_choice(const TopoSystem *sys, const NcclTuner *t,
+                               NcclOptions opt, NcclColl coll, guint64 bytes)
+{
+  g_autoptr(NcclComm) c = NULL;
+  NcclChoice ch;
+
+  opt.tuner = t;
+  c = comm_of(sys, &opt);
+  ck_assert(nccl_select(c, coll, bytes, &ch, NULL, NULL));
+  return ch;
+}
+
+/* NCCL's example tuner plugin (plugins/tuner/example of 2.28 to 2.30):
+ * its rules read as it reads them, the first that matches a call and can
+ * run it chosen; one channel where no rule matches or a rule says -1 (the
+ * plugin's default), NCCL's count for 0; its three constants on
+ * Blackwell beyond 2 nodes; not before 2.28. */
+START_TEST(test_tuner_rules)
+{
+  static const char *const bad[][2] = {
+      {"AllReduce,0,1,ring,ll,1,-1,-1\n",
+       ":1: collective_type 'AllReduce': expected broadcast, reduce, "
+       "allgather, reducescatter, allreduce (the plugin would take it as "
+       "allreduce)"},
+      {"allreduce,0,1,rings,ll,1,-1,-1\n", ":1: algorithm 'rings': expected"},
+      {"allreduce,0,1,ring,LL,1,-1,-1\n", ":1: protocol 'LL': expected ll, "},
+      {"# x\nallreduce,0,1,ring,ll,1,-1\n", ":2: 7 fields: expected 8 to 10"},
+      {"allreduce,0,,ring,ll,1,-1,-1\n", ":1: field 3 is empty"},
+      {"allreduce,0,1M,ring,ll,1,-1,-1\n", ":1: max_bytes '1M': expected"},
+      {"allreduce,9,1,ring,ll,1,-1,-1\n", ":1: min_bytes 9 above max_bytes 1"},
+      {"allreduce,0,1,ring,ll,40,-1,-1\n", ":1: channels '40': expected"},
+      {"allreduce,0,1,ring,ll,1,0,-1\n", ":1: nNodes 0: expected a count"},
+      {"allreduce,0,1,ring,ll,1,-1,-1,-1,2\n", ":1: regBuff '2': expected"},
+  };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(TopoSystem) h100 = load("dgx-h100");
+  g_autoptr(TopoSystem) b4 = load_servers("hgx-b200", 4, "quantum2-ndr");
+  g_autoptr(TopoSystem) b2 = load_servers("hgx-b200", 2, "quantum2-ndr");
+  g_autoptr(NcclTuner) t = tuner_of(
+      "# collective_type,min_bytes,max_bytes,algorithm,protocol,channels,"
+      "nNodes,nRanks\r\n"
+      "allreduce,0,65536,ring,ll,4,-1,-1\r\n"
+      "\n"
+      "allreduce, 65537, 1048576, nvls_tree, simple, 8, -1, -1\n"
+      "allreduce,65537,1048576,ring,ll128,-1,-1,8\n"
+      "allreduce,1048577,16777216,ring,simple,0,-1,-1,1\n"
+      "allreduce,16777217,67108864,tree,simple,2,-1,16\n"
+      "allreduce,16777217,67108864,ring,simple,2,-1,8,-1,1\n",
+      &error);
+  g_autoptr(NcclTuner) tree = NULL;
+  NcclOptions opt = {0};
+  NcclChoice ch, plain;
+
+  ck_assert_msg(t != NULL, "%s", error ? error->message : "");
+  for (guint i = 0; i < G_N_ELEMENTS(bad); i++) {
+    g_autoptr(NcclTuner) no = tuner_of(bad[i][0], &error);
+
+    ck_assert(no == NULL);
+    ck_assert_msg(strstr(error->message, bad[i][1]), "%s", error->message);
+    g_clear_error(&error);
+  }
+  ck_assert(nccl_tuner_load("/nonexistent/tuner.conf", &error) == NULL);
+  ck_assert(g_str_has_prefix(error->message, "/nonexistent/tuner.conf: "));
+  g_clear_error(&error);
+  /* a rule's algorithm, protocol and channels */
+  ch = tuned_choice(h100, t, opt, NCCL_COLL_ALLREDUCE, 65536);
+  ck_assert(ch.algo == NCCL_ALGO_RING && ch.proto == NCCL_PROTO_LL);
+  ck_assert_uint_eq(ch.channels, 4);
+  /* NVLSTree cannot run on one node: the next rule, whose -1 leaves one
+   * channel */
+  ch = tuned_choice(h100, t, opt, NCCL_COLL_ALLREDUCE, MIB);
+  ck_assert(ch.algo == NCCL_ALGO_RING && ch.proto == NCCL_PROTO_LL128);
+  ck_assert_uint_eq(ch.channels, 1);
+  /* 0: NCCL's count for that choice */
+  ch = tuned_choice(h100, t, opt, NCCL_COLL_ALLREDUCE, 16 * MIB);
+  opt.algos = 1u << NCCL_ALGO_RING;
+  opt.protos = 1u << NCCL_PROTO_SIMPLE;
+  plain = tuned_choice(h100, NULL, opt, NCCL_COLL_ALLREDUCE, 16 * MIB);
+  opt.algos = opt.protos = 0;
+  ck_assert(ch.algo == NCCL_ALGO_RING && ch.proto == NCCL_PROTO_SIMPLE);
+  ck_assert_uint_gt(plain.channels, 1);
+  ck_assert_uint_eq(ch.channels, plain.channels);
+  /* 16 ranks and a registered buffer do not match 8 ranks launched one
+   * by one: NCCL's choice on the plugin's one channel; a CUDA graph
+   * registers the buffer (NCCL_GRAPH_REGISTER) */
+  ch = tuned_choice(h100, t, opt, NCCL_COLL_ALLREDUCE, 64 * MIB);
+  plain = tuned_choice(h100, NULL, opt, NCCL_COLL_ALLREDUCE, 64 * MIB);
+  ck_assert(ch.algo == plain.algo && ch.proto == plain.proto);
+  ck_assert_uint_eq(ch.channels, 1);
+  ck_assert_uint_gt(plain.channels, 1);
+  opt.graph_launches = 1;
+  ch = tuned_choice(h100, t, opt, NCCL_COLL_ALLREDUCE, 64 * MIB);
+  opt.graph_launches = 0;
+  ck_assert(ch.algo == NCCL_ALGO_RING && ch.proto == NCCL_PROTO_SIMPLE);
+  ck_assert_uint_eq(ch.channels, 2);
+  /* other collectives: no rule, the one channel */
+  ch = tuned_choice(h100, t, opt, NCCL_COLL_ALLGATHER, 64 * MIB);
+  ck_assert_uint_eq(ch.channels, 1);
+  /* the plugin's constants: Blackwell's Tree at 15 GB/s a channel beyond
+   * 2 nodes (NCCL's estimate of the chosen Tree/Simple grows), not on 2 */
+  tree = tuner_of("allreduce,0,4294967296,tree,simple,0,-1,-1\n", &error);
+  ck_assert_msg(tree != NULL, "%s", error ? error->message : "");
+  opt.algos = 1u << NCCL_ALGO_TREE;
+  opt.protos = 1u << NCCL_PROTO_SIMPLE;
+  ch = tuned_choice(b4, tree, opt, NCCL_COLL_ALLREDUCE, GIB);
+  plain = tuned_choice(b4, NULL, opt, NCCL_COLL_ALLREDUCE, GIB);
+  ck_assert_msg(ch.model_us > 1.5 * plain.model_us, "%g %g", ch.model_us,
+                plain.model_us);
+  ch = tuned_choice(b2, tree, opt, NCCL_COLL_ALLREDUCE, GIB);
+  plain = tuned_choice(b2, NULL, opt, NCCL_COLL_ALLREDUCE, GIB);
+  ck_assert(ch.model_us == plain.model_us);
+  /* not before NCCL 2.28 */
+  opt.tuner = t;
+  opt.nccl_version = 22703;
+  ck_assert(nccl_comm_new(h100, &opt, &error) == NULL);
+  ck_assert_msg(strstr(error->message, "from NCCL 2.28; 2.27.3's cannot"), "%s",
+                error->message);
+}
+END_TEST
+
 /* Which GPUs use P2P (paths.cc ncclTopoCheckP2p): up to 2.22 an AMD host's
  * GPUs use it across its root complexes and an Intel host's only under a
  * PCIe switch; from 2.23 only under a switch, but for an AMD host of at
@@ -3426,6 +3565,7 @@ Suite *suite_nccl(void)
   tcase_add_test(tc, test_session);
   tcase_add_test(tc, test_p2p_level_parse);
   tcase_add_test(tc, test_env_read);
+  tcase_add_test(tc, test_tuner_rules);
   tcase_add_test(tc, test_p2p_or_shm);
   tcase_add_test(tc, test_shm_rates);
   tcase_add_test(tc, test_socket_rates);
