@@ -1265,12 +1265,16 @@ static double channel_cap(const NcclPlan *pl)
    * multicast cross the NVLinks, S (1 + 1/ppn) each way.  A channel's
    * copies run at [nccl] nvls_copy_ratio of the bandwidth NCCL's model
    * gives the channel (the GPU's NVLink bandwidth x NVLS efficiency /
-   * channels), and its switch edges, which move nvls_edge_factor per byte
-   * of the share, at as much more. */
+   * the NVLS graph's channels), and its switch edges, which move
+   * nvls_edge_factor per byte of the share, at as much more.  A call on
+   * fewer channels than the graph's (a small call's traffic, a tuner's
+   * count, NCCL_MAX_CTAS) moves that much less: one CTA does not move
+   * what the GPU's NVLinks carry. */
   if (pl->algo == NCCL_ALGO_NVLS || pl->algo == NCCL_ALGO_NVLS_TREE)
     return c->gpu_GBps * nccl_nvls_efficiency(c->arch) *
            mdl_registry_nccl(topo_system_models(pl->sys))->nvls_copy_ratio *
-           nvls_edge_factor(pl) * nvls_span_factor(pl) * 1e9 / pl->channels;
+           nvls_edge_factor(pl) * nvls_span_factor(pl) * 1e9 /
+           MAX(pl->comm->nvls_channels, pl->channels);
   /* A Tree channel's CTA carries two streams at once, the reduction up
    * and the broadcast down (all_reduce.h runTreeSplit gives each half its
    * warps; runTreeUpDown takes them in turn): each edge moves at half the

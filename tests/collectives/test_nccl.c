@@ -2233,6 +2233,27 @@ START_TEST(test_tuner_rules)
 }
 END_TEST
 
+/* An NVLS call on fewer channels than NVLS's graph (NCCL_MAX_CTAS, a
+ * tuner's count) moves its channels' share of the GPU's bandwidth: one
+ * CTA does not move what the NVLinks carry. */
+START_TEST(test_nvls_few_channels)
+{
+  g_autoptr(TopoSystem) h100 = load("dgx-h100");
+  g_autoptr(NcclComm) all = comm_of(h100, NULL);
+  NcclOptions opt = {.max_channels = 1};
+  g_autoptr(NcclComm) one = comm_of(h100, &opt);
+  NcclChoice ch1, ch16;
+  double b16 = busbw(all, NCCL_COLL_ALLREDUCE, GIB, NCCL_EXEC_FLOW, &ch16);
+  double b1 = busbw(one, NCCL_COLL_ALLREDUCE, GIB, NCCL_EXEC_FLOW, &ch1);
+
+  ck_assert(ch16.algo == NCCL_ALGO_NVLS && ch1.algo == NCCL_ALGO_NVLS);
+  ck_assert_uint_eq(ch16.channels, 16);
+  ck_assert_uint_eq(ch1.channels, 1);
+  /* within 10% of a sixteenth */
+  ck_assert_msg(fabs(b1 / b16 * 16 - 1) < 0.1, "%g %g", b1, b16);
+}
+END_TEST
+
 /* Which GPUs use P2P (paths.cc ncclTopoCheckP2p): up to 2.22 an AMD host's
  * GPUs use it across its root complexes and an Intel host's only under a
  * PCIe switch; from 2.23 only under a switch, but for an AMD host of at
@@ -3566,6 +3587,7 @@ Suite *suite_nccl(void)
   tcase_add_test(tc, test_p2p_level_parse);
   tcase_add_test(tc, test_env_read);
   tcase_add_test(tc, test_tuner_rules);
+  tcase_add_test(tc, test_nvls_few_channels);
   tcase_add_test(tc, test_p2p_or_shm);
   tcase_add_test(tc, test_shm_rates);
   tcase_add_test(tc, test_socket_rates);
