@@ -64,6 +64,20 @@ static gboolean tuner_int(const char *word, gint64 lo, gint64 hi,
   return TRUE;
 }
 
+/* A size field: decimal bytes up to 2^64 - 1, as the plugin's strtoull
+ * reads them. */
+static gboolean tuner_bytes(const char *word, const char *field,
+                            const char *where, guint64 *out, GError **error)
+{
+  if (!g_ascii_string_to_unsigned(word, 10, 0, G_MAXUINT64, out, NULL)) {
+    g_set_error(error, COLL_ERROR, COLL_ERROR_VALUE,
+                "%s: %s '%s': expected a size in decimal bytes", where, field,
+                word);
+    return FALSE;
+  }
+  return TRUE;
+}
+
 /* One line's rule (the plugin's loadConfig): fields split at commas and
  * trimmed of blanks and tabs. */
 static gboolean tuner_rule(char *line, const char *where, NcclTunerRule *r,
@@ -71,7 +85,7 @@ static gboolean tuner_rule(char *line, const char *where, NcclTunerRule *r,
 {
   g_auto(GStrv) f = g_strsplit(line, ",", -1);
   guint n = g_strv_length(f);
-  gint64 v[8];
+  gint64 v[7];
   static const char *const fields[] = {"min_bytes", "max_bytes", "channels",
                                        "nNodes",    "nRanks",    "numPipeOps",
                                        "regBuff"};
@@ -107,13 +121,12 @@ static gboolean tuner_rule(char *line, const char *where, NcclTunerRule *r,
                       where, error)) < 0)
     return FALSE;
   r->proto = (NcclProto)k;
-  if (!tuner_int(f[1], 0, G_MAXINT64, fields[0], "a size in bytes", where,
-                 &v[0], error) ||
-      !tuner_int(f[2], 0, G_MAXINT64, fields[1], "a size in bytes", where,
-                 &v[1], error) ||
+  if (!tuner_bytes(f[1], fields[0], where, &r->min_bytes, error) ||
+      !tuner_bytes(f[2], fields[1], where, &r->max_bytes, error) ||
       !tuner_int(f[5], -1, NCCL_MAX_CHANNELS, fields[2],
-                 "a channel count up to 32, 0 for NCCL's or -1", where, &v[2],
-                 error) ||
+                 "a channel count up to 32 (the most ifsim runs), 0 for "
+                 "NCCL's or -1",
+                 where, &v[2], error) ||
       !tuner_int(f[6], -1, G_MAXINT32, fields[3], "a node count or -1 (any)",
                  where, &v[3], error) ||
       !tuner_int(f[7], -1, G_MAXINT32, fields[4], "a rank count or -1 (any)",
@@ -133,16 +146,14 @@ static gboolean tuner_rule(char *line, const char *where, NcclTunerRule *r,
       return FALSE;
     }
   }
-  if (v[0] > v[1]) {
+  if (r->min_bytes > r->max_bytes) {
     g_set_error(error, COLL_ERROR, COLL_ERROR_VALUE,
-                "%s: min_bytes %" G_GINT64_FORMAT
-                " above max_bytes %" G_GINT64_FORMAT
+                "%s: min_bytes %" G_GUINT64_FORMAT
+                " above max_bytes %" G_GUINT64_FORMAT
                 " (the range matches no size)",
-                where, v[0], v[1]);
+                where, r->min_bytes, r->max_bytes);
     return FALSE;
   }
-  r->min_bytes = (guint64)v[0];
-  r->max_bytes = (guint64)v[1];
   r->channels = (gint32)v[2];
   r->nnodes = (gint32)v[3];
   r->nranks = (gint32)v[4];

@@ -2142,6 +2142,7 @@ START_TEST(test_tuner_rules)
       {"# x\nallreduce,0,1,ring,ll,1,-1\n", ":2: 7 fields: expected 8 to 10"},
       {"allreduce,0,,ring,ll,1,-1,-1\n", ":1: field 3 is empty"},
       {"allreduce,0,1M,ring,ll,1,-1,-1\n", ":1: max_bytes '1M': expected"},
+      {"allreduce,0,-1,ring,ll,1,-1,-1\n", ":1: max_bytes '-1': expected"},
       {"allreduce,9,1,ring,ll,1,-1,-1\n", ":1: min_bytes 9 above max_bytes 1"},
       {"allreduce,0,1,ring,ll,40,-1,-1\n", ":1: channels '40': expected"},
       {"allreduce,0,1,ring,ll,1,0,-1\n", ":1: nNodes 0: expected a count"},
@@ -2160,13 +2161,17 @@ START_TEST(test_tuner_rules)
       "allreduce,65537,1048576,ring,ll128,-1,-1,8\n"
       "allreduce,1048577,16777216,ring,simple,0,-1,-1,1\n"
       "allreduce,16777217,67108864,tree,simple,2,-1,16\n"
-      "allreduce,16777217,67108864,ring,simple,2,-1,8,-1,1\n",
+      "allreduce,16777217,67108864,ring,simple,2,-1,8,-1,1\n"
+      "allgather,0,18446744073709551615,ring,simple,0,-1,16\n",
       &error);
   g_autoptr(NcclTuner) tree = NULL;
   NcclOptions opt = {0};
   NcclChoice ch, plain;
 
   ck_assert_msg(t != NULL, "%s", error ? error->message : "");
+  /* comments and blank lines aside; a size up to 2^64 - 1 */
+  ck_assert_uint_eq(nccl_tuner_n_rules(t), 7);
+  ck_assert(nccl_tuner_rule(t, 6)->max_bytes == G_MAXUINT64);
   for (guint i = 0; i < G_N_ELEMENTS(bad); i++) {
     g_autoptr(NcclTuner) no = tuner_of(bad[i][0], &error);
 
