@@ -85,7 +85,7 @@ static gboolean tuner_rule(char *line, const char *where, NcclTunerRule *r,
 {
   g_auto(GStrv) f = g_strsplit(line, ",", -1);
   guint n = g_strv_length(f);
-  gint64 v[7];
+  gint64 v[7] = {0, 0, 0, 0, 0, -1, -1}; /* numPipeOps, regBuff: any */
   static const char *const fields[] = {"min_bytes", "max_bytes", "channels",
                                        "nNodes",    "nRanks",    "numPipeOps",
                                        "regBuff"};
@@ -138,7 +138,7 @@ static gboolean tuner_rule(char *line, const char *where, NcclTunerRule *r,
                            &v[6], error)))
     return FALSE;
   for (int i = 3; i <= 5; i++) {
-    if (v[i] == 0 && (i < 5 || n > 8)) {
+    if (v[i] == 0) {
       g_set_error(error, COLL_ERROR, COLL_ERROR_VALUE,
                   "%s: %s 0: expected a count or -1 (any): 0 matches no "
                   "communicator",
@@ -157,8 +157,8 @@ static gboolean tuner_rule(char *line, const char *where, NcclTunerRule *r,
   r->channels = (gint32)v[2];
   r->nnodes = (gint32)v[3];
   r->nranks = (gint32)v[4];
-  r->pipe_ops = n > 8 ? (gint32)v[5] : -1;
-  r->reg_buff = n > 9 ? (gint32)v[6] : -1;
+  r->pipe_ops = (gint32)v[5];
+  r->reg_buff = (gint32)v[6];
   return TRUE;
 }
 
