@@ -1274,7 +1274,7 @@ static double channel_cap(const NcclPlan *pl)
     return c->gpu_GBps * nccl_nvls_efficiency(c->arch) *
            mdl_registry_nccl(topo_system_models(pl->sys))->nvls_copy_ratio *
            nvls_edge_factor(pl) * nvls_span_factor(pl) * 1e9 /
-           MAX(pl->comm->nvls_channels, pl->channels);
+           MAX(c->nvls_channels, pl->channels);
   /* A Tree channel's CTA carries two streams at once, the reduction up
    * and the broadcast down (all_reduce.h runTreeSplit gives each half its
    * warps; runTreeUpDown takes them in turn): each edge moves at half the

@@ -192,14 +192,8 @@ NcclTuner *nccl_tuner_load_data(const char *text, gsize len, const char *path,
 
     if (n > 0 && line[n - 1] == '\r')
       line[--n] = '\0'; /* a file written with CRLF */
-    if (line[0] == '#')
-      continue;
-    {
-      g_autofree char *blank = g_strstrip(g_strdup(line));
-
-      if (!*blank)
-        continue;
-    }
+    if (line[0] == '#' || strspn(line, " \t") == n)
+      continue; /* a comment, or a line of blanks */
     if (n > TUNER_LINE_MAX) {
       g_set_error(error, COLL_ERROR, COLL_ERROR_VALUE,
                   "%s: %" G_GSIZE_FORMAT " characters: the plugin reads %d "

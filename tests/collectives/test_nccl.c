@@ -2,10 +2,8 @@
  * choices on known systems, physical bounds and consistency of the
  * executed plans, and the accuracy against the published measurements in
  * tests/data/reference (validate/accuracy.c). */
-#include <glib/gstdio.h>
 #include <math.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "collectives/error.h"
 #include "collectives/nccl/nccl.h"
@@ -2096,19 +2094,11 @@ START_TEST(test_env_read)
 }
 END_TEST
 
-/* NCCL's example tuner plugin's rules from text (a file of its own). */
+/* NCCL's example tuner plugin's rules from text, named x.conf (the file
+ * reader, nccl_tuner_load, is the CLI test's). */
 static NcclTuner *tuner_of(const char *text, GError **error)
 {
-  g_autofree char *path = NULL;
-  int fd = g_file_open_tmp("ifsim-tuner-XXXXXX.conf", &path, NULL);
-  NcclTuner *t;
-
-  ck_assert_int_ge(fd, 0);
-  close(fd);
-  ck_assert(g_file_set_contents(path, text, -1, NULL));
-  t = nccl_tuner_load(path, error);
-  g_unlink(path);
-  return t;
+  return nccl_tuner_load_data(text, strlen(text), "x.conf", error);
 }
 
 /* Chooses for coll at bytes under tuner t (NULL: none), with opt's other
