@@ -1,5 +1,5 @@
 /* bench_accuracy: ifsim's predictions against every published nccl-tests
- * run in tests/data/reference and tests/data/reference2 that has a
+ * run in tests/data/reference, reference2 and reference3 that has a
  * matching system (tests/data/systems).
  *
  *   bench_accuracy [DATA_DIR]   (default: the source tree's tests/data)

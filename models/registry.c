@@ -21,11 +21,13 @@ typedef enum { GROUP_LINK, GROUP_SWITCH, GROUP_NIC, GROUP_NCCL } GroupKind;
 /* host_launch_us, host_launch_per_channel_us, net_proxy_us, shm_duplex_GBps,
  * nvls_copy_ratio, p2p_copy_ratio and socket_thread_GBps come from data: they are what
  * validate/accuracy.c's val_fit finds over every published dataset
- * bench_accuracy runs (tests/data/reference and reference2, the ANOMALOUS
+ * bench_accuracy runs (tests/data/reference, reference2 and reference3, the ANOMALOUS
  * ones left out), to the grid's precision; test_accuracy fails when they
  * drift from that fit, and bench_accuracy prints each dataset's error with
  * it fitted without that dataset. The launch pair is set by the one-process
- * (-g N) runs' small sizes (8x A100, 8x H800, 8x RTX 4090, 2x RTX 2080 Ti),
+ * (-g N) runs' small sizes (8x A100, 8x H800, 8x RTX 4090, 2x RTX 2080 Ti,
+ * one GCP A3 Mega's 8 H100; the per-channel part by those before NCCL 2.22,
+ * the A100, H800 and RTX 4090 runs: nccl_launch_per_channel),
  * the proxy by the multi-node runs (2 and 4 DGX H100 over NDR, 2 OCI A100
  * over RoCE, 2 GCP B200 over RoCE, 2 L40S pods over TCP, 2 DGX Spark over
  * RoCE, 2 AWS p6-b300 over EFA, 2 GCP A4X Max (GB300) over RoCE, 2 OCI GB300
@@ -67,14 +69,15 @@ const MdlParamSpec mdl_nccl_params[] = {
     {"latency_us", MDL_PARAM_DOUBLE, NOFF(latency_us), 0, 1000, NULL, "0",
      "added to every collective's launch latency, us"},
     {"host_launch_us", MDL_PARAM_DOUBLE, NOFF(host_launch_us), 0, 1000, NULL,
-     "4.945",
+     "4.935",
      "host time to launch one rank's collective (NCCL's enqueue and "
      "cudaLaunchKernel) on one channel, us; a process driving G GPUs "
      "launches them in turn"},
     {"host_launch_per_channel_us", MDL_PARAM_DOUBLE,
-     NOFF(host_launch_per_channel_us), 0, 100, NULL, "0.329",
-     "host time each further channel adds to a launch (NCCL prepares and "
-     "uploads a channel's work), us"},
+     NOFF(host_launch_per_channel_us), 0, 100, NULL, "0.234",
+     "host time each further channel adds to a launch before NCCL 2.22 "
+     "(the host writes each channel's work into NCCL's work FIFO; from 2.22 "
+     "one work struct spans the channels), us"},
     {"net_proxy_us", MDL_PARAM_DOUBLE, NOFF(net_proxy_us), 0, 100, NULL, "2.10",
      "one action of NCCL's proxy thread in a step over the network (it sees "
      "the GPU's step and posts the RDMA write; with Simple the receiver's "

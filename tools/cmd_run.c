@@ -838,7 +838,7 @@ void cli_run_add_entries(GOptionGroup *group, CliRunOptions *o)
        "GPUs one process drives, launching their kernels in turn, as "
        "nccl-tests -g G (default 1: one rank per process, as under mpirun); "
        "times never go below G launches ([nccl] host_launch_us, plus "
-       "host_launch_per_channel_us per further channel)",
+       "host_launch_per_channel_us per further channel before NCCL 2.22)",
        "G"},
       {"iters", 0, 0, G_OPTION_ARG_CALLBACK, cli_parse_number_option,
        "Time as nccl-tests -n N does: N calls launched back to back, the "

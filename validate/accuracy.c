@@ -53,6 +53,7 @@
  * (tests/data/systems/gcp-a4x-max-2.ini says what was assumed). */
 #define REF "reference"
 #define REF2 "reference2"
+#define REF3 "reference3"
 #define OCI_GB300                                                              \
   "nccl_allreduce_alltoall_GB300_oci_1to32node_NVL72_PARTIAL_"                 \
   "ocigb300quickstart.csv"
@@ -68,9 +69,12 @@
 #define EFA_B300                                                               \
   "summary_busbw_vs_size_16xB300_2node_awsP6B300_efa16x400_terrificdm.csv"
 static const ValDataset datasets[] = {
+    /* NCCL not stated; the table was published on 2023-12-15 (the
+     * source's commit 48b75dd), so a release before 2.22 (2024-06-11) ran
+     * it: assumed the newest then, 2.19.4 (2023-11-13) */
     {REF, "nccl_allreduce_8xA100_nvlink3_stas00mlengineering.csv",
-     "8x A100 NVLink3/NVSwitch AllReduce, -g 8", "dgx-a100.ini", "allreduce", 8,
-     8, 0, 50, 1, FALSE, NULL, NULL, NULL},
+     "8x A100 NVLink3/NVSwitch AllReduce, -g 8, NCCL 2.19.4 (assumed)",
+     "dgx-a100.ini", "allreduce", 8, 8, 21904, 50, 1, FALSE, NULL, NULL, NULL},
     {REF, "nccl_allreduce_8xH100_sxm_nccltests290.csv",
      "8x H100 SXM AllReduce (NVLS), -g 8", "dgx-h100.ini", "allreduce", 8, 8, 0,
      2, 5, FALSE, NULL, NULL, NULL},
@@ -383,7 +387,6 @@ static const ValDataset datasets[] = {
      "nccl_allgather_2xGB10_dgxspark_2node_roce200G_ANOMALOUS_jpnotes.csv",
      "2 DGX Spark, re-cabled, degraded (ANOMALOUS)", "dgx-spark-2.ini",
      "allgather", 2, 1, 22809, 50, 5, TRUE, NULL, NULL, NULL},
-    /* Over TCP: NCCL's socket transport */
     /* AWS EFA through aws-ofi-nccl: the report's own summary, busbw of the
      * best round at six sizes (PARTIAL); with what the plugin sets on a
      * p6-b300 where the user has not (EFA_B300_ENV) */
@@ -406,6 +409,7 @@ static const ValDataset datasets[] = {
      16, 1, 23102, 20, 0, FALSE, NULL, EFA_B300_ENV,
      "collective=alltoall,metric=oop_busbw_best_round;size=size_bytes;busbw="
      "value"},
+    /* Over TCP: NCCL's socket transport */
     {REF2,
      "nccl_allreduce_2xL40S_2node_1perNode_socketTCP_IBdisabled_AMBIGUOUS_"
      "redhatOCP.csv",
@@ -413,7 +417,14 @@ static const ValDataset datasets[] = {
      "AllReduce, MPI -g 1, NCCL 2.27.3",
      "l40s-tcp-2.ini", "allreduce", 2, 1, 22703, 20, 5, FALSE, NULL,
      "NCCL_IB_DISABLE=1 NCCL_ALGO=ring", NULL},
+    /* Found by this project (tests/data/reference3/README.md).  One GCP A3
+     * Mega VM: its 8 H100 on NVSwitches modelled as a DGX H100's board; NCCL
+     * 2.28.7, the report's NCCL on the nodes (its table prints none) */
+    {REF3, "nccl_allreduce_8xH100_gcpA3Mega_1node_g8_nccl2.28.7_mgcafe.csv",
+     "8x H100 (GCP A3 Mega VM), AllReduce, -g 8 -n 20, NCCL 2.28.7",
+     "dgx-h100.ini", "allreduce", 8, 8, 22807, 20, 1, FALSE, NULL, NULL, NULL},
 };
+#undef REF3
 #undef REF
 #undef REF2
 #undef EFA_B300
@@ -864,6 +875,7 @@ gboolean val_accuracy_run(const ValDataset *d, const char *root,
   out->rows = g_array_new(FALSE, TRUE, sizeof(ValAccuracyRow));
   out->gpus_per_process = MAX(d->gpus_per_process, 1);
   out->iterations = d->iterations;
+  out->nccl_version = d->nccl_version;
   if (!nccl_coll_parse(d->collective, &coll)) {
     g_set_error(error, VAL_ERROR, VAL_ERROR_VALUE,
                 "%s: unknown collective '%s'", d->file, d->collective);
@@ -951,9 +963,10 @@ static CallPace row_call_pace(const ValAccuracy *a, const ValAccuracyRow *r,
 static double loop_time_us(const ValAccuracy *a, const ValAccuracyRow *r,
                            CallPace cp, const ValFit *fit)
 {
-  double host_us = a->gpus_per_process *
-                   nccl_launch_cost_us(fit->launch_us,
-                                       fit->launch_per_channel_us, r->channels);
+  double host_us =
+      a->gpus_per_process * nccl_launch_cost_us(fit->launch_us,
+                                                fit->launch_per_channel_us,
+                                                r->channels, a->nccl_version);
 
   return sim_time_to_us(nccl_tests_loop_time(
       cp.call_ps, cp.pace_ps, (SimTime)llround(host_us * SIM_PS_PER_US),

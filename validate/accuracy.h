@@ -109,6 +109,7 @@ typedef struct {
   double median_small, worst_small; /* below 1 MiB (0 when none) */
   double median_ratio, min_ratio;   /* predicted / measured, all sizes */
   guint32 gpus_per_process, iterations;
+  guint32 nccl_version; /* d->nccl_version (0: ifsim's default release) */
   double bus_factor;
   gboolean grid[VAL_GRIDS]; /* the grids that touch it: their constants
                                change its calls */

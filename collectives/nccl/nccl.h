@@ -476,13 +476,22 @@ typedef struct {
 typedef void (*NcclInspectFn)(void *ctx, const SimTransport *t, SimTime end);
 
 /* The host's time to launch one rank's call on `channels` channels, us:
- * [nccl] host_launch_us for the first channel and
- * host_launch_per_channel_us for each further one. */
+ * [nccl] host_launch_us for the first channel and, before NCCL 2.22,
+ * host_launch_per_channel_us for each further one
+ * (nccl_launch_per_channel). */
 double nccl_launch_us(const NcclComm *comm, guint32 channels);
 
-/* The same from the two constants (a fit of them, validate/accuracy.c). */
+/* Whether NCCL `version` (NcclOptions.nccl_version; 0: the default) hands
+ * a launch's work over channel by channel: up to 2.21 the host writes a
+ * 512-byte ncclWork for every channel into the work FIFO (enqueue.cc
+ * uploadWork of 2.21.5), from 2.22 one work struct that names the
+ * channels it spans (channelLo..channelHi, uploadWork of 2.22.3). */
+gboolean nccl_launch_per_channel(guint32 version);
+
+/* The same from the two constants (a fit of them, validate/accuracy.c);
+ * per_channel_us applies where nccl_launch_per_channel holds. */
 double nccl_launch_cost_us(double launch_us, double per_channel_us,
-                           guint32 channels);
+                           guint32 channels, guint32 version);
 
 /* The time per call nccl-tests reports for calls that take call_ps on the
  * GPUs on `channels` channels, and follow one another on the GPUs every

@@ -1548,9 +1548,16 @@ double nccl_host_net_factor(const NcclComm *c)
   return c->gpu.cpu == TOPO_CPU_AMD ? 2.0 : 1.0;
 }
 
-double nccl_launch_cost_us(double launch_us, double per_channel_us,
-                           guint32 channels)
+gboolean nccl_launch_per_channel(guint32 version)
 {
+  return (version ? version : NCCL_VERSION_DEFAULT) < 22200;
+}
+
+double nccl_launch_cost_us(double launch_us, double per_channel_us,
+                           guint32 channels, guint32 version)
+{
+  if (!nccl_launch_per_channel(version))
+    return launch_us;
   return launch_us + (double)(MAX(channels, 1) - 1) * per_channel_us;
 }
 
@@ -1559,7 +1566,7 @@ double nccl_launch_us(const NcclComm *c, guint32 channels)
   const MdlNcclTuning *t = mdl_registry_nccl(topo_system_models(c->sys));
 
   return nccl_launch_cost_us(t->host_launch_us, t->host_launch_per_channel_us,
-                             channels);
+                             channels, nccl_comm_version(c));
 }
 
 /* n calls timed as one loop (nccl_tests_time): the host takes first_ps

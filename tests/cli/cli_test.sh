@@ -157,18 +157,18 @@ expect 0 "8589934592    2147483648     float     sum      -1" run
 expect 0 "# 8589934592 NVLS Simple 16" run
 expect 0 "-> Ring/LL on 1 channels" run -b 8 -e 8 --explain
 expect 0 "-> NVLS/Simple on 16 channels: the smallest estimate (3204.64 us); NCCL's pipeline step 131072 B" run -b 1G -e 1G --explain
-# one process launching 8 kernels in turn (nccl-tests -g 8): 8 x 4.945 us
+# one process launching 8 kernels in turn (nccl-tests -g 8): 8 x 4.935 us
 # ([nccl] host_launch_us)
-expect 0 "           8             2     float     sum      -1    39.56" run -b 8 -e 8 --gpus-per-process 8
+expect 0 "           8             2     float     sum      -1    39.48" run -b 8 -e 8 --gpus-per-process 8
 expect 2 "--gpus-per-process: 3 does not divide the 8 ranks of each server" run --gpus-per-process 3
 expect 2 "--gpus-per-process: 0; at least 1" run --gpus-per-process 0
 expect 2 "--gpus-per-process: 'x' is not a count" run --gpus-per-process x
 # --iters N: nccl-tests' timing of N calls from before the first launch.
-# 8 B takes 15.00 us on the GPUs: one call alone adds its launch (4.945 us);
-# two calls of 8 GPUs, (39.56 + 15.00 + 39.56) / 2
+# 8 B takes 15.00 us on the GPUs: one call alone adds its launch (4.935 us);
+# two calls of 8 GPUs, (39.48 + 15.00 + 39.48) / 2
 expect 0 "           8             2     float     sum      -1    15.00" run -b 8 -e 8
-expect 0 "           8             2     float     sum      -1    19.95" run -b 8 -e 8 --iters 1
-expect 0 "           8             2     float     sum      -1    47.06" run -b 8 -e 8 --gpus-per-process 8 --iters 2
+expect 0 "           8             2     float     sum      -1    19.94" run -b 8 -e 8 --iters 1
+expect 0 "           8             2     float     sum      -1    46.98" run -b 8 -e 8 --gpus-per-process 8 --iters 2
 expect 2 "--iters: 0; expected 1 to 4294967295" run --iters 0
 expect 2 "--iters: 'x' is not a count" run --iters x
 # --graph-launches K (nccl-tests -G K): the calls launched as CUDA graphs,
@@ -815,7 +815,7 @@ expect 0 "# wrote $cal/c.ini" calibrate "$REF/nvbandwidth_8xH100_sxm_pcie5_accep
 # timing): NVLSTree from 1 MiB, as the measured times are
 printf '[system]\nserver = dgx-h100\nservers = 2\n[scaleout]\ntopology = fat-tree\nswitch = quantum2-ndr\ntiers = 2\nrail_optimized = true\nrouting = dmodk\n' > "$cal/h2.ini"
 expect 0 "# all points: median |error| 2.9%" validate "$REF/nccl_allreduce_16xH100_2node_ndr8x400_nccltests309.csv" -t "$cal/h2.ini"
-expect 0 "# all points: median |error| 2.6%" validate "$REF/nccl_allreduce_16xH100_2node_ndr8x400_nccltests309.csv" -t "$cal/h2.ini" --nccl-version 2.26.2 --iters 20
+expect 0 "# all points: median |error| 2.7%" validate "$REF/nccl_allreduce_16xH100_2node_ndr8x400_nccltests309.csv" -t "$cal/h2.ini" --nccl-version 2.26.2 --iters 20
 # the calibration loop across node counts (docs/validate.md): GCP's GB200
 # domain calibrated on 2 hosts predicts 8 and 16 hosts within 3.5%
 LOOP="$MEAS/loop"
@@ -857,17 +857,17 @@ printf '[system]\nserver = rtx4090-8\n[server rtx4090-8]\ngpus = 8\nsockets = 2\
 # (NCCL 2.21.5: before 2.23, NCCL lets an AMD host's GPUs use P2P across
 # its root complexes; 2.23 and later stage them through host memory)
 expect 0 "# all points: median |error| 46.4%" validate "$REF/nccl_allreduce_8xRTX4090_pcie_P2Punlocked_chlc.csv" -t "$cal/rtx.ini" --nccl-version 2.21.5
-expect 0 "# all points: median |error| 7.9%" validate "$REF/nccl_allreduce_8xRTX4090_pcie_P2Punlocked_chlc.csv" -t "$cal/rtx.ini" --nccl-version 2.21.5 --gpus-per-process 8
+expect 0 "# all points: median |error| 8.1%" validate "$REF/nccl_allreduce_8xRTX4090_pcie_P2Punlocked_chlc.csv" -t "$cal/rtx.ini" --nccl-version 2.21.5 --gpus-per-process 8
 expect 0 "# all points: median |error| 49.4%, worst 417.0%" validate "$REF/nccl_allreduce_8xRTX4090_pcie_P2Punlocked_chlc.csv" -t "$cal/rtx.ini"
 expect 0 "# wrote $cal/r8.ini" calibrate "$REF/nccl_allreduce_8xRTX4090_pcie_P2Punlocked_chlc.csv" -t "$cal/rtx.ini" --nccl-version 2.21.5 --gpus-per-process 8 -o "$cal/r8.ini"
 contains "$cal/r8.ini" "host_launch_us = 5.2"
 # the same host's p2pBandwidthLatencyTest copies: PCIe's efficiency from
 # the pairs of one socket, the socket link's from the pairs across
-# (docs/validate.md); the AllReduce then validates at 5.2% (7.9% above)
+# (docs/validate.md); the AllReduce then validates at 5.4% (8.1% above)
 expect 0 "# wrote $cal/p8.ini" calibrate "$REF/p2p_8xRTX4090_pcie_P2Punlocked_chlc.csv" -t "$cal/rtx.ini" -o "$cal/p8.ini"
 contains "$cal/p8.ini" "[link upi2]"
 contains "$cal/p8.ini" "efficiency = 0.654"
-expect 0 "# all points: median |error| 5.2%" validate "$REF/nccl_allreduce_8xRTX4090_pcie_P2Punlocked_chlc.csv" -t "$cal/rtx.ini" --nccl-version 2.21.5 --gpus-per-process 8 -m "$cal/p8.ini"
+expect 0 "# all points: median |error| 5.4%" validate "$REF/nccl_allreduce_8xRTX4090_pcie_P2Punlocked_chlc.csv" -t "$cal/rtx.ini" --nccl-version 2.21.5 --gpus-per-process 8 -m "$cal/p8.ini"
 expect 2 "ifsim: validate: --gpus-per-process: '0' is not a count from 1 to 1024" validate "$REF/nccl_allreduce_8xRTX4090_pcie_P2Punlocked_chlc.csv" -t "$cal/rtx.ini" --gpus-per-process 0
 expect 0 "median |error|" validate "$REF/p2p_8xA100_sxm4_80gb_distserve3.csv" "$MEAS/p2p_8xA100_sxm4.txt" -t "$cal/a100.ini"
 rm -rf "$cal"

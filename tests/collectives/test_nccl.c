@@ -1095,15 +1095,20 @@ END_TEST
  * further channel: one process driving 8 GPUs launches 8
  * kernels per iteration (8 x 5.26 us on one channel), which sets the pace
  * of small calls and not of large ones; one rank per process launches one
- * (5.26 us).  Each further channel adds 0.31 us to a launch: 8 x (5.26 +
- * 23 x 0.31) = 99.12 us on a DGX A100's 24. */
+ * (5.26 us).  Before NCCL 2.22 each further channel adds 0.31 us to a
+ * launch: 8 x (5.26 + 23 x 0.31) = 99.12 us on a DGX A100's 24; from 2.22
+ * (the default release) the channels cost nothing more. */
 START_TEST(test_tests_time)
 {
   g_autoptr(TopoSystem) sys =
       load_text("[system]\nserver = dgx-h100\n" LAUNCH_5_26);
-  NcclOptions g8 = {.gpus_per_process = 8};
-  g_autoptr(NcclComm) one = comm_of(sys, NULL);
+  NcclOptions g8 = {.gpus_per_process = 8, .nccl_version = 22105};
+  NcclOptions old = {.nccl_version = 22105};
+  NcclOptions g8_new = {.gpus_per_process = 8, .nccl_version = 22203};
+  g_autoptr(NcclComm) one = comm_of(sys, &old);
   g_autoptr(NcclComm) eight = comm_of(sys, &g8);
+  g_autoptr(NcclComm) one_new = comm_of(sys, NULL);
+  g_autoptr(NcclComm) eight_new = comm_of(sys, &g8_new);
 
   ck_assert_uint_eq(nccl_tests_time(eight, SIM_US(10), SIM_US(10), 1),
                     SIM_NS(42080));
@@ -1117,6 +1122,12 @@ START_TEST(test_tests_time)
                     SIM_NS(99120));
   ck_assert_uint_eq(nccl_tests_time(one, SIM_US(2), SIM_US(2), 24),
                     SIM_NS(12390));
+  ck_assert_uint_eq(nccl_tests_time(eight_new, SIM_US(10), SIM_US(10), 24),
+                    SIM_NS(42080));
+  ck_assert_uint_eq(nccl_tests_time(one_new, SIM_US(2), SIM_US(2), 24),
+                    SIM_NS(5260));
+  ck_assert(nccl_launch_per_channel(22105) && !nccl_launch_per_channel(22203) &&
+            !nccl_launch_per_channel(0));
 }
 END_TEST
 

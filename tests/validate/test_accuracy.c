@@ -20,9 +20,11 @@ static const struct {
   const char *file;
   double in_large, in_small, out_large, out_small;
 } bound[] = {
-    {"nccl_allreduce_8xA100_nvlink3_stas00mlengineering.csv", 0.045, 0.085,
-     0.265, 0.290},
-    {"nccl_allreduce_8xH100_sxm_nccltests290.csv", 0.030, 0.005, 0.030, 0.005},
+    /* NCCL 2.19.4 assumed (published 2023-12-15): its launches pay the
+     * per-channel cost, fitted with the H800's host, which pays less */
+    {"nccl_allreduce_8xA100_nvlink3_stas00mlengineering.csv", 0.215, 0.135,
+     0.260, 0.285},
+    {"nccl_allreduce_8xH100_sxm_nccltests290.csv", 0.035, 0.005, 0.035, 0.005},
     {"nccl_allreduce_16xH100_2node_ndr8x400_nccltests309.csv", 0.020, 0.090,
      0.020, 0.095},
     {"nccl_allreduce_32xH100_4node_ndr8x400_vm_nccltests309.csv", 0.035, 0.110,
@@ -44,7 +46,7 @@ static const struct {
      "coke.csv",
      0.140, 0.130, 0.140, 0.130},
     {"nccl_allgather_8xGB200_2node_4perNode_gcpA4X_MNNVL_imex_gcpdocs.csv",
-     0.585, 0.905, 0.585, 0.905},
+     0.585, 0.910, 0.585, 0.910},
     {"nccl_allgather_32xGB200_8node_4perNode_gcpA4X_MNNVL_TAS_gcpdocs.csv",
      0.550, 1.300, 0.550, 1.300},
     {"nccl_allgather_16xB200_2node_gcpA4_roce8x400_gIB_AMBIGUOUS_esaaren.c"
@@ -83,7 +85,7 @@ static const struct {
      "ickstart.csv",
      0.140, 0.005, 0.160, 0.005},
     {"summary_busbw_16G_GB200_gcpA4X_MNNVL_vs_RDMA_1to36node_cnA4Xdoc.csv",
-     0.005, 0.005, 0.005, 0.005},
+     0.005, 0.005, 0.010, 0.005},
     {"summary_busbw_16G_GB200_gcpA4X_MNNVL_vs_RDMA_1to36node_cnA4Xdoc.csv",
      0.060, 0.005, 0.060, 0.005},
     {"summary_busbw_16G_GB200_gcpA4X_MNNVL_vs_RDMA_1to36node_cnA4Xdoc.csv",
@@ -156,7 +158,7 @@ static const struct {
      7.700, 0.005, 7.700, 0.005},
     {"summary_busbw_vs_size_16xB300_2node_awsP6B300_efa16x400_terrificdm.c"
      "sv",
-     0.165, 0.420, 0.165, 0.415},
+     0.165, 0.425, 0.165, 0.420},
     {"summary_busbw_vs_size_16xB300_2node_awsP6B300_efa16x400_terrificdm.c"
      "sv",
      0.035, 0.295, 0.025, 0.295},
@@ -169,6 +171,8 @@ static const struct {
     {"nccl_allreduce_2xL40S_2node_1perNode_socketTCP_IBdisabled_AMBIGUOUS_"
      "redhatOCP.csv",
      0.015, 0.175, 0.495, 0.185},
+    {"nccl_allreduce_8xH100_gcpA3Mega_1node_g8_nccl2.28.7_mgcafe.csv", 0.050,
+     0.135, 0.050, 0.135},
 };
 
 START_TEST(test_accuracy_bounds)
