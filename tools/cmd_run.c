@@ -618,6 +618,35 @@ NcclComm *cli_run_comm_new(const TopoSystem *sys, const CliRunOptions *o,
   return g_steal_pointer(&comm);
 }
 
+/* --explain: where the host's launches, not the GPUs, set a size's
+ * printed time (nccl_tests_time), say so and what a launch costs. */
+static void explain_launch(FILE *out, const CliRunOptions *o,
+                           const CliRunPlan *plan, const NcclComm *comm,
+                           const NcclChoice *ch, const NcclRunStats *st)
+{
+  guint32 g = (guint32)MAX(o->gpus_per_process, 1);
+  double launch = nccl_launch_us(comm, ch->channels);
+  double first = nccl_launch_us(comm, 1);
+  double gpus = sim_time_to_us(MIN(st->pace_ps, st->time_ps));
+
+  if (g * launch < gpus)
+    return;
+  fprintf(out, "  time: set by the host: %u launch%s of %.3f us a call", g,
+          g > 1 ? "es" : "", launch);
+  if (ch->channels > 1 && launch > first)
+    fprintf(out,
+            " (%.3f on one channel, %.3f more for each of %u further: "
+            "before NCCL 2.22 the host writes each channel's work)",
+            first, (launch - first) / (ch->channels - 1), ch->channels - 1);
+  else if (ch->channels > 1 &&
+           !nccl_launch_per_channel(plan->nopt.nccl_version))
+    fprintf(out,
+            " (from NCCL 2.22 its %u channels cost the host no more "
+            "than one)",
+            ch->channels);
+  fprintf(out, ", where the GPUs take %.2f us a call back to back\n", gpus);
+}
+
 gboolean cli_run_collective(const NcclComm *comm, const CliRunOptions *o,
                             const CliRunPlan *plan, FILE *explain_out,
                             NcclInspectFn inspect, void *inspect_ctx,
@@ -686,6 +715,8 @@ gboolean cli_run_collective(const NcclComm *comm, const CliRunOptions *o,
       return FALSE;
     r.time_us = sim_time_to_us(
         nccl_tests_time(comm, st.time_ps, st.pace_ps, ch.channels));
+    if (explain_out && o->graph_launches == 0)
+      explain_launch(explain_out, o, plan, comm, &ch, &st);
     r.algbw_GBps = (double)size / (r.time_us * 1e3);
     r.busbw_GBps = r.algbw_GBps * nccl_bus_factor(coll, nccl_comm_ranks(comm));
     r.algo = coll >= NCCL_N_TUNED_COLLS ? "P2P" : nccl_algo_name(ch.algo);

@@ -156,6 +156,15 @@ expect 0 "# Collective test concluded: all_reduce_perf" run -c all_reduce --algo
 expect 0 "8589934592    2147483648     float     sum      -1" run
 expect 0 "# 8589934592 NVLS Simple 16" run
 expect 0 "-> Ring/LL on 1 channels" run -b 8 -e 8 --explain
+# --explain says where the host's launches set the time: from NCCL 2.22 a
+# launch costs the same on 24 channels as on one, before it each further
+# channel adds host_launch_per_channel_us
+expect 0 "  time: set by the host: 8 launches of 4.935 us a call (from NCCL 2.22 its 24 channels cost the host no more than one), where the GPUs take 25.15 us a call back to back" run -b 1M -e 1M --gpus-per-process 8 --explain
+expect 0 "  time: set by the host: 8 launches of 10.317 us a call (4.935 on one channel, 0.234 more for each of 23 further: before NCCL 2.22 the host writes each channel's work)" run -b 1M -e 1M --gpus-per-process 8 --nccl-version 2.21.5 --explain
+# ... and nothing where the GPUs do (a 1 GiB call, one rank a process)
+if "$IFSIM" run -b 8 -e 1G -f 1024 --gpus-per-process 1 --explain 2>&1 | grep -q "time: set by the host"; then
+  echo "FAIL: --explain says the host sets a time the GPUs set"; fails=$((fails + 1))
+fi
 expect 0 "-> NVLS/Simple on 16 channels: the smallest estimate (3204.64 us); NCCL's pipeline step 131072 B" run -b 1G -e 1G --explain
 # one process launching 8 kernels in turn (nccl-tests -g 8): 8 x 4.935 us
 # ([nccl] host_launch_us)
