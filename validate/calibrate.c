@@ -883,6 +883,52 @@ static double fit_net_proxy(const TopoSystem *sys, const ValReport *r,
   return best_tau;
 }
 
+/* A point at the launch floor: its call's channels beyond the first and
+ * the error of one launch there (measured - predicted, over G), us. */
+typedef struct {
+  double further, error;
+} LaunchPoint;
+
+/* Channel counts a per-channel fit needs among its points: with two, one
+ * odd point (a mid-size call the model runs too fast, whose GPUs and not
+ * the host set its time) is the slope. */
+#define LAUNCH_FIT_MIN_COUNTS 3
+
+/* The launch pair's changes from points at the floor on at least
+ * LAUNCH_FIT_MIN_COUNTS channel counts: the least-squares line of a
+ * launch's error over the further channels, its value at one channel
+ * (host_launch_us) and its slope (host_launch_per_channel_us), the slope
+ * held where it would take the per-channel cost below 0.  FALSE where the
+ * points are on fewer counts. */
+static gboolean fit_launch_pair(const GArray *pts, const MdlNcclTuning *t,
+                                double *launch_delta, double *channel_delta)
+{
+  double n = pts->len, sx = 0, sy = 0, sxx = 0, sxy = 0, slope;
+  double counts[LAUNCH_FIT_MIN_COUNTS];
+  guint n_counts = 0;
+
+  for (guint k = 0; k < pts->len; k++) {
+    const LaunchPoint *p = &g_array_index(pts, LaunchPoint, k);
+    guint j = 0;
+
+    while (j < n_counts && counts[j] != p->further)
+      j++;
+    if (j == n_counts && n_counts < LAUNCH_FIT_MIN_COUNTS)
+      counts[n_counts++] = p->further;
+    sx += p->further;
+    sy += p->error;
+    sxx += p->further * p->further;
+    sxy += p->further * p->error;
+  }
+  if (n_counts < LAUNCH_FIT_MIN_COUNTS)
+    return FALSE;
+  slope = (n * sxy - sx * sy) / (n * sxx - sx * sx);
+  slope = MAX(slope, -t->host_launch_per_channel_us);
+  *channel_delta = slope;
+  *launch_delta = (sy - slope * sx) / n;
+  return TRUE;
+}
+
 static void report_nccl_changes(const TopoSystem *sys, const ValReport *r,
                                 guint i, GPtrArray *changes)
 {
@@ -901,6 +947,9 @@ static void report_nccl_changes(const TopoSystem *sys, const ValReport *r,
   g_autoptr(NcclComm) comm = nccl_comm_new(sys, &opt, NULL);
   g_autoptr(GArray) excess = g_array_new(FALSE, FALSE, sizeof(double));
   g_autoptr(GArray) launch = g_array_new(FALSE, FALSE, sizeof(double));
+  g_autoptr(GArray) floor = g_array_new(FALSE, FALSE, sizeof(LaunchPoint));
+  gboolean per_channel = nccl_launch_per_channel(v->key.nccl_version);
+  double launch_delta, channel_delta;
   /* [algorithm][protocol]: collectives; [NCCL_N_ALGOS][Simple]: p2p */
   GArray *ratio[NCCL_N_ALGOS + 1][NCCL_N_PROTOS] = {{NULL}};
   double lat = 0;
@@ -917,26 +966,41 @@ static void report_nccl_changes(const TopoSystem *sys, const ValReport *r,
   /* A point predicted at the launch floor (one process launching G
    * kernels per call, nccl_tests_time) says how long the host takes, not
    * the GPUs: it fits host_launch_us, and neither the latency nor the
-   * protocols' rates. */
+   * protocols' rates.  Before NCCL 2.22 a launch also costs the host per
+   * channel (nccl_launch_per_channel): the floor points of every size
+   * then fit both, where they ran on more than one channel count. */
   for (guint k = 0; k < r->points->len; k++) {
     const ValCompare *c = &g_array_index(r->points, ValCompare, k);
     double g = MAX(c->point.gpus_per_process, 1);
     double d = c->point.time_us_median - c->predicted_us;
+    gboolean small = c->point.size_bytes <= NCCL_LATENCY_MAX_BYTES;
     NcclChoice ch = {.channels = 1};
 
-    if (c->series != i || c->point.size_bytes > NCCL_LATENCY_MAX_BYTES)
+    if (c->series != i || (!small && !per_channel))
       continue;
     nccl_select(comm, coll, c->point.size_bytes, &ch, NULL, NULL);
     /* at the floor, measured - predicted is G times the launch's error,
      * in a long loop (G L) as in n calls (G L + D / n) */
-    if (point_at_floor(c, comm, ch.channels))
-      g_array_append_val(launch, (double){d / g});
-    else
+    if (point_at_floor(c, comm, ch.channels)) {
+      LaunchPoint lp = {.further = MAX(ch.channels, 1) - 1, .error = d / g};
+
+      if (per_channel)
+        g_array_append_val(floor, lp);
+      if (small)
+        g_array_append_val(launch, lp.error);
+    } else if (small) {
       g_array_append_val(excess, d);
+    }
   }
-  if (launch->len > 0)
+  if (per_channel && fit_launch_pair(floor, t, &launch_delta, &channel_delta)) {
+    add_change(changes, "nccl", "host_launch_us", t->host_launch_us, FALSE,
+               launch_delta, v);
+    add_change(changes, "nccl", "host_launch_per_channel_us",
+               t->host_launch_per_channel_us, FALSE, channel_delta, v);
+  } else if (launch->len > 0) {
     add_change(changes, "nccl", "host_launch_us", t->host_launch_us, FALSE,
                val_median(launch), v);
+  }
   if (on_net) {
     guint used = 0;
 

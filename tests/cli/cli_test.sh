@@ -870,6 +870,21 @@ expect 0 "# all points: median |error| 8.1%" validate "$REF/nccl_allreduce_8xRTX
 expect 0 "# all points: median |error| 49.4%, worst 417.0%" validate "$REF/nccl_allreduce_8xRTX4090_pcie_P2Punlocked_chlc.csv" -t "$cal/rtx.ini"
 expect 0 "# wrote $cal/r8.ini" calibrate "$REF/nccl_allreduce_8xRTX4090_pcie_P2Punlocked_chlc.csv" -t "$cal/rtx.ini" --nccl-version 2.21.5 --gpus-per-process 8 -o "$cal/r8.ini"
 contains "$cal/r8.ini" "host_launch_us = 5.2"
+# (its floor points run 1 and 2 channels: too few counts for a slope)
+if grep -q "host_launch_per_channel_us" "$cal/r8.ini"; then
+  echo "FAIL: calibrate fitted a per-channel launch cost from two channel counts"; fails=$((fails + 1))
+fi
+# before NCCL 2.22 a launch costs the host per channel: where the floor
+# points span three channel counts or more, calibrate fits the host's pair
+# (the 8xH800 Broadcast, NCCL 2.18.3, -g 8 -n 100: 3.24 us and 0.139 a
+# further channel, against the shipped fit over several hosts)
+H800=$(dirname "$0")/../data/reference2/nccl_broadcast_8xH800_nvlink_inspurNF5688M7_1node_g8_nccl2.18.3.csv
+cp "$(dirname "$0")/../data/systems/h800-8.ini" "$cal/h800.ini"
+expect 0 "# all points: median |error| 53.0%" validate "$H800" -t "$cal/h800.ini" --gpus-per-process 8 --nccl-version 2.18.3 --iters 100 --collective broadcast --ranks 8
+expect 0 "# wrote $cal/h8.ini" calibrate "$H800" -t "$cal/h800.ini" --gpus-per-process 8 --nccl-version 2.18.3 --iters 100 --collective broadcast --ranks 8 -o "$cal/h8.ini"
+contains "$cal/h8.ini" "host_launch_per_channel_us = 0.139"
+contains "$cal/h8.ini" "host_launch_us = 3.2"
+expect 0 "# all points: median |error| 1.7%" validate "$H800" -t "$cal/h800.ini" --gpus-per-process 8 --nccl-version 2.18.3 --iters 100 --collective broadcast --ranks 8 -m "$cal/h8.ini"
 # the same host's p2pBandwidthLatencyTest copies: PCIe's efficiency from
 # the pairs of one socket, the socket link's from the pairs across
 # (docs/validate.md); the AllReduce then validates at 5.4% (8.1% above)

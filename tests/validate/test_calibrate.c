@@ -86,6 +86,40 @@ static char *models_file(const char *text)
   return path;
 }
 
+/* Calibrates on sets[0] on sys: the calibration's text; *before the
+ * median error without it. */
+static char *calibrate_one(const TopoSystem *sys, ValMeasurements **sets,
+                           double *before)
+{
+  g_autoptr(GError) error = NULL;
+  ValReport r;
+  char *ini;
+
+  val_report_build(sys, sets, 1, &r);
+  *before = r.median_abs_err;
+  ini = val_calibration_ini(sys, &r, NULL, &error);
+  ck_assert_msg(ini != NULL, "%s", error ? error->message : "");
+  val_report_clear(&r);
+  return ini;
+}
+
+/* The median error of sets[0] on system text `system` with calibration
+ * `ini` applied (through a temporary model file). */
+static double calibrated_error(const char *system, const char *ini,
+                               ValMeasurements **sets)
+{
+  g_autofree char *tmp = models_file(ini);
+  g_autoptr(TopoSystem) cal = load(system, tmp);
+  ValReport r;
+  double e;
+
+  val_report_build(cal, sets, 1, &r);
+  e = r.median_abs_err;
+  val_report_clear(&r);
+  g_unlink(tmp);
+  return e;
+}
+
 /* Large copies run at the link models' rates: host->GPU is the GPU
  * reading host memory (128-byte completions), GPU->host posted writes,
  * GPU->GPU 18 NVLink4 over the NVSwitches; a round trip is twice the
@@ -361,30 +395,17 @@ static char *carry_over(const char *system, const char *from, const char *to,
   g_autoptr(TopoSystem) sys = load(system, NULL);
   g_autoptr(ValMeasurements) cal = reference(from);
   g_autoptr(ValMeasurements) val = reference(to);
-  g_autoptr(GError) error = NULL;
-  g_autofree char *path = NULL;
   ValMeasurements *sets[1] = {cal};
   ValReport r;
-  char *ini;
+  double own;
+  char *ini = calibrate_one(sys, sets, &own);
 
-  val_report_build(sys, sets, 1, &r);
-  ini = val_calibration_ini(sys, &r, NULL, &error);
-  ck_assert_msg(ini != NULL, "%s", error ? error->message : "");
-  val_report_clear(&r);
   sets[0] = val;
   val_report_build(sys, sets, 1, &r);
   ck_assert_uint_gt(r.points->len, 5);
   *before = r.median_abs_err;
   val_report_clear(&r);
-
-  path = models_file(ini);
-  {
-    g_autoptr(TopoSystem) calibrated = load(system, path);
-    val_report_build(calibrated, sets, 1, &r);
-    *after = r.median_abs_err;
-    val_report_clear(&r);
-  }
-  g_unlink(path);
+  *after = calibrated_error(system, ini, sets);
   return ini;
 }
 
@@ -601,18 +622,16 @@ END_TEST
  * still fits the launch. */
 START_TEST(test_calibrate_launch_floor)
 {
-  g_autoptr(TopoSystem) sys =
-      load("[system]\nserver = rtx4090-8\n[server rtx4090-8]\ngpus = 8\n"
-           "sockets = 2\nsocket_link = upi2\nroot_complex = "
-           "root-complex-gen4\ngpu_pcie = pcie4-x16\ngpu_arch = sm89\n"
-           "cpu = amd\n",
-           NULL);
+  static const char rtx[] =
+      "[system]\nserver = rtx4090-8\n[server rtx4090-8]\ngpus = 8\n"
+      "sockets = 2\nsocket_link = upi2\nroot_complex = "
+      "root-complex-gen4\ngpu_pcie = pcie4-x16\ngpu_arch = sm89\n"
+      "cpu = amd\n";
+  g_autoptr(TopoSystem) sys = load(rtx, NULL);
   g_autoptr(ValMeasurements) m =
       reference("nccl_allreduce_8xRTX4090_pcie_P2Punlocked_chlc.csv");
-  g_autoptr(GError) error = NULL;
-  g_autofree char *ini = NULL, *tmp = NULL;
+  g_autofree char *ini = NULL;
   ValMeasurements *sets[1] = {m};
-  ValReport r;
   double before, after;
 
   val_meas_set(m, "gpus_per_process", "8");
@@ -620,30 +639,54 @@ START_TEST(test_calibrate_launch_floor)
   val_meas_set(m, "nccl", "2.21.5");
   if (_i == 1)
     val_meas_set(m, "iters", "20");
-  val_report_build(sys, sets, 1, &r);
-  before = r.median_abs_err;
-  ini = val_calibration_ini(sys, &r, NULL, &error);
-  ck_assert_msg(ini != NULL, "%s", error ? error->message : "");
-  val_report_clear(&r);
+  ini = calibrate_one(sys, sets, &before);
   /* 5.21 us; 5.08 with a twentieth of the GPUs' time in the floor */
   ck_assert_ptr_nonnull(
       strstr(ini, _i == 0 ? "\nhost_launch_us = 5.2" : "\nhost_launch_us = 5.0"));
   ck_assert_ptr_null(strstr(ini, "\nlatency_us ="));
-  tmp = models_file(ini);
-  {
-    g_autoptr(TopoSystem) cal =
-        load("[system]\nserver = rtx4090-8\n[server rtx4090-8]\ngpus = 8\n"
-             "sockets = 2\nsocket_link = upi2\nroot_complex = "
-             "root-complex-gen4\ngpu_pcie = pcie4-x16\ngpu_arch = sm89\n"
-             "cpu = amd\n",
-             tmp);
-    val_report_build(cal, sets, 1, &r);
-    after = r.median_abs_err;
-    val_report_clear(&r);
-  }
-  g_unlink(tmp);
+  /* its floor points run 1 and 2 channels: too few counts for a slope */
+  ck_assert_ptr_null(strstr(ini, "host_launch_per_channel_us ="));
+  after = calibrated_error(rtx, ini, sets);
   ck_assert_double_lt(after, 0.05);
   ck_assert_double_lt(after, before / 3);
+}
+END_TEST
+
+/* Before NCCL 2.22 a launch costs the host per channel: the 8xA100 run
+ * as one process driving 8 GPUs (NCCL 2.19.4 assumed, 50 calls a timing)
+ * sits at the launch floor on 1 to 24 channels, and calibrating fits the
+ * host's launch pair, 5.42 us and 0.310 a further channel (its floor: 43.8
+ * us on 1 channel, 101.9 on 24), where the shipped pair is the fit over
+ * several hosts; the median error on the run falls from 14.1% to 1.1%.
+ * From 2.22 the channels cost nothing and no per-channel value is
+ * written. */
+START_TEST(test_calibrate_launch_per_channel)
+{
+  g_autofree char *path =
+      g_build_filename(IFSIM_TEST_DATA_DIR, "systems", "dgx-a100.ini", NULL);
+  g_autofree char *text = NULL;
+  g_autoptr(TopoSystem) sys = NULL;
+  g_autoptr(ValMeasurements) m =
+      reference("nccl_allreduce_8xA100_nvlink3_stas00mlengineering.csv");
+  g_autofree char *ini = NULL;
+  ValMeasurements *sets[1] = {m};
+  double before, after;
+
+  ck_assert(g_file_get_contents(path, &text, NULL, NULL));
+  sys = load(text, NULL);
+  val_meas_set(m, "gpus_per_process", "8");
+  val_meas_set(m, "iters", "50");
+  val_meas_set(m, "nccl", _i == 0 ? "2.19.4" : "2.22.3");
+  ini = calibrate_one(sys, sets, &before);
+  if (_i == 1) {
+    ck_assert_ptr_null(strstr(ini, "host_launch_per_channel_us ="));
+    return;
+  }
+  ck_assert_ptr_nonnull(strstr(ini, "\nhost_launch_per_channel_us = 0.30"));
+  ck_assert_ptr_nonnull(strstr(ini, "\nhost_launch_us = 5.4"));
+  after = calibrated_error(text, ini, sets);
+  ck_assert_double_lt(after, 0.02);
+  ck_assert_double_lt(after, before / 5);
 }
 END_TEST
 
@@ -715,6 +758,7 @@ Suite *suite_calibrate(void)
   tcase_add_test(tc, test_nccl_gpus_per_process);
   tcase_add_test(tc, test_calibrate_net_proxy);
   tcase_add_loop_test(tc, test_calibrate_launch_floor, 0, 2);
+  tcase_add_loop_test(tc, test_calibrate_launch_per_channel, 0, 2);
   suite_add_tcase(s, tc);
   return s;
 }
