@@ -897,9 +897,9 @@ typedef struct {
 /* The launch pair's changes from points at the floor on at least
  * LAUNCH_FIT_MIN_COUNTS channel counts: the least-squares line of a
  * launch's error over the further channels, its value at one channel
- * (host_launch_us) and its slope (host_launch_per_channel_us), the slope
- * held where it would take the per-channel cost below 0.  FALSE where the
- * points are on fewer counts. */
+ * (host_launch_us) and its slope (host_launch_per_channel_us), each held
+ * where it would take its constant below 0.  FALSE where the points are on
+ * fewer counts. */
 static gboolean fit_launch_pair(const GArray *pts, const MdlNcclTuning *t,
                                 double *launch_delta, double *channel_delta)
 {
@@ -925,7 +925,7 @@ static gboolean fit_launch_pair(const GArray *pts, const MdlNcclTuning *t,
   slope = (n * sxy - sx * sy) / (n * sxx - sx * sx);
   slope = MAX(slope, -t->host_launch_per_channel_us);
   *channel_delta = slope;
-  *launch_delta = (sy - slope * sx) / n;
+  *launch_delta = MAX((sy - slope * sx) / n, -t->host_launch_us);
   return TRUE;
 }
 
@@ -947,7 +947,7 @@ static void report_nccl_changes(const TopoSystem *sys, const ValReport *r,
   g_autoptr(NcclComm) comm = nccl_comm_new(sys, &opt, NULL);
   g_autoptr(GArray) excess = g_array_new(FALSE, FALSE, sizeof(double));
   g_autoptr(GArray) launch = g_array_new(FALSE, FALSE, sizeof(double));
-  g_autoptr(GArray) floor = g_array_new(FALSE, FALSE, sizeof(LaunchPoint));
+  g_autoptr(GArray) at_floor = g_array_new(FALSE, FALSE, sizeof(LaunchPoint));
   gboolean per_channel = nccl_launch_per_channel(v->key.nccl_version);
   double launch_delta, channel_delta;
   /* [algorithm][protocol]: collectives; [NCCL_N_ALGOS][Simple]: p2p */
@@ -968,7 +968,8 @@ static void report_nccl_changes(const TopoSystem *sys, const ValReport *r,
    * the GPUs: it fits host_launch_us, and neither the latency nor the
    * protocols' rates.  Before NCCL 2.22 a launch also costs the host per
    * channel (nccl_launch_per_channel): the floor points of every size
-   * then fit both, where they ran on more than one channel count. */
+   * then fit both, where they ran on LAUNCH_FIT_MIN_COUNTS channel counts
+   * or more. */
   for (guint k = 0; k < r->points->len; k++) {
     const ValCompare *c = &g_array_index(r->points, ValCompare, k);
     double g = MAX(c->point.gpus_per_process, 1);
@@ -985,14 +986,15 @@ static void report_nccl_changes(const TopoSystem *sys, const ValReport *r,
       LaunchPoint lp = {.further = MAX(ch.channels, 1) - 1, .error = d / g};
 
       if (per_channel)
-        g_array_append_val(floor, lp);
+        g_array_append_val(at_floor, lp);
       if (small)
         g_array_append_val(launch, lp.error);
     } else if (small) {
       g_array_append_val(excess, d);
     }
   }
-  if (per_channel && fit_launch_pair(floor, t, &launch_delta, &channel_delta)) {
+  if (per_channel &&
+      fit_launch_pair(at_floor, t, &launch_delta, &channel_delta)) {
     add_change(changes, "nccl", "host_launch_us", t->host_launch_us, FALSE,
                launch_delta, v);
     add_change(changes, "nccl", "host_launch_per_channel_us",
