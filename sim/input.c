@@ -258,3 +258,25 @@ char **sim_input_lines(const char *text, gsize len, const char *what,
     *n_lines = (guint)n;
   return lines;
 }
+
+void sim_input_strip_cr(char **lines)
+{
+  for (guint i = 0; lines[i]; i++) {
+    gsize n = strlen(lines[i]);
+
+    if (n > 0 && lines[i][n - 1] == '\r')
+      lines[i][n - 1] = '\0';
+  }
+}
+
+char **sim_input_text_lines(const char *text, gsize len, const char *name,
+                            guint *n_lines, GError **error)
+{
+  char **lines;
+
+  if (!sim_input_check_text(name, text, len, error) ||
+      !(lines = sim_input_lines(text, len, name, n_lines, error)))
+    return NULL;
+  sim_input_strip_cr(lines);
+  return lines;
+}

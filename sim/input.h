@@ -53,4 +53,13 @@ gboolean sim_input_check_text(const char *name, const char *text, gsize len,
 char **sim_input_lines(const char *text, gsize len, const char *what,
                        guint *n_lines, GError **error);
 
+/* Ends each of lines (sim_input_lines') before a carriage return that
+ * ends it: a file written with CRLF. */
+void sim_input_strip_cr(char **lines);
+
+/* sim_input_check_text, then sim_input_lines with each line's final
+ * carriage return stripped: a line-based text format, LF or CRLF. */
+char **sim_input_text_lines(const char *text, gsize len, const char *name,
+                            guint *n_lines, GError **error);
+
 #endif /* SIM_INPUT_H */

@@ -131,21 +131,17 @@ static GHashTable *conf_load(const char *path, GError **error)
   gsize len;
 
   if (!sim_input_read(path, &text, &len, error) ||
-      !sim_input_check_text(path, text, len, error) ||
-      !(lines = sim_input_lines(text, len, path, NULL, error))) {
+      !(lines = sim_input_text_lines(text, len, path, NULL, error))) {
     g_prefix_error(error, "environment NCCL_CONF_FILE: ");
     return NULL;
   }
   for (guint i = 0; lines[i]; i++) {
-    char *line = lines[i];
-    gsize n = strlen(line);
+    const char *line = lines[i];
     const char *eq;
     g_autofree char *name = NULL;
     ConfEntry *e;
 
-    if (n > 0 && line[n - 1] == '\r')
-      line[--n] = '\0'; /* a file written with CRLF */
-    if (n == 0 || line[0] == '#')
+    if (line[0] == '\0' || line[0] == '#')
       continue;
     eq = strchr(line, '=');
     name = eq ? g_strndup(line, (gsize)(eq - line)) : NULL;

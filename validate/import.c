@@ -46,11 +46,7 @@ gboolean val__text_init(ValText *t, const char *name, const char *text,
   t->lines = sim_input_lines(text, strnlen(text, len), name, &t->n, error);
   if (!t->lines)
     return FALSE;
-  for (guint i = 0; i < t->n; i++) {
-    gsize l = strlen(t->lines[i]);
-    if (l > 0 && t->lines[i][l - 1] == '\r')
-      t->lines[i][l - 1] = '\0';
-  }
+  sim_input_strip_cr(t->lines);
   return TRUE;
 }
 

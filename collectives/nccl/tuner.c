@@ -178,8 +178,7 @@ NcclTuner *nccl_tuner_load_data(const char *text, gsize len, const char *path,
   g_autofree char **lines = NULL;
   NcclTuner *t;
 
-  if (!sim_input_check_text(path, text, len, error) ||
-      !(lines = sim_input_lines(text, len, path, NULL, error)))
+  if (!(lines = sim_input_text_lines(text, len, path, NULL, error)))
     return NULL;
   t = g_new0(NcclTuner, 1);
   t->path = g_strdup(path);
@@ -190,8 +189,6 @@ NcclTuner *nccl_tuner_load_data(const char *text, gsize len, const char *path,
     g_autofree char *where = g_strdup_printf("%s:%u", path, i + 1);
     NcclTunerRule r = {.line = i + 1};
 
-    if (n > 0 && line[n - 1] == '\r')
-      line[--n] = '\0'; /* a file written with CRLF */
     if (line[0] == '#' || strspn(line, " \t") == n)
       continue; /* a comment, or a line of blanks */
     if (n > TUNER_LINE_MAX) {

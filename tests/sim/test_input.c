@@ -144,6 +144,28 @@ START_TEST(test_lines)
 }
 END_TEST
 
+/* A line-based format read LF or CRLF: each line's final CR goes, a CR
+ * inside a line stays; binary data is refused as sim_input_check_text
+ * refuses it. */
+START_TEST(test_text_lines)
+{
+  static const char text[] = "a\r\nb\rc\r\n\r\nd";
+  static const char *const want[] = {"a", "b\rc", "", "d"};
+  g_autoptr(GError) error = NULL;
+  guint n = 0;
+  g_autofree char **got =
+      sim_input_text_lines(text, strlen(text), "t", &n, &error);
+
+  ck_assert(got != NULL);
+  ck_assert_uint_eq(n, G_N_ELEMENTS(want));
+  for (guint k = 0; k < n; k++)
+    ck_assert_str_eq(got[k], want[k]);
+  ck_assert(got[n] == NULL);
+  ck_assert(sim_input_text_lines("a\0b", 3, "t", NULL, &error) == NULL);
+  ck_assert(g_error_matches(error, SIM_ERROR, SIM_ERROR_PARSE));
+}
+END_TEST
+
 Suite *suite_input(void)
 {
   Suite *s = suite_create("input");
@@ -154,6 +176,7 @@ Suite *suite_input(void)
   tcase_add_test(tc, test_read_limit);
   tcase_add_test(tc, test_read_fifo_interrupted);
   tcase_add_test(tc, test_lines);
+  tcase_add_test(tc, test_text_lines);
   suite_add_tcase(s, tc);
   return s;
 }
