@@ -954,10 +954,12 @@ NcclComm *nccl_comm_new(const TopoSystem *sys, const NcclOptions *opt,
    * Hopper; on Blackwell (SM100) 32 in 2.26, and from 2.28 24 within a
    * node, 32 across nodes (ncclNvlsTuning).  The NVLS graph's bandwidths
    * are per channel, whatever the rings' channels.  NCCL_NVLS_ENABLE=0:
-   * none (ncclNvlsInit returns first). */
+   * none (ncclNvlsInit returns first), and none where the release runs
+   * none for the GPUs a node (nccl_nvls_release_off). */
   c->nvls_channels =
       c->gpu.nvls && c->nvl_intra && c->ppn > 1 &&
-              c->opt.nvls_enable != NCCL_NVLS_ENABLE_OFF
+              c->opt.nvls_enable != NCCL_NVLS_ENABLE_OFF &&
+              !nccl_nvls_release_off(nccl_comm_version(c), c->ppn, c->nnodes)
           ? nccl_nvls_channels(nccl_comm_version(c), c->gpu.sm, c->nnodes)
           : 0;
   c->nvls_chunk = 128u << 10;

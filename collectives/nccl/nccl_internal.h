@@ -105,6 +105,10 @@ struct NcclComm {
    * moves per link, GB/s; the planner caps each channel's transfers at it */
   double bus_ch[NCCL_N_TUNED_COLLS][NCCL_N_ALGOS][NCCL_N_PROTOS];
   const char *off[NCCL_N_TUNED_COLLS][NCCL_N_ALGOS][NCCL_N_PROTOS];
+  /* Ring's algorithm bandwidth per collective and protocol before the
+   * protocols' enabling (tuning.cc ringbdw, 2.19.1 to 2.23.4): what NCCL
+   * restores where no algorithm is left to a collective */
+  double ring_bdw[NCCL_N_TUNED_COLLS][NCCL_N_PROTOS];
 };
 
 /* The NCCL release whose choices the communicator makes (NcclOptions
@@ -191,6 +195,11 @@ guint64 nccl_slice_bytes(const NcclComm *c, NcclColl coll, NcclAlgo a,
 
 /* NCCL's NVLS efficiency of an architecture (NCCL_ARCH_*; 0 without). */
 double nccl_nvls_efficiency(guint32 arch);
+
+/* Why release v runs no NVLS on a communicator of ppn GPUs a node over
+ * nnodes nodes (nvls.cc), NULL where it may (the GPUs and NVSwitches
+ * permitting). */
+const char *nccl_nvls_release_off(guint32 v, guint32 ppn, guint32 nnodes);
 
 /* NCCL_NVLS_NCHANNELS of release v (22809 for 2.28.9) on SM sm with
  * nnodes nodes (nvls.cc). */

@@ -616,6 +616,30 @@ double nccl_nvls_efficiency(guint32 arch)
   return nvls_efficiency[arch];
 }
 
+/* Where a release runs NVLS at all, read in nvls.cc of each tag from
+ * 2.17.1 to 2.30.7: ncclNvlsSetup of 2.17.1 on one node only; from 2.18.1
+ * ncclNvlsInit returns before NVLS where the topology's GPUs, those of the
+ * communicator's ranks on the node (on an NVLink domain spanning hosts,
+ * of its clique: 2.21.5-2.24.3 count clique.size, later releases the
+ * fused topology), are 2 or fewer ("gpuCount <= 2"); from 2.28.7 where
+ * fewer than 2.  2.28.4 to 2.28.6 are taken as 2.28.7. */
+#define V_NVLS_FROM 21701u
+#define V_NVLS_MULTINODE_FROM 21801u
+#define V_NVLS_TWO_GPUS_FROM 22804u
+
+const char *nccl_nvls_release_off(guint32 v, guint32 ppn, guint32 nnodes)
+{
+  if (v < V_NVLS_FROM)
+    return "NVLS came with NCCL 2.17.1";
+  if (v < V_NVLS_MULTINODE_FROM && nnodes > 1)
+    return "NCCL 2.17 runs NVLS on one node only (nvls.cc ncclNvlsSetup)";
+  if (v < V_NVLS_TWO_GPUS_FROM && ppn <= 2)
+    return "before NCCL 2.28.7 NVLS needs more than 2 of the "
+           "communicator's GPUs on a node (nvls.cc ncclNvlsInit: "
+           "gpuCount <= 2)";
+  return NULL;
+}
+
 #define V_NVLS_SM100_FROM 22600u    /* nvls.cc: SM100 channels of their own */
 #define V_NVLS_SM100_24_FROM 22800u /* ncclNvlsTuning: 24 within a node */
 
@@ -717,12 +741,16 @@ void nccl_tune(NcclComm *c)
   memset(c->lat, 0, sizeof(c->lat));
   memset(c->off, 0, sizeof(c->off));
   memset(c->bus_ch, 0, sizeof(c->bus_ch));
+  memset(c->ring_bdw, 0, sizeof(c->ring_bdw));
   for (int coll = 0; coll < NCCL_N_TUNED_COLLS; coll++) {
     int nsteps =
         coll == NCCL_COLL_ALLREDUCE ? 2 * ((int)nranks - 1)
         : coll == NCCL_COLL_REDUCESCATTER || coll == NCCL_COLL_ALLGATHER
             ? (int)nranks - 1
             : (int)nranks;
+
+    gboolean ll128_named =
+        (nccl_allowed_protos(&c->opt, coll) >> NCCL_PROTO_LL128) & 1;
 
     for (int a = 0; a < NCCL_N_ALGOS; a++) {
       gboolean rs_ag =
@@ -758,13 +786,18 @@ void nccl_tune(NcclComm *c)
         set_off(c, coll, a, "NCCL_NVLS_ENABLE=0");
         continue;
       }
+      if (a == NCCL_ALGO_NVLS_TREE && nnodes == 1) {
+        set_off(c, coll, a, "NVLSTree needs more than one node");
+        continue;
+      }
+      if ((a == NCCL_ALGO_NVLS || a == NCCL_ALGO_NVLS_TREE) && c->gpu.nvls &&
+          nccl_nvls_release_off(v, c->ppn, nnodes)) {
+        set_off(c, coll, a, nccl_nvls_release_off(v, c->ppn, nnodes));
+        continue;
+      }
       if ((a == NCCL_ALGO_NVLS || a == NCCL_ALGO_NVLS_TREE) &&
           (!c->gpu.nvls || c->nvls_channels < 2)) {
         set_off(c, coll, a, "needs NVSwitches with NVLink SHARP (NVLS)");
-        continue;
-      }
-      if (a == NCCL_ALGO_NVLS_TREE && nnodes == 1) {
-        set_off(c, coll, a, "NVLSTree needs more than one node");
         continue;
       }
       if (a == NCCL_ALGO_NVLS && nnodes > 1 && !c->collnet) {
@@ -857,23 +890,26 @@ void nccl_tune(NcclComm *c)
             bus *= .85;
         }
         /* LL128 is on by default only where NCCL trusts its ordering: NVLink
-         * inside the node (typeIntra <= PATH_NVB). */
-        if (p == NCCL_PROTO_LL128 && !c->nvl_intra) {
+         * inside the node (typeIntra <= PATH_NVB); nor where the network
+         * path goes through the CPU (typeInter beyond PXB; PXN from
+         * Hopper): the socket transport's, a NIC no nearer than the CPU,
+         * or one without GPUDirect RDMA.  Only at its default: where
+         * NCCL_PROTO is set for the collective (--proto) LL128 is 1, not
+         * 2 ("default"), if the list allows it ("LL128", "^LL"), and
+         * tuning.cc skips the check.  Its bandwidth and latency are
+         * still NCCL's figures (tuning.cc zeroes the bandwidth after): a
+         * Ring fallback restores them (ring_bdw). */
+        if (p != NCCL_PROTO_LL128 || ll128_named)
+          ; /* NCCL_PROTO set for the collective enables what it allows */
+        else if (!c->nvl_intra)
           c->off[coll][a][p] = "LL128 is off by default without NVLink";
-          continue;
-        }
-        /* nor where the network path goes through the CPU (typeInter
-         * beyond PXB; PXN from Hopper): the socket transport's, a NIC no
-         * nearer than the CPU, or one without GPUDirect RDMA */
-        if (p == NCCL_PROTO_LL128 && nnodes > 1 && c->net_via_cpu) {
+        else if (nnodes > 1 && c->net_via_cpu)
           c->off[coll][a][p] =
               c->socket ? "LL128 is off by default over the socket transport "
                           "(the network path goes through the CPU)"
                         : "LL128 is off by default where the network path "
                           "goes through the CPU (no GPUDirect RDMA, or the "
                           "NIC no nearer than the CPU)";
-          continue;
-        }
         c->bus_ch[coll][a][p] = bus / nch;
         if (old_nvls(v, coll, a))
           bus *= 5.0 / 6.0;
@@ -884,7 +920,9 @@ void nccl_tune(NcclComm *c)
           else
             bus *= .5;
         }
-        c->bw[coll][a][p] = bus;
+        c->bw[coll][a][p] = c->off[coll][a][p] ? 0 : bus;
+        if (a == NCCL_ALGO_RING)
+          c->ring_bdw[coll][p] = bus;
 
         lat = tuned_base_lat(v, a, p);
         intra_lat = comm_hw_lat(c, v, intra_hw, a, p);
@@ -936,11 +974,11 @@ void nccl_tune(NcclComm *c)
   }
 }
 
-/* ncclTopoGetAlgoTime for one pipelined operation, us; < 0: unavailable. */
-static double algo_time(const NcclComm *c, int coll, int a, int p,
-                        guint64 bytes)
+/* ncclTopoGetAlgoTime for one pipelined operation at algorithm
+ * bandwidth bw, us; < 0: unavailable (bw 0). */
+static double algo_time_at(const NcclComm *c, int coll, int a, int p,
+                           guint64 bytes, double bw)
 {
-  double bw = c->bw[coll][a][p];
   double lat = c->lat[coll][a][p];
   int log_size = log2i(bytes >> 6);
 
@@ -953,6 +991,12 @@ static double algo_time(const NcclComm *c, int coll, int a, int p,
       bytes / ((guint64)c->kernel_channels * c->nranks) >= 64)
     lat *= c->gpu.sm < 80 ? 1.9 : 1.4; /* the ring's plateau effect */
   return lat + bytes / (1000.0 * bw);
+}
+
+static double algo_time(const NcclComm *c, int coll, int a, int p,
+                        guint64 bytes)
+{
+  return algo_time_at(c, coll, a, p, bytes, c->bw[coll][a][p]);
 }
 
 /* From 2.26 NCCL spreads a call over channels by its traffic
@@ -1325,6 +1369,58 @@ static gint32 tuner_choice(const NcclComm *c, NcclColl coll, guint64 bytes,
   return 1;
 }
 
+/* Where NCCL_ALGO (or NCCL_PROTO) leaves a collective no algorithm,
+ * NCCL 2.19.1 to 2.23.4 run it on Ring (tuning.cc ncclTopoTuneModel: "at
+ * least set ring algo available", the bandwidths of ringbdw; the tags
+ * before and after fail the call, enqueue.cc "no algorithm/protocol
+ * available").  Up to 2.21.5 ringbdw holds every protocol's bandwidth,
+ * whatever NCCL_PROTO and LL128's default; from 2.22.3 only the enabled
+ * ones'.  Fills times[Ring][] and *p with the fastest; FALSE where the
+ * release has no fallback or no protocol is left. */
+#define V_RING_FALLBACK_FROM 21901u
+#define V_RING_FALLBACK_UNTIL 22400u
+#define V_RING_FALLBACK_ENABLED_FROM 22200u
+
+static gboolean ring_fallback(const NcclComm *c, NcclColl coll, guint32 protos,
+                              guint64 bytes,
+                              double times[NCCL_N_ALGOS][NCCL_N_PROTOS], int *p,
+                              GString *explain)
+{
+  guint32 v = nccl_comm_version(c);
+  gboolean all = v < V_RING_FALLBACK_ENABLED_FROM;
+  double best = -1;
+
+  if (v < V_RING_FALLBACK_FROM || v >= V_RING_FALLBACK_UNTIL)
+    return FALSE;
+  for (int q = 0; q < NCCL_N_PROTOS; q++) {
+    gboolean on = all || ((!protos || (protos >> q) & 1) &&
+                          !c->off[coll][NCCL_ALGO_RING][q]);
+    double t = on ? algo_time_at(c, coll, NCCL_ALGO_RING, q, bytes,
+                                 c->ring_bdw[coll][q])
+                  : -1;
+
+    times[NCCL_ALGO_RING][q] = t;
+    if (t >= 0 && (best < 0 || t < best)) {
+      best = t;
+      *p = q;
+    }
+  }
+  if (best >= 0 && explain)
+    g_string_append_printf(
+        explain,
+        "  fallback: nothing allowed runs %s; NCCL %s runs Ring then "
+        "(tuning.cc: \"at least set ring algo available\"), %s: "
+        "LL %.2f, LL128 %.2f, Simple %.2f us\n",
+        nccl_coll_name(coll), all ? "2.19.1 to 2.21.5" : "2.22.3 to 2.23.4",
+        all ? "with every protocol, whatever the protocol choice and "
+              "LL128's default"
+            : "with the protocols enabled",
+        times[NCCL_ALGO_RING][NCCL_PROTO_LL],
+        times[NCCL_ALGO_RING][NCCL_PROTO_LL128],
+        times[NCCL_ALGO_RING][NCCL_PROTO_SIMPLE]);
+  return best >= 0;
+}
+
 gboolean nccl_select(const NcclComm *c, NcclColl coll, guint64 bytes,
                      NcclChoice *out, GString *explain, GError **error)
 {
@@ -1377,13 +1473,19 @@ gboolean nccl_select(const NcclComm *c, NcclColl coll, guint64 bytes,
       }
     }
   }
+  if (best_a < 0 &&
+      ring_fallback(c, coll, protos, bytes, times, &best_p, explain))
+    best_a = NCCL_ALGO_RING;
   if (best_a < 0) {
     g_set_error(
         error, COLL_ERROR, COLL_ERROR_CONFLICT,
         "no NCCL algorithm and protocol allowed by the choice can run "
-        "%s on this system (%u ranks, %u nodes); ifsim run --explain lists why "
-        "each is off",
-        nccl_coll_name(coll), c->nranks, c->nnodes);
+        "%s on this system (%u ranks, %u nodes), and NCCL %s such a call "
+        "(only 2.19.1 to 2.23.4 fall back to Ring); ifsim run --explain "
+        "lists why each is off",
+        nccl_coll_name(coll), c->nranks, c->nnodes,
+        nccl_comm_version(c) >= V_RING_FALLBACK_UNTIL ? "2.24 and later fail"
+                                                      : "before 2.19.1 fails");
     return FALSE;
   }
   tuner_nc = tuner_choice(c, coll, bytes, times, &best_a, &best_p, explain);

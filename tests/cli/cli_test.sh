@@ -36,6 +36,13 @@ contains() {
 }
 
 expect 0 "Usage: ifsim COMMAND" --help
+# an algorithm list that leaves a collective nothing: NCCL 2.19.1 to
+# 2.23.4 run Ring, 2.24 and later fail the call
+expect 2 "and NCCL 2.24 and later fail such a call (only 2.19.1 to 2.23.4 fall back to Ring)" run -c allgather --algo tree -b 1M -e 1M
+expect 0 "  fallback: nothing allowed runs AllGather; NCCL 2.19.1 to 2.21.5 runs Ring then" run -c allgather --algo tree -b 1M -e 1M --nccl-version 2.21.5 --explain
+# NVLS needs more than 2 GPUs a node before 2.28.7 (nvls.cc ncclNvlsInit)
+expect 0 "  NVLS          Simple  off: before NCCL 2.28.7 NVLS needs more than 2 of the communicator's GPUs on a node" run -g 2 -b 1G -e 1G --nccl-version 2.28.3 --explain
+expect 0 "  -> NVLS/Simple on 16 channels" run -g 2 -b 1G -e 1G --nccl-version 2.28.7 --explain
 expect 0 "calibrate" help
 expect 2 "Usage: ifsim COMMAND"
 expect 2 "ifsim: unknown command 'bogus' (expected one of: run models topo sweep" bogus
@@ -229,6 +236,9 @@ expect 2 "16 ranks span 2 servers, and NCCL_IB_DISABLE puts NCCL's traffic betwe
 expect 0 "  1073741824     268435456     float     sum      -1   134" run -t "$L40S" -b 1G -e 1G
 expect 0 "  Ring          LL128   off: LL128 is off by default without NVLink" run -t "$L40S" -b 1G -e 1G --explain
 expect 0 "  network: NCCL's socket transport (NCCL_IB_DISABLE), TCP through host memory; each rank's proxy thread moves its connections' bytes" run -t "$L40S" -b 1G -e 1G --explain
+# a protocol list naming LL128 turns it on (NCCL holds it at 1, not its
+# default 2, and tuning.cc skips the check)
+expect 0 "  -> Ring/LL128 on 2 channels" run -t "$L40S" -b 1G -e 1G --proto ll128 --explain
 # over NVLink inside the node as well, LL128 stays off: the network path
 # goes through the CPU
 expect 0 "  Ring          LL128   off: LL128 is off by default over the socket transport (the network path goes through the CPU)" run -t "$(dirname "$0")/../data/systems/hgx-b200-roce-2.ini" -b 1M -e 1M --explain

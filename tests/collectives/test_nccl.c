@@ -2440,13 +2440,117 @@ START_TEST(test_socket_rates)
 }
 END_TEST
 
+/* Where a release runs NVLS at all (nvls.cc of each tag): from 2.17.1,
+ * on one node only in 2.17; from 2.18.1 on more than 2 of the
+ * communicator's GPUs a node, from 2.28.7 on 2.  One DGX H100 at -g 2
+ * then runs Ring with NCCL 2.21.5 and NVLS with 2.28.9; -g 3 NVLS with
+ * both. */
+START_TEST(test_nvls_release)
+{
+  const int ar = NCCL_COLL_ALLREDUCE;
+  g_autoptr(TopoSystem) h100 = load("server:dgx-h100");
+  g_autoptr(TopoSystem) two = load_servers("dgx-h100", 2, "quantum2-ndr");
+  struct {
+    const TopoSystem *sys;
+    guint32 ranks, version;
+    gboolean nvls;
+    const char *why;
+  } cases[] = {
+      {h100, 2, 22105, FALSE, "before NCCL 2.28.7"},
+      {h100, 2, 22803, FALSE, "gpuCount <= 2"},
+      {h100, 2, 22807, TRUE, NULL},
+      {h100, 2, 0, TRUE, NULL},
+      {h100, 3, 21803, TRUE, NULL},
+      {h100, 8, 21602, FALSE, "came with NCCL 2.17.1"},
+      {h100, 8, 21701, TRUE, NULL},
+      {two, 16, 21701, FALSE, "one node only"},
+      {two, 16, 21801, TRUE, NULL},
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+    g_autoptr(NcclComm) c =
+        comm_of(cases[i].sys, &(NcclOptions){.ranks = cases[i].ranks,
+                                             .nccl_version = cases[i].version});
+    int a = c->nnodes > 1 ? NCCL_ALGO_NVLS_TREE : NCCL_ALGO_NVLS;
+    const char *why = c->off[ar][a][NCCL_PROTO_SIMPLE];
+    NcclChoice ch;
+
+    ck_assert_msg((c->nvls_channels > 0) == cases[i].nvls, "case %u", i);
+    ck_assert_msg(cases[i].nvls ? why == NULL
+                                : why && strstr(why, cases[i].why),
+                  "case %u: %s", i, why ? why : "on");
+    ck_assert(nccl_select(c, ar, GIB, &ch, NULL, NULL));
+    ck_assert_msg((ch.algo == (NcclAlgo)a) == cases[i].nvls, "case %u: %d", i,
+                  ch.algo);
+  }
+}
+END_TEST
+
+/* A collective NCCL_ALGO leaves no algorithm: 2.19.1 to 2.23.4 run it on
+ * Ring (tuning.cc "at least set ring algo available"), up to 2.21.5 with
+ * every protocol whatever NCCL_PROTO, from 2.22.3 with those enabled;
+ * the releases before and after fail the call.  NCCL_ALGO=NVLS on 2 of a
+ * DGX H100's GPUs with 2.21.5 is such a case (nccl#1455 measured Ring's
+ * bandwidth there). */
+START_TEST(test_ring_fallback)
+{
+  const int ag = NCCL_COLL_ALLGATHER, ar = NCCL_COLL_ALLREDUCE;
+  g_autoptr(TopoSystem) h100 = load("server:dgx-h100");
+  guint32 tree = 1u << NCCL_ALGO_TREE, ll = 1u << NCCL_PROTO_LL;
+  NcclChoice ch;
+
+  for (guint i = 0; i < 4; i++) {
+    static const guint32 versions[] = {21803, 22105, 22203, 22809};
+    g_autoptr(NcclComm) c = comm_of(
+        h100, &(NcclOptions){.algos = tree, .nccl_version = versions[i]});
+    g_autoptr(NcclComm) c_ll = comm_of(
+        h100, &(NcclOptions){
+                  .algos = tree, .protos = ll, .nccl_version = versions[i]});
+    g_autoptr(GError) error = NULL;
+    g_autoptr(GString) explain = g_string_new(NULL);
+
+    if (i == 0 || i == 3) {
+      ck_assert(!nccl_select(c, ag, GIB, &ch, NULL, &error));
+      ck_assert_msg(strstr(error->message,
+                           i ? "2.24 and later fail" : "before 2.19.1 fails"),
+                    "%s", error->message);
+      continue;
+    }
+    ck_assert(nccl_select(c, ag, GIB, &ch, explain, NULL));
+    ck_assert_int_eq(ch.algo, NCCL_ALGO_RING);
+    ck_assert_int_eq(ch.proto, NCCL_PROTO_SIMPLE);
+    ck_assert(strstr(explain->str, "fallback: nothing allowed runs AllGather"));
+    /* NCCL_PROTO=LL: 2.21.5 restores every protocol, 2.22.3 LL alone */
+    ck_assert(nccl_select(c_ll, ag, GIB, &ch, NULL, NULL));
+    ck_assert_int_eq(ch.proto, i == 1 ? NCCL_PROTO_SIMPLE : NCCL_PROTO_LL);
+    /* Tree still runs AllReduce: no fallback there */
+    ck_assert(nccl_select(c, ar, GIB, &ch, NULL, NULL));
+    ck_assert_int_eq(ch.algo, NCCL_ALGO_TREE);
+  }
+  {
+    g_autoptr(NcclComm) c =
+        comm_of(h100, &(NcclOptions){.ranks = 2,
+                                     .algos = 1u << NCCL_ALGO_NVLS,
+                                     .nccl_version = 22105});
+    g_autoptr(NcclComm) now = comm_of(
+        h100, &(NcclOptions){.ranks = 2, .algos = 1u << NCCL_ALGO_NVLS});
+
+    ck_assert(nccl_select(c, ar, 2 * GIB, &ch, NULL, NULL));
+    ck_assert_int_eq(ch.algo, NCCL_ALGO_RING);
+    ck_assert(nccl_select(now, ar, 2 * GIB, &ch, NULL, NULL));
+    ck_assert_int_eq(ch.algo, NCCL_ALGO_NVLS);
+  }
+}
+END_TEST
+
 /* GPUDirect RDMA (graph/paths.cc ncclTopoCheckGdr) on two DGX A100: their
  * NICs sit under the GPUs' PCIe switches, so by default the NICs read and
  * write GPU memory and Ring/LL128 runs across nodes.  NCCL_NET_GDR_LEVEL=LOC
  * or a NIC without GPUDirect stages every step in host memory: NCCL then
- * routes GPU to NIC through the CPU, which turns LL128 off, and a receive
- * into host memory needs no flush, so before Hopper a Simple step costs 2
- * proxy actions instead of 3. */
+ * routes GPU to NIC through the CPU, which turns LL128 off at its default
+ * (NCCL_PROTO=LL128 names it, and tuning.cc then skips the check), and a
+ * receive into host memory needs no flush, so before Hopper a Simple step
+ * costs 2 proxy actions instead of 3. */
 START_TEST(test_gdr)
 {
   g_autoptr(TopoSystem) sys = load_servers("dgx-a100", 2, "quantum-hdr");
@@ -2457,9 +2561,12 @@ START_TEST(test_gdr)
                            .gdr_level = NCCL_PATH_LOC + 1};
   NcclOptions simple = {.algos = 1u << NCCL_ALGO_RING,
                         .protos = 1u << NCCL_PROTO_SIMPLE};
+  NcclOptions loc = {.gdr_level = NCCL_PATH_LOC + 1};
   g_autoptr(NcclComm) c_gdr = comm_of(sys, &ll128);
   g_autoptr(NcclComm) c_loc = comm_of(sys, &ll128_loc);
   g_autoptr(NcclComm) c_off = comm_of(off, &ll128);
+  g_autoptr(NcclComm) d_loc = comm_of(sys, &loc);
+  g_autoptr(NcclComm) d_off = comm_of(off, NULL);
   g_autoptr(NcclComm) s_gdr = comm_of(sys, &simple);
   g_autoptr(NcclComm) s_off = comm_of(off, &simple);
   NcclChoice ch;
@@ -2468,12 +2575,18 @@ START_TEST(test_gdr)
   ck_assert(nccl_select(c_gdr, NCCL_COLL_ALLREDUCE, 4 * MIB, &ch, NULL, NULL));
   ck_assert_int_eq(ch.proto, NCCL_PROTO_LL128);
   for (int i = 0; i < 2; i++) {
-    g_autoptr(GError) error = NULL;
+    const NcclComm *named = i ? c_off : c_loc, *dflt = i ? d_off : d_loc;
 
-    ck_assert(!nccl_select(i ? c_off : c_loc, NCCL_COLL_ALLREDUCE, 4 * MIB, &ch,
-                           NULL, &error));
-    ck_assert_msg(strstr(error->message, "no NCCL algorithm and protocol"),
-                  "%s", error->message);
+    ck_assert(
+        nccl_select(named, NCCL_COLL_ALLREDUCE, 4 * MIB, &ch, NULL, NULL));
+    ck_assert_int_eq(ch.proto, NCCL_PROTO_LL128);
+    ck_assert(nccl_select(dflt, NCCL_COLL_ALLREDUCE, 4 * MIB, &ch, NULL, NULL));
+    ck_assert_int_ne(ch.proto, NCCL_PROTO_LL128);
+    ck_assert(
+        strstr(dflt->off[NCCL_COLL_ALLREDUCE][NCCL_ALGO_RING][NCCL_PROTO_LL128],
+               "goes through the CPU"));
+    ck_assert(
+        !named->off[NCCL_COLL_ALLREDUCE][NCCL_ALGO_RING][NCCL_PROTO_LL128]);
   }
   /* 64 KiB on 16 channels: the steps' proxy actions dominate */
   t_gdr = 64 * 1024 /
@@ -3597,6 +3710,8 @@ Suite *suite_nccl(void)
   tcase_add_test(tc, test_p2p_or_shm);
   tcase_add_test(tc, test_shm_rates);
   tcase_add_test(tc, test_socket_rates);
+  tcase_add_test(tc, test_nvls_release);
+  tcase_add_test(tc, test_ring_fallback);
   tcase_add_test(tc, test_gdr);
   tcase_add_test(tc, test_gdr_c2c);
   tcase_add_test(tc, test_pxn);
