@@ -44,6 +44,7 @@ typedef struct {
   "NCCL_SOCKET_NTHREADS, "                                                     \
   "NCCL_NSOCKS_PERTHREAD, NCCL_IB_TIMEOUT, NCCL_IB_RETRY_CNT, "                \
   "NCCL_IB_QPS_PER_CONNECTION, NCCL_IB_DATA_DIRECT, NCCL_NVLS_ENABLE, "        \
+  "NCCL_PAT_ENABLE, "                                                          \
   "NCCL_PXN_DISABLE, "                                                         \
   "NCCL_P2P_PXN_LEVEL, NCCL_BUFFSIZE, NCCL_LL_BUFFSIZE, "                      \
   "NCCL_LL128_BUFFSIZE, NCCL_P2P_NET_CHUNKSIZE, NCCL_P2P_NVL_CHUNKSIZE, "      \

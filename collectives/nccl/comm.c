@@ -950,6 +950,17 @@ NcclComm *nccl_comm_new(const TopoSystem *sys, const NcclOptions *opt,
                 "fails the job there");
     goto fail;
   }
+  /* NCCL_PAT_ENABLE=1 forces PAT whatever the GPUs a node (tuning.cc
+   * ncclPatEnable, from 2.23.4, where the default allows one); PAT with
+   * several is not modelled */
+  if (c->opt.pat_enable == NCCL_PAT_ENABLE_FORCED && c->ppn > 1 &&
+      nccl_comm_version(c) >= NCCL_V_PAT_FROM) {
+    g_set_error(error, COLL_ERROR, COLL_ERROR_CONFLICT,
+                "NCCL_PAT_ENABLE=1 forces PAT with %u GPUs a node; ifsim "
+                "models PAT as NCCL's default runs it, with one GPU a node",
+                c->ppn);
+    goto fail;
+  }
   /* NCCL_NVLS_NCHANNELS by release (nvls.cc): 16 up to 2.21 and on
    * Hopper; on Blackwell (SM100) 32 in 2.26, and from 2.28 24 within a
    * node, 32 across nodes (ncclNvlsTuning).  The NVLS graph's bandwidths
@@ -978,7 +989,9 @@ NcclComm *nccl_comm_new(const TopoSystem *sys, const NcclOptions *opt,
   }
   p2p_channels(c);
   c->collnet = c->opt.collnet && c->gpu.sharp && c->nnodes > 1;
-  c->pat = c->ppn == 1 && c->nnodes > 1;
+  c->pat = c->ppn == 1 && c->nnodes > 1 &&
+           c->opt.pat_enable != NCCL_PAT_ENABLE_OFF &&
+           nccl_comm_version(c) >= NCCL_V_PAT_FROM;
   nccl_tune(c);
   c->opt.ranks_name = NULL; /* the caller's, for the errors above */
   return c;

@@ -27,6 +27,7 @@ const char *const nccl_env_vars[] = {"NCCL_ALGO",
                                      "NCCL_P2P_DISABLE",
                                      "NCCL_P2P_LEVEL",
                                      "NCCL_NVLS_ENABLE",
+                                     "NCCL_PAT_ENABLE",
                                      "NCCL_PXN_DISABLE",
                                      "NCCL_P2P_PXN_LEVEL",
                                      "NCCL_BUFFSIZE",
@@ -281,6 +282,10 @@ gboolean nccl_env_read(NcclOptions *n, NcclEnvGet get, void *ctx,
       /* nvls.cc: 0 off, 2 (the default) where the GPUs have it, any
        * other value forces it; ifsim takes the three NCCL documents */
       !env_setting(&s, "NCCL_NVLS_ENABLE", 0, 2, "a setting", &n->nvls_enable,
+                   error) ||
+      /* tuning.cc ncclPatEnable: 0 off, 2 (the default) with one GPU a
+       * node, any other value forces it */
+      !env_setting(&s, "NCCL_PAT_ENABLE", 0, 2, "a setting", &n->pat_enable,
                    error) ||
       /* paths.cc ncclTopoNeedFlush: NCCL reads any integer, nonzero
        * forcing the flush; ifsim takes the two it documents */

@@ -106,6 +106,9 @@ typedef struct NcclTuner NcclTuner;
 /* NcclOptions.nvls_enable's settings that change the model */
 #define NCCL_NVLS_ENABLE_OFF 1    /* NCCL_NVLS_ENABLE=0 */
 #define NCCL_NVLS_ENABLE_FORCED 2 /* NCCL_NVLS_ENABLE=1 */
+/* NcclOptions.pat_enable's */
+#define NCCL_PAT_ENABLE_OFF 1    /* NCCL_PAT_ENABLE=0 */
+#define NCCL_PAT_ENABLE_FORCED 2 /* NCCL_PAT_ENABLE=1 */
 
 /* Which point-to-point chunk a communicator takes (init.cc
  * computeBuffSizes): across nodes, one node all on NVLink, else. */
@@ -219,6 +222,10 @@ typedef struct {
    * (1) NVLS forced, which fails the job where the GPUs have none; 3 (2)
    * NVLS where the GPUs have it (nvls.cc ncclNvlsInit) */
   guint32 nvls_enable;
+  /* NCCL_PAT_ENABLE, its value + 1 (0: unset, NCCL's 2): 1 (0) no PAT,
+   * 3 (2) PAT with one GPU a node (tuning.cc ncclPatEnable); 2 (1) forces
+   * it whatever the GPUs a node, which ifsim does not model (refused) */
+  guint32 pat_enable;
   /* NCCL_LL_BUFFSIZE, NCCL_LL128_BUFFSIZE and NCCL_BUFFSIZE: a connection's
    * buffer per protocol (NcclProto), bytes, its NCCL_STEPS (8) slots the
    * pipeline's steps (nccl_buffsize_parse); 0: the release's default

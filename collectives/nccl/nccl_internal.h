@@ -196,6 +196,10 @@ guint64 nccl_slice_bytes(const NcclComm *c, NcclColl coll, NcclAlgo a,
 /* NCCL's NVLS efficiency of an architecture (NCCL_ARCH_*; 0 without). */
 double nccl_nvls_efficiency(guint32 arch);
 
+/* The first release with PAT (tuning.cc ncclPatEnable, 2.23.4; no 2.23
+ * before it was tagged). */
+#define NCCL_V_PAT_FROM 22300u
+
 /* Why release v runs no NVLS on a communicator of ppn GPUs a node over
  * nnodes nodes (nvls.cc), NULL where it may (the GPUs and NVSwitches
  * permitting). */

@@ -360,6 +360,9 @@ static const double tree_correction[NCCL_N_PROTOS][23] = {
 #define V_NVLS_NET_CHUNK_FROM 21903u
 #define V_NVLSTREE_MAX_CHUNK_FROM 22003u
 #define V_NVLSTREE_NVLS_CHUNK_FROM 22105u
+/* NVLS AllGather and ReduceScatter: not in 2.18 */
+#define V_NVLS_AGRS_GAP_FROM 21800u
+#define V_NVLS_AGRS_BACK_FROM 21900u
 /* a tree graph of pattern TREE costs 15% from 2.26 */
 #define V_TREE_PATTERN_FROM 22600u
 
@@ -808,6 +811,13 @@ void nccl_tune(NcclComm *c)
         set_off(c, coll, a, "NVLS AllGather/ReduceScatter is single-node");
         continue;
       }
+      /* tuning.cc of 2.18.1 to 2.18.6 takes AllGather and ReduceScatter
+       * to Ring alone (2.17.1 and 2.19.1 allow NVLS) */
+      if (a == NCCL_ALGO_NVLS && rs_ag && v >= V_NVLS_AGRS_GAP_FROM &&
+          v < V_NVLS_AGRS_BACK_FROM) {
+        set_off(c, coll, a, "NCCL 2.18 runs AllGather/ReduceScatter on Ring");
+        continue;
+      }
       if (algo_collnet(a) && !c->collnet) {
         set_off(c, coll, a,
                 "needs CollNet enabled (--collnet, "
@@ -822,7 +832,11 @@ void nccl_tune(NcclComm *c)
         continue;
       }
       if (a == NCCL_ALGO_PAT && !c->pat) {
-        set_off(c, coll, a, "PAT needs one GPU per node");
+        set_off(c, coll, a,
+                v < NCCL_V_PAT_FROM ? "PAT came with NCCL 2.23.4"
+                : c->opt.pat_enable == NCCL_PAT_ENABLE_OFF
+                    ? "NCCL_PAT_ENABLE=0"
+                    : "PAT needs one GPU per node");
         continue;
       }
       if (a == NCCL_ALGO_TREE && coll != NCCL_COLL_ALLREDUCE) {

@@ -40,6 +40,10 @@ expect 0 "Usage: ifsim COMMAND" --help
 # 2.23.4 run Ring, 2.24 and later fail the call
 expect 2 "and NCCL 2.24 and later fail such a call (only 2.19.1 to 2.23.4 fall back to Ring)" run -c allgather --algo tree -b 1M -e 1M
 expect 0 "  fallback: nothing allowed runs AllGather; NCCL 2.19.1 to 2.21.5 runs Ring then" run -c allgather --algo tree -b 1M -e 1M --nccl-version 2.21.5 --explain
+export NCCL_PAT_ENABLE=1
+expect 2 "NCCL_PAT_ENABLE=1 forces PAT with 8 GPUs a node; ifsim models PAT as NCCL's default runs it" run -c allgather -b 1M -e 1M
+unset NCCL_PAT_ENABLE
+expect 0 "  NVLS          Simple  off: NCCL 2.18 runs AllGather/ReduceScatter on Ring" run -c allgather -b 1G -e 1G --nccl-version 2.18.3 --explain
 # NVLS needs more than 2 GPUs a node before 2.28.7 (nvls.cc ncclNvlsInit)
 expect 0 "  NVLS          Simple  off: before NCCL 2.28.7 NVLS needs more than 2 of the communicator's GPUs on a node" run -g 2 -b 1G -e 1G --nccl-version 2.28.3 --explain
 expect 0 "  -> NVLS/Simple on 16 channels" run -g 2 -b 1G -e 1G --nccl-version 2.28.7 --explain
@@ -487,7 +491,7 @@ expect 2 "ifsim: replay: --channels: 40 is not from 1 to 32" replay "$(dirname "
 expect 2 "ifsim: replay: --fidelity: 'fast' is not one of analytical, flow, packet" replay "$(dirname "$0")/../../docs/workload-example.csv" --fidelity fast
 for c in run replay sweep; do
   expect 0 "NCCL algorithms allowed, as NCCL_ALGO: ring, tree, nvls, nvlstree, collnetdirect, collnetchain, pat; a list, or ^list to exclude" $c --help
-  expect 0 "NCCL_NET_GDR_READ, NCCL_NET_GDR_C2C, NCCL_NET_FORCE_FLUSH, NCCL_SOCKET_NTHREADS, NCCL_NSOCKS_PERTHREAD, NCCL_IB_TIMEOUT, NCCL_IB_RETRY_CNT, NCCL_IB_QPS_PER_CONNECTION, NCCL_IB_DATA_DIRECT, NCCL_NVLS_ENABLE, NCCL_PXN_DISABLE, NCCL_P2P_PXN_LEVEL, NCCL_BUFFSIZE, NCCL_LL_BUFFSIZE, NCCL_LL128_BUFFSIZE, NCCL_P2P_NET_CHUNKSIZE, NCCL_P2P_NVL_CHUNKSIZE, NCCL_P2P_PCI_CHUNKSIZE, NCCL_NVLS_CHUNKSIZE and NCCL_NVLSTREE_MAX_CHUNKSIZE are read from the environment, and from the NAME=VALUE lines of NCCL_CONF_FILE (NCCL 2.23 and later) where the environment does not set them; the flags take precedence." $c --help
+  expect 0 "NCCL_NET_GDR_READ, NCCL_NET_GDR_C2C, NCCL_NET_FORCE_FLUSH, NCCL_SOCKET_NTHREADS, NCCL_NSOCKS_PERTHREAD, NCCL_IB_TIMEOUT, NCCL_IB_RETRY_CNT, NCCL_IB_QPS_PER_CONNECTION, NCCL_IB_DATA_DIRECT, NCCL_NVLS_ENABLE, NCCL_PAT_ENABLE, NCCL_PXN_DISABLE, NCCL_P2P_PXN_LEVEL, NCCL_BUFFSIZE, NCCL_LL_BUFFSIZE, NCCL_LL128_BUFFSIZE, NCCL_P2P_NET_CHUNKSIZE, NCCL_P2P_NVL_CHUNKSIZE, NCCL_P2P_PCI_CHUNKSIZE, NCCL_NVLS_CHUNKSIZE and NCCL_NVLSTREE_MAX_CHUNKSIZE are read from the environment, and from the NAME=VALUE lines of NCCL_CONF_FILE (NCCL 2.23 and later) where the environment does not set them; the flags take precedence." $c --help
 done
 export NCCL_PROTO=LL
 expect 0 "# 1048576 Ring LL" run -b 1M -e 1M

@@ -2018,6 +2018,7 @@ START_TEST(test_env_read)
                                     "NCCL_IB_TIMEOUT=20",
                                     "NCCL_IB_QPS_PER_CONNECTION=0x4",
                                     "NCCL_NVLS_ENABLE=0",
+                                    "NCCL_PAT_ENABLE=0",
                                     "NCCL_BUFFSIZE=8388608",
                                     "NCCL_P2P_NET_CHUNKSIZE=524288",
                                     "NCCL_NVLSTREE_MAX_CHUNKSIZE=262144",
@@ -2029,6 +2030,8 @@ START_TEST(test_env_read)
                            "a channel count from 1 to 32"},
       {"NCCL_P2P_DISABLE=2",
        "x.csv: environment NCCL_P2P_DISABLE='2': expected 0 or 1"},
+      {"NCCL_PAT_ENABLE=3", "x.csv: environment NCCL_PAT_ENABLE='3': expected "
+                            "a setting from 0 to 2"},
       {"NCCL_ALGO=rng", "x.csv: environment NCCL_ALGO: 'rng' is not one of"},
       {"NCCL_NET=UCX", "x.csv: environment NCCL_NET='UCX': ifsim models"},
       {"NCCL_GDR_READ=1", NULL}, /* not one of ifsim's: not read */
@@ -2056,6 +2059,7 @@ START_TEST(test_env_read)
   ck_assert_uint_eq(o.ib_timeout, 21);
   ck_assert_uint_eq(o.ib_qps, 4);
   ck_assert_uint_eq(o.nvls_enable, NCCL_NVLS_ENABLE_OFF);
+  ck_assert_uint_eq(o.pat_enable, NCCL_PAT_ENABLE_OFF);
   ck_assert_uint_eq(o.buff_bytes[NCCL_PROTO_SIMPLE], 8388608);
   ck_assert_uint_eq(o.buff_bytes[NCCL_PROTO_LL], 0);
   ck_assert_uint_eq(o.p2p_chunk_bytes[NCCL_P2P_CHUNK_NET], 524288);
@@ -2067,7 +2071,8 @@ START_TEST(test_env_read)
   ck_assert_uint_eq(o.algos | o.protos | o.coll_algos[NCCL_COLL_ALLREDUCE], 0);
   ck_assert_uint_eq(o.min_channels | o.max_channels | o.socket_nthreads, 0);
   ck_assert(!o.collnet && !o.net_socket);
-  ck_assert_uint_eq(o.gdr_level | o.gdr_c2c | o.ib_qps | o.nvls_enable, 0);
+  ck_assert_uint_eq(
+      o.gdr_level | o.gdr_c2c | o.ib_qps | o.nvls_enable | o.pat_enable, 0);
   ck_assert_uint_eq(o.buff_bytes[NCCL_PROTO_SIMPLE], 0);
   ck_assert_uint_eq(o.p2p_chunk_bytes[NCCL_P2P_CHUNK_NET], 0);
   ck_assert_uint_eq(o.p2p_level, 0);
@@ -2482,6 +2487,59 @@ START_TEST(test_nvls_release)
     ck_assert(nccl_select(c, ar, GIB, &ch, NULL, NULL));
     ck_assert_msg((ch.algo == (NcclAlgo)a) == cases[i].nvls, "case %u: %d", i,
                   ch.algo);
+  }
+}
+END_TEST
+
+/* Algorithms by release (tuning.cc of each tag): PAT from 2.23.4, with
+ * one GPU a node unless NCCL_PAT_ENABLE says otherwise (0: none; 1
+ * forces it, which ifsim refuses with more GPUs a node); NVLS AllGather
+ * and ReduceScatter not in 2.18. */
+START_TEST(test_release_algos)
+{
+  const int ag = NCCL_COLL_ALLGATHER, rs = NCCL_COLL_REDUCESCATTER;
+  g_autoptr(TopoSystem) one = load_servers("dgx-h100", 2, "quantum2-ndr");
+  g_autoptr(TopoSystem) h100 = load("server:dgx-h100");
+  NcclOptions per_node = {.servers = (guint32[]){0, 1},
+                          .n_servers = 2,
+                          .local_gpus = (guint32[]){0},
+                          .n_local = 1};
+  static const guint32 versions[] = {22105, 22304, 0};
+
+  for (guint i = 0; i < G_N_ELEMENTS(versions); i++) {
+    NcclOptions o = per_node;
+
+    o.nccl_version = versions[i];
+    {
+      g_autoptr(NcclComm) c = comm_of(one, &o);
+      const char *why = c->off[ag][NCCL_ALGO_PAT][NCCL_PROTO_SIMPLE];
+
+      ck_assert_msg(i == 0 ? why && strstr(why, "came with NCCL 2.23.4")
+                           : why == NULL,
+                    "%u: %s", i, why ? why : "on");
+    }
+    o.pat_enable = NCCL_PAT_ENABLE_OFF;
+    {
+      g_autoptr(NcclComm) c = comm_of(one, &o);
+
+      ck_assert(c->off[ag][NCCL_ALGO_PAT][NCCL_PROTO_SIMPLE]);
+    }
+  }
+  {
+    g_autoptr(GError) error = NULL;
+    NcclComm *c = nccl_comm_new(
+        h100, &(NcclOptions){.pat_enable = NCCL_PAT_ENABLE_FORCED}, &error);
+
+    ck_assert_ptr_null(c);
+    ck_assert(strstr(error->message, "NCCL_PAT_ENABLE=1 forces PAT with 8"));
+  }
+  for (guint32 v = 21701; v <= 21901; v += 100) {
+    g_autoptr(NcclComm) c = comm_of(h100, &(NcclOptions){.nccl_version = v});
+
+    for (int coll = ag; coll <= rs; coll++)
+      ck_assert_msg((c->off[coll][NCCL_ALGO_NVLS][NCCL_PROTO_SIMPLE] != NULL) ==
+                        (v == 21801),
+                    "%u %d", v, coll);
   }
 }
 END_TEST
@@ -3712,6 +3770,7 @@ Suite *suite_nccl(void)
   tcase_add_test(tc, test_socket_rates);
   tcase_add_test(tc, test_nvls_release);
   tcase_add_test(tc, test_ring_fallback);
+  tcase_add_test(tc, test_release_algos);
   tcase_add_test(tc, test_gdr);
   tcase_add_test(tc, test_gdr_c2c);
   tcase_add_test(tc, test_pxn);
