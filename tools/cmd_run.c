@@ -243,6 +243,8 @@ gboolean cli_run_check(CliRunOptions *o, CliRunPlan *plan, GError **error)
                 run_name(o, "ranks"), o->ranks);
     return FALSE;
   }
+  nopt->dtype = o->dtype;
+  nopt->redop = o->redop;
   nopt->ranks = o->ranks_seen ? (guint32)o->ranks : 0;
   if (o->gpus_per_process < 1 || o->gpus_per_process > G_MAXUINT32)
     return bad(error, "%s: %" G_GUINT64_FORMAT "; at least 1",

@@ -226,6 +226,11 @@ typedef struct {
    * 3 (2) PAT with one GPU a node (tuning.cc ncclPatEnable); 2 (1) forces
    * it whatever the GPUs a node, which ifsim does not model (refused) */
   guint32 pat_enable;
+  /* The calls' element type and reduction as nccl-tests names them (-d,
+   * -o: "bfloat16", "avg"); NULL: float and sum.  NVLS reduces only the
+   * types and operations its kernels have (nccl_nvls_reduces). */
+  const char *dtype;
+  const char *redop;
   /* NCCL_LL_BUFFSIZE, NCCL_LL128_BUFFSIZE and NCCL_BUFFSIZE: a connection's
    * buffer per protocol (NcclProto), bytes, its NCCL_STEPS (8) slots the
    * pipeline's steps (nccl_buffsize_parse); 0: the release's default
@@ -410,6 +415,15 @@ gboolean nccl_env_read(NcclOptions *n, NcclEnvGet get, void *ctx,
 
 /* What opt allows collective coll (a tuned one): its own list, else
  * every collective's (bits of NcclAlgo or NcclProto; 0: all). */
+/* Whether NVLS's kernels reduce elements of type `dtype` with `redop`
+ * (nccl-tests' names; NULL: float, sum): device.h ncclNvlsSupported, the
+ * same table from 2.17.1 to 2.30.7 (NCCL_NVLS_SUPPORTS before 2.19):
+ * sum, min and max of 32- and 64-bit integers, half and bfloat16; sum
+ * alone of float and double; nothing of 8-bit integers or fp8, and no
+ * prod or avg (NCCL runs avg as a pre-multiplied sum or a sum then a
+ * division, which NVLS has not). */
+gboolean nccl_nvls_reduces(const char *dtype, const char *redop);
+
 guint32 nccl_allowed_algos(const NcclOptions *opt, NcclColl coll);
 guint32 nccl_allowed_protos(const NcclOptions *opt, NcclColl coll);
 

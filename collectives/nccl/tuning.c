@@ -223,6 +223,24 @@ guint32 nccl_allowed_algos(const NcclOptions *opt, NcclColl coll)
              : opt->algos;
 }
 
+gboolean nccl_nvls_reduces(const char *dtype, const char *redop)
+{
+  static const char *const minmax[] = {"int32",  "uint32", "int64",
+                                       "uint64", "half",   "bfloat16"};
+  const char *t = dtype ? dtype : "float";
+  const char *op = redop ? redop : "sum";
+  gboolean sum = g_ascii_strcasecmp(op, "sum") == 0;
+
+  if (g_ascii_strcasecmp(t, "float") == 0 ||
+      g_ascii_strcasecmp(t, "double") == 0)
+    return sum;
+  for (guint i = 0; i < G_N_ELEMENTS(minmax); i++)
+    if (g_ascii_strcasecmp(t, minmax[i]) == 0)
+      return sum || g_ascii_strcasecmp(op, "min") == 0 ||
+             g_ascii_strcasecmp(op, "max") == 0;
+  return FALSE;
+}
+
 guint32 nccl_allowed_protos(const NcclOptions *opt, NcclColl coll)
 {
   return coll < NCCL_N_TUNED_COLLS && opt->coll_protos[coll]
@@ -360,6 +378,8 @@ static const double tree_correction[NCCL_N_PROTOS][23] = {
 #define V_NVLS_NET_CHUNK_FROM 21903u
 #define V_NVLSTREE_MAX_CHUNK_FROM 22003u
 #define V_NVLSTREE_NVLS_CHUNK_FROM 22105u
+/* An AllGather's type no longer checked for NVLS (enqueue.cc 2.22.3) */
+#define V_NVLS_AG_ANY_TYPE_FROM 22200u
 /* NVLS AllGather and ReduceScatter: not in 2.18 */
 #define V_NVLS_AGRS_GAP_FROM 21800u
 #define V_NVLS_AGRS_BACK_FROM 21900u
@@ -809,6 +829,35 @@ void nccl_tune(NcclComm *c)
       }
       if (a == NCCL_ALGO_NVLS && rs_ag && nnodes > 1) {
         set_off(c, coll, a, "NVLS AllGather/ReduceScatter is single-node");
+        continue;
+      }
+      /* enqueue.cc: NVLS and NVLSTree only for the types and operations
+       * their kernels reduce (nccl_nvls_reduces); an AllGather reduces
+       * nothing, but up to 2.21.5 its type was checked too, with sum */
+      if ((a == NCCL_ALGO_NVLS || a == NCCL_ALGO_NVLS_TREE) &&
+          (coll == NCCL_COLL_ALLREDUCE || coll == NCCL_COLL_REDUCESCATTER ||
+           (coll == NCCL_COLL_ALLGATHER && v < V_NVLS_AG_ANY_TYPE_FROM)) &&
+          !nccl_nvls_reduces(c->opt.dtype, coll == NCCL_COLL_ALLGATHER
+                                               ? NULL
+                                               : c->opt.redop)) {
+        set_off(c, coll, a,
+                coll == NCCL_COLL_ALLGATHER
+                    ? "NVLS's kernels have no sum of this type (device.h "
+                      "ncclNvlsSupported, checked for AllGather up to 2.21.5)"
+                    : "NVLS's kernels have no such reduction of this type "
+                      "(device.h ncclNvlsSupported: sum, min and max of 32- "
+                      "and 64-bit integers, half and bfloat16; sum of float "
+                      "and double)");
+        continue;
+      }
+      /* enqueue.cc from 2.25.1: NVLS AllGather and ReduceScatter with at
+       * most NCCL_MAX_NVLS_ARITY (32) ranks (2.25-2.26 nRanks, from 2.27
+       * localRanks: on one node the same) */
+      if (a == NCCL_ALGO_NVLS && rs_ag && c->ppn > 32 &&
+          v >= V_NVLS_MAX_HEADS_FROM) {
+        set_off(c, coll, a,
+                "from NCCL 2.25.1 NVLS AllGather/ReduceScatter needs at most "
+                "32 GPUs on the node (NCCL_MAX_NVLS_ARITY)");
         continue;
       }
       /* tuning.cc of 2.18.1 to 2.18.6 takes AllGather and ReduceScatter

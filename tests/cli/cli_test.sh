@@ -44,6 +44,9 @@ export NCCL_PAT_ENABLE=1
 expect 2 "NCCL_PAT_ENABLE=1 forces PAT with 8 GPUs a node; ifsim models PAT as NCCL's default runs it" run -c allgather -b 1M -e 1M
 unset NCCL_PAT_ENABLE
 expect 0 "  NVLS          Simple  off: NCCL 2.18 runs AllGather/ReduceScatter on Ring" run -c allgather -b 1G -e 1G --nccl-version 2.18.3 --explain
+# NVLS has no avg (device.h ncclNvlsSupported): Ring runs it
+expect 0 "  NVLS          Simple  off: NVLS's kernels have no such reduction of this type" run -o avg -b 1G -e 1G --explain
+expect 0 "  -> NVLS/Simple on 16 channels" run -d bfloat16 -o max -b 1G -e 1G --explain
 # NVLS needs more than 2 GPUs a node before 2.28.7 (nvls.cc ncclNvlsInit)
 expect 0 "  NVLS          Simple  off: before NCCL 2.28.7 NVLS needs more than 2 of the communicator's GPUs on a node" run -g 2 -b 1G -e 1G --nccl-version 2.28.3 --explain
 expect 0 "  -> NVLS/Simple on 16 channels" run -g 2 -b 1G -e 1G --nccl-version 2.28.7 --explain

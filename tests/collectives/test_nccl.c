@@ -2544,6 +2544,61 @@ START_TEST(test_release_algos)
 }
 END_TEST
 
+/* NVLS reduces only what its kernels have (device.h ncclNvlsSupported):
+ * an AllReduce of floats by avg, of int8 or fp8, or by max of floats
+ * runs without it; an AllGather's type mattered up to 2.21.5.  And from
+ * 2.25.1 NVLS AllGather needs at most 32 GPUs on the node. */
+START_TEST(test_nvls_types)
+{
+  static const struct {
+    const char *type, *op;
+    gboolean nvls;
+  } table[] = {{NULL, NULL, TRUE},       {"float", "sum", TRUE},
+               {"float", "max", FALSE},  {"float", "avg", FALSE},
+               {"double", "sum", TRUE},  {"bfloat16", "max", TRUE},
+               {"half", "min", TRUE},    {"bfloat16", "avg", FALSE},
+               {"int32", "max", TRUE},   {"uint64", "sum", TRUE},
+               {"int64", "prod", FALSE}, {"int8", "sum", FALSE},
+               {"uint8", "sum", FALSE},  {"f8e4m3", "sum", FALSE},
+               {"f8e5m2", "max", FALSE}};
+  const int ar = NCCL_COLL_ALLREDUCE, ag = NCCL_COLL_ALLGATHER;
+  g_autoptr(TopoSystem) h100 = load("server:dgx-h100");
+  g_autoptr(TopoSystem) nvl72 =
+      load_text("[system]\nserver = gb200-nvl72\nservers = 1\n");
+
+  for (guint i = 0; i < G_N_ELEMENTS(table); i++) {
+    g_autoptr(NcclComm) c = comm_of(
+        h100, &(NcclOptions){.dtype = table[i].type, .redop = table[i].op});
+    NcclChoice ch;
+
+    ck_assert_msg(nccl_nvls_reduces(table[i].type, table[i].op) ==
+                      table[i].nvls,
+                  "%u", i);
+    ck_assert(nccl_select(c, ar, GIB, &ch, NULL, NULL));
+    ck_assert_msg((ch.algo == NCCL_ALGO_NVLS) == table[i].nvls, "%u: %d", i,
+                  ch.algo);
+    ck_assert(!c->off[ag][NCCL_ALGO_NVLS][NCCL_PROTO_SIMPLE]);
+  }
+  for (guint32 v = 22105; v <= 22203; v += 98) {
+    g_autoptr(NcclComm) c =
+        comm_of(h100, &(NcclOptions){.dtype = "int8", .nccl_version = v});
+
+    ck_assert((c->off[ag][NCCL_ALGO_NVLS][NCCL_PROTO_SIMPLE] != NULL) ==
+              (v == 22105));
+  }
+  for (guint32 v = 22403; v <= 22501; v += 98) {
+    g_autoptr(NcclComm) c = comm_of(nvl72, &(NcclOptions){.nccl_version = v});
+    g_autoptr(NcclComm) c32 =
+        comm_of(nvl72, &(NcclOptions){.ranks = 32, .nccl_version = v});
+
+    ck_assert((c->off[ag][NCCL_ALGO_NVLS][NCCL_PROTO_SIMPLE] != NULL) ==
+              (v == 22501));
+    ck_assert(!c32->off[ag][NCCL_ALGO_NVLS][NCCL_PROTO_SIMPLE]);
+    ck_assert(!c->off[ar][NCCL_ALGO_NVLS][NCCL_PROTO_SIMPLE]);
+  }
+}
+END_TEST
+
 /* A collective NCCL_ALGO leaves no algorithm: 2.19.1 to 2.23.4 run it on
  * Ring (tuning.cc "at least set ring algo available"), up to 2.21.5 with
  * every protocol whatever NCCL_PROTO, from 2.22.3 with those enabled;
@@ -3771,6 +3826,7 @@ Suite *suite_nccl(void)
   tcase_add_test(tc, test_nvls_release);
   tcase_add_test(tc, test_ring_fallback);
   tcase_add_test(tc, test_release_algos);
+  tcase_add_test(tc, test_nvls_types);
   tcase_add_test(tc, test_gdr);
   tcase_add_test(tc, test_gdr_c2c);
   tcase_add_test(tc, test_pxn);
