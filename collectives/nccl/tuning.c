@@ -880,6 +880,13 @@ void nccl_tune(NcclComm *c)
                 "NIC and a plugin with them: not modelled");
         continue;
       }
+      /* enqueue.cc from 2.23.4: "Tree reduceScatter doesn't support
+       * scaling yet": no PAT ReduceScatter by avg */
+      if (a == NCCL_ALGO_PAT && c->pat && coll == NCCL_COLL_REDUCESCATTER &&
+          c->opt.redop && g_ascii_strcasecmp(c->opt.redop, "avg") == 0) {
+        set_off(c, coll, a, "PAT's ReduceScatter has no avg");
+        continue;
+      }
       if (a == NCCL_ALGO_PAT && !c->pat) {
         set_off(c, coll, a,
                 v < NCCL_V_PAT_FROM ? "PAT came with NCCL 2.23.4"
@@ -1484,16 +1491,30 @@ static gboolean ring_fallback(const NcclComm *c, NcclColl coll, guint32 protos,
   return best >= 0;
 }
 
+#define V_FP8_RING_RELEGATED_FROM 22400u
+
 gboolean nccl_select(const NcclComm *c, NcclColl coll, guint64 bytes,
                      NcclChoice *out, GString *explain, GError **error)
 {
-  double best = -1, times[NCCL_N_ALGOS][NCCL_N_PROTOS];
+  double best = -1, times[NCCL_N_ALGOS][NCCL_N_PROTOS], relegate[NCCL_N_ALGOS];
   int best_a = -1, best_p = -1;
   guint32 algos, protos;
   gint32 tuner_nc;
 
   if (coll >= NCCL_N_TUNED_COLLS)
     return select_p2p(c, coll, bytes, out, explain, error);
+  /* enqueue.cc from 2.24.3: an fp8 call on more than 8 ranks counts
+   * Ring's estimates 1024 times ("relegate fp8 reduction trees of
+   * sufficient depth that they incur precision loss"); an AllGather's
+   * and a Broadcast's type is int8 by then (taskAppend) */
+  for (int a = 0; a < NCCL_N_ALGOS; a++)
+    relegate[a] = a == NCCL_ALGO_RING && c->nranks > 8 &&
+                          coll != NCCL_COLL_ALLGATHER &&
+                          coll != NCCL_COLL_BROADCAST &&
+                          nccl_comm_version(c) >= V_FP8_RING_RELEGATED_FROM &&
+                          c->opt.dtype && g_str_has_prefix(c->opt.dtype, "f8")
+                      ? 1024
+                      : 1;
   algos = nccl_allowed_algos(&c->opt, coll);
   protos = nccl_allowed_protos(&c->opt, coll);
   if (explain) {
@@ -1529,13 +1550,17 @@ gboolean nccl_select(const NcclComm *c, NcclColl coll, guint64 bytes,
                                  algo_names[a], proto_names[p],
                                  c->lat[coll][a][p], c->bw[coll][a][p], t);
       }
-      if (t >= 0 && (best < 0 || t < best)) {
-        best = t;
+      if (t >= 0 && (best < 0 || t * relegate[a] < best)) {
+        best = t * relegate[a];
         best_a = a;
         best_p = p;
       }
     }
   }
+  if (relegate[NCCL_ALGO_RING] > 1 && explain)
+    g_string_append(explain, "  fp8: Ring's estimates count 1024 times "
+                             "(enqueue.cc: fp8 reduced over more than 8 "
+                             "ranks in a ring loses precision)\n");
   if (best_a < 0 &&
       ring_fallback(c, coll, protos, bytes, times, &best_p, explain))
     best_a = NCCL_ALGO_RING;

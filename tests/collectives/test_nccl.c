@@ -2599,6 +2599,48 @@ START_TEST(test_nvls_types)
 }
 END_TEST
 
+/* enqueue.cc: from 2.24.3 an fp8 reduction on more than 8 ranks counts
+ * Ring 1024 times (an AllGather's type is int8 by then); PAT has no
+ * ReduceScatter by avg. */
+START_TEST(test_fp8_and_avg)
+{
+  const int ar = NCCL_COLL_ALLREDUCE, rs = NCCL_COLL_REDUCESCATTER,
+            ag = NCCL_COLL_ALLGATHER;
+  g_autoptr(TopoSystem) two = load_servers("dgx-h100", 2, "quantum2-ndr");
+  g_autoptr(TopoSystem) h100 = load("server:dgx-h100");
+  NcclChoice ch;
+
+  for (guint32 v = 22304; v <= 22403; v += 99) {
+    g_autoptr(NcclComm) c =
+        comm_of(two, &(NcclOptions){.dtype = "f8e4m3", .nccl_version = v});
+    g_autoptr(NcclComm) eight =
+        comm_of(h100, &(NcclOptions){.dtype = "f8e5m2", .nccl_version = v});
+    g_autoptr(GString) explain = g_string_new(NULL);
+
+    ck_assert(nccl_select(c, ar, GIB, &ch, explain, NULL));
+    ck_assert_int_eq(ch.algo, v == 22304 ? NCCL_ALGO_RING : NCCL_ALGO_TREE);
+    ck_assert((strstr(explain->str, "fp8: Ring's estimates count 1024") !=
+               NULL) == (v == 22403));
+    ck_assert(nccl_select(c, ag, GIB, &ch, NULL, NULL));
+    ck_assert_int_eq(ch.algo, NCCL_ALGO_RING);
+    /* 8 ranks: no precision lost, no relegation (and no NVLS for fp8) */
+    ck_assert(nccl_select(eight, ar, GIB, &ch, NULL, NULL));
+    ck_assert_int_eq(ch.algo, NCCL_ALGO_RING);
+  }
+  {
+    NcclOptions o = {.servers = (guint32[]){0, 1},
+                     .n_servers = 2,
+                     .local_gpus = (guint32[]){0},
+                     .n_local = 1,
+                     .redop = "avg"};
+    g_autoptr(NcclComm) c = comm_of(two, &o);
+
+    ck_assert(strstr(c->off[rs][NCCL_ALGO_PAT][NCCL_PROTO_SIMPLE], "no avg"));
+    ck_assert(!c->off[ag][NCCL_ALGO_PAT][NCCL_PROTO_SIMPLE]);
+  }
+}
+END_TEST
+
 /* A collective NCCL_ALGO leaves no algorithm: 2.19.1 to 2.23.4 run it on
  * Ring (tuning.cc "at least set ring algo available"), up to 2.21.5 with
  * every protocol whatever NCCL_PROTO, from 2.22.3 with those enabled;
@@ -3827,6 +3869,7 @@ Suite *suite_nccl(void)
   tcase_add_test(tc, test_ring_fallback);
   tcase_add_test(tc, test_release_algos);
   tcase_add_test(tc, test_nvls_types);
+  tcase_add_test(tc, test_fp8_and_avg);
   tcase_add_test(tc, test_gdr);
   tcase_add_test(tc, test_gdr_c2c);
   tcase_add_test(tc, test_pxn);
