@@ -745,6 +745,22 @@ static double graph_bw(const NcclComm *c, int a)
   return c->tree_bw_inter;
 }
 
+/* LL128 at its default by compute capability (tuning.cc): up to 2.24 on
+ * 7.0, 8.0 and 9.0 alone (the switch's default: off); 2.26 adds 10.0 and
+ * 12.0; from 2.27.3 any from 7.0.  So an A40 or RTX 3090 on an NVLink
+ * bridge (8.6), an L40S or RTX 4090 (8.9) and a B300 or GB300 (10.3)
+ * before 2.27 run no LL128 unless NCCL_PROTO names it. */
+#define V_LL128_SM100_FROM 22600u
+#define V_LL128_ANY_SM_FROM 22700u
+
+static gboolean ll128_arch(guint32 v, guint32 sm)
+{
+  if (v >= V_LL128_ANY_SM_FROM)
+    return sm >= 70;
+  return sm == 70 || sm == 80 || sm == 90 ||
+         (v >= V_LL128_SM100_FROM && (sm == 100 || sm == 120));
+}
+
 void nccl_tune(NcclComm *c)
 {
   guint32 nnodes = c->nnodes, nranks = c->nranks;
@@ -971,6 +987,13 @@ void nccl_tune(NcclComm *c)
          * Ring fallback restores them (ring_bdw). */
         if (p != NCCL_PROTO_LL128 || ll128_named)
           ; /* NCCL_PROTO set for the collective enables what it allows */
+        else if (!ll128_arch(v, c->gpu.sm))
+          c->off[coll][a][p] =
+              v < V_LL128_SM100_FROM
+                  ? "LL128 is off by default on this GPU (before NCCL 2.26 "
+                    "only on compute capability 7.0, 8.0 and 9.0)"
+                  : "LL128 is off by default on this GPU (NCCL 2.26 only "
+                    "on compute capability 7.0, 8.0, 9.0, 10.0 and 12.0)";
         else if (!c->nvl_intra)
           c->off[coll][a][p] = "LL128 is off by default without NVLink";
         else if (nnodes > 1 && c->net_via_cpu)

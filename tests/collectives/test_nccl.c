@@ -2641,6 +2641,43 @@ START_TEST(test_fp8_and_avg)
 }
 END_TEST
 
+/* LL128 at its default by compute capability (tuning.cc): 7.0, 8.0, 9.0
+ * up to 2.24; 10.0 and 12.0 too in 2.26; any from 7.0 from 2.27.3.  Two
+ * A40s on their NVLink bridge (8.6) and a GB300 domain (10.3). */
+START_TEST(test_ll128_arch)
+{
+  const int ar = NCCL_COLL_ALLREDUCE;
+  g_autoptr(TopoSystem) a40 =
+      load_text("[system]\nserver = a40-8-nvbridge\nservers = 1\n");
+  g_autoptr(TopoSystem) gb300 =
+      load_text("[system]\nserver = gb300-nvl72\nservers = 1\n");
+  g_autoptr(TopoSystem) h100 = load("server:dgx-h100");
+  static const guint32 versions[] = {21602, 22602, 22703};
+
+  for (guint i = 0; i < G_N_ELEMENTS(versions); i++) {
+    g_autoptr(NcclComm) pair =
+        comm_of(a40, &(NcclOptions){.ranks = 2, .nccl_version = versions[i]});
+    g_autoptr(NcclComm) named =
+        comm_of(a40, &(NcclOptions){.ranks = 2,
+                                    .protos = 1u << NCCL_PROTO_LL128,
+                                    .nccl_version = versions[i]});
+    g_autoptr(NcclComm) dom =
+        comm_of(gb300, &(NcclOptions){.nccl_version = versions[i]});
+    g_autoptr(NcclComm) hop =
+        comm_of(h100, &(NcclOptions){.nccl_version = versions[i]});
+    const char *why = pair->off[ar][NCCL_ALGO_RING][NCCL_PROTO_LL128];
+
+    ck_assert_msg(i < 2 ? why && strstr(why, "off by default on this GPU")
+                        : why == NULL,
+                  "%u: %s", i, why ? why : "on");
+    ck_assert(!named->off[ar][NCCL_ALGO_RING][NCCL_PROTO_LL128]);
+    ck_assert((dom->off[ar][NCCL_ALGO_RING][NCCL_PROTO_LL128] != NULL) ==
+              (i < 2));
+    ck_assert(!hop->off[ar][NCCL_ALGO_RING][NCCL_PROTO_LL128]);
+  }
+}
+END_TEST
+
 /* A collective NCCL_ALGO leaves no algorithm: 2.19.1 to 2.23.4 run it on
  * Ring (tuning.cc "at least set ring algo available"), up to 2.21.5 with
  * every protocol whatever NCCL_PROTO, from 2.22.3 with those enabled;
@@ -3870,6 +3907,7 @@ Suite *suite_nccl(void)
   tcase_add_test(tc, test_release_algos);
   tcase_add_test(tc, test_nvls_types);
   tcase_add_test(tc, test_fp8_and_avg);
+  tcase_add_test(tc, test_ll128_arch);
   tcase_add_test(tc, test_gdr);
   tcase_add_test(tc, test_gdr_c2c);
   tcase_add_test(tc, test_pxn);
