@@ -950,6 +950,25 @@ NcclComm *nccl_comm_new(const TopoSystem *sys, const NcclOptions *opt,
                 "fails the job there");
     goto fail;
   }
+  /* NCCL_ALGO and NCCL_PROTO take FUNCTION:LIST entries from 2.24.3
+   * (tuning.cc parseList); before, the whole value was one list whose
+   * names match none, which leaves nothing allowed: a value meant for a
+   * later release, refused rather than run as NCCL would (every
+   * algorithm off) */
+  for (guint32 k = 0; k < NCCL_N_TUNED_COLLS; k++) {
+    if ((c->opt.coll_algos[k] || c->opt.coll_protos[k]) &&
+        nccl_comm_version(c) < NCCL_V_PER_COLL_LISTS_FROM) {
+      g_autofree char *v = nccl_version_text(nccl_comm_version(c));
+
+      g_set_error(error, COLL_ERROR, COLL_ERROR_CONFLICT,
+                  "the algorithm or protocol list has an entry for %s "
+                  "(FUNCTION:LIST), which NCCL reads from 2.24; NCCL %s "
+                  "reads the whole value as one list of names, none of "
+                  "which match",
+                  nccl_coll_name((NcclColl)k), v);
+      goto fail;
+    }
+  }
   /* NCCL_PAT_ENABLE=1 forces PAT whatever the GPUs a node (tuning.cc
    * ncclPatEnable, from 2.23.4, where the default allows one); PAT with
    * several is not modelled */

@@ -196,6 +196,10 @@ guint64 nccl_slice_bytes(const NcclComm *c, NcclColl coll, NcclAlgo a,
 /* NCCL's NVLS efficiency of an architecture (NCCL_ARCH_*; 0 without). */
 double nccl_nvls_efficiency(guint32 arch);
 
+/* The first release whose NCCL_ALGO and NCCL_PROTO take FUNCTION:LIST
+ * entries (tuning.cc parseList of 2.24.3; 2.23.4 has none). */
+#define NCCL_V_PER_COLL_LISTS_FROM 22400u
+
 /* The first release with PAT (tuning.cc ncclPatEnable, 2.23.4; no 2.23
  * before it was tagged). */
 #define NCCL_V_PAT_FROM 22300u

@@ -44,6 +44,8 @@ export NCCL_PAT_ENABLE=1
 expect 2 "NCCL_PAT_ENABLE=1 forces PAT with 8 GPUs a node; ifsim models PAT as NCCL's default runs it" run -c allgather -b 1M -e 1M
 unset NCCL_PAT_ENABLE
 expect 0 "  NVLS          Simple  off: NCCL 2.18 runs AllGather/ReduceScatter on Ring" run -c allgather -b 1G -e 1G --nccl-version 2.18.3 --explain
+# per-collective lists came with 2.24: an earlier release reads none
+expect 2 "the algorithm or protocol list has an entry for AllReduce (FUNCTION:LIST), which NCCL reads from 2.24; NCCL 2.21.5 reads the whole value" run --algo "ring;allreduce:tree" --nccl-version 2.21.5 -b 1M -e 1M
 # NVLS has no avg (device.h ncclNvlsSupported): Ring runs it
 expect 0 "  NVLS          Simple  off: NVLS's kernels have no such reduction of this type" run -o avg -b 1G -e 1G --explain
 expect 0 "  -> NVLS/Simple on 16 channels" run -d bfloat16 -o max -b 1G -e 1G --explain

@@ -2732,6 +2732,22 @@ START_TEST(test_ring_fallback)
     ck_assert(nccl_select(now, ar, 2 * GIB, &ch, NULL, NULL));
     ck_assert_int_eq(ch.algo, NCCL_ALGO_NVLS);
   }
+  /* FUNCTION:LIST entries came with 2.24: refused before */
+  {
+    g_autoptr(GError) error = NULL;
+    NcclOptions o = {.nccl_version = 22304};
+
+    o.coll_algos[NCCL_COLL_ALLREDUCE] = tree;
+    ck_assert_ptr_null(nccl_comm_new(h100, &o, &error));
+    ck_assert(strstr(error->message, "which NCCL reads from 2.24"));
+    o.nccl_version = 22403;
+    {
+      g_autoptr(NcclComm) c = comm_of(h100, &o);
+
+      ck_assert(nccl_select(c, ar, GIB, &ch, NULL, NULL));
+      ck_assert_int_eq(ch.algo, NCCL_ALGO_TREE);
+    }
+  }
 }
 END_TEST
 
