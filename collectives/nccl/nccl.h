@@ -413,8 +413,6 @@ gboolean nccl_env_known(const char *name);
 gboolean nccl_env_read(NcclOptions *n, NcclEnvGet get, void *ctx,
                        const char *origin, GError **error);
 
-/* What opt allows collective coll (a tuned one): its own list, else
- * every collective's (bits of NcclAlgo or NcclProto; 0: all). */
 /* Whether NVLS's kernels reduce elements of type `dtype` with `redop`
  * (nccl-tests' names; NULL: float, sum): device.h ncclNvlsSupported, the
  * same table from 2.17.1 to 2.30.7 (NCCL_NVLS_SUPPORTS before 2.19):
@@ -424,6 +422,8 @@ gboolean nccl_env_read(NcclOptions *n, NcclEnvGet get, void *ctx,
  * division, which NVLS has not). */
 gboolean nccl_nvls_reduces(const char *dtype, const char *redop);
 
+/* What opt allows collective coll (a tuned one): its own list, else
+ * every collective's (bits of NcclAlgo or NcclProto; 0: all). */
 guint32 nccl_allowed_algos(const NcclOptions *opt, NcclColl coll);
 guint32 nccl_allowed_protos(const NcclOptions *opt, NcclColl coll);
 

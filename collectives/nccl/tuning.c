@@ -1531,13 +1531,13 @@ gboolean nccl_select(const NcclComm *c, NcclColl coll, guint64 bytes,
    * sufficient depth that they incur precision loss"); an AllGather's
    * and a Broadcast's type is int8 by then (taskAppend) */
   for (int a = 0; a < NCCL_N_ALGOS; a++)
-    relegate[a] = a == NCCL_ALGO_RING && c->nranks > 8 &&
-                          coll != NCCL_COLL_ALLGATHER &&
-                          coll != NCCL_COLL_BROADCAST &&
-                          nccl_comm_version(c) >= V_FP8_RING_RELEGATED_FROM &&
-                          c->opt.dtype && g_str_has_prefix(c->opt.dtype, "f8")
-                      ? 1024
-                      : 1;
+    relegate[a] =
+        a == NCCL_ALGO_RING && c->nranks > 8 && coll != NCCL_COLL_ALLGATHER &&
+                coll != NCCL_COLL_BROADCAST &&
+                nccl_comm_version(c) >= V_FP8_RING_RELEGATED_FROM &&
+                c->opt.dtype && g_ascii_strncasecmp(c->opt.dtype, "f8", 2) == 0
+            ? 1024
+            : 1;
   algos = nccl_allowed_algos(&c->opt, coll);
   protos = nccl_allowed_protos(&c->opt, coll);
   if (explain) {
