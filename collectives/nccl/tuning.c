@@ -775,12 +775,15 @@ void nccl_tune(NcclComm *c)
                        ? NCCL_ARCH_AMPERE
                        : c->arch;
   double ll_max = ll_max_bw[ll_row][idx2];
+  const char *nvls_release;
 
   memset(c->bw, 0, sizeof(c->bw));
   memset(c->lat, 0, sizeof(c->lat));
   memset(c->off, 0, sizeof(c->off));
   memset(c->bus_ch, 0, sizeof(c->bus_ch));
   memset(c->ring_bdw, 0, sizeof(c->ring_bdw));
+  /* why the release runs no NVLS on these GPUs, where they have it */
+  nvls_release = c->gpu.nvls ? nccl_nvls_release_off(v, c->ppn, nnodes) : NULL;
   for (int coll = 0; coll < NCCL_N_TUNED_COLLS; coll++) {
     int nsteps =
         coll == NCCL_COLL_ALLREDUCE ? 2 * ((int)nranks - 1)
@@ -829,9 +832,8 @@ void nccl_tune(NcclComm *c)
         set_off(c, coll, a, "NVLSTree needs more than one node");
         continue;
       }
-      if ((a == NCCL_ALGO_NVLS || a == NCCL_ALGO_NVLS_TREE) && c->gpu.nvls &&
-          nccl_nvls_release_off(v, c->ppn, nnodes)) {
-        set_off(c, coll, a, nccl_nvls_release_off(v, c->ppn, nnodes));
+      if ((a == NCCL_ALGO_NVLS || a == NCCL_ALGO_NVLS_TREE) && nvls_release) {
+        set_off(c, coll, a, nvls_release);
         continue;
       }
       if ((a == NCCL_ALGO_NVLS || a == NCCL_ALGO_NVLS_TREE) &&
@@ -1519,7 +1521,7 @@ static gboolean ring_fallback(const NcclComm *c, NcclColl coll, guint32 protos,
 gboolean nccl_select(const NcclComm *c, NcclColl coll, guint64 bytes,
                      NcclChoice *out, GString *explain, GError **error)
 {
-  double best = -1, times[NCCL_N_ALGOS][NCCL_N_PROTOS], relegate[NCCL_N_ALGOS];
+  double best = -1, times[NCCL_N_ALGOS][NCCL_N_PROTOS], ring_relegate;
   int best_a = -1, best_p = -1;
   guint32 algos, protos;
   gint32 tuner_nc;
@@ -1530,14 +1532,13 @@ gboolean nccl_select(const NcclComm *c, NcclColl coll, guint64 bytes,
    * Ring's estimates 1024 times ("relegate fp8 reduction trees of
    * sufficient depth that they incur precision loss"); an AllGather's
    * and a Broadcast's type is int8 by then (taskAppend) */
-  for (int a = 0; a < NCCL_N_ALGOS; a++)
-    relegate[a] =
-        a == NCCL_ALGO_RING && c->nranks > 8 && coll != NCCL_COLL_ALLGATHER &&
-                coll != NCCL_COLL_BROADCAST &&
-                nccl_comm_version(c) >= V_FP8_RING_RELEGATED_FROM &&
-                c->opt.dtype && g_ascii_strncasecmp(c->opt.dtype, "f8", 2) == 0
-            ? 1024
-            : 1;
+  ring_relegate = c->nranks > 8 && coll != NCCL_COLL_ALLGATHER &&
+                          coll != NCCL_COLL_BROADCAST &&
+                          nccl_comm_version(c) >= V_FP8_RING_RELEGATED_FROM &&
+                          c->opt.dtype &&
+                          g_ascii_strncasecmp(c->opt.dtype, "f8", 2) == 0
+                      ? 1024
+                      : 1;
   algos = nccl_allowed_algos(&c->opt, coll);
   protos = nccl_allowed_protos(&c->opt, coll);
   if (explain) {
@@ -1553,7 +1554,7 @@ gboolean nccl_select(const NcclComm *c, NcclColl coll, guint64 bytes,
   }
   for (int a = 0; a < NCCL_N_ALGOS; a++) {
     for (int p = 0; p < NCCL_N_PROTOS; p++) {
-      double t;
+      double t, rank_t;
       const char *why = c->off[coll][a][p];
 
       if (!why && algos && !(algos & (1u << a)))
@@ -1573,14 +1574,15 @@ gboolean nccl_select(const NcclComm *c, NcclColl coll, guint64 bytes,
                                  algo_names[a], proto_names[p],
                                  c->lat[coll][a][p], c->bw[coll][a][p], t);
       }
-      if (t >= 0 && (best < 0 || t * relegate[a] < best)) {
-        best = t * relegate[a];
+      rank_t = a == NCCL_ALGO_RING ? t * ring_relegate : t;
+      if (t >= 0 && (best < 0 || rank_t < best)) {
+        best = rank_t;
         best_a = a;
         best_p = p;
       }
     }
   }
-  if (relegate[NCCL_ALGO_RING] > 1 && explain)
+  if (ring_relegate > 1 && explain)
     g_string_append(explain, "  fp8: Ring's estimates count 1024 times "
                              "(enqueue.cc: fp8 reduced over more than 8 "
                              "ranks in a ring loses precision)\n");
